@@ -1,0 +1,13 @@
+/**
+ * The single executable. `monctl daemon` loads the server; every other command
+ * loads the CLI, which never imports daemon code (it speaks HTTP through src/).
+ */
+const [command] = process.argv.slice(2);
+
+if (command === 'daemon') {
+  const { runDaemonCommand } = await import('../daemon/command.ts');
+  await runDaemonCommand(process.argv.slice(3));
+} else {
+  const { runCli } = await import('../cli/main.ts');
+  await runCli(process.argv);
+}

@@ -1,0 +1,71 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Role } from '../../src/api/schemas/auth.ts';
+import type { ApiKeyRow, Database } from '../store/schema.ts';
+
+/**
+ * API keys are HS256 JWTs signed with the install secret. The JWT only says
+ * which key it is (`jti`); whether the key still exists, its role and its
+ * expiry are read from the table on every request, so revocation is immediate.
+ */
+const ISSUER = 'monctl';
+/** lastUsedAt is written at most this often per key, to keep reads read-only. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+export interface KeyPrincipal {
+  keyId: number;
+  role: Role;
+  username: string;
+}
+
+export class ApiKeys {
+  readonly #db: Kysely<Database>;
+  readonly #secret: Uint8Array;
+  readonly #lastUsedWritten = new Map<number, number>();
+
+  constructor(db: Kysely<Database>, secret: Uint8Array) {
+    this.#db = db;
+    this.#secret = secret;
+  }
+
+  async sign(row: Pick<ApiKeyRow, 'id' | 'role' | 'created_by' | 'created_at' | 'expires_at'>): Promise<string> {
+    const jwt = new SignJWT({ role: row.role })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setSubject(row.created_by)
+      .setJti(String(row.id))
+      .setIssuedAt(Math.floor(row.created_at / 1000));
+    if (row.expires_at != null) jwt.setExpirationTime(Math.floor(row.expires_at / 1000));
+    return jwt.sign(this.#secret);
+  }
+
+  /** The key's principal, or undefined for a bad signature, unknown, revoked or expired key. */
+  async verify(token: string, now = Date.now()): Promise<KeyPrincipal | undefined> {
+    let jti: string | undefined;
+    try {
+      const { payload } = await jwtVerify(token, this.#secret, { issuer: ISSUER, algorithms: ['HS256'] });
+      jti = payload.jti;
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return undefined;
+      throw err;
+    }
+    if (!jti || !/^\d{1,15}$/.test(jti)) return undefined;
+    const id = Number(jti);
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row || (row.expires_at != null && row.expires_at <= now)) return undefined;
+    this.#touch(id, now);
+    return { keyId: id, role: row.role as Role, username: row.created_by };
+  }
+
+  #touch(id: number, now: number) {
+    const last = this.#lastUsedWritten.get(id) ?? 0;
+    if (now - last < LAST_USED_GRANULARITY_MS) return;
+    this.#lastUsedWritten.set(id, now);
+    // Fire and forget: a failed timestamp must not fail the request.
+    this.#db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute().catch(() => {});
+  }
+
+  forget(id: number) {
+    this.#lastUsedWritten.delete(id);
+  }
+}

@@ -1,0 +1,41 @@
+import { conflict, invalidField, notFound } from '../../src/errors.ts';
+import { parseDateTime } from '../../src/time.ts';
+import type { Handlers } from '../http/bind.ts';
+import { toApiKey } from './mappers.ts';
+
+/** Handlers of `/admin/api/api-keys` and `/api/me`. */
+export const keyHandlers: Handlers = {
+  me({ principal }) {
+    if (principal.kind !== 'user') throw new Error('unreachable: me needs authentication');
+    return { username: principal.username, role: principal.role, via: principal.via, keyId: principal.keyId };
+  },
+
+  async listApiKeys({ ctx }) {
+    const rows = await ctx.db.selectFrom('api_keys').selectAll().orderBy('id').execute();
+    return rows.map(toApiKey);
+  },
+
+  async createApiKey({ ctx, body, principal }) {
+    if (principal.kind !== 'user') throw new Error('unreachable: createApiKey needs ADMIN');
+    const now = Date.now();
+    const expiresAt = body.expiresAt == null ? null : parseDateTime(body.expiresAt)!;
+    if (expiresAt !== null && expiresAt <= now) throw invalidField('expiresAt', 'must be in the future');
+    const row = await ctx.db.transaction().execute(async (trx) => {
+      const taken = await trx.selectFrom('api_keys').select('id').where('name', '=', body.name).executeTakeFirst();
+      if (taken) throw conflict(`An API key named ${body.name} exists`, 'name');
+      const creator = await trx.selectFrom('users').select('id').where('username', '=', principal.username).executeTakeFirst();
+      return trx.insertInto('api_keys').values({
+        name: body.name, role: body.role ?? 'ADMIN', created_by: principal.username,
+        created_by_user_id: creator?.id ?? null, created_at: now, expires_at: expiresAt, last_used_at: null,
+      }).returningAll().executeTakeFirstOrThrow();
+    });
+    return { ...toApiKey(row), token: await ctx.keys.sign(row) };
+  },
+
+  async revokeApiKey({ ctx, params }) {
+    const result = await ctx.db.deleteFrom('api_keys').where('id', '=', params.id).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw notFound(`API key ${params.id} does not exist`);
+    ctx.keys.forget(params.id);
+    return { status: 'deleted' as const };
+  },
+};

@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from '../../src/errors.ts';
+import type { DaemonContext } from '../context.ts';
+import { readForm } from '../http/body.ts';
+import { readCookie, sessionCookie } from '../http/cookies.ts';
+import type { RouterLike } from '../http/router-like.ts';
+import { loginPage } from './login-page.ts';
+import { DUMMY_HASH, verifyPassword } from './passwords.ts';
+import { SESSION_COOKIE, tokensEqual } from './sessions.ts';
+
+function redirect(res: ServerResponse, location: string, cookie?: string): void {
+  const headers: Record<string, string> = { Location: location, 'Cache-Control': 'no-store' };
+  if (cookie) headers['Set-Cookie'] = cookie;
+  res.writeHead(302, headers).end();
+}
+
+/**
+ * `GET /login`, `POST /login`, `POST /logout` (CONTRACT section 3): the form
+ * login of the seed, with CSRF on every form post and throttling per username.
+ */
+export function loginRoutes(ctx: DaemonContext) {
+  const { sessions } = ctx;
+
+  /** The CSRF token that belongs to this request's cookie, whether logged in or not. */
+  async function csrfFor(req: IncomingMessage): Promise<{ sessionId: string | undefined; csrf: string | undefined; hash?: string }> {
+    const sessionId = readCookie(req, SESSION_COOKIE);
+    if (!sessionId) return { sessionId, csrf: undefined };
+    const live = await sessions.find(sessionId);
+    if (live) return { sessionId, csrf: live.csrfToken, hash: live.idHash };
+    return { sessionId, csrf: sessions.preLoginCsrf(sessionId) };
+  }
+
+  return (router: RouterLike) => {
+    router.get('/login', async (req, res) => {
+      let { sessionId, csrf } = await csrfFor(req);
+      let cookie: string | undefined;
+      if (!sessionId || !csrf) {
+        sessionId = sessions.newId();
+        csrf = sessions.preLoginCsrf(sessionId);
+        cookie = sessionCookie(SESSION_COOKIE, sessionId);
+      }
+      const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+      const notice = query.has('error') ? 'error' : query.has('logout') ? 'logout' : query.has('throttled') ? 'throttled' : undefined;
+      const html = loginPage(csrf, notice);
+      const headers: Record<string, string | number> = {
+        'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html),
+        'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+        'X-Frame-Options': 'DENY',
+      };
+      if (cookie) headers['Set-Cookie'] = cookie;
+      res.writeHead(200, headers).end(html);
+    });
+
+    router.post('/login', async (req, res) => {
+      const form = await readForm(req);
+      const { csrf } = await csrfFor(req);
+      if (!tokensEqual(form.get('_csrf') ?? undefined, csrf)) {
+        throw new HttpError(403, 'csrf', 'Missing or invalid CSRF token: load /login first and post its _csrf field');
+      }
+      const username = (form.get('username') ?? '').slice(0, 256);
+      const password = (form.get('password') ?? '').slice(0, 1024);
+      const wait = ctx.loginThrottle.retryAfter(username);
+      if (wait > 0) {
+        throw new HttpError(429, 'login-throttled', `Too many failed logins for this user; retry in ${wait} s`, {
+          headers: { 'Retry-After': String(wait) },
+        });
+      }
+      const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+      const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+      if (!user || !ok) {
+        ctx.loginThrottle.fail(username);
+        ctx.log.info({ username: username.slice(0, 64) }, 'login failed');
+        redirect(res, '/login?error');
+        return;
+      }
+      ctx.loginThrottle.succeed(username);
+      const sessionId = await sessions.create(user.id, csrf!);
+      ctx.log.info({ username }, 'login');
+      redirect(res, '/api', sessionCookie(SESSION_COOKIE, sessionId));
+    });
+
+    router.post('/logout', async (req, res) => {
+      const { csrf, hash } = await csrfFor(req);
+      const contentType = req.headers['content-type'] ?? '';
+      const sent = contentType.startsWith('application/x-www-form-urlencoded')
+        ? (await readForm(req)).get('_csrf') ?? undefined
+        : (req.headers['x-csrf-token'] as string | undefined);
+      if (hash && !tokensEqual(sent, csrf)) throw new HttpError(403, 'csrf', 'Missing or invalid CSRF token');
+      if (hash) await sessions.destroy(hash);
+      redirect(res, '/login?logout', sessionCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0 }));
+    });
+  };
+}

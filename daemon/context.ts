@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { ApiKeys } from './auth/api-keys.ts';
+import type { LoginThrottle } from './auth/login-throttle.ts';
+import type { Sessions } from './auth/sessions.ts';
+import type { DaemonConfig } from './config.ts';
+import type { EventHub } from './events/channel.ts';
+import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { Database } from './store/schema.ts';
+import type { OpenedStore } from './store/store.ts';
+
+/** What every capability of the daemon is given. Built once at start. */
+export interface DaemonContext {
+  config: DaemonConfig;
+  db: Kysely<Database>;
+  store: OpenedStore;
+  log: Logger;
+  metrics: Metrics;
+  events: EventHub;
+  keys: ApiKeys;
+  sessions: Sessions;
+  loginThrottle: LoginThrottle;
+  installSecret: Uint8Array;
+  /** Set while the daemon drains for shutdown. */
+  draining: boolean;
+}

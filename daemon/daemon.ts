@@ -1,0 +1,115 @@
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { ApiKeys } from './auth/api-keys.ts';
+import { loadInstallSecret } from './auth/install-secret.ts';
+import { LoginThrottle } from './auth/login-throttle.ts';
+import { Sessions } from './auth/sessions.ts';
+import type { DaemonConfig } from './config.ts';
+import type { DaemonContext } from './context.ts';
+import { EventHub } from './events/channel.ts';
+import { endAllStreams } from './events/sse.ts';
+import { createApiHandler } from './http/app.ts';
+import { type EdgeRouter, noRoutes } from './http/edge.ts';
+import { createLogger } from './logger.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import type { DaemonModule } from './module.ts';
+import { moduleFactories } from './modules.ts';
+import { openStore } from './store/store.ts';
+
+export interface RunningDaemon {
+  ctx: DaemonContext;
+  apiUrl: string;
+  edgeUrl: string;
+  /** Lets the tunnel capability take over the edge listener. */
+  setEdgeRouter(router: EdgeRouter): void;
+  stop(): Promise<void>;
+}
+
+/** Slow or oversized clients are shed by these limits instead of holding sockets forever. */
+const SERVER_LIMITS = { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 };
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> {
+  if (!existsSync(config.dataDir)) {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(config.dataDir, 0o700);
+  }
+  const log = createLogger(config.logLevel);
+  const store = await openStore(config.dataDir);
+  const installSecret = await loadInstallSecret(store.db);
+  const ctx: DaemonContext = {
+    config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(),
+    keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
+    loginThrottle: new LoginThrottle(), installSecret, draining: false,
+  };
+
+  const modules: DaemonModule[] = [];
+  try {
+    for (const factory of moduleFactories) modules.push(await factory(ctx));
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+
+  const api = createServer(SERVER_LIMITS, createApiHandler(ctx, modules));
+  let edgeRouter: EdgeRouter = noRoutes;
+  const edge = createServer(SERVER_LIMITS, (req, res) => edgeRouter.request(req, res));
+  edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
+  for (const server of [api, edge]) {
+    server.on('clientError', (_err, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      else socket.destroy();
+    });
+  }
+
+  const apiAddress = await listen(api, config.listen.host, config.listen.port);
+  const edgeAddress = await listen(edge, config.edgeListen.host, config.edgeListen.port);
+  for (const module of modules) await module.start?.();
+  const running: RunningDaemon = {
+    ctx,
+    apiUrl: urlOf(apiAddress),
+    edgeUrl: urlOf(edgeAddress),
+    setEdgeRouter(router) { edgeRouter = router; },
+    stop: () => stopDaemon(ctx, [api, edge], modules),
+  };
+  log.info({ api: running.apiUrl, edge: running.edgeUrl, dataDir: config.dataDir }, 'listening');
+  return running;
+}
+
+/** Drain: stop accepting, end streams, let in-flight requests finish (10 s at most), then close the database. */
+async function stopDaemon(ctx: DaemonContext, servers: Server[], modules: DaemonModule[]): Promise<void> {
+  if (ctx.draining) return;
+  ctx.draining = true;
+  ctx.log.info('draining');
+  endAllStreams();
+  const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+  for (const server of servers) server.closeIdleConnections();
+  const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000);
+  await Promise.all(closed);
+  clearTimeout(timer);
+  for (const module of [...modules].reverse()) {
+    try {
+      await module.stop?.();
+    } catch (err) {
+      ctx.log.error({ err, module: module.name }, 'module failed to stop');
+    }
+  }
+  await ctx.store.close();
+  ctx.log.info('stopped');
+}

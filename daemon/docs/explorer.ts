@@ -1,0 +1,63 @@
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import type { DaemonContext } from '../context.ts';
+import { readCookie } from '../http/cookies.ts';
+import type { RouterLike } from '../http/router-like.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
+import { buildOpenApi } from './openapi.ts';
+
+const require = createRequire(import.meta.url);
+const assetDir: string = require('swagger-ui-dist').absolutePath();
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+function page(csrf: string | null): string {
+  // The session's CSRF token is embedded so that "Try it out" works after /login.
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>monctl API explorer</title>
+<link rel="stylesheet" href="/swagger-ui/swagger-ui.css"><link rel="icon" href="/swagger-ui/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div>
+<script src="/swagger-ui/swagger-ui-bundle.js"></script>
+<script src="/swagger-ui/swagger-ui-standalone-preset.js"></script>
+<script>
+const csrf = ${JSON.stringify(csrf)};
+window.ui = SwaggerUIBundle({
+  url: '/v3/api-docs', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout',
+  requestInterceptor: (r) => { if (csrf) r.headers['X-CSRF-TOKEN'] = csrf; return r; },
+});
+</script></body></html>`;
+}
+
+/** `/v3/api-docs` (the generated OpenAPI document) and the Swagger UI at `/api`, served from the npm package. */
+export function explorerRoutes(ctx: DaemonContext) {
+  let doc: string | undefined;
+  return (router: RouterLike) => {
+    router.get('/v3/api-docs', (_req, res) => {
+      doc ??= JSON.stringify(buildOpenApi());
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(doc) }).end(doc);
+    });
+    router.get('/api', async (req, res) => {
+      const sessionId = readCookie(req, SESSION_COOKIE);
+      const session = sessionId ? await ctx.sessions.find(sessionId) : undefined;
+      const html = page(session?.csrfToken ?? null);
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(html);
+    });
+    router.get('/swagger-ui/:file', (req, res, next) => {
+      const file = (req as { params?: Record<string, string> }).params?.file ?? '';
+      const type = ASSETS[file];
+      if (!type) return next();
+      res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+      createReadStream(join(assetDir, file)).pipe(res);
+    });
+    router.get('/', (_req, res) => {
+      res.writeHead(302, { Location: '/api' }).end();
+    });
+  };
+}
+

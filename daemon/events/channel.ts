@@ -1,0 +1,100 @@
+/**
+ * A channel of events with monotonically increasing sequence ids and a bounded
+ * replay buffer. One hub holds every channel (topology, each route's log,
+ * monitoring events); the SSE helper turns a channel into a stream.
+ *
+ * Sequence ids start from the wall clock at creation, so ids from before a
+ * restart are always older than the new buffer and the client gets a fresh
+ * SNAPSHOT instead of a wrong replay.
+ */
+export interface HubEvent {
+  seq: number;
+  kind: string;
+  data: unknown;
+  /** The SSE frame, serialised once and shared by every subscriber. */
+  frame: string;
+}
+
+export type Listener = (event: HubEvent) => void;
+
+export function sseFrame(seq: number, kind: string, data: unknown): string {
+  return `id: ${seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export class Channel {
+  readonly name: string;
+  readonly #buffer: HubEvent[] = [];
+  readonly #capacity: number;
+  readonly #listeners = new Set<Listener>();
+  #seq: number;
+
+  constructor(name: string, capacity: number) {
+    this.name = name;
+    this.#capacity = capacity;
+    this.#seq = Date.now();
+  }
+
+  get seq(): number {
+    return this.#seq;
+  }
+
+  get subscriberCount(): number {
+    return this.#listeners.size;
+  }
+
+  publish(kind: string, data: unknown): HubEvent {
+    const seq = ++this.#seq;
+    const event: HubEvent = { seq, kind, data, frame: sseFrame(seq, kind, data) };
+    this.#buffer.push(event);
+    if (this.#buffer.length > this.#capacity) this.#buffer.shift();
+    for (const listener of this.#listeners) listener(event);
+    return event;
+  }
+
+  /**
+   * Events after `lastSeq`, or undefined when the buffer no longer reaches
+   * back that far (or the id is from the future): the caller sends a SNAPSHOT.
+   */
+  since(lastSeq: number): HubEvent[] | undefined {
+    if (lastSeq > this.#seq) return undefined;
+    if (lastSeq === this.#seq) return [];
+    const oldest = this.#buffer[0];
+    if (!oldest || oldest.seq > lastSeq + 1) return undefined;
+    return this.#buffer.slice(lastSeq + 1 - oldest.seq);
+  }
+
+  listen(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+/** All channels of one daemon, created on first use. */
+export class EventHub {
+  readonly #channels = new Map<string, Channel>();
+  readonly #capacity: number;
+
+  constructor(capacity = 1000) {
+    this.#capacity = capacity;
+  }
+
+  channel(name: string): Channel {
+    let channel = this.#channels.get(name);
+    if (!channel) {
+      channel = new Channel(name, this.#capacity);
+      this.#channels.set(name, channel);
+    }
+    return channel;
+  }
+
+  /** Publishes only if the channel exists: per-route logs nobody watches cost nothing. */
+  publishIfWatched(name: string, kind: string, data: unknown): void {
+    this.#channels.get(name)?.publish(kind, data);
+  }
+
+  get subscriberCount(): number {
+    let n = 0;
+    for (const channel of this.#channels.values()) n += channel.subscriberCount;
+    return n;
+  }
+}

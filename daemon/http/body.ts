@@ -1,0 +1,62 @@
+import type { IncomingMessage } from 'node:http';
+import { badRequest, HttpError } from '../../src/errors.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () => new HttpError(413, 'payload-too-large', `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+
+/** Reads the whole body, refusing (413) as soon as it passes the limit. */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume(); // drain so the connection can answer
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export function isJson(req: IncomingMessage): boolean {
+  const type = mediaType(req);
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/** A JSON body: 415 when it is not declared JSON, 400 naming `body` when it does not parse. */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  if (!isJson(req)) {
+    req.resume();
+    throw new HttpError(415, 'unsupported-media-type', 'Request body must be application/json');
+  }
+  const raw = await readBody(req);
+  const text = raw.toString('utf8');
+  if (text.trim() === '') throw badRequest('Request body is empty', [{ field: 'body', message: 'is required' }]);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = `is not valid JSON: ${(err as Error).message}`;
+    throw badRequest(`Request body ${message}`, [{ field: 'body', message }]);
+  }
+}
+
+/** An `application/x-www-form-urlencoded` body, for the login form. */
+export async function readForm(req: IncomingMessage, limit = 16 * 1024): Promise<URLSearchParams> {
+  const type = mediaType(req);
+  if (type !== 'application/x-www-form-urlencoded') {
+    req.resume();
+    throw new HttpError(415, 'unsupported-media-type', 'Form must be application/x-www-form-urlencoded');
+  }
+  return new URLSearchParams((await readBody(req, limit)).toString('utf8'));
+}

@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from '../../src/errors.ts';
+import type { Logger } from '../logger.ts';
+
+/**
+ * The daemon's one error boundary: whatever a handler throws ends up here and
+ * leaves as RFC 9457 problem+json. Anything that is not an HttpError is a bug:
+ * it is logged with its stack and the client sees a bare 500 without details.
+ */
+export function toHttpError(err: unknown, log?: Logger): HttpError {
+  if (err instanceof HttpError) return err;
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted') {
+    return new HttpError(400, 'client-aborted', 'The client closed the connection');
+  }
+  if (err instanceof URIError) return new HttpError(400, 'bad-uri', 'Malformed percent-encoding in the URL');
+  log?.error({ err }, 'unhandled error');
+  return new HttpError(500, 'internal', 'Internal server error');
+}
+
+export function sendProblem(req: IncomingMessage, res: ServerResponse, err: unknown, log?: Logger): void {
+  const error = toHttpError(err, log);
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const instance = (req.url ?? '/').split('?')[0];
+  const body = JSON.stringify(error.toProblem(instance));
+  res.writeHead(error.status, {
+    ...error.headers,
+    'Content-Type': 'application/problem+json',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
+  res.end(body);
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}

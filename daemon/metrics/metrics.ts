@@ -1,0 +1,24 @@
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/**
+ * The daemon's Prometheus registry. Capabilities register their own metrics on
+ * `registry`; names follow Prometheus conventions (`monctl_` prefix, base
+ * units, `_total` for counters).
+ */
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const httpDuration = new Histogram({
+    name: 'monctl_http_request_duration_seconds',
+    help: 'Duration of HTTP requests to the API, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  return { registry, httpDuration };
+}

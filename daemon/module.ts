@@ -1,0 +1,23 @@
+import type { DaemonContext } from './context.ts';
+import type { Handlers } from './http/bind.ts';
+import type { RouteHandler, RouterLike } from './http/router-like.ts';
+
+/**
+ * A capability of the daemon (auth, monitoring, probes, tunnel, …). Each one
+ * lives in its own folder and contributes handlers for its operations, maybe
+ * middleware and raw routes, and a lifecycle.
+ */
+export interface DaemonModule {
+  name: string;
+  handlers?: Handlers;
+  /** Runs before any route, in module order (CORS, for example). */
+  middleware?: RouteHandler[];
+  /** Routes outside the operation table: pages, static files, metrics, the tunnel upgrade. */
+  routes?(router: RouterLike): void;
+  /** Called once the API listener is up. */
+  start?(): Promise<void> | void;
+  /** Called on shutdown, in reverse module order, before the database closes. */
+  stop?(): Promise<void> | void;
+}
+
+export type ModuleFactory = (ctx: DaemonContext) => DaemonModule | Promise<DaemonModule>;

@@ -1,0 +1,41 @@
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../schema.ts';
+
+/**
+ * Everything SQLite-specific lives here: opening the file, pragmas, integrity
+ * checks. The rest of the daemon speaks kysely only, so that a PostgreSQL
+ * dialect module can stand beside this one.
+ *
+ * Single writer: better-sqlite3 is one synchronous connection and kysely's
+ * SQLite driver runs one query at a time on it, so writes never interleave;
+ * batch writers group their rows into one transaction.
+ */
+export interface OpenedStore {
+  db: Kysely<Database>;
+  /** `PRAGMA integrity_check`, for tests and `monctl daemon --check`. */
+  integrityCheck(): string;
+  close(): Promise<void>;
+}
+
+export function openSqlite(file: string): OpenedStore {
+  const raw = new SqliteDatabase(file);
+  // WAL: readers never block the writer. synchronous=NORMAL in WAL mode keeps
+  // every committed transaction across a process crash (SIGKILL); only an OS
+  // crash may lose the last few.
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  return {
+    db,
+    integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
+    async close() {
+      await db.destroy(); // closes `raw` as well
+    },
+  };
+}
+
+/** Column type and modifiers for an auto-incrementing integer primary key. */
+export const autoIdType = 'integer' as const;

@@ -1,0 +1,176 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The database as kysely sees it. Times are epoch milliseconds (integers) so
+ * the same columns work on SQLite and PostgreSQL (bigint); booleans are 0/1.
+ */
+export interface Database {
+  settings: SettingsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  groups: GroupsTable;
+  resources: ResourcesTable;
+  resource_groups: ResourceGroupsTable;
+  check_history: CheckHistoryTable;
+  announcements: AnnouncementsTable;
+  registry_credentials: RegistryCredentialsTable;
+  cors_origins: CorsOriginsTable;
+  pods: PodsTable;
+  agents: AgentsTable;
+  routes: RoutesTable;
+  route_log: RouteLogTable;
+}
+
+export interface SettingsTable { key: string; value: string }
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  role: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  name: string;
+  role: string;
+  created_by: string;
+  created_by_user_id: number | null;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface SessionsTable {
+  /** sha256 of the cookie value: a leaked database does not leak live sessions. */
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface GroupsTable {
+  id: Generated<number>;
+  name: string;
+  visibility: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ResourcesTable {
+  id: Generated<number>;
+  name: string;
+  resource_type: string;
+  target: string;
+  skip_tls: number;
+  recursive: number;
+  active: number;
+  interval_seconds: number;
+  created_at: number;
+  updated_at: number;
+  /** When the scheduler runs it next; persisted so a restart resumes on schedule. */
+  next_run_at: number | null;
+  /** `available` | `not_available` | `unknown` (inactive is derived from `active`). */
+  current_status: string;
+  latest_check_status: string | null;
+  latest_checked_at: number | null;
+  latest_message: string | null;
+  latest_error_code: string | null;
+  latest_duration_ms: number | null;
+}
+
+export interface ResourceGroupsTable { resource_id: number; group_id: number }
+
+export interface CheckHistoryTable {
+  id: Generated<number>;
+  resource_id: number;
+  status: string;
+  message: string | null;
+  error_code: string | null;
+  checked_at: number;
+  duration_ms: number;
+}
+
+export interface AnnouncementsTable {
+  id: Generated<number>;
+  kind: string;
+  content: string;
+  created_by: string;
+  active: number;
+  active_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RegistryCredentialsTable {
+  id: Generated<number>;
+  registry: string;
+  username: string;
+  /** Encrypted with the install's secret box (daemon/auth/secret-box.ts), never returned. */
+  password_enc: string;
+  created_at: number;
+}
+
+export interface CorsOriginsTable { origin: string; created_at: number }
+
+export interface PodsTable {
+  id: Generated<number>;
+  name: string;
+  started_at: number;
+  version: string;
+  last_seen_at: number;
+  stopped_at: number | null;
+}
+
+export interface AgentsTable {
+  id: Generated<number>;
+  name: string;
+  token_hash: string | null;
+  token_created_at: number | null;
+  status: string;
+  connected_at: number | null;
+  last_seen_at: number | null;
+  pod_id: number | null;
+  remote_address: string | null;
+  version: string | null;
+  created_at: number;
+}
+
+export interface RoutesTable {
+  id: Generated<number>;
+  name: string;
+  type: string;
+  agent_id: number;
+  target: string;
+  hostname: string | null;
+  path_prefix: string | null;
+  listen_port: number | null;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RouteLogTable {
+  id: Generated<number>;
+  route_id: number;
+  at: number;
+  method: string | null;
+  path: string | null;
+  status: number | null;
+  duration_ms: number;
+  bytes_in: number;
+  bytes_out: number;
+  client_ip: string | null;
+  agent_id: number | null;
+  pod_id: number | null;
+  error: string | null;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewResource = Insertable<ResourcesTable>;
+export type ResourceUpdate = Updateable<ResourcesTable>;

@@ -1,0 +1,22 @@
+import { explorerRoutes } from '../docs/explorer.ts';
+import type { ModuleFactory } from '../module.ts';
+
+/** Health, metrics, the OpenAPI document and the explorer. */
+export const systemModule: ModuleFactory = (ctx) => ({
+  name: 'system',
+  handlers: {
+    health({ res }) {
+      if (!ctx.draining) return { status: 'UP' as const };
+      // Load balancers read the status code; the body keeps the actuator shape.
+      res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'DOWN' }));
+      return undefined as never;
+    },
+  },
+  routes(router) {
+    router.get('/actuator/prometheus', async (_req, res) => {
+      const text = await ctx.metrics.registry.metrics();
+      res.writeHead(200, { 'Content-Type': ctx.metrics.registry.contentType }).end(text);
+    });
+    explorerRoutes(ctx)(router);
+  },
+});

@@ -1,0 +1,18 @@
+import type { OperationDef } from './operation.ts';
+import { authOperations } from './ops/auth.ts';
+import { systemOperations } from './ops/system.ts';
+
+/**
+ * Every operation of the API, by id. Each capability adds its own table in
+ * src/api/ops/ and spreads it here; the daemon refuses to start if an
+ * operation has no handler, so the table and the server cannot drift.
+ */
+export const operations = {
+  ...systemOperations,
+  ...authOperations,
+} as const;
+
+export type Operations = typeof operations;
+export type OperationId = keyof Operations;
+
+export const operationList: readonly OperationDef[] = Object.values(operations);

@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import { Body, DateTime, DateTimeInput, Id, NullableDateTime, StringEnum } from './common.ts';
+
+export const ROLES = ['ADMIN', 'USER'] as const;
+export const Role = StringEnum(ROLES);
+export type Role = (typeof ROLES)[number];
+
+export const Username = Type.String({
+  minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$',
+  description: 'letters, digits and . _ @ - only',
+});
+export const Password = Type.String({ minLength: 12, maxLength: 1024 });
+
+export const User = Type.Object(
+  { id: Id, username: Type.String(), role: Role, createdAt: DateTime, updatedAt: DateTime },
+  { title: 'User' },
+);
+export const UserCreate = Body({ username: Username, password: Password, role: Role }, 'UserCreate');
+export const UserUpdate = Body({ password: Type.Optional(Password), role: Type.Optional(Role) }, 'UserUpdate');
+
+export const KeyName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f]+$' });
+export const ApiKey = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    role: Role,
+    createdBy: Type.String(),
+    createdAt: DateTime,
+    expiresAt: NullableDateTime,
+    lastUsedAt: NullableDateTime,
+  },
+  { title: 'ApiKey' },
+);
+export const ApiKeyCreate = Body(
+  { name: KeyName, role: Type.Optional(Role), expiresAt: Type.Optional(Type.Union([DateTimeInput, Type.Null()])) },
+  'ApiKeyCreate',
+);
+export const ApiKeyCreated = Type.Composite([ApiKey, Type.Object({ token: Type.String({ description: 'shown once' }) })], {
+  title: 'ApiKeyCreated',
+});
+
+export const Me = Type.Object(
+  {
+    username: Type.String(),
+    role: Role,
+    via: StringEnum(['session', 'api-key'] as const),
+    keyId: Type.Union([Id, Type.Null()]),
+  },
+  { title: 'Me' },
+);
