@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeys } from './auth/api-keys.ts';
+import type { Bus } from './bus.ts';
 import type { LoginThrottle } from './auth/login-throttle.ts';
 import type { Sessions } from './auth/sessions.ts';
 import type { DaemonConfig } from './config.ts';
@@ -17,6 +18,8 @@ export interface DaemonContext {
   log: Logger;
   metrics: Metrics;
   events: EventHub;
+  /** In-process notifications between capabilities. */
+  bus: Bus;
   keys: ApiKeys;
   sessions: Sessions;
   loginThrottle: LoginThrottle;

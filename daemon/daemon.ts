@@ -6,6 +6,7 @@ import { ApiKeys } from './auth/api-keys.ts';
 import { loadInstallSecret } from './auth/install-secret.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { Sessions } from './auth/sessions.ts';
+import { Bus } from './bus.ts';
 import type { DaemonConfig } from './config.ts';
 import type { DaemonContext } from './context.ts';
 import { EventHub } from './events/channel.ts';
@@ -54,7 +55,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const store = await openStore(config.dataDir);
   const installSecret = await loadInstallSecret(store.db);
   const ctx: DaemonContext = {
-    config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(),
+    config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus: new Bus(),
     keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
     loginThrottle: new LoginThrottle(), installSecret, draining: false,
   };

@@ -1,0 +1,15 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * In-process notifications between capabilities, e.g. the monitoring API
+ * telling the probe scheduler that a resource changed. Not for clients: those
+ * get SSE through the event hub.
+ */
+export interface BusEvents {
+  /** A resource was created or changed (target, interval, active, …): reschedule it now. */
+  'resource.changed': [{ id: number }];
+  /** A resource was deleted: forget it. */
+  'resource.deleted': [{ id: number }];
+}
+
+export class Bus extends EventEmitter<BusEvents> {}

@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ApiClient, type Credential } from '../../src/client/api-client.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const ADMIN_PASSWORD = 'test-admin-password-1';
+
+export interface TestDaemon {
+  url: string;
+  edgeUrl: string;
+  dataDir: string;
+  adminKey: string;
+  proc: ChildProcess;
+  /** Every stdout line so far, parsed as JSON where it is JSON. */
+  logs: Array<Record<string, unknown>>;
+  stderr: () => string;
+  client(credential?: Credential): ApiClient;
+  /** An ApiClient with the bootstrap ADMIN key. */
+  admin: ApiClient;
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  /** Reuse a data dir (restart tests); otherwise a fresh temp dir, removed on stop. */
+  dataDir?: string;
+  env?: Record<string, string>;
+  args?: string[];
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
+
+/** Runs `bin/monctl.ts daemon` as a real child process on 127.0.0.1 with OS-chosen ports. */
+export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
+  const ownDir = opts.dataDir === undefined;
+  const base = ownDir ? mkdtempSync(join(tmpdir(), 'monctl-test-')) : undefined;
+  const dataDir = opts.dataDir ?? join(base!, 'data');
+  const proc = spawn(process.execPath, [
+    '--disable-warning=ExperimentalWarning', join(ROOT, 'bin/monctl.ts'), 'daemon',
+    '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir, ...(opts.args ?? []),
+  ], {
+    cwd: ROOT,
+    env: { ...process.env, MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD, MONCTL_CHECK_RESPONSES: '1', TZ: 'UTC', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(proc);
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  proc.stderr!.on('data', (chunk) => (stderr += chunk));
+
+  const listening = new Promise<Record<string, unknown>>((resolveListen, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in 20 s\n${stderr}`)), 20_000);
+    proc.stdout!.on('data', (chunk) => {
+      buffer += chunk;
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        let entry: Record<string, unknown>;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          entry = { raw: line };
+        }
+        logs.push(entry);
+        if (entry.msg === 'listening') {
+          clearTimeout(timer);
+          resolveListen(entry);
+        }
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code} before listening\n${stderr}`));
+    });
+  });
+
+  const info = await listening;
+  const url = String(info.api);
+  const adminKey = readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
+  const client = (credential?: Credential) => new ApiClient({ server: url, credential });
+  return {
+    url, edgeUrl: String(info.edge), dataDir, adminKey, proc, logs, stderr: () => stderr,
+    client, admin: client({ kind: 'api-key', token: adminKey }),
+    stop(signal = 'SIGTERM') {
+      return new Promise((done) => {
+        const finish = (code: number | null) => {
+          running.delete(proc);
+          if (ownDir) rmSync(base!, { recursive: true, force: true });
+          done(code);
+        };
+        if (proc.exitCode !== null || proc.signalCode !== null) return finish(proc.exitCode);
+        proc.once('exit', (code) => finish(code));
+        proc.kill(signal);
+      });
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests run real daemons and servers on loopback: generous timeouts, and at
+// most two files at once on the 2-core machines.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
