@@ -8,6 +8,7 @@ import type { EventHub } from './events/channel.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Database } from './store/schema.ts';
+import type { TunnelControl } from './tunnel-control.ts';
 import type { OpenedStore } from './store/store.ts';
 
 /** What every capability of the daemon is given. Built once at start. */
@@ -24,6 +25,8 @@ export interface DaemonContext {
   sessions: Sessions;
   loginThrottle: LoginThrottle;
   installSecret: Uint8Array;
+  /** The data plane, as the control plane sees it (replaced by the tunnel capability). */
+  tunnel: TunnelControl;
   /** Set while the daemon drains for shutdown. */
   draining: boolean;
 }

@@ -18,6 +18,7 @@ import { createMetrics } from './metrics/metrics.ts';
 import type { DaemonModule } from './module.ts';
 import { moduleFactories } from './modules.ts';
 import { openStore } from './store/store.ts';
+import { nothingConnected } from './tunnel-control.ts';
 
 export interface RunningDaemon {
   ctx: DaemonContext;
@@ -57,7 +58,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const ctx: DaemonContext = {
     config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus: new Bus(),
     keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
-    loginThrottle: new LoginThrottle(), installSecret, draining: false,
+    loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
   };
 
   const modules: DaemonModule[] = [];
