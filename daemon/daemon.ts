@@ -70,7 +70,11 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   }
 
   const api = createServer(SERVER_LIMITS, createApiHandler(ctx, modules));
-  let edgeRouter: EdgeRouter = noRoutes;
+  api.on('upgrade', (req, socket: Duplex, head: Buffer) => {
+    for (const module of modules) if (module.upgrade?.(req, socket, head)) return;
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  let edgeRouter: EdgeRouter = modules.find((m) => m.edge)?.edge ?? noRoutes;
   const edge = createServer(SERVER_LIMITS, (req, res) => edgeRouter.request(req, res));
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
   for (const server of [api, edge]) {

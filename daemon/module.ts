@@ -1,5 +1,8 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { DaemonContext } from './context.ts';
 import type { Handlers } from './http/bind.ts';
+import type { EdgeRouter } from './http/edge.ts';
 import type { RouteHandler, RouterLike } from './http/router-like.ts';
 
 /**
@@ -14,6 +17,10 @@ export interface DaemonModule {
   middleware?: RouteHandler[];
   /** Routes outside the operation table: pages, static files, metrics, the tunnel upgrade. */
   routes?(router: RouterLike): void;
+  /** HTTP upgrades on the API listener (the agent's `GET /admin/tunnel`): return true when handled. */
+  upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** The router of the edge listener; at most one module provides it. */
+  edge?: EdgeRouter;
   /** Called once the API listener is up. */
   start?(): Promise<void> | void;
   /** Called on shutdown, in reverse module order, before the database closes. */
