@@ -8,6 +8,9 @@ if (command === 'daemon') {
   const { runDaemonCommand } = await import('../daemon/command.ts');
   await runDaemonCommand(process.argv.slice(3));
 } else {
+  // The CLI starts cold on every call: V8's on-disk code cache. bin/monctl already sets
+  // NODE_COMPILE_CACHE (covering this file too); this covers `node bin/monctl.ts` run directly.
+  (await import('node:module')).enableCompileCache?.();
   const { runCli } = await import('../cli/main.ts');
   await runCli(process.argv);
 }

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { defaultDataDir } from '../src/config/paths.ts';
 import { VERSION } from '../src/version.ts';
 import { type DaemonConfig, parseHostPort } from './config.ts';
+import { probeConfigFromEnv } from './probes/config.ts';
 import { startDaemon } from './daemon.ts';
 
 /** `monctl daemon`: flags, each also `MONCTL_<NAME>` (CONTRACT section 1). */
@@ -28,6 +29,7 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
       logLevel: opts.logLevel,
       sseHeartbeatMs: Number(process.env.MONCTL_SSE_HEARTBEAT_MS) || 15_000,
       checkResponses: process.env.MONCTL_CHECK_RESPONSES === '1',
+      probes: probeConfigFromEnv(),
     };
   } catch (err) {
     process.stderr.write(`monctl daemon: ${(err as Error).message}\n`);

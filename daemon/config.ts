@@ -1,3 +1,5 @@
+import type { ProbeConfig } from './probes/config.ts';
+
 /** The daemon's settings after flags and `MONCTL_*` env vars are resolved (CONTRACT section 1). */
 export interface DaemonConfig {
   listen: { host: string; port: number };
@@ -8,6 +10,8 @@ export interface DaemonConfig {
   sseHeartbeatMs: number;
   /** Validate every response against its schema (tests turn it on). */
   checkResponses: boolean;
+  /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */
+  probes?: ProbeConfig;
 }
 
 /** `HOST:PORT`, `[v6]:PORT` or `:PORT`; throws with a readable message. */

@@ -12,6 +12,7 @@ import type { DaemonContext } from './context.ts';
 import { EventHub } from './events/channel.ts';
 import { endAllStreams } from './events/sse.ts';
 import { createApiHandler } from './http/app.ts';
+import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -78,14 +79,17 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const edge = createServer(SERVER_LIMITS, (req, res) => edgeRouter.request(req, res));
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
   for (const server of [api, edge]) {
-    server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (socket.writable && err.code !== 'ECONNRESET') socket.end(rawProblemResponse(err));
       else socket.destroy();
     });
   }
 
   const apiAddress = await listen(api, config.listen.host, config.listen.port);
   const edgeAddress = await listen(edge, config.edgeListen.host, config.edgeListen.port);
+  // Port 0 asks the OS to choose: from here on the config holds the bound ports (pod name, TCP route checks).
+  config.listen.port = apiAddress.port;
+  config.edgeListen.port = edgeAddress.port;
   for (const module of modules) await module.start?.();
   const running: RunningDaemon = {
     ctx,
@@ -104,10 +108,16 @@ async function stopDaemon(ctx: DaemonContext, servers: Server[], modules: Daemon
   ctx.draining = true;
   ctx.log.info('draining');
   endAllStreams();
+  const drains = modules.map((m) => Promise.resolve(m.drain?.()).catch((err) => ctx.log.error({ err, module: m.name }, 'module failed to drain')));
   const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
   for (const server of servers) server.closeIdleConnections();
   const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000);
+  // A keep-alive connection whose request finishes during the drain would
+  // otherwise hold the close for its whole keep-alive timeout.
+  const sweeper = setInterval(() => servers.forEach((s) => s.closeIdleConnections()), 100);
   await Promise.all(closed);
+  clearInterval(sweeper);
+  await Promise.all(drains);
   clearTimeout(timer);
   for (const module of [...modules].reverse()) {
     try {

@@ -23,6 +23,11 @@ export interface DaemonModule {
   edge?: EdgeRouter;
   /** Called once the API listener is up. */
   start?(): Promise<void> | void;
+  /**
+   * Called when draining starts, before the listeners are awaited: upgraded
+   * sockets (agent tunnels, edge WebSockets) would otherwise keep them open.
+   */
+  drain?(): Promise<void> | void;
   /** Called on shutdown, in reverse module order, before the database closes. */
   stop?(): Promise<void> | void;
 }

@@ -1,6 +1,10 @@
 import { authModule } from './auth/index.ts';
 import type { ModuleFactory } from './module.ts';
+import { monitoringModule } from './monitoring/index.ts';
+import { probesModule } from './probes/index.ts';
 import { systemModule } from './system/index.ts';
+import { tunnelAdminModule } from './tunnel-admin/index.ts';
+import { tunnelModule } from './tunnel/index.ts';
 
 /**
  * The daemon's capabilities, in start order. A new capability adds its
@@ -9,4 +13,8 @@ import { systemModule } from './system/index.ts';
 export const moduleFactories: ModuleFactory[] = [
   systemModule,
   authModule,
+  monitoringModule,
+  probesModule, // after monitoring: it stops first, so no result is written after monitoring stops
+  tunnelAdminModule, // before tunnel: the pod exists before agents connect, and stops after it
+  tunnelModule,
 ];

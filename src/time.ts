@@ -9,8 +9,11 @@ const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z
 
 export const LOCAL_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
 
+// Read once: process.env is a slow native lookup, and the zone is fixed for
+// the life of a process (tests set TZ before starting the daemon).
+const ZONE = process.env.TZ || 'UTC';
 function zoneName(): string {
-  return process.env.TZ || 'UTC';
+  return ZONE;
 }
 
 let cached: { zone: string; fmt: Intl.DateTimeFormat } | undefined;

@@ -35,7 +35,8 @@ export class ApiKeys {
       .setSubject(row.created_by)
       .setJti(String(row.id))
       .setIssuedAt(Math.floor(row.created_at / 1000));
-    if (row.expires_at != null) jwt.setExpirationTime(Math.floor(row.expires_at / 1000));
+    // Rounded up: the table's expiry (checked on every request) decides, never a JWT truncated to seconds.
+    if (row.expires_at != null) jwt.setExpirationTime(Math.ceil(row.expires_at / 1000));
     return jwt.sign(this.#secret);
   }
 
@@ -51,10 +52,15 @@ export class ApiKeys {
     }
     if (!jti || !/^\d{1,15}$/.test(jti)) return undefined;
     const id = Number(jti);
-    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.#db.selectFrom('api_keys')
+      .leftJoin('users', 'users.id', 'api_keys.created_by_user_id')
+      .select(['api_keys.role', 'api_keys.created_by', 'api_keys.expires_at', 'users.role as creator_role'])
+      .where('api_keys.id', '=', id).executeTakeFirst();
     if (!row || (row.expires_at != null && row.expires_at <= now)) return undefined;
     this.#touch(id, now);
-    return { keyId: id, role: row.role as Role, username: row.created_by };
+    // A key never grants more than its creator has now: demoting a user demotes their keys.
+    const role = row.creator_role === 'USER' ? 'USER' : (row.role as Role);
+    return { keyId: id, role, username: row.created_by };
   }
 
   #touch(id: number, now: number) {

@@ -53,7 +53,7 @@ export function loginRoutes(ctx: DaemonContext) {
 
     router.post('/login', async (req, res) => {
       const form = await readForm(req);
-      const { csrf } = await csrfFor(req);
+      const { csrf, hash: previous } = await csrfFor(req);
       if (!tokensEqual(form.get('_csrf') ?? undefined, csrf)) {
         throw new HttpError(403, 'csrf', 'Missing or invalid CSRF token: load /login first and post its _csrf field');
       }
@@ -74,6 +74,8 @@ export function loginRoutes(ctx: DaemonContext) {
         return;
       }
       ctx.loginThrottle.succeed(username);
+      // Logging in again from a live session replaces it rather than leaving it valid.
+      if (previous) await sessions.destroy(previous);
       const sessionId = await sessions.create(user.id, csrf!);
       ctx.log.info({ username }, 'login');
       redirect(res, '/api', sessionCookie(SESSION_COOKIE, sessionId));

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream';
 import { createRequire } from 'node:module';
 import type { DaemonContext } from '../context.ts';
 import { readCookie } from '../http/cookies.ts';
@@ -53,7 +54,8 @@ export function explorerRoutes(ctx: DaemonContext) {
       const type = ASSETS[file];
       if (!type) return next();
       res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
-      createReadStream(join(assetDir, file)).pipe(res);
+      // pipeline, not pipe: a client that leaves mid-download must not leave the file open.
+      pipeline(createReadStream(join(assetDir, file)), res, () => {});
     });
     router.get('/', (_req, res) => {
       res.writeHead(302, { Location: '/api' }).end();

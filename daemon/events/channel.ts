@@ -67,6 +67,21 @@ export class Channel {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
+
+  readonly #closeHandlers = new Set<() => void>();
+
+  /** Called when the channel closes (its subject is gone): streams on it end. */
+  onClose(handler: () => void): () => void {
+    this.#closeHandlers.add(handler);
+    return () => this.#closeHandlers.delete(handler);
+  }
+
+  close(): void {
+    for (const handler of [...this.#closeHandlers]) handler();
+    this.#closeHandlers.clear();
+    this.#listeners.clear();
+    this.#buffer.length = 0;
+  }
 }
 
 /** All channels of one daemon, created on first use. */
@@ -85,6 +100,30 @@ export class EventHub {
       this.#channels.set(name, channel);
     }
     return channel;
+  }
+
+  /** Whether the channel exists (someone watches it, or did recently). */
+  has(name: string): boolean {
+    return this.#channels.has(name);
+  }
+
+  /** Closes a channel and forgets it: its streams end, its buffer is freed. */
+  drop(name: string): void {
+    this.#channels.get(name)?.close();
+    this.#channels.delete(name);
+  }
+
+  /**
+   * Forgets a channel once nobody has listened to it for `idleMs`, so that an
+   * unwatched route log costs nothing; a quick reconnect still gets its replay.
+   */
+  dropWhenIdle(name: string, idleMs: number): void {
+    const channel = this.#channels.get(name);
+    if (!channel || channel.subscriberCount > 0) return;
+    const timer = setTimeout(() => {
+      if (this.#channels.get(name) === channel && channel.subscriberCount === 0) this.drop(name);
+    }, idleMs);
+    timer.unref();
   }
 
   /** Publishes only if the channel exists: per-route logs nobody watches cost nothing. */

@@ -30,8 +30,10 @@ export function createApiHandler(ctx: DaemonContext, modules: DaemonModule[]) {
     },
     noMatchHandler: (req, res) => {
       const pathname = (req.url ?? '/').split('?')[0];
-      const allow = allowedMethods(pathname);
-      if (allow.length && req.method !== 'OPTIONS') {
+      const allow = [...new Set([...allowedMethods(pathname), ...rawRoutes.filter((r) => r.pattern.test(pathname)).map((r) => r.method)])];
+      // A route that exists for this method but passed (next()) is a 404, not a 405.
+      const method = req.method === 'HEAD' ? 'GET' : req.method ?? 'GET';
+      if (allow.length && method !== 'OPTIONS' && !allow.includes(method)) {
         sendProblem(req, res, new HttpError(405, 'method-not-allowed', `${req.method} is not allowed on ${pathname}`, {
           headers: { Allow: allow.join(', ') },
         }));
@@ -41,6 +43,9 @@ export function createApiHandler(ctx: DaemonContext, modules: DaemonModule[]) {
     },
     onError: (err, req, res) => sendProblem(req, res, err, ctx.log),
   });
+
+  /** Routes outside the operation table (login, metrics, explorer, …), so that they get 405 too. */
+  const rawRoutes: RawRoute[] = [];
 
   // Time every request; the label is the matched template, never the raw path.
   app.use((req, res, next) => {
@@ -56,7 +61,7 @@ export function createApiHandler(ctx: DaemonContext, modules: DaemonModule[]) {
   });
 
   const router = app as unknown as RouterLike;
-  const timed = wrapRoutes(router);
+  const timed = wrapRoutes(router, rawRoutes);
   for (const module of modules) for (const mw of module.middleware ?? []) timed.use(mw);
   for (const module of modules) module.routes?.(timed);
   const handlers: Handlers = Object.assign({}, ...modules.map((m) => m.handlers ?? {}));
@@ -76,13 +81,21 @@ export function createApiHandler(ctx: DaemonContext, modules: DaemonModule[]) {
  * handler is wrapped in an `async` function because tinyhttp routes rejections
  * to onError only for functions tagged AsyncFunction.
  */
-function wrapRoutes(router: RouterLike): RouterLike {
+interface RawRoute {
+  method: string;
+  pattern: RegExp;
+}
+
+function wrapRoutes(router: RouterLike, seen: RawRoute[]): RouterLike {
   const wrap = (method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options') =>
-    (path: string, handler: RouteHandler) =>
-      router[method](path, async (req, res, next) => {
+    (path: string, handler: RouteHandler) => {
+      const escaped = path.replace(/[.+*?^$()[\]{}|\\]/g, '\\$&').replace(/:\w+/g, '[^/]+');
+      seen.push({ method: method.toUpperCase(), pattern: new RegExp(`^${escaped}/?$`) });
+      return router[method](path, async (req, res, next) => {
         markRoute(req, path.replace(/:(\w+)/g, '{$1}'));
         await handler(req, res, next);
       });
+    };
   return {
     get: wrap('get'), post: wrap('post'), put: wrap('put'), patch: wrap('patch'), delete: wrap('delete'),
     options: wrap('options'), use: (h) => router.use(async (req, res, next) => { await h(req, res, next); }),

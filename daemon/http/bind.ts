@@ -6,7 +6,8 @@ import { type Principal, resolvePrincipal } from '../auth/principal.ts';
 import { tokensEqual } from '../auth/sessions.ts';
 import type { DaemonContext } from '../context.ts';
 import { readJson } from './body.ts';
-import { sendJson } from './problem.ts';
+import { sendJson, sendJsonText } from './problem.ts';
+import { RawJson } from './raw-json.ts';
 import type { RouterLike } from './router-like.ts';
 import { checker, validateBody, validateStrings } from './validate.ts';
 
@@ -20,8 +21,11 @@ export interface RequestContext<O extends OperationDef> {
   ctx: DaemonContext;
 }
 
-/** A handler returns the response body; streams write `res` themselves and return nothing. */
-export type Handler<O extends OperationDef> = (rc: RequestContext<O>) => Promise<ResponseOf<O>> | ResponseOf<O>;
+/**
+ * A handler returns the response body (or its cached JSON text as RawJson);
+ * streams write `res` themselves and return nothing.
+ */
+export type Handler<O extends OperationDef> = (rc: RequestContext<O>) => Promise<ResponseOf<O> | RawJson> | ResponseOf<O> | RawJson;
 export type Handlers = { [K in OperationId]?: Handler<Operations[K]> };
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -70,12 +74,14 @@ export function bindOperations(router: RouterLike, ctx: DaemonContext, handlers:
       const body = op.body ? validateBody(op.body, await readJson(req)) : undefined;
       const result = await handler({ params, query, body, principal, req, res, ctx } as RequestContext<OperationDef>);
       if (op.stream || res.headersSent) return;
-      if (ctx.config.checkResponses && op.response && !checker(op.response).Check(result)) {
-        const first = [...checker(op.response).Errors(result)].slice(0, 3).map((e) => `${e.path} ${e.message}`);
+      const value = result instanceof RawJson ? (ctx.config.checkResponses ? JSON.parse(result.text) : undefined) : result;
+      if (ctx.config.checkResponses && op.response && !checker(op.response).Check(value)) {
+        const first = [...checker(op.response).Errors(value)].slice(0, 3).map((e) => `${e.path} ${e.message}`);
         ctx.log.error({ operation: op.id, errors: first }, 'response does not match its schema');
         throw new Error(`response of ${op.id} does not match its schema: ${first.join('; ')}`);
       }
-      sendJson(res, op.status ?? 200, result);
+      if (result instanceof RawJson) sendJsonText(res, op.status ?? 200, result.text);
+      else sendJson(res, op.status ?? 200, result);
     });
   }
 }

@@ -3,14 +3,14 @@ import { badRequest, HttpError } from '../../src/errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const tooLarge = () => new HttpError(413, 'payload-too-large', `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+const tooLarge = (limit: number) => new HttpError(413, 'payload-too-large', `Request body exceeds ${limit} bytes`);
 
 /** Reads the whole body, refusing (413) as soon as it passes the limit. */
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume(); // drain so the connection can answer
-    throw tooLarge();
+    throw tooLarge(limit);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -18,7 +18,7 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
     size += chunk.length;
     if (size > limit) {
       req.resume();
-      throw tooLarge();
+      throw tooLarge(limit);
     }
     chunks.push(chunk);
   }
@@ -38,6 +38,9 @@ export function isJson(req: IncomingMessage): boolean {
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   if (!isJson(req)) {
     req.resume();
+    // No body at all (`curl -X POST` without data) is a missing body, not a wrong media type.
+    const absent = !req.headers['content-type'] && !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+    if (absent) throw badRequest('Request body is required', [{ field: 'body', message: 'is required' }]);
     throw new HttpError(415, 'unsupported-media-type', 'Request body must be application/json');
   }
   const raw = await readBody(req);

@@ -36,7 +36,21 @@ export function sendProblem(req: IncomingMessage, res: ServerResponse, err: unkn
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
+  sendJsonText(res, status, JSON.stringify(value), headers);
+}
+
+export function sendJsonText(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/**
+ * A whole HTTP/1.1 response carrying a problem, for sockets that never became
+ * a request (malformed request line, oversized headers, header timeout).
+ */
+export function rawProblemResponse(err: NodeJS.ErrnoException): string {
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const title = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  const body = JSON.stringify({ type: 'urn:monctl:problem:bad-request', title, status, detail: 'The request could not be parsed', instance: '/' });
+  return `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -24,7 +24,7 @@ function fieldName(path: string, root: string): string {
   const parts = path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let name = root === 'body' ? '' : `${root}.`;
   for (const part of parts) name += /^\d+$/.test(part) ? `[${part}]` : name === '' || name.endsWith('.') ? part : `.${part}`;
-  return name;
+  return name === '' ? root : name; // a property named "" still needs a field name
 }
 
 function describe(error: ValueError): string {
@@ -33,9 +33,16 @@ function describe(error: ValueError): string {
     case ValueErrorType.ObjectRequiredProperty: return 'is required';
     case ValueErrorType.ObjectAdditionalProperties: return 'is not a known field';
     case ValueErrorType.Kind:
-    case ValueErrorType.Union:
+    case ValueErrorType.Union: {
       if (Array.isArray(schema.enum)) return `must be one of: ${schema.enum.join(', ')}`;
+      // A nullable or alternative value: say what is accepted rather than "expected union value".
+      const members = Array.isArray(schema.anyOf) ? (schema.anyOf as Array<Record<string, unknown>>) : [];
+      const nullable = members.some((m) => m.type === 'null') ? ' or null' : '';
+      if (members.some((m) => m.format === 'date-time-input')) return `must be a date-time: YYYY-MM-DDTHH:MM:SS or ISO-8601 with an offset${nullable}`;
+      const types = [...new Set(members.map((m) => m.type).filter((t): t is string => typeof t === 'string'))];
+      if (types.length) return `must be ${types.join(' or ')}`;
       break;
+    }
     case ValueErrorType.StringFormat:
       if (schema.format === 'date-time-input') return 'must be a date-time: YYYY-MM-DDTHH:MM:SS or ISO-8601 with an offset';
       break;
@@ -74,7 +81,15 @@ export function validateStrings<T>(schema: TSchema, raw: Record<string, string |
   for (const [key, value] of Object.entries(raw)) {
     if (key in known && value !== undefined) input[key] = Array.isArray(value) ? value[value.length - 1] : value;
   }
-  const value = Value.Default(schema, Value.Convert(schema, input));
+  // Value.Convert is lenient ("1.5", "0x10", "1e3", " 1" all become integers) and
+  // may convert in place: an integer must be written as one, else the given
+  // string stays and fails the check.
+  const strings = Object.entries(input);
+  const value = Value.Default(schema, Value.Convert(schema, input)) as Record<string, unknown>;
+  for (const [key, given] of strings) {
+    const type = (known[key] as { type?: unknown }).type;
+    if (type === 'integer' && typeof given === 'string' && !/^-?\d+$/.test(given)) value[key] = given;
+  }
   if (checker(schema).Check(value)) return value as T;
   const errors = fieldErrors(schema, value, '').map((e) => ({ ...e, field: e.field.replace(/^\./, '') }));
   const where = root === 'path' ? 'path parameter' : 'query parameter';

@@ -13,6 +13,12 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // prom-client names three gauges `_total`, which promtool rejects (only counters
+  // end in _total). Their per-type siblings (`nodejs_active_handles{type}`, …) stay:
+  // `sum()` of those gives the same number.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(name);
+  }
   const httpDuration = new Histogram({
     name: 'monctl_http_request_duration_seconds',
     help: 'Duration of HTTP requests to the API, by method, route template and status',

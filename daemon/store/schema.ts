@@ -13,6 +13,8 @@ export interface Database {
   resources: ResourcesTable;
   resource_groups: ResourceGroupsTable;
   check_history: CheckHistoryTable;
+  check_rollups_hourly: CheckRollupsTable;
+  check_rollups_daily: CheckRollupsTable;
   announcements: AnnouncementsTable;
   registry_credentials: RegistryCredentialsTable;
   cors_origins: CorsOriginsTable;
@@ -95,6 +97,16 @@ export interface CheckHistoryTable {
   duration_ms: number;
 }
 
+/** A summary of one resource's checks in one hour or one UTC day (migration 0005). */
+export interface CheckRollupsTable {
+  resource_id: number;
+  bucket_start: number;
+  checks: number;
+  available: number;
+  duration_sum_ms: number;
+  duration_p95_ms: number;
+}
+
 export interface AnnouncementsTable {
   id: Generated<number>;
   kind: string;
@@ -174,3 +186,7 @@ export type UserRow = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewResource = Insertable<ResourcesTable>;
 export type ResourceUpdate = Updateable<ResourcesTable>;
+export type PodRow = Selectable<PodsTable>;
+export type AgentRow = Selectable<AgentsTable>;
+export type RouteRow = Selectable<RoutesTable>;
+export type RouteLogRow = Selectable<RouteLogTable>;

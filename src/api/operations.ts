@@ -1,6 +1,8 @@
 import type { OperationDef } from './operation.ts';
 import { authOperations } from './ops/auth.ts';
+import { monitoringOperations } from './ops/monitoring.ts';
 import { systemOperations } from './ops/system.ts';
+import { tunnelOperations } from './ops/tunnel.ts';
 
 /**
  * Every operation of the API, by id. Each capability adds its own table in
@@ -10,6 +12,8 @@ import { systemOperations } from './ops/system.ts';
 export const operations = {
   ...systemOperations,
   ...authOperations,
+  ...monitoringOperations,
+  ...tunnelOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { fillPath, type InputOf, type OperationDef, type ResponseOf } from '../api/operation.ts';
 import { HttpError, MonctlError, type Problem } from '../errors.ts';
 
@@ -64,7 +64,8 @@ export class ApiClient {
     return url;
   }
 
-  async call<O extends OperationDef>(op: O, ...[input]: undefined extends InputOf<O> ? [InputOf<O>?] : [InputOf<O>]): Promise<ResponseOf<O>> {
+  // The input may be left out when all of its fields are optional (InputOf is an object type, never undefined).
+  async call<O extends OperationDef>(op: O, ...[input]: {} extends InputOf<O> ? [InputOf<O>?] : [InputOf<O>]): Promise<ResponseOf<O>> {
     const body = (input as { body?: unknown } | undefined)?.body;
     const res = await this.raw(op.method, this.url(op, input), body === undefined ? undefined : JSON.stringify(body));
     return (res.text === '' ? undefined : JSON.parse(res.text)) as ResponseOf<O>;
@@ -75,6 +76,8 @@ export class ApiClient {
     const url = urlOrPath.startsWith('/') ? this.server + urlOrPath : urlOrPath;
     const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: 'application/json', ...this.authHeaders(method), ...extraHeaders };
     if (body !== undefined) headers['content-type'] ??= 'application/json';
+    // undici is loaded on first use: the CLI brings a lighter transport and must not pay for it.
+    const { request } = await import('undici');
     let res: Dispatcher.ResponseData;
     try {
       res = await request(url, {

@@ -27,7 +27,7 @@ export function openSqlite(file: string): OpenedStore {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return {
     db,
     integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
@@ -37,5 +37,30 @@ export function openSqlite(file: string): OpenedStore {
   };
 }
 
-/** Column type and modifiers for an auto-incrementing integer primary key. */
-export const autoIdType = 'integer' as const;
+type RawDatabase = InstanceType<typeof SqliteDatabase>;
+type Statement = ReturnType<RawDatabase['prepare']>;
+
+/**
+ * kysely's SQLite driver prepares every statement anew, which was the largest
+ * single cost of an API read. The SQL kysely generates for one query shape is
+ * the same string every time (values are bound parameters), so prepared
+ * statements are cached by SQL text, least recently used evicted. Reuse is
+ * safe because the driver runs one query at a time on this connection.
+ */
+function withStatementCache(raw: RawDatabase, capacity = 500) {
+  const cache = new Map<string, Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(sql: string): Statement {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql); // re-insert: Map order is least recently used first
+      } else {
+        statement = raw.prepare(sql);
+        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}

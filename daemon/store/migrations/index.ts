@@ -2,6 +2,9 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as auth from './0001-auth.ts';
 import * as monitoring from './0002-monitoring.ts';
 import * as tunnel from './0003-tunnel.ts';
+import * as monitoringUniqueNames from './0004-monitoring-unique-names.ts';
+import * as probes from './0005-probes.ts';
+import * as tunnelAdmin from './0006-tunnel-admin.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -12,6 +15,9 @@ const migrations: Record<string, Migration> = {
   '0001-auth': auth,
   '0002-monitoring': monitoring,
   '0003-tunnel': tunnel,
+  '0004-monitoring-unique-names': monitoringUniqueNames,
+  '0005-probes': probes,
+  '0006-tunnel-admin': tunnelAdmin,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,188 @@
+/**
+ * `npm run bench:probes`: N HTTP resources (default 10,000) against local
+ * target servers at a fixed interval (default 60 s), measured over whole
+ * intervals once every resource has had its first check. Prints checks done
+ * versus due, p50/p99 start lag, the daemon's CPU and RSS, and the ratio of
+ * its check throughput to a bare undici loop sending the same requests at the
+ * same rate in the same run.
+ *
+ * Flags: --resources N, --interval S (10..86400), --intervals K (measured),
+ * --baseline-seconds S, --targets T (target server ports).
+ * A short run: `npm run bench:probes -- --resources 1000 --interval 10 --intervals 2 --baseline-seconds 10`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:http';
+import { Agent, request } from 'undici';
+import { startDaemon } from '../test/helpers/daemon.ts';
+import { flag, fmt } from './lib/load.ts';
+
+/** Child mode: T plain HTTP servers answering 200; `GET /__stats` on any tells requests and distinct paths so far. */
+async function serveTargets(count: number): Promise<void> {
+  let total = 0;
+  const seen = new Set<string>();
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const server = createServer((req, res) => {
+      if (req.url === '/__stats') return void res.end(JSON.stringify({ total, distinct: seen.size }));
+      total++;
+      seen.add(req.url!);
+      res.end('ok');
+    });
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    ports.push((server.address() as { port: number }).port);
+  }
+  process.stdout.write(`${JSON.stringify({ ports })}\n`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function procStat(pid: number): { cpuSeconds: number; rssMb: number; peakMb: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return { cpuSeconds: ticks / 100, rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+/** Cumulative buckets of `monctl_scheduler_lag_seconds` from the daemon's metrics. */
+async function lagBuckets(url: string, key: string): Promise<Map<number, number>> {
+  const res = await request(`${url}/actuator/prometheus`, { headers: { authorization: `Bearer ${key}` } });
+  const text = await res.body.text();
+  const out = new Map<number, number>();
+  for (const m of text.matchAll(/^monctl_scheduler_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) {
+    out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
+  }
+  return out;
+}
+
+/** histogram_quantile over the difference of two bucket snapshots. */
+function quantile(q: number, before: Map<number, number>, after: Map<number, number>): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const counts = bounds.map((b) => after.get(b)! - (before.get(b) ?? 0));
+  const total = counts[counts.length - 1];
+  if (!total) return NaN;
+  const rank = q * total;
+  for (let i = 0; i < bounds.length; i++) {
+    if (counts[i] >= rank) {
+      if (bounds[i] === Infinity) return bounds[i - 1];
+      const lower = i === 0 ? 0 : bounds[i - 1];
+      const below = i === 0 ? 0 : counts[i - 1];
+      return lower + (bounds[i] - lower) * ((rank - below) / Math.max(1, counts[i] - below));
+    }
+  }
+  return NaN;
+}
+
+async function main(): Promise<void> {
+  const n = flag('resources', 10_000);
+  const interval = flag('interval', 60);
+  const intervals = flag('intervals', 2);
+  const baselineSeconds = flag('baseline-seconds', interval);
+  const targetCount = flag('targets', 8);
+  const children: ChildProcess[] = [];
+  const targets = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', String(targetCount)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(targets);
+  process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+  const { ports } = JSON.parse(await new Promise<string>((resolve) => targets.stdout!.once('data', (d) => resolve(String(d)))));
+  const pathOf = (i: number) => `http://127.0.0.1:${ports[i % ports.length]}/r/${i}`;
+  const stats = async () => JSON.parse(await (await request(`http://127.0.0.1:${ports[0]}/__stats`)).body.text()) as { total: number; distinct: number };
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'monctl-bench-probes-'));
+  const env = { MONCTL_CHECK_RESPONSES: '0' };
+  let daemon = await startDaemon({ env, dataDir: join(dataDir, 'data') });
+  children.push(daemon.proc);
+  console.log(`probes bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets, measuring ${intervals} interval(s)`);
+  try {
+    const api = new Agent({ connections: 8 });
+    const created = Date.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (next < n) {
+        const i = next++;
+        const res = await request(`${daemon.url}/api/resources`, {
+          method: 'POST', dispatcher: api,
+          headers: { authorization: `Bearer ${daemon.adminKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `bench-${i}`, resourceType: 'HTTP', target: pathOf(i), intervalSeconds: interval }),
+        });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
+      }
+    }));
+    await api.close();
+    console.log(`created ${n} resources through the API in ${((Date.now() - created) / 1000).toFixed(1)} s`);
+    while ((await stats()).distinct < n) await sleep(200);
+    // Creating 10,000 resources through the API leaves V8's heap grown; a restart shows the
+    // steady state of a daemon that watches them (and that a restart resumes without a burst).
+    const creation = procStat(daemon.proc.pid!);
+    console.log(`every resource checked once; daemon RSS ${fmt(creation.rssMb)} MB (peak ${fmt(creation.peakMb)} MB) after creation; restarting it`);
+    await daemon.stop();
+    const restart = Date.now();
+    daemon = await startDaemon({ env, dataDir: join(dataDir, 'data') });
+    children.push(daemon.proc);
+    console.log(`restarted in ${((Date.now() - restart) / 1000).toFixed(1)} s`);
+    // Every resource has been checked once: from now on each is due exactly once per interval.
+    const before = { stats: await stats(), lag: await lagBuckets(daemon.url, daemon.adminKey), proc: procStat(daemon.proc.pid!), at: Date.now() };
+    let maxRss = before.proc.rssMb;
+    const windowMs = intervals * interval * 1000;
+    while (Date.now() - before.at < windowMs) {
+      await sleep(Math.min(1000, windowMs - (Date.now() - before.at)));
+      maxRss = Math.max(maxRss, procStat(daemon.proc.pid!).rssMb);
+    }
+    const after = { stats: await stats(), lag: await lagBuckets(daemon.url, daemon.adminKey), proc: procStat(daemon.proc.pid!), at: Date.now() };
+    const done = after.stats.total - before.stats.total;
+    const due = n * intervals;
+    const seconds = (after.at - before.at) / 1000;
+    const daemonRate = done / seconds;
+    const daemonCpu = after.proc.cpuSeconds - before.proc.cpuSeconds;
+    await daemon.stop();
+
+    // Baseline: a bare undici loop sending the same requests at the same rate (each path once per interval, evenly phased).
+    const agent = new Agent({ keepAliveTimeout: 30_000 });
+    const start = Date.now();
+    const cpu0 = process.cpuUsage();
+    let sent = 0;
+    let ok = 0;
+    const inflight = new Set<Promise<void>>();
+    const slot = (interval * 1000) / n;
+    while (Date.now() - start < baselineSeconds * 1000) {
+      const dueNow = Math.floor((Date.now() - start) / slot);
+      while (sent <= dueNow && Date.now() - start < baselineSeconds * 1000) {
+        const i = sent++ % n;
+        const p = request(pathOf(i), { dispatcher: agent }).then(async (res) => {
+          await res.body.dump();
+          if (res.statusCode === 200) ok++;
+        }, () => undefined).finally(() => inflight.delete(p));
+        inflight.add(p);
+      }
+      await sleep(5);
+    }
+    await Promise.all(inflight);
+    const baseCpu = process.cpuUsage(cpu0);
+    const baseSeconds = (Date.now() - start) / 1000;
+    const baseRate = ok / baseSeconds;
+    await agent.close();
+
+    const p50 = quantile(0.5, before.lag, after.lag);
+    const p99 = quantile(0.99, before.lag, after.lag);
+    console.log(`checks done vs due:      ${done} / ${due} (${fmt((100 * done) / due)} %) over ${fmt(seconds)} s`);
+    console.log(`start lag:               p50 ${fmt(p50 * 1000)} ms, p99 ${fmt(p99 * 1000)} ms (from the lag histogram)`);
+    console.log(`daemon CPU:              ${fmt(daemonCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * daemonCpu) / seconds)} % of one core, ${fmt((1000 * daemonCpu) / Math.max(1, done), 3)} ms per check)`);
+    console.log(`daemon RSS:              ${fmt(after.proc.rssMb)} MB at the end, ${fmt(maxRss)} MB max sampled each second, ${fmt(after.proc.peakMb)} MB peak (VmHWM) since the restart`);
+    console.log(`daemon throughput:       ${fmt(daemonRate, 2)} checks/s (schedule: ${fmt(n / interval, 2)}/s)`);
+    const baseCpuSeconds = (baseCpu.user + baseCpu.system) / 1e6;
+    console.log(`bare undici loop:        ${fmt(baseRate, 2)} requests/s over ${fmt(baseSeconds)} s, ${fmt(baseCpuSeconds, 2)} s CPU (${fmt((1000 * baseCpuSeconds) / Math.max(1, ok), 3)} ms per request)`);
+    console.log(`ratio daemon / baseline: ${fmt(daemonRate / baseRate, 3)}`);
+  } finally {
+    await daemon.stop();
+    targets.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes('--serve-targets')) await serveTargets(flag('serve-targets', 8));
+else await main();

@@ -1,0 +1,213 @@
+/**
+ * SSE fan-out: N subscribers (default 1,000) on `/admin/sse/topology`, R
+ * events per second (default 100, each a real `PUT /admin/api/routes/{id}`),
+ * for S seconds. Reports the delivery latency from the emitting request to
+ * each subscriber (p50/p99 of all deliveries, and p99 of the time until the
+ * LAST subscriber has an event), and the daemon's RSS per subscriber.
+ * Targets: p99 < 100 ms, < 50 KB per subscriber.
+ *
+ *   npm run bench:sse -- --subscribers 1000 --rate 100 --seconds 10 --workers 2
+ *
+ * Subscribers are raw sockets in worker threads (a full EventSource per
+ * subscriber would measure the client, not the daemon). Latency starts when
+ * the PUT is sent, so it includes the request's own handling: an upper bound.
+ */
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+const now = () => performance.timeOrigin + performance.now();
+
+interface WorkerInput { url: string; key: string; count: number }
+interface WorkerReport { seq: number[]; latency: number[]; connected: number; closed: number }
+
+if (!isMainThread) runWorker(workerData as WorkerInput);
+else await main();
+
+/** One worker: `count` subscribers; reports how many saw their SNAPSHOT, then every delivery. */
+function runWorker({ url, key, count }: WorkerInput): void {
+  const target = new URL(url);
+  const seqs: number[] = [];
+  const latencies: number[] = [];
+  let connected = 0;
+  let closed = 0;
+  // A few connecting at a time: a burst of hundreds overflows the listen backlog and measures SYN retries.
+  let opened = 0;
+  const openNext = () => {
+    if (opened >= count) return;
+    opened++;
+    open();
+  };
+  for (let i = 0; i < 20; i++) openNext();
+  function open() {
+    const socket = connect(Number(target.port), target.hostname);
+    let buffer = '';
+    let snapshot = false;
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      const at = now();
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (!snapshot && frame.includes('event: SNAPSHOT')) {
+          snapshot = true;
+          connected++;
+          openNext();
+          continue;
+        }
+        const m = /\/t\/(\d+)\/(\d+)/.exec(frame);
+        if (m) {
+          seqs.push(Number(m[2]));
+          latencies.push(at - Number(m[1]) / 1000);
+        }
+      }
+    });
+    socket.on('close', () => closed++);
+    socket.on('error', () => {});
+    socket.write(`GET /admin/sse/topology HTTP/1.1\r\nHost: ${target.host}\r\nX-API-KEY: ${key}\r\nAccept: text/event-stream\r\n\r\n`);
+  }
+  parentPort!.on('message', (msg: string) => {
+    if (msg === 'status') parentPort!.postMessage({ connected, closed });
+    if (msg === 'report') parentPort!.postMessage({ seq: seqs, latency: latencies, connected, closed } satisfies WorkerReport);
+  });
+}
+
+function rssKb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+async function main(): Promise<void> {
+  const { flag, fmt } = await import('./lib/load.ts');
+  const { startDaemon } = await import('../test/helpers/daemon.ts');
+  const subscribers = flag('subscribers', 1000);
+  const rate = flag('rate', 100);
+  const seconds = flag('seconds', 10);
+  const workers = flag('workers', 2);
+  const daemon = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' } });
+  const threads: Worker[] = [];
+  try {
+    const headers = { 'x-api-key': daemon.adminKey, 'content-type': 'application/json' };
+    // A few kept-alive connections for the emitting requests, with patience for a loaded machine.
+    const { Agent, request } = await import('undici');
+    const dispatcher = new Agent({ connections: 8, connectTimeout: 60_000, keepAliveTimeout: 2_000 });
+    const call = async (method: string, path: string, body: unknown) => {
+      const res = await request(daemon.url + path, { method: method as 'PUT', headers, body: JSON.stringify(body), dispatcher });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+      return JSON.parse(text) as { id: number };
+    };
+    const agent = await call('POST', '/admin/api/agents', { name: 'bench-agent' });
+    const route = await call('POST', '/admin/api/routes', { name: 'bench', type: 'HTTP', agentId: agent.id, hostname: 'bench.test', target: 'http://x/' });
+    const responseMs: number[] = [];
+    const emit = async (seq: number) => {
+      const sent = now();
+      await call('PUT', `/admin/api/routes/${route.id}`, { target: `http://x/t/${Math.round(sent * 1000)}/${seq}` });
+      if (seq >= 0) responseMs.push(now() - sent);
+    };
+
+    // Fill the hub's replay buffer first, so the baseline already holds it.
+    for (let i = 0; i < 1100; i++) await emit(-1);
+    await new Promise((r) => setTimeout(r, 500));
+    const baseRss = rssKb(daemon.proc.pid!);
+
+    const per = Math.ceil(subscribers / workers);
+    for (let w = 0; w < workers; w++) {
+      const count = Math.min(per, subscribers - w * per);
+      threads.push(new Worker(new URL(import.meta.url), { workerData: { url: daemon.url, key: daemon.adminKey, count } }));
+    }
+    const ask = (w: Worker, msg: string) => new Promise<any>((resolve) => { w.once('message', resolve); w.postMessage(msg); });
+    const started = Date.now();
+    for (;;) {
+      const status = await Promise.all(threads.map((w) => ask(w, 'status')));
+      const connected = status.reduce((n, s) => n + s.connected, 0);
+      if (connected >= subscribers) break;
+      if (Date.now() - started > 120_000) throw new Error(`only ${connected} of ${subscribers} subscribers got their SNAPSHOT`);
+      process.stderr.write(`\rsubscribers connected: ${connected}   `);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const connectedRss = rssKb(daemon.proc.pid!);
+    process.stderr.write(`\rsubscribers connected: ${subscribers}, emitting\n`);
+
+    // R events per second, paced on a schedule (not back to back) for S seconds.
+    const total = rate * seconds;
+    const t0 = now();
+    const cpu0 = cpuSeconds(daemon.proc.pid!);
+    const benchCpu0 = process.cpuUsage();
+    const inFlight: Promise<unknown>[] = [];
+    for (let seq = 0; seq < total; seq++) {
+      const due = t0 + (seq * 1000) / rate;
+      const wait = due - now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      inFlight.push(emit(seq));
+    }
+    await Promise.all(inFlight);
+    const elapsed = (now() - t0) / 1000;
+    const daemonCpu = (cpuSeconds(daemon.proc.pid!) - cpu0) / elapsed;
+    const benchCpuUse = process.cpuUsage(benchCpu0);
+    const benchCpu = (benchCpuUse.user + benchCpuUse.system) / 1e6 / elapsed;
+    const activeRss = rssKb(daemon.proc.pid!);
+    await new Promise((r) => setTimeout(r, 2000)); // stragglers
+    const reports: WorkerReport[] = await Promise.all(threads.map((w) => ask(w, 'report')));
+
+    const all: number[] = [];
+    const lastPerEvent = new Map<number, number>();
+    const firstPerEvent = new Map<number, number>();
+    const perEventCount = new Map<number, number>();
+    for (const r of reports) {
+      for (let i = 0; i < r.seq.length; i++) {
+        if (r.seq[i] < 0) continue;
+        all.push(r.latency[i]);
+        lastPerEvent.set(r.seq[i], Math.max(lastPerEvent.get(r.seq[i]) ?? 0, r.latency[i]));
+        firstPerEvent.set(r.seq[i], Math.min(firstPerEvent.get(r.seq[i]) ?? Infinity, r.latency[i]));
+        perEventCount.set(r.seq[i], (perEventCount.get(r.seq[i]) ?? 0) + 1);
+      }
+    }
+    all.sort((a, b) => a - b);
+    const lasts = [...lastPerEvent.values()].sort((a, b) => a - b);
+    // The hub's own share: from the first subscriber having the event (the publish) to the last.
+    const spread = [...lastPerEvent].map(([seq, last]) => last - firstPerEvent.get(seq)!).sort((a, b) => a - b);
+    const delivered = all.length;
+    const expected = total * subscribers;
+    const closed = reports.reduce((n, r) => n + r.closed, 0);
+    const perSubKb = (connectedRss - baseRss) / subscribers;
+    const perSubActiveKb = (activeRss - baseRss) / subscribers;
+    const p99All = percentile(all, 99);
+    const p99Last = percentile(lasts, 99);
+
+    console.log(`# SSE fan-out: ${subscribers} subscribers, ${rate} events/s for ${seconds} s (${workers} client threads)`);
+    console.log(`deliveries: ${delivered} of ${expected} (${fmt((100 * delivered) / expected, 2)} %), subscribers closed: ${closed}`);
+    console.log(`latency, all deliveries: p50 ${fmt(percentile(all, 50))} ms, p99 ${fmt(p99All)} ms, max ${fmt(all.at(-1) ?? NaN)} ms`);
+    console.log(`latency until the last subscriber has the event: p50 ${fmt(percentile(lasts, 50))} ms, p99 ${fmt(p99Last)} ms`);
+    console.log(`fan-out, first to last subscriber: p50 ${fmt(percentile(spread, 50))} ms, p99 ${fmt(percentile(spread, 99))} ms`);
+    responseMs.sort((a, b) => a - b);
+    console.log(`emitting PUT round trip: p50 ${fmt(percentile(responseMs, 50))} ms, p99 ${fmt(percentile(responseMs, 99))} ms`);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    console.log(`CPU while emitting: daemon ${fmt(daemonCpu * 100, 0)} % of a core, bench clients ${fmt(benchCpu * 100, 0)} %; load average ${load}`);
+    console.log(`daemon RSS: ${fmt(baseRss / 1024)} MB before, ${fmt(connectedRss / 1024)} MB connected, ${fmt(activeRss / 1024)} MB after the events`);
+    console.log(`RSS per subscriber: ${fmt(perSubKb)} KB connected, ${fmt(perSubActiveKb)} KB with events flowing`);
+    console.log('metric | value | target | ratio (value/target, < 1 meets it)');
+    console.log(`p99 to every subscriber | ${fmt(p99Last)} ms | 100 ms | ${fmt(p99Last / 100, 2)}`);
+    console.log(`p99 of all deliveries | ${fmt(p99All)} ms | 100 ms | ${fmt(p99All / 100, 2)}`);
+    console.log(`p99 fan-out (publish to last subscriber) | ${fmt(percentile(spread, 99))} ms | 100 ms | ${fmt(percentile(spread, 99) / 100, 2)}`);
+    console.log(`RSS per subscriber | ${fmt(Math.max(perSubKb, perSubActiveKb))} KB | 50 KB | ${fmt(Math.max(perSubKb, perSubActiveKb) / 50, 2)}`);
+    if (delivered < expected) process.exitCode = 1;
+  } catch (err) {
+    console.error(`daemon stderr:\n${daemon.stderr()}\nlast logs: ${JSON.stringify(daemon.logs.slice(-5))}`);
+    throw err;
+  } finally {
+    await Promise.all(threads.map((w) => w.terminate()));
+    await daemon.stop();
+  }
+}

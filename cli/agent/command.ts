@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { type Command, Option } from 'commander';
+import pino from 'pino';
+import { TunnelAgent } from './agent.ts';
+
+interface AgentFlags {
+  server?: string;
+  tokenFile?: string;
+  skipTls?: boolean;
+  targetTimeout: string;
+  logLevel: string;
+}
+
+/** Asks for the token on the terminal without echoing it. */
+async function promptToken(): Promise<string> {
+  const muted = new Writable({ write: (_c, _e, done) => done() });
+  process.stderr.write('Registration token: ');
+  const rl = createInterface({ input: process.stdin, output: muted, terminal: true });
+  const token = await new Promise<string>((resolve) => rl.once('line', resolve));
+  rl.close();
+  process.stderr.write('\n');
+  return token.trim();
+}
+
+/** The token source, in order: --token-file, MONCTL_AGENT_TOKEN, a prompt on a TTY. */
+async function tokenSource(flags: AgentFlags): Promise<() => string> {
+  if (flags.tokenFile) {
+    const file = flags.tokenFile;
+    const read = () => readFileSync(file, 'utf8').trim();
+    read(); // fail now, with a clear message, if it is unreadable
+    return () => {
+      try { return read(); } catch { return ''; }
+    };
+  }
+  const env = process.env.MONCTL_AGENT_TOKEN?.trim();
+  if (env) return () => env;
+  if (process.stdin.isTTY) {
+    const typed = await promptToken();
+    return () => typed;
+  }
+  throw new Error('no registration token: use --token-file, MONCTL_AGENT_TOKEN, or run on a terminal to be prompted');
+}
+
+/** `monctl agent`: runs the tunnel agent in the foreground (JSON logs on stdout). */
+export function registerAgentCommand(program: Command): void {
+  program.command('agent')
+    .description('run the tunnel agent: dial the daemon and serve the routes bound to this agent')
+    .addOption(new Option('--server <url>', 'daemon API URL (its main listener)').env('MONCTL_SERVER'))
+    .option('--token-file <path>', 'file holding the registration token (else MONCTL_AGENT_TOKEN, else a prompt)')
+    .option('--skip-tls', 'do not verify TLS certificates of https targets')
+    .addOption(new Option('--target-timeout <seconds>', 'connect and response-header timeout towards targets (504 beyond)').default('30'))
+    .addOption(new Option('--log-level <level>', 'log level').env('MONCTL_LOG_LEVEL').default('info')
+      .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
+    .action(async (_local: AgentFlags, command: Command) => {
+      // `--server` is also a global option of `monctl`, which may have consumed it.
+      const flags = command.optsWithGlobals<AgentFlags>();
+      const usage = (message: string) => {
+        process.stderr.write(`monctl agent: ${message}\n`);
+        process.exit(2);
+      };
+      if (!flags.server) return usage('--server is required (or MONCTL_SERVER)');
+      try {
+        if (!/^https?:$/.test(new URL(flags.server).protocol)) throw new Error();
+      } catch {
+        return usage(`--server must be an http(s) URL, got ${flags.server}`);
+      }
+      const timeout = Number(flags.targetTimeout);
+      if (!(timeout > 0)) return usage('--target-timeout must be a positive number of seconds');
+      let token: () => string;
+      try {
+        token = await tokenSource(flags);
+      } catch (err) {
+        return usage((err as Error).message);
+      }
+
+      const log = pino({ level: flags.logLevel, base: { pid: process.pid, component: 'agent' }, timestamp: pino.stdTimeFunctions.isoTime });
+      const agent = new TunnelAgent({
+        server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log,
+      });
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) process.exit(1);
+        stopping = true;
+        log.info({ signal }, 'agent stopping');
+        agent.stop().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+      log.info({ server: flags.server, skipTls: Boolean(flags.skipTls) }, 'agent starting');
+      const exit = await agent.run();
+      if (exit === 'replaced') process.exit(1);
+    });
+}

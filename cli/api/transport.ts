@@ -1,0 +1,85 @@
+import type { Socket } from 'node:net';
+import { HttpError, MonctlError, type Problem } from '../../src/errors.ts';
+
+/**
+ * A minimal HTTP/1.1 client over node:net (node:tls for https). The CLI starts
+ * cold on every call, and loading node:http or undici costs more than the
+ * whole rest of a `monctl resources list`; one request per connection with
+ * `Connection: close` needs none of their machinery.
+ */
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+export async function send(method: string, url: string, headers: Record<string, string>, body?: string, timeoutMs = 30_000): Promise<WireResponse> {
+  const u = new URL(url);
+  const https = u.protocol === 'https:';
+  const port = Number(u.port || (https ? 443 : 80));
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
+  const lines = [`${method} ${u.pathname}${u.search} HTTP/1.1`, `host: ${u.host}`, 'connection: close'];
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  if (payload) lines.push(`content-length: ${payload.length}`);
+  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+
+  const socket: Socket = https
+    ? (await import('node:tls')).connect({ host, port, servername: host })
+    : (await import('node:net')).connect({ host, port });
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error('ETIMEDOUT')));
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks)));
+    socket.on('error', reject);
+    socket.write(payload ? Buffer.concat([head, payload]) : head);
+  }).catch((err: NodeJS.ErrnoException) => {
+    throw new MonctlError('connection', `cannot reach ${u.origin}: ${err.code ?? err.message}`, 1, { cause: err });
+  });
+  return parse(raw, u.origin);
+}
+
+function parse(raw: Buffer, origin: string): WireResponse {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) throw new MonctlError('connection', `incomplete response from ${origin}`);
+  const [statusLine, ...headerLines] = raw.subarray(0, end).toString('latin1').split('\r\n');
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1]);
+  if (!status) throw new MonctlError('connection', `${origin} did not answer HTTP`);
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let bodyBuf = raw.subarray(end + 4);
+  if (/chunked/i.test(headers['transfer-encoding'] ?? '')) bodyBuf = dechunk(bodyBuf);
+  else if (headers['content-length'] !== undefined) bodyBuf = bodyBuf.subarray(0, Number(headers['content-length']));
+  return { status, headers, text: bodyBuf.toString('utf8') };
+}
+
+function dechunk(buf: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const nl = buf.indexOf('\r\n', at);
+    if (nl < 0) break;
+    const size = parseInt(buf.subarray(at, nl).toString('latin1'), 16);
+    if (!size) break;
+    parts.push(buf.subarray(nl + 2, nl + 2 + size));
+    at = nl + 2 + size + 2;
+  }
+  return Buffer.concat(parts);
+}
+
+/** A non-2xx answer as the HttpError the rest of monctl understands (problem detail and field errors). */
+export function errorFrom(res: WireResponse): HttpError {
+  if ((res.headers['content-type'] ?? '').includes('json')) {
+    try {
+      const problem = JSON.parse(res.text) as Problem;
+      if (problem && typeof problem.status === 'number') return HttpError.fromProblem(problem);
+    } catch {
+      // not a problem document: fall through
+    }
+  }
+  return new HttpError(res.status, 'http-error', `HTTP ${res.status}${res.text ? `: ${res.text.slice(0, 200)}` : ''}`);
+}

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { MonctlError } from '../../src/errors.ts';
+import { ops } from '../api/ops.ts';
+import type { Runtime } from '../runtime.ts';
+import type { Spec } from './spec.ts';
+
+/**
+ * The difference between the file and the daemon, as a list of steps.
+ * Announcements have no name in the API: apply wraps their content in
+ * `<div class="monctl-apply monctl-name-NAME monctl-hash-H">` (class survives
+ * the sanitizer), H being a hash of the file's content, active and
+ * activeUntil, so a change in the file is seen even though the daemon
+ * rewrites the HTML.
+ */
+export interface Step {
+  action: 'create' | 'update' | 'delete';
+  kind: 'group' | 'resource' | 'announcement';
+  name: string;
+  changes?: string[];
+  run: () => Promise<void>;
+}
+
+const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash-([0-9a-f]+)">/;
+
+export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
+  const c = rt.client;
+  const [groups, resources, announcements] = await Promise.all([
+    c.call(ops.listGroups), c.call(ops.listAdminResources), c.call(ops.listAnnouncements),
+  ]);
+  const groupIds = new Map(groups.map((g) => [g.name, g.id]));
+  const wanted = new Set(spec.groups.map((g) => g.name));
+  const missing = spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  resources ${r.name}: group "${g}" is neither in the file nor on the server`));
+  if (prune) missing.push(...spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  resources ${r.name}: group "${g}" would be pruned (add it to the file)`)));
+  if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
+  const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
+  const steps: Step[] = [];
+
+  for (const g of spec.groups) {
+    const cur = groups.find((x) => x.name === g.name);
+    if (!cur) {
+      steps.push({ action: 'create', kind: 'group', name: g.name, run: async () => {
+        const made = await c.call(ops.createGroup, { body: { name: g.name, visibility: g.visibility ?? 'PUBLIC' } });
+        groupIds.set(made.name, made.id);
+      } });
+    } else if (g.visibility && g.visibility !== cur.visibility) {
+      steps.push({ action: 'update', kind: 'group', name: g.name, changes: ['visibility'], run: async () => {
+        await c.call(ops.updateGroup, { params: { id: cur.id }, body: { name: g.name, visibility: g.visibility! } });
+      } });
+    }
+  }
+
+  for (const r of spec.resources) {
+    const cur = resources.find((x) => x.name === r.name);
+    const optional = { intervalSeconds: r.intervalSeconds, skipTLS: r.skipTLS, recursive: r.recursive, active: r.active };
+    if (!cur) {
+      steps.push({ action: 'create', kind: 'resource', name: r.name, run: async () => {
+        const body = { name: r.name, resourceType: r.type, target: r.target, ...defined(optional), ...(r.groups ? { groupIds: idsOf(r.groups) } : {}) };
+        await c.call(ops.createResource, { body });
+      } });
+      continue;
+    }
+    const changes: string[] = [];
+    if (r.type !== cur.resourceType) changes.push('type');
+    if (r.target !== cur.target) changes.push('target');
+    for (const [k, v] of Object.entries(optional)) if (v !== undefined && v !== (cur as Record<string, unknown>)[k]) changes.push(k);
+    const sorted = (names: string[]) => [...names].sort().join('\n');
+    if (r.groups && sorted(r.groups) !== sorted(cur.groups.map((g) => g.name))) changes.push('groups');
+    if (changes.length) {
+      steps.push({ action: 'update', kind: 'resource', name: r.name, changes, run: async () => {
+        const body: Record<string, unknown> = {};
+        for (const k of changes) {
+          if (k === 'type') body.resourceType = r.type;
+          else if (k === 'groups') body.groupIds = idsOf(r.groups!);
+          else body[k] = (r as unknown as Record<string, unknown>)[k];
+        }
+        await c.call(ops.updateResource, { params: { id: cur.id }, body });
+      } });
+    }
+  }
+
+  const managed = new Map(announcements.flatMap((a) => {
+    const m = MARK.exec(a.content);
+    return m ? [[m[1], { a, hash: m[2] }] as const] : [];
+  }));
+  for (const a of spec.announcements) {
+    const hash = createHash('sha256').update(JSON.stringify([a.content, a.active, a.activeUntil])).digest('hex').slice(0, 16);
+    const body = {
+      kind: a.kind, active: a.active, activeUntil: a.activeUntil,
+      content: `<div class="monctl-apply monctl-name-${a.name} monctl-hash-${hash}">${a.content}</div>`,
+    };
+    const cur = managed.get(a.name);
+    if (!cur) {
+      steps.push({ action: 'create', kind: 'announcement', name: a.name, run: async () => void (await c.call(ops.createAnnouncement, { body })) });
+    } else if (cur.hash !== hash || cur.a.kind !== a.kind) {
+      const changes = [...(cur.a.kind !== a.kind ? ['kind'] : []), ...(cur.hash !== hash ? ['content'] : [])];
+      steps.push({ action: 'update', kind: 'announcement', name: a.name, changes, run: async () => void (await c.call(ops.replaceAnnouncement, { params: { id: cur.a.id }, body })) });
+    }
+  }
+
+  if (prune) {
+    const names = (list: { name: string }[]) => new Set(list.map((x) => x.name));
+    const keepR = names(spec.resources);
+    for (const r of resources) if (!keepR.has(r.name)) steps.push({ action: 'delete', kind: 'resource', name: r.name, run: async () => void (await c.call(ops.deleteResource, { params: { id: r.id } })) });
+    const keepA = names(spec.announcements);
+    // Only announcements that apply itself created are pruned.
+    for (const [name, { a }] of managed) if (!keepA.has(name)) steps.push({ action: 'delete', kind: 'announcement', name, run: async () => void (await c.call(ops.deleteAnnouncement, { params: { id: a.id } })) });
+    for (const g of groups) if (!wanted.has(g.name)) steps.push({ action: 'delete', kind: 'group', name: g.name, run: async () => void (await c.call(ops.deleteGroup, { params: { id: g.id } })) });
+  }
+  return steps;
+}
+
+function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,144 @@
+import { MonctlError } from '../../src/errors.ts';
+
+/**
+ * The file `monctl apply -f` reads (YAML or JSON): groups, resources and
+ * announcements, each matched by name. Validated whole before any write, so
+ * that an invalid file changes nothing. Fields left out are not managed.
+ */
+export interface GroupSpec { name: string; visibility?: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN' }
+export interface ResourceSpec {
+  name: string;
+  type: 'HTTP' | 'TCP' | 'DOCKER';
+  target: string;
+  intervalSeconds?: number;
+  groups?: string[];
+  skipTLS?: boolean;
+  recursive?: boolean;
+  active?: boolean;
+}
+export interface AnnouncementSpec {
+  name: string;
+  kind: 'INFORMATION' | 'WARNING' | 'PROBLEM';
+  content: string;
+  active: boolean;
+  activeUntil: string | null;
+}
+export interface Spec { groups: GroupSpec[]; resources: ResourceSpec[]; announcements: AnnouncementSpec[] }
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export async function parseSpecText(text: string, file: string): Promise<unknown> {
+  if (/\.json$/i.test(file)) {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new MonctlError('invalid-file', `${file}: invalid JSON: ${(err as Error).message}`);
+    }
+  }
+  const { parse } = await import('yaml');
+  try {
+    return parse(text);
+  } catch (err) {
+    throw new MonctlError('invalid-file', `${file}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+export function validateSpec(raw: unknown, file: string): Spec {
+  const errors: string[] = [];
+  const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
+  const spec: Spec = { groups: [], resources: [], announcements: [] };
+  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with groups, resources and/or announcements`);
+  for (const key of Object.keys(raw)) if (!['groups', 'resources', 'announcements'].includes(key)) err(key, 'unknown section (groups, resources, announcements)');
+
+  const list = (key: 'groups' | 'resources' | 'announcements'): Obj[] => {
+    const v = raw[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) {
+      err(key, 'must be a list');
+      return [];
+    }
+    return v.map((item, i) => {
+      if (!isObj(item)) err(`${key}[${i}]`, 'must be a mapping');
+      return isObj(item) ? item : {};
+    });
+  };
+  const check = (path: string, item: Obj, allowed: string[]) => {
+    for (const k of Object.keys(item)) if (!allowed.includes(k)) err(`${path}.${k}`, 'unknown field');
+  };
+  const str = (path: string, v: unknown, required: boolean): string | undefined => {
+    if (v === undefined || v === null) {
+      if (required) err(path, 'is required');
+      return undefined;
+    }
+    if (typeof v !== 'string' || v.trim() === '') {
+      err(path, 'must be a non-empty string');
+      return undefined;
+    }
+    return v;
+  };
+  const bool = (path: string, v: unknown): boolean | undefined => {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'boolean') err(path, 'must be true or false');
+    return v as boolean;
+  };
+  const oneOf = <T extends string>(path: string, v: unknown, values: readonly T[], required: boolean): T | undefined => {
+    const s = str(path, v, required);
+    if (s === undefined) return undefined;
+    const up = s.toUpperCase() as T;
+    if (!values.includes(up)) err(path, `must be one of ${values.join(', ')}`);
+    return up;
+  };
+  const unique = (kind: string, names: Array<string | undefined>) => {
+    const seen = new Set<string>();
+    names.forEach((n, i) => {
+      if (n === undefined) return;
+      if (seen.has(n)) err(`${kind}[${i}].name`, `duplicate name "${n}"`);
+      seen.add(n);
+    });
+  };
+
+  list('groups').forEach((g, i) => {
+    const p = `groups[${i}]`;
+    check(p, g, ['name', 'visibility']);
+    spec.groups.push({ name: str(`${p}.name`, g.name, true)!, visibility: oneOf(`${p}.visibility`, g.visibility, ['PUBLIC', 'AUTHENTICATED', 'HIDDEN'] as const, false) });
+  });
+  list('resources').forEach((r, i) => {
+    const p = `resources[${i}]`;
+    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active']);
+    const type = oneOf(`${p}.type`, r.type ?? r.resourceType, ['HTTP', 'TCP', 'DOCKER'] as const, true);
+    const target = str(`${p}.target`, r.target, true);
+    if (type === 'HTTP' && target && !/^https?:\/\/[^/\s]+/i.test(target)) err(`${p}.target`, 'must be an http(s) URL for HTTP');
+    if (type === 'TCP' && target && !/^(\[[0-9a-f:.]+\]|[^:\s]+):\d{1,5}$/i.test(target)) err(`${p}.target`, 'must be host:port for TCP');
+    const interval = r.intervalSeconds;
+    if (interval !== undefined && (!Number.isInteger(interval) || (interval as number) < 10 || (interval as number) > 86400)) {
+      err(`${p}.intervalSeconds`, 'must be an integer from 10 to 86400');
+    }
+    let groups: string[] | undefined;
+    if (r.groups !== undefined) {
+      if (!Array.isArray(r.groups) || r.groups.some((g) => typeof g !== 'string')) err(`${p}.groups`, 'must be a list of group names');
+      else groups = r.groups as string[];
+    }
+    spec.resources.push({
+      name: str(`${p}.name`, r.name, true)!, type: type!, target: target!, intervalSeconds: interval as number | undefined, groups,
+      skipTLS: bool(`${p}.skipTLS`, r.skipTLS), recursive: bool(`${p}.recursive`, r.recursive), active: bool(`${p}.active`, r.active),
+    });
+  });
+  list('announcements').forEach((a, i) => {
+    const p = `announcements[${i}]`;
+    check(p, a, ['name', 'kind', 'content', 'active', 'activeUntil']);
+    const name = str(`${p}.name`, a.name, true);
+    if (name && !/^[A-Za-z0-9_-]{1,64}$/.test(name)) err(`${p}.name`, 'must be 1 to 64 of A-Z a-z 0-9 _ - (it becomes an HTML class)');
+    const until = a.activeUntil;
+    if (until !== undefined && until !== null && (typeof until !== 'string' || Number.isNaN(Date.parse(until)))) err(`${p}.activeUntil`, 'must be a date-time or null');
+    spec.announcements.push({
+      name: name!, kind: oneOf(`${p}.kind`, a.kind, ['INFORMATION', 'WARNING', 'PROBLEM'] as const, true)!,
+      content: str(`${p}.content`, a.content, true)!, active: bool(`${p}.active`, a.active) ?? true, activeUntil: (until as string | undefined) ?? null,
+    });
+  });
+  unique('groups', spec.groups.map((g) => g.name));
+  unique('resources', spec.resources.map((r) => r.name));
+  unique('announcements', spec.announcements.map((a) => a.name));
+  if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`);
+  return spec;
+}

@@ -1,0 +1,70 @@
+import type { Command } from 'commander';
+import type { Agent } from '../../src/api/schemas/tunnel.ts';
+import { ops } from '../api/ops.ts';
+import { confirm } from '../io/prompt.ts';
+import type { View } from '../output/render.ts';
+import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+
+export const agentView: View<Agent> = {
+  columns: [
+    { header: 'ID', get: (a) => a.id },
+    { header: 'NAME', get: (a) => a.name },
+    { header: 'STATUS', get: (a) => a.status, status: true },
+    { header: 'TOKEN', get: (a) => (a.hasToken ? 'yes' : 'no') },
+    { header: 'POD', get: (a) => a.podId },
+    { header: 'LAST SEEN', get: (a) => a.lastSeenAt },
+    { header: 'REMOTE', get: (a) => a.remoteAddress, wide: true },
+    { header: 'VERSION', get: (a) => a.version, wide: true },
+    { header: 'CONNECTED', get: (a) => a.connectedAt, wide: true },
+    { header: 'TOKEN CREATED', get: (a) => a.tokenCreatedAt, wide: true },
+    { header: 'CREATED', get: (a) => a.createdAt, wide: true },
+  ],
+};
+
+export const agentId = (rt: Runtime, ref: string) => resolveRef(ref, 'agent', () => rt.client.call(ops.listAgents), (a) => a.name);
+
+export function register(program: Command): void {
+  const agents = program.command('agents').description('tunnel agents (ADMIN)');
+
+  withOutput(agents.command('list').alias('ls').description('list agents'))
+    .action(act(async (rt) => rt.show(await rt.client.call(ops.listAgents), agentView)));
+
+  withOutput(agents.command('get').description('show an agent').argument('<agent>', 'id or name'))
+    .action(act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getAgent, { params: { id: await agentId(rt, ref) } }), agentView)));
+
+  withOutput(agents.command('add').description('create an agent slot (then: monctl agents token NAME)'))
+    .argument('<name>')
+    .option('--token', 'also generate its registration token and print it')
+    .action(act(async (rt, name: string, opts: { token?: boolean }) => {
+      const agent = await rt.client.call(ops.createAgent, { body: { name } });
+      if (!opts.token) return rt.done(agent, `Created agent ${agent.name} (id ${agent.id}). Generate its token with: monctl agents token ${agent.name}`);
+      const { token } = await rt.client.call(ops.rotateAgentToken, { params: { id: agent.id } });
+      if (rt.structured) return rt.show({ ...agent, hasToken: true, token });
+      rt.info(`Created agent ${agent.name} (id ${agent.id}). Its registration token is shown this once:`);
+      process.stdout.write(`${token}\n`);
+    }));
+
+  agents.command('rm').description('delete an agent (disconnects it; its routes go with it)')
+    .argument('<agent>', 'id or name')
+    .option('-y, --yes', 'do not ask')
+    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
+      const id = await agentId(rt, ref);
+      await confirm(`Delete agent ${ref} and its routes`, opts.yes);
+      await rt.client.call(ops.deleteAgent, { params: { id } });
+      process.stdout.write(`Deleted agent ${ref}.\n`);
+    }));
+
+  withOutput(agents.command('token').description('generate a new registration token (the old one stops working)'))
+    .argument('<agent>', 'id or name')
+    .option('-y, --yes', 'do not ask, even when this replaces a token')
+    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
+      const id = await agentId(rt, ref);
+      const agent = await rt.client.call(ops.getAgent, { params: { id } });
+      // Only a replacement is destructive: it disconnects an agent using the old token.
+      if (agent.hasToken) await confirm(`Replace the token of agent ${agent.name} (an agent using the old one is disconnected)`, opts.yes);
+      const { token } = await rt.client.call(ops.rotateAgentToken, { params: { id } });
+      if (rt.structured) return rt.show({ agentId: id, token });
+      rt.info(`New registration token for agent ${agent.name}, shown this once:`);
+      process.stdout.write(`${token}\n`);
+    }));
+}

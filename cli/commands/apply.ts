@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { MonctlError } from '../../src/errors.ts';
+import { makePlan, type Step } from '../apply/plan.ts';
+import { parseSpecText, validateSpec } from '../apply/spec.ts';
+import { readStdin } from '../io/prompt.ts';
+import { paint } from '../output/style.ts';
+import { act, type Runtime, withOutput } from '../runtime.ts';
+
+const SIGN = { create: '+', update: '~', delete: '-' } as const;
+const COLOUR = { create: 'green', update: 'yellow', delete: 'red' } as const;
+
+function describe(rt: Runtime, s: Step): string {
+  return paint(rt.colour, COLOUR[s.action], `${SIGN[s.action]} ${s.action} ${s.kind} ${s.name}${s.changes ? ` (${s.changes.join(', ')})` : ''}`);
+}
+
+export function register(program: Command): void {
+  withOutput(program.command('apply').description('make the daemon match a YAML or JSON file of groups, resources and announcements'))
+    .requiredOption('-f, --file <file>', 'the file (- for stdin)')
+    .option('--prune', 'delete groups and resources the file does not name, and announcements apply created that it no longer names')
+    .option('--dry-run', 'print the plan, change nothing')
+    .action(act(async (rt, opts: { file: string; prune?: boolean; dryRun?: boolean }) => {
+      let text: string;
+      try {
+        text = opts.file === '-' ? await readStdin() : readFileSync(opts.file, 'utf8');
+      } catch (err) {
+        throw new MonctlError('usage', `cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+      }
+      const spec = validateSpec(await parseSpecText(text, opts.file), opts.file);
+      const steps = await makePlan(rt, spec, Boolean(opts.prune));
+      const summary = (s: Step) => ({ action: s.action, kind: s.kind, name: s.name, ...(s.changes ? { changes: s.changes } : {}) });
+      if (!opts.dryRun) {
+        for (const step of steps) {
+          try {
+            await step.run();
+          } catch (err) {
+            if (err instanceof MonctlError) err.message = `${step.action} ${step.kind} ${step.name}: ${err.message}`;
+            throw err;
+          }
+        }
+      }
+      if (rt.structured) return rt.show({ dryRun: Boolean(opts.dryRun), changes: steps.map(summary) });
+      if (steps.length === 0) return void process.stdout.write('No changes: the daemon already matches the file.\n');
+      for (const s of steps) process.stdout.write(`${describe(rt, s)}\n`);
+      const count = (a: Step['action']) => steps.filter((s) => s.action === a).length;
+      const totals = `${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete`;
+      process.stdout.write(opts.dryRun
+        ? `Plan: ${totals} (dry run: nothing changed).\n`
+        : `Applied: ${count('create')} created, ${count('update')} updated, ${count('delete')} deleted.\n`);
+    }));
+}

@@ -1,0 +1,60 @@
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import { MonctlError } from '../../src/errors.ts';
+import { CliClient } from '../api/client.ts';
+import { ops } from '../api/ops.ts';
+import { send } from '../api/transport.ts';
+import { readConfig, writeConfig } from '../config/config-file.ts';
+import { resolveConnection } from '../config/connection.ts';
+import { readSecret } from '../io/prompt.ts';
+import { act } from '../runtime.ts';
+
+/** The session cookie and CSRF token of a form login (CONTRACT section 3). */
+async function formLogin(server: string, username: string, password: string): Promise<{ cookie: string; csrf: string }> {
+  const cookieOf = (setCookie: string | undefined) => /(?:^|,\s*)(JSESSIONID=[^;]+)/.exec(setCookie ?? '')?.[1];
+  const page = await send('GET', `${server}/login`, { accept: 'text/html' });
+  const csrf = /<input[^>]*name="_csrf"[^>]*value="([^"]+)"/.exec(page.text)?.[1];
+  const preCookie = cookieOf(page.headers['set-cookie']);
+  if (!csrf || !preCookie) throw new MonctlError('login', `${server}/login did not offer a login form`);
+  const res = await send('POST', `${server}/login`, {
+    cookie: preCookie, 'content-type': 'application/x-www-form-urlencoded',
+  }, new URLSearchParams({ username, password, _csrf: csrf }).toString());
+  if (res.status === 429) throw new MonctlError('throttled', `too many failed logins for ${username}; try again later`, 4);
+  const location = res.headers.location ?? '';
+  const cookie = cookieOf(res.headers['set-cookie']);
+  if (res.status !== 302 || location.includes('error') || !cookie) throw new MonctlError('login', 'login failed: wrong username or password', 4);
+  return { cookie, csrf };
+}
+
+export function register(program: Command): void {
+  program.command('login')
+    .description('log in to a daemon and save it as a context (API key from stdin or a prompt, or --username)')
+    .option('--username <name>', 'log in with a username; the password is prompted or read from stdin, and an API key is created')
+    .option('--name <context>', 'context name (default: host:port of the server)')
+    .action(act(async (rt, opts: { username?: string; name?: string }) => {
+      const server = resolveConnection({ server: rt.opts.server }, { ...process.env, MONCTL_API_KEY: '' }).server;
+      let apiKey: string;
+      let keyId: number | null = null;
+      let managed = false;
+      if (opts.username) {
+        const password = await readSecret('Password');
+        const session = await formLogin(server, opts.username, password);
+        const viaSession = new CliClient({ server, credential: { kind: 'session', ...session } });
+        const me = await viaSession.call(ops.me);
+        const created = await viaSession.call(ops.createApiKey, {
+          body: { name: `monctl ${opts.username}@${hostname()} ${new Date().toISOString().slice(0, 19)}`, role: me.role },
+        });
+        [apiKey, keyId, managed] = [created.token, created.id, true];
+        await viaSession.raw('POST', '/logout', '', { 'content-type': 'application/x-www-form-urlencoded' }).catch(() => undefined);
+      } else {
+        apiKey = (await readSecret('API key')).trim();
+      }
+      const me = await new CliClient({ server, credential: { kind: 'api-key', token: apiKey } }).call(ops.me);
+      const name = opts.name ?? new URL(server).host;
+      const config = readConfig();
+      config.contexts[name] = { server, apiKey, user: me.username, role: me.role, keyId: me.keyId ?? keyId, ...(managed ? { managed } : {}) };
+      config.current = name;
+      writeConfig(config);
+      process.stdout.write(`Logged in to ${server} as ${me.username} (${me.role}); context "${name}" is now current.\n`);
+    }));
+}

@@ -1,0 +1,164 @@
+import type { Command } from 'commander';
+import type { Static } from '@sinclair/typebox';
+import type { AdminResource, HistoryEntry, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { ops } from '../api/ops.ts';
+import { confirm } from '../io/prompt.ts';
+import type { View } from '../output/render.ts';
+import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+
+/** Admins see AdminResource; others the public list item or detail (fields may be absent). */
+type R = Partial<Static<typeof AdminResource>> & { id: number; name: string };
+
+export const view: View<R> = {
+  columns: [
+    { header: 'ID', get: (r) => r.id },
+    { header: 'NAME', get: (r) => r.name },
+    { header: 'TYPE', get: (r) => r.resourceType },
+    { header: 'TARGET', get: (r) => r.target },
+    { header: 'STATUS', get: (r) => r.currentStatus, status: true },
+    { header: 'CHECKED', get: (r) => r.latestCheckedAt },
+    { header: 'MESSAGE', get: (r) => r.latestMessage, wide: true },
+    { header: 'ERROR', get: (r) => r.latestErrorCode, wide: true },
+    { header: 'INTERVAL', get: (r) => r.intervalSeconds, wide: true },
+    { header: 'GROUPS', get: (r) => r.groups?.map((g) => g.name), wide: true },
+    { header: 'ACTIVE', get: (r) => r.active, wide: true },
+    { header: 'SKIP TLS', get: (r) => r.skipTLS, wide: true },
+    { header: 'RECURSIVE', get: (r) => r.recursive, wide: true },
+    { header: 'CREATED', get: (r) => r.createdAt, wide: true },
+  ],
+};
+
+export const historyView: View<HistoryEntry> = {
+  columns: [
+    { header: 'ID', get: (h) => h.id },
+    { header: 'CHECKED', get: (h) => h.checkedAt },
+    { header: 'STATUS', get: (h) => h.status, status: true },
+    { header: 'MS', get: (h) => h.durationMs },
+    { header: 'ERROR', get: (h) => h.errorCode },
+    { header: 'MESSAGE', get: (h) => h.message },
+  ],
+};
+
+/** Lists through the admin endpoints when the credential is ADMIN (CONTRACT section 4). */
+export const listAll = async (rt: Runtime): Promise<R[]> =>
+  rt.isAdmin ? rt.client.call(ops.listAdminResources) : rt.client.call(ops.listResources);
+export const resourceId = (rt: Runtime, ref: string) => resolveRef(ref, 'resource', () => listAll(rt), (r) => r.name);
+export const groupIds = (rt: Runtime, refs: string[]) =>
+  Promise.all(refs.map((g) => resolveRef(g, 'group', () => rt.client.call(ops.listGroups), (x) => x.name)));
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+function interval(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new MonctlError('usage', `--interval must be a number of seconds, not "${text}"`, 2);
+  return Number(text);
+}
+
+interface Flags {
+  type?: string; target?: string; interval?: string; group?: string[]; noGroups?: boolean;
+  skipTls?: boolean; recursive?: boolean; active?: boolean; name?: string;
+}
+
+function resourceFlags(cmd: Command): Command {
+  return cmd
+    .option('--type <type>', 'HTTP, TCP or DOCKER')
+    .option('--target <target>', 'URL (HTTP), host:port (TCP) or image reference (DOCKER)')
+    .option('--interval <seconds>', 'seconds between checks (10 to 86400)')
+    .option('--group <group>', 'group id or name (repeatable)', collect)
+    .option('--skip-tls', 'accept self-signed certificates')
+    .option('--no-skip-tls', 'verify certificates')
+    .option('--recursive', 'DOCKER: check every repository under a namespace')
+    .option('--no-recursive', 'not recursive')
+    .option('--active', 'checked on schedule')
+    .option('--inactive', 'not checked');
+}
+
+async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<Static<typeof ResourcePatch>> {
+  const body: Static<typeof ResourcePatch> = {};
+  if (f.name) body.name = f.name;
+  if (f.type) body.resourceType = f.type.toUpperCase() as 'HTTP';
+  if (f.target) body.target = f.target;
+  if (f.interval !== undefined) body.intervalSeconds = interval(f.interval);
+  if (f.group) body.groupIds = await groupIds(rt, f.group);
+  if (f.skipTls !== undefined) body.skipTLS = f.skipTls;
+  if (f.recursive !== undefined) body.recursive = f.recursive;
+  if (f.active) body.active = true;
+  if (f.inactive) body.active = false;
+  return body;
+}
+
+/** Polls the history until the first check is recorded (a new active resource is due at once). */
+async function waitForCheck(rt: Runtime, id: number, timeoutS: number): Promise<HistoryEntry> {
+  const deadline = Date.now() + timeoutS * 1000;
+  for (;;) {
+    const [entry] = await rt.client.call(ops.getResourceHistory, { params: { id }, query: { limit: 1 } });
+    if (entry) return entry;
+    if (Date.now() > deadline) throw new MonctlError('timeout', `no check of resource ${id} within ${timeoutS} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Prints a check result; exit 5 when it is NOT_AVAILABLE (CONTRACT section 7). */
+async function reportCheck(rt: Runtime, entry: HistoryEntry): Promise<void> {
+  await rt.show(entry, historyView);
+  if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;
+}
+
+export function register(program: Command): void {
+  const resources = program.command('resources').alias('res').description('monitored resources');
+
+  withOutput(resources.command('list').alias('ls').description('list resources (ADMIN: every resource, inactive and hidden too)'))
+    .action(act(async (rt) => rt.show(await listAll(rt), view)));
+
+  withOutput(resources.command('get').description('show a resource').argument('<resource>', 'id or name'))
+    .action(act(async (rt, ref: string) => {
+      const id = await resourceId(rt, ref);
+      const r: R = rt.isAdmin ? await rt.client.call(ops.getAdminResource, { params: { id } }) : await rt.client.call(ops.getResource, { params: { id } });
+      await rt.show(r, view);
+    }));
+
+  withOutput(resourceFlags(resources.command('add').description('add a resource').argument('<name>')))
+    .option('--wait', 'wait for the first check; exit 5 when NOT_AVAILABLE')
+    .option('--timeout <seconds>', 'how long --wait waits', '120')
+    .action(act(async (rt, name: string, f: Flags & { inactive?: boolean; wait?: boolean; timeout: string }) => {
+      if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
+      if (!f.type || !f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', 2);
+      const body = { ...(await bodyOf(rt, f)), name } as Static<typeof ResourcePatch> & { name: string; resourceType: 'HTTP'; target: string };
+      const created = await rt.client.call(ops.createResource, { body });
+      if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
+      if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);
+      await reportCheck(rt, await waitForCheck(rt, created.id, Number(f.timeout)));
+    }));
+
+  withOutput(resourceFlags(resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'))
+    .option('--name <name>', 'rename'))
+    .action(act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
+      const body = await bodyOf(rt, f);
+      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);
+      const r = await rt.client.call(ops.updateResource, { params: { id: await resourceId(rt, ref) }, body });
+      await rt.done(r, `Updated resource ${r.name} (id ${r.id}).`);
+    }));
+
+  resources.command('rm').description('delete a resource and its history')
+    .argument('<resource>', 'id or name')
+    .option('-y, --yes', 'do not ask')
+    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
+      const id = await resourceId(rt, ref);
+      await confirm(`Delete resource ${ref} and its history`, opts.yes);
+      await rt.client.call(ops.deleteResource, { params: { id } });
+      process.stdout.write(`Deleted resource ${ref}.\n`);
+    }));
+
+  withOutput(resources.command('history').description('check history, most recent first').argument('<resource>', 'id or name'))
+    .option('--limit <n>', 'how many entries (1 to 1000)', '100')
+    .option('--before <id>', 'entries older than this entry id')
+    .action(act(async (rt, ref: string, opts: { limit: string; before?: string }) => {
+      const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
+      await rt.show(await rt.client.call(ops.getResourceHistory, { params: { id: await resourceId(rt, ref) }, query }), historyView);
+    }));
+
+  withOutput(resources.command('check').description('run a check now; exit 5 when NOT_AVAILABLE').argument('<resource>', 'id or name'))
+    .action(act(async (rt, ref: string) => {
+      await reportCheck(rt, await rt.client.call(ops.checkResource, { params: { id: await resourceId(rt, ref) } }));
+    }));
+}

@@ -1,0 +1,125 @@
+import type { Command } from 'commander';
+import type { Route, RouteCreate, RouteLogEntry, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
+import { MonctlError } from '../../src/errors.ts';
+import { ops } from '../api/ops.ts';
+import { confirm } from '../io/prompt.ts';
+import type { View } from '../output/render.ts';
+import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+import { agentId } from './agents.ts';
+
+export const routeView: View<Route> = {
+  columns: [
+    { header: 'ID', get: (r) => r.id },
+    { header: 'NAME', get: (r) => r.name },
+    { header: 'TYPE', get: (r) => r.type },
+    { header: 'AGENT', get: (r) => r.agentId },
+    { header: 'MATCH', get: (r) => (r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`) },
+    { header: 'TARGET', get: (r) => r.target },
+    { header: 'ENABLED', get: (r) => r.enabled },
+    { header: 'CREATED', get: (r) => r.createdAt, wide: true },
+    { header: 'UPDATED', get: (r) => r.updatedAt, wide: true },
+  ],
+};
+
+export const logView: View<RouteLogEntry> = {
+  columns: [
+    { header: 'AT', get: (e) => e.at },
+    { header: 'METHOD', get: (e) => e.method },
+    { header: 'PATH', get: (e) => e.path },
+    { header: 'STATUS', get: (e) => e.status },
+    { header: 'MS', get: (e) => e.durationMs },
+    { header: 'CLIENT', get: (e) => e.clientIp },
+    { header: 'ERROR', get: (e) => e.error },
+    { header: 'ID', get: (e) => e.id, wide: true },
+    { header: 'IN', get: (e) => e.bytesIn, wide: true },
+    { header: 'OUT', get: (e) => e.bytesOut, wide: true },
+    { header: 'AGENT', get: (e) => e.agentId, wide: true },
+    { header: 'POD', get: (e) => e.podId, wide: true },
+  ],
+};
+
+const routeId = (rt: Runtime, ref: string) => resolveRef(ref, 'route', () => rt.client.call(ops.listRoutes), (r) => r.name);
+
+interface RouteFlags { type?: string; agent?: string; target?: string; hostname?: string; pathPrefix?: string; listenPort?: string; enabled?: boolean }
+
+function withRouteFlags(cmd: Command): Command {
+  return cmd
+    .option('--type <type>', 'HTTP or TCP')
+    .option('--agent <agent>', 'agent id or name')
+    .option('--target <target>', 'HTTP: http(s):// URL seen from the agent; TCP: host:port')
+    .option('--hostname <host>', 'HTTP: Host to match')
+    .option('--path-prefix <prefix>', 'HTTP: path prefix to match (default /)')
+    .option('--listen-port <port>', 'TCP: port the daemon listens on')
+    .option('--enabled', 'enable the route')
+    .option('--disabled', 'disable the route');
+}
+
+async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }): Promise<RouteUpdate> {
+  const body: RouteUpdate = {};
+  if (f.type) body.type = f.type.toUpperCase() as 'HTTP' | 'TCP';
+  if (f.agent) body.agentId = await agentId(rt, f.agent);
+  if (f.target) body.target = f.target;
+  if (f.hostname) body.hostname = f.hostname;
+  if (f.pathPrefix) body.pathPrefix = f.pathPrefix;
+  if (f.listenPort) {
+    if (!/^\d+$/.test(f.listenPort)) throw new MonctlError('usage', '--listen-port must be a number', 2);
+    body.listenPort = Number(f.listenPort);
+  }
+  if (f.enabled) body.enabled = true;
+  if (f.disabled) body.enabled = false;
+  return body;
+}
+
+export function register(program: Command): void {
+  const routes = program.command('routes').description('tunnel routes and their access logs (ADMIN)');
+
+  withOutput(routes.command('list').alias('ls').description('list routes'))
+    .action(act(async (rt) => rt.show(await rt.client.call(ops.listRoutes), routeView)));
+
+  withOutput(routes.command('get').description('show a route').argument('<route>', 'id or name'))
+    .action(act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getRoute, { params: { id: await routeId(rt, ref) } }), routeView)));
+
+  withOutput(withRouteFlags(routes.command('add').description('create a route').argument('<name>')))
+    .action(act(async (rt, name: string, f: RouteFlags) => {
+      if (!f.agent || !f.target) throw new MonctlError('usage', 'routes add needs --agent and --target', 2);
+      // A listen port means TCP unless said otherwise.
+      const body = { name, type: f.listenPort ? 'TCP' : 'HTTP', ...(await bodyOf(rt, f)) } as RouteCreate;
+      const route = await rt.client.call(ops.createRoute, { body });
+      await rt.done(route, `Created route ${route.name} (id ${route.id}).`);
+    }));
+
+  withOutput(withRouteFlags(routes.command('update').description('change a route (fields not given are kept)').argument('<route>', 'id or name'))
+    .option('--name <name>', 'rename'))
+    .action(act(async (rt, ref: string, f: RouteFlags & { name?: string }) => {
+      const body = await bodyOf(rt, f);
+      if (f.name) body.name = f.name;
+      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);
+      const route = await rt.client.call(ops.updateRoute, { params: { id: await routeId(rt, ref) }, body });
+      await rt.done(route, `Updated route ${route.name} (id ${route.id}).`);
+    }));
+
+  routes.command('rm').description('delete a route')
+    .argument('<route>', 'id or name')
+    .option('-y, --yes', 'do not ask')
+    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
+      const id = await routeId(rt, ref);
+      await confirm(`Delete route ${ref}`, opts.yes);
+      await rt.client.call(ops.deleteRoute, { params: { id } });
+      process.stdout.write(`Deleted route ${ref}.\n`);
+    }));
+
+  withOutput(routes.command('log').description('recent access log entries, newest first; --follow to watch live'))
+    .argument('<route>', 'id or name')
+    .option('--limit <n>', 'how many entries (1 to 1000)', '100')
+    .option('--before <id>', 'entries older than this entry id')
+    .option('-f, --follow', 'stream new entries (a live view on a terminal, NDJSON when piped)')
+    .action(act(async (rt, ref: string, opts: { limit: string; before?: string; follow?: boolean }) => {
+      const id = await routeId(rt, ref);
+      if (opts.follow) {
+        const { followRouteLog } = await import('../tui/route-log.ts');
+        return followRouteLog(rt, id);
+      }
+      const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
+      await rt.show(await rt.client.call(ops.getRouteLog, { params: { id }, query }), logView);
+    }));
+}

@@ -1,0 +1,92 @@
+import { join } from 'node:path';
+import { ADMIN_KEY_FILE, DEFAULT_SERVER, defaultDataDir } from '../../src/config/paths.ts';
+import { MonctlError } from '../../src/errors.ts';
+import { readConfig } from './config-file.ts';
+
+// node:fs through getBuiltinModule: its ESM facade costs every cold start ~6 ms of CPU.
+const { readFileSync } = process.getBuiltinModule('node:fs');
+
+/**
+ * Where the CLI connects and with which credential (CONTRACT section 7).
+ * Precedence: flags, then environment, then the current context, then the
+ * local default (`http://127.0.0.1:8080` with `<data dir>/admin-api-key`).
+ */
+export interface Connection {
+  server: string;
+  serverSource: string;
+  apiKey: string | undefined;
+  credentialSource: string;
+  /** The context in use, when one supplied the server or the key. */
+  context: string | undefined;
+  /** ADMIN or USER, read from the key's own claims; a hint for choosing views, the daemon decides. */
+  role: string | undefined;
+}
+
+export interface ConnectionFlags {
+  server?: string;
+  context?: string;
+}
+
+const normalize = (url: string) => url.replace(/\/+$/, '');
+
+export function localKeyPath(env = process.env): string {
+  return join(env.MONCTL_DATA_DIR || defaultDataDir(env), ADMIN_KEY_FILE);
+}
+
+function isLoopback(server: string): boolean {
+  try {
+    const host = new URL(server).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+export function resolveConnection(flags: ConnectionFlags, env = process.env): Connection {
+  const config = readConfig(env);
+  const contextName = flags.context ?? env.MONCTL_CONTEXT ?? config.current;
+  const ctx = contextName ? config.contexts[contextName] : undefined;
+  if (flags.context && !ctx) throw new MonctlError('usage', `no context named "${flags.context}" (see monctl context list)`, 2);
+
+  let server: string;
+  let serverSource: string;
+  if (flags.server) [server, serverSource] = [flags.server, 'flag --server'];
+  else if (env.MONCTL_SERVER) [server, serverSource] = [env.MONCTL_SERVER, 'env MONCTL_SERVER'];
+  else if (ctx) [server, serverSource] = [ctx.server, `context ${contextName}`];
+  else [server, serverSource] = [DEFAULT_SERVER, 'default'];
+  server = normalize(server);
+  try {
+    new URL(server);
+  } catch {
+    throw new MonctlError('usage', `invalid server URL: ${server}`, 2);
+  }
+
+  let apiKey: string | undefined;
+  let credentialSource = 'none';
+  let usedContext: string | undefined;
+  if (env.MONCTL_API_KEY) [apiKey, credentialSource] = [env.MONCTL_API_KEY.trim(), 'env MONCTL_API_KEY'];
+  // A context's key goes only to that context's server, never to one named by a flag or env.
+  else if (ctx?.apiKey && normalize(ctx.server) === server) {
+    [apiKey, credentialSource, usedContext] = [ctx.apiKey, `context ${contextName}`, contextName];
+  } else if (isLoopback(server)) {
+    const path = localKeyPath(env);
+    try {
+      apiKey = readFileSync(path, 'utf8').trim() || undefined;
+      if (apiKey) credentialSource = `local file ${path}`;
+    } catch {
+      // not readable: no credential
+    }
+  }
+  if (serverSource.startsWith('context')) usedContext = contextName;
+  return { server, serverSource, apiKey, credentialSource, context: usedContext, role: apiKey ? roleOf(apiKey) : undefined };
+}
+
+/** The `role` claim of an API key JWT, without verifying it (the daemon does that). */
+export function roleOf(jwt: string): string | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { role?: unknown };
+    return typeof payload.role === 'string' ? payload.role : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,60 @@
+import { MonctlError } from '../../src/errors.ts';
+
+/**
+ * Questions to a person on a terminal; scripts feed stdin instead. Secrets
+ * (passwords, API keys) come from here, never from a flag value, so they stay
+ * out of shell history and `ps`.
+ */
+export const stdinIsTty = () => Boolean(process.stdin.isTTY);
+
+/** Everything on stdin, as text. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function ask(question: string, hidden: boolean): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  if (hidden) {
+    // Echo nothing while the secret is typed.
+    (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s: string) => {
+      if (s.startsWith(question)) process.stderr.write(question);
+    };
+  }
+  try {
+    return await new Promise<string>((resolve) => rl.question(question, resolve));
+  } finally {
+    if (hidden) process.stderr.write('\n');
+    rl.close();
+  }
+}
+
+/** A secret from a hidden prompt on a TTY, else the first line of stdin. */
+export async function readSecret(label: string, opts: { confirm?: boolean } = {}): Promise<string> {
+  if (!stdinIsTty()) {
+    const value = (await readStdin()).split(/\r?\n/)[0] ?? '';
+    if (!value) throw new MonctlError('usage', `${label} expected on stdin`, 2);
+    return value;
+  }
+  const value = await ask(`${label}: `, true);
+  if (opts.confirm && (await ask(`Repeat ${label.toLowerCase()}: `, true)) !== value) {
+    throw new MonctlError('usage', `the two ${label.toLowerCase()} entries differ`, 2);
+  }
+  if (!value) throw new MonctlError('usage', `${label} must not be empty`, 2);
+  return value;
+}
+
+/**
+ * Destructive commands: asks on a TTY, needs `--yes` otherwise (exit 2).
+ * `what` completes "Delete resource 3 (web)?".
+ */
+export async function confirm(what: string, yes: boolean | undefined): Promise<void> {
+  if (yes) return;
+  if (!stdinIsTty()) {
+    throw new MonctlError('usage', `refusing to ${what.charAt(0).toLowerCase()}${what.slice(1)} without --yes (stdin is not a terminal)`, 2);
+  }
+  const answer = await ask(`${what}? [y/N] `, false);
+  if (!/^y(es)?$/i.test(answer.trim())) throw new MonctlError('aborted', 'aborted', 1);
+}

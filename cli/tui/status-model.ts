@@ -1,0 +1,79 @@
+/**
+ * `monctl status --watch`: resources with their status, last check and a
+ * sparkline of recent checks, kept from the `/api/events` SNAPSHOT and the
+ * CHECK_COMPLETED / STATUS_CHANGED events that follow. Pure, for tests.
+ */
+export interface Check {
+  status: 'AVAILABLE' | 'NOT_AVAILABLE';
+  durationMs: number;
+}
+
+export interface Row {
+  id: number;
+  name: string;
+  type: string;
+  status: string;
+  /** Epoch ms of the last check, when known. */
+  checkedAt: number | null;
+  durationMs: number | null;
+  message: string | null;
+  recent: Check[];
+}
+
+export type Rows = Map<number, Row>;
+
+const SPARK = '▁▂▃▄▅▆▇█';
+const KEEP = 20;
+
+/** Wire datetimes carry no offset: read as the local time of this host (usually the daemon's host or zone). */
+export const parseWire = (s: string | null | undefined): number | null => (s ? new Date(s).getTime() : null);
+
+export function applyStatusEvent(rows: Rows, kind: string, data: any, now = Date.now()): Rows {
+  const next = new Map(rows);
+  if (kind === 'SNAPSHOT') {
+    next.clear();
+    for (const r of data.resources ?? []) {
+      next.set(r.resourceId, {
+        id: r.resourceId, name: r.name, type: r.resourceType, status: r.currentStatus,
+        checkedAt: parseWire(r.latestCheckedAt), durationMs: null, message: r.latestMessage, recent: [],
+      });
+    }
+    return next;
+  }
+  const cur = next.get(data.resourceId);
+  if (kind === 'CHECK_COMPLETED') {
+    const base: Row = cur ?? { id: data.resourceId, name: `#${data.resourceId}`, type: '?', status: 'unknown', checkedAt: null, durationMs: null, message: null, recent: [] };
+    next.set(data.resourceId, {
+      ...base, checkedAt: now, durationMs: data.durationMs, message: data.message,
+      recent: [...base.recent, { status: data.status, durationMs: data.durationMs }].slice(-KEEP),
+    });
+  } else if (kind === 'STATUS_CHANGED') {
+    const base: Row = cur ?? { id: data.resourceId, name: data.name, type: '?', status: data.to, checkedAt: null, durationMs: null, message: null, recent: [] };
+    next.set(data.resourceId, { ...base, name: data.name, status: data.to });
+  }
+  return next;
+}
+
+/** One block per check, its height the duration relative to the slowest shown. */
+export function sparkline(checks: Check[]): Array<{ char: string; ok: boolean }> {
+  const max = Math.max(1, ...checks.map((c) => c.durationMs));
+  return checks.map((c) => ({ char: SPARK[Math.min(SPARK.length - 1, Math.floor((c.durationMs / max) * (SPARK.length - 1)))], ok: c.status === 'AVAILABLE' }));
+}
+
+export function age(checkedAt: number | null, now = Date.now()): string {
+  if (checkedAt === null) return '-';
+  const s = Math.max(0, Math.round((now - checkedAt) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** Problems first: what an operator watches for. */
+const RANK: Record<string, number> = { not_available: 0, unknown: 1, available: 2, inactive: 3 };
+
+export function visibleRows(rows: Rows, filter: string): Row[] {
+  const f = filter.toLowerCase();
+  return [...rows.values()]
+    .filter((r) => !f || r.name.toLowerCase().includes(f) || r.status.includes(f) || r.type.toLowerCase().includes(f))
+    .sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9) || a.name.localeCompare(b.name));
+}

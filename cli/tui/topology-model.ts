@@ -1,0 +1,120 @@
+import type { Agent, Route, Topology } from '../../src/api/schemas/tunnel.ts';
+
+/**
+ * The topology as the live view keeps it: the SNAPSHOT, then each event of
+ * `/admin/sse/topology` applied in order. Pure, so it is tested without a
+ * terminal.
+ */
+type TopoRoute = Topology['routes'][number];
+
+function upsert<T extends { id: number }>(list: T[], item: T): T[] {
+  const i = list.findIndex((x) => x.id === item.id);
+  return i < 0 ? [...list, item] : list.map((x, j) => (j === i ? item : x));
+}
+
+export function applyTopologyEvent(topo: Topology | null, kind: string, data: any): Topology | null {
+  if (kind === 'SNAPSHOT') return data as Topology;
+  if (!topo) return topo;
+  const t: Topology = { ...topo };
+  switch (kind) {
+    case 'AGENT_CREATED':
+      t.agents = upsert(t.agents, data.agent as Agent);
+      break;
+    case 'AGENT_DELETED':
+      t.agents = t.agents.filter((a) => a.id !== data.id);
+      t.routes = t.routes.filter((r) => r.agentId !== data.id);
+      t.edges = t.edges.filter((e) => e.from !== `agent:${data.id}` && e.to !== `agent:${data.id}`);
+      break;
+    case 'TOKEN_ROTATED':
+      t.agents = t.agents.map((a) => (a.id === data.agentId ? { ...a, hasToken: true } : a));
+      break;
+    case 'AGENT_CONNECTED':
+    case 'AGENT_DISCONNECTED': {
+      const agent = data.agent as Agent;
+      t.agents = upsert(t.agents, agent);
+      t.edges = t.edges.filter((e) => !(e.kind === 'CONNECTION' && e.to === `agent:${agent.id}`));
+      if (kind === 'AGENT_CONNECTED') t.edges = [...t.edges, { from: `pod:${data.podId}`, to: `agent:${agent.id}`, kind: 'CONNECTION' }];
+      break;
+    }
+    case 'ROUTE_CREATED':
+    case 'ROUTE_UPDATED': {
+      const route = data.route as Route;
+      const inFlight = t.routes.find((r) => r.id === route.id)?.inFlight ?? 0;
+      t.routes = upsert(t.routes, { ...route, inFlight } as TopoRoute);
+      break;
+    }
+    case 'ROUTE_DELETED':
+      t.routes = t.routes.filter((r) => r.id !== data.id);
+      break;
+    case 'REQUEST_IN_FLIGHT':
+    case 'REQUEST_COMPLETED':
+      t.routes = t.routes.map((r) => (r.id === data.routeId ? { ...r, inFlight: data.inFlight } : r));
+      break;
+    case 'POD_UP':
+      t.pods = upsert(t.pods, data.pod);
+      break;
+    case 'POD_DOWN':
+      t.pods = t.pods.filter((p) => p.id !== data.pod.id);
+      break;
+    default:
+      return topo;
+  }
+  return t;
+}
+
+/** One line of the event pane. */
+export function describeEvent(kind: string, data: any, at = new Date()): string {
+  const time = at.toTimeString().slice(0, 8);
+  const what = ((): string => {
+    switch (kind) {
+      case 'SNAPSHOT': return `${data.pods?.length ?? 0} pods, ${data.agents?.length ?? 0} agents, ${data.routes?.length ?? 0} routes`;
+      case 'AGENT_CREATED': return `agent ${data.agent.name} created`;
+      case 'AGENT_DELETED': return `agent ${data.name} deleted`;
+      case 'TOKEN_ROTATED': return `agent ${data.agentId} got a new token`;
+      case 'AGENT_CONNECTED': return `agent ${data.agent.name} connected to pod ${data.podId}${data.replaced ? ' (replaced a session)' : ''}`;
+      case 'AGENT_DISCONNECTED': return `agent ${data.agent.name} disconnected: ${data.reason}`;
+      case 'ROUTE_CREATED': return `route ${data.route.name} created`;
+      case 'ROUTE_UPDATED': return `route ${data.route.name} updated`;
+      case 'ROUTE_DELETED': return `route ${data.name} deleted`;
+      case 'REQUEST_IN_FLIGHT': return `route ${data.routeId} ${data.method} ${data.path} (${data.inFlight} in flight)`;
+      case 'REQUEST_COMPLETED': return `route ${data.routeId} ${data.status ?? 'ERR'} in ${data.durationMs} ms (${data.inFlight} in flight)`;
+      case 'POD_UP': return `pod ${data.pod.name} up`;
+      case 'POD_DOWN': return `pod ${data.pod.name} down`;
+      default: return JSON.stringify(data);
+    }
+  })();
+  return `${time} ${kind} ${what}`;
+}
+
+export interface TreeLine {
+  depth: number;
+  text: string;
+  status?: string;
+}
+
+/** Pods, the agents connected to each, the routes each agent serves; then agents not connected. */
+export function topologyTree(t: Topology): TreeLine[] {
+  const lines: TreeLine[] = [];
+  const routesOf = (agentId: number) => t.routes.filter((r) => r.agentId === agentId);
+  const addAgent = (a: Agent, depth: number) => {
+    lines.push({ depth, text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}`, status: a.status });
+    for (const r of routesOf(a.id)) {
+      const match = r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`;
+      lines.push({ depth: depth + 1, text: `route ${r.name} ${r.type} ${match} -> ${r.target}${r.enabled ? '' : ' (disabled)'}  in flight: ${r.inFlight}` });
+    }
+  };
+  const connected = new Map<number, number>();
+  for (const e of t.edges) {
+    if (e.kind === 'CONNECTION') connected.set(Number(e.to.split(':')[1]), Number(e.from.split(':')[1]));
+  }
+  for (const p of t.pods) {
+    lines.push({ depth: 0, text: `pod ${p.name} (v${p.version}, since ${p.startedAt})`, status: 'up' });
+    for (const a of t.agents) if (connected.get(a.id) === p.id) addAgent(a, 1);
+  }
+  const rest = t.agents.filter((a) => !connected.has(a.id) || !t.pods.some((p) => p.id === connected.get(a.id)));
+  if (rest.length) {
+    lines.push({ depth: 0, text: 'not connected' });
+    for (const a of rest) addAgent(a, 1);
+  }
+  return lines;
+}

@@ -1,0 +1,72 @@
+import { Box, Text, useApp, useInput, useStdout } from 'ink';
+import React, { useEffect, useState } from 'react';
+import type { Topology } from '../../src/api/schemas/tunnel.ts';
+import type { StreamEvent, StreamState } from './stream.ts';
+import { applyTopologyEvent, describeEvent, topologyTree } from './topology-model.ts';
+
+const h = React.createElement;
+
+const colourOf = (status?: string) =>
+  status === 'CONNECTED' || status === 'up' ? 'green' : status === 'DISCONNECTED' ? 'red' : status === 'PENDING' ? 'yellow' : undefined;
+
+export function StateBadge(props: { state: StreamState }) {
+  const { state } = props;
+  const colour = state === 'live' ? 'green' : state === 'reconnecting' ? 'red' : 'yellow';
+  return h(Text, { color: colour }, state === 'reconnecting' ? '● reconnecting…' : state === 'live' ? '● live' : '● connecting…');
+}
+
+export interface TopologyViewProps {
+  topology: Topology | null;
+  events: string[];
+  state: StreamState;
+  maxEvents?: number;
+  /** Tree lines that fit on the screen; the rest is counted. */
+  maxLines?: number;
+}
+
+/** The screen: a title with the stream state, the tree, and the newest events. */
+export function TopologyView(props: TopologyViewProps) {
+  const { topology, events, state, maxEvents = 10, maxLines = 1000 } = props;
+  const full = topology ? topologyTree(topology) : [];
+  const tree = full.slice(0, Math.max(1, maxLines));
+  return h(Box, { flexDirection: 'column' },
+    h(Box, { gap: 2 }, h(Text, { bold: true }, 'monctl topology'), h(StateBadge, { state }), h(Text, { dimColor: true }, 'q to quit')),
+    h(Box, { flexDirection: 'column', borderStyle: 'round', paddingX: 1 },
+      topology ? (tree.length ? tree.map((l, i) => h(Text, { key: i, color: colourOf(l.status) }, `${'  '.repeat(l.depth)}${l.depth ? '└ ' : ''}${l.text}`)) : h(Text, { dimColor: true }, 'no pods'))
+        : h(Text, { dimColor: true }, 'waiting for the snapshot…'),
+      full.length > tree.length ? h(Text, { dimColor: true }, `… ${full.length - tree.length} more lines`) : null),
+    h(Text, { bold: true }, 'Events'),
+    h(Box, { flexDirection: 'column', paddingX: 1 },
+      events.length ? events.slice(-maxEvents).map((e, i) => h(Text, { key: i, wrap: 'truncate' }, e)) : h(Text, { dimColor: true }, 'none yet')),
+  );
+}
+
+export interface Subscribe {
+  (handlers: { onEvent: (e: StreamEvent) => void; onState: (s: StreamState) => void; onFatal: (err: Error) => void }): () => void;
+}
+
+/** The live app: state from the stream, `q` or Ctrl-C quits. */
+export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error) => void }) {
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const [topology, setTopology] = useState<Topology | null>(null);
+  const [events, setEvents] = useState<string[]>([]);
+  const [state, setState] = useState<StreamState>('connecting');
+  useEffect(() => props.subscribe({
+    onEvent: (e) => {
+      setTopology((t) => applyTopologyEvent(t, e.event, e.data));
+      setEvents((list) => [...list.slice(-99), describeEvent(e.event, e.data)]);
+    },
+    onState: setState,
+    onFatal: (err) => {
+      props.onFatal(err);
+      exit();
+    },
+  }), []);
+  useInput((input) => {
+    if (input === 'q') exit();
+  });
+  const rows = stdout.rows || 40;
+  const maxEvents = Math.max(3, Math.min(10, Math.floor(rows / 4)));
+  return h(TopologyView, { topology, events, state, maxEvents, maxLines: rows - maxEvents - 7 });
+}

@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { monitoringAdminOperations } from '../../src/api/ops/monitoring-admin.ts';
+import { invalidField, notFound } from '../../src/errors.ts';
+import type { DaemonContext } from '../context.ts';
+import type { RouteHandler } from '../http/router-like.ts';
+import type { HandlersOf } from './state.ts';
+import { checkHostPort } from './targets.ts';
+
+/**
+ * The CORS allow-list of `/api/` (seed "Cross-origin access", CONTRACT
+ * section 4): kept in memory, reloaded after every change (effective on the
+ * next request) and every 10 s (changes made through another pod).
+ */
+const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
+const ALLOW_HEADERS = 'Authorization, Content-Type, X-CSRF-TOKEN, X-API-KEY, Last-Event-ID';
+const REFRESH_MS = 10_000;
+
+const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
+
+/**
+ * An origin in its canonical form (lower case, default port dropped, as
+ * browsers send it), or throws a 400 naming `origin` with the reason.
+ */
+export function normalizeOrigin(input: string): string {
+  const bad = (reason: string) => invalidField('origin', reason);
+  const text = input.trim();
+  if (text.includes('*')) throw bad('wildcards are not allowed: list each origin');
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(.*)$/.exec(text);
+  if (!scheme) throw bad('must start with a scheme: https://host[:port]');
+  const [, rawScheme, rest] = scheme;
+  if (rest === '') throw bad('must name a host after the scheme');
+  if (/[?#]/.test(rest)) throw bad('must not have a query or fragment');
+  if (rest.endsWith('/')) throw bad(rest.indexOf('/') === rest.length - 1 ? 'must not end with a slash' : 'must not include a path');
+  if (rest.includes('/')) throw bad('must not include a path');
+  if (rest.includes('@')) throw bad('must not include user information');
+  const reason = checkHostPort(rest, false);
+  if (reason) throw bad(reason);
+  const lower = `${rawScheme.toLowerCase()}://${rest.toLowerCase()}`;
+  const port = /:(\d+)$/.exec(rest)?.[1];
+  const dflt = DEFAULT_PORTS[rawScheme.toLowerCase()];
+  return port !== undefined && dflt === String(Number(port)) ? lower.slice(0, lower.length - port.length - 1) : lower;
+}
+
+export class CorsList {
+  readonly #ctx: DaemonContext;
+  #origins = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(ctx: DaemonContext) {
+    this.#ctx = ctx;
+  }
+
+  has(origin: string): boolean {
+    return this.#origins.has(origin);
+  }
+
+  get list(): string[] {
+    return [...this.#origins].sort();
+  }
+
+  async reload(): Promise<void> {
+    const rows = await this.#ctx.db.selectFrom('cors_origins').select('origin').execute();
+    this.#origins = new Set(rows.map((r) => r.origin));
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.reload().catch((err) => this.#ctx.log.warn({ err }, 'cors reload failed')), REFRESH_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  /** Middleware: headers for allow-listed origins under `/api/`, preflights answered 204. */
+  middleware(): RouteHandler {
+    return (req: IncomingMessage, res: ServerResponse, next) => {
+      const origin = req.headers.origin;
+      if (typeof origin !== 'string' || this.#origins.size === 0 || !(req.url ?? '').startsWith('/api/')) {
+        next();
+        return;
+      }
+      // The answer depends on the origin from here on: shared caches must key on it.
+      res.setHeader('Vary', 'Origin');
+      if (!this.#origins.has(origin)) {
+        next();
+        return;
+      }
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Credentials', 'true');
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+        res.writeHead(204, {
+          'Access-Control-Allow-Methods': ALLOW_METHODS,
+          'Access-Control-Allow-Headers': ALLOW_HEADERS,
+          'Access-Control-Max-Age': '600',
+          'Content-Length': '0',
+        });
+        res.end();
+        return;
+      }
+      res.setHeader('Access-Control-Expose-Headers', 'Link, WWW-Authenticate');
+      next();
+    };
+  }
+}
+
+type Ops = Pick<typeof monitoringAdminOperations, 'listCorsOrigins' | 'addCorsOrigin' | 'removeCorsOrigin'>;
+
+/** Handlers of `/admin/api/settings/cors-origins`. Adding a listed origin again is a no-op. */
+export function corsHandlers(cors: CorsList): HandlersOf<Ops> {
+  return {
+    async listCorsOrigins() {
+      // Read through: shows origins another pod added since the last refresh.
+      await cors.reload();
+      return { origins: cors.list };
+    },
+
+    async addCorsOrigin({ ctx, body }) {
+      const origin = normalizeOrigin(body.origin);
+      await ctx.db.insertInto('cors_origins').values({ origin, created_at: Date.now() })
+        .onConflict((oc) => oc.column('origin').doNothing()).execute();
+      await cors.reload();
+      return { origins: cors.list };
+    },
+
+    async removeCorsOrigin({ ctx, query }) {
+      let origin: string;
+      try {
+        origin = normalizeOrigin(query.origin);
+      } catch {
+        origin = query.origin;
+      }
+      const result = await ctx.db.deleteFrom('cors_origins').where('origin', 'in', [origin, query.origin]).executeTakeFirst();
+      await cors.reload();
+      if (Number(result.numDeletedRows) === 0) throw notFound(`${query.origin} is not an allowed origin`);
+      return { status: 'deleted' as const };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { resourceOperations } from '../../src/api/ops/resources.ts';
+import { HttpError, notFound } from '../../src/errors.ts';
+import type { RequestContext } from '../http/bind.ts';
+import { getProber } from '../probes/prober.ts';
+import type { ResourceType } from '../probes/types.ts';
+import { toHistoryEntry } from './mappers.ts';
+import { recordResults } from './results.ts';
+import { visibleTo } from './visibility.ts';
+
+type Ops = typeof resourceOperations;
+
+/**
+ * `GET /api/resources/{id}/history`: most recent first, `limit` entries older
+ * than `before`, and a `Link: rel="next"` header while more remain. 404 for a
+ * resource the caller may not see; ADMIN sees every resource's history.
+ */
+export async function getResourceHistory({ ctx, principal, params, query, res }: RequestContext<Ops['getResourceHistory']>) {
+  let lookup = ctx.db.selectFrom('resources').select('id').where('id', '=', params.id);
+  if (principal.kind !== 'user' || principal.role !== 'ADMIN') lookup = lookup.where(visibleTo(principal));
+  if (!(await lookup.executeTakeFirst())) throw notFound(`Resource ${params.id} does not exist`);
+
+  let rows = ctx.db.selectFrom('check_history').selectAll().where('resource_id', '=', params.id);
+  if (query.before !== undefined) rows = rows.where('id', '<', query.before);
+  const page = await rows.orderBy('id', 'desc').limit(query.limit + 1).execute();
+  const more = page.length > query.limit;
+  if (more) page.pop();
+  if (more && page.length) {
+    const next = `/api/resources/${params.id}/history?limit=${query.limit}&before=${page[page.length - 1].id}`;
+    res.setHeader('Link', `<${next}>; rel="next"`);
+  }
+  return page.map(toHistoryEntry);
+}
+
+/** `POST /api/resources/{id}/check`: probes now, records like a scheduled check, returns the entry. */
+export async function checkResource({ ctx, params }: RequestContext<Ops['checkResource']>) {
+  const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
+  if (!row) throw notFound(`Resource ${params.id} does not exist`);
+  const result = await getProber(ctx).probe({
+    resourceId: row.id, type: row.resource_type as ResourceType, target: row.target,
+    skipTLS: row.skip_tls === 1, recursive: row.recursive === 1,
+  });
+  const [entry] = await recordResults(ctx, [{ resourceId: row.id, result }]);
+  // Deleted while the probe ran: nothing was recorded.
+  if (!entry) throw new HttpError(404, 'not-found', `Resource ${params.id} was deleted during the check`);
+  return entry;
+}

@@ -1,0 +1,46 @@
+import type { ModuleFactory } from '../module.ts';
+import { announcementHandlers } from './announcements.ts';
+import { corsHandlers, CorsList } from './cors.ts';
+import { groupHandlers } from './groups.ts';
+import { registerMonitoringMetrics } from './metrics.ts';
+import { registryCredentialHandlers } from './registry-credentials.ts';
+import { resourceHandlers } from './resources.ts';
+import { ReadCache } from './read-cache.ts';
+import type { MonitoringState } from './state.ts';
+import { VisibilityCache } from './visibility.ts';
+
+/**
+ * The monitoring API (seed 000 with CONTRACT section 4): resources, groups
+ * and visibility, check history, announcements, CORS, registry credentials
+ * and `/api/events`. Probing and scheduling belong to the probes capability.
+ */
+export const monitoringModule: ModuleFactory = async (ctx) => {
+  const reads = new ReadCache();
+  const state: MonitoringState = { visibility: new VisibilityCache(ctx, () => reads.invalidateAll()), cors: new CorsList(ctx), reads };
+  const unfollow = reads.follow(ctx);
+  await Promise.all([state.visibility.reload(), state.cors.reload()]);
+  let visibilityTimer: NodeJS.Timeout | undefined;
+  registerMonitoringMetrics(ctx);
+  return {
+    name: 'monitoring',
+    middleware: [state.cors.middleware()],
+    handlers: {
+      ...resourceHandlers(state),
+      ...groupHandlers(state),
+      ...announcementHandlers,
+      ...corsHandlers(state.cors),
+      ...registryCredentialHandlers,
+    },
+    start() {
+      state.cors.start();
+      // Resources changed through another pod on the same database reach the event filter within a minute.
+      visibilityTimer = setInterval(() => state.visibility.reload().catch((err) => ctx.log.warn({ err }, 'visibility reload failed')), 60_000);
+      visibilityTimer.unref();
+    },
+    stop() {
+      state.cors.stop();
+      clearInterval(visibilityTimer);
+      unfollow();
+    },
+  };
+};

@@ -1,0 +1,66 @@
+import type { Selectable } from 'kysely';
+import type { Static } from '@sinclair/typebox';
+import type {
+  AdminResource, CheckStatus, Group, HistoryEntry, Resource, ResourceDetail, ResourceType, Visibility,
+} from '../../src/api/schemas/monitoring.ts';
+import { formatDateTime, formatNullable } from '../../src/time.ts';
+import type { CheckHistoryTable, GroupsTable, ResourcesTable } from '../store/schema.ts';
+import { effectiveStatus } from './results.ts';
+
+/** Database rows to the API's JSON shapes. */
+export type ResourceRow = Selectable<ResourcesTable>;
+export type GroupRef = { id: number; name: string };
+
+export function toResource(row: ResourceRow): Static<typeof Resource> {
+  return {
+    id: row.id,
+    name: row.name,
+    resourceType: row.resource_type as ResourceType,
+    target: row.target,
+    skipTLS: row.skip_tls === 1,
+    recursive: row.recursive === 1,
+    active: row.active === 1,
+    createdAt: formatDateTime(row.created_at),
+  };
+}
+
+/** Detail: `groups` sorted by id, the first one also as the legacy `groupId`/`groupName`. */
+export function toDetail(row: ResourceRow, groups: GroupRef[]): Static<typeof ResourceDetail> {
+  const sorted = [...groups].sort((a, b) => a.id - b.id);
+  return {
+    ...toResource(row),
+    groupId: sorted[0]?.id ?? null,
+    groupName: sorted[0]?.name ?? null,
+    groups: sorted.map((g) => ({ id: g.id, name: g.name })),
+    currentStatus: effectiveStatus(row.active, row.current_status),
+    latestCheckStatus: (row.latest_check_status as CheckStatus | null) ?? null,
+    latestCheckedAt: formatNullable(row.latest_checked_at),
+    latestMessage: row.latest_message,
+    latestErrorCode: row.latest_error_code,
+  };
+}
+
+export function toAdminResource(row: ResourceRow, groups: GroupRef[]): Static<typeof AdminResource> {
+  return { ...toDetail(row, groups), intervalSeconds: row.interval_seconds };
+}
+
+export function toHistoryEntry(row: Selectable<CheckHistoryTable>): HistoryEntry {
+  return {
+    id: row.id,
+    status: row.status === 'AVAILABLE' ? 'AVAILABLE' : 'NOT_AVAILABLE',
+    message: row.message ?? '',
+    errorCode: row.error_code,
+    checkedAt: formatDateTime(row.checked_at),
+    durationMs: row.duration_ms,
+  };
+}
+
+export function toGroup(row: Selectable<GroupsTable>): Static<typeof Group> {
+  return {
+    id: row.id,
+    name: row.name,
+    visibility: row.visibility as Visibility,
+    createdAt: formatDateTime(row.created_at),
+    updatedAt: formatDateTime(row.updated_at),
+  };
+}

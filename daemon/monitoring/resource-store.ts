@@ -1,0 +1,72 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ResourceType } from '../../src/api/schemas/monitoring.ts';
+import { conflict, HttpError, invalidField } from '../../src/errors.ts';
+import type { Database } from '../store/schema.ts';
+import type { GroupRef } from './mappers.ts';
+import { checkTarget } from './targets.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Rows per `IN (…)` list, under every dialect's bind-parameter limit. */
+const CHUNK = 500;
+
+/** Groups of the given resources (all resources when ids is undefined), each list sorted by id. */
+export async function groupsOf(db: Db, ids?: number[]): Promise<Map<number, GroupRef[]>> {
+  const out = new Map<number, GroupRef[]>();
+  const parts: Array<number[] | undefined> = ids === undefined ? [undefined] : [];
+  if (ids) for (let i = 0; i < ids.length; i += CHUNK) parts.push(ids.slice(i, i + CHUNK));
+  for (const part of parts) {
+    let query = db.selectFrom('resource_groups').innerJoin('groups', 'groups.id', 'resource_groups.group_id')
+      .select(['resource_groups.resource_id as resourceId', 'groups.id as id', 'groups.name as name']);
+    if (part) query = query.where('resource_groups.resource_id', 'in', part);
+    for (const row of await query.orderBy('groups.id').execute()) {
+      const list = out.get(row.resourceId) ?? [];
+      list.push({ id: row.id, name: row.name });
+      out.set(row.resourceId, list);
+    }
+  }
+  return out;
+}
+
+/** Distinct group ids, each checked to exist: 400 naming `groupIds` otherwise. */
+export async function checkGroupIds(db: Db, groupIds: number[]): Promise<number[]> {
+  const unique = [...new Set(groupIds)];
+  if (unique.length === 0) return unique;
+  const found = await db.selectFrom('groups').select('id').where('id', 'in', unique).execute();
+  const known = new Set(found.map((r) => r.id));
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length) throw invalidField('groupIds', `no group with id ${missing.join(', ')}`);
+  return unique;
+}
+
+/** 409 naming `name` when another resource has this name. */
+export async function checkNameFree(db: Db, name: string, exceptId?: number): Promise<void> {
+  let query = db.selectFrom('resources').select('id').where('name', '=', name);
+  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+  if (await query.executeTakeFirst()) throw conflict(`A resource named ${name} exists`, 'name');
+}
+
+/** Target and `recursive` checked against the type: 400 naming the field. */
+export function checkResourceShape(type: ResourceType, target: string, recursive: boolean): void {
+  if (recursive && type !== 'DOCKER') throw invalidField('recursive', 'only DOCKER resources can be recursive');
+  const reason = checkTarget(type, target, recursive);
+  if (reason) throw invalidField('target', `${reason} (${type} target)`);
+}
+
+/** Replaces a resource's group memberships. */
+export async function setGroups(db: Db, resourceId: number, groupIds: number[]): Promise<void> {
+  await db.deleteFrom('resource_groups').where('resource_id', '=', resourceId).execute();
+  if (groupIds.length) {
+    await db.insertInto('resource_groups').values(groupIds.map((group_id) => ({ resource_id: resourceId, group_id }))).execute();
+  }
+}
+
+/** A unique-constraint failure that slipped past the checks (another pod raced us): 409, not 500. */
+export function uniqueViolation(err: unknown, field: string): HttpError | undefined {
+  const text = String((err as Error)?.message ?? '');
+  const code = (err as { code?: string })?.code ?? '';
+  if (/UNIQUE constraint|duplicate key/i.test(text) || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505') {
+    return conflict(`That ${field} is taken`, field);
+  }
+  return undefined;
+}

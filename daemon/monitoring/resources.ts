@@ -1,0 +1,94 @@
+import type { resourceOperations } from '../../src/api/ops/resources.ts';
+import { notFound } from '../../src/errors.ts';
+import { toAdminResource, toDetail, toResource } from './mappers.ts';
+import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
+import { updateResource } from './resource-update.ts';
+import type { HandlersOf, MonitoringState } from './state.ts';
+import { visibleTo } from './visibility.ts';
+import { audience, detailKey, listKey } from './read-cache.ts';
+import { checkResource, getResourceHistory } from './history.ts';
+import { monitoringEvents } from './events.ts';
+
+type Ops = typeof resourceOperations;
+
+/** Handlers of `/api/resources/**`, `/admin/api/resources/**` and `/api/events`. */
+export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
+  return {
+    listResources({ ctx, principal }) {
+      return state.reads.read(listKey(principal), async () => {
+        const rows = await ctx.db.selectFrom('resources').selectAll()
+          .where('active', '=', 1).where(visibleTo(principal)).orderBy('id').execute();
+        return rows.map(toResource);
+      });
+    },
+
+    getResource({ ctx, principal, params }) {
+      return state.reads.read(detailKey(params.id, audience(principal)), async () => {
+        const row = await ctx.db.selectFrom('resources').selectAll()
+          .where('id', '=', params.id).where(visibleTo(principal)).executeTakeFirst();
+        if (!row) throw notFound(`Resource ${params.id} does not exist`);
+        return toDetail(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? []);
+      });
+    },
+
+    async listAdminResources({ ctx }) {
+      const rows = await ctx.db.selectFrom('resources').selectAll().orderBy('id').execute();
+      const groups = await groupsOf(ctx.db);
+      return rows.map((row) => toAdminResource(row, groups.get(row.id) ?? []));
+    },
+
+    async getAdminResource({ ctx, params }) {
+      const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
+      if (!row) throw notFound(`Resource ${params.id} does not exist`);
+      return toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? []);
+    },
+
+    async createResource({ ctx, body }) {
+      const recursive = body.recursive ?? false;
+      checkResourceShape(body.resourceType, body.target, recursive);
+      const active = body.active ?? true;
+      const now = Date.now();
+      const row = await ctx.db.transaction().execute(async (trx) => {
+        const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
+        await checkNameFree(trx, body.name);
+        const created = await trx.insertInto('resources').values({
+          name: body.name, resource_type: body.resourceType, target: body.target,
+          skip_tls: body.skipTLS ? 1 : 0, recursive: recursive ? 1 : 0, active: active ? 1 : 0,
+          interval_seconds: body.intervalSeconds ?? 60, created_at: now, updated_at: now,
+          // A new active resource is due at once; the scheduler hears about it on the bus.
+          next_run_at: active ? now : null, current_status: 'unknown',
+          latest_check_status: null, latest_checked_at: null, latest_message: null, latest_error_code: null, latest_duration_ms: null,
+        }).returningAll().executeTakeFirstOrThrow();
+        await setGroups(trx, created.id, groupIds);
+        return created;
+      }).catch((err: unknown) => {
+        throw uniqueViolation(err, 'name') ?? err;
+      });
+      await state.visibility.refresh(row.id);
+      ctx.bus.emit('resource.changed', { id: row.id });
+      return toResource(row);
+    },
+
+    updateResource: (rc) => updateResource(state, rc),
+
+    async deleteResource({ ctx, params }) {
+      const found = await ctx.db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst();
+        if (!row) return false;
+        // Explicit rather than relying on ON DELETE CASCADE alone: large histories go in one statement.
+        await trx.deleteFrom('check_history').where('resource_id', '=', params.id).execute();
+        await trx.deleteFrom('resource_groups').where('resource_id', '=', params.id).execute();
+        await trx.deleteFrom('resources').where('id', '=', params.id).execute();
+        return true;
+      });
+      if (!found) throw notFound(`Resource ${params.id} does not exist`);
+      state.visibility.forget(params.id);
+      ctx.bus.emit('resource.deleted', { id: params.id });
+      return { status: 'deleted' as const };
+    },
+
+    checkResource,
+    getResourceHistory,
+    monitoringEvents: (rc) => monitoringEvents(state, rc),
+  };
+}

@@ -1,0 +1,148 @@
+import {
+  CHECK_COMPLETED, type CheckCompleted, type CheckStatus, type CurrentStatus, type HistoryEntry, MONITORING_CHANNEL,
+  STATUS_CHANGED, type StatusChanged,
+} from '../../src/api/schemas/monitoring.ts';
+import { formatDateTime } from '../../src/time.ts';
+import type { DaemonContext } from '../context.ts';
+import type { ProbeResult } from '../probes/types.ts';
+import { type LatestUpdate, updateLatest } from './latest-update.ts';
+
+export type { HistoryEntry };
+
+/** Rows per statement: well under the bind-parameter limits of SQLite and PostgreSQL. */
+const CHUNK = 200;
+
+const CURRENT: Record<ProbeResult['status'], Exclude<CurrentStatus, 'inactive'>> = {
+  AVAILABLE: 'available',
+  NOT_AVAILABLE: 'not_available',
+  UNKNOWN: 'unknown',
+};
+
+/**
+ * History keeps the seed's two values: a check that could not decide
+ * (UNKNOWN) did not show the resource available, so it is NOT_AVAILABLE there;
+ * the indecision lives in `currentStatus` (`unknown`). See docs/DECISIONS.md.
+ */
+export function historyStatus(status: ProbeResult['status']): CheckStatus {
+  return status === 'AVAILABLE' ? 'AVAILABLE' : 'NOT_AVAILABLE';
+}
+
+/** `currentStatus` as the API shows it: `inactive` whenever the resource is switched off. */
+export function effectiveStatus(active: number | boolean, stored: string): CurrentStatus {
+  if (!active) return 'inactive';
+  return stored === 'available' || stored === 'not_available' ? stored : 'unknown';
+}
+
+/** A non-negative whole number of ms; a probe's NaN or negative duration must not fail the batch. */
+function millis(value: number): number {
+  return Number.isFinite(value) ? Math.max(0, Math.round(value)) : 0;
+}
+
+function checkedAt(result: ProbeResult): number {
+  return Number.isFinite(result.checkedAt) ? Math.round(result.checkedAt) : Date.now();
+}
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/**
+ * The result writer: records a batch of probe results in ONE transaction
+ * (history rows, each resource's latest_* fields and current_status), skips
+ * resources deleted meanwhile, and after the commit publishes
+ * `CHECK_COMPLETED` per result and `STATUS_CHANGED` where `currentStatus`
+ * moved. Returns the history entries of the recorded items, in input order.
+ */
+export async function recordResults(
+  ctx: DaemonContext,
+  items: Array<{ resourceId: number; result: ProbeResult }>,
+): Promise<HistoryEntry[]> {
+  if (items.length === 0) return [];
+  const ids = [...new Set(items.map((i) => i.resourceId))];
+
+  const { recorded, changes } = await ctx.db.transaction().execute(async (trx) => {
+    const current = new Map<number, { name: string; active: number; current_status: string; latest_checked_at: number | null }>();
+    for (const part of chunks(ids)) {
+      const rows = await trx.selectFrom('resources')
+        .select(['id', 'name', 'active', 'current_status', 'latest_checked_at'])
+        .where('id', 'in', part).execute();
+      for (const row of rows) current.set(row.id, row);
+    }
+    const kept = items.filter((i) => current.has(i.resourceId));
+    if (kept.length === 0) return { recorded: [] as Array<{ id: number; item: (typeof items)[number] }>, changes: [] };
+
+    // Multi-row inserts; ids come back per resource in ascending order, which is insertion order.
+    const idsByResource = new Map<number, number[]>();
+    for (const part of chunks(kept)) {
+      const rows = await trx.insertInto('check_history').values(part.map(({ resourceId, result }) => ({
+        resource_id: resourceId,
+        status: historyStatus(result.status),
+        message: result.message,
+        error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
+        checked_at: checkedAt(result),
+        duration_ms: millis(result.durationMs),
+      }))).returning(['id', 'resource_id']).execute();
+      for (const row of rows) {
+        const list = idsByResource.get(row.resource_id) ?? [];
+        list.push(row.id);
+        idsByResource.set(row.resource_id, list);
+      }
+    }
+    for (const list of idsByResource.values()) list.sort((a, b) => a - b);
+    const recorded = kept.map((item) => ({ id: idsByResource.get(item.resourceId)!.shift()!, item }));
+
+    // The newest result per resource wins; an older one arriving late only adds history.
+    const latest = new Map<number, ProbeResult>();
+    for (const { resourceId, result } of kept) {
+      const seen = latest.get(resourceId);
+      if (!seen || result.checkedAt >= seen.checkedAt) latest.set(resourceId, result);
+    }
+    const changes: StatusChanged[] = [];
+    const updates: LatestUpdate[] = [];
+    for (const [resourceId, result] of latest) {
+      const row = current.get(resourceId)!;
+      if (row.latest_checked_at !== null && result.checkedAt < row.latest_checked_at) continue;
+      const to = CURRENT[result.status];
+      updates.push({
+        id: resourceId,
+        current_status: to,
+        latest_check_status: historyStatus(result.status),
+        latest_checked_at: checkedAt(result),
+        latest_message: result.message,
+        latest_error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
+        latest_duration_ms: millis(result.durationMs),
+      });
+      const from = effectiveStatus(row.active, row.current_status);
+      const now = effectiveStatus(row.active, to);
+      if (from !== now) changes.push({ resourceId, name: row.name, from, to: now, at: formatDateTime(checkedAt(result)) });
+    }
+    await updateLatest(trx, updates);
+    return { recorded, changes };
+  });
+
+  const channel = ctx.events.channel(MONITORING_CHANNEL);
+  const entries: HistoryEntry[] = [];
+  for (const { id, item } of recorded) {
+    const { result } = item;
+    const entry: HistoryEntry = {
+      id,
+      status: historyStatus(result.status),
+      message: result.message,
+      errorCode: result.status === 'AVAILABLE' ? null : result.errorCode,
+      checkedAt: formatDateTime(checkedAt(result)),
+      durationMs: millis(result.durationMs),
+    };
+    entries.push(entry);
+    const event: CheckCompleted = { resourceId: item.resourceId, historyId: id, ...withoutId(entry) };
+    channel.publish(CHECK_COMPLETED, event);
+  }
+  for (const change of changes) channel.publish(STATUS_CHANGED, change);
+  return entries;
+}
+
+function withoutId(entry: HistoryEntry): Omit<HistoryEntry, 'id'> {
+  const { id: _id, ...rest } = entry;
+  return rest;
+}

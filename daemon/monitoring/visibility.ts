@@ -1,0 +1,122 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { Visibility } from '../../src/api/schemas/monitoring.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { DaemonContext } from '../context.ts';
+import type { Database } from '../store/schema.ts';
+
+/**
+ * The seed's visibility rules: the most permissive group wins, a resource
+ * without a group counts as public, HIDDEN never shows in public views and
+ * AUTHENTICATED not to anonymous callers.
+ */
+const RANK: Record<Visibility, number> = { HIDDEN: 0, AUTHENTICATED: 1, PUBLIC: 2 };
+
+/** Group visibilities a caller may see through (the most permissive one decides). */
+export function visibleLevels(principal: Principal): Visibility[] {
+  return principal.kind === 'anonymous' ? ['PUBLIC'] : ['PUBLIC', 'AUTHENTICATED'];
+}
+
+/** A kysely condition on `resources`: the resource has no group, or one the caller may see through. */
+export function visibleTo(principal: Principal) {
+  const levels = visibleLevels(principal);
+  return (eb: ExpressionBuilder<Database, 'resources'>) => eb.or([
+    eb.not(eb.exists(eb.selectFrom('resource_groups as rg0').select('rg0.group_id').whereRef('rg0.resource_id', '=', 'resources.id'))),
+    eb.exists(eb.selectFrom('resource_groups as rg1').innerJoin('groups as g1', 'g1.id', 'rg1.group_id')
+      .select('rg1.group_id').whereRef('rg1.resource_id', '=', 'resources.id').where('g1.visibility', 'in', levels)),
+  ]);
+}
+
+/** Effective visibility of a resource from its groups' visibilities. */
+export function effectiveVisibility(groupVisibilities: string[]): Visibility {
+  if (groupVisibilities.length === 0) return 'PUBLIC';
+  let best: Visibility = 'HIDDEN';
+  for (const v of groupVisibilities) if (v in RANK && RANK[v as Visibility] > RANK[best]) best = v as Visibility;
+  return best;
+}
+
+export function mayEnter(principal: Principal, visibility: Visibility): boolean {
+  if (visibility === 'PUBLIC') return true;
+  if (visibility === 'AUTHENTICATED') return principal.kind === 'user';
+  return false;
+}
+
+/**
+ * Every resource's effective visibility, in memory, for the SSE filter that
+ * runs for every event and subscriber. One resource is re-read when it is
+ * created or its groups change; a group change reloads the whole map (one
+ * query; tens of thousands of rows stay cheap).
+ */
+export class VisibilityCache {
+  readonly #ctx: DaemonContext;
+  /** Called whenever visibilities may have changed (groups, a resource's groups). */
+  readonly #onChange: () => void;
+  #map = new Map<number, Visibility>();
+  #loading: Promise<void> | undefined;
+  #again = false;
+
+  constructor(ctx: DaemonContext, onChange: () => void = () => {}) {
+    this.#ctx = ctx;
+    this.#onChange = onChange;
+  }
+
+  get(resourceId: number): Visibility | undefined {
+    return this.#map.get(resourceId);
+  }
+
+  /** Reloads; concurrent calls coalesce, and a call during a load triggers one more. */
+  reload(): Promise<void> {
+    if (this.#loading) {
+      this.#again = true;
+      return this.#loading;
+    }
+    this.#loading = (async () => {
+      try {
+        do {
+          this.#again = false;
+          this.#map = await this.#read();
+          this.#onChange();
+        } while (this.#again);
+      } finally {
+        this.#loading = undefined;
+      }
+    })();
+    return this.#loading;
+  }
+
+  /**
+   * Re-reads one resource after it was created or its groups changed: a bulk
+   * `apply` of thousands of resources must not reload the whole map each time.
+   */
+  async refresh(resourceId: number): Promise<void> {
+    // A full reload under way may have read before this change: have it read again.
+    if (this.#loading) this.#again = true;
+    const rows = await this.#ctx.db.selectFrom('resources')
+      .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
+      .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
+      .select(['groups.visibility as visibility']).where('resources.id', '=', resourceId).execute();
+    if (rows.length === 0) this.#map.delete(resourceId);
+    else this.#map.set(resourceId, effectiveVisibility(rows.flatMap((r) => (r.visibility === null ? [] : [r.visibility]))));
+    this.#onChange();
+  }
+
+  forget(resourceId: number): void {
+    this.#map.delete(resourceId);
+    this.#onChange();
+  }
+
+  async #read(): Promise<Map<number, Visibility>> {
+    const rows = await this.#ctx.db.selectFrom('resources')
+      .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
+      .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
+      .select(['resources.id as id', 'groups.visibility as visibility']).execute();
+    const levels = new Map<number, string[]>();
+    for (const row of rows) {
+      const list = levels.get(row.id) ?? [];
+      if (row.visibility !== null) list.push(row.visibility);
+      levels.set(row.id, list);
+    }
+    const map = new Map<number, Visibility>();
+    for (const [id, list] of levels) map.set(id, effectiveVisibility(list));
+    return map;
+  }
+}

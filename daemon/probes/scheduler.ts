@@ -1,0 +1,271 @@
+import type { DaemonContext } from '../context.ts';
+import type { ProbeConfig } from './config.ts';
+import { DueHeap } from './heap.ts';
+import { hostKey } from './host-key.ts';
+import { type ProbeMetrics, statusValue } from './metrics.ts';
+import type { Prober } from './prober.ts';
+import type { ProbeInput, ProbeResult, ResourceType } from './types.ts';
+import { BatchWriter } from './writer.ts';
+
+interface Entry {
+  input: ProbeInput;
+  intervalMs: number;
+  host: string;
+  /** Bumped on every reschedule; heap items of older versions are stale. */
+  version: number;
+  /** The next time it is due. */
+  due: number;
+  removed: boolean;
+}
+
+interface Row { id: number; resource_type: string; target: string; skip_tls: number; recursive: number; interval_seconds: number; next_run_at: number | null; active: number }
+
+/** At start, overdue resources are spread over at most this window (their interval if shorter). */
+const MAX_SPREAD_MS = 5 * 60_000;
+
+/**
+ * The central scheduler: one min-heap of due times for every active resource
+ * and one timer armed for the earliest. Fixed rate: the next run is the
+ * previous due time plus the interval, whatever the check's duration. A
+ * global and a per-host cap bound concurrent checks; excess due checks wait
+ * in the heap (global) or a per-host FIFO.
+ */
+export class Scheduler {
+  private readonly ctx: DaemonContext;
+  private readonly prober: Prober;
+  private readonly metrics: ProbeMetrics;
+  private readonly config: ProbeConfig;
+  private readonly entries = new Map<number, Entry>();
+  private readonly heap = new DueHeap();
+  /** Resources with a check running or waiting for a per-host slot. */
+  private readonly busy = new Set<number>();
+  private readonly hostRunning = new Map<string, number>();
+  private readonly hostWaiting = new Map<string, Array<{ entry: Entry; due: number }>>();
+  private running = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private writer: BatchWriter | undefined;
+  private pendingReload = new Set<number>();
+  private reloadScheduled = false;
+  private stopped = false;
+  private closed = false;
+  private readonly idle = new Set<() => void>();
+  /** Called as each check starts, with the time it was due (tests and the bench observe the schedule). */
+  onRun: ((resourceId: number, due: number) => void) | undefined;
+
+  constructor(ctx: DaemonContext, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig) {
+    this.ctx = ctx;
+    this.prober = prober;
+    this.metrics = metrics;
+    this.config = config;
+  }
+
+  private readonly onChanged = ({ id }: { id: number }) => this.queueReload(id);
+  private readonly onDeleted = ({ id }: { id: number }) => this.remove(id);
+
+  async start(): Promise<void> {
+    this.writer = new BatchWriter(this.ctx);
+    this.ctx.bus.on('resource.changed', this.onChanged);
+    this.ctx.bus.on('resource.deleted', this.onDeleted);
+    const rows = await this.ctx.db.selectFrom('resources')
+      .select(['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active'])
+      .where('active', '=', 1).execute();
+    const now = Date.now();
+    for (const row of rows) {
+      const intervalMs = row.interval_seconds * 1000;
+      // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
+      const due = row.next_run_at !== null && Number(row.next_run_at) >= now
+        ? Number(row.next_run_at)
+        : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
+      this.upsert(row as Row, due);
+    }
+    this.ctx.log.info({ resources: rows.length }, 'probe scheduler started');
+    this.pump();
+  }
+
+  /** Stops dispatching, waits a little for running checks, then writes what is pending. Nothing is written afterwards. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.ctx.bus.off('resource.changed', this.onChanged);
+    this.ctx.bus.off('resource.deleted', this.onDeleted);
+    clearTimeout(this.timer);
+    if (this.running > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(this.config.httpTimeoutMs, 5_000));
+        this.idle.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    await this.writer?.close();
+    this.closed = true;
+  }
+
+  private upsert(row: Row, due: number): void {
+    const input: ProbeInput = {
+      resourceId: row.id, type: row.resource_type as ResourceType, target: row.target,
+      skipTLS: row.skip_tls === 1, recursive: row.recursive === 1,
+    };
+    const old = this.entries.get(row.id);
+    const entry: Entry = {
+      // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.
+      input, intervalMs: Math.max(1, row.interval_seconds) * 1000, host: hostKey(input),
+      version: (old?.version ?? 0) + 1, due, removed: false,
+    };
+    if (old) old.removed = true;
+    this.entries.set(row.id, entry);
+    this.heap.push({ due, id: row.id, version: entry.version });
+    this.writer!.setNextRun(row.id, due);
+    this.metrics.scheduled.set(this.entries.size);
+    if (due < this.timerAt) this.arm();
+  }
+
+  private remove(id: number): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.removed = true;
+    this.entries.delete(id);
+    this.writer?.forget(id);
+    this.metrics.forget(id, entry.input.type);
+    this.metrics.scheduled.set(this.entries.size);
+  }
+
+  /** Changes arrive in bursts (bulk creation): coalesce them into one query. */
+  private queueReload(id: number): void {
+    if (this.stopped) return;
+    this.pendingReload.add(id);
+    if (this.reloadScheduled) return;
+    this.reloadScheduled = true;
+    setImmediate(() => void this.reload().catch((err) => this.ctx.log.error({ err }, 'scheduler reload failed')));
+  }
+
+  private async reload(): Promise<void> {
+    this.reloadScheduled = false;
+    const ids = [...this.pendingReload];
+    this.pendingReload.clear();
+    for (let i = 0; i < ids.length && !this.stopped; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const rows = await this.ctx.db.selectFrom('resources')
+        .select(['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active'])
+        .where('id', 'in', part).execute();
+      if (this.stopped) return;
+      const found = new Set(rows.map((r) => r.id));
+      for (const id of part) if (!found.has(id)) this.remove(id);
+      for (const row of rows as Row[]) {
+        if (row.active !== 1) {
+          this.remove(row.id);
+          continue;
+        }
+        const old = this.entries.get(row.id);
+        const same = old && old.input.type === row.resource_type && old.input.target === row.target
+          && old.input.skipTLS === (row.skip_tls === 1) && old.input.recursive === (row.recursive === 1)
+          && old.intervalMs === Math.max(1, row.interval_seconds) * 1000;
+        if (same) continue;
+        this.upsert(row, Date.now()); // new or changed: check now, then at its interval
+      }
+    }
+    this.pump();
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const top = this.heap.peek();
+    // At the global cap, the next completion pumps; a timer for an overdue item would only spin.
+    if (!top || (this.running >= this.config.concurrency && top.due <= Date.now())) {
+      this.timerAt = Infinity;
+      return;
+    }
+    this.timerAt = top.due;
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.max(0, Math.min(top.due - Date.now(), 2 ** 30)));
+  }
+
+  /** Starts every due check the caps allow, then re-arms the timer for the next due time. */
+  private pump(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    while (this.running < this.config.concurrency) {
+      const top = this.heap.peek();
+      if (!top || top.due > now) break;
+      this.heap.pop();
+      const entry = this.entries.get(top.id);
+      if (!entry || entry.version !== top.version || entry.removed) continue;
+      // Fixed rate: the next run keeps the phase of this one; missed beats are skipped, not bunched.
+      let next = top.due + entry.intervalMs;
+      if (next <= now) next += Math.ceil((now - next + 1) / entry.intervalMs) * entry.intervalMs;
+      this.heap.push({ due: next, id: top.id, version: entry.version });
+      entry.due = next;
+      this.writer!.setNextRun(top.id, next);
+      if (this.busy.has(top.id)) continue; // the previous check is still running: skip this beat
+      this.busy.add(top.id);
+      if ((this.hostRunning.get(entry.host) ?? 0) >= this.config.perHostConcurrency) {
+        const queue = this.hostWaiting.get(entry.host) ?? [];
+        queue.push({ entry, due: top.due });
+        this.hostWaiting.set(entry.host, queue);
+        continue;
+      }
+      this.run(entry, top.due);
+    }
+    this.arm();
+  }
+
+  private run(entry: Entry, due: number): void {
+    this.running++;
+    this.hostRunning.set(entry.host, (this.hostRunning.get(entry.host) ?? 0) + 1);
+    this.metrics.inFlight.set(this.running);
+    this.metrics.lag.observe(Math.max(0, Date.now() - due) / 1000);
+    this.onRun?.(entry.input.resourceId, due);
+    void this.prober.probe(entry.input).then((result) => this.done(entry, result));
+  }
+
+  private done(entry: Entry, result: ProbeResult): void {
+    this.running--;
+    this.busy.delete(entry.input.resourceId);
+    const left = (this.hostRunning.get(entry.host) ?? 1) - 1;
+    if (left > 0) this.hostRunning.set(entry.host, left);
+    else this.hostRunning.delete(entry.host);
+    this.metrics.inFlight.set(this.running);
+    if (this.running === 0) for (const resolve of this.idle) resolve();
+    if (this.closed) return;
+
+    const { type, resourceId } = entry.input;
+    const seconds = result.durationMs / 1000;
+    this.metrics.duration.observe({ type }, seconds);
+    this.metrics.checks.inc({ type, status: result.status });
+    if (result.status !== 'AVAILABLE') this.metrics.failures.inc({ type });
+    if (!entry.removed || this.entries.has(resourceId)) {
+      this.metrics.status.set({ resource_id: String(resourceId), type }, statusValue(result.status));
+      this.metrics.lastDuration.set({ resource_id: String(resourceId), type }, seconds);
+    }
+    this.writer!.addResult(resourceId, result);
+
+    if (this.stopped) return;
+    const queue = this.hostWaiting.get(entry.host);
+    while (queue?.length) {
+      const next = queue.shift()!;
+      if (queue.length === 0) this.hostWaiting.delete(entry.host);
+      if (next.entry.removed) {
+        this.busy.delete(next.entry.input.resourceId);
+        continue;
+      }
+      this.run(next.entry, next.due);
+      break;
+    }
+    this.pump();
+  }
+
+  /** When a resource is due next (undefined when not scheduled). */
+  dueOf(id: number): number | undefined {
+    return this.entries.get(id)?.due;
+  }
+
+  /** For tests and the bench: what is scheduled and running now. */
+  stats(): { scheduled: number; running: number } {
+    return { scheduled: this.entries.size, running: this.running };
+  }
+}

@@ -1,0 +1,73 @@
+import type { DaemonContext } from '../context.ts';
+import { recordResults } from '../monitoring/results.ts';
+import { persistNextRuns } from './next-runs.ts';
+import type { ProbeResult } from './types.ts';
+
+/** Results are written in batches of at most this many, or after FLUSH_MS. */
+const BATCH = 200;
+const FLUSH_MS = 500;
+const PERSIST_MS = 5_000;
+
+/**
+ * The scheduler's writes: check results in batches (one transaction each,
+ * through the monitoring capability's `recordResults`) and `next_run_at` in
+ * batches every few seconds. Writes run one after another; after `close()`
+ * nothing is written.
+ */
+export class BatchWriter {
+  private readonly ctx: DaemonContext;
+  private results: Array<{ resourceId: number; result: ProbeResult }> = [];
+  private nextRuns = new Map<number, number>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly persistTimer: NodeJS.Timeout;
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(ctx: DaemonContext) {
+    this.ctx = ctx;
+    this.persistTimer = setInterval(() => this.persist(), PERSIST_MS);
+    this.persistTimer.unref();
+  }
+
+  addResult(resourceId: number, result: ProbeResult): void {
+    if (this.closed) return;
+    this.results.push({ resourceId, result });
+    if (this.results.length >= BATCH) this.flushResults();
+    else this.flushTimer ??= setTimeout(() => this.flushResults(), FLUSH_MS);
+  }
+
+  setNextRun(id: number, at: number): void {
+    if (!this.closed) this.nextRuns.set(id, at);
+  }
+
+  forget(id: number): void {
+    this.nextRuns.delete(id);
+  }
+
+  /** Writes what is pending, then refuses further writes. */
+  async close(): Promise<void> {
+    clearInterval(this.persistTimer);
+    this.flushResults();
+    this.persist();
+    this.closed = true;
+    await this.writing;
+  }
+
+  private flushResults(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.results.length === 0 || this.closed) return;
+    const batch = this.results;
+    this.results = [];
+    this.writing = this.writing.then(() => recordResults(this.ctx, batch).then(() => undefined))
+      .catch((err) => this.ctx.log.error({ err, results: batch.length }, 'writing check results failed'));
+  }
+
+  private persist(): void {
+    if (this.nextRuns.size === 0 || this.closed) return;
+    const batch = this.nextRuns;
+    this.nextRuns = new Map();
+    this.writing = this.writing.then(() => persistNextRuns(this.ctx.db, batch))
+      .catch((err) => this.ctx.log.error({ err }, 'persisting next runs failed'));
+  }
+}

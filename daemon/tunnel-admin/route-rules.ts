@@ -1,0 +1,111 @@
+import { isIP } from 'node:net';
+import { createServer } from 'node:net';
+import type { RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
+import { HttpError, invalidField } from '../../src/errors.ts';
+import type { DaemonContext } from '../context.ts';
+import type { RouteRow } from '../store/schema.ts';
+
+/** A route as it will be stored, after defaults and merging. */
+export interface RouteDraft {
+  name: string;
+  type: RouteType;
+  agentId: number;
+  target: string;
+  hostname: string | null;
+  pathPrefix: string | null;
+  listenPort: number | null;
+  enabled: boolean;
+}
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** A DNS name or an IP address, lower-cased, without a trailing dot; undefined when neither. */
+export function normalizeHostname(text: string): string | undefined {
+  const host = text.trim().toLowerCase().replace(/\.$/, '');
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (isIP(bare)) return bare;
+  if (host.length === 0 || host.length > 253) return undefined;
+  return host.split('.').every((label) => LABEL.test(label)) ? host : undefined;
+}
+
+/** `host:port` (IPv6 in brackets, port 1..65535). */
+export function validTcpTarget(text: string): boolean {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  if (!m) return false;
+  const port = Number(m[3]);
+  if (port < 1 || port > 65535) return false;
+  return m[1] !== undefined ? isIP(m[1]) === 6 : normalizeHostname(m[2]) !== undefined;
+}
+
+function validHttpTarget(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Fields of one type sent for a route of the other type: a mistake worth a 400, not silence. */
+function rejectForeignFields(type: RouteType, body: RouteCreate | RouteUpdate): void {
+  if (type === 'HTTP' && body.listenPort !== undefined) throw invalidField('listenPort', 'only TCP routes have a listenPort');
+  if (type === 'TCP' && body.hostname !== undefined) throw invalidField('hostname', 'only HTTP routes have a hostname');
+  if (type === 'TCP' && body.pathPrefix !== undefined) throw invalidField('pathPrefix', 'only HTTP routes have a pathPrefix');
+}
+
+/** The stored shape of a new route, validated field by field (400 naming the field). */
+export function draftFromCreate(body: RouteCreate): RouteDraft {
+  rejectForeignFields(body.type, body);
+  return checkDraft({
+    name: body.name, type: body.type, agentId: body.agentId, target: body.target,
+    hostname: body.hostname ?? null, pathPrefix: body.type === 'HTTP' ? body.pathPrefix ?? '/' : null,
+    listenPort: body.listenPort ?? null, enabled: body.enabled ?? true,
+  });
+}
+
+/** PUT: given fields replace the stored ones; a change of type drops the old type's fields. */
+export function draftFromUpdate(row: RouteRow, body: RouteUpdate): RouteDraft {
+  const type = body.type ?? (row.type as RouteType);
+  rejectForeignFields(type, body);
+  const sameType = type === row.type;
+  return checkDraft({
+    name: body.name ?? row.name, type, agentId: body.agentId ?? Number(row.agent_id), target: body.target ?? row.target,
+    hostname: type === 'HTTP' ? body.hostname ?? (sameType ? row.hostname : null) : null,
+    pathPrefix: type === 'HTTP' ? body.pathPrefix ?? (sameType ? row.path_prefix : null) ?? '/' : null,
+    listenPort: type === 'TCP' ? body.listenPort ?? (sameType && row.listen_port !== null ? Number(row.listen_port) : null) : null,
+    enabled: body.enabled ?? Boolean(row.enabled),
+  });
+}
+
+function checkDraft(d: RouteDraft): RouteDraft {
+  if (d.type === 'HTTP') {
+    if (d.hostname === null) throw invalidField('hostname', 'is required for HTTP routes');
+    const host = normalizeHostname(d.hostname);
+    if (!host) throw invalidField('hostname', 'must be a DNS name or an IP address');
+    if (!/^\/[^\s?#]*$/.test(d.pathPrefix ?? '')) throw invalidField('pathPrefix', 'must start with / and contain no spaces, ? or #');
+    if (!validHttpTarget(d.target)) throw invalidField('target', 'must be an http:// or https:// URL');
+    return { ...d, hostname: host };
+  }
+  if (d.listenPort === null) throw invalidField('listenPort', 'is required for TCP routes');
+  if (!validTcpTarget(d.target)) throw invalidField('target', 'must be host:port (IPv6 in brackets, port 1..65535)');
+  return d;
+}
+
+/** 409 when the port is the daemon's own; 409 or 400 when the OS will not let us listen on it. */
+export async function checkPortFree(ctx: DaemonContext, port: number): Promise<void> {
+  if (port === ctx.config.listen.port || port === ctx.config.edgeListen.port) {
+    throw new HttpError(409, 'conflict', `Port ${port} is one of the daemon's own listeners`, {
+      errors: [{ field: 'listenPort', message: 'is one of the daemon\'s own listen ports' }],
+    });
+  }
+  const code = await new Promise<string | undefined>((resolve) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'EUNKNOWN'));
+    server.listen({ port, host: ctx.config.edgeListen.host, exclusive: true }, () => server.close(() => resolve(undefined)));
+  });
+  if (code === undefined) return;
+  if (code === 'EADDRINUSE') {
+    throw new HttpError(409, 'conflict', `Port ${port} is in use`, { errors: [{ field: 'listenPort', message: 'is in use' }] });
+  }
+  throw invalidField('listenPort', `cannot listen on it (${code})`);
+}

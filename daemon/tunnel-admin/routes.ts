@@ -1,0 +1,118 @@
+import { HttpError, invalidField, notFound } from '../../src/errors.ts';
+import type { Handlers } from '../http/bind.ts';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { toRoute } from './mappers.ts';
+import { checkPortFree, draftFromCreate, draftFromUpdate, type RouteDraft } from './route-rules.ts';
+import { publishTopology, routeLogChannel } from './topology-events.ts';
+
+const conflictOn = (field: string, detail: string) =>
+  new HttpError(409, 'conflict', detail, { errors: [{ field, message: detail }] });
+
+/** Rules that need the database: agent exists, name, hostname+prefix and port unique (409). */
+async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>, d: RouteDraft, selfId: number | null) {
+  const agent = await trx.selectFrom('agents').select('id').where('id', '=', d.agentId).executeTakeFirst();
+  if (!agent) throw invalidField('agentId', `agent ${d.agentId} does not exist`);
+  let others = trx.selectFrom('routes').select(['id', 'name', 'hostname', 'path_prefix', 'listen_port']);
+  if (selfId !== null) others = others.where('id', '!=', selfId);
+  const clash = await others.where((eb) => eb.or([
+    eb('name', '=', d.name),
+    ...(d.hostname !== null ? [eb.and([eb('hostname', '=', d.hostname), eb('path_prefix', '=', d.pathPrefix ?? '/')])] : []),
+    ...(d.listenPort !== null ? [eb('listen_port', '=', d.listenPort)] : []),
+  ])).executeTakeFirst();
+  if (!clash) return;
+  if (clash.name === d.name) throw conflictOn('name', `A route named ${d.name} exists`);
+  if (d.listenPort !== null && Number(clash.listen_port) === d.listenPort) {
+    throw conflictOn('listenPort', `Route ${clash.name} listens on port ${d.listenPort}`);
+  }
+  throw conflictOn('hostname', `Route ${clash.name} serves ${d.hostname}${d.pathPrefix}`);
+}
+
+function columns(d: RouteDraft) {
+  return {
+    name: d.name, type: d.type, agent_id: d.agentId, target: d.target, hostname: d.hostname,
+    path_prefix: d.pathPrefix, listen_port: d.listenPort, enabled: d.enabled ? 1 : 0,
+  };
+}
+
+/** A unique index won a race the checks lost: still a 409 naming the field, never a 500. */
+function uniqueViolation(err: unknown): HttpError | undefined {
+  const code = String((err as { code?: unknown })?.code ?? '');
+  if (!code.includes('CONSTRAINT_UNIQUE') && code !== '23505') return undefined;
+  const text = `${(err as Error).message} ${String((err as { constraint?: unknown }).constraint ?? '')}`;
+  const field = /listen_port/.test(text) ? 'listenPort' : /hostname|host_prefix/.test(text) ? 'hostname' : 'name';
+  return conflictOn(field, 'The route clashes with another route');
+}
+
+async function persist<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw uniqueViolation(err) ?? err;
+  }
+}
+
+/** Handlers of `/admin/api/routes`. Every change tells the data plane and the topology stream. */
+export const routeHandlers: Handlers = {
+  async listRoutes({ ctx }) {
+    const rows = await ctx.db.selectFrom('routes').selectAll().orderBy('id').execute();
+    return rows.map(toRoute);
+  },
+
+  async createRoute({ ctx, body }) {
+    const draft = draftFromCreate(body);
+    if (draft.listenPort !== null) {
+      await checkAgainstOthers(ctx.db, draft, null); // cheap 400/409 before touching the network
+      await checkPortFree(ctx, draft.listenPort);
+    }
+    const row = await persist(() => ctx.db.transaction().execute(async (trx) => {
+      await checkAgainstOthers(trx, draft, null);
+      const now = Date.now();
+      return trx.insertInto('routes').values({ ...columns(draft), created_at: now, updated_at: now })
+        .returningAll().executeTakeFirstOrThrow();
+    }));
+    const route = toRoute(row);
+    ctx.tunnel.routesChanged();
+    publishTopology(ctx, 'ROUTE_CREATED', { route });
+    return route;
+  },
+
+  async getRoute({ ctx, params }) {
+    const row = await ctx.db.selectFrom('routes').selectAll().where('id', '=', params.id).executeTakeFirst();
+    if (!row) throw notFound(`Route ${params.id} does not exist`);
+    return toRoute(row);
+  },
+
+  async updateRoute({ ctx, params, body }) {
+    const current = await ctx.db.selectFrom('routes').selectAll().where('id', '=', params.id).executeTakeFirst();
+    if (!current) throw notFound(`Route ${params.id} does not exist`);
+    const draft = draftFromUpdate(current, body);
+    // An enabled route's own port is held by the data plane's listener: only a new port, or
+    // the port of a route being enabled, is probed.
+    const portChanged = draft.listenPort !== (current.listen_port === null ? null : Number(current.listen_port));
+    if (draft.listenPort !== null && (portChanged || (draft.enabled && !current.enabled))) {
+      await checkAgainstOthers(ctx.db, draft, params.id);
+      await checkPortFree(ctx, draft.listenPort);
+    }
+    const row = await persist(() => ctx.db.transaction().execute(async (trx) => {
+      await checkAgainstOthers(trx, draft, params.id);
+      const updated = await trx.updateTable('routes').set({ ...columns(draft), updated_at: Date.now() })
+        .where('id', '=', params.id).returningAll().executeTakeFirst();
+      if (!updated) throw notFound(`Route ${params.id} does not exist`);
+      return updated;
+    }));
+    const route = toRoute(row);
+    ctx.tunnel.routesChanged();
+    publishTopology(ctx, 'ROUTE_UPDATED', { route });
+    return route;
+  },
+
+  async deleteRoute({ ctx, params }) {
+    const row = await ctx.db.deleteFrom('routes').where('id', '=', params.id).returning(['id', 'name']).executeTakeFirst();
+    if (!row) throw notFound(`Route ${params.id} does not exist`);
+    ctx.tunnel.routesChanged();
+    ctx.events.drop(routeLogChannel(params.id));
+    publishTopology(ctx, 'ROUTE_DELETED', { id: Number(row.id), name: row.name });
+    return { status: 'deleted' as const };
+  },
+};

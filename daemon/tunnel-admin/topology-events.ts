@@ -1,0 +1,19 @@
+import type { TopologyEventData, TopologyEventKind } from '../../src/api/schemas/tunnel.ts';
+import type { DaemonContext } from '../context.ts';
+
+/** The hub channel behind `/admin/sse/topology`. */
+export const TOPOLOGY_CHANNEL = 'topology';
+
+/** The hub channel behind `/admin/sse/routes/{id}/log`. */
+export const routeLogChannel = (routeId: number) => `route-log:${routeId}`;
+
+/**
+ * Publishes one topology event. Kinds and payloads are those of
+ * src/api/schemas/tunnel.ts (TopologyEvents), so the stream and the CLI's
+ * live view cannot drift.
+ */
+export function publishTopology<K extends Exclude<TopologyEventKind, 'SNAPSHOT'>>(
+  ctx: DaemonContext, kind: K, data: TopologyEventData<K>,
+): void {
+  ctx.events.channel(TOPOLOGY_CHANNEL).publish(kind, data);
+}

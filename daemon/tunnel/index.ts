@@ -1,0 +1,56 @@
+import type { DaemonContext } from '../context.ts';
+import type { DaemonModule } from '../module.ts';
+import type { TunnelControl } from '../tunnel-control.ts';
+import { type EdgeDeps, forwardHttp } from './edge-http.ts';
+import { forwardUpgrade } from './edge-upgrade.ts';
+import { Observer } from './observe.ts';
+import { RouteTable } from './route-table.ts';
+import { AgentSessions } from './sessions.ts';
+import { TcpListeners } from './tcp-listeners.ts';
+
+/** How long in-flight tunnel streams may run on during shutdown before they are cut. */
+const DRAIN_GRACE_MS = 5_000;
+
+/**
+ * The tunnel data plane: agent sessions on `GET /admin/tunnel`, the edge
+ * router for HTTP and WebSocket routes, TCP listeners, and the reporting
+ * (access log, topology events, metrics) of every exchange.
+ */
+export function tunnelModule(ctx: DaemonContext): DaemonModule {
+  const observer = new Observer(ctx);
+  const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
+  const tcp = new TcpListeners(ctx, sessions, observer);
+  const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
+  const deps: EdgeDeps = { ctx, table, sessions, observer };
+  const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
+
+  const control: TunnelControl = {
+    inFlight: (routeId) => observer.inFlight(routeId),
+    disconnectAgent: (agentId, reason) => sessions.disconnect(agentId, reason),
+    routesChanged: () => void table.reload(),
+  };
+  ctx.tunnel = control;
+  // Load now (the database is open): the edge is served from the first request on.
+  const loaded = table.reload();
+
+  let drained: Promise<void> | undefined;
+  const drain = () => {
+    drained ??= (async () => {
+      tcp.closeAll();
+      await sessions.closeAll(DRAIN_GRACE_MS);
+    })();
+    return drained;
+  };
+
+  return {
+    name: 'tunnel',
+    upgrade: (req, socket, head) => sessions.upgrade(req, socket, head),
+    edge: {
+      request: (req, res) => void forwardHttp(deps, req, res).catch(onError),
+      upgrade: (req, socket, head) => void forwardUpgrade(deps, req, socket, head).catch(onError),
+    },
+    start: () => loaded,
+    drain,
+    stop: drain,
+  };
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { DaemonContext } from '../context.ts';
+import { publishTopology } from '../tunnel-admin/agent-status.ts';
+import { appendRouteLog } from '../tunnel-admin/route-log-store.ts';
+import { currentPodId } from '../tunnel-admin/pods.ts';
+import type { LiveRoute } from './route-table.ts';
+
+/** One request or TCP connection through a route, from arrival to its last byte. */
+export interface Exchange {
+  bytesIn: number;
+  bytesOut: number;
+  /** Records the outcome once (later calls are ignored): log entry, metrics, REQUEST_COMPLETED. */
+  finish(status: number | null, error?: string): void;
+}
+
+export interface ExchangeInfo {
+  method: string;
+  /** Path without the query string: queries may carry credentials, and the log never stores them. */
+  path: string;
+  clientIp: string | null;
+}
+
+interface RouteSeries {
+  route: string;
+  inFlight: { set(n: number): void };
+  received: { inc(n: number): void };
+  sent: { inc(n: number): void };
+  duration: { observe(n: number): void };
+}
+
+/**
+ * Everything the data plane reports per exchange: in-flight counts per route
+ * (topology), access-log entries, topology events and Prometheus metrics.
+ */
+export class Observer {
+  readonly #ctx: DaemonContext;
+  readonly #inFlight = new Map<number, number>();
+  readonly #byRoute = new Map<number, RouteSeries>();
+  readonly #requests: Counter<'route' | 'status'>;
+  readonly #received: Counter<'route'>;
+  readonly #sent: Counter<'route'>;
+  readonly #gauge: Gauge<'route'>;
+  readonly #duration: Histogram<'route'>;
+  readonly agents: Gauge;
+
+  constructor(ctx: DaemonContext) {
+    this.#ctx = ctx;
+    const registers = [ctx.metrics.registry];
+    this.agents = new Gauge({ name: 'monctl_tunnel_agents_connected', help: 'Agents connected to this daemon', registers });
+    this.#requests = new Counter({
+      name: 'monctl_tunnel_requests_total', help: 'Requests and TCP connections through each route, by final status (none for TCP or aborted)',
+      labelNames: ['route', 'status'] as const, registers,
+    });
+    this.#received = new Counter({
+      name: 'monctl_tunnel_received_bytes_total', help: 'Body bytes received from clients, per route', labelNames: ['route'] as const, registers,
+    });
+    this.#sent = new Counter({
+      name: 'monctl_tunnel_sent_bytes_total', help: 'Body bytes sent to clients, per route', labelNames: ['route'] as const, registers,
+    });
+    this.#gauge = new Gauge({
+      name: 'monctl_tunnel_requests_in_flight', help: 'Requests and TCP connections in flight, per route', labelNames: ['route'] as const, registers,
+    });
+    this.#duration = new Histogram({
+      name: 'monctl_tunnel_request_duration_seconds', help: 'Duration of requests and TCP connections through each route',
+      labelNames: ['route'] as const, registers,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    });
+  }
+
+  inFlight(routeId: number): number {
+    return this.#inFlight.get(routeId) ?? 0;
+  }
+
+  podId(): number | null {
+    try {
+      return currentPodId(this.#ctx);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Label children per route: prom-client hashes the labels once instead of on every request. */
+  #series(routeId: number): RouteSeries {
+    let series = this.#byRoute.get(routeId);
+    if (!series) {
+      const route = String(routeId);
+      series = {
+        route, inFlight: this.#gauge.labels({ route }), received: this.#received.labels({ route }),
+        sent: this.#sent.labels({ route }), duration: this.#duration.labels({ route }),
+      };
+      this.#byRoute.set(routeId, series);
+    }
+    return series;
+  }
+
+  #count(routeId: number, delta: number): number {
+    const n = Math.max(0, (this.#inFlight.get(routeId) ?? 0) + delta);
+    if (n) this.#inFlight.set(routeId, n);
+    else this.#inFlight.delete(routeId);
+    this.#series(routeId).inFlight.set(n);
+    return n;
+  }
+
+  begin(route: LiveRoute, info: ExchangeInfo): Exchange {
+    const started = process.hrtime.bigint();
+    const at = Date.now();
+    const requestId = randomUUID();
+    const { id: routeId, agentId } = route;
+    const ctx = this.#ctx;
+    const inFlight = this.#count(routeId, 1);
+    publishTopology(ctx, 'REQUEST_IN_FLIGHT', { routeId, agentId, requestId, method: info.method, path: info.path, inFlight });
+    let done = false;
+    const exchange: Exchange = {
+      bytesIn: 0,
+      bytesOut: 0,
+      finish: (status, error) => {
+        if (done) return;
+        done = true;
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const durationMs = Math.round(seconds * 1000);
+        const left = this.#count(routeId, -1);
+        const series = this.#series(routeId);
+        this.#requests.inc({ route: series.route, status: status === null ? 'none' : String(status) });
+        series.received.inc(exchange.bytesIn);
+        series.sent.inc(exchange.bytesOut);
+        series.duration.observe(seconds);
+        publishTopology(ctx, 'REQUEST_COMPLETED', { routeId, agentId, requestId, status, durationMs, inFlight: left });
+        appendRouteLog(ctx, {
+          routeId, at, method: info.method, path: info.path, status, durationMs, bytesIn: exchange.bytesIn,
+          bytesOut: exchange.bytesOut, clientIp: info.clientIp, agentId, podId: this.podId(), error: error ?? null,
+        });
+      },
+    };
+    return exchange;
+  }
+}

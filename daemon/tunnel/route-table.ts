@@ -1,0 +1,91 @@
+import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
+import type { DaemonContext } from '../context.ts';
+
+/** An enabled route as the data plane needs it. */
+export interface LiveRoute {
+  id: number;
+  type: 'HTTP' | 'TCP';
+  agentId: number;
+  target: string;
+  hostname: string;
+  pathPrefix: string;
+  listenPort: number | null;
+}
+
+/**
+ * The enabled routes, cached in memory and reloaded on `routesChanged()`.
+ * HTTP routes are indexed by hostname, longest path prefix first.
+ */
+export class RouteTable {
+  readonly #ctx: DaemonContext;
+  #byHost = new Map<string, LiveRoute[]>();
+  #tcp: LiveRoute[] = [];
+  #loading: Promise<void> | undefined;
+  #again = false;
+  readonly #onTcp: (routes: LiveRoute[]) => void;
+
+  constructor(ctx: DaemonContext, onTcp: (routes: LiveRoute[]) => void) {
+    this.#ctx = ctx;
+    this.#onTcp = onTcp;
+  }
+
+  get tcpRoutes(): LiveRoute[] {
+    return this.#tcp;
+  }
+
+  /** Pending reload, if any: a request that finds no route waits for it before answering 404. */
+  get loading(): Promise<void> | undefined {
+    return this.#loading;
+  }
+
+  /** Reloads now; calls made during a reload coalesce into one more reload after it. */
+  reload(): Promise<void> {
+    if (this.#loading) {
+      this.#again = true;
+      return this.#loading;
+    }
+    this.#loading = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#load();
+        } while (this.#again);
+      } catch (err) {
+        if (!this.#ctx.draining) this.#ctx.log.error({ err }, 'tunnel: loading routes failed');
+      } finally {
+        this.#loading = undefined;
+      }
+    })();
+    return this.#loading;
+  }
+
+  async #load(): Promise<void> {
+    const rows = await this.#ctx.db.selectFrom('routes').selectAll().where('enabled', '=', 1).execute();
+    const byHost = new Map<string, LiveRoute[]>();
+    const tcp: LiveRoute[] = [];
+    for (const row of rows) {
+      const route: LiveRoute = {
+        id: Number(row.id), type: row.type === 'TCP' ? 'TCP' : 'HTTP', agentId: Number(row.agent_id), target: row.target,
+        hostname: hostWithoutPort(row.hostname ?? ''), pathPrefix: row.path_prefix || '/',
+        listenPort: row.listen_port === null ? null : Number(row.listen_port),
+      };
+      if (route.type === 'TCP') {
+        tcp.push(route);
+        continue;
+      }
+      const list = byHost.get(route.hostname) ?? [];
+      list.push(route);
+      byHost.set(route.hostname, list);
+    }
+    for (const list of byHost.values()) list.sort((a, b) => b.pathPrefix.length - a.pathPrefix.length);
+    this.#byHost = byHost;
+    this.#tcp = tcp;
+    this.#onTcp(tcp);
+  }
+
+  /** The HTTP route for a Host header and a request path: exact host, longest prefix. */
+  match(host: string | undefined, path: string): LiveRoute | undefined {
+    const list = this.#byHost.get(hostWithoutPort(host));
+    return list?.find((r) => path.startsWith(r.pathPrefix));
+  }
+}

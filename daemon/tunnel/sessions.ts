@@ -1,0 +1,178 @@
+import http2, { type ClientHttp2Session } from 'node:http2';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import {
+  AGENT_VERSION_HEADER, GOAWAY_REPLACED, MAX_FRAME_SIZE, PING_INTERVAL_MS, PING_TIMEOUT_MS, SESSION_MAX_MEMORY_MB, SESSION_WINDOW,
+  STREAM_WINDOW, TUNNEL_PATH, TUNNEL_UPGRADE,
+} from '../../src/tunnel/protocol.ts';
+import type { DaemonContext } from '../context.ts';
+import { findAgentByToken } from '../tunnel-admin/agent-auth.ts';
+import { markConnected, markDisconnected, markSeen } from '../tunnel-admin/agent-status.ts';
+import { problem, rawProblem } from './raw-response.ts';
+
+/** One live agent connection: an h2 client session over the upgraded socket. */
+interface Link {
+  agentId: number;
+  session: ClientHttp2Session;
+  /** Set when a newer session of the same agent took over: its close is not a disconnect. */
+  superseded: boolean;
+  reason: string;
+}
+
+/** How often a live agent's lastSeenAt is written (the pings are far more frequent). */
+const SEEN_EVERY_MS = 30_000;
+
+/**
+ * The agents connected to this daemon. Accepts `GET /admin/tunnel` upgrades,
+ * authenticates the registration token before answering 101, keeps each
+ * session alive with pings and reports connects and disconnects.
+ */
+export class AgentSessions {
+  readonly #ctx: DaemonContext;
+  readonly #podId: () => number;
+  readonly #links = new Map<number, Link>();
+  readonly #onCount: (n: number) => void;
+
+  constructor(ctx: DaemonContext, podId: () => number, onCount: (n: number) => void) {
+    this.#ctx = ctx;
+    this.#podId = podId;
+    this.#onCount = onCount;
+  }
+
+  /** The live session of an agent, if any. */
+  get(agentId: number): ClientHttp2Session | undefined {
+    const link = this.#links.get(agentId);
+    return link && !link.session.destroyed && !link.session.closed ? link.session : undefined;
+  }
+
+  /** The upgrade hook of the API listener. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    if ((req.url ?? '').split('?')[0] !== TUNNEL_PATH) return false;
+    this.#accept(req, socket as Socket, head).catch((err) => {
+      this.#ctx.log.error({ err }, 'tunnel: accepting an agent failed');
+      socket.destroy();
+    });
+    return true;
+  }
+
+  async #accept(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    socket.on('error', () => {}); // reported through the session once it exists
+    if (this.#ctx.draining) return rawProblem(socket, problem(503, 'draining', 'The daemon is shutting down'), TUNNEL_PATH);
+    if (String(req.headers.upgrade ?? '').toLowerCase() !== TUNNEL_UPGRADE) {
+      return rawProblem(socket, problem(400, 'bad-upgrade', `Upgrade must be ${TUNNEL_UPGRADE}`), TUNNEL_PATH);
+    }
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+    const agent = token ? await findAgentByToken(this.#ctx, token) : undefined;
+    if (!agent) {
+      this.#ctx.log.warn({ remoteAddress: socket.remoteAddress }, 'tunnel: agent refused (bad registration token)');
+      return rawProblem(socket, problem(401, 'unauthorized', 'Invalid or missing registration token',
+        { 'WWW-Authenticate': 'Bearer' }), TUNNEL_PATH);
+    }
+    if (socket.destroyed) return;
+    const agentId = Number(agent.id);
+    socket.setTimeout(0);
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 10_000);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${TUNNEL_UPGRADE}\r\n\r\n`);
+    if (head.length) socket.unshift(head);
+
+    const session = http2.connect(`http://agent-${agentId}.tunnel`, {
+      createConnection: () => socket,
+      settings: { initialWindowSize: STREAM_WINDOW, maxFrameSize: MAX_FRAME_SIZE, enablePush: false },
+      maxSessionMemory: SESSION_MAX_MEMORY_MB,
+    });
+    const link: Link = { agentId, session, superseded: false, reason: 'connection closed' };
+    session.on('error', (err) => {
+      if (link.reason === 'connection closed') link.reason = `session error: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
+    });
+    // The API listener's sockets allow half-open connections: a peer that is gone must not linger.
+    socket.once('end', () => session.destroy(new Error('the agent closed the connection')));
+    session.once('connect', () => {
+      try {
+        session.setLocalWindowSize(SESSION_WINDOW);
+      } catch { /* closed meanwhile */ }
+    });
+    session.once('close', () => this.#closed(link));
+    this.#keepAlive(link);
+
+    const previous = this.#links.get(agentId);
+    this.#links.set(agentId, link);
+    this.#onCount(this.#links.size);
+    if (previous) {
+      previous.superseded = true;
+      this.#end(previous, GOAWAY_REPLACED, true);
+    }
+    const remoteAddress = socket.remoteAddress ?? '';
+    const version = req.headers[AGENT_VERSION_HEADER];
+    this.#ctx.log.info({ agentId, remoteAddress, replaced: Boolean(previous) }, 'tunnel: agent connected');
+    await markConnected(this.#ctx, agentId, {
+      podId: this.#podId(), remoteAddress, version: typeof version === 'string' ? version : null, replaced: Boolean(previous),
+    });
+  }
+
+  /** Pings the agent; a missing answer destroys the session, which fails its streams at once. */
+  #keepAlive(link: Link): void {
+    let lastSeen = Date.now();
+    const timer = setInterval(() => {
+      const { session } = link;
+      if (session.destroyed || session.closed) return;
+      const deadline = setTimeout(() => {
+        link.reason = 'keepalive timeout';
+        session.destroy(new Error('keepalive timeout'));
+      }, PING_TIMEOUT_MS);
+      const sent = session.ping((err) => {
+        clearTimeout(deadline);
+        if (err || Date.now() - lastSeen < SEEN_EVERY_MS || this.#links.get(link.agentId) !== link) return;
+        lastSeen = Date.now();
+        markSeen(this.#ctx, link.agentId).catch(() => {});
+      });
+      if (!sent) clearTimeout(deadline);
+    }, PING_INTERVAL_MS);
+    timer.unref();
+    link.session.once('close', () => clearInterval(timer));
+  }
+
+  #closed(link: Link): void {
+    if (this.#links.get(link.agentId) !== link) return; // replaced: the newer session is current
+    this.#links.delete(link.agentId);
+    this.#onCount(this.#links.size);
+    this.#ctx.log.info({ agentId: link.agentId, reason: link.reason }, 'tunnel: agent disconnected');
+    markDisconnected(this.#ctx, link.agentId, link.reason).catch((err) => {
+      if (!this.#ctx.draining) this.#ctx.log.error({ err }, 'tunnel: recording a disconnect failed');
+    });
+  }
+
+  /** Tells the agent why (GOAWAY opaque data), then closes: at once, or after its streams finish. */
+  #end(link: Link, reason: string, now: boolean): void {
+    link.reason = reason;
+    const { session } = link;
+    if (session.destroyed) return;
+    try {
+      session.goaway(http2.constants.NGHTTP2_NO_ERROR, 0, Buffer.from(reason));
+    } catch { /* already closing */ }
+    // Destroyed with an error, so streams in flight are reset rather than ended cleanly.
+    if (now) setImmediate(() => session.destroy(new Error(reason)));
+    else session.close();
+  }
+
+  /** Token rotated or agent deleted: the live session goes now. */
+  disconnect(agentId: number, reason: string): void {
+    const link = this.#links.get(agentId);
+    if (link) this.#end(link, reason, true);
+  }
+
+  /** Shutdown: let streams finish for graceMs, then cut what is left. */
+  async closeAll(graceMs: number): Promise<void> {
+    const links = [...this.#links.values()];
+    if (!links.length) return;
+    const closed = links.map((l) => new Promise<void>((done) => {
+      if (l.session.destroyed) return done();
+      l.session.once('close', () => done());
+    }));
+    for (const link of links) this.#end(link, 'daemon shutting down', false);
+    const timer = setTimeout(() => links.forEach((l) => l.session.destroy(new Error('shutdown grace period over'))), graceMs);
+    await Promise.all(closed);
+    clearTimeout(timer);
+  }
+}

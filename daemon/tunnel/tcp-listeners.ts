@@ -1,0 +1,109 @@
+import net, { type Server, type Socket } from 'node:net';
+import { H, relay } from '../../src/tunnel/protocol.ts';
+import type { DaemonContext } from '../context.ts';
+import { cancel, openStream } from './forward.ts';
+import type { Observer } from './observe.ts';
+import type { LiveRoute } from './route-table.ts';
+import type { AgentSessions } from './sessions.ts';
+
+interface Listener {
+  route: LiveRoute;
+  server: Server;
+  sockets: Set<Socket>;
+}
+
+/**
+ * One TCP listener per enabled TCP route, on the edge listener's host and the
+ * route's `listenPort`. Each connection becomes one h2 stream to the agent,
+ * which connects to `host:port`; bytes are piped both ways, half-close kept.
+ */
+export class TcpListeners {
+  readonly #ctx: DaemonContext;
+  readonly #sessions: AgentSessions;
+  readonly #observer: Observer;
+  readonly #byRoute = new Map<number, Listener>();
+
+  constructor(ctx: DaemonContext, sessions: AgentSessions, observer: Observer) {
+    this.#ctx = ctx;
+    this.#sessions = sessions;
+    this.#observer = observer;
+  }
+
+  /** Starts, keeps (updating target and agent in place) or stops listeners to match the routes. */
+  sync(routes: LiveRoute[]): void {
+    if (this.#ctx.draining) return;
+    const wanted = new Map(routes.filter((r) => r.listenPort).map((r) => [r.id, r]));
+    for (const [id, listener] of this.#byRoute) {
+      const route = wanted.get(id);
+      if (route && route.listenPort === listener.route.listenPort) listener.route = route;
+      else this.#stop(id, listener);
+    }
+    for (const route of wanted.values()) if (!this.#byRoute.has(route.id)) this.#start(route);
+  }
+
+  #start(route: LiveRoute): void {
+    const sockets = new Set<Socket>();
+    const server = net.createServer({ allowHalfOpen: true, noDelay: true });
+    const listener: Listener = { route, server, sockets };
+    server.on('connection', (socket) => this.#pipe(listener, socket));
+    server.on('error', (err) => {
+      this.#ctx.log.error({ err, routeId: route.id, port: route.listenPort }, 'tunnel: TCP route cannot listen');
+      if (this.#byRoute.get(route.id) === listener) this.#byRoute.delete(route.id);
+    });
+    server.listen(route.listenPort!, this.#ctx.config.edgeListen.host, () => {
+      this.#ctx.log.info({ routeId: route.id, port: route.listenPort }, 'tunnel: TCP route listening');
+    });
+    this.#byRoute.set(route.id, listener);
+  }
+
+  #stop(id: number, listener: Listener): void {
+    this.#byRoute.delete(id);
+    listener.server.close();
+    for (const socket of listener.sockets) socket.destroy();
+  }
+
+  #pipe(listener: Listener, socket: Socket): void {
+    const { route } = listener;
+    listener.sockets.add(socket);
+    socket.on('error', () => {});
+    const ip = socket.remoteAddress?.replace(/^::ffff:/, '') ?? null;
+    const exchange = this.#observer.begin(route, { method: 'TCP', path: route.target, clientIp: ip });
+    const headers = { ':method': 'POST', ':path': '/', [H.kind]: 'tcp', [H.target]: route.target };
+    const { stream, error } = openStream(this.#sessions, route.agentId, headers, false);
+    if (!stream) {
+      exchange.finish(null, error);
+      socket.destroy();
+      listener.sockets.delete(socket);
+      return;
+    }
+    let failure: string | undefined;
+    stream.on('response', (h) => {
+      const status = Number(h[':status']);
+      if (status !== 200) {
+        failure = String(h[H.error] ?? `agent answered ${status}`);
+        stream.resume();
+        socket.destroy();
+      }
+    });
+    socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
+    stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
+    socket.pipe(stream);
+    relay(stream, socket);
+    stream.on('error', (err) => { failure ??= `tunnel stream failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`; });
+    stream.on('close', () => {
+      if (stream.rstCode || !stream.readableEnded) {
+        failure ??= 'tunnel stream broken';
+        socket.destroy();
+      }
+    });
+    socket.on('close', () => {
+      listener.sockets.delete(socket);
+      exchange.finish(null, failure);
+      cancel(stream);
+    });
+  }
+
+  closeAll(): void {
+    for (const [id, listener] of this.#byRoute) this.#stop(id, listener);
+  }
+}

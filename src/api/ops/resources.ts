@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../operation.ts';
+import { Deleted, IdParams } from '../schemas/common.ts';
+import {
+  AdminResource, HistoryEntry, HistoryQuery, Resource, ResourceCreate, ResourceDetail, ResourcePatch,
+} from '../schemas/monitoring.ts';
+
+const tag = 'Resources';
+
+/** Resources, their checks and history (seed 000 with CONTRACT section 4). */
+export const resourceOperations = {
+  listResources: defineOperation({
+    id: 'listResources', method: 'GET', path: '/api/resources', tag, access: 'public',
+    summary: 'List the active resources the caller may see',
+    description: 'Ordered by id ascending. Anonymous callers see resources without a group or with a PUBLIC group; authenticated callers also AUTHENTICATED ones; HIDDEN resources are never listed.',
+    response: Type.Array(Resource),
+  }),
+  getResource: defineOperation({
+    id: 'getResource', method: 'GET', path: '/api/resources/{id}', tag, access: 'public',
+    summary: 'One resource with its groups and latest check',
+    description: '404 when the resource does not exist or is not visible to the caller.',
+    params: IdParams, response: ResourceDetail, errors: [404],
+  }),
+  createResource: defineOperation({
+    id: 'createResource', method: 'POST', path: '/api/resources', tag, access: 'admin',
+    summary: 'Create a resource', description: 'Names are unique (409). A new active resource is checked soon.',
+    body: ResourceCreate, response: Resource, errors: [409],
+  }),
+  updateResource: defineOperation({
+    id: 'updateResource', method: 'PATCH', path: '/api/resources/{id}', tag, access: 'admin',
+    summary: 'Change some fields of a resource', description: '`groupIds` replaces the resource\'s groups.',
+    params: IdParams, body: ResourcePatch, response: AdminResource, errors: [404, 409],
+  }),
+  deleteResource: defineOperation({
+    id: 'deleteResource', method: 'DELETE', path: '/api/resources/{id}', tag, access: 'admin',
+    summary: 'Delete a resource and its check history', params: IdParams, response: Deleted, errors: [404],
+  }),
+  checkResource: defineOperation({
+    id: 'checkResource', method: 'POST', path: '/api/resources/{id}/check', tag, access: 'admin',
+    summary: 'Run a check now', description: 'Records the result like a scheduled check and returns its history entry.',
+    params: IdParams, response: HistoryEntry, errors: [404],
+  }),
+  getResourceHistory: defineOperation({
+    id: 'getResourceHistory', method: 'GET', path: '/api/resources/{id}/history', tag, access: 'authenticated',
+    summary: 'Check history, most recent first',
+    description: 'Paged with `limit` and `before` (an entry id); a `Link: <…>; rel="next"` header points to the next page. 404 for a missing resource or one the caller may not see (ADMIN sees all).',
+    params: IdParams, query: HistoryQuery, response: Type.Array(HistoryEntry), errors: [404],
+  }),
+  listAdminResources: defineOperation({
+    id: 'listAdminResources', method: 'GET', path: '/admin/api/resources', tag, access: 'admin',
+    summary: 'Every resource, inactive and hidden included, by id', response: Type.Array(AdminResource),
+  }),
+  getAdminResource: defineOperation({
+    id: 'getAdminResource', method: 'GET', path: '/admin/api/resources/{id}', tag, access: 'admin',
+    summary: 'Any resource, with its interval', params: IdParams, response: AdminResource, errors: [404],
+  }),
+  monitoringEvents: defineOperation({
+    id: 'monitoringEvents', method: 'GET', path: '/api/events', tag, access: 'authenticated', stream: true,
+    summary: 'Live check results (SSE)',
+    description: 'Starts with `SNAPSHOT` ({resources: [...]}) unless `Last-Event-ID` can be replayed, then `CHECK_COMPLETED` and `STATUS_CHANGED` for the resources the caller may see (ADMIN: all).',
+  }),
+} as const;

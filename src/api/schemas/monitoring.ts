@@ -1,0 +1,161 @@
+import { Type } from '@sinclair/typebox';
+import { Body, DateTime, Id, NullableDateTime, PageQuery, StringEnum } from './common.ts';
+
+/**
+ * Schemas of the monitoring seed (resources, groups, check history, live
+ * events) with the CONTRACT section 4 additions. Field names and types follow
+ * the seed exactly; nullable fields are null until the first check.
+ */
+export const RESOURCE_TYPES = ['HTTP', 'DOCKER', 'TCP'] as const;
+export const ResourceType = StringEnum(RESOURCE_TYPES);
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+export const VISIBILITIES = ['PUBLIC', 'AUTHENTICATED', 'HIDDEN'] as const;
+export const Visibility = StringEnum(VISIBILITIES);
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export const CHECK_STATUSES = ['AVAILABLE', 'NOT_AVAILABLE'] as const;
+export const CheckStatus = StringEnum(CHECK_STATUSES);
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+export const CURRENT_STATUSES = ['available', 'not_available', 'unknown', 'inactive'] as const;
+export const CurrentStatus = StringEnum(CURRENT_STATUSES);
+export type CurrentStatus = (typeof CURRENT_STATUSES)[number];
+
+/** Display names: 1 to 200 characters, no control characters, not blank. */
+export const Name = Type.String({
+  minLength: 1, maxLength: 200, pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001f\\u007f]+$',
+  description: '1 to 200 characters, not blank, no control characters',
+});
+export const Target = Type.String({ minLength: 1, maxLength: 2048 });
+export const IntervalSeconds = Type.Integer({ minimum: 10, maximum: 86400, description: 'seconds between checks' });
+export const GroupIds = Type.Array(Id, { maxItems: 100, description: 'ids of existing groups' });
+
+export const Resource = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    resourceType: ResourceType,
+    target: Type.String(),
+    skipTLS: Type.Boolean(),
+    recursive: Type.Boolean(),
+    active: Type.Boolean(),
+    createdAt: DateTime,
+  },
+  { title: 'Resource' },
+);
+
+export const GroupRef = Type.Object({ id: Id, name: Type.String() }, { title: 'GroupRef' });
+
+const detailFields = {
+  groupId: Type.Union([Id, Type.Null()], { description: 'legacy: the first group by id' }),
+  groupName: Type.Union([Type.String(), Type.Null()], { description: 'legacy: name of that group' }),
+  groups: Type.Array(GroupRef, { description: 'sorted by id' }),
+  currentStatus: CurrentStatus,
+  latestCheckStatus: Type.Union([CheckStatus, Type.Null()]),
+  latestCheckedAt: NullableDateTime,
+  latestMessage: Type.Union([Type.String(), Type.Null()]),
+  latestErrorCode: Type.Union([Type.String(), Type.Null()]),
+};
+
+export const ResourceDetail = Type.Object({ ...Resource.properties, ...detailFields }, { title: 'ResourceDetail' });
+export const AdminResource = Type.Object(
+  { ...Resource.properties, ...detailFields, intervalSeconds: IntervalSeconds },
+  { title: 'AdminResource' },
+);
+
+export const ResourceCreate = Body(
+  {
+    name: Name,
+    resourceType: ResourceType,
+    target: Target,
+    skipTLS: Type.Optional(Type.Boolean()),
+    recursive: Type.Optional(Type.Boolean()),
+    intervalSeconds: Type.Optional(IntervalSeconds),
+    groupIds: Type.Optional(GroupIds),
+    active: Type.Optional(Type.Boolean()),
+  },
+  'ResourceCreate',
+);
+
+export const ResourcePatch = Body(
+  {
+    name: Type.Optional(Name),
+    resourceType: Type.Optional(ResourceType),
+    target: Type.Optional(Target),
+    skipTLS: Type.Optional(Type.Boolean()),
+    recursive: Type.Optional(Type.Boolean()),
+    intervalSeconds: Type.Optional(IntervalSeconds),
+    groupIds: Type.Optional(GroupIds),
+    active: Type.Optional(Type.Boolean()),
+  },
+  'ResourcePatch',
+);
+
+export const HistoryEntry = Type.Object(
+  {
+    id: Id,
+    status: CheckStatus,
+    message: Type.String(),
+    errorCode: Type.Union([Type.String(), Type.Null()], { description: 'null for AVAILABLE entries' }),
+    checkedAt: DateTime,
+    durationMs: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'HistoryEntry' },
+);
+export type HistoryEntry = {
+  id: number; status: CheckStatus; message: string; errorCode: string | null; checkedAt: string; durationMs: number;
+};
+
+export const HistoryQuery = PageQuery;
+
+export const Group = Type.Object(
+  { id: Id, name: Type.String(), visibility: Visibility, createdAt: DateTime, updatedAt: DateTime },
+  { title: 'Group' },
+);
+export const GroupBody = Body({ name: Name, visibility: Visibility }, 'GroupBody');
+
+/** `CHECK_COMPLETED` on `/api/events`: one per recorded check. */
+export const CheckCompleted = Type.Object(
+  {
+    resourceId: Id,
+    historyId: Id,
+    status: CheckStatus,
+    message: Type.String(),
+    errorCode: Type.Union([Type.String(), Type.Null()]),
+    durationMs: Type.Integer({ minimum: 0 }),
+    checkedAt: DateTime,
+  },
+  { title: 'CheckCompleted' },
+);
+export type CheckCompleted = {
+  resourceId: number; historyId: number; status: CheckStatus; message: string;
+  errorCode: string | null; durationMs: number; checkedAt: string;
+};
+
+/** `STATUS_CHANGED` on `/api/events`: `currentStatus` moved from one value to another. */
+export const StatusChanged = Type.Object(
+  { resourceId: Id, name: Type.String(), from: CurrentStatus, to: CurrentStatus, at: DateTime },
+  { title: 'StatusChanged' },
+);
+export type StatusChanged = { resourceId: number; name: string; from: CurrentStatus; to: CurrentStatus; at: string };
+
+/** One resource in the `SNAPSHOT` that opens `/api/events`. */
+export const ResourceStatus = Type.Object(
+  {
+    resourceId: Id,
+    name: Type.String(),
+    resourceType: ResourceType,
+    currentStatus: CurrentStatus,
+    latestCheckStatus: Type.Union([CheckStatus, Type.Null()]),
+    latestCheckedAt: NullableDateTime,
+    latestMessage: Type.Union([Type.String(), Type.Null()]),
+    latestErrorCode: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'ResourceStatus' },
+);
+export const MonitoringSnapshot = Type.Object({ resources: Type.Array(ResourceStatus) }, { title: 'MonitoringSnapshot' });
+
+export const MONITORING_CHANNEL = 'monitoring';
+export const CHECK_COMPLETED = 'CHECK_COMPLETED';
+export const STATUS_CHANGED = 'STATUS_CHANGED';

@@ -1,0 +1,180 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
+
+/**
+ * Shapes of the tunnel administration API (CONTRACT section 5) and the
+ * payloads of its two event streams (section 6), shared by the daemon, the
+ * typed client and the CLI's live views.
+ */
+
+export const AGENT_STATUSES = ['PENDING', 'CONNECTED', 'DISCONNECTED'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+export const ROUTE_TYPES = ['HTTP', 'TCP'] as const;
+export type RouteType = (typeof ROUTE_TYPES)[number];
+
+/** Agent and route names: 1 to 64 of `[A-Za-z0-9._-]`. */
+export const ObjectName = Type.String({
+  minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$',
+  description: '1 to 64 letters, digits, dots, underscores or hyphens',
+});
+
+export const Agent = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    status: StringEnum(AGENT_STATUSES),
+    hasToken: Type.Boolean(),
+    tokenCreatedAt: NullableDateTime,
+    connectedAt: NullableDateTime,
+    lastSeenAt: NullableDateTime,
+    podId: Type.Union([Id, Type.Null()]),
+    remoteAddress: Type.Union([Type.String(), Type.Null()]),
+    version: Type.Union([Type.String(), Type.Null()]),
+    createdAt: DateTime,
+  },
+  { title: 'Agent' },
+);
+export type Agent = Static<typeof Agent>;
+export const AgentCreate = Body({ name: ObjectName }, 'AgentCreate');
+export const AgentToken = Type.Object(
+  { token: Type.String({ description: 'the registration token, shown in this response only' }) },
+  { title: 'AgentToken' },
+);
+
+const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name or an IP address' });
+const PathPrefix = Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', description: 'a path starting with /' });
+const ListenPort = Type.Integer({ minimum: 1, maximum: 65535 });
+const Target = Type.String({
+  minLength: 1, maxLength: 2048,
+  description: 'HTTP: an http(s):// URL seen from the agent; TCP: host:port',
+});
+
+export const Route = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    type: StringEnum(ROUTE_TYPES),
+    agentId: Id,
+    target: Type.String(),
+    hostname: Type.Union([Type.String(), Type.Null()]),
+    pathPrefix: Type.Union([Type.String(), Type.Null()]),
+    listenPort: Type.Union([Type.Integer(), Type.Null()]),
+    enabled: Type.Boolean(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'Route' },
+);
+export type Route = Static<typeof Route>;
+
+const routeFields = {
+  name: ObjectName,
+  type: StringEnum(ROUTE_TYPES),
+  agentId: Id,
+  target: Target,
+  hostname: Type.Optional(Hostname),
+  pathPrefix: Type.Optional(PathPrefix),
+  listenPort: Type.Optional(ListenPort),
+  enabled: Type.Optional(Type.Boolean()),
+};
+/** HTTP routes take `hostname` (and `pathPrefix`, default `/`); TCP routes take `listenPort`. */
+export const RouteCreate = Body(routeFields, 'RouteCreate');
+/**
+ * PUT: the fields given replace the stored ones, the others are kept. When
+ * `type` changes, the fields of the old type are dropped.
+ */
+export const RouteUpdate = Body(
+  {
+    name: Type.Optional(ObjectName),
+    type: Type.Optional(StringEnum(ROUTE_TYPES)),
+    agentId: Type.Optional(Id),
+    target: Type.Optional(Target),
+    hostname: routeFields.hostname,
+    pathPrefix: routeFields.pathPrefix,
+    listenPort: routeFields.listenPort,
+    enabled: routeFields.enabled,
+  },
+  'RouteUpdate',
+);
+export type RouteCreate = Static<typeof RouteCreate>;
+export type RouteUpdate = Static<typeof RouteUpdate>;
+
+const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+export const RouteLogEntry = Type.Object(
+  {
+    id: Id,
+    routeId: Id,
+    at: DateTime,
+    method: NullableString,
+    path: NullableString,
+    status: NullableInt,
+    durationMs: Type.Integer(),
+    bytesIn: Type.Integer(),
+    bytesOut: Type.Integer(),
+    clientIp: NullableString,
+    agentId: Type.Union([Id, Type.Null()]),
+    podId: Type.Union([Id, Type.Null()]),
+    error: NullableString,
+  },
+  { title: 'RouteLogEntry' },
+);
+export type RouteLogEntry = Static<typeof RouteLogEntry>;
+
+export const Pod = Type.Object(
+  { id: Id, name: Type.String(), startedAt: DateTime, version: Type.String() },
+  { title: 'Pod' },
+);
+export type Pod = Static<typeof Pod>;
+export const TopologyRoute = Type.Composite([Route, Type.Object({ inFlight: Type.Integer({ minimum: 0 }) })], {
+  title: 'TopologyRoute',
+});
+export const EDGE_KINDS = ['CONNECTION', 'SERVES'] as const;
+export const TopologyEdge = Type.Object(
+  {
+    from: Type.String({ examples: ['pod:1', 'agent:3'] }),
+    to: Type.String({ examples: ['agent:3', 'route:7'] }),
+    kind: StringEnum(EDGE_KINDS),
+  },
+  { title: 'TopologyEdge' },
+);
+export const Topology = Type.Object(
+  {
+    pods: Type.Array(Pod),
+    agents: Type.Array(Agent),
+    routes: Type.Array(TopologyRoute),
+    edges: Type.Array(TopologyEdge),
+  },
+  { title: 'Topology' },
+);
+export type Topology = Static<typeof Topology>;
+
+const Named = Type.Object({ id: Id, name: Type.String() });
+
+/** Payload of each event kind of `/admin/sse/topology`, by kind. */
+export const TopologyEvents = {
+  SNAPSHOT: Topology,
+  AGENT_CREATED: Type.Object({ agent: Agent }),
+  AGENT_DELETED: Named,
+  TOKEN_ROTATED: Type.Object({ agentId: Id }),
+  ROUTE_CREATED: Type.Object({ route: Route }),
+  ROUTE_UPDATED: Type.Object({ route: Route }),
+  ROUTE_DELETED: Named,
+  AGENT_CONNECTED: Type.Object({ agent: Agent, podId: Id, replaced: Type.Boolean() }),
+  AGENT_DISCONNECTED: Type.Object({ agent: Agent, reason: Type.String() }),
+  REQUEST_IN_FLIGHT: Type.Object({
+    routeId: Id, agentId: Id, requestId: Type.String(), method: Type.String(), path: Type.String(),
+    inFlight: Type.Integer({ minimum: 0 }),
+  }),
+  REQUEST_COMPLETED: Type.Object({
+    routeId: Id, agentId: Id, requestId: Type.String(), status: NullableInt, durationMs: Type.Integer(),
+    inFlight: Type.Integer({ minimum: 0 }),
+  }),
+  POD_UP: Type.Object({ pod: Pod }),
+  POD_DOWN: Type.Object({ pod: Pod }),
+} satisfies Record<string, TSchema>;
+export type TopologyEventKind = keyof typeof TopologyEvents;
+export type TopologyEventData<K extends TopologyEventKind> = Static<(typeof TopologyEvents)[K]>;
+
+/** Payload of each event kind of `/admin/sse/routes/{id}/log`. */
+export const RouteLogEvents = { LOG: RouteLogEntry } satisfies Record<string, TSchema>;

@@ -1,0 +1,140 @@
+import { render } from 'ink-testing-library';
+import React from 'react';
+import { describe, expect, it } from 'vitest';
+import type { Topology } from '../../src/api/schemas/tunnel.ts';
+import { applyStatusEvent, age, sparkline } from '../../cli/tui/status-model.ts';
+import { StatusApp, StatusView } from '../../cli/tui/status-view.ts';
+import type { StreamEvent, StreamState } from '../../cli/tui/stream.ts';
+import { applyTopologyEvent, topologyTree } from '../../cli/tui/topology-model.ts';
+import { TopologyApp, TopologyView } from '../../cli/tui/topology-view.ts';
+
+const h = React.createElement;
+const at = '2026-11-21T10:00:00';
+const agent = (id: number, name: string, status: 'PENDING' | 'CONNECTED' | 'DISCONNECTED', podId: number | null = null) => ({
+  id, name, status, hasToken: true, tokenCreatedAt: at, connectedAt: null, lastSeenAt: null, podId, remoteAddress: null, version: null, createdAt: at,
+});
+const route = { id: 7, name: 'site', type: 'HTTP' as const, agentId: 3, target: 'http://127.0.0.1:3000', hostname: 'site.test', pathPrefix: '/', listenPort: null, enabled: true, createdAt: at, updatedAt: at };
+const snapshot: Topology = {
+  pods: [{ id: 1, name: 'pod-a', startedAt: at, version: '0.1.0' }],
+  agents: [agent(3, 'edge', 'CONNECTED', 1), agent(4, 'spare', 'PENDING')],
+  routes: [{ ...route, inFlight: 0 }],
+  edges: [{ from: 'pod:1', to: 'agent:3', kind: 'CONNECTION' }, { from: 'agent:3', to: 'route:7', kind: 'SERVES' }],
+};
+
+/** A stream fed by the test: the app subscribes, the test pushes events. */
+function feed() {
+  let handlers: { onEvent: (e: StreamEvent) => void; onState: (s: StreamState) => void } | undefined;
+  let closed = false;
+  return {
+    subscribe: (hs: typeof handlers & object) => {
+      handlers = hs;
+      return () => (closed = true);
+    },
+    push: (event: string, data: unknown) => handlers!.onEvent({ event, id: null, data }),
+    state: (s: StreamState) => handlers!.onState(s),
+    get closed() {
+      return closed;
+    },
+  };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 50));
+async function until(probe: () => boolean) {
+  while (!probe()) await tick();
+}
+
+describe('topology model', () => {
+  it('builds pods > agents > routes and lists agents not connected', () => {
+    const lines = topologyTree(snapshot).map((l) => `${l.depth}:${l.text}`);
+    expect(lines[0]).toMatch(/^0:pod pod-a/);
+    expect(lines[1]).toMatch(/^1:agent edge \[CONNECTED\]/);
+    expect(lines[2]).toMatch(/^2:route site HTTP site\.test\/ -> http:\/\/127\.0\.0\.1:3000 {2}in flight: 0/);
+    expect(lines).toContain('0:not connected');
+    expect(lines.at(-1)).toMatch(/^1:agent spare \[PENDING\]/);
+  });
+
+  it('applies connect, disconnect, in-flight and delete events', () => {
+    let t = applyTopologyEvent(snapshot, 'AGENT_CONNECTED', { agent: agent(4, 'spare', 'CONNECTED', 1), podId: 1, replaced: false })!;
+    expect(topologyTree(t).filter((l) => l.depth === 1 && l.text.includes('CONNECTED')).length).toBe(2);
+    t = applyTopologyEvent(t, 'REQUEST_IN_FLIGHT', { routeId: 7, agentId: 3, requestId: 'r', method: 'GET', path: '/', inFlight: 2 })!;
+    expect(t.routes[0].inFlight).toBe(2);
+    t = applyTopologyEvent(t, 'AGENT_DISCONNECTED', { agent: agent(3, 'edge', 'DISCONNECTED'), reason: 'closed' })!;
+    expect(t.edges.some((e) => e.to === 'agent:3' && e.kind === 'CONNECTION')).toBe(false);
+    t = applyTopologyEvent(t, 'AGENT_DELETED', { id: 3, name: 'edge' })!;
+    expect(t.agents.map((a) => a.name)).toEqual(['spare']);
+    expect(t.routes).toEqual([]);
+  });
+});
+
+describe('TopologyView and TopologyApp', () => {
+  it('renders the tree, the stream state and the events', () => {
+    const { lastFrame, unmount } = render(h(TopologyView, { topology: snapshot, events: ['10:00:00 AGENT_CREATED agent edge created'], state: 'reconnecting' }));
+    const frame = lastFrame()!;
+    expect(frame).toMatch(/reconnecting/);
+    expect(frame).toMatch(/pod pod-a/);
+    expect(frame).toMatch(/└ agent edge \[CONNECTED\]/);
+    expect(frame).toMatch(/in flight: 0/);
+    expect(frame).toMatch(/AGENT_CREATED agent edge created/);
+    unmount();
+  });
+
+  it('follows the stream: snapshot, an agent appears and disappears; q quits', async () => {
+    const f = feed();
+    const app = render(h(TopologyApp, { subscribe: f.subscribe, onFatal: () => undefined }));
+    await until(() => /waiting for the snapshot/.test(app.lastFrame()!));
+    f.state('live');
+    f.push('SNAPSHOT', snapshot);
+    await until(() => /pod pod-a/.test(app.lastFrame()!) && /live/.test(app.lastFrame()!));
+    f.push('AGENT_CREATED', { agent: agent(9, 'newbie', 'PENDING') });
+    await until(() => /agent newbie \[PENDING\]/.test(app.lastFrame()!));
+    f.push('AGENT_DELETED', { id: 9, name: 'newbie' });
+    await until(() => /AGENT_DELETED agent newbie deleted/.test(app.lastFrame()!) && !/agent newbie \[/.test(app.lastFrame()!));
+    f.state('reconnecting');
+    await until(() => /reconnecting/.test(app.lastFrame()!));
+    app.stdin.write('q');
+    await until(() => f.closed);
+    app.unmount();
+  });
+});
+
+describe('status model and view', () => {
+  const snap = { resources: [
+    { resourceId: 1, name: 'api', resourceType: 'HTTP', currentStatus: 'available', latestCheckStatus: 'AVAILABLE', latestCheckedAt: null, latestMessage: '200 OK', latestErrorCode: null },
+    { resourceId: 2, name: 'db', resourceType: 'TCP', currentStatus: 'unknown', latestCheckStatus: null, latestCheckedAt: null, latestMessage: null, latestErrorCode: null },
+  ] };
+
+  it('keeps the last checks for the sparkline and ages', () => {
+    let rows = applyStatusEvent(new Map(), 'SNAPSHOT', snap);
+    for (const ms of [10, 20, 40]) rows = applyStatusEvent(rows, 'CHECK_COMPLETED', { resourceId: 1, historyId: ms, status: 'AVAILABLE', message: 'ok', errorCode: null, durationMs: ms, checkedAt: at }, 1000);
+    rows = applyStatusEvent(rows, 'CHECK_COMPLETED', { resourceId: 1, historyId: 99, status: 'NOT_AVAILABLE', message: 'refused', errorCode: 'CONNECTION_ERROR', durationMs: 5, checkedAt: at }, 1000);
+    rows = applyStatusEvent(rows, 'STATUS_CHANGED', { resourceId: 1, name: 'api', from: 'available', to: 'not_available', at });
+    const api = rows.get(1)!;
+    expect(api.status).toBe('not_available');
+    expect(api.durationMs).toBe(5);
+    expect(sparkline(api.recent).map((s) => s.char).join('')).toBe('▂▄█▁');
+    expect(sparkline(api.recent).at(-1)!.ok).toBe(false);
+    expect(age(1000, 66_000)).toBe('1m05s');
+  });
+
+  it('filters with / and quits with q', async () => {
+    const f = feed();
+    const app = render(h(StatusApp, { subscribe: f.subscribe, onFatal: () => undefined }));
+    f.push('SNAPSHOT', snap);
+    await until(() => /api/.test(app.lastFrame()!) && /db/.test(app.lastFrame()!));
+    app.stdin.write('/');
+    await until(() => /\/█/.test(app.lastFrame()!));
+    app.stdin.write('db');
+    await until(() => !/\bapi\b/.test(app.lastFrame()!) && /\bdb\b/.test(app.lastFrame()!));
+    app.stdin.write('\r');
+    await until(() => /filter: db/.test(app.lastFrame()!));
+    app.stdin.write('q');
+    await until(() => f.closed);
+    app.unmount();
+  });
+
+  it('StatusView shows an empty state', () => {
+    const { lastFrame, unmount } = render(h(StatusView, { rows: new Map(), state: 'connecting', filter: '', editing: false, now: 0 }));
+    expect(lastFrame()).toMatch(/no resources yet/);
+    unmount();
+  });
+});

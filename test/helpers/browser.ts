@@ -1,0 +1,42 @@
+import { type BrowserContext, chromium } from 'playwright-core';
+
+/** The Debian Chromium, started headless with everything that phones home switched off. */
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export interface TestBrowser {
+  context: BrowserContext;
+  /** Every URL the pages asked for. */
+  requests: string[];
+  /** Requests that were not for loopback: they are aborted, never sent. */
+  offLoopback: string[];
+  close(): Promise<void>;
+}
+
+function isLoopback(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === 'data:' || protocol === 'blob:' || protocol === 'about:') return true;
+  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost';
+}
+
+/**
+ * Headless Chromium with a fresh profile in `userDataDir`. Every request goes
+ * through a route that lets loopback through and aborts (and records) the rest.
+ */
+export async function openChromium(userDataDir: string): Promise<TestBrowser> {
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+  });
+  const requests: string[] = [];
+  const offLoopback: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    requests.push(url);
+    if (isLoopback(url)) return route.continue();
+    offLoopback.push(url);
+    return route.abort();
+  });
+  return { context, requests, offLoopback, close: () => context.close() };
+}

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Bus } from '../../../daemon/bus.ts';
+import type { DaemonContext } from '../../../daemon/context.ts';
+import { EventHub } from '../../../daemon/events/channel.ts';
+import { createLogger } from '../../../daemon/logger.ts';
+import { createMetrics } from '../../../daemon/metrics/metrics.ts';
+import { defaultProbeConfig, type ProbeConfig } from '../../../daemon/probes/config.ts';
+import { openStore } from '../../../daemon/store/store.ts';
+
+export interface TestContext {
+  ctx: DaemonContext;
+  dataDir: string;
+  /** Closes the database and removes the directory unless `keep`. */
+  close(keep?: boolean): Promise<void>;
+}
+
+/**
+ * The parts of a daemon context the probe engine uses, over a real SQLite
+ * file with every migration applied: the scheduler runs in-process so that
+ * tests can observe due times without a child process.
+ */
+export async function openContext(probes: Partial<ProbeConfig> = {}, dataDir?: string): Promise<TestContext> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'monctl-sched-'));
+  const store = await openStore(dir);
+  const ctx = {
+    config: { probes: { ...defaultProbeConfig(), ...probes } },
+    db: store.db, store, log: createLogger('silent'), metrics: createMetrics(), events: new EventHub(), bus: new Bus(), draining: false,
+  } as unknown as DaemonContext;
+  return {
+    ctx, dataDir: dir,
+    async close(keep = false) {
+      await store.close();
+      if (!keep) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Inserts resources directly (intervals below the API's 10 s minimum keep the tests short). */
+export async function insertResources(ctx: DaemonContext, rows: Array<{ target: string; type?: string; interval?: number; active?: boolean; nextRunAt?: number | null }>): Promise<number[]> {
+  const now = Date.now();
+  const ids: number[] = [];
+  for (const [i, r] of rows.entries()) {
+    const row = await ctx.db.insertInto('resources').values({
+      name: `r-${now}-${i}-${Math.random()}`, resource_type: r.type ?? 'HTTP', target: r.target, skip_tls: 0, recursive: 0,
+      active: r.active === false ? 0 : 1, interval_seconds: r.interval ?? 60, created_at: now, updated_at: now,
+      next_run_at: r.nextRunAt ?? null, current_status: 'unknown',
+    }).returning('id').executeTakeFirstOrThrow();
+    ids.push(row.id);
+  }
+  return ids;
+}

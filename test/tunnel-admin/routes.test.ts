@@ -1,0 +1,136 @@
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { expectProblem, fieldsOf } from '../helpers/http.ts';
+import { agent, api } from './helpers.ts';
+
+const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+let d: TestDaemon;
+let agentId: number;
+let busy: Server;
+let busyPort: number;
+beforeAll(async () => {
+  d = await startDaemon();
+  agentId = await agent(d, 'routes-agent');
+  busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  busyPort = (busy.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await d?.stop();
+  await new Promise((resolve) => busy?.close(resolve));
+});
+
+/** A port the OS considers free right now. */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+const post = (body: unknown) => api(d, 'POST', '/admin/api/routes', body);
+
+describe('routes', () => {
+  it('creates an HTTP route with defaults and the contract shape', async () => {
+    const res = await post({ name: 'web', type: 'HTTP', agentId, hostname: 'Web.Example.TEST', target: 'https://10.0.0.1:8443/app' });
+    expect(res.status, res.text).toBe(200);
+    const route = res.json();
+    expect(route).toEqual({
+      id: expect.any(Number), name: 'web', type: 'HTTP', agentId, target: 'https://10.0.0.1:8443/app', hostname: 'web.example.test',
+      pathPrefix: '/', listenPort: null, enabled: true, createdAt: expect.stringMatching(DATE), updatedAt: expect.stringMatching(DATE),
+    });
+    expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).json()).toEqual(route);
+    expect((await api(d, 'GET', '/admin/api/routes')).json()).toContainEqual(route);
+  });
+
+  it('creates a TCP route on a free port', async () => {
+    const port = await freePort();
+    const res = await post({ name: 'db', type: 'TCP', agentId, listenPort: port, target: '[::1]:5432', enabled: false });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({ type: 'TCP', listenPort: port, hostname: null, pathPrefix: null, enabled: false, target: '[::1]:5432' });
+  });
+
+  it('rejects invalid routes with 400 naming the field', async () => {
+    const http = { name: 'bad', type: 'HTTP', agentId, hostname: 'ok.test', target: 'http://x/' };
+    const tcp = { name: 'bad', type: 'TCP', agentId, listenPort: 40000, target: 'db:5432' };
+    const cases: Array<[unknown, string]> = [
+      [{ ...http, hostname: undefined }, 'hostname'],
+      [{ ...http, hostname: 'bad_host!' }, 'hostname'],
+      [{ ...http, hostname: '-x.test' }, 'hostname'],
+      [{ ...http, pathPrefix: 'api' }, 'pathPrefix'],
+      [{ ...http, pathPrefix: '/a b' }, 'pathPrefix'],
+      [{ ...http, target: 'ftp://x/' }, 'target'],
+      [{ ...http, target: 'not a url' }, 'target'],
+      [{ ...http, listenPort: 4000 }, 'listenPort'],
+      [{ ...http, agentId: 999999 }, 'agentId'],
+      [{ ...http, agentId: 'one' }, 'agentId'],
+      [{ ...http, type: 'UDP' }, 'type'],
+      [{ ...http, enabled: 'yes' }, 'enabled'],
+      [{ ...http, name: 'a b' }, 'name'],
+      [{ ...http, color: 'red' }, 'color'],
+      [{ ...tcp, listenPort: undefined }, 'listenPort'],
+      [{ ...tcp, listenPort: 0 }, 'listenPort'],
+      [{ ...tcp, listenPort: 65536 }, 'listenPort'],
+      [{ ...tcp, target: 'db' }, 'target'],
+      [{ ...tcp, target: 'db:0' }, 'target'],
+      [{ ...tcp, target: 'http://db:5432' }, 'target'],
+      [{ ...tcp, hostname: 'x.test' }, 'hostname'],
+    ];
+    for (const [body, field] of cases) {
+      expect(fieldsOf(expectProblem(await post(body), 400)), JSON.stringify(body)).toEqual([field]);
+    }
+    expect((await api(d, 'GET', '/admin/api/routes')).json().some((r: { name: string }) => r.name === 'bad')).toBe(false);
+  });
+
+  it('answers 409 for a taken name, hostname and prefix, or port', async () => {
+    await post({ name: 'api', type: 'HTTP', agentId, hostname: 'api.test', pathPrefix: '/v1', target: 'http://x/' });
+    const port = await freePort();
+    expect((await post({ name: 'tcp1', type: 'TCP', agentId, listenPort: port, target: 'x:1' })).status).toBe(200);
+    expect(fieldsOf(expectProblem(await post({ name: 'api', type: 'HTTP', agentId, hostname: 'other.test', target: 'http://x/' }), 409))).toEqual(['name']);
+    expect(fieldsOf(expectProblem(await post({ name: 'api2', type: 'HTTP', agentId, hostname: 'API.test', pathPrefix: '/v1', target: 'http://x/' }), 409))).toEqual(['hostname']);
+    expect((await post({ name: 'api3', type: 'HTTP', agentId, hostname: 'api.test', pathPrefix: '/v2', target: 'http://x/' })).status).toBe(200);
+    expect(fieldsOf(expectProblem(await post({ name: 'tcp2', type: 'TCP', agentId, listenPort: port, target: 'x:1' }), 409))).toEqual(['listenPort']);
+    expect(fieldsOf(expectProblem(await post({ name: 'tcp3', type: 'TCP', agentId, listenPort: busyPort, target: 'x:1' }), 409))).toEqual(['listenPort']);
+    const own = Number(new URL(d.url).port);
+    expect(fieldsOf(expectProblem(await post({ name: 'tcp4', type: 'TCP', agentId, listenPort: own, target: 'x:1' }), 409))).toEqual(['listenPort']);
+  });
+
+  it('updates with PUT: given fields replace, others stay; a type change drops the old fields', async () => {
+    const created = (await post({ name: 'upd', type: 'HTTP', agentId, hostname: 'upd.test', pathPrefix: '/p', target: 'http://x/' })).json();
+    const res = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { target: 'http://y:8080/', enabled: false });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({ id: created.id, name: 'upd', hostname: 'upd.test', pathPrefix: '/p', target: 'http://y:8080/', enabled: false, createdAt: created.createdAt });
+    const port = await freePort();
+    const tcp = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'TCP', listenPort: port, target: 'y:22' });
+    expect(tcp.json()).toMatchObject({ type: 'TCP', hostname: null, pathPrefix: null, listenPort: port, target: 'y:22' });
+    // Keeping its own port is not a clash with itself.
+    expect((await api(d, 'PUT', `/admin/api/routes/${created.id}`, { name: 'upd-renamed' })).json()).toMatchObject({ name: 'upd-renamed', listenPort: port });
+    expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'HTTP', target: 'http://x/' }), 400))).toEqual(['hostname']);
+    expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { name: 'web' }), 409))).toEqual(['name']);
+    expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { agentId: 424242 }), 400))).toEqual(['agentId']);
+    expectProblem(await api(d, 'PUT', '/admin/api/routes/999999', { enabled: true }), 404);
+    expect((await api(d, 'GET', `/admin/api/routes/${created.id}`)).json()).toMatchObject({ name: 'upd-renamed', type: 'TCP' });
+  });
+
+  it('deletes; unknown ids are 404', async () => {
+    const created = (await post({ name: 'gone', type: 'HTTP', agentId, hostname: 'gone.test', target: 'http://x/' })).json();
+    expect((await api(d, 'DELETE', `/admin/api/routes/${created.id}`)).json()).toEqual({ status: 'deleted' });
+    for (const [method, path] of [['GET', `/admin/api/routes/${created.id}`], ['DELETE', `/admin/api/routes/${created.id}`],
+      ['GET', `/admin/api/routes/${created.id}/log`], ['GET', `/admin/sse/routes/${created.id}/log`]]) {
+      expectProblem(await api(d, method, path), 404);
+    }
+  });
+
+  it('shows the topology: this pod, agents, routes with inFlight, edges', async () => {
+    const topo = (await api(d, 'GET', '/admin/api/topology')).json();
+    expect(topo.pods).toEqual([{ id: expect.any(Number), name: expect.any(String), startedAt: expect.stringMatching(DATE), version: expect.any(String) }]);
+    expect(topo.agents.map((a: { id: number }) => a.id)).toContain(agentId);
+    expect(topo.routes.length).toBeGreaterThan(0);
+    for (const route of topo.routes) {
+      expect(route.inFlight).toBe(0);
+      expect(topo.edges).toContainEqual({ from: `agent:${route.agentId}`, to: `route:${route.id}`, kind: 'SERVES' });
+    }
+  });
+});
