@@ -1,3 +1,4 @@
+import './live-terminal.ts';
 import { render } from 'ink';
 import React from 'react';
 

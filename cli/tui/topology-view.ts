@@ -1,3 +1,4 @@
+import './live-terminal.ts';
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import React, { useEffect, useState } from 'react';
 import type { Topology } from '../../src/api/schemas/tunnel.ts';
