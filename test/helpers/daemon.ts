@@ -81,7 +81,16 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     });
   });
 
-  const info = await listening;
+  let info: Record<string, unknown>;
+  try {
+    info = await listening;
+  } catch (err) {
+    // A daemon that failed to start leaves neither a process nor a temp dir behind.
+    proc.kill('SIGKILL');
+    running.delete(proc);
+    if (ownDir) rmSync(base!, { recursive: true, force: true });
+    throw err;
+  }
   const url = String(info.api);
   const adminKey = readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
   const client = (credential?: Credential) => new ApiClient({ server: url, credential });
