@@ -12,6 +12,7 @@ import type { DaemonContext } from './context.ts';
 import { EventHub } from './events/channel.ts';
 import { endAllStreams } from './events/sse.ts';
 import { createApiHandler } from './http/app.ts';
+import { shedSlowHeaders } from './http/shed-slow-headers.ts';
 import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
 import { createLogger } from './logger.ts';
@@ -79,6 +80,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const edge = createServer(SERVER_LIMITS, (req, res) => edgeRouter.request(req, res));
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
   for (const server of [api, edge]) {
+    shedSlowHeaders(server, SERVER_LIMITS.headersTimeout);
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       if (socket.writable && err.code !== 'ECONNRESET') socket.end(rawProblemResponse(err));
       else socket.destroy();

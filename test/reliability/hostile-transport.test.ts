@@ -79,6 +79,7 @@ describe('slow-loris and oversized headers on both listeners', () => {
 
   it('serves both listeners while slow sockets hang, then sheds them', async () => {
     const closed = new Set<Socket>();
+    const answers = new Map<Socket, Buffer[]>();
     const started = Date.now();
     for (let i = 0; i < SLOW_SOCKETS; i++) {
       const url = new URL(i % 2 === 0 ? d.url : d.edgeUrl);
@@ -86,6 +87,8 @@ describe('slow-loris and oversized headers on both listeners', () => {
       sockets.push(socket);
       socket.on('error', () => undefined);
       socket.on('close', () => closed.add(socket));
+      answers.set(socket, []);
+      socket.on('data', (c: Buffer) => answers.get(socket)!.push(c));
       await new Promise<void>((r) => socket.once('connect', () => r()));
       // A request line and headers that never end, one byte a second.
       const text = `GET /actuator/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(10_000)}`;
@@ -108,10 +111,14 @@ describe('slow-loris and oversized headers on both listeners', () => {
     const seconds = (Date.now() - started) / 1000;
     console.log(`hostile-transport: ${SLOW_SOCKETS} slow sockets shed after ${seconds.toFixed(1)} s`);
     expect(seconds).toBeGreaterThanOrEqual(9); // not shed before the 10 s header timeout
+    // Each was told why (408 problem+json) or just closed.
+    for (const chunks of answers.values()) {
+      expectShed({ text: Buffer.concat(chunks).toString('latin1'), closed: true }, [408]);
+    }
     for (const t of timers) clearInterval(t);
     await apiServes();
     await edgeServes();
-  }, 120_000);
+  }, 60_000);
 
   for (const listener of ['api', 'edge'] as const) {
     it(`${listener}: a 64 KB header gets 431 or a closed connection, and the listener keeps serving`, async () => {
