@@ -3,6 +3,7 @@ import type { Visibility } from '../../src/api/schemas/monitoring.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { DaemonContext } from '../context.ts';
 import type { Database } from '../store/schema.ts';
+import { CoalescedReload } from '../util/coalesced.ts';
 
 /**
  * The seed's visibility rules: the most permissive group wins, a resource
@@ -51,8 +52,10 @@ export class VisibilityCache {
   /** Called whenever visibilities may have changed (groups, a resource's groups). */
   readonly #onChange: () => void;
   #map = new Map<number, Visibility>();
-  #loading: Promise<void> | undefined;
-  #again = false;
+  readonly #reload = new CoalescedReload(async () => {
+    this.#map = await this.#read();
+    this.#onChange();
+  });
 
   constructor(ctx: DaemonContext, onChange: () => void = () => {}) {
     this.#ctx = ctx;
@@ -65,22 +68,7 @@ export class VisibilityCache {
 
   /** Reloads; concurrent calls coalesce, and a call during a load triggers one more. */
   reload(): Promise<void> {
-    if (this.#loading) {
-      this.#again = true;
-      return this.#loading;
-    }
-    this.#loading = (async () => {
-      try {
-        do {
-          this.#again = false;
-          this.#map = await this.#read();
-          this.#onChange();
-        } while (this.#again);
-      } finally {
-        this.#loading = undefined;
-      }
-    })();
-    return this.#loading;
+    return this.#reload.run();
   }
 
   /**
@@ -89,7 +77,7 @@ export class VisibilityCache {
    */
   async refresh(resourceId: number): Promise<void> {
     // A full reload under way may have read before this change: have it read again.
-    if (this.#loading) this.#again = true;
+    this.#reload.invalidate();
     const rows = await this.#ctx.db.selectFrom('resources')
       .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
       .leftJoin('groups', 'groups.id', 'resource_groups.group_id')

@@ -1,5 +1,6 @@
 import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
+import { CoalescedReload } from '../util/coalesced.ts';
 
 /** An enabled route as the data plane needs it. */
 export interface LiveRoute {
@@ -20,9 +21,15 @@ export class RouteTable {
   readonly #ctx: DaemonContext;
   #byHost = new Map<string, LiveRoute[]>();
   #tcp: LiveRoute[] = [];
-  #loading: Promise<void> | undefined;
-  #again = false;
   readonly #onTcp: (routes: LiveRoute[]) => void;
+  /** Never rejects: requests wait on it before answering 404, and a failed load keeps the last table. */
+  readonly #reload = new CoalescedReload(async () => {
+    try {
+      await this.#load();
+    } catch (err) {
+      if (!this.#ctx.draining) this.#ctx.log.error({ err }, 'tunnel: loading routes failed');
+    }
+  });
 
   constructor(ctx: DaemonContext, onTcp: (routes: LiveRoute[]) => void) {
     this.#ctx = ctx;
@@ -35,28 +42,12 @@ export class RouteTable {
 
   /** Pending reload, if any: a request that finds no route waits for it before answering 404. */
   get loading(): Promise<void> | undefined {
-    return this.#loading;
+    return this.#reload.running;
   }
 
   /** Reloads now; calls made during a reload coalesce into one more reload after it. */
   reload(): Promise<void> {
-    if (this.#loading) {
-      this.#again = true;
-      return this.#loading;
-    }
-    this.#loading = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#load();
-        } while (this.#again);
-      } catch (err) {
-        if (!this.#ctx.draining) this.#ctx.log.error({ err }, 'tunnel: loading routes failed');
-      } finally {
-        this.#loading = undefined;
-      }
-    })();
-    return this.#loading;
+    return this.#reload.run();
   }
 
   async #load(): Promise<void> {
