@@ -9,6 +9,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: ['default', './test/helpers/plain-summary.ts'],
   },
 });
