@@ -1,6 +1,6 @@
-import { ApiClient, type ClientOptions, type RawResponse } from '../../src/client/api-client.ts';
+import { ApiClient, type ClientOptions, problemFrom, type RawResponse } from '../../src/client/api-client.ts';
 import { VERSION } from '../../src/version.ts';
-import { errorFrom, send } from './transport.ts';
+import { send } from './transport.ts';
 
 /**
  * The typed ApiClient with the CLI's light transport underneath: same calls,
@@ -22,6 +22,6 @@ export class CliClient extends ApiClient {
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await send(method, url, headers, body, this.#timeoutMs);
     if (res.status >= 200 && res.status < 300) return res;
-    throw errorFrom(res);
+    throw problemFrom(res.status, res.headers['content-type'], res.text);
   }
 }

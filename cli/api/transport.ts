@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { HttpError, MonctlError, type Problem } from '../../src/errors.ts';
+import { MonctlError } from '../../src/errors.ts';
 
 /**
  * A minimal HTTP/1.1 client over node:net (node:tls for https). The CLI starts
@@ -69,17 +69,4 @@ function dechunk(buf: Buffer): Buffer {
     at = nl + 2 + size + 2;
   }
   return Buffer.concat(parts);
-}
-
-/** A non-2xx answer as the HttpError the rest of monctl understands (problem detail and field errors). */
-export function errorFrom(res: WireResponse): HttpError {
-  if ((res.headers['content-type'] ?? '').includes('json')) {
-    try {
-      const problem = JSON.parse(res.text) as Problem;
-      if (problem && typeof problem.status === 'number') return HttpError.fromProblem(problem);
-    } catch {
-      // not a problem document: fall through
-    }
-  }
-  return new HttpError(res.status, 'http-error', `HTTP ${res.status}${res.text ? `: ${res.text.slice(0, 200)}` : ''}`);
 }

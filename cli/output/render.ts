@@ -74,8 +74,6 @@ export const formats: Record<string, Renderer> = {
   ndjson: (d) => (Array.isArray(d) ? d : [d]).map((x) => `${JSON.stringify(x)}\n`).join(''),
 };
 
-export const FORMAT_NAMES = ['table', 'wide', 'json', 'yaml'] as const;
-
 export function checkFormat(name: string): string {
   if (!(name in formats)) throw new MonctlError('usage', `unknown output format "${name}" (one of ${Object.keys(formats).join(', ')})`, 2);
   return name;

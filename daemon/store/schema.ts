@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Selectable, Updateable } from 'kysely';
 
 /**
  * The database as kysely sees it. Times are epoch milliseconds (integers) so
@@ -184,7 +184,6 @@ export interface RouteLogTable {
 
 export type UserRow = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
-export type NewResource = Insertable<ResourcesTable>;
 export type ResourceUpdate = Updateable<ResourcesTable>;
 export type PodRow = Selectable<PodsTable>;
 export type AgentRow = Selectable<AgentsTable>;

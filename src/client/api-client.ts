@@ -94,7 +94,8 @@ export class ApiClient {
   }
 }
 
-function problemFrom(status: number, contentType: string | string[] | undefined, text: string): HttpError {
+/** A non-2xx answer as HttpError: the problem document's detail and field errors when there is one. */
+export function problemFrom(status: number, contentType: string | string[] | undefined, text: string): HttpError {
   const type = String(contentType ?? '');
   if (type.includes('json')) {
     try {
