@@ -52,6 +52,9 @@ try {
   const headers = { authorization: `Bearer ${daemon.adminKey}`, accept: 'application/json' };
   const url = `${daemon.url}/admin/api/resources`;
   const firstList = wall(monctl, ['resources', 'list', '-o', 'json'], env); // also fills the compile cache
+  // The measured command must print the whole list (piped, it passes the daemon's JSON through).
+  const listed = JSON.parse(String(spawnSync(monctl, ['resources', 'list', '-o', 'json'], { env, maxBuffer: 64 << 20 }).stdout)) as unknown[];
+  if (listed.length !== count) throw new Error(`monctl resources list printed ${listed.length} resources, not ${count}`);
   const bytes = (await send('GET', url, headers)).text.length;
   const t = { node: [] as number[], version: [] as number[], list: [] as number[], request: [] as number[] };
   for (let i = 0; i < runs; i++) {

@@ -6,7 +6,8 @@
  *
  * localtunnel is not compared: its packages are not installed on this machine.
  * Flags: --seconds N (per measurement, default 10), --connections N (small responses, default 32),
- * --only=small|download.
+ * --only=small|download. With MONCTL_BENCH_CPU_PROF=DIR the daemon and the agent write V8 CPU
+ * profiles there (where the per-request time goes).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,11 +21,16 @@ import { flag, fmt } from './lib/load.ts';
 
 const BIG = 100 * 1024 * 1024;
 
-interface Figures { rps: number; p50: number; p99: number; mbps: number; errors: number }
+interface Figures { rps: number; p50: number; p99: number; mbps: number; errors: number; requests: number }
 
 const root = join(import.meta.dirname, '..');
 const node = join(root, 'node_modules/.bin/node');
 const children: ChildProcess[] = [];
+const profDir = process.env.MONCTL_BENCH_CPU_PROF;
+/** The monctl binary, or Node with --cpu-prof on the same entry point when profiling. */
+const monctl = (args: string[]): [string, string[]] => profDir
+  ? [node, ['--disable-warning=ExperimentalWarning', '--cpu-prof', `--cpu-prof-dir=${profDir}`, join(root, 'bin/monctl.ts'), ...args]]
+  : [join(root, 'bin/monctl'), args];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
 
@@ -74,8 +80,26 @@ function wrk(url: string, host: string, connections: number, seconds: number): F
     .reduce((n, m) => n + Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]), 0) + Number(line(/Non-2xx or 3xx responses: (\d+)/) || 0);
   return {
     rps: Number(line(/Requests\/sec:\s+([\d.]+)/)), p50: ms(line(/ 50%\s+(\S+)/)), p99: ms(line(/ 99%\s+(\S+)/)),
-    mbps: bytes(line(/Transfer\/sec:\s+(\S+)/)) / 1e6, errors,
+    mbps: bytes(line(/Transfer\/sec:\s+(\S+)/)) / 1e6, errors, requests: Number(line(/(\d+) requests in/)),
   };
+}
+
+/** CPU time [user, system] a process has used so far, in ms: unlike wall time, not inflated by a busy machine. */
+function cpuMs(pid: number): [number, number] {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return [Number(fields[11]) * 10, Number(fields[12]) * 10]; // utime, stime in 10 ms ticks
+}
+
+/** Runs `measure` and reports the CPU (user + system) each process spent per request meanwhile. */
+function withCpu(pids: Record<string, number>, measure: () => Figures): [Figures, string] {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+  const figures = measure();
+  const per = Object.entries(pids).map(([k, pid]) => {
+    const [user, sys] = cpuMs(pid);
+    const n = Math.max(1, figures.requests) / 1000;
+    return `${k} ${fmt((user - before[k][0]) / n)} + ${fmt((sys - before[k][1]) / n)} µs`;
+  });
+  return [figures, per.join(', ')];
 }
 
 function currentRss(pid: number): number {
@@ -93,10 +117,10 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'monctl-bench-tunnel-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   try {
-    const [, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], (l) => (/^\d+$/.test(l) ? l : undefined));
-    const [, edgeUrl] = await run(join(root, 'bin/monctl'), [
+    const [targetProc, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], (l) => (/^\d+$/.test(l) ? l : undefined));
+    const [daemonProc, edgeUrl] = await run(...monctl([
       'daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'),
-    ], (l) => (l.includes('"listening"') ? JSON.parse(l).edge + ' ' + JSON.parse(l).api : undefined), { MONCTL_ADMIN_PASSWORD: 'bench-admin-password' });
+    ]), (l) => (l.includes('"listening"') ? JSON.parse(l).edge + ' ' + JSON.parse(l).api : undefined), { MONCTL_ADMIN_PASSWORD: 'bench-admin-password' });
     const [edge, api] = edgeUrl.split(' ');
     const admin = new ApiClient({ server: api, credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() } });
     const agentRow = await admin.call(operations.createAgent, { body: { name: 'bench' } });
@@ -104,19 +128,26 @@ async function main(): Promise<void> {
     writeFileSync(join(dir, 'token'), token);
     const target = `http://127.0.0.1:${targetPort}`;
     await admin.call(operations.createRoute, { body: { name: 'bench', type: 'HTTP', agentId: agentRow.id, target, hostname: 'bench.test' } });
-    const [agent] = await run(join(root, 'bin/monctl'), ['agent', '--server', api, '--token-file', join(dir, 'token'), '--log-level', 'warn']);
+    const [agent] = await run(...monctl(['agent', '--server', api, '--token-file', join(dir, 'token'), '--log-level', 'warn']));
     while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED') await new Promise((r) => setTimeout(r, 100));
 
     const rows: Array<[string, Figures, Figures]> = [];
+    const cpu: string[] = [];
+    const pids = { daemon: daemonProc.pid!, agent: agent.pid!, target: targetProc.pid! };
+    const tunnelled = (name: string, url: string, conns: number) => {
+      const [figures, per] = withCpu(pids, () => wrk(url, 'bench.test', conns, seconds));
+      cpu.push(`${name}: ${per}`);
+      return figures;
+    };
     const rss: string[] = [`idle ${fmt(currentRss(agent.pid!))} MB`];
     wrk(`${edge}/`, 'bench.test', connections, 1); // warm-up (JIT, connection pools)
     const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
     if (only !== 'download') {
-      rows.push(['small responses', wrk(`${target}/`, 'bench.test', connections, seconds), wrk(`${edge}/`, 'bench.test', connections, seconds)]);
+      rows.push(['small responses', wrk(`${target}/`, 'bench.test', connections, seconds), tunnelled('small responses', `${edge}/`, connections)]);
       rss.push(`after small responses ${fmt(currentRss(agent.pid!))} MB`);
     }
     if (only !== 'small') {
-      rows.push(['100 MB download', wrk(`${target}/big`, 'bench.test', 4, seconds), wrk(`${edge}/big`, 'bench.test', 4, seconds)]);
+      rows.push(['100 MB download', wrk(`${target}/big`, 'bench.test', 4, seconds), tunnelled('100 MB downloads', `${edge}/big`, 4)]);
       rss.push(`after downloads ${fmt(currentRss(agent.pid!))} MB`);
     }
 
@@ -129,7 +160,8 @@ async function main(): Promise<void> {
       }
       console.log(`${name.padEnd(17)} ratio    ${fmt(tunnel.rps / direct.rps, 2).padStart(10)} ${''.padStart(17)} ${fmt(tunnel.mbps / direct.mbps, 2).padStart(9)}   (tunnel / direct; target ≥ 0.50)`);
     }
-    console.log(`\nagent peak RSS: ${fmt(peakRss(agent.pid!))} MB (target < 60 MB); ${rss.join(', ')}`);
+    console.log(`\nCPU per request through the tunnel (user + system µs, from /proc): ${cpu.join('; ')}`);
+    console.log(`agent peak RSS: ${fmt(peakRss(agent.pid!))} MB (target < 60 MB); ${rss.join(', ')}`);
   } finally {
     children.forEach((c) => c.kill('SIGTERM'));
     await new Promise((r) => setTimeout(r, 500));

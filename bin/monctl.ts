@@ -10,7 +10,8 @@ if (command === 'daemon') {
 } else {
   // The CLI starts cold on every call: V8's on-disk code cache. bin/monctl already sets
   // NODE_COMPILE_CACHE (covering this file too); this covers `node bin/monctl.ts` run directly.
-  (await import('node:module')).enableCompileCache?.();
+  // Not when it is set: loading node:module would cost the cold start for nothing.
+  if (!process.env.NODE_COMPILE_CACHE) process.getBuiltinModule('node:module').enableCompileCache?.();
   const { runCli } = await import('../cli/main.ts');
   await runCli(process.argv);
 }

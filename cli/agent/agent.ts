@@ -1,11 +1,10 @@
 import http from 'node:http';
-import http2, { type ServerHttp2Session } from 'node:http2';
-import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { MuxSession } from '../../src/tunnel/mux/session.ts';
 import {
-  AGENT_VERSION_HEADER, backoffDelay, GOAWAY_REPLACED, MAX_FRAME_SIZE, PING_INTERVAL_MS, PING_TIMEOUT_MS, SESSION_MAX_MEMORY_MB,
-  SESSION_WINDOW, STREAM_WINDOW, TUNNEL_PATH, TUNNEL_UPGRADE,
+  AGENT_VERSION_HEADER, backoffDelay, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, TARGET_TIMEOUT_HEADER, TUNNEL_PATH,
+  TUNNEL_UPGRADE,
 } from '../../src/tunnel/protocol.ts';
 import { VERSION } from '../../src/version.ts';
 import { createStreamHandler, type ServeOptions } from './serve.ts';
@@ -30,25 +29,21 @@ class DialRefused extends Error {
 
 /**
  * `monctl agent`: keeps one tunnel to the daemon. Dials `GET /admin/tunnel`
- * (HTTP/1.1 Upgrade), then serves HTTP/2 on the upgraded socket; redials with
+ * (HTTP/1.1 Upgrade), then serves the daemon's mux streams on the upgraded socket; redials with
  * exponential backoff and jitter (1 s to 30 s) whenever the tunnel drops.
  */
 export class TunnelAgent {
   readonly #opts: AgentOptions;
   readonly #log: Logger;
-  readonly #server: http2.Http2Server;
-  #session: ServerHttp2Session | undefined;
+  readonly #onStream: ReturnType<typeof createStreamHandler>;
+  #session: MuxSession | undefined;
   #stopping = false;
   #wake: (() => void) | undefined;
 
   constructor(opts: AgentOptions) {
     this.#opts = opts;
     this.#log = opts.log;
-    this.#server = http2.createServer({
-      settings: { initialWindowSize: STREAM_WINDOW, maxFrameSize: MAX_FRAME_SIZE, maxConcurrentStreams: 10_000 },
-      maxSessionMemory: SESSION_MAX_MEMORY_MB,
-    });
-    this.#server.on('stream', createStreamHandler(opts));
+    this.#onStream = createStreamHandler(opts);
   }
 
   /** Runs until stop() or until another agent with the same token takes over. */
@@ -80,15 +75,16 @@ export class TunnelAgent {
   }
 
   /** Upgrades a connection to the daemon and starts serving h2 on it. */
-  #dial(): Promise<ServerHttp2Session> {
+  #dial(): Promise<MuxSession> {
     const url = new URL(TUNNEL_PATH, this.#opts.server);
-    const client = url.protocol === 'https:' ? https : http;
+    // node:https (and OpenSSL's setup) only for an https:// daemon: a few MB of RSS the agent otherwise keeps.
+    const client = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
     return new Promise((resolve, reject) => {
       const req = client.request(url, {
         method: 'GET',
         headers: {
           Connection: 'Upgrade', Upgrade: TUNNEL_UPGRADE, Authorization: `Bearer ${this.#opts.token()}`,
-          [AGENT_VERSION_HEADER]: VERSION,
+          [AGENT_VERSION_HEADER]: VERSION, [TARGET_TIMEOUT_HEADER]: String(this.#opts.targetTimeoutMs),
         },
         timeout: 10_000,
       });
@@ -109,37 +105,33 @@ export class TunnelAgent {
         socket.setNoDelay(true);
         socket.setKeepAlive(true, 10_000);
         if (head.length) socket.unshift(head);
-        this.#server.once('session', (session: ServerHttp2Session) => resolve(session));
-        this.#server.emit('connection', socket);
+        resolve(new MuxSession(socket, { opener: false }));
       });
       req.end();
     });
   }
 
   /** Serves one session until it closes; resolves true when the daemon said another agent replaced it. */
-  #serve(session: ServerHttp2Session): Promise<boolean> {
+  #serve(session: MuxSession): Promise<boolean> {
     this.#session = session;
     let replaced = false;
     this.#log.info({ server: this.#opts.server }, 'tunnel: connected');
-    session.once('remoteSettings', () => {
-      try { session.setLocalWindowSize(SESSION_WINDOW); } catch { /* closed meanwhile */ }
-    });
-    session.on('goaway', (_code, _last, data?: Buffer) => {
-      const reason = data?.toString() ?? '';
+    session.on('stream', this.#onStream);
+    session.on('goaway', (reason: string) => {
       if (reason === GOAWAY_REPLACED) replaced = true;
       this.#log.warn({ reason }, 'tunnel: daemon closing the session');
     });
-    session.on('error', (err) => this.#log.warn({ error: err.message }, 'tunnel: session error'));
     const timer = setInterval(() => {
-      if (session.destroyed || session.closed) return;
+      if (session.destroyed) return;
       const deadline = setTimeout(() => {
         this.#log.warn('tunnel: keepalive timeout, dropping the session');
         session.destroy(new Error('keepalive timeout'));
       }, PING_TIMEOUT_MS);
-      if (!session.ping(() => clearTimeout(deadline))) clearTimeout(deadline);
+      session.ping(() => clearTimeout(deadline));
     }, PING_INTERVAL_MS);
     return new Promise((resolve) => {
-      session.once('close', () => {
+      session.once('close', (err?: Error) => {
+        if (err && !this.#stopping) this.#log.warn({ error: err.message }, 'tunnel: session ended');
         clearInterval(timer);
         this.#session = undefined;
         this.#log.info('tunnel: disconnected');
@@ -157,7 +149,7 @@ export class TunnelAgent {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => session.destroy(new Error('shutdown grace period over')), graceMs);
       session.once('close', () => { clearTimeout(timer); resolve(); });
-      session.close();
+      session.close('agent shutting down');
     });
   }
 }

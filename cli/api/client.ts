@@ -1,6 +1,6 @@
 import { ApiClient, type ClientOptions, problemFrom, type RawResponse } from '../../src/client/api-client.ts';
 import { VERSION } from '../../src/version.ts';
-import { send } from './transport.ts';
+import { baseHeaders, send } from './transport.ts';
 
 /**
  * The typed ApiClient with the CLI's light transport underneath: same calls,
@@ -16,9 +16,7 @@ export class CliClient extends ApiClient {
 
   override async raw(method: string, urlOrPath: string, body?: string, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
     const url = urlOrPath.startsWith('/') ? this.server + urlOrPath : urlOrPath;
-    const headers: Record<string, string> = {
-      'user-agent': `monctl/${VERSION}`, accept: 'application/json', ...this.authHeaders(method), ...extraHeaders,
-    };
+    const headers: Record<string, string> = { ...baseHeaders(), ...this.authHeaders(method), ...extraHeaders };
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await send(method, url, headers, body, this.#timeoutMs);
     if (res.status >= 200 && res.status < 300) return res;

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { MonctlError } from '../../src/errors.ts';
+import { VERSION } from '../../src/version.ts';
 
 /**
  * A minimal HTTP/1.1 client over node:net (node:tls for https). The CLI starts
@@ -13,6 +14,11 @@ export interface WireResponse {
   text: string;
 }
 
+/** What every CLI request carries besides its credential. */
+export function baseHeaders(): Record<string, string> {
+  return { 'user-agent': `monctl/${VERSION}`, accept: 'application/json' };
+}
+
 export async function send(method: string, url: string, headers: Record<string, string>, body?: string, timeoutMs = 30_000): Promise<WireResponse> {
   const u = new URL(url);
   const https = u.protocol === 'https:';
@@ -24,9 +30,10 @@ export async function send(method: string, url: string, headers: Record<string, 
   if (payload) lines.push(`content-length: ${payload.length}`);
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 
+  // Through getBuiltinModule: an ESM facade of node:net would only add to the cold start.
   const socket: Socket = https
-    ? (await import('node:tls')).connect({ host, port, servername: host })
-    : (await import('node:net')).connect({ host, port });
+    ? process.getBuiltinModule('node:tls').connect({ host, port, servername: host })
+    : process.getBuiltinModule('node:net').connect({ host, port });
   const raw = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error('ETIMEDOUT')));
@@ -51,22 +58,29 @@ function parse(raw: Buffer, origin: string): WireResponse {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  let bodyBuf = raw.subarray(end + 4);
+  let bodyBuf: Buffer | undefined = raw.subarray(end + 4);
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) bodyBuf = dechunk(bodyBuf);
-  else if (headers['content-length'] !== undefined) bodyBuf = bodyBuf.subarray(0, Number(headers['content-length']));
+  else if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    bodyBuf = bodyBuf.length < length ? undefined : bodyBuf.subarray(0, length);
+  }
+  // A body cut short is an error here, not a JSON syntax error later (or a truncated `-o json`).
+  if (!bodyBuf) throw new MonctlError('connection', `incomplete response from ${origin}`);
   return { status, headers, text: bodyBuf.toString('utf8') };
 }
 
-function dechunk(buf: Buffer): Buffer {
+/** The body of a chunked message; undefined when the last (empty) chunk never came. */
+function dechunk(buf: Buffer): Buffer | undefined {
   const parts: Buffer[] = [];
   let at = 0;
   while (at < buf.length) {
     const nl = buf.indexOf('\r\n', at);
     if (nl < 0) break;
     const size = parseInt(buf.subarray(at, nl).toString('latin1'), 16);
-    if (!size) break;
+    if (size === 0) return Buffer.concat(parts);
+    if (!size || nl + 2 + size > buf.length) break;
     parts.push(buf.subarray(nl + 2, nl + 2 + size));
     at = nl + 2 + size + 2;
   }
-  return Buffer.concat(parts);
+  return undefined;
 }

@@ -3,7 +3,6 @@ import type { Static } from '@sinclair/typebox';
 import type { AdminResource, HistoryEntry, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
-import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 
@@ -104,11 +103,16 @@ async function reportCheck(rt: Runtime, entry: HistoryEntry): Promise<void> {
   if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;
 }
 
+const list = async (rt: Runtime) => rt.show(await listAll(rt), view);
+
+/** `resources list` without commander (cli/main.ts quickRoute): no arguments, only `-o`. */
+export const quick = { list, ls: list };
+
 export function register(program: Command): void {
   const resources = program.command('resources').alias('res').description('monitored resources');
 
   withOutput(resources.command('list').alias('ls').description('list resources (ADMIN: every resource, inactive and hidden too)'))
-    .action(act(async (rt) => rt.show(await listAll(rt), view)));
+    .action(act(list));
 
   withOutput(resources.command('get').description('show a resource').argument('<resource>', 'id or name'))
     .action(act(async (rt, ref: string) => {
@@ -144,6 +148,7 @@ export function register(program: Command): void {
     .option('-y, --yes', 'do not ask')
     .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
       const id = await resourceId(rt, ref);
+      const { confirm } = await import('../io/prompt.ts');
       await confirm(`Delete resource ${ref} and its history`, opts.yes);
       await rt.client.call(ops.deleteResource, { params: { id } });
       process.stdout.write(`Deleted resource ${ref}.\n`);

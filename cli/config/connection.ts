@@ -1,10 +1,55 @@
 import { join } from 'node:path';
-import { ADMIN_KEY_FILE, DEFAULT_SERVER, defaultDataDir } from '../../src/config/paths.ts';
+import { ADMIN_KEY_FILE, DEFAULT_SERVER, defaultConfigDir, defaultDataDir } from '../../src/config/paths.ts';
 import { MonctlError } from '../../src/errors.ts';
-import { readConfig } from './config-file.ts';
 
 // node:fs through getBuiltinModule: its ESM facade costs every cold start ~6 ms of CPU.
 const { readFileSync } = process.getBuiltinModule('node:fs');
+
+/** One saved connection: a server and the API key the CLI uses for it. */
+export interface Context {
+  server: string;
+  apiKey?: string;
+  /** Who the key belongs to and its role, as the daemon said at login (for `context list`). */
+  user?: string;
+  role?: string;
+  keyId?: number | null;
+  /** The key was created by `login --username`; `logout` revokes it. */
+  managed?: boolean;
+}
+
+export interface ConfigFile {
+  current?: string;
+  contexts: Record<string, Context>;
+}
+
+export const CONFIG_NAME = 'config.json';
+
+export function configDir(env = process.env): string {
+  return defaultConfigDir(env);
+}
+
+export function configPath(env = process.env): string {
+  return join(configDir(env), CONFIG_NAME);
+}
+
+/**
+ * The config file, JSON (not YAML: parsing YAML would cost every cold start
+ * the yaml package). A missing file is an empty config.
+ */
+export function readConfig(env = process.env): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(configPath(env), 'utf8');
+  } catch {
+    return { contexts: {} };
+  }
+  try {
+    const parsed = JSON.parse(text) as ConfigFile;
+    return { current: parsed.current, contexts: parsed.contexts ?? {} };
+  } catch {
+    throw new MonctlError('config', `${configPath(env)} is not valid JSON; fix or remove it`);
+  }
+}
 
 /**
  * Where the CLI connects and with which credential (CONTRACT section 7).

@@ -69,7 +69,9 @@ async function table(data: unknown, view: View | undefined, opts: RenderOptions,
 export const formats: Record<string, Renderer> = {
   table: (d, v, o) => table(d, v, o, false),
   wide: (d, v, o) => table(d, v, o, true),
-  json: (d) => `${JSON.stringify(d, null, 2)}\n`,
+  // Indented for a person on a terminal; one line when piped, where a program reads it (and
+  // a list can be the daemon's answer as it came, see jsonRead in cli/main.ts).
+  json: (d, _view, opts) => `${opts.tty ? JSON.stringify(d, null, 2) : JSON.stringify(d)}\n`,
   yaml: async (d) => (await import('yaml')).stringify(d),
   ndjson: (d) => (Array.isArray(d) ? d : [d]).map((x) => `${JSON.stringify(x)}\n`).join(''),
 };

@@ -12,13 +12,35 @@ export interface HubEvent {
   kind: string;
   data: unknown;
   /** The SSE frame, serialised once and shared by every subscriber. */
-  frame: string;
+  readonly frame: string;
 }
 
 export type Listener = (event: HubEvent) => void;
 
 export function sseFrame(seq: number, kind: string, data: unknown): string {
   return `id: ${seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The frame is serialised on first use: a channel nobody watches (per-request
+ * tunnel events with no topology viewer) then costs no JSON at all, yet a
+ * client reconnecting with Last-Event-ID still gets its replay.
+ */
+class LazyEvent implements HubEvent {
+  readonly seq: number;
+  readonly kind: string;
+  readonly data: unknown;
+  #frame: string | undefined;
+
+  constructor(seq: number, kind: string, data: unknown) {
+    this.seq = seq;
+    this.kind = kind;
+    this.data = data;
+  }
+
+  get frame(): string {
+    return (this.#frame ??= sseFrame(this.seq, this.kind, this.data));
+  }
 }
 
 export class Channel {
@@ -44,7 +66,7 @@ export class Channel {
 
   publish(kind: string, data: unknown): HubEvent {
     const seq = ++this.#seq;
-    const event: HubEvent = { seq, kind, data, frame: sseFrame(seq, kind, data) };
+    const event: HubEvent = new LazyEvent(seq, kind, data);
     this.#buffer.push(event);
     if (this.#buffer.length > this.#capacity) this.#buffer.shift();
     for (const listener of this.#listeners) listener(event);

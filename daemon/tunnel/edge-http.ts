@@ -1,9 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
-import { endToEndHeaders, relay } from '../../src/tunnel/protocol.ts';
+import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
-import { agentError, cancel, exchangeInfo, openStream, tunnelHeaders } from './forward.ts';
+import { exchangeInfo, forwardHeaders, parseHttpTarget, pipeCoalesced, targetFailure } from './forward.ts';
 import type { Observer } from './observe.ts';
 import type { LiveRoute, RouteTable } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -28,9 +28,9 @@ const noRoute = (req: IncomingMessage) =>
   new HttpError(404, 'no-route', `No route for host ${req.headers.host ?? '(none)'} and path ${(req.url ?? '/').split('?')[0]}`);
 
 /**
- * One edge request through the tunnel: request body piped into an h2 stream to
- * the agent, the response piped back; both directions stream with h2 flow
- * control and Node backpressure, nothing is buffered whole.
+ * One edge request through the tunnel: the daemon is the HTTP client of the
+ * target, over a pooled keep-alive stream through the agent. Bodies stream
+ * both ways with backpressure; nothing is buffered whole.
  */
 export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const route = await findRoute(deps, req);
@@ -38,61 +38,54 @@ export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: Ser
   const exchange = deps.observer.begin(route, exchangeInfo(req));
   const fail = (status: number, code: string, detail: string) => {
     exchange.finish(res.headersSent ? res.statusCode : status, detail);
+    if (res.destroyed || res.writableEnded) return;
+    if (res.headersSent) return void res.destroy(); // mid-response: the client must see a truncated response
     sendProblem(req, res, new HttpError(status, code, detail));
   };
-
-  const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0'
-    : req.headers['transfer-encoding'] !== undefined;
-  const { stream, error } = openStream(deps.sessions, route.agentId, tunnelHeaders(req, route, 'http'), !hasBody);
-  if (!stream) {
+  const link = deps.sessions.get(route.agentId);
+  const target = parseHttpTarget(route.target);
+  if (!link || !target) {
     req.resume();
-    return fail(502, 'agent-unavailable', error ?? 'agent not connected');
+    return link ? fail(502, 'target-unavailable', 'invalid target URL') : fail(502, 'agent-unavailable', 'agent not connected');
   }
 
-  req.on('data', (chunk: Buffer) => { exchange.bytesIn += chunk.length; });
-  if (hasBody) req.pipe(stream);
-  else req.resume();
-
-  let answered = false;
-  let piping = false;
-  stream.on('response', (headers) => {
-    answered = true;
-    const status = Number(headers[':status']);
-    const failed = agentError(headers);
-    if (failed) {
-      stream.resume();
-      return fail(status, status === 504 ? 'target-timeout' : 'target-unavailable', failed);
-    }
+  let out: ClientRequest;
+  try {
+    out = request({
+      agent: deps.sessions.pool(link, target.stream), method: req.method, path: target.base + (req.url || '/'),
+      headers: forwardHeaders(req, route, target), setHost: false,
+    });
+  } catch (err) {
+    req.resume();
+    return fail(502, 'agent-unavailable', `tunnel: ${(err as Error).message}`);
+  }
+  // The agent's --target-timeout covers the target's response headers; a streaming body may take longer.
+  const timer = setTimeout(() => out.destroy(Object.assign(new Error('target timed out'), { code: 'ETIMEDOUT' })), link.targetTimeoutMs);
+  out.on('error', (err: NodeJS.ErrnoException) => {
+    clearTimeout(timer);
+    const failure = targetFailure(err);
+    fail(failure.status, failure.code, failure.detail);
+  });
+  out.on('response', (answer) => {
+    clearTimeout(timer);
     try {
-      res.writeHead(status, endToEndHeaders(headers));
+      res.writeHead(answer.statusCode ?? 502, endToEndHeaders(answer.headers));
     } catch (err) {
-      cancel(stream);
+      answer.destroy();
       return fail(502, 'bad-target-response', `invalid response from target: ${(err as Error).message}`);
     }
-    stream.on('data', (chunk: Buffer) => { exchange.bytesOut += chunk.length; });
-    piping = true;
-    // A reset ends the readable side too: record why before relay() destroys the response.
-    stream.once('end', () => { if (stream.rstCode) exchange.finish(res.statusCode, 'tunnel stream reset'); });
-    relay(stream, res);
+    answer.on('error', () => {}); // reported by 'close' below
+    answer.on('close', () => { if (!answer.complete) fail(502, 'agent-unavailable', 'the tunnel stream broke mid-response'); });
+    pipeCoalesced(answer, res, (bytes) => { exchange.bytesOut += bytes; });
   });
-  const broken = (why: string) => {
-    if (!answered) {
-      answered = true;
-      return fail(502, 'agent-unavailable', why);
-    }
-    // Mid-response: the client must see a truncated response, not a clean end.
-    if (piping && (stream.rstCode || !stream.readableEnded) && !res.writableFinished) {
-      exchange.finish(res.statusCode, why);
-      res.destroy();
-    }
-  };
-  stream.on('error', (err) => broken(`tunnel stream failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
-  // The agent went away without an error on this stream (session destroyed, RST_STREAM).
-  stream.on('close', () => broken('the agent closed the stream'));
+
+  req.on('data', (chunk: Buffer) => { exchange.bytesIn += chunk.length; });
+  req.pipe(out);
   res.on('finish', () => exchange.finish(res.statusCode));
   res.on('close', () => {
     if (res.writableFinished) return;
+    clearTimeout(timer);
     exchange.finish(res.headersSent ? res.statusCode : null, 'client disconnected');
-    cancel(stream);
+    out.destroy();
   });
 }

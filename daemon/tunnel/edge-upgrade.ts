@@ -1,10 +1,11 @@
-import type { IncomingMessage } from 'node:http';
+import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { statusTitle } from '../../src/errors.ts';
-import { endToEndHeaders, H, relay } from '../../src/tunnel/protocol.ts';
+import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
+import { splice } from '../../src/tunnel/splice.ts';
 import { type EdgeDeps, findRoute } from './edge-http.ts';
-import { agentError, cancel, exchangeInfo, openStream, tunnelHeaders } from './forward.ts';
+import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
 
 function headerLines(headers: Record<string, string | string[]>): string {
@@ -16,9 +17,10 @@ function headerLines(headers: Record<string, string | string[]>): string {
 }
 
 /**
- * An HTTP upgrade (WebSocket) on the edge. The agent performs the upgrade
- * with the target; on its 101 the h2 stream becomes a raw duplex that is piped
- * to the client's socket both ways.
+ * An HTTP upgrade (WebSocket) on the edge. The daemon sends the upgrade to the
+ * target over a fresh tunnel stream (never a pooled one: after a 101 the stream
+ * carries the new protocol); on the 101 that stream is spliced to the client's
+ * socket both ways.
  */
 export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   socket.on('error', () => {});
@@ -26,49 +28,73 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   const url = req.url ?? '/';
   if (!route) return rawProblem(socket, problem(404, 'no-route', `No route for host ${req.headers.host ?? '(none)'}`), url);
   const exchange = deps.observer.begin(route, exchangeInfo(req));
-  const headers = { ...tunnelHeaders(req, route, 'upgrade'), [H.upgrade]: String(req.headers.upgrade ?? '') };
-  const { stream, error } = openStream(deps.sessions, route.agentId, headers, false);
-  if (!stream) {
-    exchange.finish(502, error);
-    return rawProblem(socket, problem(502, 'agent-unavailable', error ?? 'agent not connected'), url);
+  let status: number | null = null;
+  const fail = (failed: number, code: string, detail: string) => {
+    status = failed;
+    exchange.finish(failed, detail);
+    rawProblem(socket, problem(failed, code, detail), url);
+  };
+  const link = deps.sessions.get(route.agentId);
+  const target = parseHttpTarget(route.target);
+  if (!link) return fail(502, 'agent-unavailable', 'agent not connected');
+  if (!target) return fail(502, 'target-unavailable', 'invalid target URL');
+  const headers = { ...forwardHeaders(req, route, target), connection: 'Upgrade', upgrade: String(req.headers.upgrade ?? '') };
+  let out: ClientRequest;
+  try {
+    out = request({
+      createConnection: () => link.mux.open(target.stream, { allowHalfOpen: true }),
+      method: req.method, path: target.base + url, headers, setHost: false,
+    });
+  } catch (err) {
+    return fail(502, 'agent-unavailable', `tunnel: ${(err as Error).message}`);
   }
   (socket as Socket).setNoDelay?.(true);
   (socket as Socket).setTimeout?.(0);
-  let status: number | null = null;
+  const timer = setTimeout(() => out.destroy(Object.assign(new Error('target timed out'), { code: 'ETIMEDOUT' })), link.targetTimeoutMs);
 
-  stream.on('response', (h) => {
-    status = Number(h[H.status] ?? h[':status']);
-    const failed = agentError(h);
-    if (failed) {
-      stream.resume();
-      exchange.finish(status, failed);
-      return rawProblem(socket, problem(status, status === 504 ? 'target-timeout' : 'target-unavailable', failed), url);
-    }
-    const lines = headerLines(endToEndHeaders(h));
-    if (status === 101) {
-      socket.write(`HTTP/1.1 101 Switching Protocols\r\n${lines}Connection: Upgrade\r\nUpgrade: ${String(h[H.upgrade] ?? '')}\r\n\r\n`);
-      if (head.length) stream.write(head);
-      socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
-      socket.pipe(stream);
-    } else {
-      // The target declined the upgrade: relay its answer, delimited by closing the connection.
-      socket.write(`HTTP/1.1 ${status} ${statusTitle(status)}\r\n${lines}Connection: close\r\n\r\n`);
-    }
-    stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
-    relay(stream, socket);
+  out.on('error', (err: NodeJS.ErrnoException) => {
+    clearTimeout(timer);
+    if (status !== null) return;
+    const failure = targetFailure(err);
+    fail(failure.status, failure.code, failure.detail);
   });
-  stream.on('error', () => {});
-  stream.on('close', () => {
-    if (status === null) {
-      exchange.finish(502, 'the agent closed the stream');
-      return rawProblem(socket, problem(502, 'agent-unavailable', 'the agent closed the stream'), url);
+  out.on('upgrade', (answer: IncomingMessage, stream: Duplex, upgradeHead: Buffer) => {
+    clearTimeout(timer);
+    status = 101;
+    const lines = headerLines(endToEndHeaders(answer.headers));
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\n${lines}Connection: Upgrade\r\nUpgrade: ${String(answer.headers.upgrade ?? '')}\r\n\r\n`);
+    if (upgradeHead.length) {
+      exchange.bytesOut += upgradeHead.length;
+      socket.write(upgradeHead);
     }
-    const broken = Boolean(stream.rstCode) || !stream.readableEnded;
-    exchange.finish(status, broken ? 'tunnel stream broken' : undefined);
-    if (broken) socket.destroy();
+    if (head.length) {
+      exchange.bytesIn += head.length;
+      stream.write(head);
+    }
+    socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
+    stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
+    splice(socket, stream, (err) => exchange.finish(101, err ? 'tunnel stream broken' : undefined));
+  });
+  out.on('response', (answer) => {
+    clearTimeout(timer);
+    const answered = answer.statusCode ?? 502;
+    status = answered;
+    // The target declined the upgrade: relay its answer, delimited by closing the connection.
+    const lines = headerLines(endToEndHeaders(answer.headers));
+    socket.write(`HTTP/1.1 ${answered} ${statusTitle(answered)}\r\n${lines}Connection: close\r\n\r\n`);
+    answer.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
+    answer.on('error', () => {});
+    answer.on('close', () => {
+      exchange.finish(answered, answer.complete ? undefined : 'tunnel stream broken');
+      if (!answer.complete) socket.destroy();
+    });
+    answer.pipe(socket);
   });
   socket.on('close', () => {
-    exchange.finish(status, status === null ? 'client disconnected' : undefined);
-    cancel(stream);
+    if (status !== null) return;
+    clearTimeout(timer);
+    exchange.finish(null, 'client disconnected');
+    out.destroy();
   });
+  out.end();
 }

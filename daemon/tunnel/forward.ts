@@ -1,9 +1,74 @@
-import http2, { type ClientHttp2Stream, type OutgoingHttpHeaders } from 'node:http2';
-import type { IncomingMessage } from 'node:http';
-import { endToEndHeaders, H, type StreamKind } from '../../src/tunnel/protocol.ts';
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { Duplex, Readable, Writable } from 'node:stream';
+import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts';
+import type { MuxSession } from '../../src/tunnel/mux/session.ts';
 import type { ExchangeInfo } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
-import type { AgentSessions } from './sessions.ts';
+
+/** An HTTP(S) route target, parsed once per target string. */
+export interface HttpTarget {
+  /** The Host header the target gets (its own, as a direct client would send). */
+  host: string;
+  /** The target URL's path without trailing slashes; the request path is appended. */
+  base: string;
+  stream: StreamTarget;
+}
+
+const targets = new Map<string, HttpTarget | undefined>();
+
+export function parseHttpTarget(raw: string): HttpTarget | undefined {
+  if (targets.has(raw)) return targets.get(raw);
+  let parsed: HttpTarget | undefined;
+  try {
+    const url = new URL(raw);
+    const tls = url.protocol === 'https:';
+    if (tls || url.protocol === 'http:') {
+      const hostname = url.hostname.replace(/^\[|\]$/g, '');
+      parsed = {
+        host: url.host, base: url.pathname.replace(/\/+$/, ''),
+        stream: { host: hostname, port: Number(url.port || (tls ? 443 : 80)), tls, servername: tls && !isIP(hostname) ? hostname : undefined },
+      };
+    }
+  } catch { /* invalid: undefined */ }
+  if (targets.size > 1000) targets.clear();
+  targets.set(raw, parsed);
+  return parsed;
+}
+
+/** The TCP target of a TCP route (`host:port`, IPv6 in brackets). */
+export function parseTcpTarget(raw: string): StreamTarget | undefined {
+  const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(raw);
+  const port = m ? Number(m[2]) : 0;
+  return m && port >= 1 && port <= 65535 ? { host: m[1], port } : undefined;
+}
+
+/**
+ * Keep-alive HTTP/1.1 connections to one target through one agent session.
+ * Each "connection" is a tunnel stream the agent pipes to its own TCP (or
+ * TLS) connection to the target, so a connection serves many requests and the
+ * agent does no per-request work. Dies with the session (its streams do).
+ */
+export class TunnelPool extends http.Agent {
+  readonly #mux: MuxSession;
+  readonly #target: StreamTarget;
+
+  constructor(mux: MuxSession, target: StreamTarget) {
+    // Free connections idle longer than 30 s are closed (targets' own keep-alive hints shorten it).
+    super({ keepAlive: true, maxFreeSockets: 256, timeout: 30_000 });
+    this.#mux = mux;
+    this.#target = target;
+  }
+
+  override createConnection(): Duplex {
+    return this.#mux.open(this.#target, { allowHalfOpen: false });
+  }
+
+  /** Closes the idle connections (the session is going away; busy ones finish first). */
+  dropIdle(): void {
+    for (const sockets of Object.values(this.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  }
+}
 
 /** The client's address as the edge saw it (IPv4-mapped IPv6 shown as IPv4). */
 export function clientIp(req: IncomingMessage): string | null {
@@ -17,47 +82,57 @@ export function exchangeInfo(req: IncomingMessage): ExchangeInfo {
   return { method: req.method ?? 'GET', path: (q >= 0 ? url.slice(0, q) : url).slice(0, 2048), clientIp: clientIp(req) };
 }
 
-/**
- * The h2 request headers that carry one edge request to the agent: the
- * client's end-to-end headers, the X-Forwarded-* trio, and what to do.
- */
-export function tunnelHeaders(req: IncomingMessage, route: LiveRoute, kind: StreamKind): OutgoingHttpHeaders {
+/** The request headers the target gets: the client's end-to-end headers, its own Host, X-Forwarded-*. */
+export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: HttpTarget): OutgoingHttpHeaders {
   const ip = clientIp(req) ?? '';
   const prior = req.headers['x-forwarded-for'];
   const host = req.headers.host ?? route.hostname;
-  return {
-    ...endToEndHeaders(req.headers),
-    ':method': req.method ?? 'GET',
-    ':path': req.url || '/',
-    ':authority': host,
-    'x-forwarded-for': prior ? `${prior}, ${ip}` : ip,
-    'x-forwarded-proto': 'http',
-    'x-forwarded-host': host,
-    [H.kind]: kind,
-    [H.target]: route.target,
-  };
+  const headers: OutgoingHttpHeaders = endToEndHeaders(req.headers);
+  headers.host = target.host;
+  headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-host'] = host;
+  return headers;
 }
 
-/** Why an agent stream could not be opened, or undefined with the stream. */
-export function openStream(
-  sessions: AgentSessions, agentId: number, headers: OutgoingHttpHeaders, endStream: boolean,
-): { stream?: ClientHttp2Stream; error?: string } {
-  const session = sessions.get(agentId);
-  if (!session) return { error: 'agent not connected' };
-  try {
-    return { stream: session.request(headers, { endStream }) };
-  } catch (err) {
-    return { error: `tunnel: ${(err as Error).message}` };
+/** Problem type and status for a failed exchange with the target (the agent's reset code says why). */
+export function targetFailure(err: NodeJS.ErrnoException): { status: number; code: string; detail: string } {
+  if (err.code === 'ETIMEDOUT') return { status: 504, code: 'target-timeout', detail: 'target timed out' };
+  if (err.code === 'ERR_TUNNEL_CLOSED' || err.code === 'ERR_TUNNEL_PROTOCOL') {
+    return { status: 502, code: 'agent-unavailable', detail: err.message };
   }
+  return { status: 502, code: 'target-unavailable', detail: err.message };
 }
 
-/** Cancels a stream whose client went away, so the agent drops the target request too. */
-export function cancel(stream: ClientHttp2Stream): void {
-  if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
-}
+/** Response bytes that may wait for a slow client before reading from the tunnel pauses. */
+const MAX_BUFFERED = 1024 * 1024;
 
-/** Status and error of a response the agent made itself because the target failed (502, 504). */
-export function agentError(headers: http2.IncomingHttpHeaders): string | undefined {
-  const value = headers[H.error];
-  return typeof value === 'string' ? value : undefined;
+/**
+ * Pipes a body to the client, writing what arrives during one event-loop turn
+ * in one go (cork/uncork): tunnel data arrives in pieces cut at frame and
+ * socket-read boundaries, and a syscall per piece costs more than the copy.
+ * Reading pauses while more than MAX_BUFFERED bytes wait for the client.
+ */
+export function pipeCoalesced(from: Readable, to: Writable, count: (bytes: number) => void): void {
+  let corked = false;
+  const flush = () => {
+    if (!corked) return;
+    corked = false;
+    to.uncork();
+  };
+  from.on('data', (chunk: Buffer) => {
+    count(chunk.length);
+    if (!corked) {
+      corked = true;
+      to.cork();
+      setImmediate(flush);
+    }
+    to.write(chunk);
+    if (to.writableLength > MAX_BUFFERED) from.pause();
+  });
+  to.on('drain', () => from.resume());
+  from.once('end', () => {
+    flush();
+    to.end();
+  });
 }

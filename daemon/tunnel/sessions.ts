@@ -1,24 +1,32 @@
-import http2, { type ClientHttp2Session } from 'node:http2';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { MuxSession } from '../../src/tunnel/mux/session.ts';
 import {
-  AGENT_VERSION_HEADER, GOAWAY_REPLACED, MAX_FRAME_SIZE, PING_INTERVAL_MS, PING_TIMEOUT_MS, SESSION_MAX_MEMORY_MB, SESSION_WINDOW,
-  STREAM_WINDOW, TUNNEL_PATH, TUNNEL_UPGRADE,
+  AGENT_VERSION_HEADER, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, type StreamTarget, TARGET_TIMEOUT_HEADER, TUNNEL_PATH,
+  TUNNEL_UPGRADE,
 } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { findAgentByToken } from '../tunnel-admin/agent-auth.ts';
 import { markConnected, markDisconnected, markSeen } from '../tunnel-admin/agent-status.ts';
+import { TunnelPool } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
 
-/** One live agent connection: an h2 client session over the upgraded socket. */
-interface Link {
+/** One live agent connection: a mux session over the upgraded socket. */
+export interface Link {
   agentId: number;
-  session: ClientHttp2Session;
+  mux: MuxSession;
   /** Set when a newer session of the same agent took over: its close is not a disconnect. */
   superseded: boolean;
   reason: string;
+  /** The agent's --target-timeout: how long the target may take to answer with headers. */
+  targetTimeoutMs: number;
+  /** Keep-alive HTTP connections per target (key: host, port, tls). */
+  pools: Map<string, TunnelPool>;
 }
+
+/** Used when an agent does not say its target timeout. */
+const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
 
 /** How often a live agent's lastSeenAt is written (the pings are far more frequent). */
 const SEEN_EVERY_MS = 30_000;
@@ -41,9 +49,20 @@ export class AgentSessions {
   }
 
   /** The live session of an agent, if any. */
-  get(agentId: number): ClientHttp2Session | undefined {
+  get(agentId: number): Link | undefined {
     const link = this.#links.get(agentId);
-    return link && !link.session.destroyed && !link.session.closed ? link.session : undefined;
+    return link && !link.mux.destroyed ? link : undefined;
+  }
+
+  /** The keep-alive pool of a link towards one target. */
+  pool(link: Link, target: StreamTarget): TunnelPool {
+    const key = `${target.tls ? 's' : ''}${target.host}:${target.port}`;
+    let pool = link.pools.get(key);
+    if (!pool) {
+      pool = new TunnelPool(link.mux, target);
+      link.pools.set(key, pool);
+    }
+    return pool;
   }
 
   /** The upgrade hook of the API listener. */
@@ -77,23 +96,21 @@ export class AgentSessions {
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${TUNNEL_UPGRADE}\r\n\r\n`);
     if (head.length) socket.unshift(head);
 
-    const session = http2.connect(`http://agent-${agentId}.tunnel`, {
-      createConnection: () => socket,
-      settings: { initialWindowSize: STREAM_WINDOW, maxFrameSize: MAX_FRAME_SIZE, enablePush: false },
-      maxSessionMemory: SESSION_MAX_MEMORY_MB,
+    const mux = new MuxSession(socket, { opener: true });
+    const announced = Number(req.headers[TARGET_TIMEOUT_HEADER]);
+    const link: Link = {
+      agentId, mux, superseded: false, reason: 'connection closed', pools: new Map(),
+      targetTimeoutMs: Number.isFinite(announced) && announced > 0 ? Math.min(announced, 3_600_000) : DEFAULT_TARGET_TIMEOUT_MS,
+    };
+    mux.on('goaway', (reason: string) => {
+      link.reason = `the agent is going away${reason ? `: ${reason}` : ''}`;
+      for (const pool of link.pools.values()) pool.dropIdle();
     });
-    const link: Link = { agentId, session, superseded: false, reason: 'connection closed' };
-    session.on('error', (err) => {
-      if (link.reason === 'connection closed') link.reason = `session error: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
+    mux.once('close', (err?: NodeJS.ErrnoException) => {
+      if (err && link.reason === 'connection closed' && err.code !== 'ERR_TUNNEL_CLOSED') link.reason = err.message;
+      for (const pool of link.pools.values()) pool.destroy();
+      this.#closed(link);
     });
-    // The API listener's sockets allow half-open connections: a peer that is gone must not linger.
-    socket.once('end', () => session.destroy(new Error('the agent closed the connection')));
-    session.once('connect', () => {
-      try {
-        session.setLocalWindowSize(SESSION_WINDOW);
-      } catch { /* closed meanwhile */ }
-    });
-    session.once('close', () => this.#closed(link));
     this.#keepAlive(link);
 
     const previous = this.#links.get(agentId);
@@ -115,22 +132,21 @@ export class AgentSessions {
   #keepAlive(link: Link): void {
     let lastSeen = Date.now();
     const timer = setInterval(() => {
-      const { session } = link;
-      if (session.destroyed || session.closed) return;
+      const { mux } = link;
+      if (mux.destroyed) return;
       const deadline = setTimeout(() => {
         link.reason = 'keepalive timeout';
-        session.destroy(new Error('keepalive timeout'));
+        mux.destroy(new Error('keepalive timeout'));
       }, PING_TIMEOUT_MS);
-      const sent = session.ping((err) => {
+      mux.ping((err) => {
         clearTimeout(deadline);
         if (err || Date.now() - lastSeen < SEEN_EVERY_MS || this.#links.get(link.agentId) !== link) return;
         lastSeen = Date.now();
         markSeen(this.#ctx, link.agentId).catch(() => {});
       });
-      if (!sent) clearTimeout(deadline);
     }, PING_INTERVAL_MS);
     timer.unref();
-    link.session.once('close', () => clearInterval(timer));
+    link.mux.once('close', () => clearInterval(timer));
   }
 
   #closed(link: Link): void {
@@ -143,17 +159,18 @@ export class AgentSessions {
     });
   }
 
-  /** Tells the agent why (GOAWAY opaque data), then closes: at once, or after its streams finish. */
+  /** Tells the agent why (GOAWAY), then closes: at once, or after the exchanges in flight finish. */
   #end(link: Link, reason: string, now: boolean): void {
     link.reason = reason;
-    const { session } = link;
-    if (session.destroyed) return;
-    try {
-      session.goaway(http2.constants.NGHTTP2_NO_ERROR, 0, Buffer.from(reason));
-    } catch { /* already closing */ }
+    const { mux } = link;
+    if (mux.destroyed) return;
+    mux.goaway(reason);
     // Destroyed with an error, so streams in flight are reset rather than ended cleanly.
-    if (now) setImmediate(() => session.destroy(new Error(reason)));
-    else session.close();
+    if (now) setImmediate(() => mux.destroy(new Error(reason)));
+    else {
+      for (const pool of link.pools.values()) pool.dropIdle();
+      mux.close(reason);
+    }
   }
 
   /** Token rotated or agent deleted: the live session goes now. */
@@ -167,11 +184,11 @@ export class AgentSessions {
     const links = [...this.#links.values()];
     if (!links.length) return;
     const closed = links.map((l) => new Promise<void>((done) => {
-      if (l.session.destroyed) return done();
-      l.session.once('close', () => done());
+      if (l.mux.destroyed) return done();
+      l.mux.once('close', () => done());
     }));
     for (const link of links) this.#end(link, 'daemon shutting down', false);
-    const timer = setTimeout(() => links.forEach((l) => l.session.destroy(new Error('shutdown grace period over'))), graceMs);
+    const timer = setTimeout(() => links.forEach((l) => l.mux.destroy(new Error('shutdown grace period over'))), graceMs);
     await Promise.all(closed);
     clearTimeout(timer);
   }

@@ -1,7 +1,8 @@
 import net, { type Server, type Socket } from 'node:net';
-import { H, relay } from '../../src/tunnel/protocol.ts';
+import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
+import { splice } from '../../src/tunnel/splice.ts';
 import type { DaemonContext } from '../context.ts';
-import { cancel, openStream } from './forward.ts';
+import { parseTcpTarget } from './forward.ts';
 import type { Observer } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -14,7 +15,7 @@ interface Listener {
 
 /**
  * One TCP listener per enabled TCP route, on the edge listener's host and the
- * route's `listenPort`. Each connection becomes one h2 stream to the agent,
+ * route's `listenPort`. Each connection becomes one tunnel stream to the agent,
  * which connects to `host:port`; bytes are piped both ways, half-close kept.
  */
 export class TcpListeners {
@@ -66,41 +67,24 @@ export class TcpListeners {
     const { route } = listener;
     listener.sockets.add(socket);
     socket.on('error', () => {});
+    socket.on('close', () => listener.sockets.delete(socket));
     const ip = socket.remoteAddress?.replace(/^::ffff:/, '') ?? null;
     const exchange = this.#observer.begin(route, { method: 'TCP', path: route.target, clientIp: ip });
-    const headers = { ':method': 'POST', ':path': '/', [H.kind]: 'tcp', [H.target]: route.target };
-    const { stream, error } = openStream(this.#sessions, route.agentId, headers, false);
-    if (!stream) {
-      exchange.finish(null, error);
+    const link = this.#sessions.get(route.agentId);
+    const target = parseTcpTarget(route.target);
+    let stream: MuxStream;
+    try {
+      if (!link) throw new Error('agent not connected');
+      if (!target) throw new Error('invalid TCP target');
+      stream = link.mux.open(target, { allowHalfOpen: true });
+    } catch (err) {
+      exchange.finish(null, (err as Error).message);
       socket.destroy();
-      listener.sockets.delete(socket);
       return;
     }
-    let failure: string | undefined;
-    stream.on('response', (h) => {
-      const status = Number(h[':status']);
-      if (status !== 200) {
-        failure = String(h[H.error] ?? `agent answered ${status}`);
-        stream.resume();
-        socket.destroy();
-      }
-    });
     socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
     stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
-    socket.pipe(stream);
-    relay(stream, socket);
-    stream.on('error', (err) => { failure ??= `tunnel stream failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`; });
-    stream.on('close', () => {
-      if (stream.rstCode || !stream.readableEnded) {
-        failure ??= 'tunnel stream broken';
-        socket.destroy();
-      }
-    });
-    socket.on('close', () => {
-      listener.sockets.delete(socket);
-      exchange.finish(null, failure);
-      cancel(stream);
-    });
+    splice(socket, stream, (err) => exchange.finish(null, err?.message));
   }
 
   closeAll(): void {

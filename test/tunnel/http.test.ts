@@ -124,6 +124,13 @@ describe('tunnel: HTTP routes', () => {
     });
   });
 
+  it('reuses kept-alive tunnel connections without piling up listeners on them', async () => {
+    // Sequential requests share one pooled stream; node:http re-arms its socket timeout on each,
+    // which leaked a listener per request until the stream's setTimeout(0, cb) removed it.
+    for (let i = 0; i < 30; i++) expect((await edge(tunnel.daemon.edgeUrl, 'app.test', 'GET', `/seq/${i}`)).status).toBe(200);
+    expect(tunnel.daemon.stderr()).not.toMatch(/MaxListenersExceeded/);
+  });
+
   it('answers 404 problem+json for an unknown host or path', async () => {
     const res = await edge(tunnel.daemon.edgeUrl, 'nope.test', 'GET', '/x');
     expect(res.status).toBe(404);

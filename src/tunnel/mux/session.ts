@@ -1,0 +1,346 @@
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { FRAME, FrameReader, frameHeader, MAX_DATA_FRAME } from './frame.ts';
+import { MuxStream, type StreamHost, StreamError } from './stream.ts';
+
+/** Receive window of each stream: the peer may send this much before we return credit. */
+export const STREAM_WINDOW = 1024 * 1024;
+/** Receive window of the whole connection, shared by its streams. */
+export const CONNECTION_WINDOW = 32 * 1024 * 1024;
+/** Credit goes back in steps of at least this much (a WINDOW frame per small read would cost more). */
+const STREAM_RETURN_STEP = 64 * 1024;
+const CONNECTION_RETURN_STEP = 1024 * 1024;
+/** Queued frame bytes that are written at once rather than at the end of the event-loop turn. */
+const FLUSH_AT = 256 * 1024;
+
+export interface MuxOptions {
+  /** The side that opens streams (the daemon) uses odd ids; the accepting side (the agent) takes them. */
+  opener: boolean;
+  /** Most concurrent streams the accepting side takes; more are refused with RST. */
+  maxStreams?: number;
+}
+
+/**
+ * A multiplexed tunnel over one socket: streams with per-stream and
+ * per-connection flow control (credit-based, as in HTTP/2), half-close,
+ * resets with reasons, pings and GOAWAY. Frames queued during one
+ * event-loop turn go out in one write, so concurrent streams share syscalls.
+ *
+ * Events: 'stream' (stream, target) on the accepting side, 'goaway' (reason),
+ * 'close' (error or undefined).
+ */
+export class MuxSession extends EventEmitter implements StreamHost {
+  readonly #socket: Socket;
+  readonly #opener: boolean;
+  readonly #maxStreams: number;
+  readonly #streams = new Map<number, MuxStream>();
+  readonly #reader: FrameReader;
+  #nextId: number;
+  #sendCredit = CONNECTION_WINDOW;
+  /** Received bytes not yet returned as connection credit, and credit waiting to be returned. */
+  #recvOutstanding = 0;
+  #returnPending = 0;
+  readonly #blocked = new Set<MuxStream>();
+  #queue: Buffer[] = [];
+  #queued = 0;
+  #flushScheduled = false;
+  #congested = false;
+  #drainWaiters: Array<() => void> = [];
+  readonly #pings = new Map<number, { at: number; done: (err: Error | null, ms?: number) => void }>();
+  #pingSeq = 0;
+  #goawaySent = false;
+  #goawayReceived: string | undefined;
+  #closing = false;
+  #closeReason: Error | undefined;
+  destroyed = false;
+
+  constructor(socket: Socket, opts: MuxOptions) {
+    super();
+    this.#socket = socket;
+    this.#opener = opts.opener;
+    this.#maxStreams = opts.maxStreams ?? 10_000;
+    this.#nextId = opts.opener ? 1 : 2;
+    this.#reader = new FrameReader({
+      data: (id, piece) => this.#onData(id, piece),
+      control: (type, id, payload) => this.#onControl(type, id, payload),
+      invalid: (message) => this.destroy(new StreamError('ERR_TUNNEL_PROTOCOL', `tunnel protocol error: ${message}`)),
+    });
+    socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
+    socket.on('drain', () => this.#drained());
+    socket.on('error', (err) => { this.#closeReason ??= err; });
+    socket.on('end', () => this.destroy(this.#closeReason ?? new StreamError('ERR_TUNNEL_CLOSED', 'the peer closed the tunnel')));
+    socket.on('close', () => this.destroy(this.#closeReason ?? new StreamError('ERR_TUNNEL_CLOSED', 'the tunnel connection closed')));
+  }
+
+  get streamCount(): number {
+    return this.#streams.size;
+  }
+
+  /** Opens a stream to `target`; throws when the session is closing or gone. */
+  open(target: unknown, opts: { allowHalfOpen?: boolean } = {}): MuxStream {
+    if (this.destroyed || this.#closing || this.#goawayReceived !== undefined) {
+      throw new StreamError('ERR_TUNNEL_CLOSED', this.#goawayReceived ? `the agent is going away: ${this.#goawayReceived}` : 'the tunnel is closed');
+    }
+    const id = this.#nextId;
+    this.#nextId += 2;
+    const stream = new MuxStream(this, id, target, STREAM_WINDOW, opts.allowHalfOpen ?? true);
+    this.#streams.set(id, stream);
+    this.#send(FRAME.OPEN, id, Buffer.from(JSON.stringify(target)));
+    return stream;
+  }
+
+  /** Round-trip time to the peer; the callback gets an error if the session closes first. */
+  ping(done: (err: Error | null, ms?: number) => void): void {
+    if (this.destroyed) return done(new StreamError('ERR_TUNNEL_CLOSED', 'the tunnel is closed'));
+    const seq = ++this.#pingSeq;
+    const payload = Buffer.alloc(8);
+    payload.writeUInt32BE(seq, 4);
+    this.#pings.set(seq, { at: performance.now(), done });
+    this.#send(FRAME.PING, 0, payload);
+  }
+
+  /** Tells the peer why no new streams will come (it sees the reason in its 'goaway' event). */
+  goaway(reason: string): void {
+    if (this.destroyed || this.#goawaySent) return;
+    this.#goawaySent = true;
+    this.#send(FRAME.GOAWAY, 0, Buffer.from(reason));
+  }
+
+  /** Graceful close: GOAWAY, then the connection ends once the streams in flight have finished. */
+  close(reason = 'closing'): void {
+    this.goaway(reason);
+    this.#closing = true;
+    if (this.#streams.size === 0) this.#endGracefully();
+  }
+
+  destroy(error?: Error): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    // Streams always get a tunnel code: a socket's ECONNRESET or a caller's plain Error (keepalive
+    // timeout) must not pass for the target's own error, which the peer relays with the same codes.
+    const reason = isTunnelError(error) ? error : new StreamError('ERR_TUNNEL_CLOSED', error?.message ?? 'the tunnel is closed');
+    this.#flush();
+    this.#socket.destroy();
+    for (const stream of this.#streams.values()) stream.destroy(reason);
+    this.#streams.clear();
+    for (const ping of this.#pings.values()) ping.done(reason);
+    this.#pings.clear();
+    this.#drained();
+    this.emit('close', error);
+  }
+
+  // StreamHost: called by the streams.
+
+  pump(stream: MuxStream): void {
+    const pending = stream.pending;
+    if (!pending) return;
+    let chunk = pending.chunk;
+    while (chunk.length > 0 && !this.destroyed) {
+      const n = Math.min(chunk.length, stream.sendCredit, this.#sendCredit, MAX_DATA_FRAME);
+      if (n <= 0) break;
+      this.#send(FRAME.DATA, stream.id, n === chunk.length ? chunk : chunk.subarray(0, n));
+      stream.sendCredit -= n;
+      this.#sendCredit -= n;
+      chunk = chunk.subarray(n);
+    }
+    if (chunk.length > 0 && !this.destroyed) {
+      pending.chunk = chunk;
+      if (this.#sendCredit <= 0) this.#blocked.add(stream);
+      return;
+    }
+    stream.pending = undefined;
+    if (this.#congested) this.#drainWaiters.push(pending.done);
+    else pending.done();
+  }
+
+  fin(stream: MuxStream): void {
+    stream.finSent = true;
+    if (this.#streams.has(stream.id)) this.#send(FRAME.FIN, stream.id);
+  }
+
+  consumed(stream: MuxStream): void {
+    const consumed = stream.received - stream.readableLength;
+    const back = consumed - stream.returned;
+    if (back >= STREAM_RETURN_STEP && !stream.finReceived && this.#streams.has(stream.id)) {
+      stream.returned = consumed;
+      this.#send(FRAME.WINDOW, stream.id, u32(back));
+    }
+    const connBack = consumed - stream.connReturned;
+    if (connBack > 0) {
+      stream.connReturned = consumed;
+      this.#returnCredit(connBack);
+    }
+  }
+
+  closed(stream: MuxStream, error: Error | null): void {
+    if (this.#streams.get(stream.id) !== stream) return;
+    this.#streams.delete(stream.id);
+    this.#blocked.delete(stream);
+    this.#returnCredit(stream.received - stream.connReturned);
+    stream.connReturned = stream.received;
+    if (!stream.resetByPeer && !(stream.finSent && stream.finReceived)) {
+      const code = error && 'code' in error ? String((error as { code: unknown }).code) : 'CANCEL';
+      this.#send(FRAME.RST, stream.id, Buffer.from(JSON.stringify({ code, message: error?.message ?? 'stream cancelled' })));
+    }
+    if (this.#closing && this.#streams.size === 0) this.#endGracefully();
+  }
+
+  // Receiving.
+
+  #onData(id: number, piece: Buffer): void {
+    this.#recvOutstanding += piece.length;
+    if (this.#recvOutstanding > CONNECTION_WINDOW) return this.#protocolError('the peer overran the connection window');
+    const stream = this.#streams.get(id);
+    if (!stream || stream.finReceived || stream.destroyed) {
+      this.#returnCredit(piece.length); // a stream that just closed: drop the bytes, keep the window
+      return;
+    }
+    if (stream.received + piece.length - stream.returned > STREAM_WINDOW) return this.#protocolError(`the peer overran the window of stream ${id}`);
+    stream.deliver(piece);
+  }
+
+  #onControl(type: number, id: number, payload: Buffer): void {
+    if (this.destroyed) return;
+    if (type === FRAME.OPEN) return this.#onOpen(id, payload);
+    if (id === 0) {
+      if (type === FRAME.WINDOW) return this.#onConnectionWindow(payload);
+      if (type === FRAME.PING) return this.#send(FRAME.PONG, 0, payload);
+      if (type === FRAME.PONG) return this.#onPong(payload);
+      if (type === FRAME.GOAWAY) {
+        this.#goawayReceived = payload.toString('utf8').slice(0, 1024);
+        this.emit('goaway', this.#goawayReceived);
+        return;
+      }
+      return this.#protocolError(`frame type ${type} on stream 0`);
+    }
+    const stream = this.#streams.get(id);
+    if (!stream) return; // frames racing a reset or close: nothing to do
+    if (type === FRAME.FIN) {
+      stream.finReceived = true;
+      stream.push(null);
+    } else if (type === FRAME.RST) {
+      stream.resetByPeer = true;
+      const { code, message } = parseReset(payload);
+      stream.destroy(new StreamError(code, message));
+    } else if (type === FRAME.WINDOW) {
+      const increment = payload.length === 4 ? payload.readUInt32BE(0) : 0;
+      if (increment === 0 || stream.sendCredit + increment > 2 ** 31) return this.#protocolError('bad stream WINDOW');
+      stream.sendCredit += increment;
+      this.pump(stream);
+    } else {
+      this.#protocolError(`frame type ${type} on a stream`);
+    }
+  }
+
+  #onOpen(id: number, payload: Buffer): void {
+    const refuse = (code: string, message: string) => this.#send(FRAME.RST, id, Buffer.from(JSON.stringify({ code, message })));
+    if (this.#opener || id === 0 || id % 2 === 0) return this.#protocolError(`unexpected OPEN of stream ${id}`);
+    if (this.#streams.has(id)) return this.#protocolError(`stream ${id} opened twice`);
+    if (this.#goawaySent || this.#closing) return refuse('REFUSED', 'the agent is going away');
+    if (this.#streams.size >= this.#maxStreams) return refuse('REFUSED', `more than ${this.#maxStreams} streams`);
+    let target: unknown;
+    try {
+      target = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return refuse('BAD_TARGET', 'the stream target is not JSON');
+    }
+    const stream = new MuxStream(this, id, target, STREAM_WINDOW, true);
+    this.#streams.set(id, stream);
+    this.emit('stream', stream, target);
+  }
+
+  #onConnectionWindow(payload: Buffer): void {
+    const increment = payload.length === 4 ? payload.readUInt32BE(0) : 0;
+    if (increment === 0 || this.#sendCredit + increment > 2 ** 31) return this.#protocolError('bad connection WINDOW');
+    this.#sendCredit += increment;
+    for (const stream of this.#blocked) {
+      if (this.#sendCredit <= 0) break;
+      this.#blocked.delete(stream);
+      this.pump(stream);
+    }
+  }
+
+  #onPong(payload: Buffer): void {
+    const seq = payload.length === 8 ? payload.readUInt32BE(4) : -1;
+    const ping = this.#pings.get(seq);
+    if (!ping) return;
+    this.#pings.delete(seq);
+    ping.done(null, performance.now() - ping.at);
+  }
+
+  #returnCredit(n: number): void {
+    if (n <= 0) return;
+    this.#returnPending += n;
+    if (this.#returnPending < CONNECTION_RETURN_STEP) return;
+    this.#recvOutstanding -= this.#returnPending;
+    this.#send(FRAME.WINDOW, 0, u32(this.#returnPending));
+    this.#returnPending = 0;
+  }
+
+  #protocolError(message: string): void {
+    this.destroy(new StreamError('ERR_TUNNEL_PROTOCOL', `tunnel protocol error: ${message}`));
+  }
+
+  #endGracefully(): void {
+    this.#flush();
+    this.#socket.end();
+    // The peer answers with its own end; a peer that does not is cut after a moment.
+    setTimeout(() => this.destroy(), 2_000).unref();
+  }
+
+  // Sending: frames are queued and written together at the end of the event-loop turn.
+
+  #send(type: number, id: number, payload?: Buffer): void {
+    if (this.destroyed) return;
+    const length = payload?.length ?? 0;
+    this.#queue.push(frameHeader(type, id, length));
+    if (length) this.#queue.push(payload!);
+    this.#queued += 9 + length;
+    if (this.#queued >= FLUSH_AT) this.#flush();
+    else if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => {
+        this.#flushScheduled = false;
+        this.#flush();
+      });
+    }
+  }
+
+  #flush(): void {
+    if (this.#queue.length === 0 || this.#socket.destroyed) return;
+    const queue = this.#queue;
+    this.#queue = [];
+    this.#queued = 0;
+    this.#socket.cork();
+    let ok = true;
+    for (const buffer of queue) ok = this.#socket.write(buffer);
+    this.#socket.uncork();
+    if (!ok) this.#congested = true;
+  }
+
+  #drained(): void {
+    this.#congested = false;
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const done of waiters) done();
+  }
+}
+
+function isTunnelError(error: Error | undefined): error is StreamError {
+  return error instanceof StreamError && error.code.startsWith('ERR_TUNNEL_');
+}
+
+function u32(n: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32BE(n, 0);
+  return b;
+}
+
+function parseReset(payload: Buffer): { code: string; message: string } {
+  try {
+    const parsed = JSON.parse(payload.toString('utf8')) as { code?: unknown; message?: unknown };
+    return { code: String(parsed.code ?? 'RESET').slice(0, 64), message: String(parsed.message ?? 'stream reset by the peer').slice(0, 1024) };
+  } catch {
+    return { code: 'RESET', message: 'stream reset by the peer' };
+  }
+}
