@@ -9,7 +9,9 @@ import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { buildOpenApi } from './openapi.ts';
 
 const require = createRequire(import.meta.url);
-const assetDir: string = require('swagger-ui-dist').absolutePath();
+// The package's main module executes the whole browser bundle (megabytes of objects kept in the
+// daemon's heap, which every full GC then marks); its absolute-path helper is all the daemon needs.
+const assetDir: string = require('swagger-ui-dist/absolute-path.js')();
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',

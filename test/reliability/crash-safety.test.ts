@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import type { ApiClient } from '../../src/client/api-client.ts';
 import { HttpError } from '../../src/errors.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { until } from '../helpers/http.ts';
+import { edge, startAgent, type TestAgent } from '../tunnel/helpers.ts';
 
 // Crash safety (issue 8, item 1): write load against a real daemon, SIGKILL at
 // a random moment, restart on the same data dir, many times in a row. Every
@@ -27,6 +29,9 @@ let target: string;
 let base: string;
 let dataDir: string;
 let daemon: TestDaemon | undefined;
+let agent: TestAgent | undefined;
+/** The API port, the same across restarts, so that the agent can dial back. */
+let apiPort: number;
 
 beforeAll(async () => {
   web = createServer((_req, res) => res.end('ok'));
@@ -34,9 +39,16 @@ beforeAll(async () => {
   target = `http://127.0.0.1:${(web.address() as { port: number }).port}/`;
   base = mkdtempSync(join(tmpdir(), 'monctl-crash-'));
   dataDir = join(base, 'data');
+  const probe = createTcpServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  apiPort = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
 });
 
+const restart = () => startDaemon({ dataDir, args: ['--listen', `127.0.0.1:${apiPort}`] });
+
 afterAll(async () => {
+  await agent?.stop('SIGKILL');
   await daemon?.stop('SIGKILL');
   web.closeAllConnections();
   await new Promise((r) => web.close(r));
@@ -142,9 +154,18 @@ function load(d: TestDaemon, round: number, announcementId: number, checkable: n
   return Promise.all([creator(0), creator(1), announcer(), checker(), checker()]);
 }
 
-it(`every acknowledged write survives ${ROUNDS} SIGKILLs; the database stays intact and probes resume`, async () => {
+it(`every acknowledged write survives ${ROUNDS} SIGKILLs; the database stays intact, probes resume, the agent reconnects`, async () => {
   const started = Date.now();
-  daemon = await startDaemon({ dataDir });
+  daemon = await restart();
+
+  // A real agent with an HTTP route: it must find its way back after the kills.
+  const agentRow = await daemon.admin.call(operations.createAgent, { body: { name: 'crash-agent' } });
+  const { token } = await daemon.admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
+  writeFileSync(join(base, 'agent-token'), token, { mode: 0o600 });
+  await daemon.admin.call(operations.createRoute, {
+    body: { name: 'crash-route', type: 'HTTP', agentId: agentRow.id, target, hostname: 'crash.test' },
+  });
+  agent = startAgent(daemon.url, join(base, 'agent-token'));
 
   // Resources checked on a 10 s interval (and by hand under load), and one announcement.
   const checkable: number[] = [];
@@ -173,7 +194,7 @@ it(`every acknowledged write survives ${ROUNDS} SIGKILLs; the database stays int
     await work;
     daemon = undefined;
 
-    daemon = await startDaemon({ dataDir });
+    daemon = await restart();
     lastStart = Date.now();
     await verify(daemon, announcement.id, round);
   }
@@ -198,6 +219,14 @@ it(`every acknowledged write survives ${ROUNDS} SIGKILLs; the database stays int
   }, 250);
   const resumedAfterMs = Date.now() - lastStart;
 
+  // The agent, which saw its daemon killed 20 times, is back and traffic flows through it
+  // (its backoff may have reached 30 s, so this may take that long).
+  await until(async () => (await d.admin.call(operations.getAgent, { params: { id: agentRow.id } })).status === 'CONNECTED', 250);
+  const through = await edge(d.edgeUrl, 'crash.test', 'GET', '/');
+  expect(through.status).toBe(200);
+  expect(through.text).toBe('ok');
+  expect(agent.proc.exitCode, 'the agent kept running').toBeNull();
+
   await d.stop('SIGTERM');
   daemon = undefined;
   const db = new Database(join(dataDir, 'monctl.db'), { readonly: true });
@@ -208,5 +237,5 @@ it(`every acknowledged write survives ${ROUNDS} SIGKILLs; the database stays int
   }
   console.log(`crash safety: ${ROUNDS} kills in ${((Date.now() - started) / 1000).toFixed(1)} s; `
     + `${acked.resources.size} resources, ${acked.announcementAcked} announcement updates, `
-    + `${[...acked.history.values()].reduce((n, s) => n + s.size, 0)} check entries acknowledged; probes resumed ${resumedAfterMs} ms after the last restart (interval ${INTERVAL_SECONDS} s)`);
+    + `${[...acked.history.values()].reduce((n, s) => n + s.size, 0)} check entries acknowledged; probes resumed ${resumedAfterMs} ms after the last restart (interval ${INTERVAL_SECONDS} s); the agent reconnected`);
 }, 240_000);
