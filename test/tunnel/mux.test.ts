@@ -213,6 +213,30 @@ describe('tunnel mux: streams over loopback TCP', () => {
     await closes;
   });
 
+  it('a graceful close by the acceptor still delivers everything a slow reader has not taken yet', async () => {
+    // The agent's SIGTERM: its streams are done (FIN sent), so it ends the connection. The daemon
+    // may still hold up to a window of that response for a slow client: it must not be cut.
+    const { opener, acceptor } = await muxPair();
+    const payload = randomBytes(768 * 1024);
+    acceptor.on('stream', (stream: MuxStream) => {
+      stream.resume();
+      stream.end(payload);
+    });
+    const s = opener.open({ kind: 'slow reader' });
+    s.end();
+    s.pause();
+    await until(() => s.readableLength === payload.length); // all of it arrived, FIN included
+    const openerClosed = once(opener, 'close');
+    acceptor.close('agent shutting down');
+    await sleep(200); // the acceptor has ended the connection by now
+    expect(acceptor.streamCount).toBe(0);
+    const collected = collect(s);
+    s.resume(); // paused by hand: a 'data' listener alone does not resume it
+    expect(sha(await collected)).toBe(sha(payload));
+    expect(s.errored).toBeNull();
+    await openerClosed;
+  });
+
   it('measures a ping round trip, and fails pings of a dead session', async () => {
     const { opener, acceptor } = await muxPair();
     for (const session of [opener, acceptor]) {

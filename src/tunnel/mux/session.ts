@@ -10,6 +10,8 @@ export const CONNECTION_WINDOW = 32 * 1024 * 1024;
 /** Credit goes back in steps of at least this much (a WINDOW frame per small read would cost more). */
 const STREAM_RETURN_STEP = 64 * 1024;
 const CONNECTION_RETURN_STEP = 1024 * 1024;
+/** How long streams may drain what they received after the peer ended the connection. */
+const PEER_END_GRACE_MS = 30_000;
 /** Queued frame bytes that are written at once rather than at the end of the event-loop turn. */
 const FLUSH_AT = 256 * 1024;
 
@@ -52,6 +54,8 @@ export class MuxSession extends EventEmitter implements StreamHost {
   #goawayReceived: string | undefined;
   #closing = false;
   #closeReason: Error | undefined;
+  /** The socket is gone: frames are dropped, streams that got their FIN may still be read out. */
+  #socketClosed = false;
   destroyed = false;
 
   constructor(socket: Socket, opts: MuxOptions) {
@@ -68,8 +72,11 @@ export class MuxSession extends EventEmitter implements StreamHost {
     socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
     socket.on('drain', () => this.#drained());
     socket.on('error', (err) => { this.#closeReason ??= err; });
-    socket.on('end', () => this.destroy(this.#closeReason ?? new StreamError('ERR_TUNNEL_CLOSED', 'the peer closed the tunnel')));
-    socket.on('close', () => this.destroy(this.#closeReason ?? new StreamError('ERR_TUNNEL_CLOSED', 'the tunnel connection closed')));
+    socket.on('end', () => this.#peerEnded('the peer closed the tunnel'));
+    socket.on('close', () => {
+      this.#socketClosed = true;
+      this.#peerEnded(this.#closeReason?.message ?? 'the tunnel connection closed');
+    });
   }
 
   get streamCount(): number {
@@ -277,6 +284,23 @@ export class MuxSession extends EventEmitter implements StreamHost {
     this.#returnPending = 0;
   }
 
+  /**
+   * The peer ended the connection (a graceful close once its streams were done), or the socket
+   * closed. Streams that got their FIN hold complete data a slow reader may not have taken yet:
+   * they are read out first (within PEER_END_GRACE_MS). Streams still waiting for bytes will never
+   * get them and fail now.
+   */
+  #peerEnded(why: string): void {
+    if (this.destroyed) return;
+    const gone = new StreamError('ERR_TUNNEL_CLOSED', why);
+    this.#goawayReceived ??= why;
+    for (const stream of [...this.#streams.values()]) if (!stream.finReceived) stream.destroy(gone);
+    if (this.#streams.size === 0) return this.destroy(gone);
+    if (this.#closing) return;
+    this.#closing = true;
+    setTimeout(() => this.destroy(gone), PEER_END_GRACE_MS).unref();
+  }
+
   #protocolError(message: string): void {
     this.destroy(new StreamError('ERR_TUNNEL_PROTOCOL', `tunnel protocol error: ${message}`));
   }
@@ -291,7 +315,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
   // Sending: frames are queued and written together at the end of the event-loop turn.
 
   #send(type: number, id: number, payload?: Buffer): void {
-    if (this.destroyed) return;
+    if (this.destroyed || this.#socketClosed) return;
     const length = payload?.length ?? 0;
     this.#queue.push(frameHeader(type, id, length));
     if (length) this.#queue.push(payload!);
