@@ -10,7 +10,7 @@
  * profiles there (where the per-request time goes).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ import { flag, fmt } from './lib/load.ts';
 
 const BIG = 100 * 1024 * 1024;
 
-interface Figures { rps: number; p50: number; p99: number; mbps: number; errors: number; requests: number }
+interface Figures { rps: number; p50: number; p99: number; mbps: number; errors: number; requests: number; wrkCpuMs: number }
 
 const root = join(import.meta.dirname, '..');
 const node = join(root, 'node_modules/.bin/node');
@@ -70,10 +70,13 @@ function bytes(text: string): number {
   return Number(m[1]) * ({ '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 } as Record<string, number>)[m[2]];
 }
 
-/** One wrk run; figures parsed from its --latency report. */
+/** One wrk run; figures parsed from its --latency report. wrk runs under time(1) when present, for its own CPU. */
 function wrk(url: string, host: string, connections: number, seconds: number): Figures {
-  const r = spawnSync('wrk', ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--latency', '--timeout', '30s', '-H', `Host: ${host}`, url], { encoding: 'utf8' });
+  const args = ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--latency', '--timeout', '30s', '-H', `Host: ${host}`, url];
+  const timed = existsSync('/usr/bin/time');
+  const r = spawnSync(timed ? '/usr/bin/time' : 'wrk', timed ? ['-f', 'CPU %U %S', 'wrk', ...args] : args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
+  const time = /CPU ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
   const out = r.stdout;
   const line = (re: RegExp) => re.exec(out)?.[1] ?? '';
   const errors = [...out.matchAll(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/g)]
@@ -81,6 +84,7 @@ function wrk(url: string, host: string, connections: number, seconds: number): F
   return {
     rps: Number(line(/Requests\/sec:\s+([\d.]+)/)), p50: ms(line(/ 50%\s+(\S+)/)), p99: ms(line(/ 99%\s+(\S+)/)),
     mbps: bytes(line(/Transfer\/sec:\s+(\S+)/)) / 1e6, errors, requests: Number(line(/(\d+) requests in/)),
+    wrkCpuMs: time ? (Number(time[1]) + Number(time[2])) * 1000 : NaN,
   };
 }
 
@@ -90,16 +94,18 @@ function cpuMs(pid: number): [number, number] {
   return [Number(fields[11]) * 10, Number(fields[12]) * 10]; // utime, stime in 10 ms ticks
 }
 
-/** Runs `measure` and reports the CPU (user + system) each process spent per request meanwhile. */
-function withCpu(pids: Record<string, number>, measure: () => Figures): [Figures, string] {
+/** Runs `measure`; returns the CPU (user + system, µs) each process spent per request meanwhile, and its text. */
+function withCpu(pids: Record<string, number>, measure: () => Figures): [Figures, Record<string, number>, string] {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
   const figures = measure();
+  const total: Record<string, number> = {};
   const per = Object.entries(pids).map(([k, pid]) => {
     const [user, sys] = cpuMs(pid);
     const n = Math.max(1, figures.requests) / 1000;
+    total[k] = (user - before[k][0] + sys - before[k][1]) / n;
     return `${k} ${fmt((user - before[k][0]) / n)} + ${fmt((sys - before[k][1]) / n)} µs`;
   });
-  return [figures, per.join(', ')];
+  return [figures, total, per.join(', ')];
 }
 
 function currentRss(pid: number): number {
@@ -134,20 +140,30 @@ async function main(): Promise<void> {
     const rows: Array<[string, Figures, Figures]> = [];
     const cpu: string[] = [];
     const pids = { daemon: daemonProc.pid!, agent: agent.pid!, target: targetProc.pid! };
-    const tunnelled = (name: string, url: string, conns: number) => {
-      const [figures, per] = withCpu(pids, () => wrk(url, 'bench.test', conns, seconds));
-      cpu.push(`${name}: ${per}`);
-      return figures;
+    /**
+     * The same load direct and through the tunnel, with the CPU each process (wrk included) spends
+     * per request. Every process shares the machine's cores, so where both runs keep the cores busy
+     * the ratio is about (CPU per request direct) / (CPU per request through the tunnel).
+     */
+    const both = (name: string, path: string, conns: number): [string, Figures, Figures] => {
+      const [direct, directCpu] = withCpu({ target: pids.target }, () => wrk(`${target}${path}`, 'bench.test', conns, seconds));
+      const [tunnel, tunnelCpu, per] = withCpu(pids, () => wrk(`${edge}${path}`, 'bench.test', conns, seconds));
+      const wrkUs = (f: Figures) => (f.wrkCpuMs * 1000) / Math.max(1, f.requests);
+      const directUs = directCpu.target + wrkUs(direct);
+      const tunnelUs = tunnelCpu.daemon + tunnelCpu.agent + tunnelCpu.target + wrkUs(tunnel);
+      cpu.push(`${name}: ${per}, wrk ${fmt(wrkUs(tunnel))} µs; direct: target ${fmt(directCpu.target)} µs, wrk ${fmt(wrkUs(direct))} µs`
+        + ` -> CPU ratio direct/tunnel ${fmt(directUs / tunnelUs, 2)}`);
+      return [name, direct, tunnel];
     };
     const rss: string[] = [`idle ${fmt(currentRss(agent.pid!))} MB`];
     wrk(`${edge}/`, 'bench.test', connections, 1); // warm-up (JIT, connection pools)
     const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
     if (only !== 'download') {
-      rows.push(['small responses', wrk(`${target}/`, 'bench.test', connections, seconds), tunnelled('small responses', `${edge}/`, connections)]);
+      rows.push(both('small responses', '/', connections));
       rss.push(`after small responses ${fmt(currentRss(agent.pid!))} MB`);
     }
     if (only !== 'small') {
-      rows.push(['100 MB download', wrk(`${target}/big`, 'bench.test', 4, seconds), tunnelled('100 MB downloads', `${edge}/big`, 4)]);
+      rows.push(both('100 MB download', '/big', 4));
       rss.push(`after downloads ${fmt(currentRss(agent.pid!))} MB`);
     }
 
@@ -160,7 +176,8 @@ async function main(): Promise<void> {
       }
       console.log(`${name.padEnd(17)} ratio    ${fmt(tunnel.rps / direct.rps, 2).padStart(10)} ${''.padStart(17)} ${fmt(tunnel.mbps / direct.mbps, 2).padStart(9)}   (tunnel / direct; target ≥ 0.50)`);
     }
-    console.log(`\nCPU per request through the tunnel (user + system µs, from /proc): ${cpu.join('; ')}`);
+    console.log('\nCPU per request through the tunnel (user + system µs, from /proc):');
+    for (const line of cpu) console.log(`  ${line}`);
     console.log(`agent peak RSS: ${fmt(peakRss(agent.pid!))} MB (target < 60 MB); ${rss.join(', ')}`);
   } finally {
     children.forEach((c) => c.kill('SIGTERM'));

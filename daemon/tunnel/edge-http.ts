@@ -59,7 +59,9 @@ export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: Ser
     req.resume();
     return fail(502, 'agent-unavailable', `tunnel: ${(err as Error).message}`);
   }
-  // The agent's --target-timeout covers the target's response headers; a streaming body may take longer.
+  // The agent's --target-timeout: how long the target may stay silent before its response headers
+  // (re-armed while the client uploads, as a socket idle timeout would be); the body may take longer.
+  let answered = false;
   const timer = setTimeout(() => out.destroy(Object.assign(new Error('target timed out'), { code: 'ETIMEDOUT' })), link.targetTimeoutMs);
   out.on('error', (err: NodeJS.ErrnoException) => {
     clearTimeout(timer);
@@ -67,6 +69,7 @@ export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: Ser
     fail(failure.status, failure.code, failure.detail);
   });
   out.on('response', (answer) => {
+    answered = true;
     clearTimeout(timer);
     try {
       res.writeHead(answer.statusCode ?? 502, endToEndHeaders(answer.headers));
@@ -79,7 +82,10 @@ export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: Ser
     pipeCoalesced(answer, res, (bytes) => { exchange.bytesOut += bytes; });
   });
 
-  req.on('data', (chunk: Buffer) => { exchange.bytesIn += chunk.length; });
+  req.on('data', (chunk: Buffer) => {
+    exchange.bytesIn += chunk.length;
+    if (!answered) timer.refresh();
+  });
   req.pipe(out);
   res.on('finish', () => exchange.finish(res.statusCode));
   res.on('close', () => {
