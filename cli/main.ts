@@ -82,7 +82,7 @@ export function quickRoute(args: string[]): { noun: string; verb: string; opts: 
     opts[key] = value;
   }
   if (words.length !== 2) return undefined;
-  return { noun: ALIASES[words[0]] ?? words[0], verb: words[1], opts };
+  return { noun: (Object.hasOwn(ALIASES, words[0]) ? ALIASES[words[0]] : words[0]), verb: words[1], opts };
 }
 
 /**
@@ -168,7 +168,7 @@ export async function buildProgram(args: string[]): Promise<Command> {
     .exitOverride();
   program.command('daemon').description('run the monctl server (see monctl daemon --help)');
   const word = nounOf(args);
-  const noun = word && (ALIASES[word] ?? word);
+  const noun = word && ((Object.hasOwn(ALIASES, word) ? ALIASES[word] : word));
   if (noun && nouns[noun]) await nouns[noun](program);
   else for (const load of Object.values(nouns)) await load(program);
   return program;

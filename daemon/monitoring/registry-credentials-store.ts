@@ -27,7 +27,8 @@ const ALIASES: Record<string, string> = {
 /** The key a registry is stored under: lower-case `host[:port]`, Docker Hub aliases folded. */
 export function normalizeRegistry(registry: string): string {
   const lower = registry.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/+$/, '');
-  return ALIASES[lower] ?? lower;
+  // Own keys only: a registry named `constructor` must not find Object's.
+  return Object.hasOwn(ALIASES, lower) ? ALIASES[lower] : lower;
 }
 
 /** The credential for a registry (`host[:port]`), decrypted, or undefined when none is stored. */

@@ -161,6 +161,12 @@ describe('monitoring seed conformance: rules and errors', () => {
       expect(fieldsOf(expectProblem(await call(d, admin, 'POST', '/admin/api/registry-credentials', { registry: 'registry.example.com:5000', username: 'x', password: 'y' }), 409))).toEqual(['registry']);
       expect(fieldsOf(expectProblem(await call(d, admin, 'POST', '/admin/api/registry-credentials', { registry: 'not a host', username: 'x', password: 'y' }), 400))).toEqual(['registry']);
       expect(await ok(call(d, admin, 'DELETE', `/admin/api/registry-credentials/${c.id}`))).toEqual({ status: 'deleted' });
+      // Names of Object.prototype members are plain host names, not lookups into a JS object
+      // (`constructor` once reached Object's constructor through the Docker Hub alias table: 500).
+      for (const registry of ['constructor', 'toString', '__proto__']) {
+        const res = await call(d, admin, 'POST', '/admin/api/registry-credentials', { registry, username: 'x', password: 'y' });
+        expect(res.status, registry).toBeLessThan(500);
+      }
     });
 
     it('exports resources by current status as a Prometheus gauge', async () => {
