@@ -29,12 +29,18 @@ export function normalizeHostname(text: string): string | undefined {
 }
 
 /** `host:port` (IPv6 in brackets, port 1..65535). */
-export function validTcpTarget(text: string): boolean {
+/** `host:port` of a TCP route (IPv6 in brackets), or undefined when it is not one. */
+export function parseTcpTarget(text: string): { host: string; port: number } | undefined {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
-  if (!m) return false;
+  if (!m) return undefined;
   const port = Number(m[3]);
-  if (port < 1 || port > 65535) return false;
-  return m[1] !== undefined ? isIP(m[1]) === 6 : normalizeHostname(m[2]) !== undefined;
+  if (port < 1 || port > 65535) return undefined;
+  const valid = m[1] !== undefined ? isIP(m[1]) === 6 : normalizeHostname(m[2]) !== undefined;
+  return valid ? { host: m[1] ?? m[2], port } : undefined;
+}
+
+export function validTcpTarget(text: string): boolean {
+  return parseTcpTarget(text) !== undefined;
 }
 
 function validHttpTarget(text: string): boolean {

@@ -3,7 +3,7 @@ import { HttpError } from '../../src/errors.ts';
 import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
-import { exchangeInfo, forwardHeaders, parseHttpTarget, pipeCoalesced, targetFailure } from './forward.ts';
+import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import type { Observer } from './observe.ts';
 import type { LiveRoute, RouteTable } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -79,7 +79,8 @@ export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: Ser
     }
     answer.on('error', () => {}); // reported by 'close' below
     answer.on('close', () => { if (!answer.complete) fail(502, 'agent-unavailable', 'the tunnel stream broke mid-response'); });
-    pipeCoalesced(answer, res, (bytes) => { exchange.bytesOut += bytes; });
+    answer.on('data', (chunk: Buffer) => { exchange.bytesOut += chunk.length; });
+    answer.pipe(res);
   });
 
   req.on('data', (chunk: Buffer) => {

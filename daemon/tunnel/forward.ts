@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import type { Duplex, Readable, Writable } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { MuxSession } from '../../src/tunnel/mux/session.ts';
 import type { ExchangeInfo } from './observe.ts';
@@ -34,13 +34,6 @@ export function parseHttpTarget(raw: string): HttpTarget | undefined {
   if (targets.size > 1000) targets.clear();
   targets.set(raw, parsed);
   return parsed;
-}
-
-/** The TCP target of a TCP route (`host:port`, IPv6 in brackets). */
-export function parseTcpTarget(raw: string): StreamTarget | undefined {
-  const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(raw);
-  const port = m ? Number(m[2]) : 0;
-  return m && port >= 1 && port <= 65535 ? { host: m[1], port } : undefined;
 }
 
 /**
@@ -102,37 +95,4 @@ export function targetFailure(err: NodeJS.ErrnoException): { status: number; cod
     return { status: 502, code: 'agent-unavailable', detail: err.message };
   }
   return { status: 502, code: 'target-unavailable', detail: err.message };
-}
-
-/** Response bytes that may wait for a slow client before reading from the tunnel pauses. */
-const MAX_BUFFERED = 1024 * 1024;
-
-/**
- * Pipes a body to the client, writing what arrives during one event-loop turn
- * in one go (cork/uncork): tunnel data arrives in pieces cut at frame and
- * socket-read boundaries, and a syscall per piece costs more than the copy.
- * Reading pauses while more than MAX_BUFFERED bytes wait for the client.
- */
-export function pipeCoalesced(from: Readable, to: Writable, count: (bytes: number) => void): void {
-  let corked = false;
-  const flush = () => {
-    if (!corked) return;
-    corked = false;
-    to.uncork();
-  };
-  from.on('data', (chunk: Buffer) => {
-    count(chunk.length);
-    if (!corked) {
-      corked = true;
-      to.cork();
-      setImmediate(flush);
-    }
-    to.write(chunk);
-    if (to.writableLength > MAX_BUFFERED) from.pause();
-  });
-  to.on('drain', () => from.resume());
-  from.once('end', () => {
-    flush();
-    to.end();
-  });
 }

@@ -2,7 +2,7 @@ import net, { type Server, type Socket } from 'node:net';
 import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
 import { splice } from '../../src/tunnel/splice.ts';
 import type { DaemonContext } from '../context.ts';
-import { parseTcpTarget } from './forward.ts';
+import { parseTcpTarget } from '../tunnel-admin/route-rules.ts';
 import type { Observer } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';

@@ -90,7 +90,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
     }
     const id = this.#nextId;
     this.#nextId += 2;
-    const stream = new MuxStream(this, id, target, STREAM_WINDOW, opts.allowHalfOpen ?? true);
+    const stream = new MuxStream(this, id, STREAM_WINDOW, opts.allowHalfOpen ?? true);
     this.#streams.set(id, stream);
     this.#send(FRAME.OPEN, id, Buffer.from(JSON.stringify(target)));
     return stream;
@@ -251,7 +251,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
     } catch {
       return refuse('BAD_TARGET', 'the stream target is not JSON');
     }
-    const stream = new MuxStream(this, id, target, STREAM_WINDOW, true);
+    const stream = new MuxStream(this, id, STREAM_WINDOW, true);
     this.#streams.set(id, stream);
     this.emit('stream', stream, target);
   }

@@ -27,7 +27,6 @@ export class StreamError extends Error {
  */
 export class MuxStream extends Duplex {
   readonly id: number;
-  readonly target: unknown;
   /** Bytes the peer lets us send (its receive window for this stream). */
   sendCredit: number;
   /** The write waiting for credit: chunk not yet sent, and the callback to run once it is. */
@@ -44,11 +43,10 @@ export class MuxStream extends Duplex {
   #idle: NodeJS.Timeout | undefined;
   readonly #host: StreamHost;
 
-  constructor(host: StreamHost, id: number, target: unknown, sendCredit: number, allowHalfOpen: boolean) {
+  constructor(host: StreamHost, id: number, sendCredit: number, allowHalfOpen: boolean) {
     super({ allowHalfOpen, readableHighWaterMark: 64 * 1024, writableHighWaterMark: 64 * 1024 });
     this.#host = host;
     this.id = id;
-    this.target = target;
     this.sendCredit = sendCredit;
     // A session that dies destroys every stream with its reason; a pooled stream nobody is
     // using at that moment must not turn that into an uncaught 'error'. Users listen as usual.
