@@ -1,25 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { adminRunner, tempHome } from './run.ts';
+import { describe, expect, it } from 'vitest';
+import { useAdminCli } from './run.ts';
 
-let d: TestDaemon;
-let home: ReturnType<typeof tempHome>;
-let monctl: ReturnType<typeof adminRunner>;
-
-beforeAll(async () => {
-  d = await startDaemon();
-  home = tempHome();
-  monctl = adminRunner(d, home.dir);
-});
-afterAll(async () => {
-  await d?.stop();
-  home?.cleanup();
-});
+const cli = useAdminCli();
+const { monctl } = cli;
 
 const file = (name: string, text: string) => {
-  const path = join(home.dir, name);
+  const path = join(cli.home.dir, name);
   writeFileSync(path, text);
   return path;
 };

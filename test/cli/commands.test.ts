@@ -1,22 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { adminRunner, tempHome } from './run.ts';
+import { describe, expect, it } from 'vitest';
+import { useAdminCli } from './run.ts';
 
-let d: TestDaemon;
-let home: ReturnType<typeof tempHome>;
-let monctl: ReturnType<typeof adminRunner>;
-
-beforeAll(async () => {
-  d = await startDaemon();
-  home = tempHome();
-  monctl = adminRunner(d, home.dir);
-});
-afterAll(async () => {
-  await d?.stop();
-  home?.cleanup();
-});
+const cli = useAdminCli();
+const { monctl } = cli;
 
 /** Header line and rows of tab-separated output (stdout is a pipe, so no table borders). */
 const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
@@ -111,7 +99,7 @@ describe('monitoring nouns', () => {
 
   it('resources: add, get (admin view), update, history, rm', async () => {
     expect((await monctl(['groups', 'add', 'ops'])).code).toBe(0);
-    const add = await monctl(['resources', 'add', 'web', '--type', 'http', '--target', `${d.url}/actuator/health`, '--group', 'ops', '--interval', '600', '--inactive', '-o', 'json']);
+    const add = await monctl(['resources', 'add', 'web', '--type', 'http', '--target', `${cli.d.url}/actuator/health`, '--group', 'ops', '--interval', '600', '--inactive', '-o', 'json']);
     expect(add.code, add.stderr).toBe(0);
     const id = add.json().id;
     // Inactive resources only show through the admin endpoints, which an ADMIN credential uses.
@@ -150,11 +138,11 @@ describe('monitoring nouns', () => {
     expect(list.stdout).toMatch(/WARNING\ttrue\t-\tMaintenance tonight/);
     const upd = await monctl(['announcements', 'update', String(a.id), '--kind', 'problem', '--inactive', '-o', 'json']);
     expect(upd.json()).toMatchObject({ id: a.id, kind: 'PROBLEM', active: false, content: a.content });
-    const file = join(home.dir, 'notice.html');
+    const file = join(cli.home.dir, 'notice.html');
     writeFileSync(file, '<p>From a <em>file</em></p>');
     const fromFile = await monctl(['announcements', 'update', String(a.id), '--file', file, '-o', 'json']);
     expect(fromFile.json()).toMatchObject({ kind: 'PROBLEM', content: '<p>From a <em>file</em></p>' });
-    expect((await monctl(['announcements', 'add', '--file', join(home.dir, 'missing.html')])).code).toBe(2);
+    expect((await monctl(['announcements', 'add', '--file', join(cli.home.dir, 'missing.html')])).code).toBe(2);
     expect((await monctl(['announcements', 'rm', String(a.id), '--yes'])).code).toBe(0);
     expect((await monctl(['announcements', 'get', String(a.id)])).code).toBe(3);
   });

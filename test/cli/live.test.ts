@@ -2,30 +2,19 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
-import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { ROOT } from '../helpers/daemon.ts';
 import { send, until } from '../helpers/http.ts';
-import { adminRunner, tempHome } from './run.ts';
+import { useAdminCli } from './run.ts';
 
-let d: TestDaemon;
-let home: ReturnType<typeof tempHome>;
-let monctl: ReturnType<typeof adminRunner>;
-
-beforeAll(async () => {
-  d = await startDaemon();
-  home = tempHome();
-  monctl = adminRunner(d, home.dir);
-});
-afterAll(async () => {
-  await d?.stop();
-  home?.cleanup();
-});
+const cli = useAdminCli();
+const { monctl } = cli;
 
 /** Starts a piped live command; collects its NDJSON lines until stopped with SIGINT. */
 function follow(args: string[]) {
   const child = spawn(join(ROOT, 'bin/monctl'), args, {
-    env: { ...process.env, MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir },
+    env: { ...process.env, MONCTL_SERVER: cli.d.url, MONCTL_API_KEY: cli.d.adminKey, MONCTL_CONFIG_DIR: cli.home.dir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -42,7 +31,7 @@ function follow(args: string[]) {
 
 describe('resources check and add --wait', () => {
   it('check exits 5 when NOT_AVAILABLE, 0 when AVAILABLE', async () => {
-    expect((await monctl(['resources', 'add', 'health', '--type', 'HTTP', '--target', `${d.url}/actuator/health`, '--interval', '3600'])).code).toBe(0);
+    expect((await monctl(['resources', 'add', 'health', '--type', 'HTTP', '--target', `${cli.d.url}/actuator/health`, '--interval', '3600'])).code).toBe(0);
     expect((await monctl(['resources', 'add', 'closed', '--type', 'TCP', '--target', '127.0.0.1:1', '--interval', '3600'])).code).toBe(0);
     const ok = await monctl(['resources', 'check', 'health', '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);
@@ -57,7 +46,7 @@ describe('resources check and add --wait', () => {
 
   // Relies on the probe scheduler checking a new active resource at once.
   it('add --wait exits 0 on AVAILABLE and 5 on NOT_AVAILABLE', async () => {
-    const ok = await monctl(['resources', 'add', 'health-2', '--type', 'HTTP', '--target', `${d.url}/actuator/health`, '--wait', '-o', 'json']);
+    const ok = await monctl(['resources', 'add', 'health-2', '--type', 'HTTP', '--target', `${cli.d.url}/actuator/health`, '--wait', '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.json()).toMatchObject({ status: 'AVAILABLE' });
     const bad = await monctl(['resources', 'add', 'closed-2', '--type', 'TCP', '--target', '127.0.0.1:1', '--wait']);
@@ -70,8 +59,8 @@ describe('live views print NDJSON when piped', () => {
   it('topology --watch: SNAPSHOT then agent events', async () => {
     const f = follow(['topology', '--watch']);
     await until(() => f.events().some((e) => e.event === 'SNAPSHOT'));
-    const agent = await d.admin.call(operations.createAgent, { body: { name: 'piped' } });
-    await d.admin.call(operations.deleteAgent, { params: { id: agent.id } });
+    const agent = await cli.d.admin.call(operations.createAgent, { body: { name: 'piped' } });
+    await cli.d.admin.call(operations.deleteAgent, { params: { id: agent.id } });
     await until(() => f.events().some((e) => e.event === 'AGENT_DELETED'));
     await f.stop();
     const kinds = f.events().map((e) => e.event);
@@ -92,17 +81,17 @@ describe('live views print NDJSON when piped', () => {
   it('routes log --follow: the recent past, then new entries, through a real agent', async () => {
     const target = createServer((req, res) => res.end(`hello ${req.url}`));
     await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-    const agentRow = await d.admin.call(operations.createAgent, { body: { name: 'logger' } });
-    const { token } = await d.admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
-    const route = await d.admin.call(operations.createRoute, {
+    const agentRow = await cli.d.admin.call(operations.createAgent, { body: { name: 'logger' } });
+    const { token } = await cli.d.admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
+    const route = await cli.d.admin.call(operations.createRoute, {
       body: { name: 'logged', type: 'HTTP', agentId: agentRow.id, target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`, hostname: 'logged.test' },
     });
-    const agent = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', d.url, '--log-level', 'warn'], { env: { ...process.env, MONCTL_AGENT_TOKEN: token }, stdio: 'ignore' });
+    const agent = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', cli.d.url, '--log-level', 'warn'], { env: { ...process.env, MONCTL_AGENT_TOKEN: token }, stdio: 'ignore' });
     try {
-      await until(async () => (await d.admin.call(operations.getAgent, { params: { id: agentRow.id } })).status === 'CONNECTED');
-      const hit = (path: string) => send(d.edgeUrl, 'GET', path, { headers: { host: 'logged.test' } });
+      await until(async () => (await cli.d.admin.call(operations.getAgent, { params: { id: agentRow.id } })).status === 'CONNECTED');
+      const hit = (path: string) => send(cli.d.edgeUrl, 'GET', path, { headers: { host: 'logged.test' } });
       expect((await hit('/before')).text).toBe('hello /before');
-      await until(async () => (await d.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 10 } })).length > 0);
+      await until(async () => (await cli.d.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 10 } })).length > 0);
       const f = follow(['routes', 'log', 'logged', '--follow']);
       await until(() => f.events().some((e) => e.data.path === '/before'));
       await hit('/after');

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { quickRoute } from '../../cli/main.ts';
-import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { adminRunner, tempHome } from './run.ts';
+import { ROOT } from '../helpers/daemon.ts';
+import { useAdminCli } from './run.ts';
 
 /**
  * `resources list` skips commander when the command line has the plain shape
@@ -11,15 +11,11 @@ import { adminRunner, tempHome } from './run.ts';
  * same command written in a shape quickRoute refuses (`--output=json`) goes
  * through commander, so each case below compares the two paths byte for byte.
  */
-let d: TestDaemon;
-let home: ReturnType<typeof tempHome>;
-let monctl: ReturnType<typeof adminRunner>;
+const cli = useAdminCli();
+const { monctl } = cli;
 let userKey: string;
 
 beforeAll(async () => {
-  d = await startDaemon();
-  home = tempHome();
-  monctl = adminRunner(d, home.dir);
   expect((await monctl(['groups', 'add', 'ops'])).code).toBe(0);
   // Active and inactive: the ADMIN and USER lists differ, so a wrong endpoint shows. `--wait`
   // (exit 5: nothing listens on port 9) lets the first check land; the next is 600 s away,
@@ -29,10 +25,6 @@ beforeAll(async () => {
   const off = await monctl(['resources', 'add', 'off', '--target', 'http://127.0.0.1:9/off', '--inactive']);
   expect(off.code, off.stderr).toBe(0);
   userKey = (await monctl(['keys', 'create', 'reader', '--role', 'USER'])).stdout.trim();
-});
-afterAll(async () => {
-  await d?.stop();
-  home?.cleanup();
 });
 
 /** Runs both forms and expects the same exit code, stdout and stderr; returns the quick one. */
@@ -56,7 +48,7 @@ describe('quick paths print what commander prints', () => {
   it('-o json on a terminal is indented, by both paths', () => {
     // script(1) gives the command a pseudo-terminal as stdout (which turns \n into \r\n).
     const onTty = (args: string) => execFileSync('script', ['-qec', `${join(ROOT, 'bin/monctl')} ${args}`, '/dev/null'], {
-      encoding: 'utf8', env: { ...process.env, MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir },
+      encoding: 'utf8', env: { ...process.env, MONCTL_SERVER: cli.d.url, MONCTL_API_KEY: cli.d.adminKey, MONCTL_CONFIG_DIR: cli.home.dir },
     }).replaceAll('\r\n', '\n');
     const quick = onTty('resources list -o json');
     expect(quick).toBe(`${JSON.stringify(JSON.parse(quick), null, 2)}\n`);
@@ -66,7 +58,7 @@ describe('quick paths print what commander prints', () => {
 
   it('tables, global options anywhere, and an unknown format', async () => {
     await same(['resources', 'list'], ['resources', 'list', '--output=table']);
-    await same(['--no-color', 'resources', 'list', '-o', 'wide', '--server', d.url], ['--no-color', 'resources', 'list', '--output=wide', '--server', d.url]);
+    await same(['--no-color', 'resources', 'list', '-o', 'wide', '--server', cli.d.url], ['--no-color', 'resources', 'list', '--output=wide', '--server', cli.d.url]);
     const xml = await same(['resources', 'list', '-o', 'xml'], ['resources', 'list', '--output=xml']);
     expect(xml.code).toBe(2);
   });

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, type TestDaemon } from '../helpers/daemon.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 
 export interface RunResult {
   code: number | null;
@@ -48,4 +49,41 @@ export function tempHome() {
 export function adminRunner(d: TestDaemon, configDir: string) {
   return (args: string[], opts: RunOptions = {}) =>
     runMonctl(args, { ...opts, env: { MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: configDir, XDG_DATA_HOME: join(configDir, 'nodata'), ...opts.env } });
+}
+
+export interface AdminCli {
+  /** The daemon, started in beforeAll. */
+  readonly d: TestDaemon;
+  /** The temp config dir. */
+  readonly home: ReturnType<typeof tempHome>;
+  /** `monctl` as the daemon's ADMIN (usable once beforeAll has run). */
+  monctl(args: string[], opts?: RunOptions): Promise<RunResult>;
+}
+
+/**
+ * The set-up most CLI test files share: one daemon and one temp config dir
+ * for the whole file, stopped and removed after it.
+ */
+export function useAdminCli(): AdminCli {
+  let d: TestDaemon | undefined;
+  let home: ReturnType<typeof tempHome> | undefined;
+  let run: ReturnType<typeof adminRunner> | undefined;
+  beforeAll(async () => {
+    d = await startDaemon();
+    home = tempHome();
+    run = adminRunner(d, home.dir);
+  });
+  afterAll(async () => {
+    await d?.stop();
+    home?.cleanup();
+  });
+  const ready = <T>(x: T | undefined): T => {
+    if (x === undefined) throw new Error('useAdminCli: used before beforeAll ran');
+    return x;
+  };
+  return {
+    get d() { return ready(d); },
+    get home() { return ready(home); },
+    monctl: (args, opts) => ready(run)(args, opts),
+  };
 }

@@ -2,8 +2,9 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { EventSource } from 'eventsource';
-import { expect } from 'vitest';
-import type { TestDaemon } from '../helpers/daemon.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { type CookieJar, send, type WireResponse } from '../helpers/http.ts';
 
 /** Exactly the wire form of every datetime the seed shows. */
@@ -93,4 +94,43 @@ export function subscribe(d: TestDaemon, token: string): Subscription {
     source.onerror = (err) => reject(new Error(`event stream failed: ${String((err as { message?: string }).message)}`));
   });
   return { events, opened, close: () => source.close() };
+}
+
+/** What the seed conformance files share: a daemon, its ADMIN and USER keys, an HTTP and a TCP target. */
+export interface ConformanceWorld {
+  readonly d: TestDaemon;
+  readonly admin: Caller;
+  readonly user: Caller;
+  readonly web: Awaited<ReturnType<typeof statusServer>>;
+  readonly tcp: Awaited<ReturnType<typeof tcpListener>>;
+  /** POST /api/resources as ADMIN; the created resource. */
+  create(body: Record<string, unknown>): Promise<any>;
+  /** POST /api/resources/{id}/check as ADMIN; the check's result. */
+  check(id: number): Promise<any>;
+}
+
+/** Starts the world in beforeAll and stops it in afterAll of the calling file or describe. */
+export function useConformanceWorld(): ConformanceWorld {
+  let w: Omit<ConformanceWorld, 'create' | 'check'> | undefined;
+  beforeAll(async () => {
+    const [d, web, tcp] = await Promise.all([startDaemon(), statusServer(), tcpListener()]);
+    const key = await d.admin.call(operations.createApiKey, { body: { name: 'user-key', role: 'USER' } });
+    w = { d, web, tcp, admin: { kind: 'key', token: d.adminKey }, user: { kind: 'key', token: key.token } };
+  });
+  afterAll(async () => {
+    await Promise.all([w?.d.stop(), w?.web.close(), w?.tcp.close()]);
+  });
+  const ready = () => {
+    if (!w) throw new Error('useConformanceWorld: used before beforeAll ran');
+    return w;
+  };
+  return {
+    get d() { return ready().d; },
+    get admin() { return ready().admin; },
+    get user() { return ready().user; },
+    get web() { return ready().web; },
+    get tcp() { return ready().tcp; },
+    create: (body) => ok(call(ready().d, ready().admin, 'POST', '/api/resources', body)),
+    check: (id) => ok(call(ready().d, ready().admin, 'POST', `/api/resources/${id}/check`)),
+  };
 }
