@@ -1,4 +1,5 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely';
+import { shapedChunks } from '../store/batches.ts';
 import type { Database } from '../store/schema.ts';
 
 /** The latest-check columns of one resource, as the result writer sets them. */
@@ -12,8 +13,8 @@ export interface LatestUpdate {
   latest_duration_ms: number;
 }
 
-/** Rows per statement: 6 columns x 2 parameters x 100 rows stays far below every dialect's limit. */
-const CHUNK = 100;
+/** Rows per statement: 6 columns x 2 parameters x 64 rows stays far below every dialect's limit. */
+const MAX_ROWS = 64;
 
 /**
  * Updates the latest-check columns of many resources with one statement per
@@ -22,8 +23,7 @@ const CHUNK = 100;
  * Standard SQL only; numbers are CAST so that PostgreSQL types the branches.
  */
 export async function updateLatest(trx: Transaction<Database>, updates: LatestUpdate[]): Promise<void> {
-  for (let i = 0; i < updates.length; i += CHUNK) {
-    const part = updates.slice(i, i + CHUNK);
+  for (const part of shapedChunks(updates, MAX_ROWS)) {
     const cases = <T>(pick: (u: LatestUpdate) => RawBuilder<unknown>): RawBuilder<T> =>
       sql<T>`CASE ${sql.ref('id')} ${sql.join(part.map((u) => sql`WHEN ${u.id} THEN ${pick(u)}`), sql` `)} END`;
     const text = (pick: (u: LatestUpdate) => string | null) => cases<string>((u) => sql`${pick(u)}`);

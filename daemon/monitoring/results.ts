@@ -5,12 +5,13 @@ import {
 import { formatDateTime } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
 import type { ProbeResult } from '../probes/types.ts';
+import { shapedChunks } from '../store/batches.ts';
 import { type LatestUpdate, updateLatest } from './latest-update.ts';
 
 export type { HistoryEntry };
 
-/** Rows per statement: well under the bind-parameter limits of SQLite and PostgreSQL. */
-const CHUNK = 200;
+/** Rows per statement: 6 parameters a row stays well under every dialect's bind-parameter limit. */
+const MAX_ROWS = 256;
 
 const CURRENT: Record<ProbeResult['status'], Exclude<CurrentStatus, 'inactive'>> = {
   AVAILABLE: 'available',
@@ -42,11 +43,7 @@ function checkedAt(result: ProbeResult): number {
   return Number.isFinite(result.checkedAt) ? Math.round(result.checkedAt) : Date.now();
 }
 
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
+const chunks = <T>(items: T[]) => shapedChunks(items, MAX_ROWS);
 
 /**
  * The result writer: records a batch of probe results in ONE transaction

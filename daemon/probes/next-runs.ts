@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
+import { shapedChunks } from '../store/batches.ts';
 import type { Database } from '../store/schema.ts';
 
-const CHUNK = 250;
+/** Rows per statement: 3 parameters a row. */
+const MAX_ROWS = 256;
 
 /**
  * Writes `next_run_at` for many resources: one `UPDATE … SET next_run_at =
@@ -10,8 +12,7 @@ const CHUNK = 250;
 export async function persistNextRuns(db: Kysely<Database>, runs: Map<number, number>): Promise<void> {
   const items = [...runs];
   await db.transaction().execute(async (trx) => {
-    for (let i = 0; i < items.length; i += CHUNK) {
-      const part = items.slice(i, i + CHUNK);
+    for (const part of shapedChunks(items, MAX_ROWS)) {
       await trx.updateTable('resources')
         .set((eb) => {
           let kase = eb.case('id').when(part[0][0]).then(Math.round(part[0][1]));

@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { shapedChunks } from '../store/batches.ts';
 import type { RouteLogRow } from '../store/schema.ts';
 import { toLogEntry } from './mappers.ts';
 import { routeLogChannel } from './topology-events.ts';
@@ -95,9 +96,9 @@ export class RouteLogWriter {
       }));
       if (values.length === 0) return [];
       const rows: RouteLogRow[] = [];
-      // 13 columns each: 100 rows stay far below every dialect's parameter limit.
-      for (let i = 0; i < values.length; i += 100) {
-        rows.push(...await trx.insertInto('route_log').values(values.slice(i, i + 100)).returningAll().execute());
+      // 13 columns each: 64 rows stay far below every dialect's parameter limit.
+      for (const part of shapedChunks(values, 64)) {
+        rows.push(...await trx.insertInto('route_log').values(part).returningAll().execute());
       }
       for (const routeId of live) {
         const cutoff = await trx.selectFrom('route_log').select('id').where('route_id', '=', routeId)

@@ -82,6 +82,41 @@ describe('recordResults', () => {
     expect(await recordResults(ctx, [])).toEqual([]);
   });
 
+  it('records a large batch cut into statement-sized chunks: every result once, ids matched to their resource', async () => {
+    events.length = 0;
+    const now = Date.now();
+    const ids: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const row = await store.db.insertInto('resources').values({
+        name: `bulk-${i}`, resource_type: 'HTTP', target: 'http://127.0.0.1/', skip_tls: 0, recursive: 0, active: 1, interval_seconds: 60,
+        created_at: now, updated_at: now, next_run_at: null, current_status: 'unknown', latest_check_status: null,
+        latest_checked_at: null, latest_message: null, latest_error_code: null, latest_duration_ms: null,
+      }).returning('id').executeTakeFirstOrThrow();
+      ids.push(row.id);
+    }
+    // 337 results (256 + 64 + 16 + 1 rows): resources 0..36 twice, the second time NOT_AVAILABLE with a later time.
+    const t = Date.UTC(2026, 10, 21, 11, 0, 0);
+    const items = [
+      ...ids.map((id, i) => ({ resourceId: id, result: { ...result('AVAILABLE', t), durationMs: i } })),
+      ...ids.slice(0, 37).map((id, i) => ({ resourceId: id, result: { ...result('NOT_AVAILABLE', t + 1000, '500'), durationMs: 1000 + i } })),
+    ];
+    const entries = await recordResults(ctx, items);
+    expect(entries).toHaveLength(337);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(337);
+    const history = new Map((await store.db.selectFrom('check_history').select(['id', 'resource_id', 'duration_ms'])
+      .where('resource_id', '>=', ids[0]).execute()).map((h) => [h.id, h]));
+    expect(history.size).toBe(337);
+    entries.forEach((e, i) => {
+      expect(history.get(e.id)).toMatchObject({ resource_id: items[i].resourceId, duration_ms: items[i].result.durationMs });
+      expect(e.durationMs).toBe(items[i].result.durationMs);
+    });
+    const latest = await store.db.selectFrom('resources').select(['id', 'current_status', 'latest_duration_ms'])
+      .where('id', '>=', ids[0]).orderBy('id').execute();
+    expect(latest.map((r) => [r.current_status, r.latest_duration_ms])).toEqual(ids.map((_, i) =>
+      (i < 37 ? ['not_available', 1000 + i] : ['available', i])));
+    expect(events.filter((e) => e.kind === 'CHECK_COMPLETED')).toHaveLength(337);
+  });
+
   it('seals registry passwords and opens them for the probe only', async () => {
     const sealed = registryBox(ctx).seal('s3cret');
     expect(sealed).not.toContain('s3cret');

@@ -46,28 +46,36 @@ type Statement = ReturnType<RawDatabase['prepare']>;
  * the same string every time (values are bound parameters), so prepared
  * statements are cached by SQL text, least recently used evicted. Reuse is
  * safe because the driver runs one query at a time on this connection.
+ *
+ * The cache is bounded by count and by total SQL length, which stands in for
+ * the compiled programs' native memory (it grows with the text). Multi-row
+ * batches come in a few fixed sizes (store/batches.ts), so their large
+ * statements stay cached rather than being prepared and freed per batch.
  */
-/** Statements longer than this (multi-row batches) are not cached. */
-const MAX_CACHED_SQL = 2_048;
+const MAX_STATEMENTS = 500;
+const MAX_SQL_CHARS = 256 * 1024;
 
-function withStatementCache(raw: RawDatabase, capacity = 500) {
+function withStatementCache(raw: RawDatabase) {
   const cache = new Map<string, Statement>();
+  let chars = 0;
   return {
     close: () => raw.close(),
     prepare(sql: string): Statement {
-      // Multi-row batches (check results, route-log entries, CASE updates) have a different SQL
-      // text per batch size and large compiled programs: cached, hundreds of them piled up in
-      // native memory (the soak's RSS crept by 7 MB/min). They run once per batch, so
-      // preparing them each time costs little.
-      if (sql.length > MAX_CACHED_SQL) return raw.prepare(sql);
       let statement = cache.get(sql);
       if (statement) {
         cache.delete(sql); // re-insert: Map order is least recently used first
-      } else {
-        statement = raw.prepare(sql);
-        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+        return statement;
       }
+      statement = raw.prepare(sql);
+      if (sql.length > MAX_SQL_CHARS / 4) return statement; // one giant text must not flush the rest
       cache.set(sql, statement);
+      chars += sql.length;
+      while (cache.size > MAX_STATEMENTS || chars > MAX_SQL_CHARS) {
+        const oldest = cache.keys().next().value!;
+        cache.delete(oldest);
+        chars -= oldest.length;
+      }
       return statement;
     },
   };
