@@ -10,9 +10,12 @@ export interface SoakReport {
   apiReads: number;
   tunnelRequests: number;
   sse: { subscribers: number; connected: number; events: number; pings: number; eventsByPath: Record<string, number> };
-  rss: { daemon: RssSummary; agent: RssSummary };
+  /** RSS per process; the daemon's also split into V8's committed heap and the rest (malloc, code, stacks). */
+  rss: { daemon: RssSummary; agent: RssSummary; daemonV8Heap: RssSummary; daemonOutsideHeap: RssSummary };
   /** Floors of the daemon's heap used + external memory in the first and last quarter after the warm-up. */
   daemonLive: { startMb: number; endMb: number; growthMb: number; samples: number };
+  /** Committed MB per V8 heap space at the end of the warm-up and at the end of the load phase. */
+  daemonHeapSpaces: Record<string, { startMb: number; endMb: number }>;
   /** The daemon's own V8 figures at the end of the load phase (prom-client default metrics), in MB. */
   daemonHeap: { usedMb: number; totalMb: number; externalMb: number };
   /** Daemon log entries at warn (40) level, for the record. */
@@ -24,7 +27,7 @@ const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toLocaleString('en-
 const i = (n: number) => n.toLocaleString('en-US');
 
 function rssLine(name: string, r: RssSummary): string {
-  return `  ${name.padEnd(7)} min ${f(r.minMb)} MB, max ${f(r.maxMb)} MB, ${f(r.startMb)} → ${f(r.endMb)} MB (growth ${f(r.growthMb)} MB), `
+  return `  ${name.padEnd(7)}: min ${f(r.minMb)} MB, max ${f(r.maxMb)} MB, ${f(r.startMb)} → ${f(r.endMb)} MB (growth ${f(r.growthMb)} MB), `
     + `slope ${f(r.slopeMbPerMin, 2)} MB/min over ${r.steadySamples} samples (second half only: ${f(r.lateSlopeMbPerMin, 2)} MB/min)`;
 }
 
@@ -43,7 +46,11 @@ export function formatReport(r: SoakReport): string {
     `RSS after a ${f(o.warmup * 100, 0)} % warm-up:`,
     rssLine('daemon', r.rss.daemon),
     rssLine('agent', r.rss.agent),
+    rssLine('daemon V8 heap committed', r.rss.daemonV8Heap),
+    rssLine('daemon RSS outside the V8 heap', r.rss.daemonOutsideHeap),
     `  daemon live memory (heap used + external, floor): ${f(r.daemonLive.startMb)} → ${f(r.daemonLive.endMb)} MB (growth ${f(r.daemonLive.growthMb)} MB, ${r.daemonLive.samples} samples)`,
+    `  daemon V8 heap spaces, committed after the warm-up → at the end: ${Object.entries(r.daemonHeapSpaces)
+      .map(([space, s]) => `${space} ${f(s.startMb)} → ${f(s.endMb)} MB`).join(', ')}`,
     `  daemon heap at the end: ${f(r.daemonHeap.usedMb)} MB used of ${f(r.daemonHeap.totalMb)} MB, external ${f(r.daemonHeap.externalMb)} MB`,
     `daemon warnings ${i(r.daemonWarnings)}`,
     `errors          ${i(r.errors.count)}`,

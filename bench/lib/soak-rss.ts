@@ -41,7 +41,11 @@ export class RssSeries {
   }
 
   sample(now = performance.now()): void {
-    const mb = rssMb(this.pid);
+    this.push(rssMb(this.pid), now);
+  }
+
+  /** Adds a figure derived elsewhere (the V8 heap, RSS outside it). */
+  push(mb: number, now = performance.now()): void {
     if (Number.isFinite(mb)) this.points.push({ t: now, mb });
   }
 

@@ -11,7 +11,7 @@ import { request } from 'undici';
 import { startDaemon, type TestDaemon } from '../../test/helpers/daemon.ts';
 import { ErrorLog, startReads, startTunnelLoad } from './soak-load.ts';
 import type { SoakReport } from './soak-report.ts';
-import { LiveSeries, RssSeries } from './soak-rss.ts';
+import { LiveSeries, RssSeries, rssMb } from './soak-rss.ts';
 import { caller, createResources, metricSum, type SoakTunnel, startSoakTunnel } from './soak-setup.ts';
 import { type SubscriberState, type Subscribers, startSubscribers } from './soak-subscribers.ts';
 import { type SoakTargets, startTargets, tunnelBody } from './soak-targets.ts';
@@ -33,6 +33,9 @@ export interface SoakOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** V8's heap spaces as prom-client names them; committed size of each at the end of the warm-up and of the run. */
+const HEAP_SPACES = ['new', 'old', 'code', 'large_object'];
+
 const alive = (p: { exitCode: number | null; signalCode: string | null }) => p.exitCode === null && p.signalCode === null;
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
@@ -88,6 +91,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }, errors);
     const traffic = startTunnelLoad({ edgeUrl: daemon.edgeUrl, host: tunnel.host, clients: o.tunnelClients ?? 4, pauseMs: 5 }, errors);
     const live = new LiveSeries();
+    let warmMetrics = metricsBefore;
+    const v8Heap = new RssSeries(daemon.proc.pid!);
+    const outsideHeap = new RssSeries(daemon.proc.pid!);
     let liveBusy = false;
     const started = performance.now();
     for (let second = 1; performance.now() - started < o.seconds * 1000; second++) {
@@ -95,7 +101,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       rss.agent.sample();
       if (!liveBusy) {
         liveBusy = true;
-        fetch(`${daemon.url}/actuator/prometheus`).then((r) => r.text()).then((text) => live.add(text, metricSum))
+        fetch(`${daemon.url}/actuator/prometheus`).then((r) => r.text()).then((text) => {
+          live.add(text, metricSum);
+          if (performance.now() - started < o.seconds * 1000 * warmup) warmMetrics = text;
+          // Where RSS grows: V8's committed heap, or everything else (malloc, code, stacks).
+          const heapMb = metricSum(text, 'nodejs_heap_size_total_bytes') / 2 ** 20;
+          if (heapMb > 0) {
+            v8Heap.push(heapMb);
+            outsideHeap.push(rssMb(daemon!.proc.pid!) - heapMb);
+          }
+        })
           .catch(() => {}).finally(() => (liveBusy = false));
       }
       if (!alive(daemon.proc) || !alive(tunnel.agent.proc)) break;
@@ -148,8 +163,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         subscribers: total, connected: states.filter((s) => s.ready && !s.closed).length,
         events: states.reduce((n, s) => n + s.events, 0), pings: states.reduce((n, s) => n + s.pings, 0), eventsByPath,
       },
-      rss: { daemon: rss.daemon.summary(warmup), agent: rss.agent.summary(warmup) },
+      rss: {
+        daemon: rss.daemon.summary(warmup), agent: rss.agent.summary(warmup),
+        daemonV8Heap: v8Heap.summary(warmup), daemonOutsideHeap: outsideHeap.summary(warmup),
+      },
       daemonLive: live.floors(warmup),
+      daemonHeapSpaces: Object.fromEntries(HEAP_SPACES.map((space) => {
+        const total = (text: string) => metricSum(text, `nodejs_heap_space_size_total_bytes{space="${space}"}`) / 2 ** 20;
+        return [space, { startMb: total(warmMetrics), endMb: total(metricsAfter) }];
+      })),
       daemonHeap: {
         usedMb: metricSum(metricsAfter, 'nodejs_heap_size_used_bytes') / 2 ** 20,
         totalMb: metricSum(metricsAfter, 'nodejs_heap_size_total_bytes') / 2 ** 20,
