@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { FRAME, FrameReader, frameHeader, MAX_DATA_FRAME } from './frame.ts';
+import { FRAME, FrameReader, MAX_DATA_FRAME } from './frame.ts';
 import { MuxStream, type StreamHost, StreamError } from './stream.ts';
+import { FrameWriter } from './writer.ts';
 
 /** Receive window of each stream: the peer may send this much before we return credit. */
 export const STREAM_WINDOW = 1024 * 1024;
@@ -12,8 +13,6 @@ const STREAM_RETURN_STEP = 64 * 1024;
 const CONNECTION_RETURN_STEP = 1024 * 1024;
 /** How long streams may drain what they received after the peer ended the connection. */
 const PEER_END_GRACE_MS = 30_000;
-/** Queued frame bytes that are written at once rather than at the end of the event-loop turn. */
-const FLUSH_AT = 256 * 1024;
 
 export interface MuxOptions {
   /** The side that opens streams (the daemon) uses odd ids; the accepting side (the agent) takes them. */
@@ -25,8 +24,8 @@ export interface MuxOptions {
 /**
  * A multiplexed tunnel over one socket: streams with per-stream and
  * per-connection flow control (credit-based, as in HTTP/2), half-close,
- * resets with reasons, pings and GOAWAY. Frames queued during one
- * event-loop turn go out in one write, so concurrent streams share syscalls.
+ * resets with reasons, pings and GOAWAY. Frames leave through a FrameWriter
+ * (writer.ts), batched per event-loop turn.
  *
  * Events: 'stream' (stream, target) on the accepting side, 'goaway' (reason),
  * 'close' (error or undefined).
@@ -37,17 +36,13 @@ export class MuxSession extends EventEmitter implements StreamHost {
   readonly #maxStreams: number;
   readonly #streams = new Map<number, MuxStream>();
   readonly #reader: FrameReader;
+  readonly #writer: FrameWriter;
   #nextId: number;
   #sendCredit = CONNECTION_WINDOW;
   /** Received bytes not yet returned as connection credit, and credit waiting to be returned. */
   #recvOutstanding = 0;
   #returnPending = 0;
   readonly #blocked = new Set<MuxStream>();
-  #queue: Buffer[] = [];
-  #queued = 0;
-  #flushScheduled = false;
-  #congested = false;
-  #drainWaiters: Array<() => void> = [];
   readonly #pings = new Map<number, { at: number; done: (err: Error | null, ms?: number) => void }>();
   #pingSeq = 0;
   #goawaySent = false;
@@ -69,8 +64,8 @@ export class MuxSession extends EventEmitter implements StreamHost {
       control: (type, id, payload) => this.#onControl(type, id, payload),
       invalid: (message) => this.destroy(new StreamError('ERR_TUNNEL_PROTOCOL', `tunnel protocol error: ${message}`)),
     });
+    this.#writer = new FrameWriter(socket);
     socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
-    socket.on('drain', () => this.#drained());
     socket.on('error', (err) => { this.#closeReason ??= err; });
     socket.on('end', () => this.#peerEnded('the peer closed the tunnel'));
     socket.on('close', () => {
@@ -126,13 +121,13 @@ export class MuxSession extends EventEmitter implements StreamHost {
     // Streams always get a tunnel code: a socket's ECONNRESET or a caller's plain Error (keepalive
     // timeout) must not pass for the target's own error, which the peer relays with the same codes.
     const reason = isTunnelError(error) ? error : new StreamError('ERR_TUNNEL_CLOSED', error?.message ?? 'the tunnel is closed');
-    this.#flush();
+    this.#writer.flush();
     this.#socket.destroy();
     for (const stream of this.#streams.values()) stream.destroy(reason);
     this.#streams.clear();
     for (const ping of this.#pings.values()) ping.done(reason);
     this.#pings.clear();
-    this.#drained();
+    this.#writer.release();
     this.emit('close', error);
   }
 
@@ -156,8 +151,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
       return;
     }
     stream.pending = undefined;
-    if (this.#congested) this.#drainWaiters.push(pending.done);
-    else pending.done();
+    this.#writer.whenWritable(pending.done);
   }
 
   fin(stream: MuxStream): void {
@@ -306,47 +300,15 @@ export class MuxSession extends EventEmitter implements StreamHost {
   }
 
   #endGracefully(): void {
-    this.#flush();
+    this.#writer.flush();
     this.#socket.end();
     // The peer answers with its own end; a peer that does not is cut after a moment.
     setTimeout(() => this.destroy(), 2_000).unref();
   }
 
-  // Sending: frames are queued and written together at the end of the event-loop turn.
-
   #send(type: number, id: number, payload?: Buffer): void {
     if (this.destroyed || this.#socketClosed) return;
-    const length = payload?.length ?? 0;
-    this.#queue.push(frameHeader(type, id, length));
-    if (length) this.#queue.push(payload!);
-    this.#queued += 9 + length;
-    if (this.#queued >= FLUSH_AT) this.#flush();
-    else if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => {
-        this.#flushScheduled = false;
-        this.#flush();
-      });
-    }
-  }
-
-  #flush(): void {
-    if (this.#queue.length === 0 || this.#socket.destroyed) return;
-    const queue = this.#queue;
-    this.#queue = [];
-    this.#queued = 0;
-    this.#socket.cork();
-    let ok = true;
-    for (const buffer of queue) ok = this.#socket.write(buffer);
-    this.#socket.uncork();
-    if (!ok) this.#congested = true;
-  }
-
-  #drained(): void {
-    this.#congested = false;
-    const waiters = this.#drainWaiters;
-    this.#drainWaiters = [];
-    for (const done of waiters) done();
+    this.#writer.send(type, id, payload);
   }
 }
 
