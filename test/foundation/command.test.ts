@@ -10,7 +10,7 @@ import { bearer, send, until } from '../helpers/http.ts';
 /** `monctl daemon` with exactly these args and env (no test-helper defaults), collecting its output. */
 function launch(args: string[], env: Record<string, string>) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MONCTL_') && k !== 'XDG_DATA_HOME'));
-  const proc: ChildProcess = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'bin/monctl.ts'), 'daemon', ...args], {
+  const proc: ChildProcess = spawn(join(ROOT, 'bin/monctl'), ['daemon', ...args], {
     cwd: ROOT, env: { ...clean, TZ: 'UTC', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '', code: undefined as number | null | undefined };
@@ -53,6 +53,10 @@ describe('monctl daemon command line', () => {
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     const key = readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
     expect((await send(listening.api, 'GET', '/api/me', { headers: bearer(key) })).status).toBe(200);
+    // The wrapper (bin/monctl) runs the daemon itself, on Node 24, with its young generation capped.
+    const argv = readFileSync(`/proc/${run.proc.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toContain('--max-semi-space-size=16');
+    expect(argv.some((a) => a.endsWith('bin/monctl.ts'))).toBe(true);
 
     run.proc.kill('SIGTERM');
     expect(await run.exited).toBe(0);

@@ -35,13 +35,13 @@ process.on('exit', () => {
   for (const proc of running) proc.kill('SIGKILL');
 });
 
-/** Runs `bin/monctl.ts daemon` as a real child process on 127.0.0.1 with OS-chosen ports. */
+/** Runs `bin/monctl daemon` (the shipped wrapper, with its Node flags) on 127.0.0.1 with OS-chosen ports. */
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
   const ownDir = opts.dataDir === undefined;
   const base = ownDir ? mkdtempSync(join(tmpdir(), 'monctl-test-')) : undefined;
   const dataDir = opts.dataDir ?? join(base!, 'data');
-  const proc = spawn(process.execPath, [
-    '--disable-warning=ExperimentalWarning', join(ROOT, 'bin/monctl.ts'), 'daemon',
+  const proc = spawn(join(ROOT, 'bin/monctl'), [
+    'daemon',
     '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir, ...(opts.args ?? []),
   ], {
     cwd: ROOT,
