@@ -3,8 +3,9 @@
  * events per second (default 100, each a real `PUT /admin/api/routes/{id}`),
  * for S seconds. Reports the delivery latency from the emitting request to
  * each subscriber (p50/p99 of all deliveries, and p99 of the time until the
- * LAST subscriber has an event), and the daemon's RSS per subscriber.
- * Targets: p99 < 100 ms, < 50 KB per subscriber.
+ * LAST subscriber has an event), and the daemon's RSS per subscriber: the
+ * difference between steady states with N/2 and N subscribers, events flowing
+ * in both. Targets: p99 < 100 ms, < 50 KB per subscriber.
  *
  *   npm run bench:sse -- --subscribers 1000 --rate 100 --seconds 10 --workers 2
  *
@@ -24,8 +25,9 @@ interface WorkerReport { seq: number[]; latency: number[]; connected: number; cl
 if (!isMainThread) runWorker(workerData as WorkerInput);
 else await main();
 
-/** One worker: `count` subscribers; reports how many saw their SNAPSHOT, then every delivery. */
-function runWorker({ url, key, count }: WorkerInput): void {
+/** One worker: `count` subscribers, more on `{ grow: n }`; reports how many saw their SNAPSHOT, then every delivery. */
+function runWorker({ url, key, count: initial }: WorkerInput): void {
+  let count = initial;
   const target = new URL(url);
   const seqs: number[] = [];
   const latencies: number[] = [];
@@ -68,7 +70,12 @@ function runWorker({ url, key, count }: WorkerInput): void {
     socket.on('error', () => {});
     socket.write(`GET /admin/sse/topology HTTP/1.1\r\nHost: ${target.host}\r\nX-API-KEY: ${key}\r\nAccept: text/event-stream\r\n\r\n`);
   }
-  parentPort!.on('message', (msg: string) => {
+  parentPort!.on('message', (msg: string | { grow: number }) => {
+    if (typeof msg === 'object') {
+      count = msg.grow;
+      for (let i = 0; i < 20; i++) openNext();
+      return;
+    }
     if (msg === 'status') parentPort!.postMessage({ connected, closed });
     if (msg === 'report') parentPort!.postMessage({ seq: seqs, latency: latencies, connected, closed } satisfies WorkerReport);
   });
@@ -134,21 +141,31 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     const baseRss = rssKb(daemon.proc.pid!);
 
-    const per = Math.ceil(subscribers / workers);
-    for (let w = 0; w < workers; w++) {
-      const count = Math.min(per, subscribers - w * per);
-      threads.push(new Worker(new URL(import.meta.url), { workerData: { url: daemon.url, key: daemon.adminKey, count } }));
-    }
+    // Subscribers connect in two halves, each followed by paced emission: the RSS difference
+    // between the two steady states is what one more subscriber costs with events flowing, free
+    // of the heap the emission itself grows (the no-subscriber baseline above only bounds that).
+    const half = Math.floor(subscribers / 2);
+    const shares = (n: number) => Array.from({ length: workers }, (_, w) => Math.floor(n / workers) + (w < n % workers ? 1 : 0));
+    shares(half).forEach((count) => threads.push(new Worker(new URL(import.meta.url), { workerData: { url: daemon.url, key: daemon.adminKey, count } })));
     const ask = (w: Worker, msg: string) => new Promise<any>((resolve) => { w.once('message', resolve); w.postMessage(msg); });
-    const started = Date.now();
-    for (;;) {
-      const status = await Promise.all(threads.map((w) => ask(w, 'status')));
-      const connected = status.reduce((n, s) => n + s.connected, 0);
-      if (connected >= subscribers) break;
-      if (Date.now() - started > 120_000) throw new Error(`only ${connected} of ${subscribers} subscribers got their SNAPSHOT`);
-      process.stderr.write(`\rsubscribers connected: ${connected}   `);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const waitConnected = async (want: number) => {
+      const started = Date.now();
+      for (;;) {
+        const status = await Promise.all(threads.map((w) => ask(w, 'status')));
+        const connected = status.reduce((n, s) => n + s.connected, 0);
+        if (connected >= want) return;
+        if (Date.now() - started > 120_000) throw new Error(`only ${connected} of ${want} subscribers got their SNAPSHOT`);
+        process.stderr.write(`\rsubscribers connected: ${connected}   `);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    await waitConnected(half);
+    process.stderr.write(`\rsubscribers connected: ${half}, emitting\n`);
+    await pace(Math.max(500, (rate * seconds) / 2), () => -1);
+    await new Promise((r) => setTimeout(r, 500));
+    const halfRss = rssKb(daemon.proc.pid!);
+    shares(subscribers).forEach((count, w) => threads[w].postMessage({ grow: count }));
+    await waitConnected(subscribers);
     const connectedRss = rssKb(daemon.proc.pid!);
     process.stderr.write(`\rsubscribers connected: ${subscribers}, emitting\n`);
 
@@ -188,6 +205,7 @@ async function main(): Promise<void> {
     const closed = reports.reduce((n, r) => n + r.closed, 0);
     const perSubKb = (connectedRss - baseRss) / subscribers;
     const perSubActiveKb = (activeRss - baseRss) / subscribers;
+    const marginalKb = (activeRss - halfRss) / (subscribers - half);
     const p99All = percentile(all, 99);
     const p99Last = percentile(lasts, 99);
 
@@ -200,13 +218,15 @@ async function main(): Promise<void> {
     console.log(`emitting PUT round trip: p50 ${fmt(percentile(responseMs, 50))} ms, p99 ${fmt(percentile(responseMs, 99))} ms`);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(`CPU while emitting: daemon ${fmt(daemonCpu * 100, 0)} % of a core, bench clients ${fmt(benchCpu * 100, 0)} %; load average ${load}`);
-    console.log(`daemon RSS: ${fmt(baseRss / 1024)} MB after the same emission with no subscriber, ${fmt(connectedRss / 1024)} MB connected, ${fmt(activeRss / 1024)} MB after the events`);
-    console.log(`RSS per subscriber: ${fmt(perSubKb)} KB connected, ${fmt(perSubActiveKb)} KB with events flowing`);
+    console.log(`daemon RSS: ${fmt(baseRss / 1024)} MB after the same emission with no subscriber, ${fmt(halfRss / 1024)} MB with ${half} subscribers and events, `
+      + `${fmt(connectedRss / 1024)} MB with ${subscribers} connected, ${fmt(activeRss / 1024)} MB after the events`);
+    console.log(`RSS per subscriber against no subscriber: ${fmt(perSubKb)} KB connected, ${fmt(perSubActiveKb)} KB with events flowing (includes the heap the fan-out's writes grow)`);
+    console.log(`RSS per subscriber, ${half} → ${subscribers} with events flowing: ${fmt(marginalKb)} KB`);
     console.log('metric | value | target | ratio (value/target, < 1 meets it)');
     console.log(`p99 to every subscriber | ${fmt(p99Last)} ms | 100 ms | ${fmt(p99Last / 100, 2)}`);
     console.log(`p99 of all deliveries | ${fmt(p99All)} ms | 100 ms | ${fmt(p99All / 100, 2)}`);
     console.log(`p99 fan-out (publish to last subscriber) | ${fmt(percentile(spread, 99))} ms | 100 ms | ${fmt(percentile(spread, 99) / 100, 2)}`);
-    console.log(`RSS per subscriber | ${fmt(Math.max(perSubKb, perSubActiveKb))} KB | 50 KB | ${fmt(Math.max(perSubKb, perSubActiveKb) / 50, 2)}`);
+    console.log(`RSS per subscriber (${half} → ${subscribers}, events flowing) | ${fmt(marginalKb)} KB | 50 KB | ${fmt(marginalKb / 50, 2)}`);
     if (delivered < expected) process.exitCode = 1;
   } catch (err) {
     console.error(`daemon stderr:\n${daemon.stderr()}\nlast logs: ${JSON.stringify(daemon.logs.slice(-5))}`);
