@@ -47,7 +47,7 @@ export function formatReport(r: SoakReport): string {
     rssLine('daemon', r.rss.daemon),
     rssLine('agent', r.rss.agent),
     rssLine('daemon V8 heap committed', r.rss.daemonV8Heap),
-    rssLine('daemon RSS outside the V8 heap', r.rss.daemonOutsideHeap),
+    rssLine('daemon RSS minus V8 heap committed (rough: committed pages need not be resident)', r.rss.daemonOutsideHeap),
     `  daemon live memory (heap used + external, floor): ${f(r.daemonLive.startMb)} → ${f(r.daemonLive.endMb)} MB (growth ${f(r.daemonLive.growthMb)} MB, ${r.daemonLive.samples} samples)`,
     `  daemon V8 heap spaces, committed after the warm-up → at the end: ${Object.entries(r.daemonHeapSpaces)
       .map(([space, s]) => `${space} ${f(s.startMb)} → ${f(s.endMb)} MB`).join(', ')}`,
