@@ -137,6 +137,15 @@ async function main(): Promise<void> {
       const late = samples.slice(Math.floor(samples.length / 2)).sort((a, b) => a - b);
       return late[Math.floor(late.length / 2)] ?? rssKb(daemon.proc.pid!);
     };
+    // Where the memory is, from the daemon's own metrics: V8 heap used and committed, and external.
+    const { metricSum } = await import('./lib/soak-setup.ts');
+    const heapFigures = async () => {
+      const text = await (await fetch(`${daemon.url}/actuator/prometheus`)).text();
+      const mb = (name: string) => metricSum(text, name) / 2 ** 20;
+      return `heap used ${fmt(mb('nodejs_heap_size_used_bytes'))} MB, committed ${fmt(mb('nodejs_heap_size_total_bytes'))} MB `
+        + `(new ${fmt(mb('nodejs_heap_space_size_total_bytes{space="new"}'))}, old ${fmt(mb('nodejs_heap_space_size_total_bytes{space="old"}'))}), `
+        + `external ${fmt(mb('nodejs_external_memory_bytes'))} MB`;
+    };
     const pace = async (count: number, seqOf: (i: number) => number) => {
       const start = now();
       const pending: Promise<unknown>[] = [];
@@ -173,6 +182,7 @@ async function main(): Promise<void> {
     process.stderr.write(`\rsubscribers connected: ${half}, emitting\n`);
     // As long as the measured phase, so that the two states are alike.
     const halfRss = await sampledRss(pace(rate * seconds, () => -1));
+    const halfHeap = await heapFigures();
     shares(subscribers).forEach((count, w) => threads[w].postMessage({ grow: count }));
     await waitConnected(subscribers);
     const connectedRss = rssKb(daemon.proc.pid!);
@@ -184,6 +194,7 @@ async function main(): Promise<void> {
     const cpu0 = cpuSeconds(daemon.proc.pid!);
     const benchCpu0 = process.cpuUsage();
     const activeRss = await sampledRss(pace(total, (seq) => seq));
+    const activeHeap = await heapFigures();
     const elapsed = (now() - t0) / 1000;
     const daemonCpu = (cpuSeconds(daemon.proc.pid!) - cpu0) / elapsed;
     const benchCpuUse = process.cpuUsage(benchCpu0);
@@ -229,6 +240,8 @@ async function main(): Promise<void> {
     console.log(`CPU while emitting: daemon ${fmt(daemonCpu * 100, 0)} % of a core, bench clients ${fmt(benchCpu * 100, 0)} %; load average ${load}`);
     console.log(`daemon RSS: ${fmt(baseRss / 1024)} MB after the same emission with no subscriber, ${fmt(halfRss / 1024)} MB with ${half} subscribers and events (median), `
       + `${fmt(connectedRss / 1024)} MB with ${subscribers} connected, ${fmt(activeRss / 1024)} MB with the events (median)`);
+    console.log(`daemon at the end of the ${half}-subscriber phase: ${halfHeap}`);
+    console.log(`daemon at the end of the ${subscribers}-subscriber phase: ${activeHeap}`);
     console.log(`RSS per subscriber against no subscriber: ${fmt(perSubKb)} KB connected, ${fmt(perSubActiveKb)} KB with events flowing (includes the heap the fan-out's writes grow)`);
     console.log(`RSS per subscriber, ${half} → ${subscribers}: ${fmt(marginalConnectedKb)} KB once connected, ${fmt(marginalKb)} KB after the events`);
     console.log('metric | value | target | ratio (value/target, < 1 meets it)');
