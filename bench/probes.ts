@@ -11,13 +11,14 @@
  * A short run: `npm run bench:probes -- --resources 1000 --interval 10 --intervals 2 --baseline-seconds 10`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
 import { startDaemon } from '../test/helpers/daemon.ts';
 import { flag, fmt } from './lib/load.ts';
+import { cpuMs, memoryMb } from './lib/measure.ts';
 
 /** Child mode: T plain HTTP servers answering 200; `GET /__stats` on any tells requests and distinct paths so far. */
 async function serveTargets(count: number): Promise<void> {
@@ -41,12 +42,9 @@ async function serveTargets(count: number): Promise<void> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function procStat(pid: number): { cpuSeconds: number; rssMb: number; peakMb: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-  return { cpuSeconds: ticks / 100, rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  const { user, system } = cpuMs(pid);
+  const { rss, peak } = memoryMb(pid);
+  return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak };
 }
 
 /** Cumulative buckets of `monctl_scheduler_lag_seconds` from the daemon's metrics. */

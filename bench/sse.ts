@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { cpuMs, metricSum, rssMb } from './lib/measure.ts';
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -81,14 +82,14 @@ function runWorker({ url, key, count: initial }: WorkerInput): void {
   });
 }
 
+// Function declarations: main() runs (top-level await above) before later consts exist.
 function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  return rssMb(pid) * 1024;
 }
 
-/** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  const { user, system } = cpuMs(pid);
+  return (user + system) / 1000;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -138,7 +139,6 @@ async function main(): Promise<void> {
       return late[Math.floor(late.length / 2)] ?? rssKb(daemon.proc.pid!);
     };
     // Where the memory is, from the daemon's own metrics: V8 heap used and committed, and external.
-    const { metricSum } = await import('./lib/soak-setup.ts');
     const heapFigures = async () => {
       const text = await (await fetch(`${daemon.url}/actuator/prometheus`)).text();
       const mb = (name: string) => metricSum(text, name) / 2 ** 20;

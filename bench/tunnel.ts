@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { operations } from '../src/api/operations.ts';
 import { ApiClient } from '../src/client/api-client.ts';
 import { flag, fmt } from './lib/load.ts';
+import { cpuMs, memoryMb, rssMb } from './lib/measure.ts';
 
 const BIG = 100 * 1024 * 1024;
 
@@ -88,33 +89,18 @@ function wrk(url: string, host: string, connections: number, seconds: number): F
   };
 }
 
-/** CPU time [user, system] a process has used so far, in ms: unlike wall time, not inflated by a busy machine. */
-function cpuMs(pid: number): [number, number] {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return [Number(fields[11]) * 10, Number(fields[12]) * 10]; // utime, stime in 10 ms ticks
-}
-
 /** Runs `measure`; returns the CPU (user + system, µs) each process spent per request meanwhile, and its text. */
 function withCpu(pids: Record<string, number>, measure: () => Figures): [Figures, Record<string, number>, string] {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
   const figures = measure();
   const total: Record<string, number> = {};
   const per = Object.entries(pids).map(([k, pid]) => {
-    const [user, sys] = cpuMs(pid);
+    const { user, system } = cpuMs(pid);
     const n = Math.max(1, figures.requests) / 1000;
-    total[k] = (user - before[k][0] + sys - before[k][1]) / n;
-    return `${k} ${fmt((user - before[k][0]) / n)} + ${fmt((sys - before[k][1]) / n)} µs`;
+    total[k] = (user - before[k].user + system - before[k].system) / n;
+    return `${k} ${fmt((user - before[k].user) / n)} + ${fmt((system - before[k].system) / n)} µs`;
   });
   return [figures, total, per.join(', ')];
-}
-
-function currentRss(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
-
-function peakRss(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 async function main(): Promise<void> {
@@ -155,16 +141,16 @@ async function main(): Promise<void> {
         + ` -> CPU ratio direct/tunnel ${fmt(directUs / tunnelUs, 2)}`);
       return [name, direct, tunnel];
     };
-    const rss: string[] = [`idle ${fmt(currentRss(agent.pid!))} MB`];
+    const rss: string[] = [`idle ${fmt(rssMb(agent.pid!))} MB`];
     wrk(`${edge}/`, 'bench.test', connections, 1); // warm-up (JIT, connection pools)
     const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
     if (only !== 'download') {
       rows.push(both('small responses', '/', connections));
-      rss.push(`after small responses ${fmt(currentRss(agent.pid!))} MB`);
+      rss.push(`after small responses ${fmt(rssMb(agent.pid!))} MB`);
     }
     if (only !== 'small') {
       rows.push(both('100 MB download', '/big', 4));
-      rss.push(`after downloads ${fmt(currentRss(agent.pid!))} MB`);
+      rss.push(`after downloads ${fmt(rssMb(agent.pid!))} MB`);
     }
 
     console.log(`wrk, ${seconds} s per measurement; small responses over ${connections} connections, 100 MB downloads over 4.`);
@@ -178,7 +164,7 @@ async function main(): Promise<void> {
     }
     console.log('\nCPU per request through the tunnel (user + system µs, from /proc):');
     for (const line of cpu) console.log(`  ${line}`);
-    console.log(`agent peak RSS: ${fmt(peakRss(agent.pid!))} MB (target < 60 MB); ${rss.join(', ')}`);
+    console.log(`agent peak RSS: ${fmt(memoryMb(agent.pid!).peak)} MB (target < 60 MB); ${rss.join(', ')}`);
   } finally {
     children.forEach((c) => c.kill('SIGTERM'));
     await new Promise((r) => setTimeout(r, 500));

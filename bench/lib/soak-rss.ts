@@ -1,14 +1,4 @@
-import { readFileSync } from 'node:fs';
-
-/** RSS of a process in MB from /proc/PID/status (VmRSS), or NaN once it is gone. */
-export function rssMb(pid: number): number {
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? Number.NaN : Number(kb) / 1024;
-  } catch {
-    return Number.NaN;
-  }
-}
+import { metricSum, rssMb } from './measure.ts';
 
 export interface RssSummary {
   samples: number;
@@ -78,7 +68,7 @@ export class RssSeries {
 export class LiveSeries {
   readonly points: Array<{ t: number; mb: number }> = [];
 
-  add(prometheusText: string, metricSum: (text: string, name: string) => number, now = performance.now()): void {
+  add(prometheusText: string, now = performance.now()): void {
     const bytes = metricSum(prometheusText, 'nodejs_heap_size_used_bytes') + metricSum(prometheusText, 'nodejs_external_memory_bytes');
     if (bytes > 0) this.points.push({ t: now, mb: bytes / 2 ** 20 });
   }

@@ -78,14 +78,3 @@ export async function startSoakTunnel(call: Call, url: string, upstream: string)
   });
   return { agentId, agent, routeId: route.id, host, markerRouteId: marker.id, dir };
 }
-
-/** Sum of every sample of one metric family in a Prometheus text exposition. */
-export function metricSum(text: string, name: string): number {
-  // A name with labels (`x{space="old"}`) selects that one series.
-  const prefixes = name.endsWith('}') ? [`${name} `] : [`${name}{`, `${name} `];
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (prefixes.some((p) => line.startsWith(p))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}

@@ -11,8 +11,9 @@ import { request } from 'undici';
 import { startDaemon, type TestDaemon } from '../../test/helpers/daemon.ts';
 import { ErrorLog, startReads, startTunnelLoad } from './soak-load.ts';
 import type { SoakReport } from './soak-report.ts';
-import { LiveSeries, RssSeries, rssMb } from './soak-rss.ts';
-import { caller, createResources, metricSum, type SoakTunnel, startSoakTunnel } from './soak-setup.ts';
+import { metricSum, rssMb } from './measure.ts';
+import { LiveSeries, RssSeries } from './soak-rss.ts';
+import { caller, createResources, type SoakTunnel, startSoakTunnel } from './soak-setup.ts';
 import { type SubscriberState, type Subscribers, startSubscribers } from './soak-subscribers.ts';
 import { type SoakTargets, startTargets, tunnelBody } from './soak-targets.ts';
 
@@ -102,7 +103,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       if (!liveBusy) {
         liveBusy = true;
         fetch(`${daemon.url}/actuator/prometheus`).then((r) => r.text()).then((text) => {
-          live.add(text, metricSum);
+          live.add(text);
           if (performance.now() - started < o.seconds * 1000 * warmup) warmMetrics = text;
           // Where RSS grows: V8's committed heap, or everything else (malloc, code, stacks).
           const heapMb = metricSum(text, 'nodejs_heap_size_total_bytes') / 2 ** 20;
