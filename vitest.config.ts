@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Installs the Debian tools the suites drive (as root), or stops the run naming them.
+    globalSetup: ['test/setup/provision.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

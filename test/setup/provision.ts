@@ -1,0 +1,68 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/**
+ * The Debian tools the suites drive for real, by the command each provides.
+ * One list for the whole suite: a test that needs a new tool adds a row here,
+ * never an install step of its own, and never a silent skip.
+ */
+export const REQUIRED_TOOLS: Record<string, string> = {
+  promtool: 'prometheus', // the metrics exposition format
+  chromium: 'chromium', // the API explorer, in a real browser
+  'docker-registry': 'docker-registry', // registry probes against a real registry
+  skopeo: 'skopeo', // pushes test images
+  umoci: 'umoci', // builds test images without Docker
+  tmux: 'tmux', // drives the TUIs end to end
+  openssl: 'openssl', // throwaway CAs and certificates
+  perl: 'perl', // bcrypt for the registry's htpasswd
+  'systemd-analyze': 'systemd', // verifies the shipped unit files
+};
+
+function onPath(command: string, path = process.env.PATH ?? ''): boolean {
+  return path.split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The packages whose command is missing, each once, in a stable order. */
+export function missingPackages(tools = REQUIRED_TOOLS, has = onPath): string[] {
+  return [...new Set(Object.entries(tools).filter(([command]) => !has(command)).map(([, pkg]) => pkg))].sort();
+}
+
+export function installLine(packages: string[]): string {
+  return `apt-get install -y --no-install-recommends ${packages.join(' ')}`;
+}
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, {
+    stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  if (result.status !== 0) {
+    throw new Error(`provision: \`${command} ${args.join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`})\n${result.stderr ?? ''}`);
+  }
+}
+
+/**
+ * vitest global setup: installs the missing Debian tools with apt-get when the
+ * run is root; otherwise stops the run at once with the exact line to run.
+ */
+export default function provision(): void {
+  const missing = missingPackages();
+  if (missing.length === 0) return;
+  const line = installLine(missing);
+  if (process.getuid?.() !== 0) {
+    throw new Error(`the tests need Debian packages that are not installed; as root, run:\n  apt-get update && ${line}`);
+  }
+  process.stderr.write(`provision: installing ${missing.join(' ')} (apt-get)\n`);
+  run('apt-get', ['update', '-qq']);
+  run('apt-get', line.split(' ').slice(1).concat('-qq'));
+  const still = missingPackages();
+  if (still.length > 0) throw new Error(`provision: still missing after apt-get: ${still.join(' ')}`);
+}
