@@ -1,7 +1,17 @@
 /**
  * The single executable. `monctl daemon` loads the server; every other command
  * loads the CLI, which never imports daemon code (it speaks HTTP through src/).
+ *
+ * Built, this file is dist/monctl.js and may meet any Node: it checks the
+ * version before loading anything that an older Node could not run.
  */
+const MIN_NODE = [22, 12];
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
+  process.stderr.write(`monctl needs Node.js ${MIN_NODE.join('.')} or newer; this is Node.js ${process.versions.node} (${process.execPath}).\n`);
+  process.exit(1);
+}
+
 const [command] = process.argv.slice(2);
 
 if (command === 'daemon') {

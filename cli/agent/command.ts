@@ -45,7 +45,12 @@ async function tokenSource(flags: AgentFlags): Promise<() => string> {
 
 /** `monctl agent`: runs the tunnel agent in the foreground (JSON logs on stdout). */
 export function registerAgentCommand(program: Command): void {
-  program.command('agent')
+  configureAgentCommand(program.command('agent'));
+}
+
+/** The agent's options and action on `cmd`: `monctl agent`, or the root of the standalone agent (cli/agent/main.ts). */
+export function configureAgentCommand(cmd: Command): Command {
+  return cmd
     .description('run the tunnel agent: dial the daemon and serve the routes bound to this agent')
     .addOption(new Option('--server <url>', 'daemon API URL (its main listener)').env('MONCTL_SERVER'))
     .option('--token-file <path>', 'file holding the registration token (else MONCTL_AGENT_TOKEN, else a prompt)')

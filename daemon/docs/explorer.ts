@@ -1,23 +1,14 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream';
-import { createRequire } from 'node:module';
 import type { DaemonContext } from '../context.ts';
 import { readCookie } from '../http/cookies.ts';
 import type { RouterLike } from '../http/router-like.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { buildOpenApi } from './openapi.ts';
+import { SWAGGER_ASSETS, swaggerAssetDir } from './swagger-assets.ts';
 
-const require = createRequire(import.meta.url);
-// The package's main module executes the whole browser bundle (megabytes of objects kept in the
-// daemon's heap, which every full GC then marks); its absolute-path helper is all the daemon needs.
-const assetDir: string = require('swagger-ui-dist/absolute-path.js')();
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+const assetDir = swaggerAssetDir();
 
 function page(csrf: string | null): string {
   // The session's CSRF token is embedded so that "Try it out" works after /login.
@@ -53,7 +44,7 @@ export function explorerRoutes(ctx: DaemonContext) {
     });
     router.get('/swagger-ui/:file', (req, res, next) => {
       const file = (req as { params?: Record<string, string> }).params?.file ?? '';
-      const type = ASSETS[file];
+      const type = Object.hasOwn(SWAGGER_ASSETS, file) ? SWAGGER_ASSETS[file] : undefined;
       if (!type) return next();
       res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
       // pipeline, not pipe: a client that leaves mid-download must not leave the file open.

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { join, resolve } from 'node:path';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const DIST = join(ROOT, 'dist');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; engines: { node: string } };
+export const VERSION = pkg.version;
+
+/**
+ * Node's built-ins through require(), never their ES module facade. The
+ * facade copies every export once, getters included, and `node:http`'s lazy
+ * getters (WebSocket and its events) load undici, with crypto, http2 and
+ * zlib: 15 MB of RSS in a process that never uses them (the agent's idle RSS
+ * is mostly that). Named imports still work through esbuild's CommonJS interop.
+ */
+const builtinsByRequire: Plugin = {
+  name: 'builtins-by-require',
+  setup(b) {
+    // Its own require() is the real one (external), not itself again.
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltin(args.path)) return undefined;
+      return args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+/**
+ * What every bundle shares. The target is the oldest Node the package
+ * supports (package.json engines); JSX from .tsx files compiles with React's
+ * automatic runtime, as tsconfig says.
+ */
+const common: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: `node${/\d+/.exec(pkg.engines.node)![0]}`,
+  jsx: 'automatic',
+  // The version is compiled in: the single executable has no package.json to read.
+  define: { MONCTL_BUILD_VERSION: JSON.stringify(VERSION) },
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [builtinsByRequire],
+};
+
+/** CommonJS dependencies call require() for Node's built-ins; an ES module has none of its own. */
+const requireShim = "import { createRequire as __monctlRequire } from 'node:module'; const require = __monctlRequire(import.meta.url);";
+
+/**
+ * `dist/monctl.js`: the CLI, the daemon and the agent. Code splitting keeps
+ * each noun and the daemon in their own chunks, loaded on demand as in
+ * development, so a CLI call does not parse the daemon.
+ * - better-sqlite3: a native addon, installed as a dependency.
+ * - react-devtools-core: Ink imports it only when DEV=true.
+ */
+export function bundleMain() {
+  return build({
+    ...common,
+    entryPoints: { monctl: join(ROOT, 'bin/monctl.ts') },
+    outdir: DIST,
+    format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    external: ['better-sqlite3', 'react-devtools-core'],
+    banner: { js: requireShim },
+    minifySyntax: true,
+    minifyWhitespace: true,
+    keepNames: true,
+  });
+}
+
+/**
+ * The agent alone, with every dependency inside: `dist/agent.mjs` (ESM, for
+ * `node dist/agent.mjs`) or CommonJS for the single executable, which on Node
+ * 24 runs only a CommonJS main script.
+ */
+export function bundleAgent(format: 'esm' | 'cjs', outfile: string) {
+  return build({
+    ...common,
+    entryPoints: [join(ROOT, 'cli/agent/main.ts')],
+    outfile,
+    format,
+    ...(format === 'esm' ? { banner: { js: `#!/usr/bin/env node\n${requireShim}` } } : {}),
+    minify: true,
+    keepNames: true,
+  });
+}
