@@ -114,7 +114,8 @@ export const badRequest = (detail: string, errors?: FieldError[]) =>
   new HttpError(400, 'validation', detail, { errors });
 export const invalidField = (field: string, message: string) =>
   new HttpError(400, 'validation', `Invalid value for ${field}: ${message}`, { errors: [{ field, message }] });
-export const unauthorized = (detail = 'Authentication is required') =>
+/** The default names both ways in: the browser login and an API key (the explorer links /login on a 401). */
+export const unauthorized = (detail = 'Authentication is required: log in at /login, or send an API key as Authorization: Bearer <key>') =>
   new HttpError(401, 'unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer' } });
 export const forbidden = (detail = 'Not allowed') => new HttpError(403, 'forbidden', detail);
 export const notFound = (detail = 'Not found') => new HttpError(404, 'not-found', detail);

@@ -17,7 +17,8 @@ export function register(program: Command): void {
   withOutput(cors.command('add').description('allow an origin (scheme://host[:port])').argument('<origin>'))
     .action(act(async (rt, origin: string) => {
       const result = await rt.client.call(ops.addCorsOrigin, { body: { origin } });
-      await rt.done(result, `Allowed ${origin}.`);
+      // The daemon stores the canonical form (what browsers send): show that, not what was typed.
+      await rt.done(result, `Allowed ${result.origin ?? origin}.`);
     }));
 
   cors.command('rm').description('remove an allowed origin').argument('<origin>')

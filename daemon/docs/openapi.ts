@@ -7,7 +7,10 @@ import { VERSION } from '../../src/version.ts';
 /** TypeBox schemas are JSON Schema plus symbol keys; JSON drops the symbols. */
 const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
 
-const CREDENTIALS = [{ apiKeyBearer: [] }, { apiKeyHeader: [] }, { session: [] }];
+/** The session cookie's scheme: documented, but left out of the explorer's Authorize dialog (explorer.ts). */
+export const SESSION_SCHEME = 'session';
+
+const CREDENTIALS = [{ apiKeyBearer: [] }, { apiKeyHeader: [] }, { [SESSION_SCHEME]: [] }];
 
 function security(op: OperationDef) {
   // `{}` first: the operation answers anonymous callers too (with what they may see).
@@ -81,8 +84,9 @@ export function buildOpenApi(): Record<string, unknown> {
       title: 'monctl API',
       version: VERSION,
       description: 'Availability monitoring (`/api/**`) and tunnel administration (`/admin/**`). ' +
-        'Authenticate with an API key (`Authorization: Bearer <key>`, `ApiKey <key>` or `X-API-KEY`) or a session from `/login`; ' +
-        'session calls that change state send `X-CSRF-TOKEN`.',
+        'Authenticate with an API key (`Authorization: Bearer <key>`, `ApiKey <key>` or `X-API-KEY`) or a session from `/login` ' +
+        '(the `JSESSIONID` cookie; this explorer uses it once you are logged in); session calls that change state send `X-CSRF-TOKEN`. ' +
+        '`GET /api/me` tells who the caller is.',
     },
     paths,
     components: {
@@ -90,7 +94,10 @@ export function buildOpenApi(): Record<string, unknown> {
       securitySchemes: {
         apiKeyBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'API key as `Authorization: Bearer <key>` (or `ApiKey <key>`)' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
-        session: { type: 'apiKey', in: 'cookie', name: 'JSESSIONID', description: 'from POST /login; unsafe methods also send X-CSRF-TOKEN' },
+        [SESSION_SCHEME]: {
+          type: 'apiKey', in: 'cookie', name: 'JSESSIONID',
+          description: 'the session of a browser login at /login (HttpOnly: the explorer uses it by itself after logging in, so its Authorize dialog does not ask for it); unsafe methods also send X-CSRF-TOKEN',
+        },
       },
     },
   };

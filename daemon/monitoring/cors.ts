@@ -18,7 +18,8 @@ const REFRESH_MS = 10_000;
 const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
 
 /**
- * An origin in its canonical form (lower case, default port dropped, as
+ * An origin in its canonical form (scheme and host in lower case, the port
+ * without leading zeros and dropped when it is the scheme's default, as
  * browsers send it), or throws a 400 naming `origin` with the reason.
  */
 export function normalizeOrigin(input: string): string {
@@ -30,15 +31,47 @@ export function normalizeOrigin(input: string): string {
   const [, rawScheme, rest] = scheme;
   if (rest === '') throw bad('must name a host after the scheme');
   if (/[?#]/.test(rest)) throw bad('must not have a query or fragment');
-  if (rest.endsWith('/')) throw bad(rest.indexOf('/') === rest.length - 1 ? 'must not end with a slash' : 'must not include a path');
+  if (rest.endsWith('/') && rest.indexOf('/') === rest.length - 1) {
+    // The seed lists a trailing slash as invalid; say what to send instead.
+    const without = lenient(text.slice(0, -1));
+    throw bad(`must not end with a slash${without ? `: use ${without}` : ''}`);
+  }
   if (rest.includes('/')) throw bad('must not include a path');
   if (rest.includes('@')) throw bad('must not include user information');
   const reason = checkHostPort(rest, false);
   if (reason) throw bad(reason);
-  const lower = `${rawScheme.toLowerCase()}://${rest.toLowerCase()}`;
-  const port = /:(\d+)$/.exec(rest)?.[1];
-  const dflt = DEFAULT_PORTS[rawScheme.toLowerCase()];
-  return port !== undefined && dflt === String(Number(port)) ? lower.slice(0, lower.length - port.length - 1) : lower;
+  const lowerScheme = rawScheme.toLowerCase();
+  const portMatch = /:(\d+)$/.exec(rest);
+  const host = (portMatch ? rest.slice(0, portMatch.index) : rest).toLowerCase();
+  const port = portMatch ? String(Number(portMatch[1])) : undefined;
+  return port === undefined || port === DEFAULT_PORTS[lowerScheme] ? `${lowerScheme}://${host}` : `${lowerScheme}://${host}:${port}`;
+}
+
+function lenient(text: string): string | undefined {
+  try {
+    return normalizeOrigin(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The canonical form of an origin as someone may spell it when looking one
+ * up (removal, matching): also forgives one trailing slash. Undefined when it
+ * is no origin at all.
+ */
+export function lookupOrigin(input: string): string | undefined {
+  const text = input.trim();
+  return lenient(text) ?? (text.endsWith('/') ? lenient(text.slice(0, -1)) : undefined);
+}
+
+/**
+ * Browsers send origins canonical; a hand-written `Origin` (upper case, a
+ * default or zero-padded port) is compared in canonical form. The cheap test
+ * first: most misses are simply other origins.
+ */
+function canonicalOfSent(origin: string): string {
+  return /[A-Z]|:0|:(?:80|443)$/.test(origin) ? lookupOrigin(origin) ?? '' : '';
 }
 
 export class CorsList {
@@ -82,7 +115,7 @@ export class CorsList {
       }
       // The answer depends on the origin from here on: shared caches must key on it.
       res.setHeader('Vary', 'Origin');
-      if (!this.#origins.has(origin)) {
+      if (!this.#origins.has(origin) && !this.#origins.has(canonicalOfSent(origin))) {
         next();
         return;
       }
@@ -120,17 +153,13 @@ export function corsHandlers(cors: CorsList): HandlersOf<Ops> {
       await ctx.db.insertInto('cors_origins').values({ origin, created_at: Date.now() })
         .onConflict((oc) => oc.column('origin').doNothing()).execute();
       await cors.reload();
-      return { origins: cors.list };
+      return { origin, origins: cors.list };
     },
 
     async removeCorsOrigin({ ctx, query }) {
-      let origin: string;
-      try {
-        origin = normalizeOrigin(query.origin);
-      } catch {
-        origin = query.origin;
-      }
-      const result = await ctx.db.deleteFrom('cors_origins').where('origin', 'in', [origin, query.origin]).executeTakeFirst();
+      // The canonical spelling finds the stored entry; the text as sent, a row stored before canonical forms.
+      const candidates = [...new Set([lookupOrigin(query.origin), query.origin].filter((o): o is string => o !== undefined))];
+      const result = await ctx.db.deleteFrom('cors_origins').where('origin', 'in', candidates).executeTakeFirst();
       await cors.reload();
       if (Number(result.numDeletedRows) === 0) throw notFound(`${query.origin} is not an allowed origin`);
       return { status: 'deleted' as const };

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type {
-  AdminResource, CheckStatus, Group, HistoryEntry, Resource, ResourceDetail, ResourceType, Visibility,
+  AdminResource, CheckStatus, Group, HistoryEntry, Resource, ResourceDetail, ResourceListItem, ResourceType, Visibility,
 } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { CheckHistoryTable, GroupsTable, ResourcesTable } from '../store/schema.ts';
@@ -24,6 +24,19 @@ export function toResource(row: ResourceRow): Static<typeof Resource> {
   };
 }
 
+function statusOf(row: ResourceRow) {
+  return {
+    currentStatus: effectiveStatus(row.active, row.current_status),
+    latestCheckStatus: (row.latest_check_status as CheckStatus | null) ?? null,
+    latestCheckedAt: formatNullable(row.latest_checked_at),
+  };
+}
+
+/** List item: the resource plus its status, all from the row itself (no query per item). */
+export function toListItem(row: ResourceRow): Static<typeof ResourceListItem> {
+  return { ...toResource(row), ...statusOf(row) };
+}
+
 /** Detail: `groups` sorted by id, the first one also as the legacy `groupId`/`groupName`. */
 export function toDetail(row: ResourceRow, groups: GroupRef[]): Static<typeof ResourceDetail> {
   const sorted = [...groups].sort((a, b) => a.id - b.id);
@@ -32,9 +45,7 @@ export function toDetail(row: ResourceRow, groups: GroupRef[]): Static<typeof Re
     groupId: sorted[0]?.id ?? null,
     groupName: sorted[0]?.name ?? null,
     groups: sorted.map((g) => ({ id: g.id, name: g.name })),
-    currentStatus: effectiveStatus(row.active, row.current_status),
-    latestCheckStatus: (row.latest_check_status as CheckStatus | null) ?? null,
-    latestCheckedAt: formatNullable(row.latest_checked_at),
+    ...statusOf(row),
     latestMessage: row.latest_message,
     latestErrorCode: row.latest_error_code,
   };

@@ -6,7 +6,7 @@ import { RawJson } from '../http/raw-json.ts';
  * Rendered JSON of the hottest reads (the resource list and resource details,
  * per audience), kept until something they show changes: a resource or group
  * write (bus, visibility cache) drops everything, a check result drops that
- * resource's details. A read that raced a write never stores its result (the
+ * resource's details and the lists (which carry every item's status). A read that raced a write never stores its result (the
  * generation moved on while it read). Entries also expire after `maxAgeMs`,
  * which bounds how stale a view can be after a write made by another daemon
  * pod on the same database.
@@ -44,7 +44,10 @@ export class ReadCache {
 
   invalidateResource(id: number): void {
     this.#generation++;
-    for (const audience of AUDIENCES) this.#entries.delete(detailKey(id, audience));
+    for (const audience of AUDIENCES) {
+      this.#entries.delete(detailKey(id, audience));
+      this.#entries.delete(listKey(audience));
+    }
   }
 
   /** Follows the bus and the monitoring channel of this daemon; returns the unsubscribe. */
@@ -71,5 +74,5 @@ export function audience(principal: Principal): (typeof AUDIENCES)[number] {
   return principal.kind === 'anonymous' ? 'anonymous' : 'user';
 }
 
-export const listKey = (principal: Principal) => `list:${audience(principal)}`;
+export const listKey = (aud: string) => `list:${aud}`;
 export const detailKey = (id: number, aud: string) => `detail:${id}:${aud}`;

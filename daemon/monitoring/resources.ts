@@ -1,6 +1,6 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
-import { toAdminResource, toDetail, toResource } from './mappers.ts';
+import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
 import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
 import { updateResource } from './resource-update.ts';
 import type { HandlersOf, MonitoringState } from './state.ts';
@@ -15,10 +15,10 @@ type Ops = typeof resourceOperations;
 export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
   return {
     listResources({ ctx, principal }) {
-      return state.reads.read(listKey(principal), async () => {
+      return state.reads.read(listKey(audience(principal)), async () => {
         const rows = await ctx.db.selectFrom('resources').selectAll()
           .where('active', '=', 1).where(visibleTo(principal)).orderBy('id').execute();
-        return rows.map(toResource);
+        return rows.map(toListItem);
       });
     },
 

@@ -58,7 +58,7 @@ describe('announcements and CORS', () => {
     });
 
     it('an added origin gets the headers on the next request, under /api/ only, and loses them after removal', async () => {
-      expect(await ok(call(d, admin, 'POST', '/admin/api/settings/cors-origins', { origin }))).toEqual({ origins: [origin] });
+      expect(await ok(call(d, admin, 'POST', '/admin/api/settings/cors-origins', { origin }))).toEqual({ origin, origins: [origin] });
       const res = await get('/api/resources');
       expect(res.status).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe(origin);

@@ -22,8 +22,13 @@ describe('monitoring seed conformance: fields and states', () => {
         skipTLS: true, recursive: false, active: true, createdAt: expect.stringMatching(DATE_TIME),
       });
       expect(Number.isInteger(r.id)).toBe(true);
+      // A list item is that object plus the status fields of the detail (compatible extra fields).
       const [item] = (await ok(call(w.d, anon, 'GET', '/api/resources'))).filter((x: { id: number }) => x.id === r.id);
-      expect(item).toEqual(r);
+      const { currentStatus, latestCheckStatus, latestCheckedAt, ...seedFields } = item;
+      expect(seedFields).toEqual(r);
+      expect(currentStatus).toMatch(/^(available|not_available|unknown)$/);
+      expect(latestCheckStatus === null || /^(NOT_)?AVAILABLE$/.test(latestCheckStatus)).toBe(true);
+      expect(latestCheckedAt === null || DATE_TIME.test(latestCheckedAt)).toBe(true);
     });
 
     it('detail adds groups sorted by id, the legacy groupId/groupName of the first, and null latest fields before a check', async () => {

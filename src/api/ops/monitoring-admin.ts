@@ -3,7 +3,7 @@ import { defineOperation } from '../operation.ts';
 import { Deleted, IdParams } from '../schemas/common.ts';
 import { Group, GroupBody } from '../schemas/monitoring.ts';
 import {
-  CorsOriginBody, CorsOriginQuery, CorsOrigins, RegistryCredential, RegistryCredentialCreate,
+  CorsOriginAdded, CorsOriginBody, CorsOriginQuery, CorsOrigins, RegistryCredential, RegistryCredentialCreate,
 } from '../schemas/monitoring-settings.ts';
 
 const groups = 'Groups';
@@ -39,12 +39,15 @@ export const monitoringAdminOperations = {
   }),
   addCorsOrigin: defineOperation({
     id: 'addCorsOrigin', method: 'POST', path: '/admin/api/settings/cors-origins', tag: settings, access: 'admin',
-    summary: 'Allow an origin', description: '`scheme://host[:port]`: no path, no trailing slash, no wildcard. Effective on the next request. Returns the list.',
-    body: CorsOriginBody, response: CorsOrigins,
+    summary: 'Allow an origin',
+    description: '`scheme://host[:port]`: no path, no trailing slash, no wildcard. Stored canonical (scheme and host in lower case, the '
+      + 'default port dropped), as browsers send it. Effective on the next request. Returns the origin as stored and the list.',
+    body: CorsOriginBody, response: CorsOriginAdded,
   }),
   removeCorsOrigin: defineOperation({
     id: 'removeCorsOrigin', method: 'DELETE', path: '/admin/api/settings/cors-origins', tag: settings, access: 'admin',
-    summary: 'Remove an origin (`?origin=`)', query: CorsOriginQuery, response: Deleted, errors: [404],
+    summary: 'Remove an origin (`?origin=`)', description: 'Any spelling of a listed origin finds it (case, default port, a trailing slash).',
+    query: CorsOriginQuery, response: Deleted, errors: [404],
   }),
   listRegistryCredentials: defineOperation({
     id: 'listRegistryCredentials', method: 'GET', path: '/admin/api/registry-credentials', tag: settings, access: 'admin',

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../operation.ts';
 import { Deleted, IdParams } from '../schemas/common.ts';
 import {
-  AdminResource, HistoryEntry, HistoryQuery, Resource, ResourceCreate, ResourceDetail, ResourcePatch,
+  AdminResource, HistoryEntry, HistoryQuery, Resource, ResourceCreate, ResourceDetail, ResourceListItem, ResourcePatch,
 } from '../schemas/monitoring.ts';
 
 const tag = 'Resources';
@@ -12,8 +12,8 @@ export const resourceOperations = {
   listResources: defineOperation({
     id: 'listResources', method: 'GET', path: '/api/resources', tag, access: 'public',
     summary: 'List the active resources the caller may see',
-    description: 'Ordered by id ascending. Anonymous callers see resources without a group or with a PUBLIC group; authenticated callers also AUTHENTICATED ones; HIDDEN resources are never listed.',
-    response: Type.Array(Resource),
+    description: 'Ordered by id ascending. Anonymous callers see resources without a group or with a PUBLIC group; authenticated callers also AUTHENTICATED ones; HIDDEN resources are never listed. Each item also carries `currentStatus`, `latestCheckStatus` and `latestCheckedAt`, as in the detail.',
+    response: Type.Array(ResourceListItem),
   }),
   getResource: defineOperation({
     id: 'getResource', method: 'GET', path: '/api/resources/{id}', tag, access: 'public',

@@ -3,6 +3,14 @@ import { Body, DateTime, Id } from './common.ts';
 
 /** Administrative settings of monitoring: the CORS allow-list and registry credentials. */
 export const CorsOrigins = Type.Object({ origins: Type.Array(Type.String()) }, { title: 'CorsOrigins' });
+/** What adding one returns: the origin as stored (canonical) and the whole list. */
+export const CorsOriginAdded = Type.Object(
+  {
+    origin: Type.String({ description: 'the origin as stored: lower case, default port dropped' }),
+    origins: Type.Array(Type.String()),
+  },
+  { title: 'CorsOriginAdded' },
+);
 export const CorsOriginBody = Body(
   { origin: Type.String({ minLength: 1, maxLength: 255, description: 'scheme://host[:port]' }) },
   'CorsOriginBody',

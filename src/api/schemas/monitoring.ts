@@ -47,13 +47,21 @@ export const Resource = Type.Object(
 
 export const GroupRef = Type.Object({ id: Id, name: Type.String() }, { title: 'GroupRef' });
 
+/** What a status column needs: in the list as well as the detail (the list is all anonymous and USER callers get). */
+const statusFields = {
+  currentStatus: CurrentStatus,
+  latestCheckStatus: Type.Union([CheckStatus, Type.Null()], { description: 'null before the first check' }),
+  latestCheckedAt: NullableDateTime,
+};
+
+/** A list item: the seed's resource plus the status fields of the detail (extra fields, same meaning). */
+export const ResourceListItem = Type.Object({ ...Resource.properties, ...statusFields }, { title: 'ResourceListItem' });
+
 const detailFields = {
   groupId: Type.Union([Id, Type.Null()], { description: 'legacy: the first group by id' }),
   groupName: Type.Union([Type.String(), Type.Null()], { description: 'legacy: name of that group' }),
   groups: Type.Array(GroupRef, { description: 'sorted by id' }),
-  currentStatus: CurrentStatus,
-  latestCheckStatus: Type.Union([CheckStatus, Type.Null()]),
-  latestCheckedAt: NullableDateTime,
+  ...statusFields,
   latestMessage: Type.Union([Type.String(), Type.Null()]),
   latestErrorCode: Type.Union([Type.String(), Type.Null()]),
 };
