@@ -1,41 +1,94 @@
 import { Command, Option } from 'commander';
-import { defaultDataDir } from '../src/config/paths.ts';
 import { VERSION } from '../src/version.ts';
-import { type DaemonConfig, parseHostPort } from './config.ts';
-import { probeConfigFromEnv } from './probes/config.ts';
-import { startDaemon } from './daemon.ts';
+import { MonctlError } from '../src/errors.ts';
+import type { DaemonConfig } from './config.ts';
+import { toDaemonConfig } from './config/daemon-config.ts';
+import { ConfigError, loadConfigFile } from './config/file.ts';
+import { printConfig } from './config/print.ts';
+import { addSettingOptions, resolveSettings } from './config/resolve.ts';
+import { SETTINGS, settingOf } from './config/settings.ts';
 
-/** `monctl daemon`: flags, each also `MONCTL_<NAME>` (CONTRACT section 1). */
+const HELP_AFTER = `
+Every setting is also an env var (shown above) and a key of the --config file
+(the flag in camelCase: --edge-listen is edgeListen). Precedence: flags, then
+environment, then config file, then defaults. Durations: 500ms, 15s, 5m, 1h, or a
+plain number of milliseconds. adminPassword (env MONCTL_ADMIN_PASSWORD) has no flag.`;
+
+/** Reads --config and the settings of `cmd`; prints problems and exits 2 on a bad configuration. */
+function configure(cmd: Command, keys?: string[]) {
+  const rows = keys ? SETTINGS.filter((s) => keys.includes(s.key)) : SETTINGS;
+  try {
+    const path = cmd.opts<{ config?: string }>().config;
+    // The whole file is checked even when only some keys are used: it is the daemon's file.
+    const file = path ? loadConfigFile(path) : undefined;
+    return resolveSettings(cmd, rows, file);
+  } catch (err) {
+    return usageExit(err);
+  }
+}
+
+function usageExit(err: unknown): never {
+  if (!(err instanceof ConfigError)) throw err;
+  for (const problem of err.problems) process.stderr.write(`monctl daemon: ${problem}\n`);
+  process.exit(2);
+}
+
+const configOption = () => new Option('--config <file>', 'YAML config file: any of the settings, keys in camelCase').env('MONCTL_CONFIG');
+
+/** `monctl daemon`: settings from flags, `MONCTL_*` env vars and a YAML file (daemon/config/settings.ts). */
 export async function runDaemonCommand(argv: string[]): Promise<void> {
   const program = new Command('monctl daemon')
     .description('Run the monctl server: REST, SSE, metrics, probes and the tunnel edge')
     .version(VERSION)
-    .addOption(new Option('--listen <host:port>', 'REST, SSE, login, explorer, metrics, agent tunnel').env('MONCTL_LISTEN').default('0.0.0.0:8080'))
-    .addOption(new Option('--edge-listen <host:port>', 'public entry for HTTP routes').env('MONCTL_EDGE_LISTEN').default('0.0.0.0:8081'))
-    .addOption(new Option('--data-dir <dir>', 'SQLite database, secrets, bootstrap key').env('MONCTL_DATA_DIR').default(defaultDataDir()))
-    .addOption(new Option('--log-level <level>', 'log level').env('MONCTL_LOG_LEVEL').default('info')
-      .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
+    .enablePositionalOptions()
     .showHelpAfterError()
-    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
-  program.parse(argv, { from: 'user' });
-  const opts = program.opts<{ listen: string; edgeListen: string; dataDir: string; logLevel: string }>();
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .addOption(configOption())
+    .option('--print-config', 'print the effective configuration as YAML (secrets masked), check it, and exit');
+  addSettingOptions(program, SETTINGS).addHelpText('after', HELP_AFTER);
 
+  const reset = program.command('reset-admin')
+    .description('on the daemon\'s host (daemon running or not): new password for user admin, new key in <data-dir>/admin-api-key')
+    .addOption(configOption());
+  addSettingOptions(reset, [settingOf('dataDir')!])
+    .addHelpText('after', '\nThe password comes from MONCTL_ADMIN_PASSWORD (or adminPassword in --config), else a random one is printed once on stderr.')
+    .action(() => runResetAdmin(reset));
+
+  program.action(() => runDaemon(program));
+  await program.parseAsync(argv, { from: 'user' });
+}
+
+async function runResetAdmin(cmd: Command): Promise<void> {
+  const settings = configure(cmd, ['dataDir', 'adminPassword']);
+  const dataDir = settings.values.get('dataDir') as string;
+  const { resetAdmin } = await import('./auth/reset-admin.ts');
+  try {
+    const done = await resetAdmin(dataDir, settings.values.get('adminPassword') as string | undefined);
+    const say = (line: string) => process.stderr.write(`monctl daemon reset-admin: ${line}\n`);
+    say(`${done.user} user "admin" (role ADMIN)${done.generated ? ` with password ${done.generated} (shown once)` : ' with the given password'}; its sessions are ended`);
+    if (done.revokedKeyId !== undefined) say(`revoked API key ${done.revokedKeyId}, the previous one in ${done.keyFile}`);
+    say(`wrote new ADMIN API key ${done.keyId} to ${done.keyFile}`);
+  } catch (err) {
+    process.stderr.write(`monctl daemon reset-admin: ${(err as Error).message}\n`);
+    process.exit(err instanceof MonctlError ? err.exitCode : 1);
+  }
+}
+
+async function runDaemon(program: Command): Promise<void> {
+  const settings = configure(program);
   let config: DaemonConfig;
   try {
-    config = {
-      listen: parseHostPort(opts.listen, '--listen'),
-      edgeListen: parseHostPort(opts.edgeListen, '--edge-listen'),
-      dataDir: opts.dataDir,
-      logLevel: opts.logLevel,
-      sseHeartbeatMs: Number(process.env.MONCTL_SSE_HEARTBEAT_MS) || 15_000,
-      checkResponses: process.env.MONCTL_CHECK_RESPONSES === '1',
-      probes: probeConfigFromEnv(),
-    };
+    // Also for --print-config, which then doubles as a check of the configuration.
+    config = toDaemonConfig(settings);
   } catch (err) {
-    process.stderr.write(`monctl daemon: ${(err as Error).message}\n`);
-    process.exit(2);
+    usageExit(err);
+  }
+  if (program.opts<{ printConfig?: boolean }>().printConfig) {
+    process.stdout.write(printConfig(SETTINGS, settings));
+    return;
   }
 
+  const { startDaemon } = await import('./daemon.ts');
   let daemon;
   try {
     daemon = await startDaemon(config);

@@ -1,17 +1,34 @@
+import type { LogFormat } from '../src/log-format.ts';
 import type { ProbeConfig } from './probes/config.ts';
 
-/** The daemon's settings after flags and `MONCTL_*` env vars are resolved (CONTRACT section 1). */
+/**
+ * The daemon's settings once flags, `MONCTL_*` env vars and the config file are
+ * resolved (daemon/config/). Optional fields have defaults where they are used,
+ * so a daemon started in-process (tests) needs only the required ones.
+ */
 export interface DaemonConfig {
   listen: { host: string; port: number };
   edgeListen: { host: string; port: number };
   dataDir: string;
   logLevel: string;
+  /** json when absent. */
+  logFormat?: LogFormat;
   /** Milliseconds between SSE `: ping` comments. */
   sseHeartbeatMs: number;
+  /** Unsent bytes an SSE subscriber may have before it is cut off (daemon/events/sse.ts default when absent). */
+  sseMaxQueuedBytes?: number;
   /** Validate every response against its schema (tests turn it on). */
   checkResponses: boolean;
   /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */
   probes?: ProbeConfig;
+  /** Timeouts of both listeners, in milliseconds (daemon.ts SERVER_LIMITS when absent). */
+  server?: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** HTTPS: PEM files, both or neither (checked when the config is resolved). */
+  tls?: { certFile: string; keyFile: string };
+  /** The pod's name among daemons sharing a database; `<hostname>:<API port>` when absent. */
+  podName?: string;
+  /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
+  adminPassword?: string;
 }
 
 /** `HOST:PORT`, `[v6]:PORT` or `:PORT`; throws with a readable message. */

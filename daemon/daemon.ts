@@ -16,6 +16,7 @@ import { shedSlowHeaders } from './http/shed-slow-headers.ts';
 import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
 import { createLogger } from './logger.ts';
+import { logDestination } from '../src/log-format.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import type { DaemonModule } from './module.ts';
 import { moduleFactories } from './modules.ts';
@@ -31,7 +32,7 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-/** Slow or oversized clients are shed by these limits instead of holding sockets forever. */
+/** Slow or oversized clients are shed by these limits instead of holding sockets forever (timeouts: the defaults of the settings). */
 const SERVER_LIMITS = { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 };
 
 function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
@@ -49,12 +50,19 @@ function urlOf(address: AddressInfo): string {
   return `http://${host}:${address.port}`;
 }
 
+/** SERVER_LIMITS with the configured timeouts. */
+function serverLimits(config: DaemonConfig): typeof SERVER_LIMITS {
+  const t = config.server;
+  return t ? { ...SERVER_LIMITS, requestTimeout: t.requestTimeoutMs, headersTimeout: t.headersTimeoutMs, keepAliveTimeout: t.keepAliveTimeoutMs } : SERVER_LIMITS;
+}
+
 export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> {
   if (!existsSync(config.dataDir)) {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     chmodSync(config.dataDir, 0o700);
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, await logDestination(config.logFormat ?? 'json'));
+  const limits = serverLimits(config);
   const store = await openStore(config.dataDir);
   const installSecret = await loadInstallSecret(store.db);
   const ctx: DaemonContext = {
@@ -71,16 +79,16 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     throw err;
   }
 
-  const api = createServer(SERVER_LIMITS, createApiHandler(ctx, modules));
+  const api = createServer(limits, createApiHandler(ctx, modules));
   api.on('upgrade', (req, socket: Duplex, head: Buffer) => {
     for (const module of modules) if (module.upgrade?.(req, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   let edgeRouter: EdgeRouter = modules.find((m) => m.edge)?.edge ?? noRoutes;
-  const edge = createServer(SERVER_LIMITS, (req, res) => edgeRouter.request(req, res));
+  const edge = createServer(limits, (req, res) => edgeRouter.request(req, res));
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
   for (const server of [api, edge]) {
-    shedSlowHeaders(server, SERVER_LIMITS.headersTimeout);
+    shedSlowHeaders(server, limits.headersTimeout);
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       if (socket.writable && err.code !== 'ECONNRESET') socket.end(rawProblemResponse(err));
       else socket.destroy();

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
+import { defaultLogFormat, LOG_FORMATS, type LogFormat, logDestination } from '../../src/log-format.ts';
 import { TunnelAgent } from './agent.ts';
 
 interface AgentFlags {
@@ -11,6 +12,7 @@ interface AgentFlags {
   skipTls?: boolean;
   targetTimeout: string;
   logLevel: string;
+  logFormat: LogFormat;
 }
 
 /** Asks for the token on the terminal without echoing it. */
@@ -43,7 +45,7 @@ async function tokenSource(flags: AgentFlags): Promise<() => string> {
   throw new Error('no registration token: use --token-file, MONCTL_AGENT_TOKEN, or run on a terminal to be prompted');
 }
 
-/** `monctl agent`: runs the tunnel agent in the foreground (JSON logs on stdout). */
+/** `monctl agent`: runs the tunnel agent in the foreground (logs on stdout: JSON, or pretty on a terminal). */
 export function registerAgentCommand(program: Command): void {
   configureAgentCommand(program.command('agent'));
 }
@@ -58,6 +60,7 @@ export function configureAgentCommand(cmd: Command): Command {
     .addOption(new Option('--target-timeout <seconds>', 'connect and response-header timeout towards targets (504 beyond)').default('30'))
     .addOption(new Option('--log-level <level>', 'log level').env('MONCTL_LOG_LEVEL').default('info')
       .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
+    .addOption(new Option('--log-format <format>', 'json, or pretty for people').env('MONCTL_LOG_FORMAT').choices(LOG_FORMATS).default(defaultLogFormat()))
     .action(async (_local: AgentFlags, command: Command) => {
       // `--server` is also a global option of `monctl`, which may have consumed it.
       const flags = command.optsWithGlobals<AgentFlags>();
@@ -80,7 +83,9 @@ export function configureAgentCommand(cmd: Command): Command {
         return usage((err as Error).message);
       }
 
-      const log = pino({ level: flags.logLevel, base: { pid: process.pid, component: 'agent' }, timestamp: pino.stdTimeFunctions.isoTime });
+      const logOptions = { level: flags.logLevel, base: { pid: process.pid, component: 'agent' }, timestamp: pino.stdTimeFunctions.isoTime };
+      const pretty = await logDestination(flags.logFormat);
+      const log = pretty ? pino(logOptions, pretty) : pino(logOptions);
       const agent = new TunnelAgent({
         server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log,
       });

@@ -40,8 +40,8 @@ export class ApiKeys {
     return jwt.sign(this.#secret);
   }
 
-  /** The key's principal, or undefined for a bad signature, unknown, revoked or expired key. */
-  async verify(token: string, now = Date.now()): Promise<KeyPrincipal | undefined> {
+  /** The key id a token names if its signature is ours; whether the key still exists is not looked up. */
+  async idOf(token: string): Promise<number | undefined> {
     let jti: string | undefined;
     try {
       const { payload } = await jwtVerify(token, this.#secret, { issuer: ISSUER, algorithms: ['HS256'] });
@@ -50,8 +50,13 @@ export class ApiKeys {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return undefined;
       throw err;
     }
-    if (!jti || !/^\d{1,15}$/.test(jti)) return undefined;
-    const id = Number(jti);
+    return jti && /^\d{1,15}$/.test(jti) ? Number(jti) : undefined;
+  }
+
+  /** The key's principal, or undefined for a bad signature, unknown, revoked or expired key. */
+  async verify(token: string, now = Date.now()): Promise<KeyPrincipal | undefined> {
+    const id = await this.idOf(token);
+    if (id === undefined) return undefined;
     const row = await this.#db.selectFrom('api_keys')
       .leftJoin('users', 'users.id', 'api_keys.created_by_user_id')
       .select(['api_keys.role', 'api_keys.created_by', 'api_keys.expires_at', 'users.role as creator_role'])

@@ -1,6 +1,7 @@
 import { conflict, invalidField, notFound } from '../../src/errors.ts';
 import { parseDateTime } from '../../src/time.ts';
 import type { Handlers } from '../http/bind.ts';
+import { adminKeyHolder } from './admin-key-file.ts';
 import { toApiKey } from './mappers.ts';
 
 /** Handlers of `/admin/api/api-keys` and `/api/me`. */
@@ -33,6 +34,11 @@ export const keyHandlers: Handlers = {
   },
 
   async revokeApiKey({ ctx, params }) {
+    const holder = await adminKeyHolder(ctx.db, ctx.keys, ctx.config.dataDir);
+    if (holder?.keyId === params.id) {
+      throw conflict(`API key ${params.id} is the one in ${holder.file}, which monctl on the daemon's host uses without a login. `
+        + `To replace it, run "monctl daemon reset-admin --data-dir ${ctx.config.dataDir}" (it revokes this key); to revoke it anyway, delete that file first`);
+    }
     const result = await ctx.db.deleteFrom('api_keys').where('id', '=', params.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound(`API key ${params.id} does not exist`);
     ctx.keys.forget(params.id);

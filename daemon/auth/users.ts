@@ -1,5 +1,6 @@
 import { conflict, notFound } from '../../src/errors.ts';
 import type { Handlers } from '../http/bind.ts';
+import { adminKeyHolder } from './admin-key-file.ts';
 import { toUser } from './mappers.ts';
 import { hashPassword } from './passwords.ts';
 
@@ -43,6 +44,12 @@ export const userHandlers: Handlers = {
   },
 
   async deleteUser({ ctx, params }) {
+    const holder = await adminKeyHolder(ctx.db, ctx.keys, ctx.config.dataDir);
+    if (holder && holder.userId === params.id) {
+      // Deleting the user would revoke the key (foreign keys cascade) and leave the host's CLI locked out.
+      throw conflict(`User ${params.id} owns API key ${holder.keyId}, the one in ${holder.file}, which monctl on the daemon's host uses `
+        + 'without a login; deleting the user would revoke that key. Delete that file first if this is intended');
+    }
     await ctx.db.transaction().execute(async (trx) => {
       const user = await trx.selectFrom('users').select(['id', 'role']).where('id', '=', params.id).executeTakeFirst();
       if (!user) throw notFound(`User ${params.id} does not exist`);

@@ -26,8 +26,8 @@ function countOpen(family: string, delta: number): void {
   else streamStats.open.delete(family);
 }
 
-/** Unsent bytes allowed per subscriber unless the caller says otherwise (`MONCTL_SSE_MAX_QUEUED_BYTES`). */
-const DEFAULT_MAX_QUEUED = Number(process.env.MONCTL_SSE_MAX_QUEUED_BYTES) || 512 * 1024;
+/** Unsent bytes allowed per subscriber unless the caller says otherwise (callers pass the `sseMaxQueuedBytes` setting). */
+const DEFAULT_MAX_QUEUED = 512 * 1024;
 
 function lastEventId(req: IncomingMessage): number | undefined {
   const header = req.headers['last-event-id'];

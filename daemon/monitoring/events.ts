@@ -43,6 +43,6 @@ export async function monitoringEvents(
     };
   };
   await serveStream(req, res, ctx.events.channel(MONITORING_CHANNEL), {
-    filter, snapshot, heartbeatMs: ctx.config.sseHeartbeatMs,
+    filter, snapshot, heartbeatMs: ctx.config.sseHeartbeatMs, maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
   });
 }

@@ -12,9 +12,9 @@ export const POD_STALE_MS = 3 * POD_HEARTBEAT_MS;
 interface PodState { row: PodRow; timer: NodeJS.Timeout }
 const pods = new WeakMap<DaemonContext, PodState>();
 
-/** `MONCTL_POD_NAME`, else `<hostname>:<API port>`: the same daemon gets the same pod id after a restart. */
+/** The podName setting (`MONCTL_POD_NAME`), else `<hostname>:<API port>`: the same daemon gets the same pod id after a restart. */
 export function podName(ctx: DaemonContext): string {
-  const configured = process.env.MONCTL_POD_NAME?.trim();
+  const configured = ctx.config.podName?.trim();
   return (configured || `${hostname()}:${ctx.config.listen.port}`).slice(0, 200);
 }
 

@@ -33,7 +33,7 @@ export const routeLogHandlers: Handlers = {
     const name = routeLogChannel(params.id);
     // No SNAPSHOT here: the stream carries new entries only; the REST log holds the past.
     await serveStream(req, res, ctx.events.channel(name), {
-      heartbeatMs: ctx.config.sseHeartbeatMs,
+      heartbeatMs: ctx.config.sseHeartbeatMs, maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
       onClose: () => ctx.events.dropWhenIdle(name, IDLE_CHANNEL_MS),
     });
   },

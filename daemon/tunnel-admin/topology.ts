@@ -40,7 +40,7 @@ export const topologyHandlers: Handlers = {
   async topologyEvents({ ctx, req, res }) {
     await serveStream(req, res, ctx.events.channel(TOPOLOGY_CHANNEL), {
       snapshot: () => buildTopology(ctx),
-      heartbeatMs: ctx.config.sseHeartbeatMs,
+      heartbeatMs: ctx.config.sseHeartbeatMs, maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
     });
   },
 };

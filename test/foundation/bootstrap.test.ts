@@ -98,7 +98,9 @@ describe('bootstrap with a short MONCTL_ADMIN_PASSWORD', () => {
     try {
       expect(run.code).not.toBe(0);
       expect(run.code).not.toBeNull();
-      expect(run.stderr).toMatch(/MONCTL_ADMIN_PASSWORD must be at least 12 characters/);
+      // Checked with the other settings, before anything starts (exit 2).
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/MONCTL_ADMIN_PASSWORD: must be at least 12 characters/);
       expect(existsSync(join(run.dataDir, 'admin-api-key'))).toBe(false);
     } finally {
       rmSync(run.base, { recursive: true, force: true });

@@ -27,7 +27,9 @@ export const authOperations = {
   }),
   deleteUser: defineOperation({
     id: 'deleteUser', method: 'DELETE', path: '/admin/api/users/{id}', tag: users, access: 'admin',
-    summary: 'Delete a user', description: 'Ends the user\'s sessions and revokes the API keys they created. Deleting the last ADMIN is refused with 409.',
+    summary: 'Delete a user',
+    description: 'Ends the user\'s sessions and revokes the API keys they created. Deleting the last ADMIN, or the user who owns '
+      + 'the key in the daemon\'s `<data-dir>/admin-api-key`, is refused with 409.',
     params: IdParams, response: Deleted, errors: [404, 409],
   }),
   listApiKeys: defineOperation({
@@ -41,7 +43,9 @@ export const authOperations = {
   }),
   revokeApiKey: defineOperation({
     id: 'revokeApiKey', method: 'DELETE', path: '/admin/api/api-keys/{id}', tag: keys, access: 'admin',
-    summary: 'Revoke an API key', description: 'Takes effect on the next request.',
-    params: IdParams, response: Deleted, errors: [404],
+    summary: 'Revoke an API key',
+    description: 'Takes effect on the next request. The key in the daemon\'s `<data-dir>/admin-api-key` is refused with 409 '
+      + '(replace it with `monctl daemon reset-admin`, or delete the file first).',
+    params: IdParams, response: Deleted, errors: [404, 409],
   }),
 } as const;

@@ -1,0 +1,65 @@
+import { accessSync, constants } from 'node:fs';
+import type { LogFormat } from '../../src/log-format.ts';
+import type { DaemonConfig } from '../config.ts';
+import { ConfigError } from './file.ts';
+import { type Resolved, sourceLabel } from './resolve.ts';
+import { type Setting, settingOf } from './settings.ts';
+
+type HostPort = { host: string; port: number };
+
+/** The DaemonConfig of resolved settings; throws ConfigError for a half-configured TLS or an unreadable PEM file. */
+export function toDaemonConfig(r: Resolved): DaemonConfig {
+  const get = <T>(key: string) => r.values.get(key) as T;
+  const config: DaemonConfig = {
+    listen: { ...get<HostPort>('listen') },
+    edgeListen: { ...get<HostPort>('edgeListen') },
+    dataDir: get<string>('dataDir'),
+    logLevel: get<string>('logLevel'),
+    logFormat: get<LogFormat>('logFormat'),
+    sseHeartbeatMs: get<number>('sseHeartbeat'),
+    sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
+    checkResponses: get<boolean>('checkResponses'),
+    probes: {
+      httpTimeoutMs: get<number>('httpTimeout'),
+      concurrency: get<number>('probeConcurrency'),
+      perHostConcurrency: get<number>('probePerHost'),
+      historyRetentionDays: get<number>('historyRetentionDays'),
+      schedulerEnabled: get<boolean>('scheduler'),
+    },
+    server: {
+      requestTimeoutMs: get<number>('requestTimeout'),
+      headersTimeoutMs: get<number>('headersTimeout'),
+      keepAliveTimeoutMs: get<number>('keepAliveTimeout'),
+    },
+    podName: get<string | undefined>('podName'),
+    adminPassword: get<string | undefined>('adminPassword'),
+  };
+  const tls = tlsOf(r);
+  if (tls) config.tls = tls;
+  return config;
+}
+
+function tlsOf(r: Resolved): DaemonConfig['tls'] {
+  const cert = settingOf('tlsCert')!;
+  const key = settingOf('tlsKey')!;
+  const certFile = r.values.get(cert.key) as string | undefined;
+  const keyFile = r.values.get(key.key) as string | undefined;
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) {
+    const [given, missing] = certFile === undefined ? [key, cert] : [cert, key];
+    throw new ConfigError([`${sourceLabel(given, r.sources.get(given.key)!)} is set but ${missing.key} is not: `
+      + `HTTPS needs both ${cert.key} and ${key.key} (${missing.flag!.split(' ')[0]}, ${missing.env} or ${missing.key} in the config file)`]);
+  }
+  const problems = [readable(cert, certFile, r), readable(key, keyFile, r)].filter((p): p is string => p !== undefined);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { certFile, keyFile };
+}
+
+function readable(setting: Setting, file: string, r: Resolved): string | undefined {
+  try {
+    accessSync(file, constants.R_OK);
+    return undefined;
+  } catch (err) {
+    return `${sourceLabel(setting, r.sources.get(setting.key)!)}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+  }
+}

@@ -1,0 +1,80 @@
+import { defaultDataDir } from '../../src/config/paths.ts';
+import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
+import { defaultProbeConfig } from '../probes/config.ts';
+import * as t from './types.ts';
+
+/**
+ * One row per daemon setting: the single source of the commander options, the
+ * config-file keys and their validation, `--print-config`, and the README table.
+ * The file key is the flag in camelCase; the env var is `MONCTL_<FLAG>` unless
+ * a row keeps an older name. A new setting is one new row (and the line of
+ * daemon-config.ts that puts it into DaemonConfig).
+ */
+export interface Setting<T = unknown> {
+  /** The config-file key, and commander's attribute name for the flag. */
+  key: string;
+  /** `--name <arg>`; absent for a secret, which must not appear in `ps` output. */
+  flag?: string;
+  env: string;
+  type: t.ValueType<T>;
+  /** The value when nothing sets it; absent means unset (an optional feature). */
+  default?: () => T;
+  /** What help and --print-config say about an absent default. */
+  unsetMeans?: string;
+  help: string;
+  secret?: boolean;
+}
+
+const row = <T>(s: Setting<T>): Setting => s as Setting;
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+export const SETTINGS: readonly Setting[] = [
+  row({ key: 'listen', flag: '--listen <host:port>', env: 'MONCTL_LISTEN', type: t.hostPort,
+    default: () => ({ host: '0.0.0.0', port: 8080 }), help: 'REST, SSE, login, explorer, metrics, agent tunnel' }),
+  row({ key: 'edgeListen', flag: '--edge-listen <host:port>', env: 'MONCTL_EDGE_LISTEN', type: t.hostPort,
+    default: () => ({ host: '0.0.0.0', port: 8081 }), help: 'public entry for HTTP routes' }),
+  row({ key: 'dataDir', flag: '--data-dir <dir>', env: 'MONCTL_DATA_DIR', type: t.path,
+    default: () => defaultDataDir(), help: 'SQLite database, secrets, bootstrap key' }),
+  row({ key: 'logLevel', flag: '--log-level <level>', env: 'MONCTL_LOG_LEVEL', type: t.oneOf(LOG_LEVELS),
+    default: () => 'info', help: 'log level' }),
+  row({ key: 'logFormat', flag: '--log-format <format>', env: 'MONCTL_LOG_FORMAT', type: t.oneOf(LOG_FORMATS),
+    default: () => defaultLogFormat(), help: 'json (one object per line) or pretty (for people); pretty by default on a terminal' }),
+  row({ key: 'tlsCert', flag: '--tls-cert <file>', env: 'MONCTL_TLS_CERT', type: t.path,
+    unsetMeans: 'plain HTTP', help: 'PEM certificate (chain) to serve HTTPS; needs --tls-key' }),
+  row({ key: 'tlsKey', flag: '--tls-key <file>', env: 'MONCTL_TLS_KEY', type: t.path,
+    unsetMeans: 'plain HTTP', help: 'PEM private key of --tls-cert' }),
+  row({ key: 'probeConcurrency', flag: '--probe-concurrency <n>', env: 'MONCTL_PROBE_CONCURRENCY', type: t.positiveInteger,
+    default: () => defaultProbeConfig().concurrency, help: 'checks running at once, all resources together' }),
+  row({ key: 'probePerHost', flag: '--probe-per-host <n>', env: 'MONCTL_PROBE_PER_HOST', type: t.positiveInteger,
+    default: () => defaultProbeConfig().perHostConcurrency, help: 'checks running at once against one host:port' }),
+  row({ key: 'httpTimeout', flag: '--http-timeout <duration>', env: 'MONCTL_HTTP_TIMEOUT_MS', type: t.duration,
+    default: () => defaultProbeConfig().httpTimeoutMs, help: 'timeout of a whole HTTP or DOCKER check, and of a TCP connect' }),
+  row({ key: 'historyRetentionDays', flag: '--history-retention-days <days>', env: 'MONCTL_HISTORY_RETENTION_DAYS', type: t.positiveNumber,
+    default: () => defaultProbeConfig().historyRetentionDays, help: 'raw check history older than this is deleted (rollups stay)' }),
+  row({ key: 'scheduler', flag: '--scheduler <on|off>', env: 'MONCTL_SCHEDULER', type: t.onOff,
+    default: () => defaultProbeConfig().schedulerEnabled, help: 'run scheduled checks (off: only on-demand checks)' }),
+  row({ key: 'sseHeartbeat', flag: '--sse-heartbeat <duration>', env: 'MONCTL_SSE_HEARTBEAT_MS', type: t.duration,
+    default: () => 15_000, help: 'time between `: ping` comments on event streams' }),
+  row({ key: 'sseMaxQueuedBytes', flag: '--sse-max-queued-bytes <bytes>', env: 'MONCTL_SSE_MAX_QUEUED_BYTES', type: t.positiveInteger,
+    default: () => 512 * 1024, help: 'unsent bytes a stream subscriber may have before it is cut off' }),
+  row({ key: 'requestTimeout', flag: '--request-timeout <duration>', env: 'MONCTL_REQUEST_TIMEOUT', type: t.duration,
+    default: () => 30_000, help: 'time a client has to send a whole request' }),
+  row({ key: 'headersTimeout', flag: '--headers-timeout <duration>', env: 'MONCTL_HEADERS_TIMEOUT', type: t.duration,
+    default: () => 10_000, help: 'time a client has to send the request headers' }),
+  row({ key: 'keepAliveTimeout', flag: '--keep-alive-timeout <duration>', env: 'MONCTL_KEEP_ALIVE_TIMEOUT', type: t.duration,
+    default: () => 5_000, help: 'idle time before a keep-alive connection is closed' }),
+  row({ key: 'podName', flag: '--pod-name <name>', env: 'MONCTL_POD_NAME', type: t.string,
+    unsetMeans: '<hostname>:<API port>', help: 'this daemon\'s name among the pods of one database' }),
+  row({ key: 'checkResponses', flag: '--check-responses <on|off>', env: 'MONCTL_CHECK_RESPONSES', type: t.onOff,
+    default: () => false, help: 'validate every response against its schema (tests)' }),
+  row({ key: 'adminPassword', env: 'MONCTL_ADMIN_PASSWORD', type: t.password, secret: true,
+    unsetMeans: 'a random one, printed once', help: 'password of user admin, created on the first start' }),
+];
+
+export function settingOf(key: string): Setting | undefined {
+  return SETTINGS.find((s) => s.key === key);
+}
+
+/** The flag's name without its argument: `--edge-listen`. */
+export const flagName = (s: Setting) => s.flag?.split(' ')[0];

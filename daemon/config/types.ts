@@ -1,0 +1,140 @@
+import { parseHostPort } from '../config.ts';
+
+/**
+ * The kinds of value a daemon setting can hold. One parser per kind reads a
+ * flag, an env var and a config-file value alike, so that `15s` means the same
+ * everywhere. Flags and env vars are always text; a config file has YAML
+ * types, and there a value of the wrong YAML type is an error (`probeConcurrency: "8"`
+ * is refused: write `8`), except that durations also take text (`15s`).
+ */
+export interface ValueType<T = unknown> {
+  /** Shown in messages and in the settings table of the README. */
+  name: string;
+  /** Throws an Error whose message is the reason (`must be …, got …`). `text`: the raw came from a flag or env var. */
+  parse(raw: unknown, text: boolean): T;
+  /** The value as --print-config writes it (YAML scalar, in the syntax `parse` reads back). */
+  format(value: T): string | number | boolean;
+}
+
+/** `got "x"` / `got number 8080` / `got a mapping`, for messages. */
+export function describe(raw: unknown): string {
+  if (raw === null || raw === undefined) return 'no value';
+  if (typeof raw === 'string') return `"${raw}"`;
+  if (Array.isArray(raw)) return 'a list';
+  if (typeof raw === 'object') return 'a mapping';
+  return `${typeof raw} ${String(raw)}`;
+}
+
+function fail(expected: string, raw: unknown): never {
+  throw new Error(`must be ${expected}, got ${describe(raw)}`);
+}
+
+export const string: ValueType<string> = {
+  name: 'string',
+  parse(raw) {
+    if (typeof raw !== 'string' || raw.trim() === '') fail('a non-empty string', raw);
+    return raw;
+  },
+  format: (v) => v,
+};
+
+/** A file path; relative paths in a config file are made absolute against the file's folder (config/file.ts). */
+export const path: ValueType<string> = { ...string, name: 'path' };
+
+export const hostPort: ValueType<{ host: string; port: number }> = {
+  name: 'HOST:PORT',
+  parse(raw) {
+    if (typeof raw !== 'string') fail('HOST:PORT (a string, e.g. "0.0.0.0:8080")', raw);
+    try {
+      return parseHostPort(raw, 'it');
+    } catch {
+      return fail('HOST:PORT, [IPv6]:PORT or :PORT with a port up to 65535', raw);
+    }
+  },
+  format: ({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`,
+};
+
+export const positiveInteger: ValueType<number> = {
+  name: 'integer > 0',
+  parse(raw, text) {
+    const value = text && typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) fail('an integer greater than 0', raw);
+    return value;
+  },
+  format: (v) => v,
+};
+
+export const positiveNumber: ValueType<number> = {
+  name: 'number > 0',
+  parse(raw, text) {
+    const value = text && typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail('a number greater than 0', raw);
+    return value;
+  },
+  format: (v) => v,
+};
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration, in milliseconds once parsed: `500ms`, `15s`, `5m`, `1h`, `1.5s`,
+ * or a plain number of milliseconds (so the existing `MONCTL_HTTP_TIMEOUT_MS=2000` keeps its meaning).
+ */
+export const duration: ValueType<number> = {
+  name: 'duration',
+  parse(raw) {
+    const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(raw) : null;
+    const ms = typeof raw === 'number' ? raw : match ? Number(match[1]) * UNITS[match[2] ?? 'ms'] : NaN;
+    if (!Number.isFinite(ms) || ms < 1 || ms > 2 ** 31 - 1) fail('a duration such as 500ms, 15s, 5m or 1h (a plain number is milliseconds), from 1ms to 24 days', raw);
+    return Math.round(ms);
+  },
+  format(ms) {
+    for (const unit of ['h', 'm', 's'] as const) if (ms % UNITS[unit] === 0) return `${ms / UNITS[unit]}${unit}`;
+    return `${ms}ms`;
+  },
+};
+
+const ON = new Set(['on', 'true', 'yes', '1']);
+const OFF = new Set(['off', 'false', 'no', '0']);
+
+/** on/off: YAML booleans, or on|off|true|false|yes|no|1|0 as text. */
+export const onOff: ValueType<boolean> = {
+  name: 'on|off',
+  parse(raw) {
+    if (typeof raw === 'boolean') return raw;
+    const word = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+    if (word !== undefined && ON.has(word)) return true;
+    if (word !== undefined && OFF.has(word)) return false;
+    return fail('on or off (or true/false)', raw);
+  },
+  format: (v) => (v ? 'on' : 'off'),
+};
+
+export function oneOf<const C extends string>(choices: readonly C[]): ValueType<C> & { choices: readonly C[] } {
+  return {
+    name: choices.join('|'),
+    choices,
+    parse(raw) {
+      if (typeof raw !== 'string' || !choices.includes(raw as C)) fail(`one of ${choices.join(', ')}`, raw);
+      return raw as C;
+    },
+    format: (v) => v,
+  };
+}
+
+/** What --print-config shows instead of a secret; refused as a value so a printed config cannot set it by accident. */
+export const MASK = '********';
+
+/** A password: at least 12 characters, like every password of the API. */
+export const password: ValueType<string> = {
+  name: 'secret',
+  parse(raw) {
+    if (raw === MASK) throw new Error('is the mask --print-config prints: put the real value here, or set it in the environment');
+    // Never echo the value: it is a secret even when it is wrong.
+    if (typeof raw !== 'string') throw new Error('must be a string (quote it in YAML)');
+    if (raw.length < 12) throw new Error('must be at least 12 characters');
+    if (raw.length > 1024) throw new Error('must be at most 1024 characters');
+    return raw;
+  },
+  format: () => MASK,
+};
