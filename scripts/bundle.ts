@@ -44,8 +44,18 @@ const common: BuildOptions = {
   plugins: [builtinsByRequire],
 };
 
-/** CommonJS dependencies call require() for Node's built-ins; an ES module has none of its own. */
-const requireShim = "import { createRequire as __monctlRequire } from 'node:module'; const require = __monctlRequire(import.meta.url);";
+/**
+ * CommonJS dependencies call require() for Node's built-ins and some read
+ * __filename (write-file-atomic hashes it into temp names): an ES module has
+ * neither, so each output file gets its own.
+ */
+const requireShim = [
+  "import { createRequire as __monctlRequire } from 'node:module';",
+  "import { fileURLToPath as __monctlPath } from 'node:url';",
+  'const require = __monctlRequire(import.meta.url);',
+  'const __filename = __monctlPath(import.meta.url);',
+  "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+].join(' ');
 
 /**
  * `dist/monctl.js`: the CLI, the daemon and the agent. Code splitting keeps
