@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { bundleAgent, DIST } from './bundle.ts';
 
 /**
@@ -10,14 +10,17 @@ import { bundleAgent, DIST } from './bundle.ts';
  * - `dist/monctl-agent`: a Node single executable application: this Node
  *   (the project's Node 24) with the agent bundle injected, which needs
  *   neither Node nor node_modules on the machine that runs it.
+ * `--outdir DIR` writes them there instead of dist/.
  */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
-const work = join(DIST, '.sea');
-const executable = join(DIST, 'monctl-agent');
+const at = process.argv.indexOf('--outdir');
+const out = at > 0 && process.argv[at + 1] ? resolve(process.argv[at + 1]) : DIST;
+const work = join(out, '.sea');
+const executable = join(out, 'monctl-agent');
 
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
-await Promise.all([bundleAgent('esm', join(DIST, 'agent.mjs')), bundleAgent('cjs', join(work, 'agent.cjs'))]);
+await Promise.all([bundleAgent('esm', join(out, 'agent.mjs')), bundleAgent('cjs', join(work, 'agent.cjs'))]);
 
 // The preparation blob: the bundle plus V8's code cache for it (a faster start), and the
 // agent's young-generation cap, which bin/monctl passes to `monctl agent` on the command line.
@@ -42,4 +45,4 @@ if (injected.status !== 0) throw new Error(`postject failed:\n${injected.stderr}
 rmSync(work, { recursive: true, force: true });
 
 const mb = (file: string) => `${(statSync(file).size / 1e6).toFixed(1)} MB`;
-process.stdout.write(`built ${executable} (${mb(executable)}, Node ${process.versions.node}${stripped ? ', stripped' : ''}) and ${join(DIST, 'agent.mjs')} (${mb(join(DIST, 'agent.mjs'))})\n`);
+process.stdout.write(`built ${executable} (${mb(executable)}, Node ${process.versions.node}${stripped ? ', stripped' : ''}) and ${join(out, 'agent.mjs')} (${mb(join(out, 'agent.mjs'))})\n`);

@@ -28,6 +28,8 @@ export interface StartOptions {
   dataDir?: string;
   env?: Record<string, string>;
   args?: string[];
+  /** The executable to run instead of this checkout's bin/monctl (an installed package's). */
+  command?: string;
 }
 
 const running = new Set<ChildProcess>();
@@ -40,7 +42,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const ownDir = opts.dataDir === undefined;
   const base = ownDir ? mkdtempSync(join(tmpdir(), 'monctl-test-')) : undefined;
   const dataDir = opts.dataDir ?? join(base!, 'data');
-  const proc = spawn(join(ROOT, 'bin/monctl'), [
+  const proc = spawn(opts.command ?? join(ROOT, 'bin/monctl'), [
     'daemon',
     '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir, ...(opts.args ?? []),
   ], {

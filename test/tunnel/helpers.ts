@@ -19,9 +19,9 @@ export interface TestAgent {
 const agents = new Set<ChildProcess>();
 process.on('exit', () => { for (const p of agents) p.kill('SIGKILL'); });
 
-/** Runs `bin/monctl agent` as a real child process. */
-export function startAgent(server: string, tokenFile: string, args: string[] = [], env: Record<string, string> = {}): TestAgent {
-  const proc = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', server, '--token-file', tokenFile, ...args], {
+/** Runs `bin/monctl agent` (or `command agent`: an installed monctl, the single-executable agent) as a real child process. */
+export function startAgent(server: string, tokenFile: string, args: string[] = [], env: Record<string, string> = {}, command = join(ROOT, 'bin/monctl')): TestAgent {
+  const proc = spawn(command, ['agent', '--server', server, '--token-file', tokenFile, ...args], {
     cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   agents.add(proc);
