@@ -4,6 +4,7 @@ import { VERSION } from '../src/version.ts';
 import { type DaemonConfig, parseHostPort } from './config.ts';
 import { probeConfigFromEnv } from './probes/config.ts';
 import { startDaemon } from './daemon.ts';
+import { tlsFiles } from './http/tls.ts';
 
 /** `monctl daemon`: flags, each also `MONCTL_<NAME>` (CONTRACT section 1). */
 export async function runDaemonCommand(argv: string[]): Promise<void> {
@@ -15,10 +16,12 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
     .addOption(new Option('--data-dir <dir>', 'SQLite database, secrets, bootstrap key').env('MONCTL_DATA_DIR').default(defaultDataDir()))
     .addOption(new Option('--log-level <level>', 'log level').env('MONCTL_LOG_LEVEL').default('info')
       .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
+    .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain) for HTTPS on --listen; reloaded on SIGHUP and on change').env('MONCTL_TLS_CERT'))
+    .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('MONCTL_TLS_KEY'))
     .showHelpAfterError()
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
   program.parse(argv, { from: 'user' });
-  const opts = program.opts<{ listen: string; edgeListen: string; dataDir: string; logLevel: string }>();
+  const opts = program.opts<{ listen: string; edgeListen: string; dataDir: string; logLevel: string; tlsCert?: string; tlsKey?: string }>();
 
   let config: DaemonConfig;
   try {
@@ -30,6 +33,7 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
       sseHeartbeatMs: Number(process.env.MONCTL_SSE_HEARTBEAT_MS) || 15_000,
       checkResponses: process.env.MONCTL_CHECK_RESPONSES === '1',
       probes: probeConfigFromEnv(),
+      tls: tlsFiles(opts.tlsCert, opts.tlsKey),
     };
   } catch (err) {
     process.stderr.write(`monctl daemon: ${(err as Error).message}\n`);
@@ -58,5 +62,6 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGHUP', () => daemon.reload('SIGHUP'));
   process.on('unhandledRejection', (err) => daemon.ctx.log.error({ err }, 'unhandled rejection'));
 }

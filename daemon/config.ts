@@ -12,6 +12,8 @@ export interface DaemonConfig {
   checkResponses: boolean;
   /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */
   probes?: ProbeConfig;
+  /** PEM files of the API listener's certificate (chain) and key: HTTPS when set (daemon/http/tls.ts). */
+  tls?: { certFile: string; keyFile: string };
 }
 
 /** `HOST:PORT`, `[v6]:PORT` or `:PORT`; throws with a readable message. */
