@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { MonctlError } from '../../src/errors.ts';
+import { explainCertificateFailure } from '../../src/tls/certificate-error.ts';
 import { VERSION } from '../../src/version.ts';
 
 /**
@@ -42,7 +43,8 @@ export async function send(method: string, url: string, headers: Record<string, 
     socket.on('error', reject);
     socket.write(payload ? Buffer.concat([head, payload]) : head);
   }).catch((err: NodeJS.ErrnoException) => {
-    throw new MonctlError('connection', `cannot reach ${u.origin}: ${err.code ?? err.message}`, 1, { cause: err });
+    const message = explainCertificateFailure(u.origin, err) ?? `cannot reach ${u.origin}: ${err.code ?? err.message}`;
+    throw new MonctlError('connection', message, 1, { cause: err });
   });
   return parse(raw, u.origin);
 }
