@@ -32,9 +32,11 @@ export async function send(method: string, url: string, headers: Record<string, 
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 
   // Through getBuiltinModule: an ESM facade of node:net would only add to the cold start.
+  // SNI carries host names only: Node warns (DEP0123) on an IP address, and checks the certificate's IP SAN without it.
+  const net = process.getBuiltinModule('node:net');
   const socket: Socket = https
-    ? process.getBuiltinModule('node:tls').connect({ host, port, servername: host })
-    : process.getBuiltinModule('node:net').connect({ host, port });
+    ? process.getBuiltinModule('node:tls').connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
+    : net.connect({ host, port });
   const raw = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error('ETIMEDOUT')));

@@ -67,6 +67,7 @@ describe('the API over https', () => {
     for (const read of [['resources', 'list', '-o', 'json'], ['resources', 'list', '--output=json'], ['info', '-o', 'json']]) {
       const flag = await monctl(['--ca-file', pki.caFile, ...read]);
       expect(flag.code, flag.stderr).toBe(0);
+      expect(flag.stderr).toBe(''); // no warning either (an IP address as TLS server name is one)
       expect((await monctl(read, { MONCTL_CA_FILE: pki.caFile })).code).toBe(0);
       const extra = await monctl(read, { NODE_EXTRA_CA_CERTS: pki.caFile });
       expect(extra.code, extra.stderr).toBe(0);
