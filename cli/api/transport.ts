@@ -45,9 +45,13 @@ export async function send(method: string, url: string, headers: Record<string, 
     socket.on('error', reject);
     socket.write(payload ? Buffer.concat([head, payload]) : head);
   }).catch((err: NodeJS.ErrnoException) => {
-    const message = explainCertificateFailure(u.origin, err) ?? `cannot reach ${u.origin}: ${err.code ?? err.message}`;
+    // EPROTO on https: the other end answered, but not with TLS (a plain-HTTP daemon).
+    const plain = https && err.code === 'EPROTO' ? `cannot reach ${u.origin}: it does not speak TLS there (EPROTO); for a plain-HTTP daemon use http://` : undefined;
+    const message = explainCertificateFailure(u.origin, err) ?? plain ?? `cannot reach ${u.origin}: ${err.code ?? err.message}`;
     throw new MonctlError('connection', message, 1, { cause: err });
   });
+  // An HTTPS listener closes a plain-HTTP connection without a byte.
+  if (raw.length === 0 && !https) throw new MonctlError('connection', `${u.origin} closed the connection without answering; if it serves HTTPS, use https://`);
   return parse(raw, u.origin);
 }
 

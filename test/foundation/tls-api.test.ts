@@ -80,6 +80,13 @@ describe('the API over https', () => {
       expect(untrusted.stderr).toMatch(VERIFY_HINT);
       expect(untrusted.stderr).not.toMatch(/\n\s+at /); // no stack trace
     }
+    // The wrong scheme for a listener says which one to use.
+    const asHttp = await monctl(['resources', 'list', '-o', 'json', '--server', d.url.replace('https:', 'http:')]);
+    expect(asHttp.code).toBe(1);
+    expect(asHttp.stderr).toMatch(/closed the connection without answering; if it serves HTTPS, use https:\/\//);
+    const asHttps = await monctl(['resources', 'list', '-o', 'json', '--server', d.edgeUrl.replace('http:', 'https:'), '--ca-file', pki.caFile]);
+    expect(asHttps.code).toBe(1);
+    expect(asHttps.stderr).toMatch(/does not speak TLS there \(EPROTO\); for a plain-HTTP daemon use http:\/\//);
     const missing = await monctl(['resources', 'list', '-o', 'json', '--ca-file', join(pki.dir, 'nope.pem')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--ca-file .*nope\.pem: cannot read it \(ENOENT\)/);
