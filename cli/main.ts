@@ -46,10 +46,10 @@ export const nouns: Record<string, (program: Command) => Promise<void>> = Object
 const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials' };
 
 /** Options that take a value, so that the noun is not mistaken for one. */
-const VALUE_OPTIONS = new Set(['--server', '--context', '-o', '--output']);
+const VALUE_OPTIONS = new Set(['--server', '--context', '--ca-file', '-o', '--output']);
 
 /** The program's own options, which commander takes anywhere on the line. */
-const GLOBAL_OPTIONS: Record<string, 'server' | 'context'> = { '--server': 'server', '--context': 'context' };
+const GLOBAL_OPTIONS: Record<string, 'server' | 'context' | 'caFile'> = { '--server': 'server', '--context': 'context', '--ca-file': 'caFile' };
 
 /**
  * `[globals] noun verb [-o format] [globals]` and nothing else: the one shape
@@ -105,7 +105,8 @@ const JSON_READS: Record<string, Record<string, (admin: boolean) => string>> = {
  */
 async function jsonRead(path: (admin: boolean) => string, opts: GlobalOptions): Promise<void> {
   const [{ resolveConnection }, transport] = await Promise.all([import('./config/connection.ts'), import('./api/transport.ts')]);
-  const conn = resolveConnection({ server: opts.server, context: opts.context });
+  const conn = resolveConnection({ server: opts.server, context: opts.context, caFile: opts.caFile });
+  if (conn.caFile) (await import('../src/tls/ca-file.ts')).trustCaFile(conn.caFile, conn.caFileSource);
   const auth: Record<string, string> = conn.apiKey ? { authorization: `Bearer ${conn.apiKey}` } : {};
   const res = await transport.send('GET', conn.server + path(conn.role === 'ADMIN'), { ...transport.baseHeaders(), ...auth });
   if (res.status < 200 || res.status >= 300) {
@@ -162,6 +163,7 @@ export async function buildProgram(args: string[]): Promise<Command> {
     .version(VERSION)
     .option('--server <url>', 'daemon URL (env MONCTL_SERVER)')
     .option('--context <name>', 'use this saved context instead of the current one')
+    .option('--ca-file <file>', 'PEM CA certificate(s) to trust for an https:// server, besides the default roots (env MONCTL_CA_FILE)')
     .option('--no-color', 'no colours (also NO_COLOR)')
     .showHelpAfterError()
     .showSuggestionAfterError()

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MonctlError } from '../src/errors.ts';
+import { trustCaFile } from '../src/tls/ca-file.ts';
 import { CliClient } from './api/client.ts';
 import { type Connection, resolveConnection } from './config/connection.ts';
 import { type View, render } from './output/render.ts';
@@ -12,6 +13,7 @@ import { colourEnabled } from './output/style.ts';
 export interface GlobalOptions {
   server?: string;
   context?: string;
+  caFile?: string;
   color?: boolean;
   output?: string;
   yes?: boolean;
@@ -31,12 +33,15 @@ export class Runtime {
   }
 
   get conn(): Connection {
-    return (this.#conn ??= resolveConnection({ server: this.opts.server, context: this.opts.context }));
+    return (this.#conn ??= resolveConnection({ server: this.opts.server, context: this.opts.context, caFile: this.opts.caFile }));
   }
 
+  /** The client of the connection; its CA file (if any) joins the process's roots first, for every TLS client of this run. */
   get client(): CliClient {
-    const { server, apiKey } = this.conn;
-    return (this.#client ??= new CliClient({ server, credential: apiKey ? { kind: 'api-key', token: apiKey } : { kind: 'none' } }));
+    if (this.#client) return this.#client;
+    const { server, apiKey, caFile, caFileSource } = this.conn;
+    if (caFile) trustCaFile(caFile, caFileSource);
+    return (this.#client = new CliClient({ server, credential: apiKey ? { kind: 'api-key', token: apiKey } : { kind: 'none' } }));
   }
 
   get isAdmin(): boolean {

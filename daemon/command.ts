@@ -111,5 +111,6 @@ async function runDaemon(program: Command): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGHUP', () => daemon.reload('SIGHUP'));
   process.on('unhandledRejection', (err) => daemon.ctx.log.error({ err }, 'unhandled rejection'));
 }

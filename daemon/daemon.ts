@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiKeys } from './auth/api-keys.ts';
@@ -15,6 +16,8 @@ import { createApiHandler } from './http/app.ts';
 import { shedSlowHeaders } from './http/shed-slow-headers.ts';
 import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
+import { type ApiServer, createApiServer, describeCertificate, loadTlsPair } from './http/tls.ts';
+import { TlsReloader } from './http/tls-reload.ts';
 import { createLogger } from './logger.ts';
 import { logDestination } from '../src/log-format.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -29,13 +32,15 @@ export interface RunningDaemon {
   edgeUrl: string;
   /** Lets the tunnel capability take over the edge listener. */
   setEdgeRouter(router: EdgeRouter): void;
+  /** SIGHUP: re-reads what can change without a restart (the TLS certificate and key). */
+  reload(trigger: string): void;
   stop(): Promise<void>;
 }
 
 /** Slow or oversized clients are shed by these limits instead of holding sockets forever (timeouts: the defaults of the settings). */
 const SERVER_LIMITS = { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 };
 
-function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+function listen(server: ApiServer, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -45,9 +50,9 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
   });
 }
 
-function urlOf(address: AddressInfo): string {
+function urlOf(address: AddressInfo, scheme = 'http'): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
+  return `${scheme}://${host}:${address.port}`;
 }
 
 /** SERVER_LIMITS with the configured timeouts. */
@@ -57,6 +62,8 @@ function serverLimits(config: DaemonConfig): typeof SERVER_LIMITS {
 }
 
 export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> {
+  // First: a certificate that cannot serve stops the start before anything is opened.
+  const tlsPair = config.tls && loadTlsPair(config.tls);
   if (!existsSync(config.dataDir)) {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     chmodSync(config.dataDir, 0o700);
@@ -79,7 +86,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     throw err;
   }
 
-  const api = createServer(limits, createApiHandler(ctx, modules));
+  const api = createApiServer(limits, createApiHandler(ctx, modules), tlsPair);
   api.on('upgrade', (req, socket: Duplex, head: Buffer) => {
     for (const module of modules) if (module.upgrade?.(req, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -87,7 +94,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   let edgeRouter: EdgeRouter = modules.find((m) => m.edge)?.edge ?? noRoutes;
   const edge = createServer(limits, (req, res) => edgeRouter.request(req, res));
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
-  for (const server of [api, edge]) {
+  for (const server of [api, edge] as ApiServer[]) {
     shedSlowHeaders(server, limits.headersTimeout);
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       if (socket.writable && err.code !== 'ECONNRESET') socket.end(rawProblemResponse(err));
@@ -97,23 +104,32 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
 
   const apiAddress = await listen(api, config.listen.host, config.listen.port);
   const edgeAddress = await listen(edge, config.edgeListen.host, config.edgeListen.port);
+  const tls = config.tls && tlsPair ? new TlsReloader(api as HttpsServer, config.tls, tlsPair, log) : undefined;
+  tls?.watch();
   // Port 0 asks the OS to choose: from here on the config holds the bound ports (pod name, TCP route checks).
   config.listen.port = apiAddress.port;
   config.edgeListen.port = edgeAddress.port;
   for (const module of modules) await module.start?.();
   const running: RunningDaemon = {
     ctx,
-    apiUrl: urlOf(apiAddress),
+    apiUrl: urlOf(apiAddress, tls ? 'https' : 'http'),
     edgeUrl: urlOf(edgeAddress),
     setEdgeRouter(router) { edgeRouter = router; },
-    stop: () => stopDaemon(ctx, [api, edge], modules),
+    reload(trigger) {
+      if (tls) tls.reload(trigger);
+      else log.info({ trigger }, 'nothing to reload (the API listener has no --tls-cert)');
+    },
+    stop: () => {
+      tls?.close();
+      return stopDaemon(ctx, [api, edge], modules);
+    },
   };
-  log.info({ api: running.apiUrl, edge: running.edgeUrl, dataDir: config.dataDir }, 'listening');
+  log.info({ api: running.apiUrl, edge: running.edgeUrl, dataDir: config.dataDir, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
   return running;
 }
 
 /** Drain: stop accepting, end streams, let in-flight requests finish (10 s at most), then close the database. */
-async function stopDaemon(ctx: DaemonContext, servers: Server[], modules: DaemonModule[]): Promise<void> {
+async function stopDaemon(ctx: DaemonContext, servers: ApiServer[], modules: DaemonModule[]): Promise<void> {
   if (ctx.draining) return;
   ctx.draining = true;
   ctx.log.info('draining');

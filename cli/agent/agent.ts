@@ -6,6 +6,8 @@ import {
   AGENT_VERSION_HEADER, backoffDelay, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, TARGET_TIMEOUT_HEADER, TUNNEL_PATH,
   TUNNEL_UPGRADE,
 } from '../../src/tunnel/protocol.ts';
+import { readCaFile, withDefaultRoots } from '../../src/tls/ca-file.ts';
+import { explainCertificateFailure } from '../../src/tls/certificate-error.ts';
 import { VERSION } from '../../src/version.ts';
 import { createStreamHandler, type ServeOptions } from './serve.ts';
 
@@ -13,6 +15,8 @@ export interface AgentOptions extends ServeOptions {
   server: string;
   /** Read before every dial, so a token file updated after a rotation is picked up. */
   token: () => string;
+  /** A CA to trust for the daemon's certificate besides the default roots; read before every dial, like the token. */
+  caFile?: string;
 }
 
 /** Why the dial loop ended. */
@@ -60,7 +64,8 @@ export class TunnelAgent {
         }
       } catch (err) {
         const e = err as NodeJS.ErrnoException & { status?: number };
-        this.#log.error({ status: e.status, code: e.code, error: e.message }, 'tunnel: dial failed');
+        const error = explainCertificateFailure(this.#opts.server, err) ?? e.message;
+        this.#log.error({ status: e.status, code: e.code, error }, 'tunnel: dial failed');
       }
       if (this.#stopping) break;
       const delay = backoffDelay(attempt++);
@@ -79,8 +84,11 @@ export class TunnelAgent {
     const url = new URL(TUNNEL_PATH, this.#opts.server);
     // node:https (and OpenSSL's setup) only for an https:// daemon: a few MB of RSS the agent otherwise keeps.
     const client = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
+    // Only this dial trusts --ca-file: the targets' certificates keep the default roots (and --skip-tls).
+    const ca = url.protocol === 'https:' && this.#opts.caFile ? withDefaultRoots(readCaFile(this.#opts.caFile)) : undefined;
     return new Promise((resolve, reject) => {
       const req = client.request(url, {
+        ...(ca ? { ca } : {}),
         method: 'GET',
         headers: {
           Connection: 'Upgrade', Upgrade: TUNNEL_UPGRADE, Authorization: `Bearer ${this.#opts.token()}`,

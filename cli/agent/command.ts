@@ -4,12 +4,14 @@ import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat, logDestination } from '../../src/log-format.ts';
+import { readCaFile } from '../../src/tls/ca-file.ts';
 import { TunnelAgent } from './agent.ts';
 
 interface AgentFlags {
   server?: string;
   tokenFile?: string;
   skipTls?: boolean;
+  caFile?: string;
   targetTimeout: string;
   logLevel: string;
   logFormat: LogFormat;
@@ -57,6 +59,7 @@ export function configureAgentCommand(cmd: Command): Command {
     .addOption(new Option('--server <url>', 'daemon API URL (its main listener)').env('MONCTL_SERVER'))
     .option('--token-file <path>', 'file holding the registration token (else MONCTL_AGENT_TOKEN, else a prompt)')
     .option('--skip-tls', 'do not verify TLS certificates of https targets')
+    .addOption(new Option('--ca-file <file>', 'PEM CA certificate(s) to trust for an https:// --server, besides the default roots').env('MONCTL_CA_FILE'))
     .addOption(new Option('--target-timeout <seconds>', 'connect and response-header timeout towards targets (504 beyond)').default('30'))
     .addOption(new Option('--log-level <level>', 'log level').env('MONCTL_LOG_LEVEL').default('info')
       .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
@@ -74,6 +77,13 @@ export function configureAgentCommand(cmd: Command): Command {
       } catch {
         return usage(`--server must be an http(s) URL, got ${flags.server}`);
       }
+      if (flags.caFile) {
+        try {
+          readCaFile(flags.caFile);
+        } catch (err) {
+          return usage((err as Error).message);
+        }
+      }
       const timeout = Number(flags.targetTimeout);
       if (!(timeout > 0)) return usage('--target-timeout must be a positive number of seconds');
       let token: () => string;
@@ -87,7 +97,7 @@ export function configureAgentCommand(cmd: Command): Command {
       const pretty = await logDestination(flags.logFormat);
       const log = pretty ? pino(logOptions, pretty) : pino(logOptions);
       const agent = new TunnelAgent({
-        server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log,
+        server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log, caFile: flags.caFile,
       });
       let stopping = false;
       const shutdown = (signal: string) => {
@@ -98,7 +108,7 @@ export function configureAgentCommand(cmd: Command): Command {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
-      log.info({ server: flags.server, skipTls: Boolean(flags.skipTls) }, 'agent starting');
+      log.info({ server: flags.server, skipTls: Boolean(flags.skipTls), caFile: flags.caFile }, 'agent starting');
       const exit = await agent.run();
       if (exit === 'replaced') process.exit(1);
     });

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { MonctlError } from '../../src/errors.ts';
+import { explainCertificateFailure } from '../../src/tls/certificate-error.ts';
 import { VERSION } from '../../src/version.ts';
 
 /**
@@ -31,9 +32,11 @@ export async function send(method: string, url: string, headers: Record<string, 
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 
   // Through getBuiltinModule: an ESM facade of node:net would only add to the cold start.
+  // SNI carries host names only: Node warns (DEP0123) on an IP address, and checks the certificate's IP SAN without it.
+  const net = process.getBuiltinModule('node:net');
   const socket: Socket = https
-    ? process.getBuiltinModule('node:tls').connect({ host, port, servername: host })
-    : process.getBuiltinModule('node:net').connect({ host, port });
+    ? process.getBuiltinModule('node:tls').connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
+    : net.connect({ host, port });
   const raw = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error('ETIMEDOUT')));
@@ -42,8 +45,13 @@ export async function send(method: string, url: string, headers: Record<string, 
     socket.on('error', reject);
     socket.write(payload ? Buffer.concat([head, payload]) : head);
   }).catch((err: NodeJS.ErrnoException) => {
-    throw new MonctlError('connection', `cannot reach ${u.origin}: ${err.code ?? err.message}`, 1, { cause: err });
+    // EPROTO on https: the other end answered, but not with TLS (a plain-HTTP daemon).
+    const plain = https && err.code === 'EPROTO' ? `cannot reach ${u.origin}: it does not speak TLS there (EPROTO); for a plain-HTTP daemon use http://` : undefined;
+    const message = explainCertificateFailure(u.origin, err) ?? plain ?? `cannot reach ${u.origin}: ${err.code ?? err.message}`;
+    throw new MonctlError('connection', message, 1, { cause: err });
   });
+  // An HTTPS listener closes a plain-HTTP connection without a byte.
+  if (raw.length === 0 && !https) throw new MonctlError('connection', `${u.origin} closed the connection without answering; if it serves HTTPS, use https://`);
   return parse(raw, u.origin);
 }
 

@@ -18,7 +18,7 @@ function tree(cmd: Command): Node {
 
 function bash(root: Node): string {
   const cases = root.children.map((n) => `    ${n.name}) words="${[...n.children.map((c) => c.name), ...n.options].join(' ')}";;`);
-  const deep = root.children.flatMap((n) => n.children.map((c) => `    "${n.name} ${c.name}") words="${c.options.join(' ')} --server --context --no-color";;`));
+  const deep = root.children.flatMap((n) => n.children.map((c) => `    "${n.name} ${c.name}") words="${c.options.join(' ')} --server --context --ca-file --no-color";;`));
   return `# monctl bash completion: eval "$(monctl completion bash)"
 _monctl() {
   local cur=\${COMP_WORDS[COMP_CWORD]} words

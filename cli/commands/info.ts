@@ -11,7 +11,7 @@ export function register(program: Command): void {
       const c = rt.conn;
       const info: Record<string, unknown> = {
         server: c.server, serverSource: c.serverSource, credential: c.credentialSource, context: c.context ?? null,
-        configFile: configPath(), localKeyFile: localKeyPath(),
+        configFile: configPath(), localKeyFile: localKeyPath(), caFile: c.caFile ?? null,
         user: null, role: null, via: null, error: null,
       };
       if (c.apiKey) {

@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MonctlError } from '../../src/errors.ts';
+import { trustCaFile } from '../../src/tls/ca-file.ts';
 import { CliClient } from '../api/client.ts';
 import { ops } from '../api/ops.ts';
 import { send } from '../api/transport.ts';
@@ -32,7 +34,11 @@ export function register(program: Command): void {
     .option('--username <name>', 'log in with a username; the password is prompted or read from stdin, and an API key is created')
     .option('--name <context>', 'context name (default: host:port of the server)')
     .action(act(async (rt, opts: { username?: string; name?: string }) => {
-      const server = resolveConnection({ server: rt.opts.server }, { ...process.env, MONCTL_API_KEY: '' }).server;
+      const conn = resolveConnection({ server: rt.opts.server, caFile: rt.opts.caFile }, { ...process.env, MONCTL_API_KEY: '' });
+      const server = conn.server;
+      // The CA is remembered in the context (absolute path), so later commands need not repeat --ca-file.
+      const caFile = conn.caFile && resolve(conn.caFile);
+      if (caFile) trustCaFile(caFile, conn.caFileSource);
       let apiKey: string;
       let keyId: number | null = null;
       let managed = false;
@@ -52,7 +58,9 @@ export function register(program: Command): void {
       const me = await new CliClient({ server, credential: { kind: 'api-key', token: apiKey } }).call(ops.me);
       const name = opts.name ?? new URL(server).host;
       const config = readConfig();
-      config.contexts[name] = { server, apiKey, user: me.username, role: me.role, keyId: me.keyId ?? keyId, ...(managed ? { managed } : {}) };
+      config.contexts[name] = {
+        server, apiKey, user: me.username, role: me.role, keyId: me.keyId ?? keyId, ...(managed ? { managed } : {}), ...(caFile ? { caFile } : {}),
+      };
       config.current = name;
       writeConfig(config);
       process.stdout.write(`Logged in to ${server} as ${me.username} (${me.role}); context "${name}" is now current.\n`);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MonctlError } from '../../src/errors.ts';
+import { trustCaFile } from '../../src/tls/ca-file.ts';
 import { CliClient } from '../api/client.ts';
 import { ops } from '../api/ops.ts';
 import { readConfig, writeConfig } from '../config/config-file.ts';
@@ -16,6 +17,11 @@ export function register(program: Command): void {
       if (!target || !ctx) throw new MonctlError('not-found', target ? `no context named "${target}"` : 'not logged in (no current context)', 3);
       if (ctx.managed && ctx.apiKey && ctx.keyId != null) {
         // The key was created for this login: revoke it rather than leave it usable.
+        try {
+          if (ctx.caFile) trustCaFile(ctx.caFile, `context ${target}: caFile`);
+        } catch {
+          // an unreadable CA file: the revoke fails below and says so, the context is still removed
+        }
         await new CliClient({ server: ctx.server, credential: { kind: 'api-key', token: ctx.apiKey } })
           .call(ops.revokeApiKey, { params: { id: ctx.keyId } })
           .catch((err: Error) => rt.info(`warning: could not revoke key ${ctx.keyId}: ${err.message}`));

@@ -15,6 +15,8 @@ export interface Context {
   keyId?: number | null;
   /** The key was created by `login --username`; `logout` revokes it. */
   managed?: boolean;
+  /** A CA file (absolute path) that signed the server's certificate, trusted besides the default roots. */
+  caFile?: string;
 }
 
 export interface ConfigFile {
@@ -65,11 +67,15 @@ export interface Connection {
   context: string | undefined;
   /** ADMIN or USER, read from the key's own claims; a hint for choosing views, the daemon decides. */
   role: string | undefined;
+  /** A CA file to trust besides the default roots (src/tls/ca-file.ts), and where it was named. */
+  caFile: string | undefined;
+  caFileSource: string | undefined;
 }
 
 export interface ConnectionFlags {
   server?: string;
   context?: string;
+  caFile?: string;
 }
 
 const normalize = (url: string) => url.replace(/\/+$/, '');
@@ -123,7 +129,16 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
     }
   }
   if (serverSource.startsWith('context')) usedContext = contextName;
-  return { server, serverSource, apiKey, credentialSource, context: usedContext, role: apiKey ? roleOf(apiKey) : undefined };
+
+  // Like the key, a context's CA goes with that context's server only.
+  let caFile: string | undefined;
+  let caFileSource: string | undefined;
+  if (flags.caFile) [caFile, caFileSource] = [flags.caFile, '--ca-file'];
+  else if (env.MONCTL_CA_FILE) [caFile, caFileSource] = [env.MONCTL_CA_FILE, 'MONCTL_CA_FILE'];
+  else if (ctx?.caFile && normalize(ctx.server) === server) [caFile, caFileSource] = [ctx.caFile, `context ${contextName}: caFile`];
+  return {
+    server, serverSource, apiKey, credentialSource, context: usedContext, role: apiKey ? roleOf(apiKey) : undefined, caFile, caFileSource,
+  };
 }
 
 /** The `role` claim of an API key JWT, without verifying it (the daemon does that). */

@@ -1,5 +1,6 @@
 import { EventSource } from 'eventsource';
 import { HttpError, MonctlError } from '../../src/errors.ts';
+import { explainCertificateFailure } from '../../src/tls/certificate-error.ts';
 import type { Runtime } from '../runtime.ts';
 
 /** Connection state of a live stream, shown by the TUIs. */
@@ -25,12 +26,22 @@ export interface StreamHandlers {
  */
 export function openStream(rt: Runtime, path: string, kinds: readonly string[], h: StreamHandlers): () => void {
   const auth = rt.client.authHeaders('GET');
+  // A certificate the CLI cannot verify will not verify on the next try either: fatal, not a reconnect.
+  let untrusted: string | undefined;
   const es = new EventSource(`${rt.client.server}${path}`, {
-    fetch: (url, init) => fetch(url, { ...init, headers: { ...init.headers, ...auth } }),
+    fetch: (url, init) => fetch(url, { ...init, headers: { ...init.headers, ...auth } }).catch((err: unknown) => {
+      untrusted = explainCertificateFailure(rt.client.server, err);
+      throw err;
+    }),
   });
   h.onState?.('connecting');
   es.onopen = () => h.onState?.('live');
   es.onerror = (err) => {
+    if (untrusted) {
+      es.close();
+      h.onFatal(new MonctlError('connection', untrusted));
+      return;
+    }
     const code = (err as { code?: number }).code;
     if (code === 401 || code === 403 || code === 404) {
       es.close();

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import { rawProblemResponse } from './problem.ts';
 
 /**
@@ -23,7 +24,9 @@ export function shedSlowHeaders(server: Server, ms: number): void {
     headerDeadline.set(socket, timer);
   };
   const disarm = (socket: Socket) => clearTimeout(headerDeadline.get(socket));
-  server.on('connection', (socket: Socket) => {
+  // Over TLS the request's socket is the TLSSocket, not the TCP one of 'connection'
+  // (the handshake has its own deadline, handshakeTimeout in daemon/http/tls.ts).
+  server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
     arm(socket);
     socket.once('close', () => disarm(socket));
   });

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Agent } from 'undici';
 import { ApiClient, type Credential } from '../../src/client/api-client.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -30,6 +31,8 @@ export interface StartOptions {
   args?: string[];
   /** The executable to run instead of this checkout's bin/monctl (an installed package's). */
   command?: string;
+  /** PEM CA that the clients trust, for a daemon started with --tls-cert (its URL is then https://). */
+  ca?: string;
 }
 
 const running = new Set<ChildProcess>();
@@ -95,7 +98,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   }
   const url = String(info.api);
   const adminKey = readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
-  const client = (credential?: Credential) => new ApiClient({ server: url, credential });
+  const dispatcher = opts.ca ? new Agent({ connect: { ca: opts.ca } }) : undefined;
+  const client = (credential?: Credential) => new ApiClient({ server: url, credential, dispatcher });
   return {
     url, edgeUrl: String(info.edge), dataDir, adminKey, proc, logs, stderr: () => stderr,
     client, admin: client({ kind: 'api-key', token: adminKey }),
@@ -103,6 +107,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
       return new Promise((done) => {
         const finish = (code: number | null) => {
           running.delete(proc);
+          void dispatcher?.destroy();
           if (ownDir) rmSync(base!, { recursive: true, force: true });
           done(code);
         };
