@@ -165,7 +165,7 @@ describe('daemon start with --tls-cert/--tls-key', () => {
     const own = pki.issue('own', 0x2003);
     const alone = await daemon(['--tls-cert', own.certFile]);
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toMatch(/--tls-cert and --tls-key go together/);
+    expect(alone.stderr).toMatch(/HTTPS needs both tlsCert and tlsKey/);
     const mismatch = await daemon(['--tls-cert', own.certFile, '--tls-key', other.keyFile]);
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain(`--tls-key ${other.keyFile} does not match the certificate in --tls-cert ${own.certFile}`);
