@@ -170,8 +170,9 @@ describe('daemon start with --tls-cert/--tls-key', () => {
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain(`--tls-key ${other.keyFile} does not match the certificate in --tls-cert ${own.certFile}`);
     const unreadable = await daemon(['--tls-cert', join(pki.dir, 'gone.pem'), '--tls-key', own.keyFile]);
-    expect(unreadable.code).toBe(1);
-    expect(unreadable.stderr).toContain(`--tls-cert ${join(pki.dir, 'gone.pem')}: cannot read it (ENOENT)`);
+    // A configuration error, found before anything starts (daemon/config/daemon-config.ts).
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toContain(`--tls-cert: cannot read ${join(pki.dir, 'gone.pem')}: ENOENT`);
     const notPem = await daemon(['--tls-cert', pki.caFile.replace('ca.pem', 'server.ext'), '--tls-key', own.keyFile]);
     expect(notPem.code).toBe(1);
     expect(notPem.stderr).toMatch(/--tls-cert .*server\.ext: not a PEM certificate/);
