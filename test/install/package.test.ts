@@ -11,9 +11,10 @@ import { cleanEnv, nodeDir } from './node-versions.ts';
 
 /**
  * The published package as a user gets it: `npm pack`, then `npm i -g` into a
- * temporary prefix, then the global `monctl` on Node 24 and 22 (works) and
- * on Node 20 (says which Node it needs).
+ * temporary prefix, then the global `monctl` on Node 24 and on the oldest Node
+ * it supports, 22.19.0 (works), and on Node 20 and 22.18 (says which Node it needs).
  */
+const OLDEST = '22.19.0';
 let dir: string;
 let tarball: string;
 const prefix = () => join(dir, 'prefix');
@@ -50,10 +51,10 @@ describe('npm pack', () => {
   });
 });
 
-describe.each([24, 22])('the global monctl on Node %i', (major) => {
+describe.each(['24', OLDEST])('the global monctl on Node %s', (version) => {
   let env: Record<string, string>;
   beforeAll(() => {
-    env = { PATH: pathWith(major === 24 ? dirname(process.execPath) : nodeDir(major)) };
+    env = { PATH: pathWith(version === '24' ? dirname(process.execPath) : nodeDir(version)) };
   }, 120_000);
 
   it('answers --version', () => {
@@ -90,14 +91,14 @@ describe.each([24, 22])('the global monctl on Node %i', (major) => {
   });
 });
 
-describe('the global monctl on Node 20', () => {
+describe.each(['20', '22.18.0'])('the global monctl on Node %s', (version) => {
   it('says which Node it needs and exits 1, whatever the command', () => {
-    const env = cleanEnv({ PATH: pathWith(nodeDir(20)) });
+    const env = cleanEnv({ PATH: pathWith(nodeDir(version)) });
     for (const args of [['--version'], ['daemon'], ['agent', '--help']]) {
       const r = spawnSync(monctl(), args, { encoding: 'utf8', env });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^monctl needs Node\.js 22\.12 or newer; this is Node\.js 20\.\d+\.\d+ /);
+      expect(r.stderr).toMatch(new RegExp(`^monctl needs Node\\.js 22\\.19 or newer; this is Node\\.js ${version.split('.')[0]}\\.\\d+\\.\\d+ `));
     }
   }, 120_000);
 });
