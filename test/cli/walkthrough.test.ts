@@ -1,0 +1,32 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
+import { useAdminCli } from './run.ts';
+
+/**
+ * What the CLI walkthrough of issue 13 found, one test each, against a real
+ * daemon and the real binary (stdin a pipe, as in a script).
+ */
+const cli = useAdminCli();
+const { monctl } = cli;
+const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
+const names = async (noun: string) => (await monctl([noun, 'list', '-o', 'json'])).json().map((x: { name: string }) => x.name);
+
+describe('-o formats', () => {
+  it('the help and the error list the same formats, and each of them works', async () => {
+    const help = (await monctl(['users', 'list', '--help'])).stdout;
+    const inHelp = /-o, --output <format>\s+(.+)$/m.exec(help)?.[1];
+    const error = (await monctl(['users', 'list', '-o', 'xml'])).stderr;
+    const inError = /\(one of (.+)\)/.exec(error)?.[1];
+    expect(inHelp).toBeDefined();
+    expect(inError).toBe(inHelp);
+    for (const format of inHelp!.split(/, | or /)) expect((await monctl(['users', 'list', '-o', format])).code, format).toBe(0);
+  });
+
+  it('an unknown format is refused before a mutation is sent', async () => {
+    expect((await monctl(['groups', 'add', 'never', '-o', 'xml'])).code).toBe(2);
+    expect(await names('groups')).not.toContain('never');
+  });
+});
