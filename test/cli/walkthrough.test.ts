@@ -30,3 +30,16 @@ describe('-o formats', () => {
     expect(await names('groups')).not.toContain('never');
   });
 });
+
+describe('errors', () => {
+  it('prints each validation error once', async () => {
+    const short = await monctl(['users', 'add', 'dave'], { input: 'short\n' });
+    expect(short.code).toBe(1);
+    expect(short.stderr.match(/password/g)).toHaveLength(1);
+    expect((await monctl(['groups', 'add', 'twice'])).code).toBe(0);
+    const again = await monctl(['groups', 'add', 'twice']);
+    expect(again.code).toBe(1);
+    expect(again.stderr.match(/exists/g)).toHaveLength(1);
+    expect((await monctl(['groups', 'rm', 'twice', '--yes'])).code).toBe(0);
+  });
+});
