@@ -43,3 +43,19 @@ describe('errors', () => {
     expect((await monctl(['groups', 'rm', 'twice', '--yes'])).code).toBe(0);
   });
 });
+
+describe('info', () => {
+  it('exits 1 when the daemon is unreachable, with or without a credential, after printing what it knows', async () => {
+    for (const key of ['', cli.d.adminKey]) {
+      const res = await monctl(['info', '--server', 'http://127.0.0.1:1'], { env: { MONCTL_API_KEY: key } });
+      expect(res.code, `key "${key.slice(0, 4)}"`).toBe(1);
+      expect(res.stdout).toMatch(/^server\thttp:\/\/127\.0\.0\.1:1$/m);
+      expect(res.stdout).toMatch(key ? /^credential\tenv MONCTL_API_KEY$/m : /^credential\tnone$/m);
+      expect(res.stdout).toMatch(/^reachable\tfalse$/m);
+      expect(res.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:1/m);
+    }
+    const anonymous = await monctl(['info', '-o', 'json'], { env: { MONCTL_API_KEY: '' } });
+    expect(anonymous.code, anonymous.stderr).toBe(0);
+    expect(anonymous.json()).toMatchObject({ reachable: true, credential: 'none', user: null });
+  });
+});
