@@ -14,6 +14,37 @@ const { monctl } = cli;
 const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
 const names = async (noun: string) => (await monctl([noun, 'list', '-o', 'json'])).json().map((x: { name: string }) => x.name);
 
+describe('apply --prune is a destructive command', () => {
+  it('refuses without --yes when stdin is not a terminal, listing what it would delete; --yes deletes; --dry-run needs neither', async () => {
+    expect((await monctl(['groups', 'add', 'stale-group'])).code).toBe(0);
+    expect((await monctl(['resources', 'add', 'stale', '--target', 'http://127.0.0.1:9/stale', '--inactive'])).code).toBe(0);
+    const file = join(cli.home.dir, 'prune.yaml');
+    writeFileSync(file, 'resources:\n  - {name: kept, type: HTTP, target: "http://127.0.0.1:9/kept", active: false}\n');
+
+    const refused = await monctl(['apply', '-f', file, '--prune']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--yes/);
+    expect(refused.stderr).toMatch(/^ {2}- resource stale$/m);
+    expect(refused.stderr).toMatch(/^ {2}- group stale-group$/m);
+    // Nothing at all was changed, not even the creation.
+    expect(await names('resources')).toEqual(['stale']);
+
+    const dry = await monctl(['apply', '-f', file, '--prune', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^- delete resource stale$/m);
+    expect(await names('resources')).toEqual(['stale']);
+
+    const yes = await monctl(['apply', '-f', file, '--prune', '--yes']);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(yes.stdout).toMatch(/Applied: 1 created, 0 updated, 2 deleted/);
+    expect(await names('resources')).toEqual(['kept']);
+    expect(await names('groups')).toEqual([]);
+    // Nothing to delete: no confirmation needed.
+    expect((await monctl(['apply', '-f', file, '--prune'])).stdout).toMatch(/No changes/);
+    expect((await monctl(['resources', 'rm', 'kept', '--yes'])).code).toBe(0);
+  });
+});
+
 describe('-o formats', () => {
   it('the help and the error list the same formats, and each of them works', async () => {
     const help = (await monctl(['users', 'list', '--help'])).stdout;
