@@ -54,7 +54,8 @@ function interval(text: string | undefined): number | undefined {
 }
 
 interface Flags {
-  type?: string; target?: string; interval?: string; group?: string[]; noGroups?: boolean;
+  /** `--no-groups` (update only): false when given. */
+  type?: string; target?: string; interval?: string; group?: string[]; groups?: boolean;
   skipTls?: boolean; recursive?: boolean; active?: boolean; name?: string;
 }
 
@@ -78,7 +79,9 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.type) body.resourceType = f.type.toUpperCase() as 'HTTP';
   if (f.target) body.target = f.target;
   if (f.interval !== undefined) body.intervalSeconds = interval(f.interval);
+  if (f.group && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', 2);
   if (f.group) body.groupIds = await groupIds(rt, f.group);
+  if (f.groups === false) body.groupIds = [];
   if (f.skipTls !== undefined) body.skipTLS = f.skipTls;
   if (f.recursive !== undefined) body.recursive = f.recursive;
   if (f.active) body.active = true;
@@ -135,7 +138,8 @@ export function register(program: Command): void {
     }));
 
   withOutput(resourceFlags(resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'))
-    .option('--name <name>', 'rename'))
+    .option('--name <name>', 'rename')
+    .option('--no-groups', 'take it out of every group (--group replaces the groups)'))
     .action(act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
       const body = await bodyOf(rt, f);
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);

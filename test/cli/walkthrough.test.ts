@@ -45,6 +45,31 @@ describe('apply --prune is a destructive command', () => {
   });
 });
 
+describe('groups rm says what the daemon does', () => {
+  it('help does not promise to keep the resources; a group with resources is refused before asking, naming them', async () => {
+    const help = await monctl(['groups', 'rm', '--help']);
+    expect(help.stdout).not.toMatch(/resources stay/);
+    expect(help.stdout).toMatch(/refuses to delete a group that still has resources/);
+
+    expect((await monctl(['groups', 'add', 'crew'])).code).toBe(0);
+    expect((await monctl(['resources', 'add', 'member', '--target', 'http://127.0.0.1:9/m', '--inactive', '--group', 'crew'])).code).toBe(0);
+    // Not exit 2 ("needs --yes"): the refusal comes first, with no question asked.
+    const refused = await monctl(['groups', 'rm', 'crew']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/group crew still has 1 resource\(s\): member/);
+    expect(refused.stderr).toMatch(/--no-groups/);
+    expect(await names('groups')).toEqual(['crew']);
+
+    // The way out the message names works.
+    const out = await monctl(['resources', 'update', 'member', '--no-groups', '-o', 'json']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.json()).toMatchObject({ name: 'member', groups: [] });
+    expect((await monctl(['resources', 'update', 'member', '--no-groups', '--group', 'crew'])).code).toBe(2);
+    expect((await monctl(['groups', 'rm', 'crew', '--yes'])).code).toBe(0);
+    expect((await monctl(['resources', 'rm', 'member', '--yes'])).code).toBe(0);
+  });
+});
+
 describe('-o formats', () => {
   it('the help and the error list the same formats, and each of them works', async () => {
     const help = (await monctl(['users', 'list', '--help'])).stdout;
