@@ -70,6 +70,32 @@ describe('groups rm says what the daemon does', () => {
   });
 });
 
+describe('resources add --wait', () => {
+  it('prints the resource (its id, not the history entry id) after the first check; exit 5 when NOT_AVAILABLE', async () => {
+    // A few checks first, so that history ids and resource ids differ.
+    for (const n of [1, 2]) expect((await monctl(['resources', 'add', `pre-${n}`, '--target', 'http://127.0.0.1:9/pre', '--wait'])).code).toBe(5);
+    const json = await monctl(['resources', 'add', 'waited', '--target', 'http://127.0.0.1:9/w', '--wait', '-o', 'json']);
+    expect(json.code, json.stderr).toBe(5);
+    const id = (await monctl(['resources', 'get', 'waited', '-o', 'json'])).json().id;
+    expect(json.json()).toMatchObject({ id, name: 'waited', currentStatus: 'not_available', latestErrorCode: 'CONNECTION_ERROR' });
+    const history = (await monctl(['resources', 'history', 'waited', '-o', 'json'])).json();
+    expect(history[0].id).not.toBe(id);
+
+    const table = await monctl(['resources', 'add', 'waited-2', '--target', 'http://127.0.0.1:9/w2', '--wait']);
+    expect(table.code).toBe(5);
+    const id2 = (await monctl(['resources', 'get', 'waited-2', '-o', 'json'])).json().id;
+    expect(table.stdout).toMatch(new RegExp(`^ID\\t${id2}$`, 'm'));
+    expect(table.stdout).toMatch(/^NAME\twaited-2$/m);
+  }, 60_000);
+
+  it('refuses --wait on an inactive resource at once, creating nothing', async () => {
+    const res = await monctl(['resources', 'add', 'asleep', '--target', 'http://127.0.0.1:9/a', '--inactive', '--wait', '--timeout', '3']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/inactive resource/);
+    expect((await monctl(['resources', 'get', 'asleep'])).code).toBe(3);
+  });
+});
+
 describe('-o formats', () => {
   it('the help and the error list the same formats, and each of them works', async () => {
     const help = (await monctl(['users', 'list', '--help'])).stdout;
