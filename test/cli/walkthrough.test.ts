@@ -70,6 +70,57 @@ describe('groups rm says what the daemon does', () => {
   });
 });
 
+describe('agents token --output-file', () => {
+  /** Whether the daemon accepts this registration token: the agent's own dial, closed at once. */
+  const accepted = (token: string) => new Promise<boolean>((resolve, reject) => {
+    const req = request(new URL('/admin/tunnel', cli.d.url), {
+      headers: { connection: 'Upgrade', upgrade: 'monctl-tunnel', authorization: `Bearer ${token}` }, agent: false,
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      resolve(true);
+    });
+    req.on('response', (res) => {
+      res.resume();
+      if (res.statusCode === 401) resolve(false);
+      else reject(new Error(`tunnel dial answered ${res.statusCode}`));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+  it('writes the token to a new 0600 file, refuses an existing file before rotating, replaces it with --force', async () => {
+    const file = join(cli.home.dir, 'office.token');
+    const add = await monctl(['agents', 'add', 'office', '--token', '--output-file', file]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toBe('');
+    expect(add.stderr).toMatch(/written to .*office\.token \(mode 0600\)/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const first = readFileSync(file, 'utf8').trim();
+    expect(await accepted(first)).toBe(true);
+
+    // An existing file: refused, and the token is not rotated (a lost token would lock the agent out).
+    const exists = await monctl(['agents', 'token', 'office', '--yes', '--output-file', file]);
+    expect(exists.code).toBe(2);
+    expect(exists.stderr).toMatch(/exists.*--force/);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first);
+    expect(await accepted(first)).toBe(true);
+
+    const forced = await monctl(['agents', 'token', 'office', '--yes', '--output-file', file, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toBe('');
+    const second = readFileSync(file, 'utf8').trim();
+    expect(second).not.toBe(first);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(await accepted(second)).toBe(true);
+    expect(await accepted(first)).toBe(false);
+
+    const nowhere = await monctl(['agents', 'token', 'office', '--yes', '--output-file', join(cli.home.dir, 'no-dir', 'x')]);
+    expect(nowhere.code).toBe(1);
+    expect(await accepted(second)).toBe(true);
+  });
+});
+
 describe('resources add --wait', () => {
   it('prints the resource (its id, not the history entry id) after the first check; exit 5 when NOT_AVAILABLE', async () => {
     // A few checks first, so that history ids and resource ids differ.
