@@ -192,3 +192,16 @@ describe('info', () => {
     expect(anonymous.json()).toMatchObject({ reachable: true, credential: 'none', user: null });
   });
 });
+
+describe('agent names in tables', () => {
+  it('routes list and get show the agent name; json keeps agentId', async () => {
+    const agent = await cli.d.admin.call(operations.createAgent, { body: { name: 'named-agent' } });
+    const add = await monctl(['routes', 'add', 'named-route', '--agent', 'named-agent', '--hostname', 'named.test', '--target', 'http://127.0.0.1:9']);
+    expect(add.code, add.stderr).toBe(0);
+    const [head, ...rows] = tsv((await monctl(['routes', 'list'])).stdout);
+    const row = rows.find((r) => r[1] === 'named-route')!;
+    expect(row[head.indexOf('AGENT')]).toBe('named-agent');
+    expect((await monctl(['routes', 'get', 'named-route'])).stdout).toMatch(/^AGENT\tnamed-agent$/m);
+    expect((await monctl(['routes', 'get', 'named-route', '-o', 'json'])).json()).toMatchObject({ agentId: agent.id });
+  });
+});
