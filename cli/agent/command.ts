@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
-import { TunnelAgent } from './agent.ts';
+import { rejectedMessage, TunnelAgent } from './agent.ts';
 
 interface AgentFlags {
   server?: string;
@@ -11,6 +11,7 @@ interface AgentFlags {
   skipTls?: boolean;
   targetTimeout: string;
   logLevel: string;
+  maxAuthFailures: string;
 }
 
 /** Asks for the token on the terminal without echoing it. */
@@ -53,6 +54,7 @@ export function registerAgentCommand(program: Command): void {
     .addOption(new Option('--target-timeout <seconds>', 'connect and response-header timeout towards targets (504 beyond)').default('30'))
     .addOption(new Option('--log-level <level>', 'log level').env('MONCTL_LOG_LEVEL').default('info')
       .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
+    .addOption(new Option('--max-auth-failures <n>', 'exit 4 after this many token refusals (401) in a row').default('10'))
     .action(async (_local: AgentFlags, command: Command) => {
       // `--server` is also a global option of `monctl`, which may have consumed it.
       const flags = command.optsWithGlobals<AgentFlags>();
@@ -68,6 +70,8 @@ export function registerAgentCommand(program: Command): void {
       }
       const timeout = Number(flags.targetTimeout);
       if (!(timeout > 0)) return usage('--target-timeout must be a positive number of seconds');
+      const maxAuthFailures = Number(flags.maxAuthFailures);
+      if (!Number.isInteger(maxAuthFailures) || maxAuthFailures < 1) return usage('--max-auth-failures must be a whole number of 1 or more');
       let token: () => string;
       try {
         token = await tokenSource(flags);
@@ -77,7 +81,7 @@ export function registerAgentCommand(program: Command): void {
 
       const log = pino({ level: flags.logLevel, base: { pid: process.pid, component: 'agent' }, timestamp: pino.stdTimeFunctions.isoTime });
       const agent = new TunnelAgent({
-        server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log,
+        server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log, maxAuthFailures,
       });
       let stopping = false;
       const shutdown = (signal: string) => {
@@ -91,5 +95,9 @@ export function registerAgentCommand(program: Command): void {
       log.info({ server: flags.server, skipTls: Boolean(flags.skipTls) }, 'agent starting');
       const exit = await agent.run();
       if (exit === 'replaced') process.exit(1);
+      if (exit === 'rejected') {
+        process.stderr.write(`monctl agent: ${rejectedMessage(maxAuthFailures)}\n`);
+        process.exit(4);
+      }
     });
 }
