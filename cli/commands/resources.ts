@@ -53,8 +53,8 @@ function interval(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** Commander's names: `groups` is update's `--no-groups`, false when given. */
 interface Flags {
-  /** `--no-groups` (update only): false when given. */
   type?: string; target?: string; interval?: string; group?: string[]; groups?: boolean;
   skipTls?: boolean; recursive?: boolean; active?: boolean; name?: string;
 }
