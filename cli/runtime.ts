@@ -3,7 +3,7 @@ import { MonctlError } from '../src/errors.ts';
 import { trustCaFile } from '../src/tls/ca-file.ts';
 import { CliClient } from './api/client.ts';
 import { type Connection, resolveConnection } from './config/connection.ts';
-import { type View, render } from './output/render.ts';
+import { checkFormat, formatList, type View, render } from './output/render.ts';
 import { colourEnabled } from './output/style.ts';
 
 /**
@@ -27,6 +27,8 @@ export class Runtime {
   #client: CliClient | undefined;
 
   constructor(opts: GlobalOptions) {
+    // Before any request: `resources add … -o xml` must not create the resource and then fail.
+    if (opts.output !== undefined) checkFormat(opts.output);
     this.opts = opts;
     this.colour = colourEnabled(opts.color);
     this.tty = Boolean(process.stdout.isTTY);
@@ -83,7 +85,7 @@ export function act<A extends unknown[]>(fn: (rt: Runtime, ...args: A) => Promis
 
 /** `-o` on a read command. */
 export function withOutput(cmd: Command): Command {
-  return cmd.option('-o, --output <format>', 'table, wide, json or yaml');
+  return cmd.option('-o, --output <format>', formatList());
 }
 
 /** An id, or a name resolved through the list (exit 3 when nothing matches). */

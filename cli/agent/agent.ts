@@ -17,10 +17,17 @@ export interface AgentOptions extends ServeOptions {
   token: () => string;
   /** A CA to trust for the daemon's certificate besides the default roots; read before every dial, like the token. */
   caFile?: string;
+  /** Consecutive 401 answers to the dial after which run() gives up with 'rejected' (default 10). */
+  maxAuthFailures?: number;
 }
 
 /** Why the dial loop ended. */
-export type AgentExit = 'stopped' | 'replaced';
+export type AgentExit = 'stopped' | 'replaced' | 'rejected';
+
+/** What the user reads when the daemon keeps refusing the token. */
+export const rejectedMessage = (times: number) =>
+  `the daemon rejected the registration token ${times} time(s) in a row (401): it is wrong, was replaced or the agent was deleted. `
+  + 'Generate a new one with `monctl agents token NAME --output-file FILE` and restart the agent with it';
 
 /** A dial refused by the daemon (401, 503, …): worth logging, then retried with backoff. */
 class DialRefused extends Error {
@@ -50,13 +57,21 @@ export class TunnelAgent {
     this.#onStream = createStreamHandler(opts);
   }
 
-  /** Runs until stop() or until another agent with the same token takes over. */
+  /**
+   * Runs until stop(), until another agent with the same token takes over, or until the daemon
+   * has refused the token (401) maxAuthFailures times in a row: retrying a rejected token forever
+   * would only hide the problem. Other refusals (503, …) and network errors are retried without
+   * counting; a successful connection starts the count again.
+   */
   async run(): Promise<AgentExit> {
+    const maxAuthFailures = this.#opts.maxAuthFailures ?? 10;
     let attempt = 0;
+    let authFailures = 0;
     while (!this.#stopping) {
       try {
         const session = await this.#dial();
         attempt = 0;
+        authFailures = 0;
         const replaced = await this.#serve(session);
         if (replaced) {
           this.#log.error('another agent connected with the same token and replaced this one; exiting');
@@ -66,6 +81,10 @@ export class TunnelAgent {
         const e = err as NodeJS.ErrnoException & { status?: number };
         const error = explainCertificateFailure(this.#opts.server, err) ?? e.message;
         this.#log.error({ status: e.status, code: e.code, error }, 'tunnel: dial failed');
+        if (err instanceof DialRefused && err.status === 401 && ++authFailures >= maxAuthFailures) {
+          this.#log.fatal({ authFailures }, rejectedMessage(authFailures));
+          return 'rejected';
+        }
       }
       if (this.#stopping) break;
       const delay = backoffDelay(attempt++);

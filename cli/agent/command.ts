@@ -5,7 +5,7 @@ import { type Command, Option } from 'commander';
 import pino from 'pino';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat, logDestination } from '../../src/log-format.ts';
 import { readCaFile } from '../../src/tls/ca-file.ts';
-import { TunnelAgent } from './agent.ts';
+import { rejectedMessage, TunnelAgent } from './agent.ts';
 
 interface AgentFlags {
   server?: string;
@@ -15,6 +15,7 @@ interface AgentFlags {
   targetTimeout: string;
   logLevel: string;
   logFormat: LogFormat;
+  maxAuthFailures: string;
 }
 
 /** Asks for the token on the terminal without echoing it. */
@@ -64,6 +65,7 @@ export function configureAgentCommand(cmd: Command): Command {
     .addOption(new Option('--log-level <level>', 'log level').env('MONCTL_LOG_LEVEL').default('info')
       .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
     .addOption(new Option('--log-format <format>', 'json, or pretty for people').env('MONCTL_LOG_FORMAT').choices(LOG_FORMATS).default(defaultLogFormat()))
+    .addOption(new Option('--max-auth-failures <n>', 'exit 4 after this many token refusals (401) in a row').default('10'))
     .action(async (_local: AgentFlags, command: Command) => {
       // `--server` is also a global option of `monctl`, which may have consumed it.
       const flags = command.optsWithGlobals<AgentFlags>();
@@ -86,6 +88,8 @@ export function configureAgentCommand(cmd: Command): Command {
       }
       const timeout = Number(flags.targetTimeout);
       if (!(timeout > 0)) return usage('--target-timeout must be a positive number of seconds');
+      const maxAuthFailures = Number(flags.maxAuthFailures);
+      if (!Number.isInteger(maxAuthFailures) || maxAuthFailures < 1) return usage('--max-auth-failures must be a whole number of 1 or more');
       let token: () => string;
       try {
         token = await tokenSource(flags);
@@ -97,7 +101,7 @@ export function configureAgentCommand(cmd: Command): Command {
       const pretty = await logDestination(flags.logFormat);
       const log = pretty ? pino(logOptions, pretty) : pino(logOptions);
       const agent = new TunnelAgent({
-        server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log, caFile: flags.caFile,
+        server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log, caFile: flags.caFile, maxAuthFailures,
       });
       let stopping = false;
       const shutdown = (signal: string) => {
@@ -111,5 +115,9 @@ export function configureAgentCommand(cmd: Command): Command {
       log.info({ server: flags.server, skipTls: Boolean(flags.skipTls), caFile: flags.caFile }, 'agent starting');
       const exit = await agent.run();
       if (exit === 'replaced') process.exit(1);
+      if (exit === 'rejected') {
+        process.stderr.write(`monctl agent: ${rejectedMessage(maxAuthFailures)}\n`);
+        process.exit(4);
+      }
     });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { MonctlError } from '../../src/errors.ts';
 import { makePlan, type Step } from '../apply/plan.ts';
 import { parseSpecText, validateSpec } from '../apply/spec.ts';
-import { readStdin } from '../io/prompt.ts';
+import { confirm, readStdin } from '../io/prompt.ts';
 import { paint } from '../output/style.ts';
 import { act, type Runtime, withOutput } from '../runtime.ts';
 
@@ -19,7 +19,8 @@ export function register(program: Command): void {
     .requiredOption('-f, --file <file>', 'the file (- for stdin)')
     .option('--prune', 'delete groups and resources the file does not name, and announcements apply created that it no longer names')
     .option('--dry-run', 'print the plan, change nothing')
-    .action(act(async (rt, opts: { file: string; prune?: boolean; dryRun?: boolean }) => {
+    .option('-y, --yes', 'do not ask before --prune deletes')
+    .action(act(async (rt, opts: { file: string; prune?: boolean; dryRun?: boolean; yes?: boolean }) => {
       let text: string;
       try {
         text = opts.file === '-' ? await readStdin() : readFileSync(opts.file, 'utf8');
@@ -29,6 +30,12 @@ export function register(program: Command): void {
       const spec = validateSpec(await parseSpecText(text, opts.file), opts.file);
       const steps = await makePlan(rt, spec, Boolean(opts.prune));
       const summary = (s: Step) => ({ action: s.action, kind: s.kind, name: s.name, ...(s.changes ? { changes: s.changes } : {}) });
+      const deletions = steps.filter((s) => s.action === 'delete');
+      // Destructive (CONTRACT section 7): asked before the first write, so a "no" changes nothing.
+      if (!opts.dryRun && deletions.length) {
+        await confirm(`Delete ${deletions.length === 1 ? 'this' : `these ${deletions.length}`} (not in ${opts.file === '-' ? 'the file' : opts.file}, --prune)`, opts.yes,
+          deletions.map((s) => `- ${s.kind} ${s.name}`));
+      }
       if (!opts.dryRun) {
         for (const step of steps) {
           try {

@@ -63,11 +63,23 @@ export function register(program: Command): void {
       await rt.done(g, `Updated group ${g.name} (id ${g.id}, ${g.visibility}).`);
     }));
 
-  groups.command('rm').description('delete a group (its resources stay, without it)')
+  // The daemon refuses to delete a group that still has resources (409): they would silently
+  // change visibility. Checked here first, so the user is not asked to confirm a refusal.
+  groups.command('rm').description('delete an empty group (refused while resources are in it: move them out first)')
     .argument('<group>', 'id or name')
     .option('-y, --yes', 'do not ask')
+    .addHelpText('after', `
+The daemon refuses to delete a group that still has resources: they would silently
+change visibility (a HIDDEN group's resources would become public). Move them out first:
+  monctl resources update NAME --group OTHER    (or --no-groups)`)
     .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
       const id = await groupId(rt, ref);
+      const members = (await rt.client.call(ops.listAdminResources)).filter((r) => r.groups.some((g) => g.id === id)).map((r) => r.name);
+      if (members.length) {
+        const shown = members.length > 10 ? `${members.slice(0, 10).join(', ')} and ${members.length - 10} more` : members.join(', ');
+        throw new MonctlError('conflict', `group ${ref} still has ${members.length} resource(s): ${shown}; nothing was deleted.\n`
+          + `Move them out first: monctl resources update NAME --group OTHER (or --no-groups)`);
+      }
       await confirm(`Delete group ${ref}`, opts.yes);
       await rt.client.call(ops.deleteGroup, { params: { id } });
       process.stdout.write(`Deleted group ${ref}.\n`);

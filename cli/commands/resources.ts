@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { AdminResource, HistoryEntry, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
@@ -53,8 +53,9 @@ function interval(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** Commander's names: `groups` is update's `--no-groups`, false when given. */
 interface Flags {
-  type?: string; target?: string; interval?: string; group?: string[]; noGroups?: boolean;
+  type?: string; target?: string; interval?: string; group?: string[]; groups?: boolean;
   skipTls?: boolean; recursive?: boolean; active?: boolean; name?: string;
 }
 
@@ -78,7 +79,9 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.type) body.resourceType = f.type.toUpperCase() as 'HTTP';
   if (f.target) body.target = f.target;
   if (f.interval !== undefined) body.intervalSeconds = interval(f.interval);
+  if (f.group && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', 2);
   if (f.group) body.groupIds = await groupIds(rt, f.group);
+  if (f.groups === false) body.groupIds = [];
   if (f.skipTls !== undefined) body.skipTLS = f.skipTls;
   if (f.recursive !== undefined) body.recursive = f.recursive;
   if (f.active) body.active = true;
@@ -96,6 +99,10 @@ async function waitForCheck(rt: Runtime, id: number, timeoutS: number): Promise<
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/** The resource as `resources get` shows it (admin view for an ADMIN credential). */
+const getOne = (rt: Runtime, id: number): Promise<R> =>
+  rt.isAdmin ? rt.client.call(ops.getAdminResource, { params: { id } }) : rt.client.call(ops.getResource, { params: { id } });
 
 /** Prints a check result; exit 5 when it is NOT_AVAILABLE (CONTRACT section 7). */
 async function reportCheck(rt: Runtime, entry: HistoryEntry): Promise<void> {
@@ -116,26 +123,38 @@ export function register(program: Command): void {
 
   withOutput(resources.command('get').description('show a resource').argument('<resource>', 'id or name'))
     .action(act(async (rt, ref: string) => {
-      const id = await resourceId(rt, ref);
-      const r: R = rt.isAdmin ? await rt.client.call(ops.getAdminResource, { params: { id } }) : await rt.client.call(ops.getResource, { params: { id } });
-      await rt.show(r, view);
+      await rt.show(await getOne(rt, await resourceId(rt, ref)), view);
     }));
 
   withOutput(resourceFlags(resources.command('add').description('add a resource').argument('<name>')))
-    .option('--wait', 'wait for the first check; exit 5 when NOT_AVAILABLE')
+    .option('--wait', 'wait for the first check, then show the resource; exit 5 when NOT_AVAILABLE (not with --inactive)')
     .option('--timeout <seconds>', 'how long --wait waits', '120')
     .action(act(async (rt, name: string, f: Flags & { inactive?: boolean; wait?: boolean; timeout: string }) => {
       if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
       if (!f.type || !f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', 2);
+      // An inactive resource is never checked on schedule: refuse before creating it rather than wait for nothing.
+      if (f.wait && f.inactive) {
+        throw new MonctlError('usage', `--wait waits for the first scheduled check, and an inactive resource has none; nothing was created.\n`
+          + `Drop --inactive, or add it and run: monctl resources check ${name}`, 2);
+      }
       const body = { ...(await bodyOf(rt, f)), name } as Static<typeof ResourcePatch> & { name: string; resourceType: 'HTTP'; target: string };
       const created = await rt.client.call(ops.createResource, { body });
       if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
       if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);
-      await reportCheck(rt, await waitForCheck(rt, created.id, Number(f.timeout)));
+      const entry = await waitForCheck(rt, created.id, Number(f.timeout));
+      // The resource, as without --wait, now with its first result (recorded in the same transaction as the entry).
+      // A USER does not see a resource of a HIDDEN group: then the resource as created.
+      const shown = await getOne(rt, created.id).catch((err: unknown) => {
+        if (err instanceof HttpError && err.status === 404) return created;
+        throw err;
+      });
+      await rt.show(shown, view);
+      if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;
     }));
 
   withOutput(resourceFlags(resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'))
-    .option('--name <name>', 'rename'))
+    .option('--name <name>', 'rename')
+    .option('--no-groups', 'take it out of every group (--group replaces the groups)'))
     .action(act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
       const body = await bodyOf(rt, f);
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);

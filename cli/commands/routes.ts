@@ -7,21 +7,30 @@ import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { agentId } from './agents.ts';
 
-export const routeView: View<Route> = {
+/**
+ * Agent names by id, for the AGENT columns of tables: one list call per command, and none for
+ * json/yaml (which keep `agentId` as the daemon sent it). An unknown id shows as itself.
+ */
+async function agentNames(rt: Runtime, needed = !rt.structured): Promise<Map<number, string>> {
+  return needed ? new Map((await rt.client.call(ops.listAgents)).map((a) => [a.id, a.name])) : new Map();
+}
+const nameOf = (names: Map<number, string>, id: number | null | undefined) => (id == null ? id : names.get(id) ?? id);
+
+export const routeView = (names: Map<number, string>): View<Route> => ({
   columns: [
     { header: 'ID', get: (r) => r.id },
     { header: 'NAME', get: (r) => r.name },
     { header: 'TYPE', get: (r) => r.type },
-    { header: 'AGENT', get: (r) => r.agentId },
+    { header: 'AGENT', get: (r) => nameOf(names, r.agentId) },
     { header: 'MATCH', get: (r) => (r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`) },
     { header: 'TARGET', get: (r) => r.target },
     { header: 'ENABLED', get: (r) => r.enabled },
     { header: 'CREATED', get: (r) => r.createdAt, wide: true },
     { header: 'UPDATED', get: (r) => r.updatedAt, wide: true },
   ],
-};
+});
 
-export const logView: View<RouteLogEntry> = {
+export const logView = (names: Map<number, string>): View<RouteLogEntry> => ({
   columns: [
     { header: 'AT', get: (e) => e.at },
     { header: 'METHOD', get: (e) => e.method },
@@ -33,10 +42,10 @@ export const logView: View<RouteLogEntry> = {
     { header: 'ID', get: (e) => e.id, wide: true },
     { header: 'IN', get: (e) => e.bytesIn, wide: true },
     { header: 'OUT', get: (e) => e.bytesOut, wide: true },
-    { header: 'AGENT', get: (e) => e.agentId, wide: true },
+    { header: 'AGENT', get: (e) => nameOf(names, e.agentId), wide: true },
     { header: 'POD', get: (e) => e.podId, wide: true },
   ],
-};
+});
 
 const routeId = (rt: Runtime, ref: string) => resolveRef(ref, 'route', () => rt.client.call(ops.listRoutes), (r) => r.name);
 
@@ -74,10 +83,16 @@ export function register(program: Command): void {
   const routes = program.command('routes').description('tunnel routes and their access logs (ADMIN)');
 
   withOutput(routes.command('list').alias('ls').description('list routes'))
-    .action(act(async (rt) => rt.show(await rt.client.call(ops.listRoutes), routeView)));
+    .action(act(async (rt) => {
+      const [list, names] = await Promise.all([rt.client.call(ops.listRoutes), agentNames(rt)]);
+      await rt.show(list, routeView(names));
+    }));
 
   withOutput(routes.command('get').description('show a route').argument('<route>', 'id or name'))
-    .action(act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getRoute, { params: { id: await routeId(rt, ref) } }), routeView)));
+    .action(act(async (rt, ref: string) => {
+      const [route, names] = await Promise.all([rt.client.call(ops.getRoute, { params: { id: await routeId(rt, ref) } }), agentNames(rt)]);
+      await rt.show(route, routeView(names));
+    }));
 
   withOutput(withRouteFlags(routes.command('add').description('create a route').argument('<name>')))
     .action(act(async (rt, name: string, f: RouteFlags) => {
@@ -120,6 +135,8 @@ export function register(program: Command): void {
         return followRouteLog(rt, id);
       }
       const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
-      await rt.show(await rt.client.call(ops.getRouteLog, { params: { id }, query }), logView);
+      // The AGENT column is in -o wide only.
+      const [entries, names] = await Promise.all([rt.client.call(ops.getRouteLog, { params: { id }, query }), agentNames(rt, rt.format === 'wide')]);
+      await rt.show(entries, logView(names));
     }));
 }

@@ -48,13 +48,17 @@ export async function readSecret(label: string, opts: { confirm?: boolean } = {}
 
 /**
  * Destructive commands: asks on a TTY, needs `--yes` otherwise (exit 2).
- * `what` completes "Delete resource 3 (web)?".
+ * `what` completes "Delete resource 3 (web)?"; `items`, when given, are
+ * listed (one per line) before the question and in the refusal, so that
+ * the person or the script log sees what would go.
  */
-export async function confirm(what: string, yes: boolean | undefined): Promise<void> {
+export async function confirm(what: string, yes: boolean | undefined, items: string[] = []): Promise<void> {
   if (yes) return;
+  const list = items.map((i) => `\n  ${i}`).join('');
   if (!stdinIsTty()) {
-    throw new MonctlError('usage', `refusing to ${what.charAt(0).toLowerCase()}${what.slice(1)} without --yes (stdin is not a terminal)`, 2);
+    throw new MonctlError('usage', `refusing to ${what.charAt(0).toLowerCase()}${what.slice(1)} without --yes (stdin is not a terminal)${list && `:${list}`}`, 2);
   }
+  if (list) process.stderr.write(`${list.slice(1)}\n`);
   const answer = await ask(`${what}? [y/N] `, false);
   if (!/^y(es)?$/i.test(answer.trim())) throw new MonctlError('aborted', 'aborted', 1);
 }

@@ -76,8 +76,14 @@ export const formats: Record<string, Renderer> = {
   ndjson: (d) => (Array.isArray(d) ? d : [d]).map((x) => `${JSON.stringify(x)}\n`).join(''),
 };
 
+/** The `-o` formats as a phrase ("table, wide, json, yaml or ndjson"): the one list for help and errors. */
+export function formatList(): string {
+  const names = Object.keys(formats);
+  return `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
 export function checkFormat(name: string): string {
-  if (!(name in formats)) throw new MonctlError('usage', `unknown output format "${name}" (one of ${Object.keys(formats).join(', ')})`, 2);
+  if (!Object.hasOwn(formats, name)) throw new MonctlError('usage', `unknown output format "${name}" (one of ${formatList()})`, 2);
   return name;
 }
 

@@ -62,22 +62,34 @@ export function applyTopologyEvent(topo: Topology | null, kind: string, data: an
   return t;
 }
 
-/** One line of the event pane. */
-export function describeEvent(kind: string, data: any, at = new Date()): string {
+/** The name of the pod, agent or route with this id in the topology; the id when it is not there. */
+function nameIn(list: Array<{ id: number; name: string }> | undefined, id: unknown): string {
+  return list?.find((x) => x.id === id)?.name ?? String(id);
+}
+
+/**
+ * One line of the event pane. Events that carry only ids (TOKEN_ROTATED,
+ * REQUEST_*, the pod of AGENT_CONNECTED) are named from `topo`, the topology
+ * as it was before the event.
+ */
+export function describeEvent(kind: string, data: any, topo: Topology | null = null, at = new Date()): string {
   const time = at.toTimeString().slice(0, 8);
+  const agent = (id: unknown) => nameIn(topo?.agents, id);
+  const route = (id: unknown) => nameIn(topo?.routes, id);
+  const pod = (id: unknown) => nameIn(topo?.pods, id);
   const what = ((): string => {
     switch (kind) {
       case 'SNAPSHOT': return `${data.pods?.length ?? 0} pods, ${data.agents?.length ?? 0} agents, ${data.routes?.length ?? 0} routes`;
       case 'AGENT_CREATED': return `agent ${data.agent.name} created`;
       case 'AGENT_DELETED': return `agent ${data.name} deleted`;
-      case 'TOKEN_ROTATED': return `agent ${data.agentId} got a new token`;
-      case 'AGENT_CONNECTED': return `agent ${data.agent.name} connected to pod ${data.podId}${data.replaced ? ' (replaced a session)' : ''}`;
+      case 'TOKEN_ROTATED': return `agent ${agent(data.agentId)} got a new token`;
+      case 'AGENT_CONNECTED': return `agent ${data.agent.name} connected to pod ${pod(data.podId)}${data.replaced ? ' (replaced a session)' : ''}`;
       case 'AGENT_DISCONNECTED': return `agent ${data.agent.name} disconnected: ${data.reason}`;
       case 'ROUTE_CREATED': return `route ${data.route.name} created`;
       case 'ROUTE_UPDATED': return `route ${data.route.name} updated`;
       case 'ROUTE_DELETED': return `route ${data.name} deleted`;
-      case 'REQUEST_IN_FLIGHT': return `route ${data.routeId} ${data.method} ${data.path} (${data.inFlight} in flight)`;
-      case 'REQUEST_COMPLETED': return `route ${data.routeId} ${data.status ?? 'ERR'} in ${data.durationMs} ms (${data.inFlight} in flight)`;
+      case 'REQUEST_IN_FLIGHT': return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.method} ${data.path} (${data.inFlight} in flight)`;
+      case 'REQUEST_COMPLETED': return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.status ?? 'ERR'} in ${data.durationMs} ms (${data.inFlight} in flight)`;
       case 'POD_UP': return `pod ${data.pod.name} up`;
       case 'POD_DOWN': return `pod ${data.pod.name} down`;
       default: return JSON.stringify(data);

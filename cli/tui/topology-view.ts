@@ -50,14 +50,14 @@ export interface Subscribe {
 export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error) => void }) {
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const [topology, setTopology] = useState<Topology | null>(null);
-  const [events, setEvents] = useState<string[]>([]);
+  // One state: each event line is named from the topology as it was before that event.
+  const [{ topology, events }, setView] = useState<{ topology: Topology | null; events: string[] }>({ topology: null, events: [] });
   const [state, setState] = useState<StreamState>('connecting');
   useEffect(() => props.subscribe({
-    onEvent: (e) => {
-      setTopology((t) => applyTopologyEvent(t, e.event, e.data));
-      setEvents((list) => [...list.slice(-99), describeEvent(e.event, e.data)]);
-    },
+    onEvent: (e) => setView((v) => ({
+      topology: applyTopologyEvent(v.topology, e.event, e.data),
+      events: [...v.events.slice(-99), describeEvent(e.event, e.data, v.topology)],
+    })),
     onState: setState,
     onFatal: (err) => {
       props.onFatal(err);

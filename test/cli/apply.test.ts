@@ -148,7 +148,7 @@ resources:
       { action: 'delete', kind: 'group', name: 'internal' },
       { action: 'delete', kind: 'announcement', name: 'maintenance' },
     ]));
-    const res = await monctl(['apply', '-f', v3, '--prune']);
+    const res = await monctl(['apply', '-f', v3, '--prune', '--yes']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Applied: 0 created, 0 updated, 3 deleted/);
     const s = await state();

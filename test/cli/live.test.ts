@@ -48,10 +48,10 @@ describe('resources check and add --wait', () => {
   it('add --wait exits 0 on AVAILABLE and 5 on NOT_AVAILABLE', async () => {
     const ok = await monctl(['resources', 'add', 'health-2', '--type', 'HTTP', '--target', `${cli.d.url}/actuator/health`, '--wait', '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.json()).toMatchObject({ status: 'AVAILABLE' });
+    expect(ok.json()).toMatchObject({ name: 'health-2', currentStatus: 'available' });
     const bad = await monctl(['resources', 'add', 'closed-2', '--type', 'TCP', '--target', '127.0.0.1:1', '--wait']);
     expect(bad.code, bad.stderr).toBe(5);
-    expect(bad.stdout).toMatch(/^STATUS\tNOT_AVAILABLE$/m);
+    expect(bad.stdout).toMatch(/^STATUS\tnot_available$/m);
   }, 60_000);
 });
 

@@ -1,4 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
@@ -88,4 +90,36 @@ it('asks before deleting on a terminal, and deletes on "y"', async () => {
   tmux('send-keys', '-t', 'confirm', 'y', 'Enter');
   await until(() => /Deleted group doomed/.test(tmux('capture-pane', '-p', '-t', 'confirm')));
   expect((await d.admin.call(operations.listGroups)).map((g) => g.id)).not.toContain(group.id);
+});
+
+it('apply --prune lists what it would delete and asks; "n" changes nothing, "y" deletes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'monctl-e2e-'));
+  try {
+    const doomed = await d.admin.call(operations.createResource, { body: { name: 'tty-doomed', resourceType: 'HTTP', target: 'http://127.0.0.1:9', active: false } });
+    const file = join(dir, 'keep.yaml');
+    writeFileSync(file, 'resources:\n  - {name: tty-kept, type: HTTP, target: "http://127.0.0.1:9/kept", active: false}\n');
+    const ids = async () => (await d.admin.call(operations.listAdminResources)).map((r) => r.id);
+    const session = (name: string) => {
+      tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '15', `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} apply -f ${file} --prune; echo "exit $?"; read x`);
+      return () => tmux('capture-pane', '-p', '-t', name);
+    };
+
+    const no = session('prune-no');
+    await until(() => /Delete this \(not in .*keep\.yaml, --prune\)\? \[y\/N\]/.test(no()));
+    expect(no()).toMatch(/^ {2}- resource tty-doomed$/m);
+    tmux('send-keys', '-t', 'prune-no', 'n', 'Enter');
+    await until(() => /exit 1/.test(no()));
+    expect(no()).toMatch(/aborted/);
+    // Asked before the first write: not even the creation happened.
+    expect(await ids()).toEqual([doomed.id]);
+
+    const yes = session('prune-yes');
+    await until(() => /\[y\/N\]/.test(yes()));
+    tmux('send-keys', '-t', 'prune-yes', 'y', 'Enter');
+    await until(() => /exit 0/.test(yes()));
+    expect(yes()).toMatch(/Applied: 1 created, 0 updated, 1 deleted/);
+    expect((await d.admin.call(operations.listAdminResources)).map((r) => r.name)).toEqual(['tty-kept']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -97,6 +97,28 @@ describe('TopologyView and TopologyApp', () => {
   });
 });
 
+describe('topology events name what they are about', () => {
+  it('TOKEN_ROTATED, REQUEST_* and AGENT_CONNECTED show agent, route and pod names, not ids', async () => {
+    const f = feed();
+    const app = render(h(TopologyApp, { subscribe: f.subscribe, onFatal: () => undefined }));
+    f.push('SNAPSHOT', snapshot);
+    await until(() => /pod pod-a/.test(app.lastFrame()!));
+    f.push('TOKEN_ROTATED', { agentId: 4 });
+    f.push('AGENT_CONNECTED', { agent: agent(4, 'spare', 'CONNECTED', 1), podId: 1, replaced: false });
+    f.push('REQUEST_IN_FLIGHT', { routeId: 7, agentId: 3, requestId: 'r', method: 'GET', path: '/x', inFlight: 1 });
+    f.push('REQUEST_COMPLETED', { routeId: 7, agentId: 3, requestId: 'r', status: 200, durationMs: 5, inFlight: 0 });
+    // Ids the topology does not know fall back to the id.
+    f.push('TOKEN_ROTATED', { agentId: 99 });
+    await until(() => /TOKEN_ROTATED agent 99 got a new token/.test(app.lastFrame()!));
+    const frame = app.lastFrame()!;
+    expect(frame).toMatch(/TOKEN_ROTATED agent spare got a new token/);
+    expect(frame).toMatch(/AGENT_CONNECTED agent spare connected to pod pod-a/);
+    expect(frame).toMatch(/REQUEST_IN_FLIGHT route site via edge GET \/x/);
+    expect(frame).toMatch(/REQUEST_COMPLETED route site via edge 200 in 5 ms/);
+    app.unmount();
+  });
+});
+
 describe('status model and view', () => {
   const snap = { resources: [
     { resourceId: 1, name: 'api', resourceType: 'HTTP', currentStatus: 'available', latestCheckStatus: 'AVAILABLE', latestCheckedAt: null, latestMessage: '200 OK', latestErrorCode: null },
