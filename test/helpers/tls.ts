@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { operations } from '../../src/api/operations.ts';
 import type { TestDaemon } from './daemon.ts';
+import { sseParser } from './sse-frames.ts';
 
 /**
  * A throwaway PKI made with openssl(1) in a temp dir: one CA, and server
@@ -73,21 +74,9 @@ export function httpsStream(url: string, headers: Record<string, string>, ca: st
       if (res.statusCode !== 200) return reject(new Error(`SSE ${url}: ${res.statusCode}`));
       const events: HttpsStream['events'] = [];
       let ended = false;
-      let buffer = '';
+      const parse = sseParser();
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const fields: Record<string, string> = {};
-          for (const line of buffer.slice(0, end).split('\n')) {
-            const colon = line.indexOf(':');
-            if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
-          }
-          buffer = buffer.slice(end + 2);
-          if (fields.event) events.push({ event: fields.event, data: JSON.parse(fields.data ?? 'null') });
-        }
-      });
+      res.on('data', (chunk: string) => events.push(...parse(chunk)));
       res.on('error', () => (ended = true));
       res.on('close', () => (ended = true));
       resolve({ events, socket: res.socket as TLSSocket, ended: () => ended, close: () => req.destroy() });

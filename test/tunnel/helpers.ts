@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operations } from '../../src/api/operations.ts';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { type SseEvent, sseParser } from '../helpers/sse-frames.ts';
+
+export type { SseEvent };
 
 export interface TestAgent {
   proc: ChildProcess;
@@ -144,7 +147,6 @@ export function edge(edgeUrl: string, host: string, method: string, path: string
   });
 }
 
-export interface SseEvent { id: string; event: string; data: any }
 
 /** Subscribes to an SSE stream of the daemon and collects its events until closed. */
 export function subscribe(daemon: TestDaemon, path: string): Promise<{ events: SseEvent[]; close(): void }> {
@@ -153,23 +155,9 @@ export function subscribe(daemon: TestDaemon, path: string): Promise<{ events: S
     const req = request(url, { headers: { 'x-api-key': daemon.adminKey, accept: 'text/event-stream' }, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`SSE ${path}: ${res.statusCode}`));
       const events: SseEvent[] = [];
-      let buffer = '';
+      const parse = sseParser();
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields: Record<string, string> = {};
-          for (const line of frame.split('\n')) {
-            const colon = line.indexOf(':');
-            if (colon <= 0) continue;
-            fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
-          }
-          if (fields.event) events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data ?? 'null') });
-        }
-      });
+      res.on('data', (chunk: string) => events.push(...parse(chunk)));
       res.on('error', () => {});
       resolve({ events, close: () => req.destroy() });
     });
