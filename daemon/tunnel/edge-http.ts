@@ -3,9 +3,9 @@ import { HttpError } from '../../src/errors.ts';
 import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
+import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import type { Observer } from './observe.ts';
-import { routeRequest } from './edge-route.ts';
 import type { RouteTable } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
 
