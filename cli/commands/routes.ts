@@ -25,6 +25,7 @@ export const routeView = (names: Map<number, string>): View<Route> => ({
     { header: 'MATCH', get: (r) => (r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`) },
     { header: 'TARGET', get: (r) => r.target },
     { header: 'ENABLED', get: (r) => r.enabled },
+    { header: 'ENCODED-SLASHES', get: (r) => r.allowEncodedSlashes, wide: true },
     { header: 'CREATED', get: (r) => r.createdAt, wide: true },
     { header: 'UPDATED', get: (r) => r.updatedAt, wide: true },
   ],
@@ -49,7 +50,7 @@ export const logView = (names: Map<number, string>): View<RouteLogEntry> => ({
 
 const routeId = (rt: Runtime, ref: string) => resolveRef(ref, 'route', () => rt.client.call(ops.listRoutes), (r) => r.name);
 
-interface RouteFlags { type?: string; agent?: string; target?: string; hostname?: string; pathPrefix?: string; listenPort?: string; enabled?: boolean }
+interface RouteFlags { type?: string; agent?: string; target?: string; hostname?: string; pathPrefix?: string; listenPort?: string; enabled?: boolean; allowEncodedSlashes?: boolean }
 
 function withRouteFlags(cmd: Command): Command {
   return cmd
@@ -59,6 +60,8 @@ function withRouteFlags(cmd: Command): Command {
     .option('--hostname <host>', 'HTTP: Host to match')
     .option('--path-prefix <prefix>', 'HTTP: path prefix to match (default /)')
     .option('--listen-port <port>', 'TCP: port the daemon listens on')
+    .option('--allow-encoded-slashes', 'HTTP: forward paths holding %2F or %5C (refused with 400 by default)')
+    .option('--no-allow-encoded-slashes', 'HTTP: refuse paths holding %2F or %5C again')
     .option('--enabled', 'enable the route')
     .option('--disabled', 'disable the route');
 }
@@ -74,6 +77,7 @@ async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }): Prom
     if (!/^\d+$/.test(f.listenPort)) throw new MonctlError('usage', '--listen-port must be a number', 2);
     body.listenPort = Number(f.listenPort);
   }
+  if (f.allowEncodedSlashes !== undefined) body.allowEncodedSlashes = f.allowEncodedSlashes;
   if (f.enabled) body.enabled = true;
   if (f.disabled) body.enabled = false;
   return body;

@@ -161,6 +161,7 @@ export interface RoutesTable {
   hostname: string | null;
   path_prefix: string | null;
   listen_port: number | null;
+  allow_encoded_slashes: Generated<number>;
   enabled: number;
   created_at: number;
   updated_at: number;

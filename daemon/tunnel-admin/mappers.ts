@@ -16,7 +16,7 @@ export function toRoute(row: RouteRow): Route {
   return {
     id: Number(row.id), name: row.name, type: row.type as RouteType, agentId: Number(row.agent_id), target: row.target,
     hostname: row.hostname, pathPrefix: row.path_prefix, listenPort: row.listen_port === null ? null : Number(row.listen_port),
-    enabled: Boolean(row.enabled), createdAt: formatDateTime(row.created_at), updatedAt: formatDateTime(row.updated_at),
+    allowEncodedSlashes: Boolean(row.allow_encoded_slashes), enabled: Boolean(row.enabled), createdAt: formatDateTime(row.created_at), updatedAt: formatDateTime(row.updated_at),
   };
 }
 

@@ -4,6 +4,7 @@ import type { RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/
 import { HttpError, invalidField } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import type { RouteRow } from '../store/schema.ts';
+import { normalisePath } from '../tunnel/path-normalise.ts';
 
 /** A route as it will be stored, after defaults and merging. */
 export interface RouteDraft {
@@ -14,6 +15,7 @@ export interface RouteDraft {
   hostname: string | null;
   pathPrefix: string | null;
   listenPort: number | null;
+  allowEncodedSlashes: boolean;
   enabled: boolean;
 }
 
@@ -57,6 +59,7 @@ function rejectForeignFields(type: RouteType, body: RouteCreate | RouteUpdate): 
   if (type === 'HTTP' && body.listenPort !== undefined) throw invalidField('listenPort', 'only TCP routes have a listenPort');
   if (type === 'TCP' && body.hostname !== undefined) throw invalidField('hostname', 'only HTTP routes have a hostname');
   if (type === 'TCP' && body.pathPrefix !== undefined) throw invalidField('pathPrefix', 'only HTTP routes have a pathPrefix');
+  if (type === 'TCP' && body.allowEncodedSlashes !== undefined) throw invalidField('allowEncodedSlashes', 'only HTTP routes have allowEncodedSlashes');
 }
 
 /** The stored shape of a new route, validated field by field (400 naming the field). */
@@ -65,7 +68,8 @@ export function draftFromCreate(body: RouteCreate): RouteDraft {
   return checkDraft({
     name: body.name, type: body.type, agentId: body.agentId, target: body.target,
     hostname: body.hostname ?? null, pathPrefix: body.type === 'HTTP' ? body.pathPrefix ?? '/' : null,
-    listenPort: body.listenPort ?? null, enabled: body.enabled ?? true,
+    listenPort: body.listenPort ?? null, allowEncodedSlashes: body.type === 'HTTP' && (body.allowEncodedSlashes ?? false),
+    enabled: body.enabled ?? true,
   });
 }
 
@@ -79,8 +83,20 @@ export function draftFromUpdate(row: RouteRow, body: RouteUpdate): RouteDraft {
     hostname: type === 'HTTP' ? body.hostname ?? (sameType ? row.hostname : null) : null,
     pathPrefix: type === 'HTTP' ? body.pathPrefix ?? (sameType ? row.path_prefix : null) ?? '/' : null,
     listenPort: type === 'TCP' ? body.listenPort ?? (sameType && row.listen_port !== null ? Number(row.listen_port) : null) : null,
+    allowEncodedSlashes: type === 'HTTP' && (body.allowEncodedSlashes ?? (sameType && Boolean(row.allow_encoded_slashes))),
     enabled: body.enabled ?? Boolean(row.enabled),
   });
+}
+
+/**
+ * The edge matches normalised paths, so a prefix that is not in normal form could never match:
+ * a 400 that says the form to use, rather than a route that silently serves nothing.
+ */
+function checkPrefixNormal(prefix: string, allowEncodedSlashes: boolean): void {
+  const normal = normalisePath(prefix);
+  if ('error' in normal) throw invalidField('pathPrefix', `is refused by the edge: ${normal.error}`);
+  if (normal.path !== prefix) throw invalidField('pathPrefix', `must be in normal form: ${normal.path}`);
+  if (normal.encodedSlash && !allowEncodedSlashes) throw invalidField('pathPrefix', 'holds an encoded slash; set allowEncodedSlashes');
 }
 
 function checkDraft(d: RouteDraft): RouteDraft {
@@ -89,6 +105,7 @@ function checkDraft(d: RouteDraft): RouteDraft {
     const host = normalizeHostname(d.hostname);
     if (!host) throw invalidField('hostname', 'must be a DNS name or an IP address');
     if (!/^\/[^\s?#]*$/.test(d.pathPrefix ?? '')) throw invalidField('pathPrefix', 'must start with / and contain no spaces, ? or #');
+    checkPrefixNormal(d.pathPrefix!, d.allowEncodedSlashes);
     if (!validHttpTarget(d.target)) throw invalidField('target', 'must be an http:// or https:// URL');
     return { ...d, hostname: host };
   }

@@ -31,7 +31,7 @@ async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>,
 function columns(d: RouteDraft) {
   return {
     name: d.name, type: d.type, agent_id: d.agentId, target: d.target, hostname: d.hostname,
-    path_prefix: d.pathPrefix, listen_port: d.listenPort, enabled: d.enabled ? 1 : 0,
+    path_prefix: d.pathPrefix, listen_port: d.listenPort, allow_encoded_slashes: d.allowEncodedSlashes ? 1 : 0, enabled: d.enabled ? 1 : 0,
   };
 }
 

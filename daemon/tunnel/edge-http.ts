@@ -3,9 +3,10 @@ import { HttpError } from '../../src/errors.ts';
 import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
+import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import type { Observer } from './observe.ts';
-import type { LiveRoute, RouteTable } from './route-table.ts';
+import type { RouteTable } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
 
 export interface EdgeDeps {
@@ -15,27 +16,20 @@ export interface EdgeDeps {
   observer: Observer;
 }
 
-/** Finds the route; a miss while routes reload waits for the reload (a just-created route is served). */
-export async function findRoute(deps: EdgeDeps, req: IncomingMessage): Promise<LiveRoute | undefined> {
-  const path = (req.url ?? '/').split('?')[0];
-  const found = deps.table.match(req.headers.host, path);
-  if (found || !deps.table.loading) return found;
-  await deps.table.loading;
-  return deps.table.match(req.headers.host, path);
-}
-
-const noRoute = (req: IncomingMessage) =>
-  new HttpError(404, 'no-route', `No route for host ${req.headers.host ?? '(none)'} and path ${(req.url ?? '/').split('?')[0]}`);
-
 /**
  * One edge request through the tunnel: the daemon is the HTTP client of the
  * target, over a pooled keep-alive stream through the agent. Bodies stream
  * both ways with backpressure; nothing is buffered whole.
  */
 export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const route = await findRoute(deps, req);
-  if (!route) return sendProblem(req, res, noRoute(req));
-  const exchange = deps.observer.begin(route, exchangeInfo(req));
+  const routing = await routeRequest(deps.table, req);
+  if ('error' in routing) {
+    // A refusal on a known route is in its access log, as other answers of the edge are.
+    if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
+    return sendProblem(req, res, routing.error);
+  }
+  const { route } = routing;
+  const exchange = deps.observer.begin(route, exchangeInfo(req, routing.logPath));
   const fail = (status: number, code: string, detail: string) => {
     exchange.finish(res.headersSent ? res.statusCode : status, detail);
     if (res.destroyed || res.writableEnded) return;
@@ -52,8 +46,8 @@ export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: Ser
   let out: ClientRequest;
   try {
     out = request({
-      agent: deps.sessions.pool(link, target.stream), method: req.method, path: target.base + (req.url || '/'),
-      headers: forwardHeaders(req, route, target), setHost: false,
+      agent: deps.sessions.pool(link, target.stream), method: req.method, path: target.base + routing.forward,
+      headers: forwardHeaders(req, route, target, routing.host), setHost: false,
     });
   } catch (err) {
     req.resume();

@@ -4,7 +4,8 @@ import type { Duplex } from 'node:stream';
 import { statusTitle } from '../../src/errors.ts';
 import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
 import { splice } from '../../src/tunnel/splice.ts';
-import { type EdgeDeps, findRoute } from './edge-http.ts';
+import type { EdgeDeps } from './edge-http.ts';
+import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
 
@@ -24,10 +25,14 @@ function headerLines(headers: Record<string, string | string[]>): string {
  */
 export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   socket.on('error', () => {});
-  const route = await findRoute(deps, req);
   const url = req.url ?? '/';
-  if (!route) return rawProblem(socket, problem(404, 'no-route', `No route for host ${req.headers.host ?? '(none)'}`), url);
-  const exchange = deps.observer.begin(route, exchangeInfo(req));
+  const routing = await routeRequest(deps.table, req);
+  if ('error' in routing) {
+    if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
+    return rawProblem(socket, routing.error, url);
+  }
+  const { route } = routing;
+  const exchange = deps.observer.begin(route, exchangeInfo(req, routing.logPath));
   let status: number | null = null;
   const fail = (failed: number, code: string, detail: string) => {
     status = failed;
@@ -38,12 +43,12 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   const target = parseHttpTarget(route.target);
   if (!link) return fail(502, 'agent-unavailable', 'agent not connected');
   if (!target) return fail(502, 'target-unavailable', 'invalid target URL');
-  const headers = { ...forwardHeaders(req, route, target), connection: 'Upgrade', upgrade: String(req.headers.upgrade ?? '') };
+  const headers = { ...forwardHeaders(req, route, target, routing.host), connection: 'Upgrade', upgrade: String(req.headers.upgrade ?? '') };
   let out: ClientRequest;
   try {
     out = request({
       createConnection: () => link.mux.open(target.stream, { allowHalfOpen: true }),
-      method: req.method, path: target.base + url, headers, setHost: false,
+      method: req.method, path: target.base + routing.forward, headers, setHost: false,
     });
   } catch (err) {
     return fail(502, 'agent-unavailable', `tunnel: ${(err as Error).message}`);

@@ -69,17 +69,19 @@ export function clientIp(req: IncomingMessage): string | null {
   return ip ? ip.replace(/^::ffff:/, '') : null;
 }
 
-export function exchangeInfo(req: IncomingMessage): ExchangeInfo {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return { method: req.method ?? 'GET', path: (q >= 0 ? url.slice(0, q) : url).slice(0, 2048), clientIp: clientIp(req) };
+/** `path`: as the client sent it, without the query string. */
+export function exchangeInfo(req: IncomingMessage, path: string): ExchangeInfo {
+  return { method: req.method ?? 'GET', path, clientIp: clientIp(req) };
 }
 
-/** The request headers the target gets: the client's end-to-end headers, its own Host, X-Forwarded-*. */
-export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: HttpTarget): OutgoingHttpHeaders {
+/**
+ * The request headers the target gets: the client's end-to-end headers, its own Host, X-Forwarded-*.
+ * `requestHost`: the host the request was for (an absolute-form authority wins over Host).
+ */
+export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: HttpTarget, requestHost: string | undefined): OutgoingHttpHeaders {
   const ip = clientIp(req) ?? '';
   const prior = req.headers['x-forwarded-for'];
-  const host = req.headers.host ?? route.hostname;
+  const host = requestHost ?? route.hostname;
   const headers: OutgoingHttpHeaders = endToEndHeaders(req.headers);
   headers.host = target.host;
   headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;

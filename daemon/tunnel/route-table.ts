@@ -1,6 +1,7 @@
 import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { CoalescedReload } from '../util/coalesced.ts';
+import { underPrefix } from './path-normalise.ts';
 
 /** An enabled route as the data plane needs it. */
 export interface LiveRoute {
@@ -11,6 +12,8 @@ export interface LiveRoute {
   hostname: string;
   pathPrefix: string;
   listenPort: number | null;
+  /** Whether paths with `%2F` / `%5C` are forwarded (else refused with 400). */
+  allowEncodedSlashes: boolean;
 }
 
 /**
@@ -58,7 +61,7 @@ export class RouteTable {
       const route: LiveRoute = {
         id: Number(row.id), type: row.type === 'TCP' ? 'TCP' : 'HTTP', agentId: Number(row.agent_id), target: row.target,
         hostname: hostWithoutPort(row.hostname ?? ''), pathPrefix: row.path_prefix || '/',
-        listenPort: row.listen_port === null ? null : Number(row.listen_port),
+        listenPort: row.listen_port === null ? null : Number(row.listen_port), allowEncodedSlashes: Boolean(row.allow_encoded_slashes),
       };
       if (route.type === 'TCP') {
         tcp.push(route);
@@ -74,9 +77,9 @@ export class RouteTable {
     this.#onTcp(tcp);
   }
 
-  /** The HTTP route for a Host header and a request path: exact host, longest prefix. */
+  /** The HTTP route for a host and a normalised path: exact host, longest prefix ending at a segment boundary. */
   match(host: string | undefined, path: string): LiveRoute | undefined {
     const list = this.#byHost.get(hostWithoutPort(host));
-    return list?.find((r) => path.startsWith(r.pathPrefix));
+    return list?.find((r) => underPrefix(path, r.pathPrefix));
   }
 }

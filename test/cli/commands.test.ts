@@ -180,13 +180,15 @@ describe('tunnel nouns', () => {
   });
 
   it('routes: add, list, update, log, rm', async () => {
-    const add = await monctl(['routes', 'add', 'site', '--agent', 'edge-1', '--target', 'http://127.0.0.1:9', '--hostname', 'site.test', '-o', 'json']);
+    const add = await monctl(['routes', 'add', 'site', '--agent', 'edge-1', '--target', 'http://127.0.0.1:9', '--hostname', 'site.test', '--allow-encoded-slashes', '-o', 'json']);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.json()).toMatchObject({ name: 'site', type: 'HTTP', hostname: 'site.test', enabled: true });
+    expect(add.json()).toMatchObject({ name: 'site', type: 'HTTP', hostname: 'site.test', enabled: true, allowEncodedSlashes: true });
     const list = await monctl(['routes', 'list']);
     expect(tsv(list.stdout)).toContainEqual(expect.arrayContaining(['site', 'HTTP', 'site.test/']));
     const upd = await monctl(['routes', 'update', 'site', '--path-prefix', '/app', '--disabled', '-o', 'json']);
-    expect(upd.json()).toMatchObject({ pathPrefix: '/app', enabled: false });
+    expect(upd.json()).toMatchObject({ pathPrefix: '/app', enabled: false, allowEncodedSlashes: true });
+    const strict = await monctl(['routes', 'update', 'site', '--no-allow-encoded-slashes', '-o', 'json']);
+    expect(strict.json()).toMatchObject({ pathPrefix: '/app', allowEncodedSlashes: false });
     const log = await monctl(['routes', 'log', 'site']);
     expect(log.stdout.split('\n')[0]).toBe('AT\tMETHOD\tPATH\tSTATUS\tMS\tCLIENT\tERROR');
     expect((await monctl(['routes', 'log', 'site', '-o', 'json'])).json()).toEqual([]);

@@ -39,7 +39,7 @@ describe('routes', () => {
     const route = res.json();
     expect(route).toEqual({
       id: expect.any(Number), name: 'web', type: 'HTTP', agentId, target: 'https://10.0.0.1:8443/app', hostname: 'web.example.test',
-      pathPrefix: '/', listenPort: null, enabled: true, createdAt: expect.stringMatching(DATE), updatedAt: expect.stringMatching(DATE),
+      pathPrefix: '/', listenPort: null, allowEncodedSlashes: false, enabled: true, createdAt: expect.stringMatching(DATE), updatedAt: expect.stringMatching(DATE),
     });
     expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).json()).toEqual(route);
     expect((await api(d, 'GET', '/admin/api/routes')).json()).toContainEqual(route);
@@ -61,6 +61,13 @@ describe('routes', () => {
       [{ ...http, hostname: '-x.test' }, 'hostname'],
       [{ ...http, pathPrefix: 'api' }, 'pathPrefix'],
       [{ ...http, pathPrefix: '/a b' }, 'pathPrefix'],
+      [{ ...http, pathPrefix: '/a/../b' }, 'pathPrefix'],
+      [{ ...http, pathPrefix: '/a//b' }, 'pathPrefix'],
+      [{ ...http, pathPrefix: '/%2e%2e/b' }, 'pathPrefix'],
+      [{ ...http, pathPrefix: '/caf%c3%a9' }, 'pathPrefix'],
+      [{ ...http, pathPrefix: '/a%2Fb' }, 'pathPrefix'],
+      [{ ...http, allowEncodedSlashes: 'yes' }, 'allowEncodedSlashes'],
+      [{ ...tcp, allowEncodedSlashes: true }, 'allowEncodedSlashes'],
       [{ ...http, target: 'ftp://x/' }, 'target'],
       [{ ...http, target: 'not a url' }, 'target'],
       [{ ...http, listenPort: 4000 }, 'listenPort'],
@@ -112,6 +119,17 @@ describe('routes', () => {
     expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { agentId: 424242 }), 400))).toEqual(['agentId']);
     expectProblem(await api(d, 'PUT', '/admin/api/routes/999999', { enabled: true }), 404);
     expect((await api(d, 'GET', `/admin/api/routes/${created.id}`)).json()).toMatchObject({ name: 'upd-renamed', type: 'TCP' });
+  });
+
+  it('stores allowEncodedSlashes: kept by PUT, dropped by a type change; an encoded-slash prefix needs it', async () => {
+    const created = (await post({ name: 'slashes', type: 'HTTP', agentId, hostname: 'slashes.test', target: 'http://x/', allowEncodedSlashes: true })).json();
+    expect(created).toMatchObject({ allowEncodedSlashes: true });
+    const kept = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { pathPrefix: '/pkg/@scope%2Fname' });
+    expect(kept.json()).toMatchObject({ allowEncodedSlashes: true, pathPrefix: '/pkg/@scope%2Fname' });
+    expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { allowEncodedSlashes: false }), 400))).toEqual(['pathPrefix']);
+    const port = await freePort();
+    const tcp = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'TCP', listenPort: port, target: 'y:22' });
+    expect(tcp.json()).toMatchObject({ type: 'TCP', allowEncodedSlashes: false });
   });
 
   it('deletes; unknown ids are 404', async () => {

@@ -5,6 +5,7 @@ import * as tunnel from './0003-tunnel.ts';
 import * as monitoringUniqueNames from './0004-monitoring-unique-names.ts';
 import * as probes from './0005-probes.ts';
 import * as tunnelAdmin from './0006-tunnel-admin.ts';
+import * as routeEncodedSlashes from './0007-route-encoded-slashes.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0004-monitoring-unique-names': monitoringUniqueNames,
   '0005-probes': probes,
   '0006-tunnel-admin': tunnelAdmin,
+  '0007-route-encoded-slashes': routeEncodedSlashes,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -42,7 +42,10 @@ export const AgentToken = Type.Object(
 );
 
 const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name or an IP address' });
-const PathPrefix = Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', description: 'a path starting with /' });
+const PathPrefix = Type.String({
+  minLength: 1, maxLength: 1024, pattern: '^/',
+  description: 'a normalised path starting with / (no dot-segments, no //); matched at a segment boundary',
+});
 const ListenPort = Type.Integer({ minimum: 1, maximum: 65535 });
 const Target = Type.String({
   minLength: 1, maxLength: 2048,
@@ -59,6 +62,7 @@ export const Route = Type.Object(
     hostname: Type.Union([Type.String(), Type.Null()]),
     pathPrefix: Type.Union([Type.String(), Type.Null()]),
     listenPort: Type.Union([Type.Integer(), Type.Null()]),
+    allowEncodedSlashes: Type.Boolean({ description: 'HTTP: forward paths holding %2F or %5C (refused with 400 otherwise); false for TCP' }),
     enabled: Type.Boolean(),
     createdAt: DateTime,
     updatedAt: DateTime,
@@ -75,6 +79,7 @@ const routeFields = {
   hostname: Type.Optional(Hostname),
   pathPrefix: Type.Optional(PathPrefix),
   listenPort: Type.Optional(ListenPort),
+  allowEncodedSlashes: Type.Optional(Type.Boolean({ description: 'HTTP only: forward paths holding encoded slashes (%2F, %5C); default false' })),
   enabled: Type.Optional(Type.Boolean()),
 };
 /** HTTP routes take `hostname` (and `pathPrefix`, default `/`); TCP routes take `listenPort`. */
@@ -92,6 +97,7 @@ export const RouteUpdate = Body(
     hostname: routeFields.hostname,
     pathPrefix: routeFields.pathPrefix,
     listenPort: routeFields.listenPort,
+    allowEncodedSlashes: routeFields.allowEncodedSlashes,
     enabled: routeFields.enabled,
   },
   'RouteUpdate',
