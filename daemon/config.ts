@@ -27,6 +27,8 @@ export interface DaemonConfig {
   tls?: { certFile: string; keyFile: string };
   /** The pod's name among daemons sharing a database; `<hostname>:<API port>` when absent. */
   podName?: string;
+  /** `/actuator/prometheus`: which per-resource series it shows, and whether it needs a credential; all and none when absent. */
+  metrics?: { detail: 'all' | 'public'; auth: 'none' | 'key' };
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;
 }
