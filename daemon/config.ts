@@ -27,6 +27,10 @@ export interface DaemonConfig {
   tls?: { certFile: string; keyFile: string };
   /** The pod's name among daemons sharing a database; `<hostname>:<API port>` when absent. */
   podName?: string;
+  /** `/actuator/prometheus`: which per-resource series it shows, and whether it needs a credential; all and none when absent. */
+  metrics?: { detail: 'all' | 'public'; auth: 'none' | 'key' };
+  /** Bad-token agent dials per source within windowMs before 429 (daemon/tunnel/dial-guard.ts defaults when absent). */
+  tunnelDials?: { maxRefusals: number; windowMs: number };
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;
 }

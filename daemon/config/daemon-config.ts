@@ -31,6 +31,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
       headersTimeoutMs: get<number>('headersTimeout'),
       keepAliveTimeoutMs: get<number>('keepAliveTimeout'),
     },
+    metrics: { detail: get<'all' | 'public'>('metricsDetail'), auth: get<'none' | 'key'>('metricsAuth') },
+    tunnelDials: { maxRefusals: get<number>('tunnelMaxRefusals'), windowMs: get<number>('tunnelRefusalWindow') },
     podName: get<string | undefined>('podName'),
     adminPassword: get<string | undefined>('adminPassword'),
   };

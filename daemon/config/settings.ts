@@ -1,6 +1,7 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
+import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
 import * as t from './types.ts';
 
 /**
@@ -28,6 +29,8 @@ export interface Setting<T = unknown> {
 const row = <T>(s: Setting<T>): Setting => s as Setting;
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const METRICS_DETAILS = ['all', 'public'] as const;
+export const METRICS_AUTHS = ['none', 'key'] as const;
 
 export const SETTINGS: readonly Setting[] = [
   row({ key: 'listen', flag: '--listen <host:port>', env: 'MONCTL_LISTEN', type: t.hostPort,
@@ -68,6 +71,14 @@ export const SETTINGS: readonly Setting[] = [
     unsetMeans: '<hostname>:<API port>', help: 'this daemon\'s name among the pods of one database' }),
   row({ key: 'checkResponses', flag: '--check-responses <on|off>', env: 'MONCTL_CHECK_RESPONSES', type: t.onOff,
     default: () => false, help: 'validate every response against its schema (tests)' }),
+  row({ key: 'metricsDetail', flag: '--metrics-detail <all|public>', env: 'MONCTL_METRICS_DETAIL', type: t.oneOf(METRICS_DETAILS),
+    default: () => 'all', help: 'per-resource series on /actuator/prometheus: all, or only of PUBLIC resources (no HIDDEN or AUTHENTICATED ones)' }),
+  row({ key: 'metricsAuth', flag: '--metrics-auth <none|key>', env: 'MONCTL_METRICS_AUTH', type: t.oneOf(METRICS_AUTHS),
+    default: () => 'none', help: 'none: /actuator/prometheus is public; key: it needs a valid API key (ADMIN or USER) or a session, else 401' }),
+  row({ key: 'tunnelMaxRefusals', flag: '--tunnel-max-refusals <n>', env: 'MONCTL_TUNNEL_MAX_REFUSALS', type: t.positiveInteger,
+    default: () => DIAL_LIMIT_DEFAULTS.maxRefusals, help: 'agent dials with a bad token from one address (IPv6: its /64) before its dials get 429' }),
+  row({ key: 'tunnelRefusalWindow', flag: '--tunnel-refusal-window <duration>', env: 'MONCTL_TUNNEL_REFUSAL_WINDOW', type: t.duration,
+    default: () => DIAL_LIMIT_DEFAULTS.windowMs, help: 'window of --tunnel-max-refusals, and interval of the refusal summaries in the log' }),
   row({ key: 'adminPassword', env: 'MONCTL_ADMIN_PASSWORD', type: t.password, secret: true,
     unsetMeans: 'a random one, printed once', help: 'password of user admin, created on the first start' }),
 ];

@@ -1,4 +1,5 @@
 import { explorerRoutes } from '../docs/explorer.ts';
+import { serveMetrics } from '../metrics/scrape.ts';
 import type { ModuleFactory } from '../module.ts';
 
 /** Health, metrics, the OpenAPI document and the explorer. */
@@ -13,10 +14,7 @@ export const systemModule: ModuleFactory = (ctx) => ({
     },
   },
   routes(router) {
-    router.get('/actuator/prometheus', async (_req, res) => {
-      const text = await ctx.metrics.registry.metrics();
-      res.writeHead(200, { 'Content-Type': ctx.metrics.registry.contentType }).end(text);
-    });
+    router.get('/actuator/prometheus', (req, res) => serveMetrics(ctx, req, res));
     explorerRoutes(ctx)(router);
   },
 });

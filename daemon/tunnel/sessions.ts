@@ -9,6 +9,7 @@ import {
 import type { DaemonContext } from '../context.ts';
 import { findAgentByToken } from '../tunnel-admin/agent-auth.ts';
 import { markConnected, markDisconnected, markSeen } from '../tunnel-admin/agent-status.ts';
+import { DialGuard } from './dial-guard.ts';
 import { TunnelPool } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
 
@@ -41,9 +42,11 @@ export class AgentSessions {
   readonly #podId: () => number;
   readonly #links = new Map<number, Link>();
   readonly #onCount: (n: number) => void;
+  readonly #guard: DialGuard;
 
   constructor(ctx: DaemonContext, podId: () => number, onCount: (n: number) => void) {
     this.#ctx = ctx;
+    this.#guard = new DialGuard(ctx);
     this.#podId = podId;
     this.#onCount = onCount;
   }
@@ -77,14 +80,27 @@ export class AgentSessions {
 
   async #accept(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => {}); // reported through the session once it exists
-    if (this.#ctx.draining) return rawProblem(socket, problem(503, 'draining', 'The daemon is shutting down'), TUNNEL_PATH);
+    if (this.#ctx.draining) {
+      this.#guard.refused('draining');
+      return rawProblem(socket, problem(503, 'draining', 'The daemon is shutting down'), TUNNEL_PATH);
+    }
     if (String(req.headers.upgrade ?? '').toLowerCase() !== TUNNEL_UPGRADE) {
+      this.#guard.refused('bad_upgrade');
       return rawProblem(socket, problem(400, 'bad-upgrade', `Upgrade must be ${TUNNEL_UPGRADE}`), TUNNEL_PATH);
     }
+    // A limited source is refused before its token is looked at: checking it would make the limit an oracle.
+    const limited = this.#guard.admit(socket.remoteAddress);
+    if (limited) return rawProblem(socket, limited, TUNNEL_PATH);
     const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
-    const agent = token ? await findAgentByToken(this.#ctx, token) : undefined;
+    let agent: Awaited<ReturnType<typeof findAgentByToken>>;
+    try {
+      agent = token ? await findAgentByToken(this.#ctx, token) : undefined;
+    } catch (err) {
+      this.#guard.settle(socket.remoteAddress, true); // the database failed, not the token
+      throw err;
+    }
+    this.#guard.settle(socket.remoteAddress, agent !== undefined);
     if (!agent) {
-      this.#ctx.log.warn({ remoteAddress: socket.remoteAddress }, 'tunnel: agent refused (bad registration token)');
       return rawProblem(socket, problem(401, 'unauthorized', 'Invalid or missing registration token',
         { 'WWW-Authenticate': 'Bearer' }), TUNNEL_PATH);
     }
@@ -181,6 +197,7 @@ export class AgentSessions {
 
   /** Shutdown: let streams finish for graceMs, then cut what is left. */
   async closeAll(graceMs: number): Promise<void> {
+    this.#guard.close();
     const links = [...this.#links.values()];
     if (!links.length) return;
     const closed = links.map((l) => new Promise<void>((done) => {

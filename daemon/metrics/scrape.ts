@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { unauthorized } from '../../src/errors.ts';
+import { ANONYMOUS, resolvePrincipal } from '../auth/principal.ts';
+import type { DaemonContext } from '../context.ts';
+import { visibleTo } from '../monitoring/visibility.ts';
+
+/** A sample line's `resource_id` label (prom-client escapes `"` in values, so a value cannot fake it). */
+const RESOURCE_LABEL = /[{,]resource_id="([^"]*)"/;
+
+/**
+ * Drops the samples of per-resource series (any metric with a `resource_id`
+ * label, so a new per-resource metric is covered without a list to keep up)
+ * whose resource `keep` refuses. HELP and TYPE lines stay: a metric without
+ * samples is valid exposition format.
+ */
+export function filterResourceSeries(text: string, keep: (resourceId: string) => boolean): string {
+  return text.split('\n').filter((line) => {
+    if (line.startsWith('#')) return true;
+    const id = RESOURCE_LABEL.exec(line)?.[1];
+    return id === undefined || keep(id);
+  }).join('\n');
+}
+
+/** Ids of the resources an anonymous caller may see (the seed's rules: no group, or a PUBLIC one). */
+async function publicResourceIds(ctx: DaemonContext): Promise<Set<string> | undefined> {
+  try {
+    const rows = await ctx.db.selectFrom('resources').select('id').where(visibleTo(ANONYMOUS)).execute();
+    return new Set(rows.map((r) => String(r.id)));
+  } catch (err) {
+    ctx.log.warn({ err }, 'metrics: resource visibilities not read; per-resource series left out');
+    return undefined; // fail closed: no per-resource series rather than all of them
+  }
+}
+
+/**
+ * `GET /actuator/prometheus`. `--metrics-auth key` wants any valid API key
+ * (ADMIN or USER, in the usual headers) or a session; `--metrics-detail public`
+ * keeps per-resource series of PUBLIC resources only, whoever scrapes.
+ */
+export async function serveMetrics(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { detail, auth } = ctx.config.metrics ?? { detail: 'all', auth: 'none' };
+  if (auth === 'key') {
+    const principal = await resolvePrincipal(req, ctx.keys, ctx.sessions); // 401 for a wrong key
+    if (principal.kind === 'anonymous') {
+      throw unauthorized('Metrics need an API key (--metrics-auth key): send Authorization: Bearer <key>');
+    }
+  }
+  let text = await ctx.metrics.registry.metrics();
+  if (detail === 'public') {
+    const ids = await publicResourceIds(ctx);
+    text = filterResourceSeries(text, (id) => ids?.has(id) ?? false);
+  }
+  res.writeHead(200, { 'Content-Type': ctx.metrics.registry.contentType, 'Cache-Control': 'no-store' }).end(text);
+}
