@@ -5,7 +5,7 @@
  */
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?$/;
-const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+const WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
 
 export const LOCAL_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
 
@@ -51,24 +51,46 @@ export function formatNullable(ms: number | null | undefined): string | null {
 function zoneOffset(ms: number): number {
   const local = formatDateTime(ms);
   const m = LOCAL.exec(local)!;
-  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) - Math.floor(ms / 1000) * 1000;
+  return civil(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6])! - Math.floor(ms / 1000) * 1000;
+}
+
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Wall-clock fields as UTC epoch ms, or undefined when they name no instant
+ * of the calendar: month 1-12, day within the month (leap years included),
+ * hour 0-23, minute and second 0-59. `24:00` and the leap second `:60` are
+ * refused rather than rolled over (epoch ms cannot hold a leap second).
+ */
+function civil(y: number, mo: number, d: number, h: number, mi: number, s: number, ms = 0): number | undefined {
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
+  if (d > (mo === 2 && isLeap(y) ? 29 : DAYS[mo - 1])) return undefined;
+  const date = new Date(Date.UTC(2000, 0, 1, h, mi, s, ms));
+  date.setUTCFullYear(y, mo - 1, d); // not Date.UTC(y, …): it reads years 0-99 as 1900-1999
+  return date.getTime();
 }
 
 /**
  * Parses an input datetime: the wire form (local to the daemon's zone) or any
- * ISO-8601 date-time with an offset. Returns undefined when it is neither.
+ * ISO-8601 date-time with an offset. Returns undefined when it is neither, or
+ * when it is not a real date and time (2026-02-30, T24:00, :60).
  */
 export function parseDateTime(text: string): number | undefined {
-  if (WITH_OFFSET.test(text)) {
-    const ms = Date.parse(text);
-    return Number.isNaN(ms) ? undefined : ms;
+  const o = WITH_OFFSET.exec(text);
+  if (o) {
+    const ms = o[7] ? Number(o[7].slice(0, 3).padEnd(3, '0')) : 0;
+    const utc = civil(+o[1], +o[2], +o[3], +o[4], +o[5], +(o[6] ?? 0), ms);
+    if (utc === undefined) return undefined;
+    if (o[8]) return utc;
+    const [oh, om] = [+o[10], +o[11]];
+    if (oh > 23 || om > 59) return undefined;
+    return utc - (o[9] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
   }
   const m = LOCAL.exec(text);
   if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = [+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]];
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
-  if (new Date(wall).getUTCDate() !== d) return undefined; // 2026-02-30 and the like
+  const wall = civil(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]);
+  if (wall === undefined) return undefined;
   if (isUtc(zoneName())) return wall;
   // Two passes settle the offset across a DST change.
   let guess = wall - zoneOffset(wall);

@@ -3,10 +3,14 @@ import { HttpError } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import { readForm } from '../http/body.ts';
 import { readCookie, sessionCookie } from '../http/cookies.ts';
+import { pageHeaders } from '../http/page-headers.ts';
 import type { RouterLike } from '../http/router-like.ts';
 import { loginPage } from './login-page.ts';
 import { DUMMY_HASH, verifyPassword } from './passwords.ts';
 import { SESSION_COOKIE, tokensEqual } from './sessions.ts';
+
+/** The login form has no script at all: nothing but its inline style and posting to itself. */
+const LOGIN_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function redirect(res: ServerResponse, location: string, cookie?: string): void {
   const headers: Record<string, string> = { Location: location, 'Cache-Control': 'no-store' };
@@ -42,11 +46,7 @@ export function loginRoutes(ctx: DaemonContext) {
       const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
       const notice = query.has('error') ? 'error' : query.has('logout') ? 'logout' : query.has('throttled') ? 'throttled' : undefined;
       const html = loginPage(csrf, notice);
-      const headers: Record<string, string | number> = {
-        'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html),
-        'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-        'X-Frame-Options': 'DENY',
-      };
+      const headers: Record<string, string | number> = { ...pageHeaders(LOGIN_CSP), 'Content-Length': Buffer.byteLength(html) };
       if (cookie) headers['Set-Cookie'] = cookie;
       res.writeHead(200, headers).end(html);
     });

@@ -1,4 +1,4 @@
-import { SESSION_SCHEME } from './openapi.ts';
+import { EXPLORER_SCRIPT_PATH } from './explorer-script.ts';
 
 /**
  * The HTML of the API explorer at `/api`: Swagger UI from the npm package, a
@@ -35,39 +35,26 @@ const STYLE = '#monctl-session{font:14px system-ui,sans-serif;padding:8px 20px;b
   + '#monctl-session a{color:#06c}#monctl-auth-notice{color:#b00020}';
 
 /**
- * A Swagger UI plugin: the Authorize dialog leaves out the session cookie
- * scheme. A browser cannot set an HttpOnly cookie from a form field; the
- * session is used by logging in at /login, and the document keeps the scheme
- * so that other clients know cookies work.
+ * What the explorer may load: its own scripts only (no inline script: the
+ * init is /swagger-ui/monctl-explorer.js), styles inline too (Swagger UI
+ * sets style attributes), images from itself and data: URIs (its icons),
+ * calls to itself. It may not be framed (it carries the session's CSRF token).
  */
-const HIDE_SESSION_SCHEME = `() => ({ statePlugins: { auth: { wrapSelectors: {
-  definitionsToAuthorize: (ori) => (state, ...args) => {
-    const list = ori(...args);
-    return list && list.map ? list.map((defs) => defs.delete ? defs.delete(${JSON.stringify(SESSION_SCHEME)}) : defs).filter((defs) => defs.size !== 0) : list;
-  },
-} } } })`;
+export const EXPLORER_CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
+  "connect-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
+].join('; ');
 
 export function explorerPage(session: SessionView | undefined): string {
-  // The session's CSRF token is embedded so that "Try it out" works after /login.
+  // The session's CSRF token is data in a <meta> (read by the served script) so that "Try it out" works after /login.
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>monctl API explorer</title>
+<meta name="monctl-csrf" content="${session ? escapeHtml(session.csrfToken) : ''}">
 <link rel="stylesheet" href="/swagger-ui/swagger-ui.css"><link rel="icon" href="/swagger-ui/favicon-32x32.png">
 <style>${STYLE}</style></head>
 <body>${sessionBar(session)}<div id="swagger-ui"></div>
 <script src="/swagger-ui/swagger-ui-bundle.js"></script>
 <script src="/swagger-ui/swagger-ui-standalone-preset.js"></script>
-<script>
-const csrf = ${JSON.stringify(session?.csrfToken ?? null)};
-window.ui = SwaggerUIBundle({
-  url: '/v3/api-docs', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true,
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout',
-  plugins: [${HIDE_SESSION_SCHEME}],
-  requestInterceptor: (r) => { if (csrf) r.headers['X-CSRF-TOKEN'] = csrf; return r; },
-  responseInterceptor: (r) => {
-    if (r.status === 401) document.getElementById('monctl-auth-notice').hidden = false;
-    else if (r.status < 400) document.getElementById('monctl-auth-notice').hidden = true;
-    return r;
-  },
-});
-</script></body></html>`;
+<script src="${EXPLORER_SCRIPT_PATH}"></script>
+</body></html>`;
 }

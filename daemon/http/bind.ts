@@ -6,6 +6,7 @@ import { type Principal, resolvePrincipal } from '../auth/principal.ts';
 import { tokensEqual } from '../auth/sessions.ts';
 import type { DaemonContext } from '../context.ts';
 import { readJson } from './body.ts';
+import { parseQueryStrict } from './well-formed.ts';
 import { sendJson, sendJsonText } from './problem.ts';
 import { RawJson } from './raw-json.ts';
 import type { RouterLike } from './router-like.ts';
@@ -46,7 +47,7 @@ export function authorize(op: OperationDef, principal: Principal, req: IncomingM
 function queryOf(req: IncomingMessage): Record<string, string> {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  return q < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+  return q < 0 ? {} : Object.fromEntries(parseQueryStrict(url.slice(q + 1)));
 }
 
 /** Express-style route path for tinyhttp: `/api/resources/{id}` to `/api/resources/:id`. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest, HttpError } from '../../src/errors.ts';
+import { decodeUtf8Body, parseQueryStrict, refuseLoneSurrogates } from './well-formed.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -43,15 +44,18 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
     if (absent) throw badRequest('Request body is required', [{ field: 'body', message: 'is required' }]);
     throw new HttpError(415, 'unsupported-media-type', 'Request body must be application/json');
   }
-  const raw = await readBody(req);
-  const text = raw.toString('utf8');
+  // Strict: invalid UTF-8 and lone surrogates are refused, not turned into U+FFFD.
+  const text = decodeUtf8Body(await readBody(req));
   if (text.trim() === '') throw badRequest('Request body is empty', [{ field: 'body', message: 'is required' }]);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     const message = `is not valid JSON: ${(err as Error).message}`;
     throw badRequest(`Request body ${message}`, [{ field: 'body', message }]);
   }
+  refuseLoneSurrogates(text, value);
+  return value;
 }
 
 /** An `application/x-www-form-urlencoded` body, for the login form. */
@@ -61,5 +65,5 @@ export async function readForm(req: IncomingMessage, limit = 16 * 1024): Promise
     req.resume();
     throw new HttpError(415, 'unsupported-media-type', 'Form must be application/x-www-form-urlencoded');
   }
-  return new URLSearchParams((await readBody(req, limit)).toString('utf8'));
+  return new URLSearchParams(parseQueryStrict(decodeUtf8Body(await readBody(req, limit)), 'form'));
 }

@@ -31,12 +31,21 @@ const RAW_IDS = ['1e400', '99999999999999999999', '-0', '0x10', '%00', '..%2F', 
   '9007199254740993', '-9007199254740993', 'NaN', 'Infinity', '%E0%A4%A', '%', '%%', '%FF', '%C0%AF', 'null', 'true', '[]', '%7B%7D',
   '0', '00', '1%00', '%D8%00', '%E2%80%AE1', '0b1', '1_000', '%D9%A1', '%EF%BC%91'];
 
+/** Date-times that name no instant: Date.parse rolled the first two over to another day. */
+const CALENDAR_INVALID = ['2036-02-30T00:00:00Z', '2036-01-01T24:00:00Z', '2037-02-29T12:00:00+01:00', '2036-04-31T00:00:00',
+  '2036-06-30T23:59:60Z', '2036-01-01T00:60:00Z', '2036-13-01T00:00:00Z', '2036-01-01T00:00:00+24:00'];
+/** Byte sequences that are not UTF-8: stray continuation, overlong, encoded surrogate, truncated, out of range. */
+const INVALID_UTF8 = [[0xff], [0xfe], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0xf0, 0x9f, 0x98]];
+/** Lone surrogates as JSON escapes (JSON.parse keeps them; only a check after parsing sees them). */
+const LONE_SURROGATES = ['\\ud800', '\\udfff', 'x\\ud83d', '\\ude00y', '\\uDBFF\\uDBFF'];
+
 const hugeString = fc.tuple(fc.integer({ min: 1_000, max: 100_000 }), fc.constantFrom('x', 'é', '😀', '\u202E', '\u0000', '\\', '"'))
   .map(([n, c]) => c.repeat(Math.ceil(n / c.length)));
 const weirdString = fc.oneof(
   fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\u202Eevil\u202C', '\u200F', '\uFEFF', '\u2028\u2029',
     '<script>alert(1)</script>', "' OR 1=1 --", '../../etc/passwd', '%00', '${jndi:ldap://127.0.0.1/a}', '__proto__', 'constructor',
-    '1e400', 'NaN', '-0', '\r\nX-Injected: 1', 'http://127.0.0.1:1/', '127.0.0.1:1', 'HTTP', 'ADMIN', 'USER'),
+    '1e400', 'NaN', '-0', '\r\nX-Injected: 1', 'http://127.0.0.1:1/', '127.0.0.1:1', 'HTTP', 'ADMIN', 'USER',
+    '2030-02-30T00:00:00Z', '2030-01-01T24:00:00Z', '2030-12-31T23:59:60Z', '2031-02-29T00:00:00'),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
 );
@@ -76,7 +85,7 @@ function validFor(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const);
   switch (schema.type) {
     case 'string': {
-      if (schema.format === 'date-time' || schema.format === 'date-time-input') return fc.constantFrom('2026-01-01T00:00:00', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00+02:00');
+      if (schema.format === 'date-time' || schema.format === 'date-time-input') return fc.constantFrom('2036-01-01T00:00:00', '2036-01-01T00:00:00Z', '2036-01-01T00:00:00+02:00', ...CALENDAR_INVALID);
       const min = schema.minLength ?? 0;
       const max = Math.min(schema.maxLength ?? 40, Math.max(min, 40));
       if (schema.pattern) {
@@ -138,7 +147,8 @@ function bodyFor(schema: Schema): fc.Arbitrary<{ text: string | Buffer; note: st
   const raw = fc.constantFrom<[string | Buffer, string]>(
     ['', 'empty'], ['{', 'truncated'], ['{"a":1,}', 'trailing comma'], ['\uFEFF{}', 'BOM'], [Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), 'invalid UTF-8'],
     ['{"name":"\\ud800"}', 'lone surrogate escape'], ['{"__proto__":{"admin":true}}', 'proto'], ['NaN', 'NaN'], ['{"a":1}{"b":2}', 'two values'],
-    [Buffer.from('{"name":"a\u0000"}'), 'raw NUL'],
+    [Buffer.from('{"name":"a\u0000"}'), 'raw NUL'], ['{"\\ud800":1}', 'lone surrogate key'],
+    ...INVALID_UTF8.map((seq): [Buffer, string] => [Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(seq), Buffer.from('"}')]), `invalid UTF-8 ${seq}`]),
   ).map(([text, note]) => ({ text, note: `raw ${note}` }));
   return fc.oneof(
     { arbitrary: fc.oneof(...variants).map(({ value, note }) => ({ text: toJson(value), note })), weight: 9 },
@@ -324,5 +334,57 @@ describe('hostile input generated from the OpenAPI document', () => {
     const errors = d.logs.filter((l) => l.level === 50 || (typeof l.level === 'number' && l.level >= 50));
     expect(errors, JSON.stringify(errors.slice(0, 3))).toEqual([]);
     expect(d.proc.exitCode).toBeNull();
+  }, 300_000);
+
+  /**
+   * Issue 14, finding 7: input that used to be changed silently. For every
+   * field of every JSON body: invalid UTF-8 bytes in it, a lone surrogate
+   * escape as its value (and inside an array), and, for date-time fields, a
+   * date-time that names no instant. Each is a 400 naming the field (`body`
+   * and the byte offset for invalid UTF-8, which has no field before decoding).
+   */
+  it('invalid UTF-8, lone surrogates and calendar-invalid dates in every body field: 400 naming the field', async () => {
+    const withBody = ops.filter((op) => op.body?.properties && Object.keys(op.body.properties).length);
+    expect(withBody.length).toBeGreaterThan(10);
+    const isDate = (s: Schema) => s.format === 'date-time-input' || (s.anyOf ?? []).some((m: Schema) => m.format === 'date-time-input');
+    let sent = 0;
+    let dateFields = 0;
+    const expect400 = async (op: Op, path: string, body: Buffer, note: string) => {
+      const c: Case = { path, headers: { 'content-type': 'application/json' }, body, note };
+      const res = await sendTimed(d.url, op.method, path, { ...auth, ...c.headers }, body);
+      sent++;
+      checkResponse(op.method, c, res);
+      expect(res.status, `${op.method} ${path} [${note}]: ${res.text}`).toBe(400);
+      return res.json().errors as Array<{ field: string; message: string }>;
+    };
+    for (const op of withBody) {
+      const path = op.path.replace(/\{\w+\}/g, '123456789012');
+      const [valid] = fc.sample(validFor(op.body!) as fc.Arbitrary<Record<string, unknown>>, { numRuns: 1, seed: 14 });
+      for (const [field, schema] of Object.entries(op.body!.properties as Record<string, Schema>)) {
+        const MARK = '\u0001MARK\u0001';
+        const text = toJson({ ...valid, [field]: `a${MARK}b` }).replace(JSON.stringify(MARK).slice(1, -1), MARK);
+        const [before, after] = text.split(MARK);
+        for (const seq of INVALID_UTF8) {
+          const errors = await expect400(op, path, Buffer.concat([Buffer.from(before), Buffer.from(seq), Buffer.from(after)]), `invalid UTF-8 ${seq} in ${field}`);
+          expect(errors).toEqual([{ field: 'body', message: `is not valid UTF-8: invalid byte sequence at byte ${Buffer.byteLength(before)}` }]);
+        }
+        for (const lone of LONE_SURROGATES) {
+          for (const [value, named] of [[`"${lone}"`, field], [`["ok","${lone}"]`, `${field}[1]`]]) {
+            const errors = await expect400(op, path, Buffer.from(toJson({ ...valid, [field]: new RawText(value) })), `lone surrogate in ${field}`);
+            expect(errors).toEqual([{ field: named, message: expect.stringMatching(/^is not well-formed Unicode: lone surrogate U\+D[89A-F]/) }]);
+          }
+        }
+        if (!isDate(schema)) continue;
+        dateFields++;
+        for (const date of CALENDAR_INVALID) {
+          const errors = await expect400(op, path, Buffer.from(toJson({ ...valid, [field]: date })), `calendar-invalid ${field}`);
+          expect(errors, date).toContainEqual({ field, message: expect.stringMatching(/^must be a date-time/) });
+        }
+      }
+    }
+    console.log(`hostile-openapi: ${sent} requests with invalid UTF-8, lone surrogates and calendar-invalid dates over ${withBody.length} operations (${dateFields} date-time fields)`);
+    expect(dateFields).toBeGreaterThanOrEqual(2);
+    const errors = d.logs.filter((l) => typeof l.level === 'number' && l.level >= 50);
+    expect(errors, JSON.stringify(errors.slice(0, 3))).toEqual([]);
   }, 300_000);
 });
