@@ -61,6 +61,14 @@ class WatchedSqliteDriver extends SqliteDriver {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
+  /**
+   * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL among them);
+   * a ROLLBACK then fails with "no transaction is active", which would replace the real error.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#inTransaction()) await super.rollbackTransaction(connection);
+  }
+
   #watch(inner: DatabaseConnection): DatabaseConnection {
     const fail = (err: unknown): never => {
       const storage = storageErrorOf(err);
