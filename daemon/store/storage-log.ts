@@ -7,8 +7,8 @@ const CORRUPT_LOG_EVERY_MS = 60_000;
 
 /** The command an admin runs to see what is damaged (also in README, "Storage problems"). */
 export function integrityCheckAdvice(dataDir: string): string {
-  return `stop the daemon and run the integrity check: monctl daemon check --data-dir ${dataDir} `
-    + `(or: sqlite3 ${join(dataDir, 'monctl.db')} 'PRAGMA integrity_check'); then restore monctl.db from a backup`;
+  return `run the integrity check: monctl daemon check --data-dir ${dataDir} `
+    + `(or: sqlite3 ${join(dataDir, 'monctl.db')} 'PRAGMA integrity_check'), then restore monctl.db from a backup with the daemon stopped`;
 }
 
 /** One log line per change of the storage condition; the corruption advice at most once a minute. */

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../daemon/store/store.ts';
 import { runMonctl } from '../cli/run.ts';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { runDaemonToExit } from '../helpers/daemon-exit.ts';
 import { bearer, send } from '../helpers/http.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'monctl-lock-'));
@@ -14,22 +15,6 @@ afterAll(async () => {
   for (const d of daemons) await d.stop('SIGKILL');
   rmSync(base, { recursive: true, force: true });
 });
-
-/** Runs `bin/monctl daemon` to its end (a refused start), with its output. */
-function runDaemonToExit(dataDir: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(join(ROOT, 'bin/monctl'), ['daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir], {
-      env: { ...process.env, MONCTL_ADMIN_PASSWORD: 'test-admin-password-1' }, stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000); // a second daemon that started would run forever
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
 
 /** Runs the fixture writer as its own process, the way a second program shares the file. */
 function writer(dataDir: string, tag: string, count: number): Promise<{ ok: number; errors: Record<string, number> }> {

@@ -91,3 +91,18 @@ function withStatementCache(raw: RawDatabase) {
     },
   };
 }
+
+/**
+ * `PRAGMA integrity_check` on a database file, read-only (safe beside a running
+ * daemon): `ok`, or one line per problem found. Throws when the file cannot be
+ * opened as a database at all (SQLITE_NOTADB).
+ */
+export function checkSqliteFile(file: string): string[] {
+  const raw = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+  try {
+    raw.pragma('busy_timeout = 5000');
+    return (raw.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check);
+  } finally {
+    raw.close();
+  }
+}
