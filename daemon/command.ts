@@ -1,12 +1,16 @@
 import { Command, Option } from 'commander';
 import { VERSION } from '../src/version.ts';
-import { MonctlError } from '../src/errors.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ExitCode, MonctlError } from '../src/errors.ts';
 import type { DaemonConfig } from './config.ts';
 import { toDaemonConfig } from './config/daemon-config.ts';
 import { ConfigError, loadConfigFile } from './config/file.ts';
 import { printConfig } from './config/print.ts';
 import { addSettingOptions, resolveSettings } from './config/resolve.ts';
 import { SETTINGS, settingOf } from './config/settings.ts';
+import { StorageError } from './store/storage-error.ts';
+import { integrityCheckAdvice } from './store/storage-log.ts';
 
 const HELP_AFTER = `
 Every setting is also an env var (shown above) and a key of the --config file
@@ -54,6 +58,11 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
     .addHelpText('after', '\nThe password comes from MONCTL_ADMIN_PASSWORD (or adminPassword in --config), else a random one is printed once on stderr.')
     .action(() => runResetAdmin(reset));
 
+  const check = program.command('check')
+    .description('check the database file for damage (PRAGMA integrity_check, read-only; the daemon may run): exit 0 if ok, 1 if not')
+    .addOption(configOption());
+  addSettingOptions(check, [settingOf('dataDir')!]).action(() => runCheck(check));
+
   program.action(() => runDaemon(program));
   await program.parseAsync(argv, { from: 'user' });
 }
@@ -72,6 +81,29 @@ async function runResetAdmin(cmd: Command): Promise<void> {
     process.stderr.write(`monctl daemon reset-admin: ${(err as Error).message}\n`);
     process.exit(err instanceof MonctlError ? err.exitCode : 1);
   }
+}
+
+async function runCheck(cmd: Command): Promise<void> {
+  const dataDir = configure(cmd, ['dataDir']).values.get('dataDir') as string;
+  const file = join(dataDir, 'monctl.db');
+  if (!existsSync(file)) {
+    process.stderr.write(`monctl daemon check: no database at ${file}\n`);
+    process.exit(ExitCode.notFound);
+  }
+  const { checkSqliteFile } = await import('./store/dialect/sqlite.ts');
+  let problems: string[];
+  try {
+    problems = checkSqliteFile(file);
+  } catch (err) {
+    problems = [(err as Error).message];
+  }
+  if (problems.length === 1 && problems[0] === 'ok') {
+    process.stdout.write(`${file}: ok\n`);
+    return;
+  }
+  process.stdout.write(`${problems.map((p) => `${file}: ${p}`).join('\n')}\n`);
+  process.stderr.write(`monctl daemon check: ${file} is damaged: restore it from a backup (with the daemon stopped)\n`);
+  process.exit(ExitCode.error);
 }
 
 async function runDaemon(program: Command): Promise<void> {
@@ -94,7 +126,9 @@ async function runDaemon(program: Command): Promise<void> {
     daemon = await startDaemon(config);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const hint = e.code === 'EADDRINUSE' ? ' (is another daemon running? choose another --listen port)' : '';
+    const corrupt = e instanceof StorageError ? e : e.cause instanceof StorageError ? e.cause : undefined;
+    const hint = e.code === 'EADDRINUSE' ? ' (is another daemon running? choose another --listen port)'
+      : corrupt?.kind === 'corrupt' ? `; the database file is corrupt: ${integrityCheckAdvice(config.dataDir)}` : '';
     process.stderr.write(`monctl daemon: ${e.message}${hint}\n`);
     process.exit(1);
   }

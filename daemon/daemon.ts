@@ -23,7 +23,9 @@ import { logDestination } from '../src/log-format.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import type { DaemonModule } from './module.ts';
 import { moduleFactories } from './modules.ts';
+import { lockDataDir } from './store/dialect/sqlite-lock.ts';
 import { openStore } from './store/store.ts';
+import { logStorageHealth } from './store/storage-log.ts';
 import { nothingConnected } from './tunnel-control.ts';
 
 export interface RunningDaemon {
@@ -87,19 +89,29 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   }
   const log = createLogger(config.logLevel, await logDestination(config.logFormat ?? 'json'));
   const limits = serverLimits(config);
-  const store = await openStore(config.dataDir);
-  const installSecret = await loadInstallSecret(store.db);
-  const ctx: DaemonContext = {
-    config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus: new Bus(),
-    keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
-    loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
-  };
-
+  // One daemon per data directory: a second one exits here, naming the holder's PID.
+  const lock = lockDataDir(config.dataDir);
+  let store;
+  try {
+    store = await openStore(config.dataDir);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  logStorageHealth(store.health, log, config.dataDir);
+  let ctx: DaemonContext;
   const modules: DaemonModule[] = [];
   try {
+    const installSecret = await loadInstallSecret(store.db);
+    ctx = {
+      config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus: new Bus(),
+      keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
+      loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
+    };
     for (const factory of moduleFactories) modules.push(await factory(ctx));
   } catch (err) {
     await store.close();
+    lock.release();
     throw err;
   }
 
@@ -140,7 +152,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     },
     stop: () => {
       tls?.close();
-      return stopDaemon(ctx, [api, edge], modules);
+      return stopDaemon(ctx, [api, edge], modules).finally(() => lock.release());
     },
   };
   log.info({ api: running.apiUrl, edge: running.edgeUrl, dataDir: config.dataDir, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');

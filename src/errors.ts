@@ -44,6 +44,7 @@ const titles: Record<number, string> = {
   502: 'Bad Gateway',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
+  507: 'Insufficient Storage',
 };
 
 export function statusTitle(status: number): string {

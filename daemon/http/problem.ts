@@ -1,14 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
 import type { Logger } from '../logger.ts';
+import { NO_SPACE_CODES, StorageError } from '../store/storage-error.ts';
 
 /**
  * The daemon's one error boundary: whatever a handler throws ends up here and
  * leaves as RFC 9457 problem+json. Anything that is not an HttpError is a bug:
  * it is logged with its stack and the client sees a bare 500 without details.
+ * Storage conditions are the server's, not the client's: 507 for a full disk,
+ * 503 for a corrupt database (logged with advice where health learns of them).
  */
 export function toHttpError(err: unknown, log?: Logger): HttpError {
   if (err instanceof HttpError) return err;
+  const storage = storageProblem(err);
+  if (storage) return storage;
   const code = (err as { code?: unknown })?.code;
   if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted') {
     return new HttpError(400, 'client-aborted', 'The client closed the connection');
@@ -16,6 +21,20 @@ export function toHttpError(err: unknown, log?: Logger): HttpError {
   if (err instanceof URIError) return new HttpError(400, 'bad-uri', 'Malformed percent-encoding in the URL');
   log?.error({ err }, 'unhandled error');
   return new HttpError(500, 'internal', 'Internal server error');
+}
+
+function storageProblem(err: unknown): HttpError | undefined {
+  const found = err instanceof StorageError ? err : (err as Error)?.cause instanceof StorageError ? (err as Error).cause as StorageError : undefined;
+  const code = found?.code ?? (err as { code?: unknown })?.code;
+  if (found?.kind === 'full' || (typeof code === 'string' && NO_SPACE_CODES.has(code))) {
+    return new HttpError(507, 'storage-full', `The server's storage is full (${String(code)}): the change was not saved. `
+      + 'Reads still work; writes work again once the administrator frees space', { extensions: { cause: code } });
+  }
+  if (found?.kind === 'corrupt') {
+    return new HttpError(503, 'storage-corrupt', `The server's database is damaged (${found.code}): this could not be read. `
+      + 'The administrator has been told to check it', { extensions: { cause: found.code } });
+  }
+  return undefined;
 }
 
 export function sendProblem(req: IncomingMessage, res: ServerResponse, err: unknown, log?: Logger): void {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Migrator } from 'kysely';
 import { openSqlite, type OpenedStore } from './dialect/sqlite.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { probeWritesWhileDegraded } from './write-probe.ts';
 
 export type { OpenedStore };
 
@@ -17,7 +18,13 @@ export async function openStore(dataDir: string): Promise<OpenedStore> {
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     await store.close();
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
+  const stopProbe = probeWritesWhileDegraded(store);
+  const close = store.close;
+  store.close = () => {
+    stopProbe();
+    return close();
+  };
   return store;
 }

@@ -7,7 +7,10 @@ export const systemModule: ModuleFactory = (ctx) => ({
   name: 'system',
   handlers: {
     health({ res }) {
-      if (!ctx.draining) return { status: 'UP' as const };
+      // DEGRADED (disk full: reads work, writes get 507) stays 200, as Spring Boot maps statuses
+      // it does not know: a load balancer keeps sending reads. DOWN (draining, corrupt file) is 503.
+      const storage = ctx.store.health.condition.status;
+      if (!ctx.draining && storage !== 'DOWN') return { status: storage };
       // Load balancers read the status code; the body keeps the actuator shape.
       res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'DOWN' }));
       return undefined as never;

@@ -1,6 +1,8 @@
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { StorageHealth } from '../storage-health.ts';
+import { WatchedSqliteDialect } from './sqlite-driver.ts';
 
 /**
  * Everything SQLite-specific lives here: opening the file, pragmas, integrity
@@ -13,7 +15,9 @@ import type { Database } from '../schema.ts';
  */
 export interface OpenedStore {
   db: Kysely<Database>;
-  /** `PRAGMA integrity_check`, for tests and `monctl daemon --check`. */
+  /** Full disk and corruption as the store's queries met them (for health). */
+  health: StorageHealth;
+  /** `PRAGMA integrity_check`, for tests and `monctl daemon check`. */
   integrityCheck(): string;
   close(): Promise<void>;
 }
@@ -31,9 +35,12 @@ export function openSqlite(file: string): OpenedStore {
   // better-sqlite3's build default, stated here so the bound is ours). The soak's RSS creep in its
   // first minutes was this cache filling: with 2 MB, malloc'd memory stayed flat.
   raw.pragma('cache_size = -16000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const health = new StorageHealth();
+  const dialect = new WatchedSqliteDialect({ database: withStatementCache(raw) }, health, () => raw.inTransaction);
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
+    health,
     integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
     async close() {
       await db.destroy(); // closes `raw` as well
@@ -83,4 +90,19 @@ function withStatementCache(raw: RawDatabase) {
       return statement;
     },
   };
+}
+
+/**
+ * `PRAGMA integrity_check` on a database file, read-only (safe beside a running
+ * daemon): `ok`, or one line per problem found. Throws when the file cannot be
+ * opened as a database at all (SQLITE_NOTADB).
+ */
+export function checkSqliteFile(file: string): string[] {
+  const raw = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+  try {
+    raw.pragma('busy_timeout = 5000');
+    return (raw.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check);
+  } finally {
+    raw.close();
+  }
 }

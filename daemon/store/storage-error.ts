@@ -1,0 +1,21 @@
+/**
+ * A storage condition the server cannot fix by itself, translated from the
+ * dialect's own error (SQLite's SQLITE_FULL, SQLITE_CORRUPT, …) so that the
+ * HTTP layer and health need not know the dialect:
+ * - `full`: the disk (or quota) is full; writes fail, reads work.
+ * - `corrupt`: the database file is damaged; nothing read from it can be trusted.
+ */
+export class StorageError extends Error {
+  readonly kind: 'full' | 'corrupt';
+  /** The dialect's or the OS's error code, e.g. SQLITE_FULL, ENOSPC. */
+  readonly code: string;
+  constructor(kind: 'full' | 'corrupt', code: string, cause: unknown) {
+    super(`${kind === 'full' ? 'storage full' : 'database corrupt'} (${code}): ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'StorageError';
+    this.kind = kind;
+    this.code = code;
+  }
+}
+
+/** OS error codes that mean "no space left" wherever a file write surfaces them. */
+export const NO_SPACE_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);
