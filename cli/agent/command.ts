@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
@@ -13,8 +12,9 @@ interface AgentFlags {
   logLevel: string;
 }
 
-/** Asks for the token on the terminal without echoing it. */
+/** Asks for the token on the terminal without echoing it. node:readline is loaded here only: an agent that never prompts does without it. */
 async function promptToken(): Promise<string> {
+  const { createInterface } = process.getBuiltinModule('node:readline');
   const muted = new Writable({ write: (_c, _e, done) => done() });
   process.stderr.write('Registration token: ');
   const rl = createInterface({ input: process.stdin, output: muted, terminal: true });
@@ -80,7 +80,8 @@ export function configureAgentCommand(cmd: Command): Command {
         return usage((err as Error).message);
       }
 
-      const log = pino({ level: flags.logLevel, base: { pid: process.pid, component: 'agent' }, timestamp: pino.stdTimeFunctions.isoTime });
+      // Straight to fd 1, as pino does by default, without creating process.stdout (a stream the agent never uses).
+      const log = pino({ level: flags.logLevel, base: { pid: process.pid, component: 'agent' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(1));
       const agent = new TunnelAgent({
         server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log,
       });
