@@ -1,4 +1,4 @@
-let done = false;
+let applied = false;
 
 /**
  * Makes V8 free the memory of the buffers the agent relays sooner. Each chunk
@@ -17,8 +17,8 @@ let done = false;
  * print an error for it.
  */
 export function collectBuffersSooner(): void {
-  if (done) return;
-  done = true;
+  if (applied) return;
+  applied = true;
   if (Number(process.versions.v8.split('.')[0]) < 13) return;
   process.getBuiltinModule('node:v8').setFlagsFromString('--scavenger-max-new-space-capacity-mb=1');
 }
