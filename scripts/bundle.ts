@@ -28,6 +28,37 @@ const builtinsByRequire: Plugin = {
 };
 
 /**
+ * For the agent alone: what its dependencies load at start-up but the agent
+ * never runs. Each built-in loaded costs RSS (its compiled code, and the pages
+ * of the node binary its source sits in), and the agent's budget is tight.
+ * - pino's transports (lib/transport.js: thread-stream, a worker thread,
+ *   node:module, node:url): the agent only logs JSON to stdout. A transport
+ *   asked for anyway throws.
+ * - node:worker_threads, of which pino reads only `isMainThread` (for
+ *   asynchronous destinations): the agent runs on the main thread.
+ * - node:child_process (commander: executable subcommands, which the agent has
+ *   none of) and node:assert (sonic-boom's argument checks): loaded on first
+ *   use, through a proxy.
+ */
+const agentDiet: Plugin = {
+  name: 'agent-diet',
+  setup(b) {
+    const ns = 'agent-diet';
+    b.onResolve({ filter: /^\.\/(lib\/)?transport$/ }, (args) => (/[\\/]pino[\\/]/.test(args.importer) ? { path: 'pino-transport', namespace: ns } : undefined));
+    b.onResolve({ filter: /^(node:)?worker_threads$/ }, (args) => (/[\\/]pino[\\/]lib[\\/]tools\.js$/.test(args.importer) ? { path: 'worker_threads', namespace: ns } : undefined));
+    b.onResolve({ filter: /^(node:)?(child_process|assert)$/ }, (args) => (args.namespace === ns ? undefined : { path: args.path.replace(/^node:/, ''), namespace: ns }));
+    b.onLoad({ filter: /.*/, namespace: ns }, ({ path }) => {
+      if (path === 'pino-transport') return { contents: "module.exports = () => { throw new Error('pino transports are not part of the monctl agent'); };", loader: 'js' };
+      if (path === 'worker_threads') return { contents: 'module.exports = { isMainThread: true };', loader: 'js' };
+      // A function target, so that `assert(…)` calls through too.
+      const lazy = `let m; const load = () => (m ??= require(${JSON.stringify(path)}));
+module.exports = new Proxy(function () {}, { get: (_, k) => load()[k], apply: (_, self, args) => Reflect.apply(load(), self, args) });`;
+      return { contents: lazy, loader: 'js' };
+    });
+  },
+};
+
+/**
  * What every bundle shares. The target is the oldest Node the package
  * supports (package.json engines); JSX from .tsx files compiles with React's
  * automatic runtime, as tsconfig says.
@@ -91,8 +122,11 @@ export function bundleAgent(format: 'esm' | 'cjs', outfile: string) {
     entryPoints: [join(ROOT, 'cli/agent/main.ts')],
     outfile,
     format,
-    ...(format === 'esm' ? { banner: { js: `#!/usr/bin/env node\n${requireShim}` } } : {}),
+    // Everything but Node's built-ins is inside, so process.getBuiltinModule serves as require():
+    // no createRequire(import.meta.url) and its path resolutions at start-up.
+    ...(format === 'esm' ? { banner: { js: '#!/usr/bin/env node\nconst require = process.getBuiltinModule;' } } : {}),
     minify: true,
     keepNames: true,
+    plugins: [agentDiet, builtinsByRequire],
   });
 }

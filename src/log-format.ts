@@ -4,9 +4,12 @@ import type { DestinationStream } from 'pino';
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** Pretty on a terminal; JSON everywhere else (journald, pipes, the tests). */
-export function defaultLogFormat(stdout: { isTTY?: boolean } = process.stdout): LogFormat {
-  return stdout.isTTY ? 'pretty' : 'json';
+/**
+ * Pretty on a terminal; JSON everywhere else (journald, pipes, the tests).
+ * Asks fd 1 directly: touching `process.stdout` would create a stream the agent never uses.
+ */
+export function defaultLogFormat(isTTY: boolean = process.getBuiltinModule('node:tty').isatty(1)): LogFormat {
+  return isTTY ? 'pretty' : 'json';
 }
 
 /**

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
@@ -18,8 +17,9 @@ interface AgentFlags {
   maxAuthFailures: string;
 }
 
-/** Asks for the token on the terminal without echoing it. */
+/** Asks for the token on the terminal without echoing it. node:readline is loaded here only: an agent that never prompts does without it. */
 async function promptToken(): Promise<string> {
+  const { createInterface } = process.getBuiltinModule('node:readline');
   const muted = new Writable({ write: (_c, _e, done) => done() });
   process.stderr.write('Registration token: ');
   const rl = createInterface({ input: process.stdin, output: muted, terminal: true });
@@ -98,8 +98,8 @@ export function configureAgentCommand(cmd: Command): Command {
       }
 
       const logOptions = { level: flags.logLevel, base: { pid: process.pid, component: 'agent' }, timestamp: pino.stdTimeFunctions.isoTime };
-      const pretty = await logDestination(flags.logFormat);
-      const log = pretty ? pino(logOptions, pretty) : pino(logOptions);
+      // JSON straight to fd 1, as pino does by default, without creating process.stdout (a stream the agent never uses).
+      const log = pino(logOptions, (await logDestination(flags.logFormat)) ?? pino.destination(1));
       const agent = new TunnelAgent({
         server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log, caFile: flags.caFile, maxAuthFailures,
       });

@@ -43,7 +43,8 @@ export class MuxSession extends EventEmitter implements StreamHost {
   #recvOutstanding = 0;
   #returnPending = 0;
   readonly #blocked = new Set<MuxStream>();
-  readonly #pings = new Map<number, { at: number; done: (err: Error | null, ms?: number) => void }>();
+  /** Pings in flight; `at` from process.hrtime (the global `performance` would load perf_hooks into the agent for this alone). */
+  readonly #pings = new Map<number, { at: bigint; done: (err: Error | null, ms?: number) => void }>();
   #pingSeq = 0;
   #goawaySent = false;
   #goawayReceived: string | undefined;
@@ -97,7 +98,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
     const seq = ++this.#pingSeq;
     const payload = Buffer.alloc(8);
     payload.writeUInt32BE(seq, 4);
-    this.#pings.set(seq, { at: performance.now(), done });
+    this.#pings.set(seq, { at: process.hrtime.bigint(), done });
     this.#send(FRAME.PING, 0, payload);
   }
 
@@ -266,7 +267,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
     const ping = this.#pings.get(seq);
     if (!ping) return;
     this.#pings.delete(seq);
-    ping.done(null, performance.now() - ping.at);
+    ping.done(null, Number(process.hrtime.bigint() - ping.at) / 1e6);
   }
 
   #returnCredit(n: number): void {
