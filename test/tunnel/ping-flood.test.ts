@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
@@ -6,12 +5,7 @@ import { FRAME, frameHeader } from '../../src/tunnel/mux/frame.ts';
 import { TUNNEL_PATH, TUNNEL_UPGRADE } from '../../src/tunnel/protocol.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { until } from './helpers.ts';
-
-/** Resident memory of a process, in MB (Linux /proc). */
-export function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
-}
+import { rssMb } from './slow-readers.ts';
 
 /** Dials the tunnel endpoint as `monctl agent` does; resolves once the daemon answered 101, with the raw socket. */
 export function dialTunnel(daemon: TestDaemon, token: string): Promise<net.Socket> {

@@ -185,19 +185,12 @@ export class MuxSession extends EventEmitter implements StreamHost {
       stream.returned = consumed;
       this.#send(FRAME.WINDOW, stream.id, u32(back));
     }
-    const connBack = consumed - stream.connReturned;
-    if (connBack > 0) {
-      stream.connReturned = consumed;
-      this.#returnCredit(connBack);
-    }
   }
 
   closed(stream: MuxStream, error: Error | null): void {
     if (this.#streams.get(stream.id) !== stream) return;
     this.#streams.delete(stream.id);
     this.#blocked.delete(stream);
-    this.#returnCredit(stream.received - stream.connReturned);
-    stream.connReturned = stream.received;
     if (!stream.resetByPeer && !(stream.finSent && stream.finReceived)) {
       const code = error && 'code' in error ? String((error as { code: unknown }).code) : 'CANCEL';
       this.#send(FRAME.RST, stream.id, Buffer.from(JSON.stringify({ code, message: error?.message ?? 'stream cancelled' })));
@@ -216,6 +209,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
       return;
     }
     if (stream.received + piece.length - stream.returned > STREAM_WINDOW) return this.#protocolError(`the peer overran the window of stream ${id}`);
+    // Connection credit goes back on receipt: bytes a slow reader leaves in its stream are bounded by
+    // the stream's window, and must not take the window every other stream shares (issue 14).
+    this.#returnCredit(piece.length);
     stream.deliver(piece);
   }
 
