@@ -22,7 +22,7 @@ export interface DaemonConfig {
   /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */
   probes?: ProbeConfig;
   /** Timeouts of both listeners, in milliseconds (daemon.ts SERVER_LIMITS when absent). */
-  server?: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
+  server?: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; slowReaderFloor?: number; slowReaderWindowMs?: number };
   /** HTTPS: PEM files, both or neither (checked when the config is resolved). */
   tls?: { certFile: string; keyFile: string };
   /** The pod's name among daemons sharing a database; `<hostname>:<API port>` when absent. */

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { Counter } from 'prom-client';
 import { ApiKeys } from './auth/api-keys.ts';
 import { loadInstallSecret } from './auth/install-secret.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
@@ -14,6 +15,7 @@ import { EventHub } from './events/channel.ts';
 import { endAllStreams } from './events/sse.ts';
 import { createApiHandler } from './http/app.ts';
 import { shedSlowHeaders } from './http/shed-slow-headers.ts';
+import { shedSlowReaders } from './http/shed-slow-readers.ts';
 import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
 import { type ApiServer, createApiServer, describeCertificate, loadTlsPair } from './http/tls.ts';
@@ -123,8 +125,16 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   let edgeRouter: EdgeRouter = modules.find((m) => m.edge)?.edge ?? noRoutes;
   const edge = createServer(limits, (req, res) => edgeRouter.request(req, res));
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
+  const stopShedding: Array<() => void> = [];
+  const shed = new Counter({
+    name: 'monctl_http_slow_readers_shed_total', help: 'Clients disconnected for reading responses slower than --slow-reader-floor',
+    registers: [ctx.metrics.registry],
+  });
   for (const server of [api, edge] as ApiServer[]) {
     shedSlowHeaders(server, limits.headersTimeout);
+    stopShedding.push(shedSlowReaders(server, {
+      floorBytesPerSec: config.server?.slowReaderFloor ?? 1024, windowMs: config.server?.slowReaderWindowMs ?? 20_000,
+    }, () => shed.inc()));
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       // A response already under way (a request timeout while its body still arrives) must not get a second one spliced in.
       const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
@@ -152,6 +162,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     },
     stop: () => {
       tls?.close();
+      stopShedding.forEach((stop) => stop());
       return stopDaemon(ctx, [api, edge], modules).finally(() => lock.release());
     },
   };

@@ -30,6 +30,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
       requestTimeoutMs: get<number>('requestTimeout'),
       headersTimeoutMs: get<number>('headersTimeout'),
       keepAliveTimeoutMs: get<number>('keepAliveTimeout'),
+      slowReaderFloor: get<number>('slowReaderFloor'),
+      slowReaderWindowMs: get<number>('slowReaderWindow'),
     },
     metrics: { detail: get<'all' | 'public'>('metricsDetail'), auth: get<'none' | 'key'>('metricsAuth') },
     tunnelDials: { maxRefusals: get<number>('tunnelMaxRefusals'), windowMs: get<number>('tunnelRefusalWindow') },

@@ -93,7 +93,7 @@ export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: H
 /** Problem type and status for a failed exchange with the target (the agent's reset code says why). */
 export function targetFailure(err: NodeJS.ErrnoException): { status: number; code: string; detail: string } {
   if (err.code === 'ETIMEDOUT') return { status: 504, code: 'target-timeout', detail: 'target timed out' };
-  if (err.code === 'ERR_TUNNEL_CLOSED' || err.code === 'ERR_TUNNEL_PROTOCOL') {
+  if (err.code?.startsWith('ERR_TUNNEL_')) {
     return { status: 502, code: 'agent-unavailable', detail: err.message };
   }
   return { status: 502, code: 'target-unavailable', detail: err.message };

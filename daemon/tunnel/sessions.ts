@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { Counter } from 'prom-client';
 import { MuxSession } from '../../src/tunnel/mux/session.ts';
 import {
   AGENT_VERSION_HEADER, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, type StreamTarget, TARGET_TIMEOUT_HEADER, TUNNEL_PATH,
@@ -32,6 +33,9 @@ const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
 /** How often a live agent's lastSeenAt is written (the pings are far more frequent). */
 const SEEN_EVERY_MS = 30_000;
 
+/** Why the daemon cut a session: a protocol error (ping flood included), a peer that does not read, no PONG. */
+const DROP_REASONS = { ERR_TUNNEL_PROTOCOL: 'protocol', ERR_TUNNEL_OVERLOAD: 'overload', keepalive: 'keepalive' } as const;
+
 /**
  * The agents connected to this daemon. Accepts `GET /admin/tunnel` upgrades,
  * authenticates the registration token before answering 101, keeps each
@@ -43,12 +47,19 @@ export class AgentSessions {
   readonly #links = new Map<number, Link>();
   readonly #onCount: (n: number) => void;
   readonly #guard: DialGuard;
+  readonly #dropped: Counter<'reason'>;
 
   constructor(ctx: DaemonContext, podId: () => number, onCount: (n: number) => void) {
     this.#ctx = ctx;
     this.#guard = new DialGuard(ctx);
     this.#podId = podId;
     this.#onCount = onCount;
+    const registry = ctx.metrics.registry;
+    this.#dropped = (registry.getSingleMetric('monctl_tunnel_sessions_dropped_total') as Counter<'reason'> | undefined) ?? new Counter({
+      name: 'monctl_tunnel_sessions_dropped_total', labelNames: ['reason'] as const, registers: [registry],
+      help: 'Agent sessions the daemon cut, by reason: protocol (ping flood included), overload (the agent does not read), keepalive',
+    });
+    for (const reason of Object.values(DROP_REASONS)) this.#dropped.inc({ reason }, 0);
   }
 
   /** The live session of an agent, if any. */
@@ -124,6 +135,11 @@ export class AgentSessions {
     });
     mux.once('close', (err?: NodeJS.ErrnoException) => {
       if (err && link.reason === 'connection closed' && err.code !== 'ERR_TUNNEL_CLOSED') link.reason = err.message;
+      const dropped = link.reason === 'keepalive timeout' ? DROP_REASONS.keepalive : DROP_REASONS[err?.code as keyof typeof DROP_REASONS];
+      if (dropped) {
+        this.#dropped.inc({ reason: dropped });
+        this.#ctx.log.warn({ agentId, reason: link.reason }, 'tunnel: agent session dropped');
+      }
       for (const pool of link.pools.values()) pool.destroy();
       this.#closed(link);
     });

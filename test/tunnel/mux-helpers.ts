@@ -56,13 +56,15 @@ export async function muxPair(opts: { maxStreams?: number } = {}): Promise<MuxPa
 }
 
 /** A raw socket facing a MuxSession on the other end: the hostile peer writes frames by hand. */
-export async function rawPeer(sessionIsOpener: boolean): Promise<{ session: MuxSession; raw: net.Socket; closed: Promise<Error | undefined> }> {
+export async function rawPeer(sessionIsOpener: boolean, opts: { maxStreams?: number } = {}): Promise<{
+  session: MuxSession; raw: net.Socket; socket: net.Socket; closed: Promise<Error | undefined>;
+}> {
   const { server, client } = await socketPair();
-  const session = new MuxSession(server, { opener: sessionIsOpener });
+  const session = new MuxSession(server, { opener: sessionIsOpener, ...opts });
   open.add({ async close() { session.destroy(); } });
   client.on('error', () => {}); // the session cuts the connection under our writes: EPIPE/ECONNRESET are expected
   const closed = new Promise<Error | undefined>((resolve) => session.once('close', resolve));
-  return { session, raw: client, closed };
+  return { session, raw: client, socket: server, closed };
 }
 
 /** Resolves with the sha256 and length of everything the stream yields; rejects on its error. */

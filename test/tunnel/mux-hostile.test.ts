@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRAME, FrameReader, frameHeader, MAX_CONTROL_FRAME, MAX_DATA_FRAME } from '../../src/tunnel/mux/frame.ts';
-import { CONNECTION_WINDOW, type MuxSession, STREAM_WINDOW } from '../../src/tunnel/mux/session.ts';
+import { CONNECTION_WINDOW, CONTROL_SOFT_CAP, type MuxSession, PING_BURST, STREAM_WINDOW } from '../../src/tunnel/mux/session.ts';
 import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
-import { closeAll, rawPeer, sleep } from './mux-helpers.ts';
+import { closeAll, rawPeer, sleep, until } from './mux-helpers.ts';
 
 /** Payloads as hex: quick to compare, and readable in a failure diff. */
 type Event = { kind: 'data' | 'control'; type: number; id: number; payload: string } | { kind: 'invalid'; message: string };
@@ -136,6 +136,10 @@ describe('tunnel mux: hostile peer', () => {
     ['a connection WINDOW of 0', false, frame(FRAME.WINDOW, 0, u32(0)), /bad connection WINDOW/],
     ['a stream WINDOW of 0', false, Buffer.concat([open1, frame(FRAME.WINDOW, 1, u32(0))]), /bad stream WINDOW/],
     ['a stream WINDOW past 2^31', false, Buffer.concat([open1, frame(FRAME.WINDOW, 1, u32(2 ** 31))]), /bad stream WINDOW/],
+    // Credit only returns what was sent: nothing was sent yet, so any credit is too much.
+    ['a stream WINDOW past the stream window', false, Buffer.concat([open1, frame(FRAME.WINDOW, 1, u32(1))]), /bad stream WINDOW/],
+    ['a connection WINDOW past the connection window', false, frame(FRAME.WINDOW, 0, u32(1)), /bad connection WINDOW/],
+    ['a PING flood', false, Buffer.concat(Array.from({ length: PING_BURST + 1 }, () => frame(FRAME.PING, 0, '12345678'))), /ping flood/],
     ['a WINDOW without its u32', false, frame(FRAME.WINDOW, 0, 'ab'), /bad connection WINDOW/],
     ['a stream id opened twice', false, Buffer.concat([open1, open1]), /opened twice/],
     ['a FIN on stream 0', false, frame(FRAME.FIN, 0), /frame type 2 on stream 0/],
@@ -143,11 +147,12 @@ describe('tunnel mux: hostile peer', () => {
   ])('drops a peer sending %s', async (_name, sessionIsOpener, bytes, message) => {
     const { session, raw, closed } = await rawPeer(sessionIsOpener);
     session.on('stream', (s: MuxStream) => s.pause());
+    raw.resume(); // answers (PONGs) must not keep the raw side from seeing the end
     raw.write(bytes);
     await expectProtocolError(session, closed, raw, message);
   });
 
-  it('drops a peer overrunning a stream window, and one overrunning the connection window', async () => {
+  it('drops a peer overrunning a stream window; unread streams do not take the connection window', async () => {
     // The acceptor never reads, so it never returns credit: one byte past the window is an overrun.
     const { session, raw, closed } = await rawPeer(false);
     const accepted: MuxStream[] = [];
@@ -157,13 +162,17 @@ describe('tunnel mux: hostile peer', () => {
     await sleep(100); // exactly a full window is allowed
     expect(session.destroyed).toBe(false);
     expect(accepted[0].readableLength).toBe(STREAM_WINDOW);
+    raw.resume(); // the connection credit returned on receipt must not keep the raw side from seeing the end
     raw.write(frame(FRAME.DATA, 1, 'x'));
     await expectProtocolError(session, closed, raw, /overran the window of stream 1/);
     expect(accepted[0].destroyed).toBe(true);
 
-    // Every stream within its own window, the sum past the connection's.
+    // Every stream within its own window, the sum past the connection's: connection credit goes back
+    // on receipt (issue 14), so data nobody reads never blocks the other streams; each stream's own
+    // window bounds what it holds.
     const peer = await rawPeer(false);
-    peer.session.on('stream', (s: MuxStream) => s.pause());
+    const held: MuxStream[] = [];
+    peer.session.on('stream', (s: MuxStream) => { s.pause(); held.push(s); });
     const full = Buffer.alloc(MAX_DATA_FRAME, 7);
     const streams = CONNECTION_WINDOW / STREAM_WINDOW + 1;
     for (let i = 0; i < streams; i++) {
@@ -171,7 +180,8 @@ describe('tunnel mux: hostile peer', () => {
       peer.raw.write(frame(FRAME.OPEN, id, '{}'));
       for (let sent = 0; sent < STREAM_WINDOW; sent += MAX_DATA_FRAME) peer.raw.write(frame(FRAME.DATA, id, full));
     }
-    await expectProtocolError(peer.session, peer.closed, peer.raw, /overran the connection window/);
+    await until(() => held.length === streams && held.every((s) => s.readableLength === STREAM_WINDOW));
+    expect(peer.session.destroyed).toBe(false);
   });
 
   it('survives frames for unknown streams and odd payloads without dying', async () => {
@@ -191,5 +201,34 @@ describe('tunnel mux: hostile peer', () => {
     expect(answer.includes(frameHeader(FRAME.PONG, 0, 0))).toBe(true);
     expect(answer.toString()).toContain('BAD_TARGET');
     expect(session.streamCount).toBe(0);
+  });
+
+  it('stops reading a peer that does not read the answers it provokes, and goes on once it reads', async () => {
+    // Every OPEN is refused with a RST (no stream slots): about 6 bytes of answer per byte received.
+    const { session, raw, socket } = await rawPeer(false, { maxStreams: 0 });
+    raw.pause();
+    const opens = Buffer.concat(Array.from({ length: 50_000 }, (_, i) => frame(FRAME.OPEN, 2 * i + 1, '{}')));
+    for (let i = 0; i < 16; i++) raw.write(opens); // 8.8 MB of OPENs, 50 MB of RSTs if all were answered
+    await until(() => socket.isPaused());
+    await sleep(300);
+    // Bounded by the soft cap and the answers to one socket chunk (64 KiB) read before pausing.
+    expect(socket.writableLength).toBeLessThan(CONTROL_SOFT_CAP + 8 * 65536);
+    expect(raw.writableLength).toBeGreaterThan(0); // the rest waits on the peer's side
+    expect(session.destroyed).toBe(false);
+    // The peer reads: the session reads on, answers everything, and lives.
+    let answered = 0;
+    raw.on('data', (c: Buffer) => { answered += c.length; });
+    raw.resume();
+    await until(() => raw.writableLength === 0 && !socket.isPaused() && answered > 16 * 50_000 * 9);
+    expect(session.destroyed).toBe(false);
+  });
+
+  it('says a GOAWAY once, however often the peer sends it', async () => {
+    const { session, raw } = await rawPeer(false);
+    const reasons: string[] = [];
+    session.on('goaway', (r: string) => reasons.push(r));
+    raw.write(Buffer.concat(Array.from({ length: 100 }, () => frame(FRAME.GOAWAY, 0, 'bye'))));
+    await sleep(100);
+    expect(reasons).toEqual(['bye']);
   });
 });

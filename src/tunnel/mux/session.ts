@@ -13,6 +13,16 @@ const STREAM_RETURN_STEP = 64 * 1024;
 const CONNECTION_RETURN_STEP = 1024 * 1024;
 /** How long streams may drain what they received after the peer ended the connection. */
 const PEER_END_GRACE_MS = 30_000;
+/**
+ * A peer that does not read must not make us hold its answers (issue 14: a PONG per PING grew the
+ * daemon by 70 MB/s). Past this control-frame backlog the peer is not read until the socket drains;
+ * past OUTPUT_HARD_CAP unsent bytes of any kind (DATA is bounded by the windows: 32 MiB) it is dropped.
+ */
+export const CONTROL_SOFT_CAP = 256 * 1024;
+export const OUTPUT_HARD_CAP = 64 * 1024 * 1024;
+/** PINGs a peer may send: a burst, then this many per second (both sides ping every 3 s). */
+export const PING_BURST = 20;
+export const PING_RATE = 5;
 
 export interface MuxOptions {
   /** The side that opens streams (the daemon) uses odd ids; the accepting side (the agent) takes them. */
@@ -49,6 +59,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
   #goawaySent = false;
   #goawayReceived: string | undefined;
   #closing = false;
+  /** Token bucket of the peer's PINGs. */
+  #pingTokens = PING_BURST;
+  #pingRefilled = Date.now();
   #closeReason: Error | undefined;
   /** The socket is gone: frames are dropped, streams that got their FIN may still be read out. */
   #socketClosed = false;
@@ -65,7 +78,13 @@ export class MuxSession extends EventEmitter implements StreamHost {
       control: (type, id, payload) => this.#onControl(type, id, payload),
       invalid: (message) => this.destroy(new StreamError('ERR_TUNNEL_PROTOCOL', `tunnel protocol error: ${message}`)),
     });
-    this.#writer = new FrameWriter(socket);
+    this.#writer = new FrameWriter(socket, {
+      controlSoftCap: CONTROL_SOFT_CAP,
+      hardCap: OUTPUT_HARD_CAP,
+      onBacklog: () => socket.pause(),
+      onDrain: () => { if (!this.destroyed) socket.resume(); },
+      onOverflow: (bytes) => this.destroy(new StreamError('ERR_TUNNEL_OVERLOAD', `the peer does not read: ${bytes} bytes unsent`)),
+    });
     socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
     socket.on('error', (err) => { this.#closeReason ??= err; });
     socket.on('end', () => this.#peerEnded('the peer closed the tunnel'));
@@ -167,19 +186,12 @@ export class MuxSession extends EventEmitter implements StreamHost {
       stream.returned = consumed;
       this.#send(FRAME.WINDOW, stream.id, u32(back));
     }
-    const connBack = consumed - stream.connReturned;
-    if (connBack > 0) {
-      stream.connReturned = consumed;
-      this.#returnCredit(connBack);
-    }
   }
 
   closed(stream: MuxStream, error: Error | null): void {
     if (this.#streams.get(stream.id) !== stream) return;
     this.#streams.delete(stream.id);
     this.#blocked.delete(stream);
-    this.#returnCredit(stream.received - stream.connReturned);
-    stream.connReturned = stream.received;
     if (!stream.resetByPeer && !(stream.finSent && stream.finReceived)) {
       const code = error && 'code' in error ? String((error as { code: unknown }).code) : 'CANCEL';
       this.#send(FRAME.RST, stream.id, Buffer.from(JSON.stringify({ code, message: error?.message ?? 'stream cancelled' })));
@@ -198,6 +210,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
       return;
     }
     if (stream.received + piece.length - stream.returned > STREAM_WINDOW) return this.#protocolError(`the peer overran the window of stream ${id}`);
+    // Connection credit goes back on receipt: bytes a slow reader leaves in its stream are bounded by
+    // the stream's window, and must not take the window every other stream shares (issue 14).
+    this.#returnCredit(piece.length);
     stream.deliver(piece);
   }
 
@@ -206,9 +221,10 @@ export class MuxSession extends EventEmitter implements StreamHost {
     if (type === FRAME.OPEN) return this.#onOpen(id, payload);
     if (id === 0) {
       if (type === FRAME.WINDOW) return this.#onConnectionWindow(payload);
-      if (type === FRAME.PING) return this.#send(FRAME.PONG, 0, payload);
+      if (type === FRAME.PING) return this.#onPing(payload);
       if (type === FRAME.PONG) return this.#onPong(payload);
       if (type === FRAME.GOAWAY) {
+        if (this.#goawayReceived !== undefined) return; // said once is enough
         this.#goawayReceived = payload.toString('utf8').slice(0, 1024);
         this.emit('goaway', this.#goawayReceived);
         return;
@@ -226,7 +242,8 @@ export class MuxSession extends EventEmitter implements StreamHost {
       stream.destroy(new StreamError(code, message));
     } else if (type === FRAME.WINDOW) {
       const increment = payload.length === 4 ? payload.readUInt32BE(0) : 0;
-      if (increment === 0 || stream.sendCredit + increment > 2 ** 31) return this.#protocolError('bad stream WINDOW');
+      // Credit only comes back for bytes sent: a window never grows past its initial size.
+      if (increment === 0 || stream.sendCredit + increment > STREAM_WINDOW) return this.#protocolError('bad stream WINDOW');
       stream.sendCredit += increment;
       this.pump(stream);
     } else {
@@ -253,13 +270,24 @@ export class MuxSession extends EventEmitter implements StreamHost {
 
   #onConnectionWindow(payload: Buffer): void {
     const increment = payload.length === 4 ? payload.readUInt32BE(0) : 0;
-    if (increment === 0 || this.#sendCredit + increment > 2 ** 31) return this.#protocolError('bad connection WINDOW');
+    if (increment === 0 || this.#sendCredit + increment > CONNECTION_WINDOW) return this.#protocolError('bad connection WINDOW');
     this.#sendCredit += increment;
     for (const stream of this.#blocked) {
       if (this.#sendCredit <= 0) break;
       this.#blocked.delete(stream);
       this.pump(stream);
     }
+  }
+
+  /** Answers a PING, within the rate a live peer needs (HTTP/2 servers do the same: CVE-2019-9512). */
+  #onPing(payload: Buffer): void {
+    const now = Date.now();
+    this.#pingTokens = Math.min(PING_BURST, this.#pingTokens + ((now - this.#pingRefilled) / 1000) * PING_RATE);
+    this.#pingRefilled = now;
+    if (this.#pingTokens < 1) return this.#protocolError(`ping flood (more than ${PING_RATE} a second)`);
+    this.#pingTokens -= 1;
+    // A copy: the payload is a view of the socket's chunk, which a queued PONG would keep alive.
+    this.#send(FRAME.PONG, 0, Buffer.from(payload));
   }
 
   #onPong(payload: Buffer): void {

@@ -34,8 +34,6 @@ export class MuxStream extends Duplex {
   /** Bytes received, and how many of them have been returned to the peer as credit. */
   received = 0;
   returned = 0;
-  /** The same, at connection level (returned in larger steps than per stream). */
-  connReturned = 0;
   finSent = false;
   finReceived = false;
   /** Set when the peer reset the stream: no RST is owed back. */

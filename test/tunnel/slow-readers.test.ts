@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { edge, startTarget, startTunnel, type Tunnel, until } from './helpers.ts';
+import { rssMb, stuckReaders } from './slow-readers.ts';
+
+const MiB = 1024 * 1024;
+const big = Buffer.alloc(MiB, 'x');
+const huge = Buffer.alloc(16 * MiB, 'x');
+
+describe('tunnel: clients that never read their responses', () => {
+  let tunnel: Tunnel;
+  let bigTarget: Awaited<ReturnType<typeof startTarget>>;
+  let smallTarget: Awaited<ReturnType<typeof startTarget>>;
+  let served = 0;
+  let hugeServed = 0;
+
+  beforeAll(async () => {
+    bigTarget = await startTarget((req, res) => {
+      if (req.url === '/huge') hugeServed++;
+      else served++;
+      res.end(req.url === '/huge' ? huge : big);
+    });
+    smallTarget = await startTarget((_req, res) => res.end('ok'));
+    tunnel = await startTunnel();
+    await tunnel.httpRoute('big', bigTarget.url, 'big.test');
+    await tunnel.httpRoute('small', smallTarget.url, 'small.test');
+  });
+  afterAll(async () => {
+    await tunnel?.close();
+    await bigTarget?.close();
+    await smallTarget?.close();
+  });
+
+  it('do not stall another route of the same agent, and the daemon stays small', async () => {
+    const { daemon } = tunnel;
+    let peak = 0;
+    const sampler = setInterval(() => { peak = Math.max(peak, rssMb(daemon.proc.pid!)); }, 100);
+    const attack = await stuckReaders(daemon.edgeUrl, 'GET /big HTTP/1.1\r\nHost: big.test\r\n\r\n', 1000);
+    try {
+      // Every one of them reached the target: their responses are on their way, and stuck.
+      await until(() => served >= 1000);
+      await new Promise((r) => setTimeout(r, 2000));
+      const times: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const started = performance.now();
+        const res = await edge(daemon.edgeUrl, 'small.test', 'GET', '/');
+        times.push(performance.now() - started);
+        expect(res.status).toBe(200);
+        expect(res.text).toBe('ok');
+      }
+      times.sort((a, b) => a - b);
+      const p99 = times[Math.ceil(times.length * 0.99) - 1];
+      console.log(`second route under 1,000 stuck readers: p50 ${times[24].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; daemon peak RSS ${peak.toFixed(0)} MB`);
+      // Generous: a stall (3 s, then a timeout, before the fix) breaks it; the strict 100 ms is in bench/tunnel.ts --slow-readers.
+      expect(p99).toBeLessThan(1000);
+    } finally {
+      clearInterval(sampler);
+      attack.close();
+    }
+    expect(peak).toBeLessThan(400);
+  }, 60_000);
+
+  it('that hold more than the connection window do not stall the other routes', async () => {
+    // Loopback sockets absorb a few MB each: 64 stuck 16 MiB responses leave far more than the
+    // 32 MiB connection window unread in the daemon, which stalled every route before issue 14.
+    const { daemon } = tunnel;
+    const attack = await stuckReaders(daemon.edgeUrl, 'GET /huge HTTP/1.1\r\nHost: big.test\r\n\r\n', 64);
+    try {
+      await until(() => hugeServed >= 64);
+      await new Promise((r) => setTimeout(r, 2000));
+      for (let i = 0; i < 10; i++) expect((await edge(daemon.edgeUrl, 'small.test', 'GET', '/')).text).toBe('ok');
+    } finally {
+      attack.close();
+    }
+  }, 60_000);
+});
