@@ -2,7 +2,7 @@
  * `npm run bench:agent`: the agent's memory, idle and at peak during 4
  * concurrent 100 MB downloads through a route, for the three ways it runs:
  * - `ts`: `monctl agent` from a clone (the TypeScript sources on Node 24): the baseline;
- * - `mjs`: `node dist/agent.mjs`, the one-file bundle;
+ * - `mjs`: `node --max-semi-space-size=1 --no-maglev dist/agent.mjs`, the one-file bundle, as the README runs it;
  * - `sea`: `dist/monctl-agent`, the single executable.
  * It builds both agents first (npm run build:agent). Targets: idle < 50 MB, peak < 80 MB.
  *
@@ -69,7 +69,7 @@ const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 const variants: Array<[string, string, string[]]> = [
   ['ts', join(ROOT, 'bin/monctl'), ['agent']],
-  ['mjs', node, ['--max-semi-space-size=1', join(ROOT, 'dist/agent.mjs')]],
+  ['mjs', node, ['--max-semi-space-size=1', '--no-maglev', join(ROOT, 'dist/agent.mjs')]],
   ['sea', sea, []],
 ];
 const rows: Array<{ name: string; idle: number; peak: number; mbps: number }> = [];

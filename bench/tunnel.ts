@@ -19,6 +19,7 @@ import { operations } from '../src/api/operations.ts';
 import { ApiClient } from '../src/client/api-client.ts';
 import { flag, fmt } from './lib/load.ts';
 import { cpuMs, memoryMb, rssMb } from './lib/measure.ts';
+import { ensureTools } from '../test/setup/provision.ts';
 
 const BIG = 100 * 1024 * 1024;
 
@@ -104,6 +105,7 @@ function withCpu(pids: Record<string, number>, measure: () => Figures): [Figures
 }
 
 async function main(): Promise<void> {
+  ensureTools({ wrk: 'wrk' }); // the load generator: Debian's wrk (installed here as root, else named)
   const seconds = flag('seconds', 10);
   const connections = flag('connections', 32);
   const dir = mkdtempSync(join(tmpdir(), 'monctl-bench-tunnel-'));

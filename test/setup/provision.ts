@@ -50,19 +50,24 @@ function run(command: string, args: string[]): void {
 }
 
 /**
- * vitest global setup: installs the missing Debian tools with apt-get when the
- * run is root; otherwise stops the run at once with the exact line to run.
+ * Installs the packages of `tools` whose command is missing with apt-get when
+ * this is root; otherwise stops at once with the exact line to run.
  */
-export default function provision(): void {
-  const missing = missingPackages();
+export function ensureTools(tools: Record<string, string>): void {
+  const missing = missingPackages(tools);
   if (missing.length === 0) return;
   const line = installLine(missing);
   if (process.getuid?.() !== 0) {
-    throw new Error(`the tests need Debian packages that are not installed; as root, run:\n  apt-get update && ${line}`);
+    throw new Error(`Debian packages that the tests or benches drive are missing (${missing.join(' ')}); as root, run:\n  apt-get update && ${line}`);
   }
   process.stderr.write(`provision: installing ${missing.join(' ')} (apt-get)\n`);
   run('apt-get', ['update', '-qq']);
   run('apt-get', line.split(' ').slice(1).concat('-qq'));
-  const still = missingPackages();
+  const still = missingPackages(tools);
   if (still.length > 0) throw new Error(`provision: still missing after apt-get: ${still.join(' ')}`);
+}
+
+/** vitest global setup: the suites' tools (REQUIRED_TOOLS). */
+export default function provision(): void {
+  ensureTools(REQUIRED_TOOLS);
 }
