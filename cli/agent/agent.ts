@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { MuxSession } from '../../src/tunnel/mux/session.ts';
 import {
@@ -9,6 +7,7 @@ import {
 import { readCaFile, withDefaultRoots } from '../../src/tls/ca-file.ts';
 import { explainCertificateFailure } from '../../src/tls/certificate-error.ts';
 import { VERSION } from '../../src/version.ts';
+import { DialRefused, dialUpgrade } from './dial.ts';
 import { createStreamHandler, type ServeOptions } from './serve.ts';
 
 export interface AgentOptions extends ServeOptions {
@@ -28,15 +27,6 @@ export type AgentExit = 'stopped' | 'replaced' | 'rejected';
 export const rejectedMessage = (times: number) =>
   `the daemon rejected the registration token ${times} time(s) in a row (401): it is wrong, was replaced or the agent was deleted. `
   + 'Generate a new one with `monctl agents token NAME --output-file FILE` and restart the agent with it';
-
-/** A dial refused by the daemon (401, 503, …): worth logging, then retried with backoff. */
-class DialRefused extends Error {
-  readonly status: number;
-  constructor(status: number, detail: string) {
-    super(detail);
-    this.status = status;
-  }
-}
 
 /**
  * `monctl agent`: keeps one tunnel to the daemon. Dials `GET /admin/tunnel`
@@ -98,43 +88,19 @@ export class TunnelAgent {
     return 'stopped';
   }
 
-  /** Upgrades a connection to the daemon and starts serving h2 on it. */
+  /** Upgrades a connection to the daemon and starts a mux session on it. */
   #dial(): Promise<MuxSession> {
     const url = new URL(TUNNEL_PATH, this.#opts.server);
-    // node:https (and OpenSSL's setup) only for an https:// daemon: a few MB of RSS the agent otherwise keeps.
-    const client = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
     // Only this dial trusts --ca-file: the targets' certificates keep the default roots (and --skip-tls).
     const ca = url.protocol === 'https:' && this.#opts.caFile ? withDefaultRoots(readCaFile(this.#opts.caFile)) : undefined;
-    return new Promise((resolve, reject) => {
-      const req = client.request(url, {
-        ...(ca ? { ca } : {}),
-        method: 'GET',
-        headers: {
-          Connection: 'Upgrade', Upgrade: TUNNEL_UPGRADE, Authorization: `Bearer ${this.#opts.token()}`,
-          [AGENT_VERSION_HEADER]: VERSION, [TARGET_TIMEOUT_HEADER]: String(this.#opts.targetTimeoutMs),
-        },
-        timeout: 10_000,
-      });
-      req.on('timeout', () => req.destroy(new Error('daemon did not answer within 10 s')));
-      req.on('error', reject);
-      req.on('response', (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => { if (body.length < 4096) body += c; });
-        res.on('end', () => {
-          let detail = body;
-          try { detail = JSON.parse(body).detail ?? body; } catch { /* not problem+json */ }
-          reject(new DialRefused(res.statusCode ?? 0, `daemon answered ${res.statusCode}: ${detail}`));
-        });
-      });
-      req.on('upgrade', (_res, socket: Socket, head) => {
-        socket.setTimeout(0);
-        socket.setNoDelay(true);
-        socket.setKeepAlive(true, 10_000);
-        if (head.length) socket.unshift(head);
-        resolve(new MuxSession(socket, { opener: false }));
-      });
-      req.end();
+    const headers = {
+      Connection: 'Upgrade', Upgrade: TUNNEL_UPGRADE, Authorization: `Bearer ${this.#opts.token()}`,
+      [AGENT_VERSION_HEADER]: VERSION, [TARGET_TIMEOUT_HEADER]: String(this.#opts.targetTimeoutMs),
+    };
+    return dialUpgrade({ url, headers, ca, timeoutMs: 10_000 }, (socket) => {
+      socket.setNoDelay(true);
+      socket.setKeepAlive(true, 10_000);
+      return new MuxSession(socket, { opener: false });
     });
   }
 
