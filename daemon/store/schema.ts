@@ -22,6 +22,15 @@ export interface Database {
   agents: AgentsTable;
   routes: RoutesTable;
   route_log: RouteLogTable;
+  incidents: IncidentsTable;
+  alert_events: AlertEventsTable;
+  maintenance_windows: MaintenanceWindowsTable;
+  notifiers: NotifiersTable;
+  alert_rules: AlertRulesTable;
+  notifications: NotificationsTable;
+  notification_items: NotificationItemsTable;
+  notification_attempts: NotificationAttemptsTable;
+  alert_reminders: AlertRemindersTable;
 }
 
 export interface SettingsTable { key: string; value: string }
@@ -83,6 +92,14 @@ export interface ResourcesTable {
   latest_message: string | null;
   latest_error_code: string | null;
   latest_duration_ms: number | null;
+  /** Alerting (migration 0008): thresholds, streaks, the open incident, the HTTPS peer certificate. */
+  failure_threshold: Generated<number>;
+  success_threshold: Generated<number>;
+  fail_streak: Generated<number>;
+  ok_streak: Generated<number>;
+  open_incident_id: number | null;
+  cert_expires_at: number | null;
+  cert_alerted_days: number | null;
 }
 
 export interface ResourceGroupsTable { resource_id: number; group_id: number }
@@ -182,6 +199,110 @@ export interface RouteLogTable {
   pod_id: number | null;
   error: string | null;
 }
+
+/** Alerting tables (migration 0008); lists of ids are JSON text. */
+export interface IncidentsTable {
+  id: Generated<number>;
+  subject_type: 'resource' | 'agent';
+  resource_id: number | null;
+  agent_id: number | null;
+  opened_at: number;
+  resolved_at: number | null;
+  cause_message: string | null;
+  cause_error_code: string | null;
+  checks: Generated<number>;
+  maintenance: Generated<number>;
+}
+
+export interface AlertEventsTable {
+  id: Generated<number>;
+  kind: string;
+  subject_type: 'resource' | 'agent';
+  resource_id: number | null;
+  agent_id: number | null;
+  incident_id: number | null;
+  /** JSON of `AlertEventPayload` (daemon/alerts/types.ts). */
+  payload: string;
+  suppressed: string | null;
+  created_at: number;
+  routed_at: number | null;
+  routed_by: string | null;
+}
+
+export interface MaintenanceWindowsTable {
+  id: Generated<number>;
+  name: string;
+  kind: 'ONE_OFF' | 'WEEKLY';
+  starts_at: number | null;
+  ends_at: number | null;
+  days: string | null;
+  start_time: string | null;
+  duration_minutes: number | null;
+  time_zone: string | null;
+  resource_ids: string;
+  group_ids: string;
+  agent_ids: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NotifiersTable {
+  id: Generated<number>;
+  name: string;
+  type: string;
+  enabled: Generated<number>;
+  config: string;
+  secrets_enc: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AlertRulesTable {
+  id: Generated<number>;
+  name: string;
+  enabled: Generated<number>;
+  events: string;
+  notifier_ids: string;
+  resource_ids: string;
+  group_ids: string;
+  agent_ids: string;
+  group_wait_seconds: number | null;
+  repeat_interval_seconds: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NotificationsTable {
+  id: Generated<number>;
+  notifier_id: number;
+  message_id: string;
+  state: 'pending' | 'sent' | 'failed';
+  created_at: number;
+  send_after: number;
+  next_attempt_at: number;
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  sent_at: number | null;
+  last_error: string | null;
+}
+
+export interface NotificationItemsTable { notification_id: number; event_id: number; reminder: Generated<number> }
+
+export interface NotificationAttemptsTable {
+  id: Generated<number>;
+  notifier_id: number;
+  notification_id: number | null;
+  message_id: string;
+  attempt: number;
+  at: number;
+  ok: number;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
+export interface AlertRemindersTable { rule_id: number; incident_id: number; last_at: number }
 
 export type UserRow = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

@@ -6,6 +6,7 @@ import * as monitoringUniqueNames from './0004-monitoring-unique-names.ts';
 import * as probes from './0005-probes.ts';
 import * as tunnelAdmin from './0006-tunnel-admin.ts';
 import * as routeEncodedSlashes from './0007-route-encoded-slashes.ts';
+import * as alerts from './0008-alerts.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0005-probes': probes,
   '0006-tunnel-admin': tunnelAdmin,
   '0007-route-encoded-slashes': routeEncodedSlashes,
+  '0008-alerts': alerts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,64 @@
+/**
+ * The contracts inside the alerts capability (issue 15), between the parts
+ * that produce alert events (incidents, agents, certificates), the router and
+ * dispatcher that group and deliver them, and the notifier senders.
+ *
+ *   check results ─┐
+ *   agent status ──┼─> alert_events (outbox, same transaction) ─> router ─> notifications ─> dispatcher ─> sender
+ *   certificates ──┘        (rules, grouping, inhibition)            (claims, retries)     (WEBHOOK, SLACK, NTFY, EMAIL)
+ */
+
+export const ALERT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP'] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/** What an alert is about. */
+export interface AlertSubject {
+  type: 'resource' | 'agent';
+  id: number;
+  name: string;
+  /** The resource's target (URL, host:port, image reference); the agent's remote address if known. */
+  target: string | null;
+}
+
+/** The JSON kept in `alert_events.payload`: everything a message needs, frozen when the event happened. */
+export interface AlertEventPayload {
+  kind: AlertKind;
+  subject: AlertSubject;
+  incidentId: number | null;
+  /** Epoch ms. */
+  openedAt: number | null;
+  resolvedAt: number | null;
+  /** The first failing check's message and code (incidents), or why the agent went away. */
+  cause: { message: string | null; errorCode: string | null } | null;
+  /** CERT_EXPIRING: the peer certificate's notAfter (epoch ms) and the threshold crossed, in days. */
+  cert: { notAfter: number; thresholdDays: number } | null;
+}
+
+/** One alert inside an outgoing message. */
+export interface AlertItem extends AlertEventPayload {
+  eventId: number;
+  /** Epoch ms the event was recorded. */
+  at: number;
+  /** A repeat of an alert already sent, while its incident stays open. */
+  reminder: boolean;
+}
+
+/** What the dispatcher hands to a sender: one message, possibly grouping many alerts. */
+export interface OutgoingMessage {
+  /** The Standard Webhooks `webhook-id`: stable across every retry of this message. */
+  id: string;
+  items: AlertItem[];
+  /** `POST /admin/api/notifiers/{id}/test`. */
+  test: boolean;
+}
+
+/** How one delivery attempt went. */
+export interface SendOutcome {
+  ok: boolean;
+  /** The receiver's HTTP status, or the SMTP reply code. */
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  /** false: give up (a 4xx other than 408 and 429, a rejected recipient, a bad configuration). */
+  retryable: boolean;
+}
