@@ -15,6 +15,8 @@ export interface DaemonConfig {
   logFormat?: LogFormat;
   /** Milliseconds between SSE `: ping` comments. */
   sseHeartbeatMs: number;
+  /** Notification delivery: the first retry wait and one attempt's limit. */
+  notify?: { retryBaseMs: number; timeoutMs: number };
   /** Unsent bytes an SSE subscriber may have before it is cut off (daemon/events/sse.ts default when absent). */
   sseMaxQueuedBytes?: number;
   /** Validate every response against its schema (tests turn it on). */

@@ -17,6 +17,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     logLevel: get<string>('logLevel'),
     logFormat: get<LogFormat>('logFormat'),
     sseHeartbeatMs: get<number>('sseHeartbeat'),
+    notify: { retryBaseMs: get<number>('notifyRetryBase'), timeoutMs: get<number>('notifyTimeout') },
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
     checkResponses: get<boolean>('checkResponses'),
     probes: {

@@ -83,6 +83,10 @@ export const SETTINGS: readonly Setting[] = [
     default: () => DIAL_LIMIT_DEFAULTS.maxRefusals, help: 'agent dials with a bad token from one address (IPv6: its /64) before its dials get 429' }),
   row({ key: 'tunnelRefusalWindow', flag: '--tunnel-refusal-window <duration>', env: 'MONCTL_TUNNEL_REFUSAL_WINDOW', type: t.duration,
     default: () => DIAL_LIMIT_DEFAULTS.windowMs, help: 'window of --tunnel-max-refusals, and interval of the refusal summaries in the log' }),
+  row({ key: 'notifyRetryBase', flag: '--notify-retry-base <duration>', env: 'MONCTL_NOTIFY_RETRY_BASE', type: t.duration,
+    default: () => 5_000, help: 'first wait before a failed notification is retried; it doubles on each retry (with jitter, at most 30 min, for 24 h)' }),
+  row({ key: 'notifyTimeout', flag: '--notify-timeout <duration>', env: 'MONCTL_NOTIFY_TIMEOUT', type: t.duration,
+    default: () => 10_000, help: 'time one delivery attempt to a notifier may take' }),
   row({ key: 'adminPassword', env: 'MONCTL_ADMIN_PASSWORD', type: t.password, secret: true,
     unsetMeans: 'a random one, printed once', help: 'password of user admin, created on the first start' }),
 ];

@@ -1,4 +1,5 @@
 import type { OperationDef } from './operation.ts';
+import { alertRuleOperations } from './ops/alert-rules.ts';
 import { authOperations } from './ops/auth.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { systemOperations } from './ops/system.ts';
@@ -14,6 +15,7 @@ export const operations = {
   ...authOperations,
   ...monitoringOperations,
   ...tunnelOperations,
+  ...alertRuleOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema.ts';
+
+/** What the router decides for a resource's alert while an agent it depends on is away. */
+export type Hold = 'inhibit' | 'defer' | undefined;
+
+interface RouteLink { agentId: number; type: string; hostname: string | null; listenPort: number | null }
+
+/** The host (lower case) and port of a resource's target, as far as routes can serve it. */
+function endpoint(type: string, target: string): { host: string; port: number | null } | undefined {
+  try {
+    if (type === 'HTTP') {
+      const url = new URL(target);
+      return { host: url.hostname.toLowerCase(), port: url.port ? Number(url.port) : null };
+    }
+    if (type === 'TCP') {
+      const at = target.lastIndexOf(':');
+      return { host: target.slice(0, at).replace(/^\[|\]$/g, '').toLowerCase(), port: Number(target.slice(at + 1)) };
+    }
+    if (type === 'DOCKER') return { host: target.split('/')[0].replace(/:\d+$/, '').toLowerCase(), port: null };
+  } catch {
+    // An unparsable target depends on no agent.
+  }
+  return undefined;
+}
+
+/**
+ * Inhibition: a resource served through a tunnel route depends on the route's
+ * agent. While that agent is down, the resource's alerts are covered by the
+ * agent's own AGENT_DOWN and are held back:
+ * - the agent has an open incident: the alert is inhibited (never sent);
+ * - the agent is disconnected (it was connected before) and has no incident yet: the alert is
+ *   deferred (routed on a later pass), since the agent may come back or its
+ *   incident may open.
+ * A resource depends on an agent when its target's host is an HTTP route's
+ * hostname, or its port is a TCP route's listen port on the daemon.
+ */
+export async function holdsFor(
+  db: Kysely<Database>,
+  resourceIds: number[],
+): Promise<Map<number, Hold>> {
+  const holds = new Map<number, Hold>();
+  if (resourceIds.length === 0) return holds;
+  const agents = await db.selectFrom('agents').select(['id', 'status']).where('status', '=', 'DISCONNECTED').execute();
+  if (agents.length === 0) return holds;
+  const down = new Set(agents.map((a) => a.id));
+  const routes: RouteLink[] = (await db.selectFrom('routes').select(['agent_id', 'type', 'hostname', 'listen_port'])
+    .where('enabled', '=', 1).where('agent_id', 'in', [...down]).execute())
+    .map((r) => ({ agentId: r.agent_id, type: r.type, hostname: r.hostname?.toLowerCase() ?? null, listenPort: r.listen_port }));
+  if (routes.length === 0) return holds;
+  const open = new Set((await db.selectFrom('incidents').select('agent_id')
+    .where('subject_type', '=', 'agent').where('resolved_at', 'is', null).execute()).map((r) => r.agent_id));
+  const resources = await db.selectFrom('resources').select(['id', 'resource_type', 'target']).where('id', 'in', resourceIds).execute();
+  for (const resource of resources) {
+    const at = endpoint(resource.resource_type, resource.target);
+    if (!at) continue;
+    const link = routes.find((r) => (r.type === 'HTTP' ? r.hostname === at.host : r.listenPort !== null && r.listenPort === at.port));
+    if (link) holds.set(resource.id, open.has(link.agentId) ? 'inhibit' : 'defer');
+  }
+  return holds;
+}

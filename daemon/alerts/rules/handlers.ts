@@ -1,0 +1,97 @@
+import type { Static } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import type { alertRuleOperations } from '../../../src/api/ops/alert-rules.ts';
+import type { AlertRuleBody } from '../../../src/api/schemas/alert-rules.ts';
+import { conflict, invalidField, notFound } from '../../../src/errors.ts';
+import type { HandlersOf } from '../../monitoring/state.ts';
+import { uniqueViolation } from '../../monitoring/resource-store.ts';
+import type { Database } from '../../store/schema.ts';
+import { DEFAULT_GROUP_WAIT_SECONDS, repeatSeconds, toAlertRule } from './rule-row.ts';
+
+type Body = Static<typeof AlertRuleBody>;
+
+/** Every listed id must exist now: a rule naming nothing would silently route nowhere. */
+async function checkReferences(db: Kysely<Database>, body: Body): Promise<void> {
+  const lists = [
+    ['notifierIds', 'notifiers', body.notifierIds],
+    ['resourceIds', 'resources', body.resourceIds ?? []],
+    ['groupIds', 'groups', body.groupIds ?? []],
+    ['agentIds', 'agents', body.agentIds ?? []],
+  ] as const;
+  for (const [field, table, ids] of lists) {
+    if (ids.length === 0) continue;
+    const found = new Set((await db.selectFrom(table).select('id').where('id', 'in', ids).execute()).map((r) => r.id));
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) throw invalidField(field, `no such ${table.replace(/s$/, '')}: ${missing.join(', ')}`);
+  }
+}
+
+function columns(body: Body) {
+  return {
+    name: body.name,
+    enabled: body.enabled === false ? 0 : 1,
+    events: JSON.stringify(body.events),
+    notifier_ids: JSON.stringify(body.notifierIds),
+    resource_ids: JSON.stringify(body.resourceIds ?? []),
+    group_ids: JSON.stringify(body.groupIds ?? []),
+    agent_ids: JSON.stringify(body.agentIds ?? []),
+    group_wait_seconds: body.groupWaitSeconds ?? DEFAULT_GROUP_WAIT_SECONDS,
+    repeat_interval_seconds: repeatSeconds(body.repeatIntervalMinutes),
+  };
+}
+
+/** Handlers of `/admin/api/alert-rules`; `onChange` lets the router drop its cached rules. */
+export function alertRuleHandlers(onChange: () => void): HandlersOf<typeof alertRuleOperations> {
+  const taken = (err: unknown) => {
+    throw uniqueViolation(err, 'name') ?? err;
+  };
+  return {
+    async listAlertRules({ ctx }) {
+      return (await ctx.db.selectFrom('alert_rules').selectAll().orderBy('id').execute()).map(toAlertRule);
+    },
+
+    async getAlertRule({ ctx, params }) {
+      const row = await ctx.db.selectFrom('alert_rules').selectAll().where('id', '=', params.id).executeTakeFirst();
+      if (!row) throw notFound(`Alert rule ${params.id} does not exist`);
+      return toAlertRule(row);
+    },
+
+    async createAlertRule({ ctx, body }) {
+      await checkReferences(ctx.db, body);
+      const now = Date.now();
+      const row = await ctx.db.transaction().execute(async (trx) => {
+        if (await trx.selectFrom('alert_rules').select('id').where('name', '=', body.name).executeTakeFirst()) {
+          throw conflict(`An alert rule named ${body.name} exists`, 'name');
+        }
+        return trx.insertInto('alert_rules').values({ ...columns(body), created_at: now, updated_at: now })
+          .returningAll().executeTakeFirstOrThrow();
+      }).catch(taken);
+      onChange();
+      return toAlertRule(row);
+    },
+
+    async updateAlertRule({ ctx, params, body }) {
+      await checkReferences(ctx.db, body);
+      const row = await ctx.db.transaction().execute(async (trx) => {
+        if (!await trx.selectFrom('alert_rules').select('id').where('id', '=', params.id).executeTakeFirst()) {
+          throw notFound(`Alert rule ${params.id} does not exist`);
+        }
+        const other = await trx.selectFrom('alert_rules').select('id').where('name', '=', body.name)
+          .where('id', '!=', params.id).executeTakeFirst();
+        if (other) throw conflict(`An alert rule named ${body.name} exists`, 'name');
+        return trx.updateTable('alert_rules').set({ ...columns(body), updated_at: Date.now() })
+          .where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
+      }).catch(taken);
+      onChange();
+      return toAlertRule(row);
+    },
+
+    async deleteAlertRule({ ctx, params }) {
+      const result = await ctx.db.deleteFrom('alert_rules').where('id', '=', params.id).executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) throw notFound(`Alert rule ${params.id} does not exist`);
+      await ctx.db.deleteFrom('alert_reminders').where('rule_id', '=', params.id).execute();
+      onChange();
+      return { status: 'deleted' as const };
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { Body, DateTime, Id, StringEnum } from './common.ts';
+
+/** What alert rules route (issue 15; CERT_RENEWAL_FAILED joins with ACME). */
+export const ALERT_EVENT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP'] as const;
+export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number];
+
+const Ids = (what: string) => Type.Array(Id, { maxItems: 1000, uniqueItems: true, description: what });
+
+const ruleFields = {
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f]+$' }),
+  enabled: Type.Optional(Type.Boolean({ default: true })),
+  events: Type.Array(StringEnum(ALERT_EVENT_KINDS), { minItems: 1, uniqueItems: true, description: 'the alert events the rule routes' }),
+  notifierIds: Type.Array(Id, { minItems: 1, maxItems: 100, uniqueItems: true, description: 'where they go' }),
+  resourceIds: Type.Optional(Ids('resources the rule covers')),
+  groupIds: Type.Optional(Ids('groups whose resources the rule covers')),
+  agentIds: Type.Optional(Ids('agents the rule covers')),
+  groupWaitSeconds: Type.Optional(Type.Integer({
+    minimum: 0, maximum: 3600, default: 30,
+    description: 'alerts to one notifier starting within this many seconds of the first leave as one message',
+  })),
+  repeatIntervalMinutes: Type.Optional(Type.Number({
+    minimum: 0, maximum: 43200, default: 240,
+    description: 'remind while an incident stays open, every this many minutes (0: never; fractions allowed, at least one second)',
+  })),
+};
+
+export const AlertRuleBody = Body(ruleFields, 'AlertRuleBody');
+export const AlertRule = Type.Object({
+  id: Id,
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  events: Type.Array(StringEnum(ALERT_EVENT_KINDS)),
+  notifierIds: Type.Array(Id),
+  resourceIds: Type.Array(Id),
+  groupIds: Type.Array(Id),
+  agentIds: Type.Array(Id),
+  scope: StringEnum(['ALL', 'LISTED'] as const, { description: 'ALL when no resource, group or agent is listed' }),
+  groupWaitSeconds: Type.Integer(),
+  repeatIntervalMinutes: Type.Number(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+}, { title: 'AlertRule' });
+
+/** `NOTIFICATION_FAILED` on /api/events (ADMIN only): a notification gave up. */
+export const NOTIFICATION_FAILED = 'NOTIFICATION_FAILED';
+export const NotificationFailed = Type.Object({
+  notifierId: Id,
+  notificationId: Id,
+  messageId: Type.String(),
+  attempts: Type.Integer(),
+  error: Type.String(),
+  at: DateTime,
+}, { title: 'NotificationFailed' });
