@@ -31,6 +31,10 @@ export interface DaemonConfig {
   metrics?: { detail: 'all' | 'public'; auth: 'none' | 'key' };
   /** Bad-token agent dials per source within windowMs before 429 (daemon/tunnel/dial-guard.ts defaults when absent). */
   tunnelDials?: { maxRefusals: number; windowMs: number };
+  /** The URL people reach the daemon at (`--public-url`), without a trailing slash; notifications link to it. */
+  publicUrl?: string;
+  /** Hard limit of one notification delivery attempt (daemon/alerts/notifiers default, 10 s, when absent). */
+  notifierTimeoutMs?: number;
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;
 }

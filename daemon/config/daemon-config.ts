@@ -36,6 +36,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     metrics: { detail: get<'all' | 'public'>('metricsDetail'), auth: get<'none' | 'key'>('metricsAuth') },
     tunnelDials: { maxRefusals: get<number>('tunnelMaxRefusals'), windowMs: get<number>('tunnelRefusalWindow') },
     podName: get<string | undefined>('podName'),
+    publicUrl: get<string | undefined>('publicUrl'),
+    notifierTimeoutMs: get<number>('notifierTimeout'),
     adminPassword: get<string | undefined>('adminPassword'),
   };
   const tls = tlsOf(r);

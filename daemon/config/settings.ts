@@ -83,6 +83,10 @@ export const SETTINGS: readonly Setting[] = [
     default: () => DIAL_LIMIT_DEFAULTS.maxRefusals, help: 'agent dials with a bad token from one address (IPv6: its /64) before its dials get 429' }),
   row({ key: 'tunnelRefusalWindow', flag: '--tunnel-refusal-window <duration>', env: 'MONCTL_TUNNEL_REFUSAL_WINDOW', type: t.duration,
     default: () => DIAL_LIMIT_DEFAULTS.windowMs, help: 'window of --tunnel-max-refusals, and interval of the refusal summaries in the log' }),
+  row({ key: 'publicUrl', flag: '--public-url <url>', env: 'MONCTL_PUBLIC_URL', type: t.httpUrl,
+    unsetMeans: 'no link in notifications', help: 'the URL people reach this daemon at (behind any proxy); notifications link to it' }),
+  row({ key: 'notifierTimeout', flag: '--notifier-timeout <duration>', env: 'MONCTL_NOTIFIER_TIMEOUT', type: t.duration,
+    default: () => 10_000, help: 'hard limit of one notification delivery attempt (connect, send, answer)' }),
   row({ key: 'adminPassword', env: 'MONCTL_ADMIN_PASSWORD', type: t.password, secret: true,
     unsetMeans: 'a random one, printed once', help: 'password of user admin, created on the first start' }),
 ];
