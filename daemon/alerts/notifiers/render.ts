@@ -143,7 +143,9 @@ function itemLine(item: AlertItem, now: number): string {
 function certLeft(item: AlertItem, now: number): string {
   if (!item.cert) return 'expires soon';
   const left = item.cert.notAfter - now;
-  return left <= 0 ? 'has expired' : `expires in ${humanDuration(left)}`;
+  const days = Math.floor(left / 86_400_000);
+  if (left <= 0) return 'has expired';
+  return days >= 2 ? `expires in ${days} days` : `expires in ${humanDuration(left)}`;
 }
 
 function joinLines(lines: Array<string | null | false | undefined>): string {
