@@ -15,8 +15,8 @@ export interface DaemonConfig {
   logFormat?: LogFormat;
   /** Milliseconds between SSE `: ping` comments. */
   sseHeartbeatMs: number;
-  /** Notification delivery: the first retry wait and one attempt's limit. */
-  notify?: { retryBaseMs: number; timeoutMs: number };
+  /** The first wait before a failed notification is retried (doubling from there). */
+  notifierRetryBaseMs?: number;
   /** Unsent bytes an SSE subscriber may have before it is cut off (daemon/events/sse.ts default when absent). */
   sseMaxQueuedBytes?: number;
   /** Validate every response against its schema (tests turn it on). */
@@ -33,6 +33,10 @@ export interface DaemonConfig {
   metrics?: { detail: 'all' | 'public'; auth: 'none' | 'key' };
   /** Bad-token agent dials per source within windowMs before 429 (daemon/tunnel/dial-guard.ts defaults when absent). */
   tunnelDials?: { maxRefusals: number; windowMs: number };
+  /** The URL people reach the daemon at (`--public-url`), without a trailing slash; notifications link to it. */
+  publicUrl?: string;
+  /** Hard limit of one notification delivery attempt (daemon/alerts/notifiers default, 10 s, when absent). */
+  notifierTimeoutMs?: number;
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;
 }

@@ -1,3 +1,5 @@
+import { alertsModule } from './alerts/index.ts';
+import { notifiersModule } from './alerts/notifiers/module.ts';
 import { authModule } from './auth/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
@@ -17,4 +19,6 @@ export const moduleFactories: ModuleFactory[] = [
   probesModule, // after monitoring: it stops first, so no result is written after monitoring stops
   tunnelAdminModule, // before tunnel: the pod exists before agents connect, and stops after it
   tunnelModule,
+  notifiersModule,
+  alertsModule, // after notifiers: it stops first, so no send is in flight when their HTTP pool closes
 ];

@@ -4,7 +4,7 @@ import { formatDateTime } from '../../src/time.ts';
 import type { ModuleFactory } from '../module.ts';
 import { podName } from '../tunnel-admin/pods.ts';
 import { Dispatcher } from './delivery/dispatcher.ts';
-import type { SenderLoader } from './delivery/sender-port.ts';
+import { DEFAULT_NOTIFIER_TIMEOUT_MS, loadSender } from './notifiers/senders.ts';
 import { registerAlertMetrics } from './metrics.ts';
 import { Loop } from './loop.ts';
 import { remindOnce } from './routing/reminders.ts';
@@ -22,37 +22,35 @@ const REMIND_MS = 5000;
  * delivery. Every step claims its rows in the database, so it runs the same
  * on one daemon or several sharing a database. See daemon/alerts/types.ts.
  */
-export function alertsModule(loadSender: SenderLoader): ModuleFactory {
-  return (ctx) => {
-    const rules = new RuleCache(ctx.db);
-    const pod = podName(ctx);
-    const metrics = registerAlertMetrics(ctx);
-    const notify = ctx.config.notify ?? { retryBaseMs: 5000, timeoutMs: 10_000 };
-    const router = new Router(ctx, rules, pod);
-    const dispatcher = new Dispatcher({
-      db: ctx.db, log: ctx.log, pod, loadSender, retryBaseMs: notify.retryBaseMs, timeoutMs: notify.timeoutMs,
-      onAttempt: metrics.attempt,
-      onFailed: (failed) => {
-        ctx.log.warn(failed, 'notification given up');
-        ctx.events.channel(MONITORING_CHANNEL).publish(NOTIFICATION_FAILED, { ...failed, at: formatDateTime(Date.now()) });
-      },
-    });
-    const loops = [
-      new Loop(ctx.log, 'alert routing', ROUTE_MS, () => router.routeOnce()),
-      new Loop(ctx.log, 'alert reminders', REMIND_MS, () => remindOnce(ctx, rules)),
-      new Loop(ctx.log, 'notification dispatch', DISPATCH_MS, () => dispatcher.dispatchOnce()),
-    ];
-    return {
-      name: 'alerts',
-      handlers: alertRuleHandlers(() => rules.invalidate()),
-      async start() {
-        await dispatcher.releaseOwnStale();
-        for (const loop of loops) loop.start();
-      },
-      async stop() {
-        await Promise.all(loops.map((loop) => loop.stop()));
-        await dispatcher.stop();
-      },
-    };
+export const alertsModule: ModuleFactory = (ctx) => {
+  const rules = new RuleCache(ctx.db);
+  const pod = podName(ctx);
+  const metrics = registerAlertMetrics(ctx);
+  const router = new Router(ctx, rules, pod);
+  const dispatcher = new Dispatcher({
+    db: ctx.db, log: ctx.log, pod, loadSender: (id) => loadSender(ctx, id),
+    retryBaseMs: ctx.config.notifierRetryBaseMs ?? 5000, timeoutMs: ctx.config.notifierTimeoutMs ?? DEFAULT_NOTIFIER_TIMEOUT_MS,
+    onAttempt: metrics.attempt,
+    onFailed: (failed) => {
+      ctx.log.warn(failed, 'notification given up');
+      ctx.events.channel(MONITORING_CHANNEL).publish(NOTIFICATION_FAILED, { ...failed, at: formatDateTime(Date.now()) });
+    },
+  });
+  const loops = [
+    new Loop(ctx.log, 'alert routing', ROUTE_MS, () => router.routeOnce()),
+    new Loop(ctx.log, 'alert reminders', REMIND_MS, () => remindOnce(ctx, rules)),
+    new Loop(ctx.log, 'notification dispatch', DISPATCH_MS, () => dispatcher.dispatchOnce()),
+  ];
+  return {
+    name: 'alerts',
+    handlers: alertRuleHandlers(() => rules.invalidate()),
+    async start() {
+      await dispatcher.releaseOwnStale();
+      for (const loop of loops) loop.start();
+    },
+    async stop() {
+      await Promise.all(loops.map((loop) => loop.stop()));
+      await dispatcher.stop();
+    },
   };
-}
+};

@@ -17,7 +17,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     logLevel: get<string>('logLevel'),
     logFormat: get<LogFormat>('logFormat'),
     sseHeartbeatMs: get<number>('sseHeartbeat'),
-    notify: { retryBaseMs: get<number>('notifyRetryBase'), timeoutMs: get<number>('notifyTimeout') },
+    notifierRetryBaseMs: get<number>('notifierRetryBase'),
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
     checkResponses: get<boolean>('checkResponses'),
     probes: {
@@ -37,6 +37,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     metrics: { detail: get<'all' | 'public'>('metricsDetail'), auth: get<'none' | 'key'>('metricsAuth') },
     tunnelDials: { maxRefusals: get<number>('tunnelMaxRefusals'), windowMs: get<number>('tunnelRefusalWindow') },
     podName: get<string | undefined>('podName'),
+    publicUrl: get<string | undefined>('publicUrl'),
+    notifierTimeoutMs: get<number>('notifierTimeout'),
     adminPassword: get<string | undefined>('adminPassword'),
   };
   const tls = tlsOf(r);

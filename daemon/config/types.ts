@@ -38,6 +38,27 @@ export const string: ValueType<string> = {
   format: (v) => v,
 };
 
+/**
+ * An http(s) base URL without credentials, query or fragment (`--public-url`),
+ * kept without its trailing slash so that paths can be appended.
+ */
+export const httpUrl: ValueType<string> = {
+  name: 'http(s) URL',
+  parse(raw) {
+    if (typeof raw !== 'string') fail('an http:// or https:// URL', raw);
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      return fail('an http:// or https:// URL', raw);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('an http:// or https:// URL', raw);
+    if (url.username || url.password || url.search || url.hash) fail('a URL without credentials, query or fragment', raw);
+    return url.href.replace(/\/+$/, '');
+  },
+  format: (v) => v,
+};
+
 /** A file path; relative paths in a config file are made absolute against the file's folder (config/file.ts). */
 export const path: ValueType<string> = { ...string, name: 'path' };
 

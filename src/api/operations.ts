@@ -2,6 +2,7 @@ import type { OperationDef } from './operation.ts';
 import { alertRuleOperations } from './ops/alert-rules.ts';
 import { authOperations } from './ops/auth.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
+import { notifierOperations } from './ops/notifiers.ts';
 import { systemOperations } from './ops/system.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
 
@@ -15,6 +16,7 @@ export const operations = {
   ...authOperations,
   ...monitoringOperations,
   ...tunnelOperations,
+  ...notifierOperations,
   ...alertRuleOperations,
 } as const;
 

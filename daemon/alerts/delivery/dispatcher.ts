@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../../logger.ts';
 import type { Database } from '../../store/schema.ts';
+import { recordAttempt } from '../notifiers/senders.ts';
 import type { SendOutcome } from '../types.ts';
 import { GIVE_UP_AFTER_MS, retryDelay } from './backoff.ts';
 import { loadMessage } from './message.ts';
@@ -132,11 +133,7 @@ export class Dispatcher {
         .where('id', '=', id).where('claimed_by', '=', this.#token).execute();
       return;
     }
-    await db.insertInto('notification_attempts').values({
-      notifier_id: row.notifier_id, notification_id: id, message_id: row.message_id, attempt: row.attempts, at: Date.now(),
-      ok: outcome.ok ? 1 : 0, status_code: outcome.statusCode, error: outcome.error?.slice(0, 500) ?? null,
-      latency_ms: Math.max(0, Math.round(outcome.latencyMs)),
-    }).execute();
+    await recordAttempt(db, { notifierId: row.notifier_id, notificationId: id, messageId: row.message_id, attempt: row.attempts, ...outcome });
     await this.#finish(row, outcome, sender);
   }
 

@@ -1,0 +1,64 @@
+import { createTransport } from 'nodemailer';
+import type { OutgoingMessage, SendOutcome } from '../types.ts';
+import type { LoadedNotifier } from './config-types.ts';
+import type { RenderedMessage } from './render.ts';
+
+/**
+ * EMAIL: one SMTP session per attempt through nodemailer (STARTTLS required,
+ * TLS from the first byte, or none), plain text, with a Message-ID made from
+ * the message id so that a retry is recognisable. Permanent SMTP rejections
+ * (5xx but 503) and configuration errors are not retried; lost connections,
+ * timeouts and 4xx replies are.
+ */
+const NOT_RETRYABLE_CODES = new Set(['EAUTH', 'ECONFIG', 'EENVELOPE', 'EMESSAGE', 'EMAXRECIPIENTS', 'EFILEACCESS', 'EURLACCESS']);
+
+interface SmtpError extends Error {
+  code?: string;
+  responseCode?: number;
+  permanent?: boolean;
+  response?: string;
+}
+
+export async function sendEmail(n: LoadedNotifier, message: OutgoingMessage, rendered: RenderedMessage,
+  io: { timeoutMs: number; signal: AbortSignal }): Promise<SendOutcome> {
+  const c = n.config;
+  const started = performance.now();
+  const deadline = AbortSignal.any([io.signal, AbortSignal.timeout(io.timeoutMs)]);
+  const transport = createTransport({
+    host: c.host, port: c.port,
+    secure: c.security === 'TLS', requireTLS: c.security === 'STARTTLS', ignoreTLS: c.security === 'NONE',
+    auth: c.username ? { user: c.username, pass: n.secrets.password } : undefined,
+    tls: { rejectUnauthorized: !c.skipTlsVerify, ...(c.tlsCa ? { ca: c.tlsCa } : {}) },
+    connectionTimeout: io.timeoutMs, greetingTimeout: io.timeoutMs, socketTimeout: io.timeoutMs, socketCloseTimeout: 1000,
+    disableFileAccess: true, disableUrlAccess: true,
+  });
+  const latencyMs = () => Math.round(performance.now() - started);
+  try {
+    const info = await transport.sendMail({
+      from: c.from, to: c.to, subject: rendered.title, text: rendered.text,
+      messageId: `<${message.id}@monctl>`, headers: { 'X-Monctl-Message-Id': message.id },
+      signal: deadline,
+    });
+    return { ok: true, statusCode: replyCode(info.response), error: null, latencyMs: latencyMs(), retryable: false };
+  } catch (caught) {
+    const err = caught as SmtpError;
+    const timedOut = deadline.aborted && !io.signal.aborted;
+    const error = timedOut ? `timeout after ${io.timeoutMs} ms` : describeSmtpError(err);
+    const retryable = timedOut || (err.responseCode !== undefined ? err.permanent !== true : !NOT_RETRYABLE_CODES.has(err.code ?? ''));
+    return { ok: false, statusCode: err.responseCode ?? null, error, latencyMs: latencyMs(), retryable };
+  } finally {
+    transport.close();
+  }
+}
+
+/** `250` of `250 2.0.0 OK queued`. */
+function replyCode(response: string | undefined): number | null {
+  const m = /^(\d{3})/.exec(response ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+function describeSmtpError(err: SmtpError): string {
+  const text = (err.response ?? err.message ?? String(err)).replace(/\s+/g, ' ').trim();
+  const base = err.code && !text.includes(err.code) ? `${err.code}: ${text}` : text;
+  return base.length > 300 ? `${base.slice(0, 300)}…` : base;
+}

@@ -1,0 +1,85 @@
+import { Agent, type Dispatcher, request } from 'undici';
+import { VERSION } from '../../../src/version.ts';
+import { describeError } from '../../probes/errors.ts';
+import type { SendOutcome } from '../types.ts';
+
+/**
+ * One POST to a receiver, for the HTTP notifiers (WEBHOOK, SLACK, NTFY): a
+ * hard deadline over the whole exchange, no redirects followed, the answer's
+ * body read up to a cap and thrown away (a short excerpt of a refusal is kept
+ * for the error). Never throws: every failure is a SendOutcome.
+ */
+const BODY_CAP = 64 * 1024;
+const EXCERPT = 200;
+
+/** The pool of the HTTP notifiers: one per daemon, connections kept alive per origin. */
+export function createNotifierDispatcher(timeoutMs: number): Agent {
+  return new Agent({
+    keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connect: { timeout: timeoutMs },
+  });
+}
+
+export interface PostOptions {
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  /** The caller's signal (the dispatcher stopping, say). */
+  signal: AbortSignal;
+}
+
+/**
+ * Whether a failed answer is worth retrying: 4xx other than 408 and 429 are
+ * the receiver refusing this request (and it will refuse it again); 3xx are
+ * a wrong URL (redirects are not followed, so a retry gets the same).
+ */
+export function retryableStatus(status: number): boolean {
+  if (status === 408 || status === 429) return true;
+  return status >= 500;
+}
+
+export async function postJson(url: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<SendOutcome> {
+  const started = performance.now();
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
+  const signal = AbortSignal.any([opts.signal, deadline.signal]);
+  const outcome = (o: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...o, latencyMs: Math.round(performance.now() - started) });
+  try {
+    const res = await request(url, {
+      method: 'POST', dispatcher: opts.dispatcher, signal, body,
+      headers: { 'content-type': 'application/json', 'user-agent': `monctl/${VERSION}`, ...headers },
+    });
+    const excerpt = await readCapped(res.body, signal);
+    const status = res.statusCode;
+    if (status >= 200 && status < 300) return outcome({ ok: true, statusCode: status, error: null, retryable: false });
+    const location = status >= 300 && status < 400 && typeof res.headers.location === 'string' ? ` (redirect to ${res.headers.location}: not followed)` : '';
+    return outcome({
+      ok: false, statusCode: status, retryable: retryableStatus(status),
+      error: `HTTP ${status}${location}${excerpt ? `: ${excerpt}` : ''}`,
+    });
+  } catch (err) {
+    const error = deadline.signal.aborted ? `timeout after ${opts.timeoutMs} ms`
+      : opts.signal.aborted ? 'aborted' : describeError(err, opts.timeoutMs);
+    return outcome({ ok: false, statusCode: null, error, retryable: true });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads at most BODY_CAP bytes (then drops the connection); returns a printable excerpt of the start. */
+async function readCapped(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (signal.aborted) break;
+      if (size < EXCERPT * 4) chunks.push(chunk);
+      size += chunk.length;
+      if (size > BODY_CAP) break;
+    }
+  } catch {
+    // A body cut short still leaves the status to report.
+  } finally {
+    if (!body.destroyed && size > BODY_CAP) body.destroy();
+  }
+  const text = Buffer.concat(chunks).toString('utf8').replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
+}

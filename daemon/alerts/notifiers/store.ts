@@ -1,0 +1,69 @@
+import type { Selectable } from 'kysely';
+import type { Notifier, NotifierType } from '../../../src/api/schemas/notifiers.ts';
+import { notFound } from '../../../src/errors.ts';
+import { formatDateTime } from '../../../src/time.ts';
+import type { DaemonContext } from '../../context.ts';
+import { SecretBox } from '../../monitoring/secret-box.ts';
+import type { NotifiersTable } from '../../store/schema.ts';
+import type { LoadedNotifier, StoredConfig, StoredSecrets } from './config-types.ts';
+
+/**
+ * Notifier rows: the config as JSON, the secrets sealed as one JSON document
+ * with the install's secret box under a purpose of their own (a registry
+ * password's box cannot open them, nor the other way round).
+ */
+const boxes = new WeakMap<Uint8Array, SecretBox>();
+
+export function notifierBox(ctx: Pick<DaemonContext, 'installSecret'>): SecretBox {
+  let box = boxes.get(ctx.installSecret);
+  if (!box) {
+    box = new SecretBox(ctx.installSecret, 'notifier-secrets');
+    boxes.set(ctx.installSecret, box);
+  }
+  return box;
+}
+
+export type NotifierRow = Selectable<NotifiersTable>;
+
+/** The row of notifier `id`; 404 when there is none. */
+export async function notifierRow(ctx: Pick<DaemonContext, 'db'>, id: number): Promise<NotifierRow> {
+  const row = await ctx.db.selectFrom('notifiers').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(`Notifier ${id} does not exist`);
+  return row;
+}
+
+/** The sealed form of the secrets, or null when there are none. */
+export function sealSecrets(ctx: Pick<DaemonContext, 'installSecret'>, secrets: StoredSecrets): string | null {
+  return Object.keys(secrets).length ? notifierBox(ctx).seal(JSON.stringify(secrets)) : null;
+}
+
+/** The secrets, or undefined when the box is not this install's (a database copied without its secret). */
+export function openSecrets(ctx: Pick<DaemonContext, 'installSecret'>, sealed: string | null): StoredSecrets | undefined {
+  if (sealed === null) return {};
+  const text = notifierBox(ctx).open(sealed);
+  return text === undefined ? undefined : (JSON.parse(text) as StoredSecrets);
+}
+
+/** The API's view: config without secrets, and which secrets are set. */
+export function toNotifier(row: NotifierRow, secrets: StoredSecrets | undefined): Notifier {
+  const set: Notifier['secrets'] = {};
+  if (secrets) {
+    if (secrets.url !== undefined) set.url = true;
+    if (secrets.signingSecret !== undefined) set.signingSecret = true;
+    if (secrets.headers) set.headers = Object.keys(secrets.headers);
+    if (secrets.token !== undefined) set.token = true;
+    if (secrets.password !== undefined) set.password = true;
+  }
+  return {
+    id: row.id, name: row.name, type: row.type as NotifierType, enabled: row.enabled === 1,
+    config: JSON.parse(row.config) as StoredConfig, secrets: set,
+    createdAt: formatDateTime(row.created_at), updatedAt: formatDateTime(row.updated_at),
+  };
+}
+
+export function loaded(row: NotifierRow, secrets: StoredSecrets): LoadedNotifier {
+  return {
+    id: row.id, name: row.name, type: row.type as NotifierType, enabled: row.enabled === 1,
+    config: JSON.parse(row.config) as StoredConfig, secrets,
+  };
+}

@@ -1,0 +1,153 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Body, DateTime, Id, StringEnum } from './common.ts';
+import { ObjectName } from './tunnel.ts';
+
+/**
+ * Notification channels (issue 15): where alerts are delivered. One body shape
+ * for every type; which `config` fields a type takes is checked by the daemon,
+ * which names the field that does not belong. Secret fields are write-only:
+ * reads say which are set (`secrets`), never their values.
+ */
+export const NOTIFIER_TYPES = ['WEBHOOK', 'SLACK', 'NTFY', 'EMAIL'] as const;
+export type NotifierType = (typeof NOTIFIER_TYPES)[number];
+export const EMAIL_SECURITIES = ['STARTTLS', 'TLS', 'NONE'] as const;
+export const NTFY_PRIORITIES = ['min', 'low', 'default', 'high', 'max'] as const;
+
+/** The config fields each type takes, and which of them are secrets (sealed, never returned). */
+export const NOTIFIER_FIELDS: Record<NotifierType, { fields: readonly string[]; required: readonly string[]; secrets: readonly string[] }> = {
+  WEBHOOK: { fields: ['url', 'headers', 'signingSecret'], required: ['url'], secrets: ['headers', 'signingSecret'] },
+  SLACK: { fields: ['url'], required: ['url'], secrets: ['url'] },
+  NTFY: { fields: ['url', 'topic', 'priority', 'token'], required: ['url', 'topic'], secrets: ['token'] },
+  EMAIL: {
+    fields: ['host', 'port', 'security', 'username', 'password', 'from', 'to', 'skipTlsVerify', 'tlsCa'],
+    required: ['host', 'from', 'to'], secrets: ['password'],
+  },
+};
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http:// or https://' });
+const Email = Type.String({ minLength: 3, maxLength: 254, description: 'an email address' });
+const Priority = Type.Union([Type.Integer(), Type.String()], { description: 'ntfy priority: 1 to 5, or min, low, default, high, max' });
+
+/** Every config field, as create takes it; PATCH takes the same with null to remove an optional one. */
+function configFields(nullable: boolean) {
+  const opt = <T extends TSchema>(schema: T) => Type.Optional(nullable ? Type.Union([schema, Type.Null()]) : schema);
+  return {
+    url: opt(Type.String({ ...Url, description: 'WEBHOOK: where to POST; SLACK: the incoming-webhook URL (a secret); NTFY: the server, e.g. https://ntfy.sh' })),
+    headers: opt(Type.Record(Type.String(), nullable ? Type.Union([Type.String(), Type.Null()]) : Type.String(), {
+      description: 'WEBHOOK: extra request headers; the values are secrets. In PATCH, null removes one header',
+    })),
+    signingSecret: opt(Type.String({ description: 'WEBHOOK: `whsec_` + base64 of 24 to 64 bytes; generated when absent' })),
+    topic: opt(Type.String({ description: 'NTFY: the topic, 1 to 64 of A-Z a-z 0-9 _ -' })),
+    priority: opt(Priority),
+    token: opt(Type.String({ description: 'NTFY: access token sent as Bearer (a secret)' })),
+    host: opt(Type.String({ description: 'EMAIL: the SMTP server' })),
+    port: opt(Type.Integer({ minimum: 1, maximum: 65535, description: 'EMAIL: 587 for STARTTLS, 465 for TLS, 25 for NONE when absent' })),
+    security: opt(StringEnum(EMAIL_SECURITIES, { description: 'EMAIL: STARTTLS (default), TLS from the first byte, or NONE' })),
+    username: opt(Type.String({ description: 'EMAIL: SMTP AUTH user (needs password)' })),
+    password: opt(Type.String({ description: 'EMAIL: SMTP AUTH password (a secret)' })),
+    from: opt(Email),
+    to: opt(Type.Array(Email, { minItems: 1, maxItems: 50, description: 'EMAIL: recipients' })),
+    skipTlsVerify: opt(Type.Boolean({ description: 'EMAIL: accept any server certificate (prefer tlsCa)' })),
+    tlsCa: opt(Type.String({ maxLength: 65536, description: 'EMAIL: PEM CA certificate(s) to trust for the SMTP server, besides the default roots' })),
+  };
+}
+
+export const NotifierConfigInput = Type.Object(configFields(false), { additionalProperties: false, title: 'NotifierConfigInput' });
+export const NotifierConfigPatch = Type.Object(configFields(true), { additionalProperties: false, title: 'NotifierConfigPatch' });
+
+export const NotifierCreate = Body(
+  { name: ObjectName, type: StringEnum(NOTIFIER_TYPES), enabled: Type.Optional(Type.Boolean()), config: NotifierConfigInput },
+  'NotifierCreate',
+);
+export const NotifierPatch = Body(
+  { name: Type.Optional(ObjectName), enabled: Type.Optional(Type.Boolean()), config: Type.Optional(NotifierConfigPatch) },
+  'NotifierPatch',
+);
+
+/** The config as read back: no secret values. SLACK shows only the origin of its URL. */
+export const NotifierConfig = Type.Object(
+  {
+    url: Type.Optional(Type.String()),
+    origin: Type.Optional(Type.String({ description: 'SLACK: scheme and host of the webhook URL' })),
+    topic: Type.Optional(Type.String()),
+    priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+    host: Type.Optional(Type.String()),
+    port: Type.Optional(Type.Integer()),
+    security: Type.Optional(StringEnum(EMAIL_SECURITIES)),
+    username: Type.Optional(Type.String()),
+    from: Type.Optional(Type.String()),
+    to: Type.Optional(Type.Array(Type.String())),
+    skipTlsVerify: Type.Optional(Type.Boolean()),
+    tlsCa: Type.Optional(Type.String()),
+  },
+  { title: 'NotifierConfig' },
+);
+
+/** Which secrets are set: true for a set secret field, the names of the headers for `headers`. */
+export const NotifierSecrets = Type.Object(
+  {
+    url: Type.Optional(Type.Boolean()),
+    signingSecret: Type.Optional(Type.Boolean()),
+    headers: Type.Optional(Type.Array(Type.String())),
+    token: Type.Optional(Type.Boolean()),
+    password: Type.Optional(Type.Boolean()),
+  },
+  { title: 'NotifierSecrets' },
+);
+
+const notifierFields = {
+  id: Id,
+  name: Type.String(),
+  type: StringEnum(NOTIFIER_TYPES),
+  enabled: Type.Boolean(),
+  config: NotifierConfig,
+  secrets: NotifierSecrets,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+};
+export const Notifier = Type.Object(notifierFields, { title: 'Notifier' });
+export type Notifier = Static<typeof Notifier>;
+
+export const NotifierCreated = Type.Object(
+  {
+    ...notifierFields,
+    signingSecret: Type.Optional(Type.String({ description: 'WEBHOOK: the signing secret, in this response only' })),
+  },
+  { title: 'NotifierCreated' },
+);
+export type NotifierCreated = Static<typeof NotifierCreated>;
+
+export const SigningSecret = Type.Object(
+  { signingSecret: Type.String({ description: 'the new signing secret, in this response only' }) },
+  { title: 'SigningSecret' },
+);
+
+/** One delivery attempt (a test message has notificationId null). */
+export const NotifierDelivery = Type.Object(
+  {
+    id: Id,
+    at: DateTime,
+    messageId: Type.String({ description: 'the webhook-id, the same on every attempt of one message' }),
+    notificationId: Type.Union([Id, Type.Null()]),
+    attempt: Type.Integer({ minimum: 1 }),
+    ok: Type.Boolean(),
+    statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status or SMTP reply code' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+    latencyMs: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'NotifierDelivery' },
+);
+export type NotifierDelivery = Static<typeof NotifierDelivery>;
+
+export const NotifierTestResult = Type.Object(
+  {
+    ok: Type.Boolean(),
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    latencyMs: Type.Integer({ minimum: 0 }),
+    retryable: Type.Boolean({ description: 'whether a real notification would be retried after this answer' }),
+    messageId: Type.String(),
+  },
+  { title: 'NotifierTestResult' },
+);
+export type NotifierTestResult = Static<typeof NotifierTestResult>;
