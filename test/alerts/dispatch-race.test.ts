@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Dispatcher } from '../../daemon/alerts/delivery/dispatcher.ts';
+import { loadSender } from '../../daemon/alerts/notifiers/senders.ts';
+import { loadInstallSecret } from '../../daemon/auth/install-secret.ts';
+import type { DaemonContext } from '../../daemon/context.ts';
+import { openSqlite, type OpenedStore } from '../../daemon/store/dialect/sqlite.ts';
+import { startDaemon } from '../helpers/daemon.ts';
+import { bearer, send } from '../helpers/http.ts';
+import { startWebhookReceiver } from '../notifiers/receivers.ts';
+
+/**
+ * Exactly once between dispatchers: two dispatchers, each on its own
+ * connection to one database (as two daemons would be), race for 1,000 due
+ * notifications. Every message reaches the receiver once, signed, and every
+ * notification records one attempt. The claim is the database's
+ * conditional update; nothing in memory is shared between the two.
+ */
+const N = 1000;
+let base = '';
+let signingSecret = '';
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+const stores: OpenedStore[] = [];
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'monctl-race-'));
+  receiver = await startWebhookReceiver(() => signingSecret);
+  // A real daemon creates the notifier (sealed secrets and all), then stops and leaves the database to the race.
+  const d = await startDaemon({ dataDir: join(base, 'data'), args: ['--scheduler', 'off'] });
+  const res = await send(d.url, 'POST', '/admin/api/notifiers', {
+    headers: { ...bearer(d.adminKey), 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'hook', type: 'WEBHOOK', config: { url: `${receiver.url}/hook` } }),
+  });
+  expect(res.status, res.text).toBe(200);
+  signingSecret = res.json().signingSecret;
+  await d.stop();
+});
+
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  await receiver?.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+it('two dispatchers on one database send each of 1,000 notifications exactly once', async () => {
+  const file = join(base, 'data', 'monctl.db');
+  const a = openSqlite(file);
+  const b = openSqlite(file);
+  stores.push(a, b);
+  const notifierId = (await a.db.selectFrom('notifiers').select('id').executeTakeFirstOrThrow()).id;
+  const now = Date.now();
+  await a.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < N; i++) {
+      const payload = { kind: 'INCIDENT_OPENED', subject: { type: 'resource', id: i + 1, name: `r${i}`, target: `http://10.0.0.1/${i}` },
+        incidentId: i + 1, openedAt: now, resolvedAt: null, cause: { message: 'HTTP 503', errorCode: 'HTTP_STATUS' }, cert: null };
+      const event = await trx.insertInto('alert_events').values({
+        kind: 'INCIDENT_OPENED', subject_type: 'resource', resource_id: i + 1, agent_id: null, incident_id: i + 1,
+        payload: JSON.stringify(payload), suppressed: null, created_at: now, routed_at: now, routed_by: 'test',
+      }).returning('id').executeTakeFirstOrThrow();
+      const n = await trx.insertInto('notifications').values({
+        notifier_id: notifierId, message_id: `msg_race_${i}`, state: 'pending', created_at: now, send_after: now,
+        next_attempt_at: now, claimed_by: null, claimed_until: null, sent_at: null, last_error: null,
+      }).returning('id').executeTakeFirstOrThrow();
+      await trx.insertInto('notification_items').values({ notification_id: n.id, event_id: event.id, reminder: 0 }).execute();
+    }
+  });
+
+  const log = pino({ level: 'silent' });
+  const dispatcherOn = async (store: OpenedStore, pod: string) => {
+    const ctx = { db: store.db, log, config: {}, installSecret: await loadInstallSecret(store.db) } as unknown as DaemonContext;
+    return new Dispatcher({ db: store.db, log, pod, loadSender: (id) => loadSender(ctx, id), retryBaseMs: 60_000, timeoutMs: 10_000 });
+  };
+  const dispatchers = [await dispatcherOn(a, 'pod-a'), await dispatcherOn(b, 'pod-b')];
+  const started = [0, 0];
+  const pending = async () => Number((await a.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'pending').executeTakeFirstOrThrow()).n);
+  const deadline = Date.now() + 60_000;
+  while ((await pending()) > 0 && Date.now() < deadline) {
+    const counts = await Promise.all(dispatchers.map((d) => d.dispatchOnce()));
+    counts.forEach((c, i) => (started[i] += c));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await Promise.all(dispatchers.map((d) => d.stop()));
+
+  expect(await pending()).toBe(0);
+  // Both took part: the race was real.
+  expect(started[0]).toBeGreaterThan(0);
+  expect(started[1]).toBeGreaterThan(0);
+  expect(started[0] + started[1]).toBe(N);
+  const ids = receiver.received.map((r) => r.headers['webhook-id']);
+  expect(ids.length).toBe(N);
+  expect(new Set(ids).size).toBe(N);
+  expect(receiver.refused).toEqual([]);
+  expect(receiver.verified.length).toBe(N);
+  const attempts = await a.db.selectFrom('notification_attempts').select(['notification_id', 'attempt', 'ok']).execute();
+  expect(attempts.length).toBe(N);
+  expect(attempts.every((x) => x.attempt === 1 && x.ok === 1)).toBe(true);
+  const rows = await a.db.selectFrom('notifications').select(['state', 'attempts']).execute();
+  expect(rows.every((r) => r.state === 'sent' && r.attempts === 1)).toBe(true);
+}, 120_000);
