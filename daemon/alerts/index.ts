@@ -1,3 +1,4 @@
+import { SqliteAdapter } from 'kysely';
 import { MONITORING_CHANNEL } from '../../src/api/schemas/monitoring.ts';
 import { NOTIFICATION_FAILED } from '../../src/api/schemas/alert-rules.ts';
 import { formatDateTime } from '../../src/time.ts';
@@ -45,7 +46,8 @@ export const alertsModule: ModuleFactory = (ctx) => {
     name: 'alerts',
     handlers: alertRuleHandlers(() => rules.invalidate()),
     async start() {
-      await dispatcher.releaseOwnStale();
+      // One SQLite file has one daemon (the data-dir lock): whatever is claimed at start was claimed by a dead run.
+      await dispatcher.releaseStale(ctx.db.getExecutor().adapter instanceof SqliteAdapter);
       for (const loop of loops) loop.start();
     },
     async stop() {

@@ -51,11 +51,15 @@ export class Dispatcher {
     this.#leaseMs = Math.max(60_000, options.timeoutMs * 6);
   }
 
-  /** At start: claims left by an earlier run of this pod are free again (that run is gone). */
-  async releaseOwnStale(): Promise<number> {
+  /**
+   * At start: claims left by an earlier run of this pod are free again (that
+   * run is gone). `everyPod`: the database has a single daemon (SQLite, held
+   * by the data-dir lock), so every claim found is stale.
+   */
+  async releaseStale(everyPod: boolean): Promise<number> {
     const rows = await this.#o.db.selectFrom('notifications').select(['id', 'claimed_by'])
       .where('state', '=', 'pending').where('claimed_by', 'is not', null).execute();
-    const stale = rows.filter((r) => r.claimed_by!.startsWith(`${this.#o.pod}#`) && r.claimed_by !== this.#token).map((r) => r.id);
+    const stale = rows.filter((r) => r.claimed_by !== this.#token && (everyPod || r.claimed_by!.startsWith(`${this.#o.pod}#`))).map((r) => r.id);
     if (stale.length > 0) {
       await this.#o.db.updateTable('notifications').set({ claimed_by: null, claimed_until: null })
         .where('id', 'in', stale).where('state', '=', 'pending').execute();

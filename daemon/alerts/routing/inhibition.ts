@@ -11,7 +11,7 @@ function endpoint(type: string, target: string): { host: string; port: number | 
   try {
     if (type === 'HTTP') {
       const url = new URL(target);
-      return { host: url.hostname.toLowerCase(), port: url.port ? Number(url.port) : null };
+      return { host: url.hostname.toLowerCase(), port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 };
     }
     if (type === 'TCP') {
       const at = target.lastIndexOf(':');
@@ -33,7 +33,8 @@ function endpoint(type: string, target: string): { host: string; port: number | 
  *   deferred (routed on a later pass), since the agent may come back or its
  *   incident may open.
  * A resource depends on an agent when its target's host is an HTTP route's
- * hostname, or its port is a TCP route's listen port on the daemon.
+ * hostname, or its port is a TCP route's listen port on the daemon (whatever
+ * the check speaks through it).
  */
 export async function holdsFor(
   db: Kysely<Database>,
@@ -55,6 +56,7 @@ export async function holdsFor(
     const at = endpoint(resource.resource_type, resource.target);
     if (!at) continue;
     const link = routes.find((r) => (r.type === 'HTTP' ? r.hostname === at.host : r.listenPort !== null && r.listenPort === at.port));
+    // (A TCP route's port links whatever speaks through it: an HTTP check of a service behind a TCP route depends on its agent too.)
     if (link) holds.set(resource.id, open.has(link.agentId) ? 'inhibit' : 'defer');
   }
   return holds;
