@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Notifier, NotifierDelivery, NotifierType } from '../../src/api/schemas/notifiers.ts';
+import type { Notifier, NotifierDelivery } from '../../src/api/schemas/notifiers.ts';
+import { NOTIFIER_TYPES, type NotifierType } from '../../src/notifier-fields.ts';
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
@@ -7,9 +8,6 @@ import { openSecretFile } from '../io/secret-file.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { configOf, type NotifierFlags, notifierFlags } from './notifier-input.ts';
-
-/** The types, without loading TypeBox for the schemas' own list. */
-const NOTIFIER_TYPES: readonly NotifierType[] = ['WEBHOOK', 'SLACK', 'NTFY', 'EMAIL'];
 
 /** Where a notifier sends, in one cell. */
 function destination(n: Notifier): string {
