@@ -33,6 +33,7 @@ const modules: Record<string, () => Promise<NounModule>> = {
   routes: () => import('./commands/routes.ts'),
   topology: () => import('./commands/topology.ts'),
   status: () => import('./commands/status.ts'),
+  notifiers: () => import('./commands/notifiers.ts'),
   apply: () => import('./commands/apply.ts'),
   completion: () => import('./commands/completion.ts'),
   agent: async () => ({ register: (await import('./agent/command.ts')).registerAgentCommand }),

@@ -64,4 +64,12 @@ export const ops = {
   getTopology: op('getTopology', 'GET', '/admin/api/topology'),
   topologyEvents: op('topologyEvents', 'GET', '/admin/sse/topology'),
   routeLogEvents: op('routeLogEvents', 'GET', '/admin/sse/routes/{id}/log'),
+  listNotifiers: op('listNotifiers', 'GET', '/admin/api/notifiers'),
+  getNotifier: op('getNotifier', 'GET', '/admin/api/notifiers/{id}'),
+  createNotifier: op('createNotifier', 'POST', '/admin/api/notifiers'),
+  updateNotifier: op('updateNotifier', 'PATCH', '/admin/api/notifiers/{id}'),
+  deleteNotifier: op('deleteNotifier', 'DELETE', '/admin/api/notifiers/{id}'),
+  testNotifier: op('testNotifier', 'POST', '/admin/api/notifiers/{id}/test'),
+  rotateNotifierSigningSecret: op('rotateNotifierSigningSecret', 'POST', '/admin/api/notifiers/{id}/signing-secret'),
+  listNotifierDeliveries: op('listNotifierDeliveries', 'GET', '/admin/api/notifiers/{id}/deliveries'),
 } as const;

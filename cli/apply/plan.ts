@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
+import { notifierSteps } from './notifiers-plan.ts';
 import type { Spec } from './spec.ts';
 
 /**
@@ -14,18 +15,20 @@ import type { Spec } from './spec.ts';
  */
 export interface Step {
   action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement';
+  kind: 'group' | 'resource' | 'announcement' | 'notifier';
   name: string;
   changes?: string[];
   run: () => Promise<void>;
+  /** What the daemon showed once while the step ran (a generated signing secret), for apply to print. */
+  shown?: Record<string, string>;
 }
 
 const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash-([0-9a-f]+)">/;
 
 export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
   const c = rt.client;
-  const [groups, resources, announcements] = await Promise.all([
-    c.call(ops.listGroups), c.call(ops.listAdminResources), c.call(ops.listAnnouncements),
+  const [groups, resources, announcements, notifiers] = await Promise.all([
+    c.call(ops.listGroups), c.call(ops.listAdminResources), c.call(ops.listAnnouncements), notifierSteps(rt, spec.notifiers, prune),
   ]);
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
   const wanted = new Set(spec.groups.map((g) => g.name));
@@ -97,7 +100,10 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     }
   }
 
+  steps.push(...notifiers.upserts);
+
   if (prune) {
+    steps.push(...notifiers.deletions);
     const names = (list: { name: string }[]) => new Set(list.map((x) => x.name));
     const keepR = names(spec.resources);
     for (const r of resources) if (!keepR.has(r.name)) steps.push({ action: 'delete', kind: 'resource', name: r.name, run: async () => void (await c.call(ops.deleteResource, { params: { id: r.id } })) });

@@ -15,9 +15,9 @@ function describe(rt: Runtime, s: Step): string {
 }
 
 export function register(program: Command): void {
-  withOutput(program.command('apply').description('make the daemon match a YAML or JSON file of groups, resources and announcements'))
+  withOutput(program.command('apply').description('make the daemon match a YAML or JSON file of groups, resources, announcements and notifiers'))
     .requiredOption('-f, --file <file>', 'the file (- for stdin)')
-    .option('--prune', 'delete groups and resources the file does not name, and announcements apply created that it no longer names')
+    .option('--prune', 'delete groups, resources and notifiers the file does not name, and announcements apply created that it no longer names')
     .option('--dry-run', 'print the plan, change nothing')
     .option('-y, --yes', 'do not ask before --prune deletes')
     .action(act(async (rt, opts: { file: string; prune?: boolean; dryRun?: boolean; yes?: boolean }) => {
@@ -29,7 +29,7 @@ export function register(program: Command): void {
       }
       const spec = validateSpec(await parseSpecText(text, opts.file), opts.file);
       const steps = await makePlan(rt, spec, Boolean(opts.prune));
-      const summary = (s: Step) => ({ action: s.action, kind: s.kind, name: s.name, ...(s.changes ? { changes: s.changes } : {}) });
+      const summary = (s: Step) => ({ action: s.action, kind: s.kind, name: s.name, ...(s.changes ? { changes: s.changes } : {}), ...s.shown });
       const deletions = steps.filter((s) => s.action === 'delete');
       // Destructive (CONTRACT section 7): asked before the first write, so a "no" changes nothing.
       if (!opts.dryRun && deletions.length) {
@@ -48,7 +48,11 @@ export function register(program: Command): void {
       }
       if (rt.structured) return rt.show({ dryRun: Boolean(opts.dryRun), changes: steps.map(summary) });
       if (steps.length === 0) return void process.stdout.write('No changes: the daemon already matches the file.\n');
-      for (const s of steps) process.stdout.write(`${describe(rt, s)}\n`);
+      for (const s of steps) {
+        process.stdout.write(`${describe(rt, s)}\n`);
+        // Shown once by the daemon: the only chance to save it.
+        if (s.shown?.signingSecret) process.stdout.write(`    signing secret (save it now, it is not shown again): ${s.shown.signingSecret}\n`);
+      }
       const count = (a: Step['action']) => steps.filter((s) => s.action === a).length;
       const totals = `${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete`;
       process.stdout.write(opts.dryRun

@@ -2,7 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { NotifierPatch, NotifierType } from '../../../src/api/schemas/notifiers.ts';
 import { badRequest, type FieldError } from '../../../src/errors.ts';
 import type { StoredConfig, StoredSecrets } from './config-types.ts';
-import { DEFAULT_PORTS, type FlatConfig, normalize } from './validate.ts';
+import { DEFAULT_PORTS } from '../../../src/notifier-fields.ts';
+import { type FlatConfig, normalize } from './validate.ts';
 
 type ConfigPatch = NonNullable<Static<typeof NotifierPatch>['config']>;
 

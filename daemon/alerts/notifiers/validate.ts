@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { NOTIFIER_FIELDS, NTFY_PRIORITIES, type NotifierType } from '../../../src/api/schemas/notifiers.ts';
+import { DEFAULT_PORTS, NOTIFIER_FIELDS, NTFY_PRIORITIES, type NotifierType, priorityOf } from '../../../src/notifier-fields.ts';
 import { badRequest, type FieldError } from '../../../src/errors.ts';
 import type { StoredConfig, StoredSecrets } from './config-types.ts';
 import { validSigningSecret } from './signing.ts';
@@ -18,7 +18,6 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,4096}$/;
 /** Headers the sender sets itself, or that would break the request framing. */
 const RESERVED_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection', 'keep-alive',
   'upgrade', 'te', 'trailer', 'expect', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
-export const DEFAULT_PORTS = { STARTTLS: 587, TLS: 465, NONE: 25 } as const;
 
 /** An http(s) URL, or why not. Credentials in a non-secret URL would be shown to every reader: refused. */
 export function urlProblem(value: string, secret: boolean): string | undefined {
@@ -122,14 +121,6 @@ function email(flat: FlatConfig, config: StoredConfig, secrets: StoredSecrets, e
       err('tlsCa', 'must be one or more PEM certificates (-----BEGIN CERTIFICATE-----)');
     }
   }
-}
-
-/** 1 to 5, or ntfy's names for them; undefined when neither. */
-export function priorityOf(value: number | string): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 1 && value <= 5 ? value : undefined;
-  const named = NTFY_PRIORITIES.indexOf(value.toLowerCase() as (typeof NTFY_PRIORITIES)[number]);
-  if (named >= 0) return named + 1;
-  return /^[1-5]$/.test(value) ? Number(value) : undefined;
 }
 
 function invalid(errors: FieldError[]) {

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, StringEnum } from './common.ts';
 import { ObjectName } from './tunnel.ts';
+import { EMAIL_SECURITIES, NOTIFIER_TYPES } from '../../notifier-fields.ts';
 
 /**
  * Notification channels (issue 15): where alerts are delivered. One body shape
@@ -8,21 +9,7 @@ import { ObjectName } from './tunnel.ts';
  * which names the field that does not belong. Secret fields are write-only:
  * reads say which are set (`secrets`), never their values.
  */
-export const NOTIFIER_TYPES = ['WEBHOOK', 'SLACK', 'NTFY', 'EMAIL'] as const;
-export type NotifierType = (typeof NOTIFIER_TYPES)[number];
-export const EMAIL_SECURITIES = ['STARTTLS', 'TLS', 'NONE'] as const;
-export const NTFY_PRIORITIES = ['min', 'low', 'default', 'high', 'max'] as const;
-
-/** The config fields each type takes, and which of them are secrets (sealed, never returned). */
-export const NOTIFIER_FIELDS: Record<NotifierType, { fields: readonly string[]; required: readonly string[]; secrets: readonly string[] }> = {
-  WEBHOOK: { fields: ['url', 'headers', 'signingSecret'], required: ['url'], secrets: ['headers', 'signingSecret'] },
-  SLACK: { fields: ['url'], required: ['url'], secrets: ['url'] },
-  NTFY: { fields: ['url', 'topic', 'priority', 'token'], required: ['url', 'topic'], secrets: ['token'] },
-  EMAIL: {
-    fields: ['host', 'port', 'security', 'username', 'password', 'from', 'to', 'skipTlsVerify', 'tlsCa'],
-    required: ['host', 'from', 'to'], secrets: ['password'],
-  },
-};
+export { EMAIL_SECURITIES, NOTIFIER_FIELDS, NOTIFIER_TYPES, NTFY_PRIORITIES, type NotifierType } from '../../notifier-fields.ts';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http:// or https://' });
 const Email = Type.String({ minLength: 3, maxLength: 254, description: 'an email address' });

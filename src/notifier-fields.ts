@@ -1,0 +1,30 @@
+/**
+ * The notifier types and the config fields each takes, without TypeBox: the
+ * API schemas, the daemon's checks and the CLI (`notifiers`, `apply`) share it.
+ */
+export const NOTIFIER_TYPES = ['WEBHOOK', 'SLACK', 'NTFY', 'EMAIL'] as const;
+export type NotifierType = (typeof NOTIFIER_TYPES)[number];
+export const EMAIL_SECURITIES = ['STARTTLS', 'TLS', 'NONE'] as const;
+export type EmailSecurity = (typeof EMAIL_SECURITIES)[number];
+export const NTFY_PRIORITIES = ['min', 'low', 'default', 'high', 'max'] as const;
+/** The SMTP port of each security when none is given. */
+export const DEFAULT_PORTS: Record<EmailSecurity, number> = { STARTTLS: 587, TLS: 465, NONE: 25 };
+
+/** The config fields each type takes, and which of them are secrets (sealed, never returned). */
+export const NOTIFIER_FIELDS: Record<NotifierType, { fields: readonly string[]; required: readonly string[]; secrets: readonly string[] }> = {
+  WEBHOOK: { fields: ['url', 'headers', 'signingSecret'], required: ['url'], secrets: ['headers', 'signingSecret'] },
+  SLACK: { fields: ['url'], required: ['url'], secrets: ['url'] },
+  NTFY: { fields: ['url', 'topic', 'priority', 'token'], required: ['url', 'topic'], secrets: ['token'] },
+  EMAIL: {
+    fields: ['host', 'port', 'security', 'username', 'password', 'from', 'to', 'skipTlsVerify', 'tlsCa'],
+    required: ['host', 'from', 'to'], secrets: ['password'],
+  },
+};
+
+/** An ntfy priority, 1 to 5 or its name (`high`), as 1 to 5; undefined when neither. */
+export function priorityOf(value: number | string): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 1 && value <= 5 ? value : undefined;
+  const named = NTFY_PRIORITIES.indexOf(value.toLowerCase() as (typeof NTFY_PRIORITIES)[number]);
+  if (named >= 0) return named + 1;
+  return /^[1-5]$/.test(value) ? Number(value) : undefined;
+}
