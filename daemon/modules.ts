@@ -1,3 +1,4 @@
+import { incidentsModule } from './alerts/incidents/module.ts';
 import { authModule } from './auth/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
@@ -17,4 +18,5 @@ export const moduleFactories: ModuleFactory[] = [
   probesModule, // after monitoring: it stops first, so no result is written after monitoring stops
   tunnelAdminModule, // before tunnel: the pod exists before agents connect, and stops after it
   tunnelModule,
+  incidentsModule, // last: its sweep stops first, before the tunnel marks agents disconnected on drain
 ];
