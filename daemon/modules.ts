@@ -1,5 +1,6 @@
 import { alertsModule } from './alerts/index.ts';
 import { notifiersModule } from './alerts/notifiers/module.ts';
+import { incidentsModule } from './alerts/incidents/module.ts';
 import { authModule } from './auth/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
@@ -21,4 +22,5 @@ export const moduleFactories: ModuleFactory[] = [
   tunnelModule,
   notifiersModule,
   alertsModule, // after notifiers: it stops first, so no send is in flight when their HTTP pool closes
+  incidentsModule, // last: its sweep stops first, before the tunnel marks agents disconnected on drain
 ];

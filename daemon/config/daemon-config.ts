@@ -36,6 +36,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     },
     metrics: { detail: get<'all' | 'public'>('metricsDetail'), auth: get<'none' | 'key'>('metricsAuth') },
     tunnelDials: { maxRefusals: get<number>('tunnelMaxRefusals'), windowMs: get<number>('tunnelRefusalWindow') },
+    incidents: { agentGraceSeconds: get<number>('agentGraceSeconds'), certExpiryDays: get<number[]>('certExpiryDays') },
     podName: get<string | undefined>('podName'),
     publicUrl: get<string | undefined>('publicUrl'),
     notifierTimeoutMs: get<number>('notifierTimeout'),

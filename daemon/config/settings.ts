@@ -1,5 +1,6 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
+import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
 import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
 import * as t from './types.ts';
@@ -89,6 +90,10 @@ export const SETTINGS: readonly Setting[] = [
     default: () => 10_000, help: 'hard limit of one notification delivery attempt (connect, send, answer)' }),
   row({ key: 'notifierRetryBase', flag: '--notifier-retry-base <duration>', env: 'MONCTL_NOTIFIER_RETRY_BASE', type: t.duration,
     default: () => 5_000, help: 'first wait before a failed notification is retried; it doubles on each retry (with jitter, at most 30 min, for 24 h)' }),
+  row({ key: 'agentGraceSeconds', flag: '--agent-grace-seconds <seconds>', env: 'MONCTL_AGENT_GRACE_SECONDS', type: t.positiveInteger,
+    default: () => DEFAULT_AGENT_GRACE_SECONDS, help: 'a tunnel agent DISCONNECTED for longer than this opens an incident (AGENT_DOWN)' }),
+  row({ key: 'certExpiryDays', flag: '--cert-expiry-days <days,...>', env: 'MONCTL_CERT_EXPIRY_DAYS', type: t.positiveIntegerList,
+    default: () => [...DEFAULT_CERT_EXPIRY_DAYS], help: 'days before an HTTPS certificate expires at which CERT_EXPIRING fires, once each' }),
   row({ key: 'adminPassword', env: 'MONCTL_ADMIN_PASSWORD', type: t.password, secret: true,
     unsetMeans: 'a random one, printed once', help: 'password of user admin, created on the first start' }),
 ];

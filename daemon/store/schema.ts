@@ -100,6 +100,10 @@ export interface ResourcesTable {
   open_incident_id: number | null;
   cert_expires_at: number | null;
   cert_alerted_days: number | null;
+  /** The first failing check of the current streak (migration 0009): the cause of the incident it may open. */
+  fail_since: number | null;
+  fail_message: string | null;
+  fail_error_code: string | null;
 }
 
 export interface ResourceGroupsTable { resource_id: number; group_id: number }
@@ -167,6 +171,8 @@ export interface AgentsTable {
   remote_address: string | null;
   version: string | null;
   created_at: number;
+  /** The agent's open incident (migration 0009): set only WHERE it is null, so one daemon opens it. */
+  open_incident_id: number | null;
 }
 
 export interface RoutesTable {
