@@ -77,9 +77,9 @@ describe('grouping', () => {
     await w.rule({ name: 'fleet', events: ['INCIDENT_OPENED'], notifierIds: notifiers.map((n) => n.id), groupIds: [group.id], groupWaitSeconds: 4 });
     w.target.status = 200;
     const ids: number[] = [];
-    for (let i = 0; i < 50; i++) ids.push((await w.resource(`fleet-${i}`, { groupIds: [group.id], failureThreshold: 1 })).id);
+    for (let i = 0; i < 50; i++) ids.push((await w.resource(`fleet-${i}`, { groupIds: [group.id] })).id);
     w.target.status = 503;
-    await Promise.all(ids.map((id) => w.check(id)));
+    for (let i = 0; i < 3; i++) await Promise.all(ids.map((id) => w.check(id))); // the default threshold: 3 failures
     await eventually('every notifier', () => groupHook.verified.length > 0 && slack.texts.length > 0 && ntfy.messages.length > 0, 20_000);
     await sleep(3000);
     expect(groupHook.verified).toHaveLength(1);
@@ -103,12 +103,12 @@ describe('delivery', () => {
     flakySecret = nFlaky.signingSecret!;
     const nDead = await w.notifier('dead', 'SLACK', { url: `${dead.url}/services/T3/B3/d` });
     const nQuick = await w.notifier('quick', 'SLACK', { url: `${quick.url}/services/T2/B2/q` });
-    const r = await w.resource('retried', { failureThreshold: 1 });
+    const r = await w.resource('retried');
     await w.rule({ name: 'retried', events: ['INCIDENT_OPENED'], notifierIds: [nDead.id, nFlaky.id, nQuick.id], resourceIds: [r.id] });
     flaky.queue(500, 500, 500);
     w.target.status = 503;
     const failedAt = Date.now();
-    await w.check(r.id);
+    await w.checks(r.id, 3);
     await eventually('the quick notifier', () => quick.texts.length === 1);
     // The dead notifier holds its attempt for --notifier-timeout (10 s); the quick one did not wait for it.
     expect(Date.now() - failedAt).toBeLessThan(8000);
@@ -127,12 +127,12 @@ describe('delivery', () => {
     const refusing = await startReceiver(() => ({ status: 410 }));
     closers.push(() => refusing.close());
     const n = await w.notifier('gone', 'SLACK', { url: `${refusing.url}/services/T4/B4/g` });
-    const r = await w.resource('refused', { failureThreshold: 1 });
+    const r = await w.resource('refused');
     await w.rule({ name: 'refused', events: ['INCIDENT_OPENED'], notifierIds: [n.id], resourceIds: [r.id] });
     const stream = await subscribe(w.d, '/api/events');
     closers.push(async () => stream.close());
     w.target.status = 503;
-    await w.check(r.id);
+    await w.checks(r.id, 3);
     await eventually('the failed delivery', async () => (await w.call('GET', `/admin/api/notifiers/${n.id}/deliveries`)).length === 1);
     await sleep(1500);
     expect(refusing.received).toHaveLength(1);

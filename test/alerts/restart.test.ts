@@ -32,10 +32,10 @@ it('a daemon killed between claim and answer sends the message after restart wit
   const n = await w.notifier('hook', 'WEBHOOK', { url: `${hook.url}/hook` });
   secret = n.signingSecret!;
   hook.queue(0); // the first request is accepted and never answered: claimed, sent, waiting
-  const r = await w.resource('crashy', { failureThreshold: 1 });
+  const r = await w.resource('crashy');
   await w.rule({ name: 'crash', events: ['INCIDENT_OPENED'], notifierIds: [n.id] });
   target.status = 503;
-  await w.check(r.id);
+  await w.checks(r.id, 3);
   await eventually('the first attempt to reach the receiver', () => hook.received.length === 1);
   requests = hook.received.length;
   expect(hook.verified).toHaveLength(0);

@@ -14,6 +14,8 @@ export interface AlertWorld {
   target: { url: string; status: number; close(): Promise<void> };
   resource(name: string, extra?: Record<string, unknown>): Promise<{ id: number }>;
   check(id: number): Promise<void>;
+  /** `times` checks in a row (3 opens an incident at the default threshold). */
+  checks(id: number, times: number): Promise<void>;
   notifier(name: string, type: string, config: Record<string, unknown>): Promise<{ id: number; signingSecret?: string }>;
   rule(body: Record<string, unknown>): Promise<{ id: number }>;
 }
@@ -50,6 +52,9 @@ export function worldOf(d: TestDaemon, target: AlertWorld['target']): AlertWorld
     resource: (name, extra = {}) => call('POST', '/api/resources', { name, resourceType: 'HTTP', target: `${target.url}/${name}`, ...extra }),
     check: async (id) => {
       await call('POST', `/api/resources/${id}/check`);
+    },
+    checks: async (id, times) => {
+      for (let i = 0; i < times; i++) await call('POST', `/api/resources/${id}/check`);
     },
     notifier: (name, type, config) => call('POST', '/admin/api/notifiers', { name, type, config }),
     rule: (body) => call('POST', '/admin/api/alert-rules', { groupWaitSeconds: 0, ...body }),
