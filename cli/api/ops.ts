@@ -64,4 +64,11 @@ export const ops = {
   getTopology: op('getTopology', 'GET', '/admin/api/topology'),
   topologyEvents: op('topologyEvents', 'GET', '/admin/sse/topology'),
   routeLogEvents: op('routeLogEvents', 'GET', '/admin/sse/routes/{id}/log'),
+  listIncidents: op('listIncidents', 'GET', '/admin/api/incidents'),
+  getIncident: op('getIncident', 'GET', '/admin/api/incidents/{id}'),
+  listMaintenanceWindows: op('listMaintenanceWindows', 'GET', '/admin/api/maintenance'),
+  getMaintenanceWindow: op('getMaintenanceWindow', 'GET', '/admin/api/maintenance/{id}'),
+  createMaintenanceWindow: op('createMaintenanceWindow', 'POST', '/admin/api/maintenance'),
+  updateMaintenanceWindow: op('updateMaintenanceWindow', 'PUT', '/admin/api/maintenance/{id}'),
+  deleteMaintenanceWindow: op('deleteMaintenanceWindow', 'DELETE', '/admin/api/maintenance/{id}'),
 } as const;

@@ -1,5 +1,6 @@
 import type { OperationDef } from './operation.ts';
 import { authOperations } from './ops/auth.ts';
+import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { systemOperations } from './ops/system.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
@@ -14,6 +15,7 @@ export const operations = {
   ...authOperations,
   ...monitoringOperations,
   ...tunnelOperations,
+  ...incidentOperations,
 } as const;
 
 export type Operations = typeof operations;
