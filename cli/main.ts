@@ -34,6 +34,7 @@ const modules: Record<string, () => Promise<NounModule>> = {
   topology: () => import('./commands/topology.ts'),
   status: () => import('./commands/status.ts'),
   notifiers: () => import('./commands/notifiers.ts'),
+  'alert-rules': () => import('./commands/alert-rules.ts'),
   apply: () => import('./commands/apply.ts'),
   completion: () => import('./commands/completion.ts'),
   agent: async () => ({ register: (await import('./agent/command.ts')).registerAgentCommand }),

@@ -1,6 +1,7 @@
 import type { OperationDef } from './operation.ts';
 import { alertRuleOperations } from './ops/alert-rules.ts';
 import { authOperations } from './ops/auth.ts';
+import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
 import { systemOperations } from './ops/system.ts';
@@ -18,6 +19,7 @@ export const operations = {
   ...tunnelOperations,
   ...notifierOperations,
   ...alertRuleOperations,
+  ...incidentOperations,
 } as const;
 
 export type Operations = typeof operations;
