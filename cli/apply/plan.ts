@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
+import { alertRuleSteps } from './alert-rules-plan.ts';
 import { notifierSteps } from './notifiers-plan.ts';
 import type { Spec } from './spec.ts';
 
@@ -15,7 +16,7 @@ import type { Spec } from './spec.ts';
  */
 export interface Step {
   action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement' | 'notifier';
+  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule';
   name: string;
   changes?: string[];
   run: () => Promise<void>;
@@ -27,8 +28,9 @@ const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash
 
 export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
   const c = rt.client;
-  const [groups, resources, announcements, notifiers] = await Promise.all([
+  const [groups, resources, announcements, notifiers, alertRules] = await Promise.all([
     c.call(ops.listGroups), c.call(ops.listAdminResources), c.call(ops.listAnnouncements), notifierSteps(rt, spec.notifiers, prune),
+    alertRuleSteps(rt, spec.alertRules, prune),
   ]);
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
   const wanted = new Set(spec.groups.map((g) => g.name));
@@ -101,8 +103,11 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   }
 
   steps.push(...notifiers.upserts);
+  // After the notifiers, groups and resources they name; before any deletion, which a rule naming it would refuse.
+  steps.push(...alertRules.upserts);
 
   if (prune) {
+    steps.push(...alertRules.deletions);
     steps.push(...notifiers.deletions);
     const names = (list: { name: string }[]) => new Set(list.map((x) => x.name));
     const keepR = names(spec.resources);

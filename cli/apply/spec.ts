@@ -1,4 +1,5 @@
 import { MonctlError } from '../../src/errors.ts';
+import { type AlertRuleSpec, validateAlertRules } from './alert-rules-spec.ts';
 import { type NotifierSpec, validateNotifiers } from './notifiers-spec.ts';
 
 /**
@@ -24,7 +25,7 @@ export interface AnnouncementSpec {
   active: boolean;
   activeUntil: string | null;
 }
-export interface Spec { groups: GroupSpec[]; resources: ResourceSpec[]; announcements: AnnouncementSpec[]; notifiers: NotifierSpec[] }
+export interface Spec { groups: GroupSpec[]; resources: ResourceSpec[]; announcements: AnnouncementSpec[]; notifiers: NotifierSpec[]; alertRules: AlertRuleSpec[] }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -48,12 +49,12 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
 export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
-  const spec: Spec = { groups: [], resources: [], announcements: [], notifiers: [] };
-  const SECTIONS = ['groups', 'resources', 'announcements', 'notifiers'];
+  const spec: Spec = { groups: [], resources: [], announcements: [], notifiers: [], alertRules: [] };
+  const SECTIONS = ['groups', 'resources', 'announcements', 'notifiers', 'alertRules'];
   if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`);
   for (const key of Object.keys(raw)) if (!SECTIONS.includes(key)) err(key, `unknown section (${SECTIONS.join(', ')})`);
 
-  const list = (key: 'groups' | 'resources' | 'announcements' | 'notifiers'): Obj[] => {
+  const list = (key: 'groups' | 'resources' | 'announcements' | 'notifiers' | 'alertRules'): Obj[] => {
     const v = raw[key];
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) {
@@ -140,6 +141,8 @@ export function validateSpec(raw: unknown, file: string): Spec {
   });
   spec.notifiers = validateNotifiers(list('notifiers'), err);
   unique('notifiers', spec.notifiers.map((n) => n.name));
+  spec.alertRules = validateAlertRules(list('alertRules'), err);
+  unique('alertRules', spec.alertRules.map((r) => r.name));
   unique('groups', spec.groups.map((g) => g.name));
   unique('resources', spec.resources.map((r) => r.name));
   unique('announcements', spec.announcements.map((a) => a.name));

@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
 import { useAdminCli } from './run.ts';
 
 /**
@@ -50,5 +53,62 @@ describe('monctl alert-rules', () => {
     const missing = await monctl(['alert-rules', 'add', 'x', '--event', 'AGENT_DOWN', '--notifier', '999999']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/notifierIds/);
+  });
+});
+
+describe('apply -f alertRules', () => {
+  const file = (name: string, text: string) => {
+    const path = join(cli.home.dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const spec = (wait: number) => `
+groups:
+  - name: payments
+notifiers:
+  - name: pager
+    type: NTFY
+    url: http://127.0.0.1:9/
+    topic: pay
+    token: \${PAGER_TOKEN}
+resources:
+  - name: checkout
+    type: HTTP
+    target: http://127.0.0.1:9/checkout
+    groups: [payments]
+alertRules:
+  - name: payments-down
+    events: [INCIDENT_OPENED, incident_resolved]
+    notifiers: [pager]
+    groups: [payments]
+    resources: [checkout]
+    groupWaitSeconds: ${wait}
+`;
+  const apply = (path: string, extra: string[] = []) => cli.monctl(['apply', '-f', path, ...extra], { env: { PAGER_TOKEN: 'tk_pager' } });
+
+  it('creates a rule naming what the same file creates, leaves it alone when unchanged, updates and prunes it', async () => {
+    const first = await apply(file('rules.yaml', spec(15)));
+    expect(first.code, first.stderr).toBe(0);
+    const rule = (await cli.d.admin.call(operations.listAlertRules)).find((r) => r.name === 'payments-down')!;
+    const group = (await cli.d.admin.call(operations.listGroups)).find((g) => g.name === 'payments')!;
+    expect(rule).toMatchObject({ events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], groupIds: [group.id], groupWaitSeconds: 15, repeatIntervalMinutes: 240 });
+
+    const again = await apply(file('rules.yaml', spec(15)), ['--dry-run']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toMatch(/alert rule/);
+
+    const changed = await apply(file('rules.yaml', spec(45)));
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toMatch(/alert rule payments-down.*groupWaitSeconds/);
+    expect((await cli.d.admin.call(operations.getAlertRule, { params: { id: rule.id } })).groupWaitSeconds).toBe(45);
+
+    const bad = await apply(file('bad.yaml', 'alertRules:\n  - name: x\n    events: [BOOM]\n    notifiers: []\n'));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/alertRules\[0\]\.events/);
+    expect(bad.stderr).toMatch(/alertRules\[0\]\.notifiers/);
+
+    const pruned = await apply(file('none.yaml', spec(45).replace(/alertRules:[\s\S]*$/, '')), ['--prune', '--yes']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect((await cli.d.admin.call(operations.listAlertRules)).map((r) => r.name)).not.toContain('payments-down');
   });
 });
