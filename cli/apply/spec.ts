@@ -1,8 +1,9 @@
 import { MonctlError } from '../../src/errors.ts';
+import { type MaintenanceSpec, validateMaintenance } from './maintenance.ts';
 
 /**
- * The file `monctl apply -f` reads (YAML or JSON): groups, resources and
- * announcements, each matched by name. Validated whole before any write, so
+ * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
+ * announcements and maintenance windows, each matched by name. Validated whole before any write, so
  * that an invalid file changes nothing. Fields left out are not managed.
  */
 export interface GroupSpec { name: string; visibility?: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN' }
@@ -15,6 +16,8 @@ export interface ResourceSpec {
   skipTLS?: boolean;
   recursive?: boolean;
   active?: boolean;
+  failureThreshold?: number;
+  successThreshold?: number;
 }
 export interface AnnouncementSpec {
   name: string;
@@ -23,7 +26,14 @@ export interface AnnouncementSpec {
   active: boolean;
   activeUntil: string | null;
 }
-export interface Spec { groups: GroupSpec[]; resources: ResourceSpec[]; announcements: AnnouncementSpec[] }
+export interface Spec {
+  groups: GroupSpec[];
+  resources: ResourceSpec[];
+  announcements: AnnouncementSpec[];
+  maintenance: MaintenanceSpec[];
+  /** The file has a `maintenance:` section: only then does --prune delete windows it does not name. */
+  managesMaintenance: boolean;
+}
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -44,14 +54,16 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
   }
 }
 
+const SECTIONS = ['groups', 'resources', 'announcements', 'maintenance'];
+
 export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
-  const spec: Spec = { groups: [], resources: [], announcements: [] };
-  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with groups, resources and/or announcements`);
-  for (const key of Object.keys(raw)) if (!['groups', 'resources', 'announcements'].includes(key)) err(key, 'unknown section (groups, resources, announcements)');
+  const spec: Spec = { groups: [], resources: [], announcements: [], maintenance: [], managesMaintenance: false };
+  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with groups, resources, announcements and/or maintenance`);
+  for (const key of Object.keys(raw)) if (!SECTIONS.includes(key)) err(key, `unknown section (${SECTIONS.join(', ')})`);
 
-  const list = (key: 'groups' | 'resources' | 'announcements'): Obj[] => {
+  const list = (key: (typeof SECTIONS)[number]): Obj[] => {
     const v = raw[key];
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) {
@@ -105,7 +117,11 @@ export function validateSpec(raw: unknown, file: string): Spec {
   });
   list('resources').forEach((r, i) => {
     const p = `resources[${i}]`;
-    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active']);
+    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active', 'failureThreshold', 'successThreshold']);
+    for (const k of ['failureThreshold', 'successThreshold']) {
+      const v = r[k];
+      if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100)) err(`${p}.${k}`, 'must be an integer from 1 to 100');
+    }
     const type = oneOf(`${p}.type`, r.type ?? r.resourceType, ['HTTP', 'TCP', 'DOCKER'] as const, true);
     const target = str(`${p}.target`, r.target, true);
     if (type === 'HTTP' && target && !/^https?:\/\/[^/\s]+/i.test(target)) err(`${p}.target`, 'must be an http(s) URL for HTTP');
@@ -122,6 +138,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
     spec.resources.push({
       name: str(`${p}.name`, r.name, true)!, type: type!, target: target!, intervalSeconds: interval as number | undefined, groups,
       skipTLS: bool(`${p}.skipTLS`, r.skipTLS), recursive: bool(`${p}.recursive`, r.recursive), active: bool(`${p}.active`, r.active),
+      failureThreshold: r.failureThreshold as number | undefined, successThreshold: r.successThreshold as number | undefined,
     });
   });
   list('announcements').forEach((a, i) => {
@@ -139,6 +156,9 @@ export function validateSpec(raw: unknown, file: string): Spec {
   unique('groups', spec.groups.map((g) => g.name));
   unique('resources', spec.resources.map((r) => r.name));
   unique('announcements', spec.announcements.map((a) => a.name));
+  spec.managesMaintenance = raw.maintenance !== undefined;
+  list('maintenance').forEach((m, i) => spec.maintenance.push(validateMaintenance(m, `maintenance[${i}]`, err)));
+  unique('maintenance', spec.maintenance.map((m) => m.name));
   if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`);
   return spec;
 }
