@@ -35,6 +35,8 @@ const modules: Record<string, () => Promise<NounModule>> = {
   status: () => import('./commands/status.ts'),
   notifiers: () => import('./commands/notifiers.ts'),
   'alert-rules': () => import('./commands/alert-rules.ts'),
+  incidents: () => import('./commands/incidents.ts'),
+  maintenance: () => import('./commands/maintenance.ts'),
   apply: () => import('./commands/apply.ts'),
   completion: () => import('./commands/completion.ts'),
   agent: async () => ({ register: (await import('./agent/command.ts')).registerAgentCommand }),
@@ -45,7 +47,7 @@ export const nouns: Record<string, (program: Command) => Promise<void>> = Object
 );
 
 /** Command aliases, so that the alias loads its noun's module. */
-const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials' };
+const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', maint: 'maintenance' };
 
 /** Options that take a value, so that the noun is not mistaken for one. */
 const VALUE_OPTIONS = new Set(['--server', '--context', '--ca-file', '-o', '--output']);

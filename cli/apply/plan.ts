@@ -3,6 +3,7 @@ import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import { alertRuleSteps } from './alert-rules-plan.ts';
+import { planMaintenance } from './maintenance.ts';
 import { notifierSteps } from './notifiers-plan.ts';
 import type { Spec } from './spec.ts';
 
@@ -16,7 +17,7 @@ import type { Spec } from './spec.ts';
  */
 export interface Step {
   action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule';
+  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance';
   name: string;
   changes?: string[];
   run: () => Promise<void>;
@@ -38,6 +39,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   if (prune) missing.push(...spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  resources ${r.name}: group "${g}" would be pruned (add it to the file)`)));
   if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
+  const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
   const steps: Step[] = [];
 
   for (const g of spec.groups) {
@@ -56,11 +58,15 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
 
   for (const r of spec.resources) {
     const cur = resources.find((x) => x.name === r.name);
-    const optional = { intervalSeconds: r.intervalSeconds, skipTLS: r.skipTLS, recursive: r.recursive, active: r.active };
+    const optional = {
+      intervalSeconds: r.intervalSeconds, skipTLS: r.skipTLS, recursive: r.recursive, active: r.active,
+      failureThreshold: r.failureThreshold, successThreshold: r.successThreshold,
+    };
     if (!cur) {
       steps.push({ action: 'create', kind: 'resource', name: r.name, run: async () => {
         const body = { name: r.name, resourceType: r.type, target: r.target, ...defined(optional), ...(r.groups ? { groupIds: idsOf(r.groups) } : {}) };
-        await c.call(ops.createResource, { body });
+        const made = await c.call(ops.createResource, { body });
+        resourceIds.set(made.name, made.id);
       } });
       continue;
     }
@@ -105,9 +111,14 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   steps.push(...notifiers.upserts);
   // After the notifiers, groups and resources they name; before any deletion, which a rule naming it would refuse.
   steps.push(...alertRules.upserts);
+  const windows = await planMaintenance(rt, spec.maintenance, prune && spec.managesMaintenance, { resources: resourceIds, groups: groupIds },
+    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted });
+  steps.push(...windows.steps);
 
   if (prune) {
+    // Rules and windows first: they name notifiers, resources and groups that may go next.
     steps.push(...alertRules.deletions);
+    steps.push(...windows.deletions);
     steps.push(...notifiers.deletions);
     const names = (list: { name: string }[]) => new Set(list.map((x) => x.name));
     const keepR = names(spec.resources);
