@@ -2,6 +2,7 @@ import { authModule } from './auth/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
 import { probesModule } from './probes/index.ts';
+import { statusModule } from './status/index.ts';
 import { systemModule } from './system/index.ts';
 import { tunnelAdminModule } from './tunnel-admin/index.ts';
 import { tunnelModule } from './tunnel/index.ts';
@@ -17,4 +18,5 @@ export const moduleFactories: ModuleFactory[] = [
   probesModule, // after monitoring: it stops first, so no result is written after monitoring stops
   tunnelAdminModule, // before tunnel: the pod exists before agents connect, and stops after it
   tunnelModule,
+  statusModule, // after monitoring: it follows the monitoring channel and the bus
 ];

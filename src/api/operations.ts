@@ -1,6 +1,7 @@
 import type { OperationDef } from './operation.ts';
 import { authOperations } from './ops/auth.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
+import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
 
@@ -14,6 +15,7 @@ export const operations = {
   ...authOperations,
   ...monitoringOperations,
   ...tunnelOperations,
+  ...statusPageOperations,
 } as const;
 
 export type Operations = typeof operations;
