@@ -64,4 +64,9 @@ export const ops = {
   getTopology: op('getTopology', 'GET', '/admin/api/topology'),
   topologyEvents: op('topologyEvents', 'GET', '/admin/sse/topology'),
   routeLogEvents: op('routeLogEvents', 'GET', '/admin/sse/routes/{id}/log'),
+  listStatusPages: op('listStatusPages', 'GET', '/admin/api/status-pages'),
+  getStatusPage: op('getStatusPage', 'GET', '/admin/api/status-pages/{id}'),
+  createStatusPage: op('createStatusPage', 'POST', '/admin/api/status-pages'),
+  updateStatusPage: op('updateStatusPage', 'PATCH', '/admin/api/status-pages/{id}'),
+  deleteStatusPage: op('deleteStatusPage', 'DELETE', '/admin/api/status-pages/{id}'),
 } as const;

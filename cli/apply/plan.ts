@@ -3,6 +3,7 @@ import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Spec } from './spec.ts';
+import { planStatusPages } from './status-pages.ts';
 
 /**
  * The difference between the file and the daemon, as a list of steps.
@@ -14,7 +15,7 @@ import type { Spec } from './spec.ts';
  */
 export interface Step {
   action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement';
+  kind: 'group' | 'resource' | 'announcement' | 'status page';
   name: string;
   changes?: string[];
   run: () => Promise<void>;
@@ -30,7 +31,9 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
   const wanted = new Set(spec.groups.map((g) => g.name));
   const missing = spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  resources ${r.name}: group "${g}" is neither in the file nor on the server`));
+  missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" is neither in the file nor on the server`)));
   if (prune) missing.push(...spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  resources ${r.name}: group "${g}" would be pruned (add it to the file)`)));
+  if (prune) missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" would be pruned (add it to the file)`)));
   if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
   const steps: Step[] = [];
@@ -96,6 +99,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
       steps.push({ action: 'update', kind: 'announcement', name: a.name, changes, run: async () => void (await c.call(ops.replaceAnnouncement, { params: { id: cur.a.id }, body })) });
     }
   }
+
+  steps.push(...await planStatusPages(c, spec.statusPages, groupIds, prune));
 
   if (prune) {
     const names = (list: { name: string }[]) => new Set(list.map((x) => x.name));

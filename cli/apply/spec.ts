@@ -1,8 +1,9 @@
 import { MonctlError } from '../../src/errors.ts';
+import { type StatusPageSpec, validateStatusPages } from './status-pages.ts';
 
 /**
- * The file `monctl apply -f` reads (YAML or JSON): groups, resources and
- * announcements, each matched by name. Validated whole before any write, so
+ * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
+ * announcements (matched by name) and status pages (by slug). Validated whole before any write, so
  * that an invalid file changes nothing. Fields left out are not managed.
  */
 export interface GroupSpec { name: string; visibility?: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN' }
@@ -23,7 +24,7 @@ export interface AnnouncementSpec {
   active: boolean;
   activeUntil: string | null;
 }
-export interface Spec { groups: GroupSpec[]; resources: ResourceSpec[]; announcements: AnnouncementSpec[] }
+export interface Spec { groups: GroupSpec[]; resources: ResourceSpec[]; announcements: AnnouncementSpec[]; statusPages: StatusPageSpec[] }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -47,11 +48,11 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
 export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
-  const spec: Spec = { groups: [], resources: [], announcements: [] };
-  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with groups, resources and/or announcements`);
-  for (const key of Object.keys(raw)) if (!['groups', 'resources', 'announcements'].includes(key)) err(key, 'unknown section (groups, resources, announcements)');
+  const spec: Spec = { groups: [], resources: [], announcements: [], statusPages: [] };
+  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with groups, resources, announcements and/or statusPages`);
+  for (const key of Object.keys(raw)) if (!['groups', 'resources', 'announcements', 'statusPages'].includes(key)) err(key, 'unknown section (groups, resources, announcements, statusPages)');
 
-  const list = (key: 'groups' | 'resources' | 'announcements'): Obj[] => {
+  const list = (key: 'groups' | 'resources' | 'announcements' | 'statusPages'): Obj[] => {
     const v = raw[key];
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) {
@@ -136,9 +137,15 @@ export function validateSpec(raw: unknown, file: string): Spec {
       content: str(`${p}.content`, a.content, true)!, active: bool(`${p}.active`, a.active) ?? true, activeUntil: (until as string | undefined) ?? null,
     });
   });
+  spec.statusPages = validateStatusPages(list('statusPages'), err);
   unique('groups', spec.groups.map((g) => g.name));
   unique('resources', spec.resources.map((r) => r.name));
   unique('announcements', spec.announcements.map((a) => a.name));
+  const slugs = new Set<string>();
+  spec.statusPages.forEach((p, i) => {
+    if (p.slug && slugs.has(p.slug)) err(`statusPages[${i}].slug`, `duplicate slug "${p.slug}"`);
+    slugs.add(p.slug);
+  });
   if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`);
   return spec;
 }
