@@ -48,19 +48,19 @@ function withPageFlags(cmd: Command, update: boolean): Command {
     .option('--description <text>', 'a line under the title')
     .option('--group <group>', 'a group to show, id or name (repeat, in order; none: every group the visitor may see)', collect)
     .option('--hostname <host>', 'serve the page at / on the edge listener for this Host')
-    .option('--footer <text>', 'footer text')
-    .option('--no-announcements', 'do not show active announcements')
-    .option('--no-incidents', 'do not list recent incidents');
+    .option('--footer <text>', 'footer text');
+  // Positive flags first: commander then leaves both unset unless one is given (no default to send).
   if (update) {
     cmd.option('--slug <slug>', 'new slug (the page moves to /status/<slug>)')
-      .option('--no-groups', 'show every group the visitor may see')
       .option('--announcements', 'show active announcements')
       .option('--incidents', 'list recent incidents')
+      .option('--no-groups', 'show every group the visitor may see')
       .option('--no-description', 'remove the description')
       .option('--no-hostname', 'stop serving the page on a custom hostname')
       .option('--no-footer', 'remove the footer');
   }
-  return cmd;
+  return cmd.option('--no-announcements', 'do not show active announcements')
+    .option('--no-incidents', 'do not list recent incidents');
 }
 
 async function bodyOf(rt: Runtime, f: Flags, update: boolean): Promise<Patch> {
