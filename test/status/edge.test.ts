@@ -41,7 +41,7 @@ describe('status page on its custom hostname', () => {
   it('clashes (409) with a route on the same hostname and prefix /, in both directions', async () => {
     const { d, page } = world();
     const agent = (await d.admin.call(operations.listAgents))[0] ?? await d.admin.call(operations.createAgent, { body: { name: 'office' } });
-    const route = { name: 'site', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9', hostname: 'status.example.com', pathPrefix: '/' };
+    const route = { name: 'site', type: 'HTTP' as const, agentId: agent.id, target: 'http://127.0.0.1:9', hostname: 'status.example.com', pathPrefix: '/' };
     // The page holds status.example.com: a route there on / is refused.
     await d.admin.call(operations.updateStatusPage, { params: { id: page.id }, body: { customHostname: 'status.example.com' } });
     const refused = expectProblem(await json('POST', '/admin/api/routes', route), 409);

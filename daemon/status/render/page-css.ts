@@ -25,7 +25,7 @@ h2{font-size:1.15rem;margin:1.6rem 0 .6rem}
 .banner.degraded{background:#9a6700}.banner.major_outage{background:#cf222e}.banner.maintenance{background:#0969da}
 .ann{border:1px solid var(--line);border-left:6px solid var(--maint-fg);border-radius:6px;padding:.6rem 1rem;margin:.6rem 0;background:var(--card)}
 .ann.warning{border-left-color:var(--b)}.ann.problem{border-left-color:var(--c)}
-.ann .kind{font-weight:600;margin:0}.ann img{max-width:100%;height:auto}
+.ann .kind{font-weight:600;margin:0}.ann p{margin:.25rem 0}.ann img{max-width:100%;height:auto}
 ul{list-style:none;margin:0;padding:0}
 .group ul{border:1px solid var(--line);border-radius:8px}
 .res{padding:.7rem 1rem;border-top:1px solid var(--line)}.res:first-child{border-top:0}
@@ -44,7 +44,7 @@ white-space:nowrap;background:var(--tipbg);color:var(--tipfg);font-size:.8rem;pa
 .bar i[aria-label]:hover::after,.bar i[aria-label]:focus::after{content:attr(aria-label)}
 .bar i:nth-child(-n+20)::after{left:0;transform:none}.bar i:nth-child(n+${BAR_DAYS - 19})::after{left:auto;right:0;transform:none}
 .ax,.fig{display:flex;justify-content:space-between;font-size:.85rem;color:var(--mut)}
-.fig{justify-content:flex-start;gap:1.2rem;flex-wrap:wrap}.fig b{color:var(--fg);font-weight:600}
+.fig{justify-content:flex-start;gap:0 1.2rem;flex-wrap:wrap}.fig b{color:var(--fg);font-weight:600}
 .ax .d30{display:none}
 .list li{padding:.5rem 0;border-top:1px solid var(--line)}.list li:first-child{border-top:0}
 .tag{display:inline-block;border-radius:4px;padding:0 .4rem;font-size:.8rem;margin-right:.3rem;background:var(--unk-bg);color:var(--unk-fg)}
