@@ -31,6 +31,8 @@ export interface DaemonConfig {
   metrics?: { detail: 'all' | 'public'; auth: 'none' | 'key' };
   /** Bad-token agent dials per source within windowMs before 429 (daemon/tunnel/dial-guard.ts defaults when absent). */
   tunnelDials?: { maxRefusals: number; windowMs: number };
+  /** Incidents (issue 15): an agent's grace before it counts as down, CERT_EXPIRING thresholds in days; 60 and 14,7,1 when absent. */
+  incidents?: { agentGraceSeconds: number; certExpiryDays: number[] };
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;
 }

@@ -1,3 +1,4 @@
+import { incidentsModule } from './alerts/incidents/module.ts';
 import { authModule } from './auth/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
@@ -19,4 +20,5 @@ export const moduleFactories: ModuleFactory[] = [
   tunnelAdminModule, // before tunnel: the pod exists before agents connect, and stops after it
   tunnelModule,
   statusModule, // after monitoring: it follows the monitoring channel and the bus
+  incidentsModule, // last: its sweep stops first, before the tunnel marks agents disconnected on drain
 ];

@@ -35,6 +35,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     },
     metrics: { detail: get<'all' | 'public'>('metricsDetail'), auth: get<'none' | 'key'>('metricsAuth') },
     tunnelDials: { maxRefusals: get<number>('tunnelMaxRefusals'), windowMs: get<number>('tunnelRefusalWindow') },
+    incidents: { agentGraceSeconds: get<number>('agentGraceSeconds'), certExpiryDays: get<number[]>('certExpiryDays') },
     podName: get<string | undefined>('podName'),
     adminPassword: get<string | undefined>('adminPassword'),
   };

@@ -1,5 +1,6 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
+import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
 import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
 import * as t from './types.ts';
@@ -83,6 +84,10 @@ export const SETTINGS: readonly Setting[] = [
     default: () => DIAL_LIMIT_DEFAULTS.maxRefusals, help: 'agent dials with a bad token from one address (IPv6: its /64) before its dials get 429' }),
   row({ key: 'tunnelRefusalWindow', flag: '--tunnel-refusal-window <duration>', env: 'MONCTL_TUNNEL_REFUSAL_WINDOW', type: t.duration,
     default: () => DIAL_LIMIT_DEFAULTS.windowMs, help: 'window of --tunnel-max-refusals, and interval of the refusal summaries in the log' }),
+  row({ key: 'agentGraceSeconds', flag: '--agent-grace-seconds <seconds>', env: 'MONCTL_AGENT_GRACE_SECONDS', type: t.positiveInteger,
+    default: () => DEFAULT_AGENT_GRACE_SECONDS, help: 'a tunnel agent DISCONNECTED for longer than this opens an incident (AGENT_DOWN)' }),
+  row({ key: 'certExpiryDays', flag: '--cert-expiry-days <days,...>', env: 'MONCTL_CERT_EXPIRY_DAYS', type: t.positiveIntegerList,
+    default: () => [...DEFAULT_CERT_EXPIRY_DAYS], help: 'days before an HTTPS certificate expires at which CERT_EXPIRING fires, once each' }),
   row({ key: 'adminPassword', env: 'MONCTL_ADMIN_PASSWORD', type: t.password, secret: true,
     unsetMeans: 'a random one, printed once', help: 'password of user admin, created on the first start' }),
 ];

@@ -74,6 +74,20 @@ export const positiveNumber: ValueType<number> = {
   format: (v) => v,
 };
 
+/** Whole numbers > 0, as `14,7,1` (flag, env, or YAML text) or a YAML list; sorted largest first, duplicates dropped. */
+export const positiveIntegerList: ValueType<number[]> = {
+  name: 'integers > 0, comma-separated',
+  parse(raw) {
+    const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',').map((p) => p.trim()) : undefined;
+    const values = items?.map((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
+    if (!values || values.length === 0 || !values.every((v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0)) {
+      fail('a comma-separated list of integers greater than 0, such as 14,7,1', raw);
+    }
+    return [...new Set(values as number[])].sort((a, b) => b - a);
+  },
+  format: (v) => v.join(','),
+};
+
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**

@@ -1,9 +1,10 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely';
+import type { AlertColumns } from '../alerts/incidents/engine.ts';
 import { shapedChunks } from '../store/batches.ts';
 import type { Database } from '../store/schema.ts';
 
-/** The latest-check columns of one resource, as the result writer sets them. */
-export interface LatestUpdate {
+/** The latest-check columns of one resource, as the result writer sets them, with the incident engine's. */
+export interface LatestUpdate extends AlertColumns {
   id: number;
   current_status: string;
   latest_check_status: string;
@@ -13,7 +14,7 @@ export interface LatestUpdate {
   latest_duration_ms: number;
 }
 
-/** Rows per statement: 6 columns x 2 parameters x 64 rows stays far below every dialect's limit. */
+/** Rows per statement: 14 columns x 2 parameters x 64 rows stays far below every dialect's limit. */
 const MAX_ROWS = 64;
 
 /**
@@ -27,7 +28,8 @@ export async function updateLatest(trx: Transaction<Database>, updates: LatestUp
     const cases = <T>(pick: (u: LatestUpdate) => RawBuilder<unknown>): RawBuilder<T> =>
       sql<T>`CASE ${sql.ref('id')} ${sql.join(part.map((u) => sql`WHEN ${u.id} THEN ${pick(u)}`), sql` `)} END`;
     const text = (pick: (u: LatestUpdate) => string | null) => cases<string>((u) => sql`${pick(u)}`);
-    const int = (pick: (u: LatestUpdate) => number) => cases<number>((u) => sql`CAST(${pick(u)} AS bigint)`);
+    // CAST(NULL AS bigint) is NULL: the SQL text stays the same whatever the values (one prepared statement).
+    const int = (pick: (u: LatestUpdate) => number | null) => cases<number>((u) => sql`CAST(${pick(u)} AS bigint)`);
     await trx.updateTable('resources').set({
       current_status: text((u) => u.current_status),
       latest_check_status: text((u) => u.latest_check_status),
@@ -35,6 +37,14 @@ export async function updateLatest(trx: Transaction<Database>, updates: LatestUp
       latest_message: text((u) => u.latest_message),
       latest_error_code: text((u) => u.latest_error_code),
       latest_duration_ms: int((u) => u.latest_duration_ms),
+      fail_streak: int((u) => u.fail_streak),
+      ok_streak: int((u) => u.ok_streak),
+      fail_since: int((u) => u.fail_since),
+      fail_message: text((u) => u.fail_message),
+      fail_error_code: text((u) => u.fail_error_code),
+      open_incident_id: int((u) => u.open_incident_id),
+      cert_expires_at: int((u) => u.cert_expires_at),
+      cert_alerted_days: int((u) => u.cert_alerted_days),
     }).where('id', 'in', part.map((u) => u.id)).execute();
   }
 }

@@ -6,6 +6,8 @@ import { notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { RequestContext } from '../http/bind.ts';
 import type { ResourceUpdate } from '../store/schema.ts';
+import { publishIncidents } from '../alerts/incidents/events.ts';
+import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 import { toAdminResource } from './mappers.ts';
 import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
 import { effectiveStatus } from './results.ts';
@@ -21,7 +23,7 @@ export async function updateResource(
   { ctx, params, body }: RequestContext<typeof resourceOperations.updateResource>,
 ) {
   const now = Date.now();
-  const { row, before } = await ctx.db.transaction().execute(async (trx) => {
+  const { row, before, incidents } = await ctx.db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!before) throw notFound(`Resource ${params.id} does not exist`);
     const type = (body.resourceType ?? before.resource_type) as ResourceType;
@@ -47,15 +49,22 @@ export async function updateResource(
     if (body.intervalSeconds !== undefined) set.interval_seconds = body.intervalSeconds;
     if (body.active !== undefined) set.active = body.active ? 1 : 0;
     // The latest result was about the old target: the status is unknown until the next check.
-    if (probed) set.current_status = 'unknown';
+    if (probed) {
+      set.current_status = 'unknown';
+      // A new target has its own certificate: CERT_EXPIRING starts again for it.
+      set.cert_expires_at = null;
+      set.cert_alerted_days = null;
+    }
+    const incidents = before.active === 1 && !active ? await stopWatching(trx, params.id, 'deactivated', now) : [];
     const row = await trx.updateTable('resources').set(set).where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
     if (groupIds !== undefined) await setGroups(trx, params.id, groupIds);
-    return { row, before };
+    return { row, before, incidents };
   }).catch((err: unknown) => {
     throw uniqueViolation(err, 'name') ?? err;
   });
 
   if (body.groupIds !== undefined) await state.visibility.refresh(row.id);
+  publishIncidents(ctx, incidents);
   ctx.bus.emit('resource.changed', { id: row.id });
   const from = effectiveStatus(before.active, before.current_status);
   const to = effectiveStatus(row.active, row.current_status);

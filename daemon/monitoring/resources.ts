@@ -8,6 +8,8 @@ import { visibleTo } from './visibility.ts';
 import { audience, detailKey, listKey } from './read-cache.ts';
 import { checkResource, getResourceHistory } from './history.ts';
 import { monitoringEvents } from './events.ts';
+import { publishIncidents } from '../alerts/incidents/events.ts';
+import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 
 type Ops = typeof resourceOperations;
 
@@ -75,13 +77,15 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
       const found = await ctx.db.transaction().execute(async (trx) => {
         const row = await trx.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst();
         if (!row) return false;
+        const incidents = await stopWatching(trx, params.id, 'deleted');
         // Explicit rather than relying on ON DELETE CASCADE alone: large histories go in one statement.
         await trx.deleteFrom('check_history').where('resource_id', '=', params.id).execute();
         await trx.deleteFrom('resource_groups').where('resource_id', '=', params.id).execute();
         await trx.deleteFrom('resources').where('id', '=', params.id).execute();
-        return true;
+        return incidents;
       });
       if (!found) throw notFound(`Resource ${params.id} does not exist`);
+      publishIncidents(ctx, found); // while the visibility cache still knows the resource
       state.visibility.forget(params.id);
       ctx.bus.emit('resource.deleted', { id: params.id });
       return { status: 'deleted' as const };

@@ -3,6 +3,7 @@ import {
   STATUS_CHANGED, type StatusChanged,
 } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime } from '../../src/time.ts';
+import { applyIncidents, ENGINE_COLUMNS, type EngineRow } from '../alerts/incidents/engine.ts';
 import type { DaemonContext } from '../context.ts';
 import type { ProbeResult } from '../probes/types.ts';
 import { shapedChunks } from '../store/batches.ts';
@@ -48,9 +49,10 @@ const chunks = <T>(items: T[]) => shapedChunks(items, MAX_ROWS);
 /**
  * The result writer: records a batch of probe results in ONE transaction
  * (history rows, each resource's latest_* fields and current_status), skips
- * resources deleted meanwhile, and after the commit publishes
- * `CHECK_COMPLETED` per result and `STATUS_CHANGED` where `currentStatus`
- * moved. Returns the history entries of the recorded items, in input order.
+ * resources deleted meanwhile, runs the incident engine in the same
+ * transaction, and after the commit publishes `CHECK_COMPLETED` per result,
+ * `STATUS_CHANGED` where `currentStatus` moved and `INCIDENT_*` where an
+ * incident opened or resolved. Returns the history entries of the recorded items, in input order.
  */
 export async function recordResults(
   ctx: DaemonContext,
@@ -59,16 +61,16 @@ export async function recordResults(
   if (items.length === 0) return [];
   const ids = [...new Set(items.map((i) => i.resourceId))];
 
-  const { recorded, changes } = await ctx.db.transaction().execute(async (trx) => {
-    const current = new Map<number, { name: string; active: number; current_status: string; latest_checked_at: number | null }>();
+  const { recorded, changes, incidents } = await ctx.db.transaction().execute(async (trx) => {
+    const current = new Map<number, EngineRow & { current_status: string }>();
     for (const part of chunks(ids)) {
       const rows = await trx.selectFrom('resources')
-        .select(['id', 'name', 'active', 'current_status', 'latest_checked_at'])
+        .select([...ENGINE_COLUMNS, 'current_status'])
         .where('id', 'in', part).execute();
       for (const row of rows) current.set(row.id, row);
     }
     const kept = items.filter((i) => current.has(i.resourceId));
-    if (kept.length === 0) return { recorded: [] as Array<{ id: number; item: (typeof items)[number] }>, changes: [] };
+    if (kept.length === 0) return { recorded: [] as Array<{ id: number; item: (typeof items)[number] }>, changes: [], incidents: undefined };
 
     // Multi-row inserts; ids come back per resource in ascending order, which is insertion order.
     const idsByResource = new Map<number, number[]>();
@@ -96,6 +98,8 @@ export async function recordResults(
       const seen = latest.get(resourceId);
       if (!seen || result.checkedAt >= seen.checkedAt) latest.set(resourceId, result);
     }
+    // Streaks, incidents (with their outbox events) and certificate expiry: issue 15, daemon/alerts/.
+    const incidents = await applyIncidents(trx, ctx, current, kept);
     const changes: StatusChanged[] = [];
     const updates: LatestUpdate[] = [];
     for (const [resourceId, result] of latest) {
@@ -110,13 +114,14 @@ export async function recordResults(
         latest_message: result.message,
         latest_error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
         latest_duration_ms: millis(result.durationMs),
+        ...incidents.columns(resourceId),
       });
       const from = effectiveStatus(row.active, row.current_status);
       const now = effectiveStatus(row.active, to);
       if (from !== now) changes.push({ resourceId, name: row.name, from, to: now, at: formatDateTime(checkedAt(result)) });
     }
     await updateLatest(trx, updates);
-    return { recorded, changes };
+    return { recorded, changes, incidents };
   });
 
   const channel = ctx.events.channel(MONITORING_CHANNEL);
@@ -136,6 +141,7 @@ export async function recordResults(
     channel.publish(CHECK_COMPLETED, event);
   }
   for (const change of changes) channel.publish(STATUS_CHANGED, change);
+  incidents?.publish();
   return entries;
 }
 

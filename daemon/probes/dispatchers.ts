@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher, interceptors } from 'undici';
+import type { TLSSocket } from 'node:tls';
+import { Agent, buildConnector, type Dispatcher, interceptors } from 'undici';
 
 /**
  * The probe engine's undici dispatchers: one keep-alive pool for verified TLS
@@ -11,7 +12,31 @@ export interface Dispatchers {
   http(skipTLS: boolean): Dispatcher;
   /** No redirect following; the DOCKER client decides per request. */
   raw(skipTLS: boolean): Dispatcher;
+  /** The notAfter (epoch ms) of the certificate last served on a TLS connection to this URL's origin. */
+  certExpiry(url: string): number | undefined;
   close(): Promise<void>;
+}
+
+/** `host:port` of an origin, with the default port filled in. */
+function originKey(hostname: string, port: string, protocol: string): string {
+  return `${hostname.toLowerCase()}:${port || (protocol === 'https:' ? '443' : '80')}`;
+}
+
+/**
+ * undici's connector, plus a note of each TLS peer certificate's notAfter by
+ * origin. undici does not expose a response's socket, so the certificate is
+ * caught when the connection is made; keep-alive reuses that connection.
+ */
+function recordingConnector(options: buildConnector.BuildOptions, certs: Map<string, number>): buildConnector.connector {
+  const connect = buildConnector(options);
+  return (opts, callback) => connect(opts, (...args) => {
+    const [err, socket] = args;
+    if (!err && opts.protocol === 'https:') {
+      const notAfter = Date.parse((socket as TLSSocket).getPeerCertificate?.()?.valid_to ?? '');
+      if (Number.isFinite(notAfter)) certs.set(originKey(opts.hostname, opts.port, opts.protocol), notAfter);
+    }
+    callback(...args);
+  });
 }
 
 export const MAX_REDIRECTS = 5;
@@ -24,14 +49,24 @@ export function createDispatchers(timeoutMs: number): Dispatchers {
     bodyTimeout: timeoutMs,
     connectTimeout: timeoutMs,
   };
-  const verified = new Agent({ ...options, connect: { timeout: timeoutMs } });
-  const insecure = new Agent({ ...options, connect: { timeout: timeoutMs, rejectUnauthorized: false } });
+  const certs = new Map<string, number>();
+  const verified = new Agent({ ...options, connect: recordingConnector({ timeout: timeoutMs }, certs) });
+  const insecure = new Agent({ ...options, connect: recordingConnector({ timeout: timeoutMs, rejectUnauthorized: false }, certs) });
   const redirect = interceptors.redirect({ maxRedirections: MAX_REDIRECTS });
   const verifiedHttp = verified.compose(redirect);
   const insecureHttp = insecure.compose(redirect);
   return {
     http: (skipTLS) => (skipTLS ? insecureHttp : verifiedHttp),
     raw: (skipTLS) => (skipTLS ? insecure : verified),
+    certExpiry(url) {
+      try {
+        const u = new URL(url);
+        // URL.hostname keeps IPv6 brackets; undici's hostname does not.
+        return certs.get(originKey(u.hostname.replace(/^\[|\]$/g, ''), u.port, u.protocol));
+      } catch {
+        return undefined;
+      }
+    },
     async close() {
       await Promise.all([verified.close(), insecure.close()]);
     },

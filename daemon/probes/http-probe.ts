@@ -29,8 +29,11 @@ export async function probeHttp(
     const statusLine = `${res.statusCode}${res.statusText ? ` ${res.statusText}` : ''}`;
     // Drain so the connection goes back to the pool; a large or slow body just closes it.
     await res.body.dump({ limit: DUMP_LIMIT, signal }).catch(() => undefined);
-    if (res.statusCode >= 200 && res.statusCode < 300) return { status: 'AVAILABLE', message: statusLine, errorCode: null };
-    return { status: 'NOT_AVAILABLE', message: statusLine, errorCode: String(res.statusCode) };
+    // HTTPS: the certificate of the connection the answer came on (CERT_EXPIRING, issue 15).
+    const notAfter = /^https:/i.test(target) ? dispatchers.certExpiry(target) : undefined;
+    const cert = notAfter === undefined ? {} : { certNotAfter: notAfter };
+    if (res.statusCode >= 200 && res.statusCode < 300) return { status: 'AVAILABLE', message: statusLine, errorCode: null, ...cert };
+    return { status: 'NOT_AVAILABLE', message: statusLine, errorCode: String(res.statusCode), ...cert };
   } catch (err) {
     const cause = signal.aborted ? `timeout after ${timeoutMs} ms` : describeError(err, timeoutMs);
     return { status: 'NOT_AVAILABLE', message: cause, errorCode: 'CONNECTION_ERROR' };

@@ -23,4 +23,6 @@ export interface ProbeResult {
   durationMs: number;
   /** When the check finished, epoch ms. */
   checkedAt: number;
+  /** HTTPS checks: the peer certificate's notAfter, epoch ms (when a TLS connection was seen). */
+  certNotAfter?: number;
 }

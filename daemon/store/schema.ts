@@ -101,6 +101,10 @@ export interface ResourcesTable {
   open_incident_id: number | null;
   cert_expires_at: number | null;
   cert_alerted_days: number | null;
+  /** The first failing check of the current streak (migration 0009): the cause of the incident it may open. */
+  fail_since: number | null;
+  fail_message: string | null;
+  fail_error_code: string | null;
 }
 
 export interface ResourceGroupsTable { resource_id: number; group_id: number }
@@ -168,6 +172,8 @@ export interface AgentsTable {
   remote_address: string | null;
   version: string | null;
   created_at: number;
+  /** The agent's open incident (migration 0009): set only WHERE it is null, so one daemon opens it. */
+  open_incident_id: number | null;
 }
 
 export interface RoutesTable {
@@ -305,7 +311,7 @@ export interface NotificationAttemptsTable {
 
 export interface AlertRemindersTable { rule_id: number; incident_id: number; last_at: number }
 
-/** Status pages (migration 0009); `group_ids` is a JSON array, in the page's order. */
+/** Status pages (migration 0010); `group_ids` is a JSON array, in the page's order. */
 export interface StatusPagesTable {
   id: Generated<number>;
   slug: string;

@@ -1,4 +1,6 @@
 import { conflict, notFound } from '../../src/errors.ts';
+import { stopWatchingAgent } from '../alerts/agents/agent-incidents.ts';
+import { publishIncidents } from '../alerts/incidents/events.ts';
 import { randomToken, sha256 } from '../auth/tokens.ts';
 import type { Handlers } from '../http/bind.ts';
 import { toAgent } from './mappers.ts';
@@ -34,14 +36,16 @@ export const agentHandlers: Handlers = {
   },
 
   async deleteAgent({ ctx, params }) {
-    const { agent, routes } = await ctx.db.transaction().execute(async (trx) => {
+    const { agent, routes, incidents } = await ctx.db.transaction().execute(async (trx) => {
       const agent = await trx.selectFrom('agents').select(['id', 'name']).where('id', '=', params.id).executeTakeFirst();
       if (!agent) throw notFound(`Agent ${params.id} does not exist`);
       const routes = await trx.selectFrom('routes').select(['id', 'name']).where('agent_id', '=', params.id).orderBy('id').execute();
+      const incidents = await stopWatchingAgent(trx, params.id);
       // Routes and their logs go with the agent (foreign keys cascade).
       await trx.deleteFrom('agents').where('id', '=', params.id).execute();
-      return { agent, routes };
+      return { agent, routes, incidents };
     });
+    publishIncidents(ctx, incidents);
     // The row is gone first, so the agent cannot reconnect between these two steps.
     ctx.tunnel.disconnectAgent(params.id, 'agent deleted');
     for (const route of routes) {

@@ -16,8 +16,8 @@ export interface TestPki {
   dir: string;
   caFile: string;
   ca: string;
-  /** A new key and certificate; `serial` tells them apart. */
-  issue(name: string, serial: number): { certFile: string; keyFile: string; cert: string; key: string };
+  /** A new key and certificate valid for `days` (default 1); `serial` tells them apart. */
+  issue(name: string, serial: number, days?: number): { certFile: string; keyFile: string; cert: string; key: string };
   cleanup(): void;
 }
 
@@ -35,10 +35,10 @@ export function makePki(caName = 'monctl test CA'): TestPki {
   const caFile = join(dir, 'ca.pem');
   return {
     dir, caFile, ca: readFileSync(caFile, 'utf8'),
-    issue(name, serial) {
+    issue(name, serial, days = 1) {
       openssl(['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=127.0.0.1/O=${name}`], dir);
       openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(serial),
-        '-days', '1', '-extfile', 'server.ext', '-out', `${name}.pem`], dir);
+        '-days', String(days), '-extfile', 'server.ext', '-out', `${name}.pem`], dir);
       const certFile = join(dir, `${name}.pem`);
       const keyFile = join(dir, `${name}.key`);
       return { certFile, keyFile, cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };

@@ -57,6 +57,6 @@ export const resourceOperations = {
   monitoringEvents: defineOperation({
     id: 'monitoringEvents', method: 'GET', path: '/api/events', tag, access: 'authenticated', stream: true,
     summary: 'Live check results (SSE)',
-    description: 'Starts with `SNAPSHOT` ({resources: [...]}) unless `Last-Event-ID` can be replayed, then `CHECK_COMPLETED` and `STATUS_CHANGED` for the resources the caller may see (ADMIN: all).',
+    description: 'Starts with `SNAPSHOT` ({resources: [...]}) unless `Last-Event-ID` can be replayed, then `CHECK_COMPLETED` and `STATUS_CHANGED` for the resources the caller may see (ADMIN: all). `INCIDENT_OPENED` and `INCIDENT_RESOLVED` carry an incident (the `Incident` schema, as `GET /admin/api/incidents/{id}` returns it) with the same visibility; incidents of tunnel agents go to ADMIN only.',
   }),
 } as const;

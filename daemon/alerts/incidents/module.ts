@@ -1,0 +1,27 @@
+import type { ModuleFactory } from '../../module.ts';
+import { AgentIncidentSweep } from '../agents/agent-incidents.ts';
+import { getMaintenance } from '../maintenance/cache.ts';
+import { registerIncidentMetrics } from './metrics.ts';
+
+/**
+ * The producing side of alerts (issue 15): resource incidents are opened by
+ * the result writer (engine.ts); this module runs the agent incident sweep,
+ * keeps the maintenance windows in memory, and counts open incidents.
+ */
+export const incidentsModule: ModuleFactory = async (ctx) => {
+  const maintenance = getMaintenance(ctx);
+  await maintenance.ready();
+  const sweep = new AgentIncidentSweep(ctx);
+  registerIncidentMetrics(ctx);
+  return {
+    name: 'incidents',
+    start() {
+      maintenance.start();
+      sweep.start();
+    },
+    async stop() {
+      maintenance.stop();
+      await sweep.stop();
+    },
+  };
+};
