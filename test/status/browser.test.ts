@@ -111,7 +111,7 @@ describe('status page in Chromium', () => {
     }
   });
 
-  it('shows a status change on the open page within 2 s, without a reload', { timeout: 180_000 }, async () => {
+  it('shows a status change, and the banner of the incident it opens, on the open page within 2 s, without a reload', { timeout: 180_000 }, async () => {
     const { d, ids, target } = world();
     const { page, errors } = await open('/status/main');
     try {
@@ -124,6 +124,11 @@ describe('status page in Chromium', () => {
       await d.admin.call(operations.checkResource, { params: { id: ids.web } });
       await page.waitForFunction((id) => document.querySelector(`#r${id} .st`)?.textContent === 'Down', ids.web, { timeout: 2_000 });
       expect(await pill.getAttribute('class')).toBe('st down');
+      // Two more failures reach the failure threshold: an incident opens and the banner says so.
+      expect(await page.locator('#overall-label').textContent()).toBe('Maintenance in progress');
+      for (let i = 0; i < 2; i++) await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await page.waitForFunction(() => document.getElementById('overall-label')?.textContent === 'Degraded service: some systems are down', undefined, { timeout: 2_000 });
+      expect(await page.locator('#overall').getAttribute('class')).toBe('banner degraded');
       // The same document: no reload happened.
       expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
       expect(errors).toEqual([]);

@@ -7,9 +7,9 @@ const DAY = 24 * HOUR;
 /**
  * Writes what the status page reads but no API of this branch writes yet,
  * straight into the daemon's SQLite file (WAL: the daemon keeps running):
- * rollups as the rollup job would have written them over 90 days, and,
- * until the alerts capability's API (issue 15) is merged here, incidents and
- * maintenance windows in the columns of migration 0008.
+ * rollups as the rollup job would have written them over 90 days, past
+ * incidents, and, until the alerts capability's maintenance API (issue 15) is
+ * merged here, maintenance windows in the columns of migration 0008.
  */
 export class SeedDb {
   readonly #db: Database.Database;
@@ -65,6 +65,12 @@ export class SeedDb {
       resource_ids, group_ids, agent_ids, created_at, updated_at) VALUES (?, 'WEEKLY', NULL, NULL, ?, ?, ?, ?, ?, '[]', '[]', ?, ?)`)
       .run(name, JSON.stringify(days), startTime, minutes, zone, JSON.stringify(resourceIds), now, now);
     return Number(result.lastInsertRowid);
+  }
+
+  /** The incident the alerts capability holds open for a resource, if any. */
+  openIncidentOf(resourceId: number): number | null {
+    const row = this.#db.prepare('SELECT open_incident_id AS id FROM resources WHERE id = ?').get(resourceId) as { id: number | null } | undefined;
+    return row?.id ?? null;
   }
 
   resolve(incidentId: number, at = Date.now()): void {

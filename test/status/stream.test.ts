@@ -36,10 +36,10 @@ describe('status page: the live stream', () => {
       expect(snap.resources.map((r) => r.id).sort((a, b) => a - b)).toEqual([ids.web, ids.api, ids.cdn].sort((a, b) => a - b));
       expect(viewer.frames[0].data.resources.map((r) => r.id)).toContain(ids.wiki);
 
-      // wiki (AUTHENTICATED) goes down, then web (PUBLIC): the anonymous stream hears of web only.
-      target.set('wiki', 503);
-      await d.admin.call(operations.checkResource, { params: { id: ids.wiki } });
-      await until(() => viewer.frames.some((f) => f.kind === 'PAGE_CHANGED' && f.data.resources.some((r) => r.id === ids.wiki && r.status === 'down')));
+      // ci (AUTHENTICATED) goes down, then web (PUBLIC): the anonymous stream hears of web only.
+      target.set('ci', 503);
+      await d.admin.call(operations.checkResource, { params: { id: ids.ci } });
+      await until(() => viewer.frames.some((f) => f.kind === 'PAGE_CHANGED' && f.data.resources.some((r) => r.id === ids.ci && r.status === 'down')));
       target.set('web', 503);
       await d.admin.call(operations.checkResource, { params: { id: ids.web } });
       await until(() => anonymous.frames.some((f) => f.kind === 'PAGE_CHANGED'));
@@ -50,7 +50,28 @@ describe('status page: the live stream', () => {
       anonymous.close();
       viewer.close();
       target.set('web', 200);
-      target.set('wiki', 200);
+      target.set('ci', 200);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await d.admin.call(operations.checkResource, { params: { id: ids.ci } });
+    }
+  });
+
+  it('changes the banner when an incident opens and resolves (three failing checks, then one good one)', async () => {
+    const { d, ids, target } = world();
+    const anonymous = follow(`${d.url}/api/status-pages/main/events`);
+    try {
+      await anonymous.opened;
+      expect(anonymous.frames[0].data.overall?.state).toBe('MAINTENANCE');
+      target.set('web', 503);
+      for (let i = 0; i < 3; i++) await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await until(() => anonymous.frames.some((f) => f.data.overall?.state === 'DEGRADED'));
+      target.set('web', 200);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await until(() => anonymous.frames.at(-1)!.data.overall?.state === 'MAINTENANCE');
+      expect(anonymous.frames.map((f) => f.data.overall?.state).filter(Boolean)).toEqual(['MAINTENANCE', 'DEGRADED', 'MAINTENANCE']);
+    } finally {
+      anonymous.close();
+      target.set('web', 200);
     }
   });
 
