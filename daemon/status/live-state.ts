@@ -3,7 +3,6 @@ import type { CurrentStatus, ResourceType, Visibility } from '../../src/api/sche
 import type { OverallState } from '../../src/api/schemas/status-pages.ts';
 import type { DaemonContext } from '../context.ts';
 import { effectiveStatus } from '../monitoring/results.ts';
-import { effectiveVisibility } from '../monitoring/visibility.ts';
 import type { StatusPagesTable } from '../store/schema.ts';
 import { parseIds } from './json-ids.ts';
 import { covers, readMaintenanceOccurrences, type WindowOccurrence } from './maintenance-read.ts';
@@ -67,39 +66,34 @@ export async function readLiveState(ctx: DaemonContext, page: PageRow, audience:
   const [resources, memberships, open, occurrences] = await Promise.all([
     ctx.db.selectFrom('resources').select(['id', 'name', 'resource_type', 'current_status', 'active'])
       .where('active', '=', 1).where('id', 'in', members).orderBy('name').orderBy('id').execute(),
-    // Every group of those resources, hidden ones too: visibility and group maintenance windows need them all.
-    ctx.db.selectFrom('resource_groups').innerJoin('groups', 'groups.id', 'resource_groups.group_id')
-      .select(['resource_groups.resource_id as resourceId', 'groups.id as groupId', 'groups.visibility as visibility'])
-      .where('resource_groups.resource_id', 'in', members).execute(),
+    // Every group of those resources, hidden ones too: maintenance windows of any of their groups cover them.
+    ctx.db.selectFrom('resource_groups').select(['resource_id as resourceId', 'group_id as groupId'])
+      .where('resource_id', 'in', members).execute(),
     ctx.db.selectFrom('incidents').select('resource_id').where('resolved_at', 'is', null).where('subject_type', '=', 'resource')
       .where('resource_id', 'in', members).execute(),
     readMaintenanceOccurrences(ctx.db, now, UPCOMING_MS),
   ]);
-  const groupsOf = new Map<number, { ids: number[]; visibilities: string[] }>();
-  for (const m of memberships) {
-    const entry = groupsOf.get(m.resourceId) ?? { ids: [], visibilities: [] };
-    entry.ids.push(m.groupId);
-    entry.visibilities.push(m.visibility);
-    groupsOf.set(m.resourceId, entry);
-  }
+  const groupsOf = new Map<number, number[]>();
+  for (const m of memberships) groupsOf.set(m.resourceId, [...(groupsOf.get(m.resourceId) ?? []), m.groupId]);
   const down = new Set(open.map((o) => Number(o.resource_id)));
   const shown = new Map<number, LiveResource>();
   const sections = new Map<number, LiveResource[]>(shownGroups.map((id) => [id, []]));
   const activeNow = occurrences.filter((w) => w.startsAt <= now);
+  // Every resource here is in a group the audience may see, so the seed's rule (the most permissive group
+  // decides) shows it; under a HIDDEN group it appears only in the sections of its visible groups.
   for (const row of resources) {
-    const g = groupsOf.get(row.id) ?? { ids: [], visibilities: [] };
-    if (!levels.includes(effectiveVisibility(g.visibilities))) continue;
-    const inMaintenance = activeNow.some((w) => covers(w, row.id, g.ids));
+    const g = groupsOf.get(row.id) ?? [];
+    const inMaintenance = activeNow.some((w) => covers(w, row.id, g));
     const resource: LiveResource = {
       id: row.id, name: row.name, resourceType: row.resource_type as ResourceType,
       currentStatus: effectiveStatus(row.active, row.current_status), inMaintenance, down: down.has(row.id) && !inMaintenance,
     };
     shown.set(row.id, resource);
-    for (const id of g.ids) sections.get(id)?.push(resource);
+    for (const id of g) sections.get(id)?.push(resource);
   }
   const groups = groupRows.map((g) => ({ id: g.id, name: g.name, resources: sections.get(g.id)! }));
   const windows = occurrences.flatMap((w) => {
-    const ids = [...shown.keys()].filter((id) => covers(w, id, groupsOf.get(id)?.ids ?? []));
+    const ids = [...shown.keys()].filter((id) => covers(w, id, groupsOf.get(id) ?? []));
     return ids.length ? [{ ...w, resourceIds: ids }] : [];
   });
   return { groups, overall: overallOf(groups), windows, now };
