@@ -51,8 +51,13 @@ export function toDetail(row: ResourceRow, groups: GroupRef[]): Static<typeof Re
   };
 }
 
-export function toAdminResource(row: ResourceRow, groups: GroupRef[]): Static<typeof AdminResource> {
-  return { ...toDetail(row, groups), intervalSeconds: row.interval_seconds };
+/** The admin view: the detail plus the schedule, the incident thresholds, maintenance and the certificate. */
+export function toAdminResource(row: ResourceRow, groups: GroupRef[], inMaintenance: boolean): Static<typeof AdminResource> {
+  return {
+    ...toDetail(row, groups), intervalSeconds: row.interval_seconds,
+    failureThreshold: Number(row.failure_threshold), successThreshold: Number(row.success_threshold),
+    inMaintenance, certExpiresAt: formatNullable(row.cert_expires_at === null ? null : Number(row.cert_expires_at)),
+  };
 }
 
 export function toHistoryEntry(row: Selectable<CheckHistoryTable>): HistoryEntry {

@@ -8,6 +8,7 @@ import type { RequestContext } from '../http/bind.ts';
 import type { ResourceUpdate } from '../store/schema.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
+import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
 import { toAdminResource } from './mappers.ts';
 import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
 import { effectiveStatus } from './results.ts';
@@ -48,6 +49,8 @@ export async function updateResource(
     if (body.recursive !== undefined) set.recursive = body.recursive ? 1 : 0;
     if (body.intervalSeconds !== undefined) set.interval_seconds = body.intervalSeconds;
     if (body.active !== undefined) set.active = body.active ? 1 : 0;
+    if (body.failureThreshold !== undefined) set.failure_threshold = body.failureThreshold;
+    if (body.successThreshold !== undefined) set.success_threshold = body.successThreshold;
     // The latest result was about the old target: the status is unknown until the next check.
     if (probed) {
       set.current_status = 'unknown';
@@ -72,5 +75,6 @@ export async function updateResource(
     const change: StatusChanged = { resourceId: row.id, name: row.name, from, to, at: formatDateTime(now) };
     ctx.events.channel(MONITORING_CHANNEL).publish(STATUS_CHANGED, change);
   }
-  return toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? []);
+  const maintenance = await maintenanceOf(ctx);
+  return toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id));
 }

@@ -9,6 +9,7 @@ import { audience, detailKey, listKey } from './read-cache.ts';
 import { checkResource, getResourceHistory } from './history.ts';
 import { monitoringEvents } from './events.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
+import { maintenanceOf, recentIncidents } from '../alerts/incidents/resource-view.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 
 type Ops = typeof resourceOperations;
@@ -36,13 +37,16 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     async listAdminResources({ ctx }) {
       const rows = await ctx.db.selectFrom('resources').selectAll().orderBy('id').execute();
       const groups = await groupsOf(ctx.db);
-      return rows.map((row) => toAdminResource(row, groups.get(row.id) ?? []));
+      const maintenance = await maintenanceOf(ctx);
+      return rows.map((row) => toAdminResource(row, groups.get(row.id) ?? [], maintenance(row.id)));
     },
 
     async getAdminResource({ ctx, params }) {
       const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
       if (!row) throw notFound(`Resource ${params.id} does not exist`);
-      return toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? []);
+      const maintenance = await maintenanceOf(ctx);
+      const admin = toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id));
+      return { ...admin, incidents: await recentIncidents(ctx.db, row.id) };
     },
 
     async createResource({ ctx, body }) {
@@ -57,6 +61,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
           name: body.name, resource_type: body.resourceType, target: body.target,
           skip_tls: body.skipTLS ? 1 : 0, recursive: recursive ? 1 : 0, active: active ? 1 : 0,
           interval_seconds: body.intervalSeconds ?? 60, created_at: now, updated_at: now,
+          failure_threshold: body.failureThreshold ?? 3, success_threshold: body.successThreshold ?? 1,
           // A new active resource is due at once; the scheduler hears about it on the bus.
           next_run_at: active ? now : null, current_status: 'unknown',
           latest_check_status: null, latest_checked_at: null, latest_message: null, latest_error_code: null, latest_duration_ms: null,

@@ -1,5 +1,6 @@
 import type { OperationDef } from './operation.ts';
 import { authOperations } from './ops/auth.ts';
+import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
@@ -15,6 +16,7 @@ export const operations = {
   ...authOperations,
   ...monitoringOperations,
   ...tunnelOperations,
+  ...incidentOperations,
   ...statusPageOperations,
 } as const;
 

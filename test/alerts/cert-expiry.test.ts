@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 import { checkNow, httpResource, outbox, readDb } from './helpers.ts';
@@ -40,5 +41,7 @@ describe('certificate expiry', () => {
     await checkNow(d, id);
     events = outbox(d, 'resource_id = ?', id);
     expect(events).toHaveLength(1);
+    const detail = await d.admin.call(operations.getAdminResource, { params: { id } });
+    expect(detail.certExpiresAt).toBe(new Date(notAfter).toISOString().slice(0, 19));
   });
 });

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { EventSource } from 'eventsource';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -69,4 +70,26 @@ export async function until<T>(check: () => Promise<T | undefined | false> | T |
     if (value) return value;
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+export interface Subscription {
+  events: Array<{ kind: string; data: any }>;
+  opened: Promise<void>;
+  close(): void;
+}
+
+/** Subscribes to `/api/events` with an API key, collecting STATUS_CHANGED and the INCIDENT_* events. */
+export function subscribe(d: TestDaemon, token: string): Subscription {
+  const events: Subscription['events'] = [];
+  const source = new EventSource(`${d.url}/api/events`, {
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } }),
+  });
+  for (const kind of ['SNAPSHOT', 'STATUS_CHANGED', 'INCIDENT_OPENED', 'INCIDENT_RESOLVED']) {
+    source.addEventListener(kind, (e) => events.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
+  }
+  const opened = new Promise<void>((resolve, reject) => {
+    source.addEventListener('SNAPSHOT', () => resolve());
+    source.onerror = (err) => reject(new Error(`event stream failed: ${String((err as { message?: string }).message)}`));
+  });
+  return { events, opened, close: () => source.close() };
 }

@@ -1,12 +1,15 @@
 import type { ModuleFactory } from '../../module.ts';
 import { AgentIncidentSweep } from '../agents/agent-incidents.ts';
 import { getMaintenance } from '../maintenance/cache.ts';
+import { maintenanceHandlers } from '../maintenance/handlers.ts';
+import { incidentHandlers } from './handlers.ts';
 import { registerIncidentMetrics } from './metrics.ts';
 
 /**
  * The producing side of alerts (issue 15): resource incidents are opened by
  * the result writer (engine.ts); this module runs the agent incident sweep,
- * keeps the maintenance windows in memory, and counts open incidents.
+ * keeps the maintenance windows in memory, counts open incidents, and serves
+ * `/admin/api/incidents` and `/admin/api/maintenance`.
  */
 export const incidentsModule: ModuleFactory = async (ctx) => {
   const maintenance = getMaintenance(ctx);
@@ -15,6 +18,7 @@ export const incidentsModule: ModuleFactory = async (ctx) => {
   registerIncidentMetrics(ctx);
   return {
     name: 'incidents',
+    handlers: { ...incidentHandlers, ...maintenanceHandlers },
     start() {
       maintenance.start();
       sweep.start();

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../operation.ts';
 import { Deleted, IdParams } from '../schemas/common.ts';
 import {
-  AdminResource, HistoryEntry, HistoryQuery, Resource, ResourceCreate, ResourceDetail, ResourceListItem, ResourcePatch,
+  AdminResource, AdminResourceDetail, HistoryEntry, HistoryQuery, Resource, ResourceCreate, ResourceDetail, ResourceListItem, ResourcePatch,
 } from '../schemas/monitoring.ts';
 
 const tag = 'Resources';
@@ -52,7 +52,7 @@ export const resourceOperations = {
   }),
   getAdminResource: defineOperation({
     id: 'getAdminResource', method: 'GET', path: '/admin/api/resources/{id}', tag, access: 'admin',
-    summary: 'Any resource, with its interval', params: IdParams, response: AdminResource, errors: [404],
+    summary: 'Any resource, with its interval, alerting settings and recent incidents', params: IdParams, response: AdminResourceDetail, errors: [404],
   }),
   monitoringEvents: defineOperation({
     id: 'monitoringEvents', method: 'GET', path: '/api/events', tag, access: 'authenticated', stream: true,

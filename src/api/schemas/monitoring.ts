@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, PageQuery, StringEnum } from './common.ts';
+import { Incident } from './incidents.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
@@ -30,6 +31,8 @@ export const Name = Type.String({
 export const Target = Type.String({ minLength: 1, maxLength: 2048 });
 export const IntervalSeconds = Type.Integer({ minimum: 10, maximum: 86400, description: 'seconds between checks' });
 export const GroupIds = Type.Array(Id, { maxItems: 100, description: 'ids of existing groups' });
+export const FailureThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive NOT_AVAILABLE checks that open an incident (default 3)' });
+export const SuccessThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive AVAILABLE checks that resolve it (default 1)' });
 
 export const Resource = Type.Object(
   {
@@ -67,9 +70,25 @@ const detailFields = {
 };
 
 export const ResourceDetail = Type.Object({ ...Resource.properties, ...detailFields }, { title: 'ResourceDetail' });
+/** What only administrators see: the schedule and the alerting settings and state (issue 15). */
+const adminFields = {
+  intervalSeconds: IntervalSeconds,
+  failureThreshold: FailureThreshold,
+  successThreshold: SuccessThreshold,
+  inMaintenance: Type.Boolean({ description: 'a maintenance window covering it (directly or through a group) is open now' }),
+  certExpiresAt: Type.Union([DateTime, Type.Null()], { description: 'HTTPS: notAfter of the certificate the latest checks saw' }),
+};
+
 export const AdminResource = Type.Object(
-  { ...Resource.properties, ...detailFields, intervalSeconds: IntervalSeconds },
+  { ...Resource.properties, ...detailFields, ...adminFields },
   { title: 'AdminResource' },
+);
+export const AdminResourceDetail = Type.Object(
+  {
+    ...Resource.properties, ...detailFields, ...adminFields,
+    incidents: Type.Array(Incident, { description: 'its most recent incidents, the open one first' }),
+  },
+  { title: 'AdminResourceDetail' },
 );
 
 export const ResourceCreate = Body(
@@ -82,6 +101,8 @@ export const ResourceCreate = Body(
     intervalSeconds: Type.Optional(IntervalSeconds),
     groupIds: Type.Optional(GroupIds),
     active: Type.Optional(Type.Boolean()),
+    failureThreshold: Type.Optional(FailureThreshold),
+    successThreshold: Type.Optional(SuccessThreshold),
   },
   'ResourceCreate',
 );
@@ -96,6 +117,8 @@ export const ResourcePatch = Body(
     intervalSeconds: Type.Optional(IntervalSeconds),
     groupIds: Type.Optional(GroupIds),
     active: Type.Optional(Type.Boolean()),
+    failureThreshold: Type.Optional(FailureThreshold),
+    successThreshold: Type.Optional(SuccessThreshold),
   },
   'ResourcePatch',
 );
