@@ -5,7 +5,7 @@ import type { DaemonContext } from '../context.ts';
 import { effectiveStatus } from '../monitoring/results.ts';
 import type { StatusPagesTable } from '../store/schema.ts';
 import { parseIds } from './json-ids.ts';
-import { covers, readMaintenanceOccurrences, type WindowOccurrence } from './maintenance-read.ts';
+import { maintenanceTest, pageMaintenance, type WindowOccurrence } from './maintenance-read.ts';
 import { overallOf } from './overall.ts';
 
 export type PageRow = Selectable<StatusPagesTable>;
@@ -50,7 +50,8 @@ export function shownStatus(r: Pick<LiveResource, 'currentStatus' | 'inMaintenan
  * The groups the audience may see (in the page's order, else by name) and
  * their active resources the audience may see (the seed's rules: the most
  * permissive group of a resource decides; HIDDEN never shows), with their
- * current status, maintenance and open incidents. Four small queries.
+ * current status, maintenance (the alerts capability's windows) and open
+ * incidents. Four small queries.
  */
 export async function readLiveState(ctx: DaemonContext, page: PageRow, audience: Audience, now = Date.now()): Promise<LiveState> {
   const wanted = parseIds(page.group_ids);
@@ -63,38 +64,32 @@ export async function readLiveState(ctx: DaemonContext, page: PageRow, audience:
   if (shownGroups.length === 0) return { groups: [], overall: overallOf([]), windows: [], now };
 
   const members = ctx.db.selectFrom('resource_groups').select('resource_id').where('group_id', 'in', shownGroups);
-  const [resources, memberships, open, occurrences] = await Promise.all([
+  const [resources, memberships, open] = await Promise.all([
     ctx.db.selectFrom('resources').select(['id', 'name', 'resource_type', 'current_status', 'active'])
       .where('active', '=', 1).where('id', 'in', members).orderBy('name').orderBy('id').execute(),
-    // Every group of those resources, hidden ones too: maintenance windows of any of their groups cover them.
     ctx.db.selectFrom('resource_groups').select(['resource_id as resourceId', 'group_id as groupId'])
-      .where('resource_id', 'in', members).execute(),
+      .where('group_id', 'in', shownGroups).execute(),
     ctx.db.selectFrom('incidents').select('resource_id').where('resolved_at', 'is', null).where('subject_type', '=', 'resource')
       .where('resource_id', 'in', members).execute(),
-    readMaintenanceOccurrences(ctx.db, now, UPCOMING_MS),
   ]);
-  const groupsOf = new Map<number, number[]>();
-  for (const m of memberships) groupsOf.set(m.resourceId, [...(groupsOf.get(m.resourceId) ?? []), m.groupId]);
+  const sectionsOf = new Map<number, number[]>();
+  for (const m of memberships) sectionsOf.set(m.resourceId, [...(sectionsOf.get(m.resourceId) ?? []), m.groupId]);
   const down = new Set(open.map((o) => Number(o.resource_id)));
-  const shown = new Map<number, LiveResource>();
   const sections = new Map<number, LiveResource[]>(shownGroups.map((id) => [id, []]));
-  const activeNow = occurrences.filter((w) => w.startsAt <= now);
   // Every resource here is in a group the audience may see, so the seed's rule (the most permissive group
-  // decides) shows it; under a HIDDEN group it appears only in the sections of its visible groups.
+  // decides) shows it; under a HIDDEN group too, it appears only in the sections of its visible groups.
+  const shown: number[] = [];
+  const inMaintenance = maintenanceTest(ctx, now);
   for (const row of resources) {
-    const g = groupsOf.get(row.id) ?? [];
-    const inMaintenance = activeNow.some((w) => covers(w, row.id, g));
+    const maintenance = inMaintenance(row.id);
     const resource: LiveResource = {
       id: row.id, name: row.name, resourceType: row.resource_type as ResourceType,
-      currentStatus: effectiveStatus(row.active, row.current_status), inMaintenance, down: down.has(row.id) && !inMaintenance,
+      currentStatus: effectiveStatus(row.active, row.current_status), inMaintenance: maintenance, down: down.has(row.id) && !maintenance,
     };
-    shown.set(row.id, resource);
-    for (const id of g) sections.get(id)?.push(resource);
+    shown.push(row.id);
+    for (const id of sectionsOf.get(row.id) ?? []) sections.get(id)?.push(resource);
   }
   const groups = groupRows.map((g) => ({ id: g.id, name: g.name, resources: sections.get(g.id)! }));
-  const windows = occurrences.flatMap((w) => {
-    const ids = [...shown.keys()].filter((id) => covers(w, id, groupsOf.get(id) ?? []));
-    return ids.length ? [{ ...w, resourceIds: ids }] : [];
-  });
+  const windows = pageMaintenance(ctx, shown, now, UPCOMING_MS);
   return { groups, overall: overallOf(groups), windows, now };
 }

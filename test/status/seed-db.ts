@@ -7,9 +7,8 @@ const DAY = 24 * HOUR;
 /**
  * Writes what the status page reads but no API of this branch writes yet,
  * straight into the daemon's SQLite file (WAL: the daemon keeps running):
- * rollups as the rollup job would have written them over 90 days, past
- * incidents, and, until the alerts capability's maintenance API (issue 15) is
- * merged here, maintenance windows in the columns of migration 0008.
+ * rollups as the rollup job would have written them over 90 days, and past
+ * incidents (the incident engine opens incidents only from checks made now).
  */
 export class SeedDb {
   readonly #db: Database.Database;
@@ -47,34 +46,6 @@ export class SeedDb {
     const result = this.#db.prepare(`INSERT INTO incidents (subject_type, resource_id, agent_id, opened_at, resolved_at, cause_message, cause_error_code, checks, maintenance)
       VALUES ('resource', ?, NULL, ?, ?, ?, 'CONNECTION_ERROR', 3, ?)`).run(resourceId, openedAt, resolvedAt, cause, maintenance ? 1 : 0);
     return Number(result.lastInsertRowid);
-  }
-
-  /** A one-off maintenance window. Returns its id. */
-  window(name: string, startsAt: number, endsAt: number, resourceIds: number[], groupIds: number[] = []): number {
-    const now = Date.now();
-    const result = this.#db.prepare(`INSERT INTO maintenance_windows (name, kind, starts_at, ends_at, days, start_time, duration_minutes, time_zone,
-      resource_ids, group_ids, agent_ids, created_at, updated_at) VALUES (?, 'ONE_OFF', ?, ?, NULL, NULL, NULL, NULL, ?, ?, '[]', ?, ?)`)
-      .run(name, startsAt, endsAt, JSON.stringify(resourceIds), JSON.stringify(groupIds), now, now);
-    return Number(result.lastInsertRowid);
-  }
-
-  /** A weekly window: `days` like ['MON'], `startTime` HH:MM in `zone`. */
-  weekly(name: string, days: string[], startTime: string, minutes: number, zone: string, resourceIds: number[]): number {
-    const now = Date.now();
-    const result = this.#db.prepare(`INSERT INTO maintenance_windows (name, kind, starts_at, ends_at, days, start_time, duration_minutes, time_zone,
-      resource_ids, group_ids, agent_ids, created_at, updated_at) VALUES (?, 'WEEKLY', NULL, NULL, ?, ?, ?, ?, ?, '[]', '[]', ?, ?)`)
-      .run(name, JSON.stringify(days), startTime, minutes, zone, JSON.stringify(resourceIds), now, now);
-    return Number(result.lastInsertRowid);
-  }
-
-  /** The incident the alerts capability holds open for a resource, if any. */
-  openIncidentOf(resourceId: number): number | null {
-    const row = this.#db.prepare('SELECT open_incident_id AS id FROM resources WHERE id = ?').get(resourceId) as { id: number | null } | undefined;
-    return row?.id ?? null;
-  }
-
-  resolve(incidentId: number, at = Date.now()): void {
-    this.#db.prepare('UPDATE incidents SET resolved_at = ? WHERE id = ?').run(at, incidentId);
   }
 
   close(): void {

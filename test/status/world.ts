@@ -73,15 +73,20 @@ export async function makeStatusWorld(opts: StartOptions = {}): Promise<StatusWo
   for (let i = 0; i < 3; i++) await a.call(operations.checkResource, { params: { id: ids.wiki } });
   const now = Date.now();
   const seed = new SeedDb(d.dataDir);
-  // (GET /admin/api/incidents is not on this branch yet: the id is read from the resource row.)
-  const openIncident = seed.openIncidentOf(ids.wiki);
-  if (openIncident === null) throw new Error('three failing checks opened no incident for wiki');
+  const open = await a.call(operations.listIncidents, { query: { resourceId: ids.wiki, state: 'open' } });
+  if (open.length !== 1) throw new Error('three failing checks opened no incident for wiki');
+  const openIncident = open[0].id;
   // web: 100 % except 10 days ago (97.2 %) and 3 days ago (99.5 %); one hour at 50 %; nothing before 60 days ago.
   seed.rollups(ids.web, (ago) => (ago > 60 ? undefined : ago === 10 ? [1440, 1400] : ago === 3 ? [1440, 1433] : [1440, 1440]),
     (ago) => (ago === 5 ? [60, 30] : [60, 60]), now);
   seed.incident(ids.web, now - 10 * DAY, now - 10 * DAY + 45 * 60_000, '503 Service Unavailable');
-  seed.window('CDN provider upgrade', now - HOUR, now + 2 * HOUR, [ids.cdn]);
-  seed.window('Database failover drill', now + 2 * DAY, now + 2 * DAY + HOUR, [], [groups.internal]);
+  const at = (ms: number) => new Date(ms).toISOString();
+  await a.call(operations.createMaintenanceWindow, {
+    body: { name: 'CDN provider upgrade', kind: 'ONE_OFF', startsAt: at(now - HOUR), endsAt: at(now + 2 * HOUR), resourceIds: [ids.cdn] },
+  });
+  await a.call(operations.createMaintenanceWindow, {
+    body: { name: 'Database failover drill', kind: 'ONE_OFF', startsAt: at(now + 2 * DAY), endsAt: at(now + 2 * DAY + HOUR), groupIds: [groups.internal] },
+  });
 
   const page = await a.call(operations.createStatusPage, {
     body: { slug: 'main', title: 'Example Corp status', description: 'Live status of our public services',

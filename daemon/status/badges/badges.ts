@@ -6,7 +6,7 @@ import { parseQueryStrict } from '../../http/well-formed.ts';
 import { NOSNIFF } from '../../http/page-headers.ts';
 import { effectiveStatus } from '../../monitoring/results.ts';
 import { visibleTo } from '../../monitoring/visibility.ts';
-import { covers, readMaintenanceOccurrences } from '../maintenance-read.ts';
+import { inMaintenance } from '../maintenance-read.ts';
 import { pct } from '../render/escape.ts';
 import { type UptimeWindow, WINDOWS, windowUptime } from './window-uptime.ts';
 
@@ -87,15 +87,8 @@ export function badgeRoute(ctx: DaemonContext, kind: 'status' | 'uptime' | 'resp
 }
 
 async function statusText(ctx: DaemonContext, row: { id: number; active: number; current_status: string }): Promise<BadgeText> {
-  const now = Date.now();
-  const [windows, groups] = await Promise.all([
-    readMaintenanceOccurrences(ctx.db, now, 0),
-    ctx.db.selectFrom('resource_groups').select('group_id').where('resource_id', '=', row.id).execute(),
-  ]);
   const status = effectiveStatus(row.active, row.current_status);
-  if (status !== 'inactive' && windows.some((w) => w.startsAt <= now && covers(w, row.id, groups.map((g) => g.group_id)))) {
-    return { label: 'status', message: 'maintenance', color: COLOURS.blue };
-  }
+  if (status !== 'inactive' && inMaintenance(ctx, row.id)) return { label: 'status', message: 'maintenance', color: COLOURS.blue };
   switch (status) {
     case 'available': return { label: 'status', message: 'up', color: COLOURS.brightgreen };
     case 'not_available': return { label: 'status', message: 'down', color: COLOURS.red };
