@@ -57,12 +57,15 @@ interface Entry<T> { value: T; at: number }
  */
 export class TimedCache<T> {
   readonly #maxAgeMs: number;
+  /** Entries kept at most (the oldest go first): keys are pages × audiences, plus versions of pages just edited. */
+  readonly #capacity: number;
   readonly #entries = new Map<string, Entry<T>>();
   readonly #building = new Map<string, Promise<T>>();
   #generation = 0;
 
-  constructor(maxAgeMs: number) {
+  constructor(maxAgeMs: number, capacity = 256) {
     this.#maxAgeMs = maxAgeMs;
+    this.#capacity = capacity;
   }
 
   async get(key: string, build: () => Promise<T>): Promise<T> {
@@ -76,7 +79,11 @@ export class TimedCache<T> {
     const generation = this.#generation;
     const at = Date.now();
     const running = build().then((value) => {
-      if (generation === this.#generation) this.#entries.set(key, { value, at });
+      if (generation === this.#generation) {
+        this.#entries.delete(key);
+        if (this.#entries.size >= this.#capacity) this.#entries.delete(this.#entries.keys().next().value!);
+        this.#entries.set(key, { value, at });
+      }
       return value;
     }).finally(() => {
       if (this.#building.get(key) === running) this.#building.delete(key);
