@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { bearer, expectProblem, fieldsOf, send } from '../helpers/http.ts';
@@ -27,6 +28,20 @@ describe('status page on its custom hostname', () => {
     const summary = await getRaw(d.edgeUrl, '/api/status-pages/main/summary', { host: 'status.example.com' });
     expect(JSON.parse(summary.text).groups.map((g: { name: string }) => g.name)).toEqual(['Website']);
     expect((await getRaw(d.edgeUrl, '/other', { host: 'status.example.com' })).status).toBe(404);
+    // The page's script follows its stream there too.
+    const edge = new URL(d.edgeUrl);
+    const first = await new Promise<{ type: string; text: string }>((resolve, reject) => {
+      const req = request({ host: edge.hostname, port: edge.port, path: '/api/status-pages/main/events', headers: { host: 'status.example.com' } }, (res) => {
+        res.once('data', (chunk: Buffer) => {
+          resolve({ type: String(res.headers['content-type']), text: chunk.toString() });
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(first.type).toBe('text/event-stream; charset=utf-8');
+    expect(first.text).toMatch(/^id: \d+\nevent: SNAPSHOT\ndata: \{"overall":\{"state":"MAINTENANCE"/);
     expect(JSON.parse((await getRaw(d.edgeUrl, '/', { host: 'app.example.com' })).text)).toMatchObject({ status: 404, type: 'urn:monctl:problem:no-route' });
 
     // A route under another prefix of that host takes its paths (502: its agent is not connected).
