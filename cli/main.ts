@@ -34,6 +34,8 @@ const modules: Record<string, () => Promise<NounModule>> = {
   topology: () => import('./commands/topology.ts'),
   status: () => import('./commands/status.ts'),
   'status-pages': () => import('./commands/status-pages.ts'),
+  incidents: () => import('./commands/incidents.ts'),
+  maintenance: () => import('./commands/maintenance.ts'),
   apply: () => import('./commands/apply.ts'),
   completion: () => import('./commands/completion.ts'),
   agent: async () => ({ register: (await import('./agent/command.ts')).registerAgentCommand }),
@@ -44,7 +46,7 @@ export const nouns: Record<string, (program: Command) => Promise<void>> = Object
 );
 
 /** Command aliases, so that the alias loads its noun's module. */
-const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', sp: 'status-pages' };
+const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', maint: 'maintenance', sp: 'status-pages' };
 
 /** Options that take a value, so that the noun is not mistaken for one. */
 const VALUE_OPTIONS = new Set(['--server', '--context', '--ca-file', '-o', '--output']);

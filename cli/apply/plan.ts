@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
+import { planMaintenance } from './maintenance.ts';
 import type { Spec } from './spec.ts';
 import { planStatusPages } from './status-pages.ts';
 
@@ -15,7 +16,7 @@ import { planStatusPages } from './status-pages.ts';
  */
 export interface Step {
   action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement' | 'status page';
+  kind: 'group' | 'resource' | 'announcement' | 'maintenance' | 'status page';
   name: string;
   changes?: string[];
   run: () => Promise<void>;
@@ -36,6 +37,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   if (prune) missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" would be pruned (add it to the file)`)));
   if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
+  const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
   const steps: Step[] = [];
 
   for (const g of spec.groups) {
@@ -54,11 +56,15 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
 
   for (const r of spec.resources) {
     const cur = resources.find((x) => x.name === r.name);
-    const optional = { intervalSeconds: r.intervalSeconds, skipTLS: r.skipTLS, recursive: r.recursive, active: r.active };
+    const optional = {
+      intervalSeconds: r.intervalSeconds, skipTLS: r.skipTLS, recursive: r.recursive, active: r.active,
+      failureThreshold: r.failureThreshold, successThreshold: r.successThreshold,
+    };
     if (!cur) {
       steps.push({ action: 'create', kind: 'resource', name: r.name, run: async () => {
         const body = { name: r.name, resourceType: r.type, target: r.target, ...defined(optional), ...(r.groups ? { groupIds: idsOf(r.groups) } : {}) };
-        await c.call(ops.createResource, { body });
+        const made = await c.call(ops.createResource, { body });
+        resourceIds.set(made.name, made.id);
       } });
       continue;
     }
@@ -100,9 +106,14 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     }
   }
 
+  const windows = await planMaintenance(rt, spec.maintenance, prune && spec.managesMaintenance, { resources: resourceIds, groups: groupIds },
+    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted });
+  steps.push(...windows.steps);
   steps.push(...await planStatusPages(c, spec.statusPages, groupIds, prune));
 
   if (prune) {
+    // Windows first: they name resources and groups that may go next.
+    steps.push(...windows.deletions);
     const names = (list: { name: string }[]) => new Set(list.map((x) => x.name));
     const keepR = names(spec.resources);
     for (const r of resources) if (!keepR.has(r.name)) steps.push({ action: 'delete', kind: 'resource', name: r.name, run: async () => void (await c.call(ops.deleteResource, { params: { id: r.id } })) });

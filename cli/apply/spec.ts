@@ -1,9 +1,11 @@
 import { MonctlError } from '../../src/errors.ts';
+import { type MaintenanceSpec, validateMaintenance } from './maintenance.ts';
 import { type StatusPageSpec, validateStatusPages } from './status-pages.ts';
 
 /**
  * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
- * announcements (matched by name) and status pages (by slug). Validated whole before any write, so
+ * announcements and maintenance windows, each matched by name, and status
+ * pages, matched by slug. Validated whole before any write, so
  * that an invalid file changes nothing. Fields left out are not managed.
  */
 export interface GroupSpec { name: string; visibility?: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN' }
@@ -16,6 +18,8 @@ export interface ResourceSpec {
   skipTLS?: boolean;
   recursive?: boolean;
   active?: boolean;
+  failureThreshold?: number;
+  successThreshold?: number;
 }
 export interface AnnouncementSpec {
   name: string;
@@ -24,7 +28,15 @@ export interface AnnouncementSpec {
   active: boolean;
   activeUntil: string | null;
 }
-export interface Spec { groups: GroupSpec[]; resources: ResourceSpec[]; announcements: AnnouncementSpec[]; statusPages: StatusPageSpec[] }
+export interface Spec {
+  groups: GroupSpec[];
+  resources: ResourceSpec[];
+  announcements: AnnouncementSpec[];
+  maintenance: MaintenanceSpec[];
+  /** The file has a `maintenance:` section: only then does --prune delete windows it does not name. */
+  managesMaintenance: boolean;
+  statusPages: StatusPageSpec[];
+}
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -45,14 +57,16 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
   }
 }
 
+const SECTIONS = ['groups', 'resources', 'announcements', 'maintenance', 'statusPages'];
+
 export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
-  const spec: Spec = { groups: [], resources: [], announcements: [], statusPages: [] };
-  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with groups, resources, announcements and/or statusPages`);
-  for (const key of Object.keys(raw)) if (!['groups', 'resources', 'announcements', 'statusPages'].includes(key)) err(key, 'unknown section (groups, resources, announcements, statusPages)');
+  const spec: Spec = { groups: [], resources: [], announcements: [], maintenance: [], managesMaintenance: false, statusPages: [] };
+  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with groups, resources, announcements, maintenance and/or statusPages`);
+  for (const key of Object.keys(raw)) if (!SECTIONS.includes(key)) err(key, `unknown section (${SECTIONS.join(', ')})`);
 
-  const list = (key: 'groups' | 'resources' | 'announcements' | 'statusPages'): Obj[] => {
+  const list = (key: (typeof SECTIONS)[number]): Obj[] => {
     const v = raw[key];
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) {
@@ -106,7 +120,11 @@ export function validateSpec(raw: unknown, file: string): Spec {
   });
   list('resources').forEach((r, i) => {
     const p = `resources[${i}]`;
-    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active']);
+    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active', 'failureThreshold', 'successThreshold']);
+    for (const k of ['failureThreshold', 'successThreshold']) {
+      const v = r[k];
+      if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100)) err(`${p}.${k}`, 'must be an integer from 1 to 100');
+    }
     const type = oneOf(`${p}.type`, r.type ?? r.resourceType, ['HTTP', 'TCP', 'DOCKER'] as const, true);
     const target = str(`${p}.target`, r.target, true);
     if (type === 'HTTP' && target && !/^https?:\/\/[^/\s]+/i.test(target)) err(`${p}.target`, 'must be an http(s) URL for HTTP');
@@ -123,6 +141,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
     spec.resources.push({
       name: str(`${p}.name`, r.name, true)!, type: type!, target: target!, intervalSeconds: interval as number | undefined, groups,
       skipTLS: bool(`${p}.skipTLS`, r.skipTLS), recursive: bool(`${p}.recursive`, r.recursive), active: bool(`${p}.active`, r.active),
+      failureThreshold: r.failureThreshold as number | undefined, successThreshold: r.successThreshold as number | undefined,
     });
   });
   list('announcements').forEach((a, i) => {
@@ -141,6 +160,9 @@ export function validateSpec(raw: unknown, file: string): Spec {
   unique('groups', spec.groups.map((g) => g.name));
   unique('resources', spec.resources.map((r) => r.name));
   unique('announcements', spec.announcements.map((a) => a.name));
+  spec.managesMaintenance = raw.maintenance !== undefined;
+  list('maintenance').forEach((m, i) => spec.maintenance.push(validateMaintenance(m, `maintenance[${i}]`, err)));
+  unique('maintenance', spec.maintenance.map((m) => m.name));
   const slugs = new Set<string>();
   spec.statusPages.forEach((p, i) => {
     if (p.slug && slugs.has(p.slug)) err(`statusPages[${i}].slug`, `duplicate slug "${p.slug}"`);

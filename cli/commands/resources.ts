@@ -7,7 +7,7 @@ import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 
 /** Admins see AdminResource; others the public list item or detail (fields may be absent). */
-type R = Partial<Static<typeof AdminResource>> & { id: number; name: string };
+type R = Partial<Static<typeof AdminResource>> & { id: number; name: string; incidents?: Array<{ id: number; openedAt: string; resolvedAt: string | null }> };
 
 export const view: View<R> = {
   columns: [
@@ -24,6 +24,11 @@ export const view: View<R> = {
     { header: 'ACTIVE', get: (r) => r.active, wide: true },
     { header: 'SKIP TLS', get: (r) => r.skipTLS, wide: true },
     { header: 'RECURSIVE', get: (r) => r.recursive, wide: true },
+    { header: 'THRESHOLDS', get: (r) => (r.failureThreshold === undefined ? undefined : `${r.failureThreshold} down / ${r.successThreshold} up`), wide: true },
+    { header: 'MAINTENANCE', get: (r) => (r.inMaintenance === undefined ? undefined : r.inMaintenance ? 'yes' : 'no'), wide: true },
+    { header: 'CERT EXPIRES', get: (r) => r.certExpiresAt, wide: true },
+    // The admin detail's recent incidents (`monctl incidents list --resource NAME` lists them all).
+    { header: 'OPEN INCIDENT', get: (r) => r.incidents?.filter((i) => i.resolvedAt === null).map((i) => `#${i.id} since ${i.openedAt}`), wide: true },
     { header: 'CREATED', get: (r) => r.createdAt, wide: true },
   ],
 };
@@ -52,11 +57,18 @@ function interval(text: string | undefined): number | undefined {
   if (!/^\d+$/.test(text)) throw new MonctlError('usage', `--interval must be a number of seconds, not "${text}"`, 2);
   return Number(text);
 }
+/** A threshold, 1 to 100 (the daemon checks the range too, and says which field). */
+function threshold(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100) throw new MonctlError('usage', `${flag} must be a number from 1 to 100, not "${text}"`, 2);
+  return Number(text);
+}
 
 /** Commander's names: `groups` is update's `--no-groups`, false when given. */
 interface Flags {
   type?: string; target?: string; interval?: string; group?: string[]; groups?: boolean;
   skipTls?: boolean; recursive?: boolean; active?: boolean; name?: string;
+  failureThreshold?: string; successThreshold?: string;
 }
 
 function resourceFlags(cmd: Command): Command {
@@ -70,7 +82,9 @@ function resourceFlags(cmd: Command): Command {
     .option('--recursive', 'DOCKER: check every repository under a namespace')
     .option('--no-recursive', 'not recursive')
     .option('--active', 'checked on schedule')
-    .option('--inactive', 'not checked');
+    .option('--inactive', 'not checked')
+    .option('--failure-threshold <n>', 'consecutive failed checks that open an incident (1 to 100, default 3)')
+    .option('--success-threshold <n>', 'consecutive good checks that resolve it (1 to 100, default 1)');
 }
 
 async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<Static<typeof ResourcePatch>> {
@@ -86,6 +100,8 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.recursive !== undefined) body.recursive = f.recursive;
   if (f.active) body.active = true;
   if (f.inactive) body.active = false;
+  if (f.failureThreshold !== undefined) body.failureThreshold = threshold('--failure-threshold', f.failureThreshold);
+  if (f.successThreshold !== undefined) body.successThreshold = threshold('--success-threshold', f.successThreshold);
   return body;
 }
 

@@ -1,7 +1,9 @@
 /**
  * `monctl status --watch`: resources with their status, last check and a
  * sparkline of recent checks, kept from the `/api/events` SNAPSHOT and the
- * CHECK_COMPLETED / STATUS_CHANGED events that follow. Pure, for tests.
+ * CHECK_COMPLETED / STATUS_CHANGED events that follow, with open incidents
+ * (INCIDENT_OPENED / INCIDENT_RESOLVED, and for ADMIN the open ones at start)
+ * and maintenance (ADMIN, polled). Pure, for tests.
  */
 export interface Check {
   status: 'AVAILABLE' | 'NOT_AVAILABLE';
@@ -18,6 +20,16 @@ export interface Row {
   durationMs: number | null;
   message: string | null;
   recent: Check[];
+  /** The open incident: its id and when it opened (epoch ms). */
+  incident?: { id: number; openedAt: number | null; maintenance: boolean } | null;
+  /** A maintenance window covering it is open (ADMIN only). */
+  maintenance?: boolean;
+}
+
+/** What the admin API says at start and every so often: open incidents and resources in maintenance. */
+export interface Marks {
+  incidents: Array<{ id: number; resourceId: number | null; openedAt: string; maintenance: boolean }>;
+  inMaintenance: number[];
 }
 
 export type Rows = Map<number, Row>;
@@ -33,9 +45,11 @@ export function applyStatusEvent(rows: Rows, kind: string, data: any, now = Date
   if (kind === 'SNAPSHOT') {
     next.clear();
     for (const r of data.resources ?? []) {
+      const old = rows.get(r.resourceId);
       next.set(r.resourceId, {
         id: r.resourceId, name: r.name, type: r.resourceType, status: r.currentStatus,
         checkedAt: parseWire(r.latestCheckedAt), durationMs: null, message: r.latestMessage, recent: [],
+        incident: old?.incident, maintenance: old?.maintenance,
       });
     }
     return next;
@@ -47,11 +61,32 @@ export function applyStatusEvent(rows: Rows, kind: string, data: any, now = Date
       ...base, checkedAt: now, durationMs: data.durationMs, message: data.message,
       recent: [...base.recent, { status: data.status, durationMs: data.durationMs }].slice(-KEEP),
     });
+  } else if (kind === 'INCIDENT_OPENED' && typeof data.resourceId === 'number') {
+    if (cur) next.set(data.resourceId, { ...cur, incident: { id: data.id, openedAt: parseWire(data.openedAt), maintenance: Boolean(data.maintenance) } });
+  } else if (kind === 'INCIDENT_RESOLVED' && typeof data.resourceId === 'number') {
+    if (cur && (!cur.incident || cur.incident.id === data.id)) next.set(data.resourceId, { ...cur, incident: null });
   } else if (kind === 'STATUS_CHANGED') {
     const base: Row = cur ?? { id: data.resourceId, name: data.name, type: '?', status: data.to, checkedAt: null, durationMs: null, message: null, recent: [] };
     next.set(data.resourceId, { ...base, name: data.name, status: data.to });
   }
   return next;
+}
+
+/** The admin marks replace what the rows knew of incidents and maintenance (events keep them current in between). */
+export function applyMarks(rows: Rows, marks: Marks): Rows {
+  const open = new Map(marks.incidents.filter((i) => i.resourceId !== null).map((i) => [i.resourceId!, i]));
+  const maintenance = new Set(marks.inMaintenance);
+  const next: Rows = new Map();
+  for (const [id, row] of rows) {
+    const i = open.get(id);
+    next.set(id, { ...row, incident: i ? { id: i.id, openedAt: parseWire(i.openedAt), maintenance: i.maintenance } : null, maintenance: maintenance.has(id) });
+  }
+  return next;
+}
+
+/** The marks column: `incident 5m12s` while one is open, `maint` inside a window. */
+export function marksOf(row: Row, now = Date.now()): { incident: string; maintenance: boolean } {
+  return { incident: row.incident ? `incident ${age(row.incident.openedAt, now)}` : '', maintenance: Boolean(row.maintenance) };
 }
 
 /** One block per check, its height the duration relative to the slowest shown. */
@@ -68,12 +103,12 @@ export function age(checkedAt: number | null, now = Date.now()): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** Problems first: what an operator watches for. */
+/** Problems first, open incidents before all: what an operator watches for. */
 const RANK: Record<string, number> = { not_available: 0, unknown: 1, available: 2, inactive: 3 };
 
 export function visibleRows(rows: Rows, filter: string): Row[] {
   const f = filter.toLowerCase();
   return [...rows.values()]
     .filter((r) => !f || r.name.toLowerCase().includes(f) || r.status.includes(f) || r.type.toLowerCase().includes(f))
-    .sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9) || a.name.localeCompare(b.name));
+    .sort((a, b) => Number(!a.incident) - Number(!b.incident) || (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9) || a.name.localeCompare(b.name));
 }

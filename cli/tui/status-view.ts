@@ -3,7 +3,7 @@ import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import React, { useEffect, useState } from 'react';
 import { StateBadge, type Subscribe } from './topology-view.ts';
 import type { StreamState } from './stream.ts';
-import { age, applyStatusEvent, type Rows, sparkline, visibleRows } from './status-model.ts';
+import { age, applyMarks, applyStatusEvent, type Marks, marksOf, type Rows, sparkline, visibleRows } from './status-model.ts';
 
 const h = React.createElement;
 const colourOf = (s: string) => (s === 'available' ? 'green' : s === 'not_available' ? 'red' : s === 'unknown' ? 'yellow' : 'gray');
@@ -26,10 +26,11 @@ export function StatusView(props: StatusViewProps) {
   return h(Box, { flexDirection: 'column' },
     h(Box, { gap: 2 }, h(Text, { bold: true }, 'monctl status'), h(StateBadge, { state }),
       h(Text, { dimColor: !editing }, editing ? `/${filter}█` : filter ? `filter: ${filter}` : '/ to filter, q to quit')),
-    h(Text, { bold: true }, `${pad('NAME', 28)} ${pad('TYPE', 7)}${pad('STATUS', 14)}${pad('AGE', 8)}${pad('MS', 7)}RECENT`),
+    h(Text, { bold: true }, `${pad('NAME', 28)} ${pad('TYPE', 7)}${pad('STATUS', 14)}${pad('ALERT', 23)}${pad('AGE', 8)}${pad('MS', 7)}RECENT`),
     ...list.map((r) => h(Box, { key: r.id },
       h(Text, null, `${pad(r.name, 28)} ${pad(r.type, 7)}`),
       h(Text, { color: colourOf(r.status) }, pad(r.status, 14)),
+      ...alertCells(marksOf(r, now)),
       h(Text, null, `${pad(age(r.checkedAt, now), 8)}${pad(r.durationMs === null ? '-' : String(r.durationMs), 7)}`),
       ...sparkline(r.recent).map((s, i) => h(Text, { key: i, color: s.ok ? 'green' : 'red' }, s.char)))),
     list.length === 0 ? h(Text, { dimColor: true }, rows.size ? 'no resource matches the filter' : 'no resources yet') : null,
@@ -37,8 +38,19 @@ export function StatusView(props: StatusViewProps) {
   );
 }
 
+/** `incident 5m12s` in red, `maint` in magenta, padded to one column together. */
+function alertCells(m: { incident: string; maintenance: boolean }) {
+  const incident = m.incident ? `${m.incident} ` : '';
+  const maint = m.maintenance ? 'maint' : '';
+  return [
+    h(Text, { key: 'i', color: 'red' }, incident),
+    h(Text, { key: 'm', color: 'magenta' }, maint),
+    h(Text, { key: 'p' }, ' '.repeat(Math.max(1, 23 - incident.length - maint.length))),
+  ];
+}
+
 /** The live app: `/` starts a filter (Enter keeps it, Esc clears it), `q` quits. */
-export function StatusApp(props: { subscribe: Subscribe; onFatal: (err: Error) => void }) {
+export function StatusApp(props: { subscribe: Subscribe; onFatal: (err: Error) => void; marks?: () => Promise<Marks>; marksEveryMs?: number }) {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [rows, setRows] = useState<Rows>(new Map());
@@ -48,8 +60,14 @@ export function StatusApp(props: { subscribe: Subscribe; onFatal: (err: Error) =
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
+    // ADMIN: open incidents and maintenance from the admin API now and then (windows open and close with time).
+    const refresh = () => props.marks?.().then((m) => setRows((r) => applyMarks(r, m)), () => undefined);
+    const marksTimer = props.marks ? setInterval(refresh, props.marksEveryMs ?? 30_000) : undefined;
     const close = props.subscribe({
-      onEvent: (e) => setRows((r) => applyStatusEvent(r, e.event, e.data)),
+      onEvent: (e) => {
+        setRows((r) => applyStatusEvent(r, e.event, e.data));
+        if (e.event === 'SNAPSHOT') void refresh();
+      },
       onState: setState,
       onFatal: (err) => {
         props.onFatal(err);
@@ -58,6 +76,7 @@ export function StatusApp(props: { subscribe: Subscribe; onFatal: (err: Error) =
     });
     return () => {
       clearInterval(timer);
+      clearInterval(marksTimer);
       close();
     };
   }, []);

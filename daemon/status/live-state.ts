@@ -90,6 +90,6 @@ export async function readLiveState(ctx: DaemonContext, page: PageRow, audience:
     for (const id of sectionsOf.get(row.id) ?? []) sections.get(id)?.push(resource);
   }
   const groups = groupRows.map((g) => ({ id: g.id, name: g.name, resources: sections.get(g.id)! }));
-  const windows = pageMaintenance(ctx, shown, now, UPCOMING_MS);
+  const windows = await pageMaintenance(ctx, shown, now, UPCOMING_MS);
   return { groups, overall: overallOf(groups), windows, now };
 }

@@ -1,4 +1,4 @@
-import { type CachedWindow, getMaintenance } from '../alerts/maintenance/cache.ts';
+import { type CachedWindow, getMaintenance, maintenanceFor } from '../alerts/maintenance/cache.ts';
 import { isActive } from '../alerts/maintenance/schedule.ts';
 import type { DaemonContext } from '../context.ts';
 
@@ -19,8 +19,8 @@ export interface WindowOccurrence {
   resourceIds: number[];
 }
 
-export function pageMaintenance(ctx: DaemonContext, resourceIds: number[], now: number, horizonMs: number): WindowOccurrence[] {
-  return getMaintenance(ctx).activeAndUpcoming({ resourceIds }, now, horizonMs).map(({ window, occurrence }) => ({
+export async function pageMaintenance(ctx: DaemonContext, resourceIds: number[], now: number, horizonMs: number): Promise<WindowOccurrence[]> {
+  return (await maintenanceFor(ctx, { resourceIds }, now, horizonMs)).map(({ window, occurrence }) => ({
     id: window.id, name: window.name, startsAt: occurrence.start, endsAt: occurrence.end,
     resourceIds: resourceIds.filter((id) => window.covers.has(id)),
   }));

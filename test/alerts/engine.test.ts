@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentIncidentSweep } from '../../daemon/alerts/agents/agent-incidents.ts';
 import { stopWatching } from '../../daemon/alerts/incidents/lifecycle.ts';
-import { getMaintenance } from '../../daemon/alerts/maintenance/cache.ts';
+import { getMaintenance, maintenanceFor } from '../../daemon/alerts/maintenance/cache.ts';
 import { Bus } from '../../daemon/bus.ts';
 import type { DaemonContext } from '../../daemon/context.ts';
 import { EventHub, type HubEvent } from '../../daemon/events/channel.ts';
@@ -194,5 +194,30 @@ describe('incident engine', () => {
     expect(agentEvents).toEqual([{ kind: 'AGENT_DOWN', incident_id: rows[0].id }]);
     expect((await store.db.selectFrom('agents').select('open_incident_id').where('id', '=', agent.id).executeTakeFirstOrThrow()).open_incident_id)
       .toBe(rows[0].id);
+  });
+  it('maintenanceFor (the status page) finds windows open now or upcoming by resource or group', async () => {
+    const member = await resource();
+    const loner = await resource();
+    const group = await store.db.insertInto('groups').values({ name: 'status-page', visibility: 'PUBLIC', created_at: 0, updated_at: 0 })
+      .returning('id').executeTakeFirstOrThrow();
+    await store.db.insertInto('resource_groups').values({ resource_id: member, group_id: group.id }).execute();
+    const now = Date.UTC(2026, 0, 5, 12, 0); // a Monday
+    const row = (name: string, over: object) => ({
+      name, kind: 'ONE_OFF' as const, starts_at: null, ends_at: null, days: null, start_time: null, duration_minutes: null, time_zone: null,
+      resource_ids: '[]', group_ids: '[]', agent_ids: '[]', created_at: 0, updated_at: 0, ...over,
+    });
+    await store.db.insertInto('maintenance_windows').values([
+      row('open-now', { starts_at: now - 1000, ends_at: now + 1000, group_ids: JSON.stringify([group.id]) }),
+      row('tuesdays', { kind: 'WEEKLY', days: '["TUE"]', start_time: '01:00', duration_minutes: 60, time_zone: 'UTC', resource_ids: JSON.stringify([member]) }),
+      row('far-away', { starts_at: now + 30 * 86_400_000, ends_at: now + 31 * 86_400_000, resource_ids: JSON.stringify([member]) }),
+    ]).execute();
+    await getMaintenance(ctx).reload();
+    const names = async (targets: { resourceIds?: number[]; groupIds?: number[] }) =>
+      (await maintenanceFor(ctx, targets, now)).map((m) => [m.window.name, m.active, m.occurrence.start]);
+    expect(await names({ groupIds: [group.id] })).toEqual([['open-now', true, now - 1000]]);
+    expect(await names({ resourceIds: [member] })).toEqual([['open-now', true, now - 1000], ['tuesdays', false, Date.UTC(2026, 0, 6, 1, 0)]]);
+    expect(await names({ resourceIds: [loner] })).toEqual([]);
+    await store.db.deleteFrom('maintenance_windows').execute();
+    await getMaintenance(ctx).reload();
   });
 });

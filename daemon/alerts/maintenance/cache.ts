@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { DaemonContext } from '../../context.ts';
 import type { Database, MaintenanceWindowsTable } from '../../store/schema.ts';
 import { CoalescedReload } from '../../util/coalesced.ts';
-import { currentOrNext, isActive, type Occurrence, occurrencesBetween, type WindowSchedule } from './schedule.ts';
+import { currentOrNext, isActive, type Occurrence, type WindowSchedule } from './schedule.ts';
 import { type Weekday, WEEKDAYS } from './zoned-time.ts';
 
 export type WindowRow = Selectable<MaintenanceWindowsTable>;
@@ -143,11 +143,6 @@ export class MaintenanceCache {
     return out.sort((a, b) => a.occurrence.start - b.occurrence.start);
   }
 
-  /** Occurrences of one window in a range (re-exported for callers holding a window). */
-  static occurrences(w: CachedWindow, from: number, to: number): Occurrence[] {
-    return occurrencesBetween(w.schedule, from, to);
-  }
-
   async #read(db: Kysely<Database> | Transaction<Database> = this.#ctx.db): Promise<CachedWindow[]> {
     const rows = await db.selectFrom('maintenance_windows').selectAll().orderBy('id').execute();
     const windows = rows.map((row) => ({
@@ -183,4 +178,19 @@ export function getMaintenance(ctx: DaemonContext): MaintenanceCache {
     caches.set(ctx, cache);
   }
   return cache;
+}
+
+/**
+ * For the status page: the maintenance windows touching these resources or
+ * groups (a window on a group, or on a resource listed or in one of its
+ * groups) that are open now or start within `horizonMs` (default a week),
+ * with that opening, soonest first. From memory; reads the windows once if
+ * this daemon has not yet.
+ */
+export async function maintenanceFor(
+  ctx: DaemonContext, targets: { resourceIds?: number[]; groupIds?: number[] }, at = Date.now(), horizonMs?: number,
+): Promise<Array<{ window: CachedWindow; occurrence: Occurrence; active: boolean }>> {
+  const cache = getMaintenance(ctx);
+  await cache.ready();
+  return cache.activeAndUpcoming(targets, at, horizonMs);
 }
