@@ -38,8 +38,8 @@ export const statusModule: ModuleFactory = async (ctx) => {
     async getStatusPageSummary({ params, principal, req, res }) {
       const audience = audienceOf(principal);
       const view = await state.view(bySlug(params.slug), audience);
+      // Written here (304, compression, ETag); test/status/page.test.ts checks the body against its schema.
       await sendRepresentation(req, res, view.json, audience, { 'Content-Type': 'application/json' });
-      // Written above (304, compression); with --check-responses the handler's value is what gets checked.
       return view.summary;
     },
     async statusPageEvents({ params, principal, req, res }) {

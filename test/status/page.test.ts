@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
+import { StatusSummary } from '../../src/api/schemas/status-pages.ts';
 import { login, send } from '../helpers/http.ts';
 import { getRaw } from './fetch-raw.ts';
 import { DAY, useStatusWorld, USER } from './world.ts';
@@ -13,7 +15,9 @@ describe('status page: content and HTTP', () => {
   const summaryOf = async (headers: Record<string, string> = {}) => {
     const res = await send(world().d.url, 'GET', '/api/status-pages/main/summary', { headers });
     expect(res.status, res.text).toBe(200);
-    return res.json();
+    const body = res.json();
+    expect([...Value.Errors(StatusSummary, body)].map((e) => `${e.path} ${e.message}`)).toEqual([]);
+    return body;
   };
   const names = (s: any) => s.groups.map((g: any) => [g.name, g.resources.map((r: any) => r.name)]);
 
