@@ -35,6 +35,7 @@ const modules: Record<string, () => Promise<NounModule>> = {
   status: () => import('./commands/status.ts'),
   notifiers: () => import('./commands/notifiers.ts'),
   'alert-rules': () => import('./commands/alert-rules.ts'),
+  'status-pages': () => import('./commands/status-pages.ts'),
   incidents: () => import('./commands/incidents.ts'),
   maintenance: () => import('./commands/maintenance.ts'),
   apply: () => import('./commands/apply.ts'),
@@ -47,7 +48,7 @@ export const nouns: Record<string, (program: Command) => Promise<void>> = Object
 );
 
 /** Command aliases, so that the alias loads its noun's module. */
-const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', maint: 'maintenance' };
+const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', maint: 'maintenance', sp: 'status-pages' };
 
 /** Options that take a value, so that the noun is not mistaken for one. */
 const VALUE_OPTIONS = new Set(['--server', '--context', '--ca-file', '-o', '--output']);

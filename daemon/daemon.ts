@@ -123,7 +123,11 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   let edgeRouter: EdgeRouter = modules.find((m) => m.edge)?.edge ?? noRoutes;
-  const edge = createServer(limits, (req, res) => edgeRouter.request(req, res));
+  const edgeFronts = modules.flatMap((m) => (m.edgeFront ? [m.edgeFront.bind(m)] : []));
+  const edge = createServer(limits, (req, res) => {
+    for (const front of edgeFronts) if (front(req, res)) return;
+    edgeRouter.request(req, res);
+  });
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
   const stopShedding: Array<() => void> = [];
   const shed = new Counter({

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DaemonContext } from './context.ts';
 import type { Handlers } from './http/bind.ts';
@@ -21,6 +21,11 @@ export interface DaemonModule {
   upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** The router of the edge listener; at most one module provides it. */
   edge?: EdgeRouter;
+  /**
+   * Answers edge requests before the edge router (status pages on their
+   * custom hostname): returns true when it took the request.
+   */
+  edgeFront?(req: IncomingMessage, res: ServerResponse): boolean;
   /** Called once the API listener is up. */
   start?(): Promise<void> | void;
   /**

@@ -5,6 +5,7 @@ import { authModule } from './auth/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
 import { probesModule } from './probes/index.ts';
+import { statusModule } from './status/index.ts';
 import { systemModule } from './system/index.ts';
 import { tunnelAdminModule } from './tunnel-admin/index.ts';
 import { tunnelModule } from './tunnel/index.ts';
@@ -22,5 +23,6 @@ export const moduleFactories: ModuleFactory[] = [
   tunnelModule,
   notifiersModule,
   alertsModule, // after notifiers: it stops first, so no send is in flight when their HTTP pool closes
+  statusModule, // after monitoring: it follows the monitoring channel and the bus
   incidentsModule, // last: its sweep stops first, before the tunnel marks agents disconnected on drain
 ];

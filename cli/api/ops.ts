@@ -84,4 +84,9 @@ export const ops = {
   createAlertRule: op('createAlertRule', 'POST', '/admin/api/alert-rules'),
   updateAlertRule: op('updateAlertRule', 'PUT', '/admin/api/alert-rules/{id}'),
   deleteAlertRule: op('deleteAlertRule', 'DELETE', '/admin/api/alert-rules/{id}'),
+  listStatusPages: op('listStatusPages', 'GET', '/admin/api/status-pages'),
+  getStatusPage: op('getStatusPage', 'GET', '/admin/api/status-pages/{id}'),
+  createStatusPage: op('createStatusPage', 'POST', '/admin/api/status-pages'),
+  updateStatusPage: op('updateStatusPage', 'PATCH', '/admin/api/status-pages/{id}'),
+  deleteStatusPage: op('deleteStatusPage', 'DELETE', '/admin/api/status-pages/{id}'),
 } as const;

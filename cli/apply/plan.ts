@@ -6,6 +6,7 @@ import { alertRuleSteps } from './alert-rules-plan.ts';
 import { planMaintenance } from './maintenance.ts';
 import { notifierSteps } from './notifiers-plan.ts';
 import type { Spec } from './spec.ts';
+import { planStatusPages } from './status-pages.ts';
 
 /**
  * The difference between the file and the daemon, as a list of steps.
@@ -17,7 +18,7 @@ import type { Spec } from './spec.ts';
  */
 export interface Step {
   action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance';
+  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance' | 'status page';
   name: string;
   changes?: string[];
   run: () => Promise<void>;
@@ -36,7 +37,9 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
   const wanted = new Set(spec.groups.map((g) => g.name));
   const missing = spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  resources ${r.name}: group "${g}" is neither in the file nor on the server`));
+  missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" is neither in the file nor on the server`)));
   if (prune) missing.push(...spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  resources ${r.name}: group "${g}" would be pruned (add it to the file)`)));
+  if (prune) missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" would be pruned (add it to the file)`)));
   if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
   const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
@@ -114,6 +117,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   const windows = await planMaintenance(rt, spec.maintenance, prune && spec.managesMaintenance, { resources: resourceIds, groups: groupIds },
     { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted });
   steps.push(...windows.steps);
+  steps.push(...await planStatusPages(c, spec.statusPages, groupIds, prune));
 
   if (prune) {
     // Rules and windows first: they name notifiers, resources and groups that may go next.

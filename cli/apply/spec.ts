@@ -2,10 +2,12 @@ import { MonctlError } from '../../src/errors.ts';
 import { type AlertRuleSpec, validateAlertRules } from './alert-rules-spec.ts';
 import { type MaintenanceSpec, validateMaintenance } from './maintenance.ts';
 import { type NotifierSpec, validateNotifiers } from './notifiers-spec.ts';
+import { type StatusPageSpec, validateStatusPages } from './status-pages.ts';
 
 /**
  * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
- * announcements, notifiers, alert rules and maintenance windows, each matched by name. Validated whole before any write, so
+ * announcements, notifiers, alert rules and maintenance windows, each matched
+ * by name, and status pages, matched by slug. Validated whole before any write, so
  * that an invalid file changes nothing. Fields left out are not managed.
  */
 export interface GroupSpec { name: string; visibility?: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN' }
@@ -37,6 +39,7 @@ export interface Spec {
   maintenance: MaintenanceSpec[];
   /** The file has a `maintenance:` section: only then does --prune delete windows it does not name. */
   managesMaintenance: boolean;
+  statusPages: StatusPageSpec[];
 }
 
 type Obj = Record<string, unknown>;
@@ -58,12 +61,12 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
   }
 }
 
-const SECTIONS = ['groups', 'resources', 'announcements', 'notifiers', 'alertRules', 'maintenance'] as const;
+const SECTIONS = ['groups', 'resources', 'announcements', 'notifiers', 'alertRules', 'maintenance', 'statusPages'] as const;
 
 export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
-  const spec: Spec = { groups: [], resources: [], announcements: [], notifiers: [], alertRules: [], maintenance: [], managesMaintenance: false };
+  const spec: Spec = { groups: [], resources: [], announcements: [], notifiers: [], alertRules: [], maintenance: [], managesMaintenance: false, statusPages: [] };
   if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`);
   for (const key of Object.keys(raw)) if (!(SECTIONS as readonly string[]).includes(key)) err(key, `unknown section (${SECTIONS.join(', ')})`);
 
@@ -161,12 +164,18 @@ export function validateSpec(raw: unknown, file: string): Spec {
   unique('notifiers', spec.notifiers.map((n) => n.name));
   spec.alertRules = validateAlertRules(list('alertRules'), err);
   unique('alertRules', spec.alertRules.map((r) => r.name));
+  spec.statusPages = validateStatusPages(list('statusPages'), err);
   unique('groups', spec.groups.map((g) => g.name));
   unique('resources', spec.resources.map((r) => r.name));
   unique('announcements', spec.announcements.map((a) => a.name));
   spec.managesMaintenance = raw.maintenance !== undefined;
   list('maintenance').forEach((m, i) => spec.maintenance.push(validateMaintenance(m, `maintenance[${i}]`, err)));
   unique('maintenance', spec.maintenance.map((m) => m.name));
+  const slugs = new Set<string>();
+  spec.statusPages.forEach((p, i) => {
+    if (p.slug && slugs.has(p.slug)) err(`statusPages[${i}].slug`, `duplicate slug "${p.slug}"`);
+    slugs.add(p.slug);
+  });
   if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`);
   return spec;
 }

@@ -15,9 +15,9 @@ function describe(rt: Runtime, s: Step): string {
 }
 
 export function register(program: Command): void {
-  withOutput(program.command('apply').description('make the daemon match a YAML or JSON file of groups, resources, announcements, notifiers, alert rules and maintenance windows'))
+  withOutput(program.command('apply').description('make the daemon match a YAML or JSON file of groups, resources, announcements, notifiers, alert rules, maintenance windows and status pages'))
     .requiredOption('-f, --file <file>', 'the file (- for stdin)')
-    .option('--prune', 'delete groups, resources, notifiers and alert rules the file does not name, announcements apply created that it no longer names, and (if it has a maintenance section) maintenance windows it does not name')
+    .option('--prune', 'delete groups, resources, notifiers, alert rules and status pages the file does not name, announcements apply created that it no longer names, and (if it has a maintenance section) maintenance windows it does not name')
     .option('--dry-run', 'print the plan, change nothing')
     .option('-y, --yes', 'do not ask before --prune deletes')
     .action(act(async (rt, opts: { file: string; prune?: boolean; dryRun?: boolean; yes?: boolean }) => {

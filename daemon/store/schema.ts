@@ -31,6 +31,7 @@ export interface Database {
   notification_items: NotificationItemsTable;
   notification_attempts: NotificationAttemptsTable;
   alert_reminders: AlertRemindersTable;
+  status_pages: StatusPagesTable;
 }
 
 export interface SettingsTable { key: string; value: string }
@@ -309,6 +310,21 @@ export interface NotificationAttemptsTable {
 }
 
 export interface AlertRemindersTable { rule_id: number; incident_id: number; last_at: number }
+
+/** Status pages (migration 0010); `group_ids` is a JSON array, in the page's order. */
+export interface StatusPagesTable {
+  id: Generated<number>;
+  slug: string;
+  title: string;
+  description: string | null;
+  group_ids: string;
+  show_announcements: number;
+  show_incidents: number;
+  custom_hostname: string | null;
+  footer: string | null;
+  created_at: number;
+  updated_at: number;
+}
 
 export type UserRow = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

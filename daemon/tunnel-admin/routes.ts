@@ -2,6 +2,7 @@ import { HttpError, invalidField, notFound } from '../../src/errors.ts';
 import type { Handlers } from '../http/bind.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { checkRouteAgainstPages } from '../status/hostname-clash.ts';
 import { toRoute } from './mappers.ts';
 import { checkPortFree, draftFromCreate, draftFromUpdate, type RouteDraft } from './route-rules.ts';
 import { publishTopology, routeLogChannel } from './topology-events.ts';
@@ -20,7 +21,7 @@ async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>,
     ...(d.hostname !== null ? [eb.and([eb('hostname', '=', d.hostname), eb('path_prefix', '=', d.pathPrefix ?? '/')])] : []),
     ...(d.listenPort !== null ? [eb('listen_port', '=', d.listenPort)] : []),
   ])).executeTakeFirst();
-  if (!clash) return;
+  if (!clash) return checkRouteAgainstPages(trx, d.hostname, d.pathPrefix);
   if (clash.name === d.name) throw conflictOn('name', `A route named ${d.name} exists`);
   if (d.listenPort !== null && Number(clash.listen_port) === d.listenPort) {
     throw conflictOn('listenPort', `Route ${clash.name} listens on port ${d.listenPort}`);

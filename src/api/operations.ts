@@ -4,6 +4,7 @@ import { authOperations } from './ops/auth.ts';
 import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
+import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
 
@@ -20,6 +21,7 @@ export const operations = {
   ...notifierOperations,
   ...alertRuleOperations,
   ...incidentOperations,
+  ...statusPageOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -8,6 +8,7 @@ import * as tunnelAdmin from './0006-tunnel-admin.ts';
 import * as routeEncodedSlashes from './0007-route-encoded-slashes.ts';
 import * as alerts from './0008-alerts.ts';
 import * as incidents from './0009-incidents.ts';
+import * as statusPages from './0010-status-pages.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0007-route-encoded-slashes': routeEncodedSlashes,
   '0008-alerts': alerts,
   '0009-incidents': incidents,
+  '0010-status-pages': statusPages,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,129 @@
+/**
+ * Status page: a page of 1,000 resources in 20 groups with 90 days of
+ * rollups, under the same load as `GET /api/resources` (the same 1,000
+ * resources, anonymous), in the same run. Prints p50/p99 latency and req/s
+ * of both and their ratio (per round, median round), the page's bytes on the
+ * wire (brotli, gzip, none), and the time of a cold render (cache miss).
+ * Targets: p99 under 50 ms, under 60 KB compressed.
+ *
+ *   npm run bench:status -- --seconds 5 --rounds 3 --connections 32 --resources 1000 --groups 20
+ *
+ * The resources are checked once against a local target (a tenth answer 503,
+ * so the page shows some down); rollups and a few incidents are written into
+ * the database as the rollup job and the incident engine would have: per
+ * resource-day 97 % at 100 %, 2.5 % between 99 and 100 %, 0.5 % lower.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { operations } from '../src/api/operations.ts';
+import { startDaemon } from '../test/helpers/daemon.ts';
+import { until } from '../test/helpers/http.ts';
+import { getRaw } from '../test/status/fetch-raw.ts';
+import { SeedDb } from '../test/status/seed-db.ts';
+import { flag, fmt, load, type LoadResult } from './lib/load.ts';
+import { quantileMs, readBuckets } from './lib/server-time.ts';
+
+const seconds = flag('seconds', 5);
+const rounds = flag('rounds', 3);
+const count = flag('resources', 1000);
+const groupCount = flag('groups', 20);
+const connections = flag('connections', 32);
+const DAY = 86_400_000;
+
+// A deterministic generator: the same data on every run.
+let seed = 42;
+const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+
+const target = createServer((req, res) => {
+  res.writeHead(/\/down\//.test(req.url ?? '') ? 503 : 200, { connection: 'close' }).end('ok');
+});
+await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+const daemon = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' } });
+try {
+  const a = daemon.admin;
+  const groups: number[] = [];
+  for (let g = 0; g < groupCount; g++) {
+    groups.push((await a.call(operations.createGroup, { body: { name: `Service area ${g + 1}`, visibility: 'PUBLIC' } })).id);
+  }
+  const ids: number[] = [];
+  for (let i = 0; i < count; i += 25) {
+    const batch = Array.from({ length: Math.min(25, count - i) }, (_, j) => a.call(operations.createResource, {
+      body: {
+        name: `service-${String(i + j).padStart(4, '0')}.example.com`, resourceType: 'HTTP', intervalSeconds: 86400,
+        target: `${targetUrl}/${(i + j) % 10 === 7 ? 'down' : 'up'}/${i + j}`, groupIds: [groups[(i + j) % groupCount]],
+      },
+    }));
+    for (const created of await Promise.all(batch)) ids.push(created.id);
+  }
+  await until(async () => (await a.call(operations.listAdminResources)).every((r) => r.latestCheckedAt !== null), 500);
+
+  const db = new SeedDb(daemon.dataDir);
+  const now = Date.now();
+  for (const id of ids) {
+    db.rollups(id, () => {
+      const r = random();
+      return r < 0.97 ? [1440, 1440] : r < 0.995 ? [1440, 1440 - 1 - Math.floor(random() * 14)] : [1440, Math.floor(1440 * (0.8 + random() * 0.19))];
+    }, () => [60, random() < 0.99 ? 60 : 58], now);
+  }
+  for (let i = 0; i < 40; i++) {
+    const id = ids[Math.floor(random() * ids.length)];
+    const opened = now - Math.floor(random() * 89 * DAY);
+    db.incident(id, opened, opened + Math.floor(random() * 3 * 3_600_000), 'connect ETIMEDOUT');
+  }
+  db.close();
+  const page = await a.call(operations.createStatusPage, { body: { slug: 'bench', title: 'Bench status', groupIds: groups } });
+
+  // Cold renders. The first read of the page builds everything, rollups included; each footer change after
+  // it is a new version of the page (the next GET builds its view again; the uptime figures stay cached 60 s).
+  const coldTime = async () => {
+    const t0 = performance.now();
+    await getRaw(daemon.url, '/status/bench', { 'accept-encoding': 'br' });
+    return performance.now() - t0;
+  };
+  const first = await coldTime();
+  const cold: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    await a.call(operations.updateStatusPage, { params: { id: page.id }, body: { footer: `run ${i}` } });
+    cold.push(await coldTime());
+  }
+  cold.sort((x, y) => x - y);
+
+  const sizes: Record<string, number> = {};
+  for (const enc of ['br', 'gzip', 'identity']) {
+    const res = await getRaw(daemon.url, '/status/bench', { 'accept-encoding': enc });
+    sizes[enc] = res.body.length;
+  }
+  const json = await getRaw(daemon.url, '/api/resources');
+
+  const headers = { 'accept-encoding': 'gzip, deflate, br' };
+  console.log(`# Status page: ${count} resources in ${groupCount} groups, 90 days of rollups; ${rounds} rounds of ${seconds} s per case, ${connections} connections, anonymous, Accept-Encoding: gzip, deflate, br`);
+  console.log(`page bytes: ${fmt(sizes.br / 1024)} KiB brotli, ${fmt(sizes.gzip / 1024)} KiB gzip, ${fmt(sizes.identity / 1024)} KiB uncompressed; GET /api/resources: ${fmt(json.body.length / 1024)} KiB (not compressed)`);
+  console.log(`cold render (cache miss: queries, HTML, brotli): first ${fmt(first)} ms (rollups read too), then median ${fmt(cold[2])} ms of 5 (rollups cached)`);
+  console.log('case | req/s | client p50/p99 ms | server p50/p99 ms (at most, from the daemon\'s histogram)');
+  type Run = LoadResult & { server: [number, number] };
+  const measure = async (path: string, route: string): Promise<Run> => {
+    const before = await readBuckets(daemon.url, route);
+    const result = await load(daemon.url + path, { seconds, connections, headers });
+    const after = await readBuckets(daemon.url, route);
+    return { ...result, server: [quantileMs(before, after, 0.5), quantileMs(before, after, 0.99)] };
+  };
+  const runs: Array<{ page: Run; list: Run; ratio: number }> = [];
+  for (let r = 0; r < rounds; r++) {
+    const pageRun = await measure('/status/bench', '/status/{slug}');
+    const listRun = await measure('/api/resources', '/api/resources');
+    runs.push({ page: pageRun, list: listRun, ratio: pageRun.rps / listRun.rps });
+  }
+  const median = [...runs].sort((x, y) => x.ratio - y.ratio)[Math.floor(runs.length / 2)];
+  const failures = runs.reduce((n, x) => n + x.page.errors + x.page.non2xx, 0);
+  console.log(`GET /status/bench | ${fmt(median.page.rps, 0)} | ${median.page.p50}/${median.page.p99} | ${median.page.server.join('/')}`);
+  console.log(`GET /api/resources | ${fmt(median.list.rps, 0)} | ${median.list.p50}/${median.list.p99} | ${median.list.server.join('/')}`);
+  console.log(`ratio page / list: req/s ${fmt(median.ratio, 2)} (rounds: ${runs.map((x) => fmt(x.ratio, 2)).join(' ')}), `
+    + `p99 ${fmt(median.page.p99 / Math.max(1, median.list.p99), 2)}${failures ? `; ${failures} errors or non-2xx on the page` : ''}`);
+  const worstP99 = Math.max(...runs.map((x) => x.page.p99));
+  const ok = worstP99 < 50 && sizes.br < 60 * 1024 && sizes.gzip < 60 * 1024 && failures === 0;
+  console.log(`RESULT status: page p99 ${worstP99} ms (target < 50), ${fmt(sizes.br / 1024)} KiB brotli / ${fmt(sizes.gzip / 1024)} KiB gzip (target < 60) ${ok ? 'PASS' : 'MISS'}`);
+} finally {
+  await daemon.stop();
+  target.close();
+}

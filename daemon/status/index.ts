@@ -1,0 +1,102 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { statusPageOperations } from '../../src/api/ops/status-pages.ts';
+import { notFound } from '../../src/errors.ts';
+import { ANONYMOUS } from '../auth/principal.ts';
+import { markRoute } from '../http/app.ts';
+import { sendProblem } from '../http/problem.ts';
+import type { ModuleFactory } from '../module.ts';
+import type { HandlersOf } from '../monitoring/state.ts';
+import { badgeRoute } from './badges/badges.ts';
+import { LiveStreams } from './live.ts';
+import { PageTable } from './page-table.ts';
+import { pageHandlers } from './pages.ts';
+import { audienceOf, sendRepresentation, servePage } from './serve.ts';
+import { StatusState } from './state.ts';
+
+type Ops = typeof statusPageOperations;
+
+/**
+ * Status pages (issue 16): their admin API, the public server-rendered page
+ * at `/status/{slug}` (and `/status`, and `/` on a page's custom hostname on
+ * the edge listener), its JSON summary and live stream, and the badges.
+ */
+export const statusModule: ModuleFactory = async (ctx) => {
+  const pages = new PageTable(ctx);
+  await pages.reload();
+  const state = new StatusState(ctx, pages);
+  const live = new LiveStreams(state);
+  let reloadTimer: NodeJS.Timeout | undefined;
+
+  const bySlug = (slug: string) => {
+    const page = pages.bySlug(slug);
+    if (!page) throw notFound(`No status page ${slug}`);
+    return page;
+  };
+
+  const handlers: HandlersOf<Ops> = {
+    ...pageHandlers(state),
+    async getStatusPageSummary({ params, principal, req, res }) {
+      const audience = audienceOf(principal);
+      const view = await state.view(bySlug(params.slug), audience);
+      // Written here (304, compression, ETag); test/status/page.test.ts checks the body against its schema.
+      await sendRepresentation(req, res, view.json, audience, { 'Content-Type': 'application/json' });
+      return view.summary;
+    },
+    async statusPageEvents({ params, principal, req, res }) {
+      await live.serve(req, res, bySlug(params.slug), audienceOf(principal));
+    },
+  };
+
+  /** `/` and the page's API paths on the edge listener for a custom hostname; everything else is the routes'. */
+  const edgeFront = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const page = pages.byHost(req.headers.host);
+    if (!page) return false;
+    const path = (req.url ?? '/').split('?')[0];
+    const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
+    if (path === '/') {
+      servePage(state, req, res, page, ANONYMOUS).catch(fail);
+      return true;
+    }
+    if (path === `/api/status-pages/${page.slug}/summary`) {
+      state.view(page, 'anonymous').then((view) => sendRepresentation(req, res, view.json, 'anonymous', { 'Content-Type': 'application/json' })).catch(fail);
+      return true;
+    }
+    if (path === `/api/status-pages/${page.slug}/events`) {
+      live.serve(req, res, page, 'anonymous').catch(fail);
+      return true;
+    }
+    return false;
+  };
+
+  return {
+    name: 'status',
+    handlers: handlers as HandlersOf<Ops>,
+    middleware: [
+      // `/` shows the status page once there is one (the explorer stays at /api).
+      (req, res, next) => {
+        if (req.url !== '/' || (req.method !== 'GET' && req.method !== 'HEAD') || !pages.first) return next();
+        markRoute(req, '/');
+        res.writeHead(302, { Location: '/status', 'Cache-Control': 'no-cache' }).end();
+      },
+    ],
+    routes(router) {
+      router.get('/status', (req, res) => servePage(state, req, res, pages.first));
+      router.get('/status/:slug', (req, res) => servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')));
+      router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
+      router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
+      router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
+    },
+    edgeFront,
+    start() {
+      live.start();
+      // Pages changed through another daemon on the same database show up within a minute.
+      reloadTimer = setInterval(() => void pages.reload().catch((err) => ctx.log.warn({ err }, 'status pages reload failed')), 60_000);
+      reloadTimer.unref();
+    },
+    stop() {
+      clearInterval(reloadTimer);
+      live.stop();
+    },
+  };
+};

@@ -1,0 +1,160 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MONITORING_CHANNEL } from '../../src/api/schemas/monitoring.ts';
+import { HttpError } from '../../src/errors.ts';
+import { formatDateTime } from '../../src/time.ts';
+import type { Channel } from '../events/channel.ts';
+import { serveStream } from '../events/sse.ts';
+import { AUDIENCES, type Audience, type LiveState, type PageRow, readLiveState, shownStatus } from './live-state.ts';
+import { updatedText } from './render/page-html.ts';
+import type { StatusState } from './state.ts';
+
+/** Changes are gathered this long before the watched pages are read again (a burst of results is one read). */
+const DEBOUNCE_MS = 200;
+/** Watched pages are also read this often: maintenance windows start and end by the clock alone. */
+const TICK_MS = 30_000;
+/** Public streams open at once, all pages together; more get 503 (they are anonymous: a bound is needed). */
+export const MAX_PUBLIC_STREAMS = 5_000;
+/** Kinds on the monitoring channel that can change what a page shows. */
+const TRIGGERS = new Set(['STATUS_CHANGED', 'INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
+
+interface Shown { overall: LiveState['overall']; statuses: Map<number, { status: string; label: string }> }
+type Frame = { overall?: LiveState['overall']; resources: Array<{ id: number; status: string; label: string }>; at: string };
+
+const channelName = (page: PageRow, audience: Audience) => `status-page:${page.id}:${audience}`;
+
+function shownOf(live: LiveState): Shown {
+  const statuses = new Map<number, { status: string; label: string }>();
+  for (const g of live.groups) for (const r of g.resources) {
+    const s = shownStatus(r);
+    statuses.set(r.id, { status: s.key, label: s.label });
+  }
+  return { overall: live.overall, statuses };
+}
+
+function frameOf(shown: Shown, at: number): Frame {
+  return { overall: shown.overall, resources: [...shown.statuses].map(([id, s]) => ({ id, ...s })), at: updatedText(formatDateTime(at)) };
+}
+
+/** What changed from `before` to `after`, or undefined when nothing did. */
+function diff(before: Shown, after: Shown, at: number): Frame | undefined {
+  const resources: Frame['resources'] = [];
+  for (const [id, s] of after.statuses) {
+    const was = before.statuses.get(id);
+    if (!was || was.status !== s.status) resources.push({ id, ...s });
+  }
+  const overall = before.overall.state !== after.overall.state ? after.overall : undefined;
+  if (!overall && resources.length === 0) return undefined;
+  return { ...(overall ? { overall } : {}), resources, at: updatedText(formatDateTime(at)) };
+}
+
+/**
+ * The public stream of each page (`/api/status-pages/{slug}/events`), one
+ * channel per page and audience. Changes to checks, incidents and resources
+ * mark the pages dirty; the watched ones are read again once per debounce
+ * window and what changed on them goes out as `PAGE_CHANGED`. Streams are
+ * bounded like every SSE stream (replay buffer, unsent bytes per subscriber)
+ * and in number.
+ */
+export class LiveStreams {
+  readonly #state: StatusState;
+  readonly #last = new WeakMap<Channel, Shown>();
+  #timer: NodeJS.Timeout | undefined;
+  #tick: NodeJS.Timeout | undefined;
+  #open = 0;
+  readonly #cleanup: Array<() => void> = [];
+
+  constructor(state: StatusState) {
+    this.#state = state;
+  }
+
+  start(): void {
+    const { ctx } = this.#state;
+    this.#cleanup.push(ctx.events.channel(MONITORING_CHANNEL).listen((event) => {
+      if (TRIGGERS.has(event.kind)) this.dirty(false);
+    }));
+    const members = () => this.dirty(true);
+    ctx.bus.on('resource.changed', members);
+    ctx.bus.on('resource.deleted', members);
+    this.#cleanup.push(() => {
+      ctx.bus.off('resource.changed', members);
+      ctx.bus.off('resource.deleted', members);
+    });
+    this.#tick = setInterval(() => void this.#refresh(), TICK_MS);
+    this.#tick.unref();
+    this.#state.onPagesChanged = () => {
+      const live = new Set(this.#state.pages.all.map((p) => p.id));
+      // A deleted page's streams end (a changed page's go on: its id stays).
+      for (const page of this.#known.values()) {
+        if (!live.has(page.id)) for (const a of AUDIENCES) ctx.events.drop(channelName(page, a));
+      }
+      this.dirty(false);
+    };
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    clearInterval(this.#tick);
+    for (const undo of this.#cleanup.splice(0)) undo();
+  }
+
+  /** Something pages show may have changed: cached pages go now, watched pages are read again shortly. */
+  dirty(members: boolean): void {
+    if (members) this.#state.membersChanged();
+    else this.#state.changed();
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      void this.#refresh();
+    }, DEBOUNCE_MS);
+  }
+
+  /** Pages that have had a stream, by id (their channels may still exist). */
+  readonly #known = new Map<number, PageRow>();
+
+  async #refresh(): Promise<void> {
+    const { ctx } = this.#state;
+    for (const page of this.#state.pages.all) {
+      for (const audience of AUDIENCES) {
+        const name = channelName(page, audience);
+        if (!ctx.events.has(name)) continue;
+        const channel = ctx.events.channel(name);
+        if (channel.subscriberCount === 0) continue;
+        try {
+          const now = Date.now();
+          const after = shownOf(await readLiveState(ctx, page, audience, now));
+          const before = this.#last.get(channel);
+          this.#last.set(channel, after);
+          const change = before ? diff(before, after, now) : frameOf(after, now);
+          if (change) channel.publish('PAGE_CHANGED', change);
+        } catch (err) {
+          if (!ctx.draining) ctx.log.warn({ err, page: page.slug }, 'status page: reading live state failed');
+        }
+      }
+    }
+  }
+
+  /** Serves one subscriber: `SNAPSHOT` (or a replay after Last-Event-ID), then `PAGE_CHANGED`. */
+  async serve(req: IncomingMessage, res: ServerResponse, page: PageRow, audience: Audience): Promise<void> {
+    const { ctx } = this.#state;
+    if (this.#open >= MAX_PUBLIC_STREAMS) {
+      throw new HttpError(503, 'too-many-streams', 'Too many open status streams; retry later', { headers: { 'Retry-After': '30' } });
+    }
+    this.#open++;
+    this.#known.set(page.id, page);
+    const name = channelName(page, audience);
+    const channel = ctx.events.channel(name);
+    await serveStream(req, res, channel, {
+      heartbeatMs: ctx.config.sseHeartbeatMs,
+      maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
+      snapshot: async () => {
+        const now = Date.now();
+        const shown = shownOf(await readLiveState(ctx, page, audience, now));
+        if (!this.#last.has(channel)) this.#last.set(channel, shown);
+        return frameOf(shown, now);
+      },
+      onClose: () => {
+        this.#open--;
+        ctx.events.dropWhenIdle(name, 60_000);
+      },
+    });
+  }
+}

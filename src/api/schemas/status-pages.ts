@@ -1,0 +1,124 @@
+import { Type } from '@sinclair/typebox';
+import { AnnouncementKind } from './announcements.ts';
+import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
+import { CurrentStatus, GroupIds, Name, ResourceType } from './monitoring.ts';
+
+/** Status pages (issue 16): what the public sees, as a resource of the admin API and as a summary. */
+export const Slug = Type.String({
+  minLength: 1, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$',
+  description: '1 to 64 of a-z, 0-9 and -, not starting or ending with -',
+});
+export const SlugParams = Type.Object({ slug: Slug });
+
+const Text = (max: number) => Type.String({ maxLength: max, description: `plain text, at most ${max} characters` });
+const Nullable = <T extends ReturnType<typeof Text>>(t: T) => Type.Union([t, Type.Null()]);
+const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name (the Host the edge listener serves the page for)' });
+
+export const StatusPage = Type.Object(
+  {
+    id: Id,
+    slug: Slug,
+    title: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    groupIds: Type.Array(Id, { description: 'the sections, in this order; empty: every group the visitor may see, by name' }),
+    showAnnouncements: Type.Boolean(),
+    showIncidents: Type.Boolean(),
+    customHostname: Type.Union([Type.String(), Type.Null()]),
+    footer: Type.Union([Type.String(), Type.Null()]),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'StatusPage' },
+);
+
+export const StatusPageCreate = Body(
+  {
+    slug: Slug,
+    title: Name,
+    description: Type.Optional(Nullable(Text(2000))),
+    groupIds: Type.Optional(GroupIds),
+    showAnnouncements: Type.Optional(Type.Boolean({ default: true })),
+    showIncidents: Type.Optional(Type.Boolean({ default: true })),
+    customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
+    footer: Type.Optional(Nullable(Text(2000))),
+  },
+  'StatusPageCreate',
+);
+
+export const StatusPagePatch = Body(
+  {
+    slug: Type.Optional(Slug),
+    title: Type.Optional(Name),
+    description: Type.Optional(Nullable(Text(2000))),
+    groupIds: Type.Optional(GroupIds),
+    showAnnouncements: Type.Optional(Type.Boolean()),
+    showIncidents: Type.Optional(Type.Boolean()),
+    customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
+    footer: Type.Optional(Nullable(Text(2000))),
+  },
+  'StatusPagePatch',
+);
+
+export const OVERALL_STATES = ['OPERATIONAL', 'DEGRADED', 'MAJOR_OUTAGE', 'MAINTENANCE'] as const;
+export type OverallState = (typeof OVERALL_STATES)[number];
+
+const Percent = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'percent of AVAILABLE checks; null without checks' });
+
+const SummaryResource = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    resourceType: ResourceType,
+    currentStatus: CurrentStatus,
+    inMaintenance: Type.Boolean(),
+    down: Type.Boolean({ description: 'an incident is open and the resource is not in maintenance' }),
+    uptime: Type.Object({ h24: Percent, d30: Percent, d90: Percent }),
+    daily: Type.Array(Percent, { description: 'uptime of each day of `days`, oldest first' }),
+    dailyIncidents: Type.Array(Type.Integer({ minimum: 0 }), { description: 'incidents open on each day of `days`' }),
+  },
+  { title: 'StatusSummaryResource' },
+);
+
+const SummaryIncident = Type.Object(
+  {
+    id: Id,
+    resourceId: Id,
+    resourceName: Type.String(),
+    openedAt: DateTime,
+    resolvedAt: NullableDateTime,
+    durationSeconds: Type.Integer({ minimum: 0, description: 'until resolvedAt, or until now while open' }),
+    cause: Type.Union([Type.String(), Type.Null()]),
+    errorCode: Type.Union([Type.String(), Type.Null()]),
+    maintenance: Type.Boolean(),
+  },
+  { title: 'StatusSummaryIncident' },
+);
+
+const SummaryWindow = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    startsAt: DateTime,
+    endsAt: DateTime,
+    resourceIds: Type.Array(Id, { description: 'the shown resources it covers' }),
+  },
+  { title: 'StatusSummaryMaintenance' },
+);
+
+export const StatusSummary = Type.Object(
+  {
+    page: Type.Object({
+      slug: Slug, title: Type.String(), description: Type.Union([Type.String(), Type.Null()]), footer: Type.Union([Type.String(), Type.Null()]),
+    }),
+    generatedAt: DateTime,
+    overall: Type.Object({ state: StringEnum(OVERALL_STATES), label: Type.String() }),
+    announcements: Type.Array(Type.Object({
+      id: Id, kind: AnnouncementKind, content: Type.String({ description: 'sanitized HTML' }), activeUntil: NullableDateTime, createdAt: DateTime,
+    })),
+    days: Type.Array(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), { description: 'the 90 UTC days of the daily bars, oldest first' }),
+    groups: Type.Array(Type.Object({ id: Id, name: Type.String(), resources: Type.Array(SummaryResource) })),
+    incidents: Type.Array(SummaryIncident, { description: 'open ones and those resolved in the last 14 days, newest first (at most 50)' }),
+    maintenance: Type.Object({ active: Type.Array(SummaryWindow), upcoming: Type.Array(SummaryWindow, { description: 'starting in the next 7 days' }) }),
+  },
+  { title: 'StatusSummary' },
+);

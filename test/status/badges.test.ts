@@ -1,0 +1,79 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
+import { expectProblem, fieldsOf, login, send } from '../helpers/http.ts';
+import { useStatusWorld, USER } from './world.ts';
+
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
+
+/** Parses the SVG (it must be well-formed XML) and returns its root and the message box's fill. */
+function parse(svg: string) {
+  expect(XMLValidator.validate(svg)).toBe(true);
+  const root = parser.parse(svg).svg;
+  const rects = [root.g].flat().flatMap((g: any) => [g?.rect].flat()).filter(Boolean);
+  const fills = rects.map((r: any) => r.fill).filter((f: string) => f && !f.startsWith('url('));
+  return { root, labelFill: fills[0], messageFill: fills[1], title: String(root.title) };
+}
+
+/** `/api/badges/{id}/status.svg|uptime.svg|response.svg`. */
+describe('badges', () => {
+  const world = useStatusWorld();
+  const badge = (path: string, headers: Record<string, string> = {}) => send(world().d.url, 'GET', path, { headers });
+
+  it('status: a well-formed shields.io SVG, coloured by status, cacheable for 60 s', async () => {
+    const { ids, d, target } = world();
+    const up = await badge(`/api/badges/${ids.web}/status.svg`);
+    expect(up.status).toBe(200);
+    expect(up.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+    expect(up.headers['cache-control']).toBe('public, max-age=60');
+    const svg = parse(up.text);
+    expect(svg.title).toBe('status: up');
+    expect(svg.messageFill).toBe('#4c1');
+    expect(svg.labelFill).toBe('#555');
+    // shields.io's widths: "status" is 43 px wide in Verdana 11px with padding, "up" 23 px.
+    expect(svg.root.width).toBe('66');
+
+    target.set('web', 500);
+    await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+    const down = parse((await badge(`/api/badges/${ids.web}/status.svg`)).text);
+    expect([down.title, down.messageFill]).toEqual(['status: down', '#e05d44']);
+    target.set('web', 200);
+    await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+
+    const maintenance = parse((await badge(`/api/badges/${ids.cdn}/status.svg`)).text);
+    expect([maintenance.title, maintenance.messageFill]).toEqual(['status: maintenance', '#007ec6']);
+  });
+
+  it('uptime per window and response time, with ?label= and ?style=flat-square', async () => {
+    const { ids } = world();
+    const month = parse((await badge(`/api/badges/${ids.web}/uptime.svg`)).text);
+    expect(month.title).toMatch(/^uptime 30d: 99\.\d\d%$/);
+    const day = parse((await badge(`/api/badges/${ids.web}/uptime.svg?window=24h`)).text);
+    expect(day.title).toBe('uptime 24h: 97.91%');
+    expect(day.messageFill).toBe('#a4a61d');
+    const none = parse((await badge(`/api/badges/${ids.api}/uptime.svg?window=7d`)).text);
+    expect([none.title, none.messageFill]).toEqual(['uptime 7d: no data', '#9f9f9f']);
+
+    const response = parse((await badge(`/api/badges/${ids.web}/response.svg?label=latency`)).text);
+    expect(response.title).toMatch(/^latency: \d+ ms$/);
+    const square = await badge(`/api/badges/${ids.web}/status.svg?style=flat-square&label=API`);
+    expect(square.text).toContain('shape-rendering="crispEdges"');
+    expect(parse(square.text).title).toBe('API: up');
+
+    expect(fieldsOf(expectProblem(await badge(`/api/badges/${ids.web}/uptime.svg?window=1y`), 400))).toEqual(['window']);
+    expect(fieldsOf(expectProblem(await badge(`/api/badges/${ids.web}/status.svg?style=plastic`), 400))).toEqual(['style']);
+    expect(fieldsOf(expectProblem(await badge('/api/badges/abc/status.svg'), 400))).toEqual(['id']);
+  });
+
+  it('follows the visibility of GET /api/resources/{id}: 404 for what the caller may not see', async () => {
+    const { ids, d } = world();
+    expectProblem(await badge(`/api/badges/${ids.vault}/status.svg`), 404);
+    expectProblem(await badge(`/api/badges/${ids.vault}/status.svg`, { authorization: `Bearer ${d.adminKey}` }), 404);
+    expectProblem(await badge(`/api/badges/${ids.wiki}/uptime.svg`), 404);
+    expectProblem(await badge('/api/badges/987654/response.svg'), 404);
+    const { jar } = await login(d.url, USER.username, USER.password);
+    expect((await badge(`/api/badges/${ids.wiki}/status.svg`, jar.header())).status).toBe(200);
+    // A resource in a HIDDEN and a PUBLIC group is public, as in the resource list.
+    expect((await badge(`/api/badges/${ids.api}/status.svg`)).status).toBe(200);
+  });
+});

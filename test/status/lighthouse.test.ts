@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import lighthouse from 'lighthouse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS } from '../helpers/browser.ts';
+import { useStatusWorld } from './world.ts';
+
+/** Debian's Chromium with a DevTools port for Lighthouse; resolves with the port once it listens. */
+function startChromium(profile: string): Promise<{ port: number; proc: ChildProcess }> {
+  const proc = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    proc.stderr!.on('data', (chunk) => {
+      err += chunk;
+      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
+      if (m) resolve({ port: Number(m[1]), proc });
+    });
+    proc.once('exit', (code) => reject(new Error(`chromium exited with ${code}\n${err}`)));
+  });
+}
+
+/**
+ * Lighthouse (the npm package) on the page of the issue's checks, driving
+ * Debian's Chromium: accessibility and performance at least 95 each, in
+ * Lighthouse's default mobile run (a mid-range phone on slow 4G, simulated)
+ * and its desktop preset. The scores are printed.
+ */
+describe('status page: Lighthouse', () => {
+  const world = useStatusWorld();
+  let chrome: { port: number; proc: ChildProcess } | undefined;
+  let profile: string;
+  beforeAll(async () => {
+    profile = mkdtempSync(join(tmpdir(), 'monctl-lighthouse-'));
+    chrome = await startChromium(profile);
+  }, 60_000);
+  afterAll(async () => {
+    if (chrome) {
+      const exited = new Promise((r) => chrome!.proc.once('exit', r));
+      chrome.proc.kill();
+      await exited;
+    }
+    rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('scores accessibility >= 95 and performance >= 95 (mobile and desktop)', { timeout: 240_000 }, async () => {
+    const url = `${world().d.url}/status/main`;
+    const scores: Record<string, Record<string, number>> = {};
+    for (const formFactor of ['mobile', 'desktop'] as const) {
+      const config = formFactor === 'desktop' ? (await import('lighthouse/core/config/desktop-config.js')).default : undefined;
+      const result = await lighthouse(url, {
+        port: chrome!.port, output: 'json', logLevel: 'error', onlyCategories: ['performance', 'accessibility'],
+      }, config);
+      const lhr = result!.lhr;
+      expect(lhr.runtimeError).toBeUndefined();
+      scores[formFactor] = {
+        accessibility: Math.round((lhr.categories.accessibility.score ?? 0) * 100),
+        performance: Math.round((lhr.categories.performance.score ?? 0) * 100),
+      };
+      const failed = Object.values(lhr.audits).filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary').map((a) => a.id);
+      console.log(`Lighthouse ${formFactor}: accessibility ${scores[formFactor].accessibility}, performance ${scores[formFactor].performance}`
+        + `${failed.length ? `; audits not passed: ${failed.join(', ')}` : ''}; FCP ${lhr.audits['first-contentful-paint'].displayValue}, `
+        + `LCP ${lhr.audits['largest-contentful-paint'].displayValue}, TBT ${lhr.audits['total-blocking-time'].displayValue}, CLS ${lhr.audits['cumulative-layout-shift'].displayValue}`);
+    }
+    for (const s of Object.values(scores)) {
+      expect(s.accessibility).toBeGreaterThanOrEqual(95);
+      expect(s.performance).toBeGreaterThanOrEqual(95);
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { EventSource } from 'eventsource';
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
+import { login, until } from '../helpers/http.ts';
+import { useStatusWorld, USER } from './world.ts';
+
+interface Frame { kind: string; data: { overall?: { state: string }; resources: Array<{ id: number; status: string; label: string }> } }
+
+function follow(url: string, headers: Record<string, string> = {}) {
+  const frames: Frame[] = [];
+  const source = new EventSource(url, {
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+  });
+  for (const kind of ['SNAPSHOT', 'PAGE_CHANGED']) source.addEventListener(kind, (e) => frames.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
+  const opened = new Promise<void>((resolve, reject) => {
+    source.addEventListener('SNAPSHOT', () => resolve());
+    source.onerror = (err) => reject(new Error(`stream failed: ${String((err as { message?: string }).message)}`));
+  });
+  return { frames, opened, close: () => source.close() };
+}
+
+/** `/api/status-pages/{slug}/events`: what changes on the page, for what the subscriber may see. */
+describe('status page: the live stream', () => {
+  const world = useStatusWorld();
+
+  it('starts with a snapshot of what the visitor sees, then sends status changes of those resources only', async () => {
+    const { d, ids, target } = world();
+    const url = `${d.url}/api/status-pages/main/events`;
+    const anonymous = follow(url);
+    const { jar } = await login(d.url, USER.username, USER.password);
+    const viewer = follow(url, jar.header());
+    try {
+      await Promise.all([anonymous.opened, viewer.opened]);
+      const snap = anonymous.frames[0].data;
+      expect(snap.overall?.state).toBe('MAINTENANCE');
+      expect(snap.resources.map((r) => r.id).sort((a, b) => a - b)).toEqual([ids.web, ids.api, ids.cdn].sort((a, b) => a - b));
+      expect(viewer.frames[0].data.resources.map((r) => r.id)).toContain(ids.wiki);
+
+      // ci (AUTHENTICATED) goes down, then web (PUBLIC): the anonymous stream hears of web only.
+      target.set('ci', 503);
+      await d.admin.call(operations.checkResource, { params: { id: ids.ci } });
+      await until(() => viewer.frames.some((f) => f.kind === 'PAGE_CHANGED' && f.data.resources.some((r) => r.id === ids.ci && r.status === 'down')));
+      target.set('web', 503);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await until(() => anonymous.frames.some((f) => f.kind === 'PAGE_CHANGED'));
+      const changes = anonymous.frames.filter((f) => f.kind === 'PAGE_CHANGED');
+      expect(changes.flatMap((f) => f.data.resources)).toEqual([{ id: ids.web, status: 'down', label: 'Down' }]);
+      await until(() => viewer.frames.some((f) => f.data.resources.some((r) => r.id === ids.web && r.status === 'down')));
+    } finally {
+      anonymous.close();
+      viewer.close();
+      target.set('web', 200);
+      target.set('ci', 200);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await d.admin.call(operations.checkResource, { params: { id: ids.ci } });
+    }
+  });
+
+  it('changes the banner when an incident opens and resolves (three failing checks, then one good one)', async () => {
+    const { d, ids, target } = world();
+    const anonymous = follow(`${d.url}/api/status-pages/main/events`);
+    try {
+      await anonymous.opened;
+      expect(anonymous.frames[0].data.overall?.state).toBe('MAINTENANCE');
+      target.set('web', 503);
+      for (let i = 0; i < 3; i++) await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await until(() => anonymous.frames.some((f) => f.data.overall?.state === 'DEGRADED'));
+      target.set('web', 200);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await until(() => anonymous.frames.at(-1)!.data.overall?.state === 'MAINTENANCE');
+      expect(anonymous.frames.map((f) => f.data.overall?.state).filter(Boolean)).toEqual(['MAINTENANCE', 'DEGRADED', 'MAINTENANCE']);
+    } finally {
+      anonymous.close();
+      target.set('web', 200);
+    }
+  });
+
+  it('answers 404 for an unknown page', async () => {
+    const res = await fetch(`${world().d.url}/api/status-pages/nope/events`);
+    expect(res.status).toBe(404);
+  });
+});
