@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { agentSlot } from '../helpers/tls.ts';
 import { startAgent, startTunnel, type Tunnel } from '../tunnel/helpers.ts';
-import { outbox, readDb, until } from './helpers.ts';
+import { outbox, readDb, subscribe, until } from './helpers.ts';
 
 /** A real `monctl agent` process killed and restarted against a daemon with a one-second grace. */
 describe('agent incidents', () => {
@@ -53,6 +53,39 @@ describe('agent incidents', () => {
       expect(outbox(tunnel.daemon, 'agent_id = ?', slot.id).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', null], ['AGENT_UP', 'deleted']]);
     } finally {
       await agent.stop('SIGKILL');
+    }
+  });
+  it("an agent's own maintenance window marks its incident and suppresses AGENT_DOWN and AGENT_UP; ADMIN alone sees it on /api/events", async () => {
+    const d = tunnel.daemon;
+    const slot = await agentSlot(d, 'serviced', tunnel.dir);
+    const now = Date.now();
+    const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    const window = await d.admin.call(operations.createMaintenanceWindow, {
+      body: { name: 'agent-work', kind: 'ONE_OFF', startsAt: wire(now - 60_000), endsAt: wire(now + 3_600_000), agentIds: [slot.id] },
+    });
+    const userToken = (await d.admin.call(operations.createApiKey, { body: { name: 'agent-watcher', role: 'USER' } })).token;
+    const asAdmin = subscribe(d, d.adminKey);
+    const asUser = subscribe(d, userToken);
+    let agent = startAgent(d.url, slot.tokenFile);
+    try {
+      await Promise.all([asAdmin.opened, asUser.opened]);
+      const status = async () => (await d.admin.call(operations.getAgent, { params: { id: slot.id } })).status;
+      await until(async () => (await status()) === 'CONNECTED');
+      await agent.stop('SIGKILL');
+      await until(() => outbox(d, 'agent_id = ?', slot.id).length > 0);
+      agent = startAgent(d.url, slot.tokenFile);
+      await until(() => outbox(d, 'agent_id = ?', slot.id).length > 1);
+      expect(outbox(d, 'agent_id = ?', slot.id).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', 'maintenance'], ['AGENT_UP', 'maintenance']]);
+      const [incident] = await d.admin.call(operations.listIncidents, { query: { agentId: slot.id } });
+      expect(incident).toMatchObject({ agentId: slot.id, resourceId: null, maintenance: true, cause: { errorCode: 'AGENT_DISCONNECTED' } });
+      await until(() => asAdmin.events.filter((e) => e.data.agentId === slot.id).length === 2);
+      expect(asAdmin.events.filter((e) => e.data.agentId === slot.id).map((e) => e.kind)).toEqual(['INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
+      expect(asUser.events.filter((e) => e.kind.startsWith('INCIDENT_'))).toEqual([]);
+    } finally {
+      asAdmin.close();
+      asUser.close();
+      await agent.stop('SIGKILL');
+      await d.admin.call(operations.deleteMaintenanceWindow, { params: { id: window.id } });
     }
   });
 });
