@@ -26,15 +26,17 @@ async function checkReferences(db: Kysely<Database>, body: Body): Promise<void> 
   }
 }
 
+const unique = <T>(list: T[] | undefined) => JSON.stringify([...new Set(list ?? [])]);
+
 function columns(body: Body) {
   return {
     name: body.name,
     enabled: body.enabled === false ? 0 : 1,
-    events: JSON.stringify(body.events),
-    notifier_ids: JSON.stringify(body.notifierIds),
-    resource_ids: JSON.stringify(body.resourceIds ?? []),
-    group_ids: JSON.stringify(body.groupIds ?? []),
-    agent_ids: JSON.stringify(body.agentIds ?? []),
+    events: unique(body.events),
+    notifier_ids: unique(body.notifierIds),
+    resource_ids: unique(body.resourceIds),
+    group_ids: unique(body.groupIds),
+    agent_ids: unique(body.agentIds),
     group_wait_seconds: body.groupWaitSeconds ?? DEFAULT_GROUP_WAIT_SECONDS,
     repeat_interval_seconds: repeatSeconds(body.repeatIntervalMinutes),
   };

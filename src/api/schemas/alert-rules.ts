@@ -5,13 +5,15 @@ import { Body, DateTime, Id, StringEnum } from './common.ts';
 export const ALERT_EVENT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP'] as const;
 export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number];
 
-const Ids = (what: string) => Type.Array(Id, { maxItems: 1000, uniqueItems: true, description: what });
+// No `uniqueItems`: TypeBox hashes the whole array for it before checking the items' types, so a
+// deeply nested array overflows the stack. Duplicates are dropped by the handler instead.
+const Ids = (what: string) => Type.Array(Id, { maxItems: 1000, description: `${what} (duplicates are ignored)` });
 
 const ruleFields = {
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f]+$' }),
   enabled: Type.Optional(Type.Boolean({ default: true })),
-  events: Type.Array(StringEnum(ALERT_EVENT_KINDS), { minItems: 1, uniqueItems: true, description: 'the alert events the rule routes' }),
-  notifierIds: Type.Array(Id, { minItems: 1, maxItems: 100, uniqueItems: true, description: 'where they go' }),
+  events: Type.Array(StringEnum(ALERT_EVENT_KINDS), { minItems: 1, maxItems: 20, description: 'the alert events the rule routes' }),
+  notifierIds: Type.Array(Id, { minItems: 1, maxItems: 100, description: 'where they go' }),
   resourceIds: Type.Optional(Ids('resources the rule covers')),
   groupIds: Type.Optional(Ids('groups whose resources the rule covers')),
   agentIds: Type.Optional(Ids('agents the rule covers')),
