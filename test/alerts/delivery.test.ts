@@ -92,6 +92,38 @@ describe('grouping', () => {
   }, 60_000);
 });
 
+describe('maintenance', () => {
+  it('a window silences exactly its resources: the other one still alerts', async () => {
+    let mSecret = '';
+    const mHook = await startWebhookReceiver(() => mSecret);
+    closers.push(() => mHook.close());
+    const n = await w.notifier('maint-hook', 'WEBHOOK', { url: `${mHook.url}/hook` });
+    mSecret = n.signingSecret!;
+    const quiet = await w.resource('in-window');
+    const loud = await w.resource('outside-window');
+    await w.rule({ name: 'maint', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], notifierIds: [n.id], resourceIds: [quiet.id, loud.id] });
+    // The daemon runs in UTC (test/helpers/daemon.ts): its wire format is UTC without an offset.
+    const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    await w.call('POST', '/admin/api/maintenance', {
+      name: 'now', kind: 'ONE_OFF', startsAt: wire(Date.now() - 60_000), endsAt: wire(Date.now() + 3_600_000), resourceIds: [quiet.id],
+    });
+    w.target.status = 503;
+    await w.checks(quiet.id, 3);
+    await w.checks(loud.id, 3);
+    await eventually('the alert outside the window', () => mHook.verified.length >= 1);
+    w.target.status = 200;
+    await w.check(quiet.id);
+    await w.check(loud.id);
+    await eventually('the recovery outside the window', () => mHook.verified.length >= 2);
+    await sleep(2500);
+    const sent = mHook.verified.flatMap((p) => itemsOf(p).map((i) => `${i.kind} ${i.subject.name}`));
+    expect(sent).toEqual(['INCIDENT_OPENED outside-window', 'INCIDENT_RESOLVED outside-window']);
+    const detail = await w.call('GET', `/admin/api/resources/${quiet.id}`);
+    expect(detail.inMaintenance).toBe(true);
+    expect(detail.incidents[0]).toMatchObject({ maintenance: true });
+  }, 30_000);
+});
+
 describe('delivery', () => {
   it('500 three times then 200: delivered once, every attempt recorded, and a dead notifier delays no one', async () => {
     let flakySecret = '';
