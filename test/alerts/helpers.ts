@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
-import { EventSource } from 'eventsource';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { operations } from '../../src/api/operations.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
+import { type Subscription, subscribe as subscribeTo } from '../monitoring/helpers.ts';
+
+export type { Subscription };
 
 /** An HTTP target on 127.0.0.1 whose answer the test sets (200 by default). */
 export interface Target {
@@ -72,24 +74,6 @@ export async function until<T>(check: () => Promise<T | undefined | false> | T |
   }
 }
 
-export interface Subscription {
-  events: Array<{ kind: string; data: any }>;
-  opened: Promise<void>;
-  close(): void;
-}
-
 /** Subscribes to `/api/events` with an API key, collecting STATUS_CHANGED and the INCIDENT_* events. */
-export function subscribe(d: TestDaemon, token: string): Subscription {
-  const events: Subscription['events'] = [];
-  const source = new EventSource(`${d.url}/api/events`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } }),
-  });
-  for (const kind of ['SNAPSHOT', 'STATUS_CHANGED', 'INCIDENT_OPENED', 'INCIDENT_RESOLVED']) {
-    source.addEventListener(kind, (e) => events.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
-  }
-  const opened = new Promise<void>((resolve, reject) => {
-    source.addEventListener('SNAPSHOT', () => resolve());
-    source.onerror = (err) => reject(new Error(`event stream failed: ${String((err as { message?: string }).message)}`));
-  });
-  return { events, opened, close: () => source.close() };
-}
+export const subscribe = (d: TestDaemon, token: string): Subscription =>
+  subscribeTo(d, token, ['SNAPSHOT', 'STATUS_CHANGED', 'INCIDENT_OPENED', 'INCIDENT_RESOLVED']);

@@ -80,13 +80,13 @@ export interface Subscription {
   close(): void;
 }
 
-/** Subscribes to `/api/events` with an API key, collecting every SNAPSHOT, CHECK_COMPLETED and STATUS_CHANGED. */
-export function subscribe(d: TestDaemon, token: string): Subscription {
+/** Subscribes to `/api/events` with an API key, collecting every event of `kinds` (SNAPSHOT, CHECK_COMPLETED and STATUS_CHANGED by default). */
+export function subscribe(d: TestDaemon, token: string, kinds = ['SNAPSHOT', 'CHECK_COMPLETED', 'STATUS_CHANGED']): Subscription {
   const events: Subscription['events'] = [];
   const source = new EventSource(`${d.url}/api/events`, {
     fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } }),
   });
-  for (const kind of ['SNAPSHOT', 'CHECK_COMPLETED', 'STATUS_CHANGED']) {
+  for (const kind of kinds) {
     source.addEventListener(kind, (e) => events.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
   }
   const opened = new Promise<void>((resolve, reject) => {
