@@ -11,7 +11,7 @@ import type { DaemonContext } from '../context.ts';
 import { findAgentByToken } from '../tunnel-admin/agent-auth.ts';
 import { markConnected, markDisconnected, markSeen } from '../tunnel-admin/agent-status.ts';
 import { DialGuard } from './dial-guard.ts';
-import { TunnelPool } from './forward.ts';
+import { TargetPool } from './target-connection.ts';
 import { problem, rawProblem } from './raw-response.ts';
 
 /** One live agent connection: a mux session over the upgraded socket. */
@@ -24,7 +24,7 @@ export interface Link {
   /** The agent's --target-timeout: how long the target may take to answer with headers. */
   targetTimeoutMs: number;
   /** Keep-alive HTTP connections per target (key: host, port, tls). */
-  pools: Map<string, TunnelPool>;
+  pools: Map<string, TargetPool>;
 }
 
 /** Used when an agent does not say its target timeout. */
@@ -69,11 +69,11 @@ export class AgentSessions {
   }
 
   /** The keep-alive pool of a link towards one target. */
-  pool(link: Link, target: StreamTarget): TunnelPool {
+  pool(link: Link, target: StreamTarget): TargetPool {
     const key = `${target.tls ? 's' : ''}${target.host}:${target.port}`;
     let pool = link.pools.get(key);
     if (!pool) {
-      pool = new TunnelPool(link.mux, target);
+      pool = new TargetPool(link.mux, target);
       link.pools.set(key, pool);
     }
     return pool;
