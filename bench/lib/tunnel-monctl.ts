@@ -25,7 +25,8 @@ export async function startMonctl(root: string, dir: string, target: string, opt
     const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`npm run build failed: ${built.stderr}`);
   }
-  const prof = opts.profDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profDir}`] : [];
+  // MONCTL_BENCH_DAEMON_FLAGS: more Node flags for the daemon (--perf-basic-prof for perf(1), …).
+  const prof = [...(opts.profDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profDir}`] : []), ...(process.env.MONCTL_BENCH_DAEMON_FLAGS ?? '').split(' ').filter(Boolean)];
   const daemonCmd: [string, string[]] = opts.fromSources
     ? [node, ['--disable-warning=ExperimentalWarning', '--max-semi-space-size=16', ...prof, join(root, 'bin/monctl.ts'), 'daemon']]
     : [node, ['--max-semi-space-size=16', ...prof, join(root, 'dist/monctl.js'), 'daemon']];
