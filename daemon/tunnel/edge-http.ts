@@ -3,7 +3,7 @@ import { HttpError } from '../../src/errors.ts';
 import { endToEndRawHeaders } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
-import { routeRequest } from './edge-route.ts';
+import { routeRequest, type Routing } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import type { Exchange, Observer } from './observe.ts';
 import type { RouteTable } from './route-table.ts';
@@ -26,8 +26,14 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT'
  * (target-connection.ts). Bodies stream both ways with backpressure; nothing
  * is buffered whole.
  */
-export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const routing = await routeRequest(deps.table, req);
+export function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+  const routing = routeRequest(deps.table, req);
+  if (routing instanceof Promise) return routing.then((r) => forwardRouted(deps, req, res, r));
+  forwardRouted(deps, req, res, routing);
+  return undefined;
+}
+
+function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse, routing: Routing): void {
   if ('error' in routing) {
     // A refusal on a known route is in its access log, as other answers of the edge are.
     if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
