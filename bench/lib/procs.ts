@@ -11,10 +11,12 @@ import { cpuMs, memoryMb } from './measure.ts';
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
-/** Stops every child spawned so far (SIGTERM), then waits a moment for them to go. */
+/** Stops every child spawned so far: SIGTERM, then SIGKILL for those still there after 6 s (a bench must end). */
 export async function stopChildren(): Promise<void> {
-  children.forEach((c) => c.kill('SIGTERM'));
-  await new Promise((r) => setTimeout(r, 500));
+  const alive = () => children.filter((c) => c.exitCode === null && c.signalCode === null);
+  alive().forEach((c) => c.kill('SIGTERM'));
+  for (let waited = 0; alive().length && waited < 6000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  alive().forEach((c) => c.kill('SIGKILL'));
 }
 
 /**
