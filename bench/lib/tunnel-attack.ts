@@ -23,9 +23,12 @@ export async function slowReaderAttack(path: BenchPath, attackHost: string, seco
     await new Promise((r) => setTimeout(r, 1000));
     const during = wrk(`${path.url}/`, path.host, 8, seconds);
     const rss = Object.entries(path.procs).map(([k, pids]) => `${k} ${fmt(treeMemoryMb(pids()).rss)} MB`).join(', ');
-    return `${path.name.padEnd(15)} p50/p99 ${fmt(during.p50, 2)}/${fmt(during.p99, 2)} ms, ${fmt(during.rps, 0)} req/s, ${during.errors} errors`
+    const figures = during.requests > 0
+      ? `p50/p99 ${fmt(during.p50, 2)}/${fmt(during.p99, 2)} ms, ${fmt(during.rps, 0)} req/s, ${during.errors} errors`
+      : `no request answered in ${seconds} s`;
+    return `${path.name.padEnd(15)} ${figures}`
       + ` (without: ${fmt(before.p50, 2)}/${fmt(before.p99, 2)} ms, ${fmt(before.rps, 0)} req/s); ${reached} stuck responses sent; RSS during: ${rss}`
-      + `; p99 ≤ 100 ms: ${during.p99 <= 100 && during.errors === 0 ? 'PASS' : 'MISS'}`;
+      + `; p99 ≤ 100 ms: ${during.requests > 0 && during.p99 <= 100 && during.errors === 0 ? 'PASS' : 'MISS'}`;
   } finally {
     attack.close();
     await new Promise((r) => setTimeout(r, 1000));
