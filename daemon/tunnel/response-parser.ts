@@ -25,17 +25,10 @@ const State = { Head: 0, Length: 1, ChunkSize: 2, ChunkData: 3, ChunkEnd: 4, Tra
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const STATUS = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
 const CRLF2 = Buffer.from('\r\n\r\n');
+/** A CR not followed by LF, an LF not preceded by CR, or a NUL. */
+const BARE = /\r(?!\n)|(?<!\r)\n|\0/;
 /** Chunk-size lines and trailer sections beyond this are refused (a peer feeding an endless line). */
 const MAX_LINE = 8 * 1024;
-
-/** Strips optional whitespace (SP, HTAB) around a header value, and nothing else. */
-function trimOws(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (start < end && (value.charCodeAt(start) === 32 || value.charCodeAt(start) === 9)) start++;
-  while (end > start && (value.charCodeAt(end - 1) === 32 || value.charCodeAt(end - 1) === 9)) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}
 
 export class ResponseParser {
   readonly #sink: ResponseSink;
@@ -153,8 +146,11 @@ export class ResponseParser {
 
   /** Parses a complete head; false when it was refused. */
   #head(text: string): boolean {
-    const lines = text.split('\r\n');
-    const status = STATUS.exec(lines[0]);
+    // Lines end in CRLF only: a CR or LF alone, or a NUL, anywhere is refused (scanned once, not per line).
+    if (BARE.test(text)) return this.#fail('invalid character in the response head');
+    let eol = text.indexOf('\r\n');
+    if (eol < 0) eol = text.length;
+    const status = STATUS.exec(eol === text.length ? text : text.slice(0, eol));
     if (!status) return this.#fail('invalid status line');
     const code = Number(status[2]);
     const headers: string[] = [];
@@ -162,15 +158,23 @@ export class ResponseParser {
     let chunked = false;
     let te = false;
     let connection = '';
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i];
-      const colon = line.indexOf(':');
-      const name = colon > 0 ? line.slice(0, colon) : '';
-      if (!TOKEN.test(name)) return this.#fail(`invalid header line`);
-      const value = trimOws(line.slice(colon + 1));
-      if (/[\0\r\n]/.test(value)) return this.#fail(`invalid character in header ${name}`);
+    for (let at = eol + 2; at < text.length; at = eol + 2) {
+      eol = text.indexOf('\r\n', at);
+      if (eol < 0) eol = text.length;
+      const colon = text.indexOf(':', at);
+      if (colon <= at || colon > eol) return this.#fail('invalid header line');
+      const name = text.slice(at, colon);
+      if (!TOKEN.test(name)) return this.#fail('invalid header line');
+      // The value without optional whitespace (SP, HTAB) around it, sliced once.
+      let from = colon + 1;
+      let to = eol;
+      while (from < to && (text.charCodeAt(from) === 32 || text.charCodeAt(from) === 9)) from++;
+      while (to > from && (text.charCodeAt(to - 1) === 32 || text.charCodeAt(to - 1) === 9)) to--;
+      const value = text.slice(from, to);
       headers.push(name, value);
-      const lower = name.length >= 10 && name.length <= 17 ? name.toLowerCase() : '';
+      const size = name.length;
+      if (size !== 10 && size !== 14 && size !== 17) continue;
+      const lower = name.toLowerCase();
       if (lower === 'content-length') {
         for (const part of value.split(',')) {
           if (!/^\s*\d{1,15}\s*$/.test(part)) return this.#fail('invalid content-length');
