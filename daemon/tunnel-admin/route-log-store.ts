@@ -1,7 +1,9 @@
 import type { DaemonContext } from '../context.ts';
 import { shapedChunks } from '../store/batches.ts';
 import type { RouteLogRow } from '../store/schema.ts';
+import { isForeignKeyViolation } from '../store/storage-error.ts';
 import { toLogEntry } from './mappers.ts';
+import { ROUTE_LOG_COLUMNS, RouteLogSql } from './route-log-sql.ts';
 import { routeLogChannel } from './topology-events.ts';
 
 /** The newest entries kept per route (CONTRACT section 5). */
@@ -36,10 +38,12 @@ const clip = (text: string | null, max: number) => (text === null ? null : text.
 /**
  * Queues entries and writes them in batches, one transaction each, every
  * 100 ms or at 500 queued; prunes each touched route to its newest 10,000;
- * after commit publishes `LOG` on `route-log:<id>` when that route is watched.
+ * after commit publishes `LOG` on `route-log:<id>` when that route is watched
+ * (its rows are built from the values and the ids the insert returned).
  */
 export class RouteLogWriter {
   readonly #ctx: DaemonContext;
+  readonly #sql: RouteLogSql;
   #queue: NewRouteLogEntry[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
@@ -48,6 +52,7 @@ export class RouteLogWriter {
 
   constructor(ctx: DaemonContext) {
     this.#ctx = ctx;
+    this.#sql = new RouteLogSql(ctx.db, ROUTE_LOG_RETENTION);
   }
 
   append(entry: NewRouteLogEntry): void {
@@ -78,36 +83,65 @@ export class RouteLogWriter {
   async #writeQueued(): Promise<void> {
     while (this.#queue.length) {
       const batch = this.#queue.splice(0, FLUSH_AT);
-      const rows = await this.#write(batch);
-      for (const row of rows) this.#ctx.events.publishIfWatched(routeLogChannel(Number(row.route_id)), 'LOG', toLogEntry(row));
+      let written: Array<[number, unknown[]]>;
+      try {
+        written = await this.#write(batch, false);
+      } catch (err) {
+        if (!isForeignKeyViolation(err)) throw err;
+        // A route was deleted meanwhile: its entries are dropped (they would break the foreign key), the rest stay.
+        written = await this.#write(batch, true);
+      }
+      const events = this.#ctx.events;
+      for (const [id, values] of written) {
+        const channel = routeLogChannel(values[0] as number);
+        if (events.has(channel)) events.publishIfWatched(channel, 'LOG', toLogEntry(toRow(id, values)));
+      }
     }
   }
 
-  async #write(batch: NewRouteLogEntry[]): Promise<RouteLogRow[]> {
-    const routeIds = [...new Set(batch.map((e) => e.routeId))];
+  /**
+   * One transaction: the batch's rows through statements compiled once (route-log-sql.ts), then
+   * each touched route pruned to its newest ROUTE_LOG_RETENTION. The routes are not looked up
+   * first (`checkRoutes` is the retry after a foreign-key failure). Answers each row's id and
+   * values, in id order.
+   */
+  async #write(batch: NewRouteLogEntry[], checkRoutes: boolean): Promise<Array<[number, unknown[]]>> {
     return this.#ctx.db.transaction().execute(async (trx) => {
-      // Entries of a route deleted meanwhile are dropped (they would break the foreign key).
-      const live = new Set((await trx.selectFrom('routes').select('id').where('id', 'in', routeIds).execute()).map((r) => Number(r.id)));
-      const values = batch.filter((e) => live.has(e.routeId)).map((e) => ({
-        route_id: e.routeId, at: e.at ?? Date.now(), method: clip(e.method, 16), path: clip(e.path, 4096),
-        status: e.status, duration_ms: Math.max(0, Math.round(e.durationMs)), bytes_in: Math.max(0, Math.round(e.bytesIn)),
-        bytes_out: Math.max(0, Math.round(e.bytesOut)), client_ip: clip(e.clientIp, 64), agent_id: e.agentId,
-        pod_id: e.podId, error: clip(e.error, 2000),
-      }));
-      if (values.length === 0) return [];
-      const rows: RouteLogRow[] = [];
-      // 13 columns each: 64 rows stay far below every dialect's parameter limit.
-      for (const part of shapedChunks(values, 64)) {
-        rows.push(...await trx.insertInto('route_log').values(part).returningAll().execute());
+      let entries = batch;
+      if (checkRoutes) {
+        const routeIds = [...new Set(batch.map((e) => e.routeId))];
+        const live = new Set((await trx.selectFrom('routes').select('id').where('id', 'in', routeIds).execute()).map((r) => Number(r.id)));
+        entries = batch.filter((e) => live.has(e.routeId));
       }
-      for (const routeId of live) {
-        const cutoff = await trx.selectFrom('route_log').select('id').where('route_id', '=', routeId)
-          .orderBy('id', 'desc').limit(1).offset(ROUTE_LOG_RETENTION).executeTakeFirst();
-        if (cutoff) await trx.deleteFrom('route_log').where('route_id', '=', routeId).where('id', '<=', cutoff.id).execute();
+      const written: Array<[number, unknown[]]> = [];
+      // 12 values each: 64 rows stay far below every dialect's parameter limit.
+      for (const part of shapedChunks(entries.map(toValues), 64)) {
+        const { rows } = await trx.executeQuery(this.#sql.insert(part.length, part.flat()));
+        // Row ids grow in the order of the VALUES rows (RETURNING itself promises no order).
+        const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+        part.forEach((values, i) => written.push([ids[i], values]));
       }
-      return rows.sort((a, b) => Number(a.id) - Number(b.id));
+      for (const routeId of new Set(entries.map((e) => e.routeId))) {
+        const cutoff = (await trx.executeQuery(this.#sql.cutoff(routeId))).rows[0];
+        if (cutoff) await trx.executeQuery(this.#sql.prune(routeId, Number(cutoff.id)));
+      }
+      return written;
     });
   }
+}
+
+/** An entry's column values, in ROUTE_LOG_COLUMNS order, clipped to the columns' sizes. */
+function toValues(e: NewRouteLogEntry): unknown[] {
+  return [
+    e.routeId, e.at ?? Date.now(), clip(e.method, 16), clip(e.path, 4096), e.status, Math.max(0, Math.round(e.durationMs)),
+    Math.max(0, Math.round(e.bytesIn)), Math.max(0, Math.round(e.bytesOut)), clip(e.clientIp, 64), e.agentId, e.podId, clip(e.error, 2000),
+  ];
+}
+
+function toRow(id: number, v: unknown[]): RouteLogRow {
+  const row: Record<string, unknown> = { id };
+  ROUTE_LOG_COLUMNS.forEach((column, i) => { row[column] = v[i]; });
+  return row as unknown as RouteLogRow;
 }
 
 const writers = new WeakMap<DaemonContext, RouteLogWriter>();

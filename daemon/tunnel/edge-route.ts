@@ -47,22 +47,24 @@ const refused = (detail: string) => new HttpError(400, 'bad-request-target', det
 
 /**
  * Matches a request to a route on its normalised path (see path-normalise.ts).
- * A miss while routes reload waits for the reload (a just-created route is served).
+ * A miss while routes reload waits for the reload (a just-created route is
+ * served); otherwise the answer is synchronous (no promise per request).
  */
-export async function routeRequest(table: RouteTable, req: IncomingMessage): Promise<Routing> {
+export function routeRequest(table: RouteTable, req: IncomingMessage): Routing | Promise<Routing> {
   const target = parseRequestTarget(req.url ?? '/', req.headers.host);
   if ('error' in target) return { error: refused(target.error), logPath: '' };
   const logPath = target.path.slice(0, 2048);
   const normal = normalisePath(target.path);
   if ('error' in normal) return { error: refused(`Refused path: ${normal.error}`), logPath };
-  let route = table.match(target.host, normal.path);
-  if (!route && table.loading) {
-    await table.loading;
-    route = table.match(target.host, normal.path);
-  }
-  if (!route) return { error: new HttpError(404, 'no-route', `No route for host ${target.host ?? '(none)'} and path ${normal.path}`), logPath };
-  if (normal.encodedSlash && !route.allowEncodedSlashes) {
-    return { error: refused('Refused path: an encoded slash (%2F or %5C); the route does not allow them'), route, logPath };
-  }
-  return { route, host: target.host, forward: normal.path + target.query, logPath };
+  const found = (route: LiveRoute | undefined): Routing => {
+    if (!route) return { error: new HttpError(404, 'no-route', `No route for host ${target.host ?? '(none)'} and path ${normal.path}`), logPath };
+    if (normal.encodedSlash && !route.allowEncodedSlashes) {
+      return { error: refused('Refused path: an encoded slash (%2F or %5C); the route does not allow them'), route, logPath };
+    }
+    return { route, host: target.host, forward: normal.path + target.query, logPath };
+  };
+  const route = table.match(target.host, normal.path);
+  const loading = table.loading;
+  if (!route && loading) return loading.then(() => found(table.match(target.host, normal.path)));
+  return found(route);
 }

@@ -1,8 +1,6 @@
-import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts';
-import type { MuxSession } from '../../src/tunnel/mux/session.ts';
 import type { ExchangeInfo } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 
@@ -34,33 +32,6 @@ export function parseHttpTarget(raw: string): HttpTarget | undefined {
   if (targets.size > 1000) targets.clear();
   targets.set(raw, parsed);
   return parsed;
-}
-
-/**
- * Keep-alive HTTP/1.1 connections to one target through one agent session.
- * Each "connection" is a tunnel stream the agent pipes to its own TCP (or
- * TLS) connection to the target, so a connection serves many requests and the
- * agent does no per-request work. Dies with the session (its streams do).
- */
-export class TunnelPool extends http.Agent {
-  readonly #mux: MuxSession;
-  readonly #target: StreamTarget;
-
-  constructor(mux: MuxSession, target: StreamTarget) {
-    // Free connections idle longer than 30 s are closed (targets' own keep-alive hints shorten it).
-    super({ keepAlive: true, maxFreeSockets: 256, timeout: 30_000 });
-    this.#mux = mux;
-    this.#target = target;
-  }
-
-  override createConnection(): Duplex {
-    return this.#mux.open(this.#target, { allowHalfOpen: false });
-  }
-
-  /** Closes the idle connections (the session is going away; busy ones finish first). */
-  dropIdle(): void {
-    for (const sockets of Object.values(this.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
-  }
 }
 
 /** The client's address as the edge saw it (IPv4-mapped IPv6 shown as IPv4). */

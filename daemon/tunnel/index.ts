@@ -46,7 +46,13 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
     name: 'tunnel',
     upgrade: (req, socket, head) => sessions.upgrade(req, socket, head),
     edge: {
-      request: (req, res) => void forwardHttp(deps, req, res).catch(onError),
+      request: (req, res) => {
+        try {
+          forwardHttp(deps, req, res)?.catch(onError);
+        } catch (err) {
+          onError(err);
+        }
+      },
       upgrade: (req, socket, head) => void forwardUpgrade(deps, req, socket, head).catch(onError),
     },
     start: () => loaded,

@@ -23,7 +23,8 @@ export interface ExchangeInfo {
 
 interface RouteSeries {
   route: string;
-  inFlight: { set(n: number): void };
+  /** requests_total children by status ('none' for null): prom-client hashes label objects on every inc otherwise. */
+  byStatus: Map<number | null, { inc(): void }>;
   received: { inc(n: number): void };
   sent: { inc(n: number): void };
   duration: { observe(n: number): void };
@@ -58,8 +59,14 @@ export class Observer {
     this.#sent = new Counter({
       name: 'monctl_tunnel_sent_bytes_total', help: 'Body bytes sent to clients, per route', labelNames: ['route'] as const, registers,
     });
+    const inFlight = this.#inFlight;
+    const byRoute = this.#byRoute;
+    // Read at scrape time rather than set twice per request: every route seen so far, 0 when idle.
     this.#gauge = new Gauge({
       name: 'monctl_tunnel_requests_in_flight', help: 'Requests and TCP connections in flight, per route', labelNames: ['route'] as const, registers,
+      collect() {
+        for (const [routeId, series] of byRoute) this.set({ route: series.route }, inFlight.get(routeId) ?? 0);
+      },
     });
     this.#duration = new Histogram({
       name: 'monctl_tunnel_request_duration_seconds', help: 'Duration of requests and TCP connections through each route',
@@ -86,7 +93,7 @@ export class Observer {
     if (!series) {
       const route = String(routeId);
       series = {
-        route, inFlight: this.#gauge.labels({ route }), received: this.#received.labels({ route }),
+        route, byStatus: new Map(), received: this.#received.labels({ route }),
         sent: this.#sent.labels({ route }), duration: this.#duration.labels({ route }),
       };
       this.#byRoute.set(routeId, series);
@@ -98,7 +105,7 @@ export class Observer {
     const n = Math.max(0, (this.#inFlight.get(routeId) ?? 0) + delta);
     if (n) this.#inFlight.set(routeId, n);
     else this.#inFlight.delete(routeId);
-    this.#series(routeId).inFlight.set(n);
+    this.#series(routeId);
     return n;
   }
 
@@ -121,7 +128,12 @@ export class Observer {
         const durationMs = Math.round(seconds * 1000);
         const left = this.#count(routeId, -1);
         const series = this.#series(routeId);
-        this.#requests.inc({ route: series.route, status: status === null ? 'none' : String(status) });
+        let requests = series.byStatus.get(status);
+        if (!requests) {
+          requests = this.#requests.labels({ route: series.route, status: status === null ? 'none' : String(status) });
+          series.byStatus.set(status, requests);
+        }
+        requests.inc();
         series.received.inc(exchange.bytesIn);
         series.sent.inc(exchange.bytesOut);
         series.duration.observe(seconds);

@@ -73,6 +73,28 @@ export function endToEndHeaders(headers: HeaderMap): Record<string, string | str
   return out;
 }
 
+/**
+ * endToEndHeaders for a flat list of raw headers (name, value, name, value…) as received, names
+ * as sent: what node:http's writeHead takes without building an object.
+ */
+export function endToEndRawHeaders(raw: string[]): string[] {
+  let listed: Set<string> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length !== 10 || raw[i].toLowerCase() !== 'connection') continue;
+    listed ??= new Set();
+    for (const name of raw[i + 1].toLowerCase().split(',')) if (name.trim()) listed.add(name.trim());
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const lower = raw[i].toLowerCase();
+    const first = lower.charCodeAt(0);
+    if (first === 58 /* : */ || HOP_BY_HOP.has(lower) || (first === 120 /* x */ && lower.startsWith('x-monctl-'))) continue;
+    if (listed?.has(lower)) continue;
+    out.push(raw[i], raw[i + 1]);
+  }
+  return out;
+}
+
 /** The host part of a Host header, lowercased, without port (IPv6 keeps its brackets). */
 export function hostWithoutPort(host: string | undefined): string {
   if (!host) return '';

@@ -19,6 +19,19 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   'systemd-analyze': 'systemd', // verifies the shipped unit files
 };
 
+/**
+ * The tools `npm run bench:tunnel` drives, by command: its load generator and
+ * the peers monctl is measured against (nginx, ssh -R to a private sshd).
+ * Installed by ensureTools like the suites' own; a peer whose tool still
+ * cannot be had is skipped with the reason printed.
+ */
+export const TUNNEL_BENCH_TOOLS: Record<string, string> = {
+  wrk: 'wrk', // the load generator
+  nginx: 'nginx-light', // the one-hop reverse proxy, and the HTTP front of ssh -R
+  sshd: 'openssh-server', // the private sshd that ssh -R forwards through
+  ssh: 'openssh-client', // ssh -R itself
+};
+
 function onPath(command: string, path = process.env.PATH ?? ''): boolean {
   return path.split(delimiter).some((dir) => {
     try {
