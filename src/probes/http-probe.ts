@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { VERSION } from '../../src/version.ts';
+import { VERSION } from '../version.ts';
 import type { Dispatchers } from './dispatchers.ts';
 import { describeError } from './errors.ts';
 import type { ProbeResult } from './types.ts';

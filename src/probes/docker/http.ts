@@ -1,6 +1,6 @@
 import { type Dispatcher, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { VERSION } from '../../../src/version.ts';
+import { VERSION } from '../../version.ts';
 
 /** One registry HTTP exchange, body read (bounded) only when asked for. */
 export interface RegistryResponse {
