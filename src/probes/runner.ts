@@ -7,10 +7,13 @@ import type { ProbeInput, ProbeResult } from './types.ts';
 
 /** Runs one check of one target; never throws, never writes. */
 export interface Prober {
-  probe(input: ProbeInput): Promise<ProbeResult>;
+  /** `credential` replaces the runner's lookup for this check (the agent's credentials come with each check). */
+  probe(input: ProbeInput, opts?: { credential?: CredentialLookup }): Promise<ProbeResult>;
   /** Closes the pooled connections. */
   close(): Promise<void>;
 }
+
+export type { CredentialLookup };
 
 export interface RunnerOptions {
   /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect. */
@@ -34,7 +37,7 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
   const pools = () => (dispatchers ??= createDispatchers(timeoutMs));
   const state = new RegistryState({ cacheTokens: opts.cacheTokens ?? true });
   return {
-    async probe(input) {
+    async probe(input, perCheck) {
       const started = performance.now();
       let outcome: Omit<ProbeResult, 'durationMs' | 'checkedAt'>;
       try {
@@ -46,7 +49,9 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
             outcome = await probeTcp(input.target, timeoutMs);
             break;
           case 'DOCKER':
-            outcome = await probeDocker(input.target, input.skipTLS, input.recursive, { dispatchers: pools(), state, timeoutMs, credential });
+            outcome = await probeDocker(input.target, input.skipTLS, input.recursive, {
+              dispatchers: pools(), state, timeoutMs, credential: perCheck?.credential ?? credential,
+            });
             break;
           default:
             outcome = { status: 'NOT_AVAILABLE', message: `unknown resource type ${String(input.type)}`, errorCode: 'CONNECTION_ERROR' };
