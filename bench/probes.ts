@@ -52,7 +52,7 @@ async function lagBuckets(url: string, key: string): Promise<Map<number, number>
   const res = await request(`${url}/actuator/prometheus`, { headers: { authorization: `Bearer ${key}` } });
   const text = await res.body.text();
   const out = new Map<number, number>();
-  for (const m of text.matchAll(/^monctl_scheduler_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) {
+  for (const m of text.matchAll(/^monctl_scheduler_lag_seconds_bucket\{le="([^"]+)",location="daemon"\} (\d+)/gm)) {
     out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
   }
   return out;
