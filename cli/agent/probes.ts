@@ -98,6 +98,8 @@ export class ProbeServer {
     } catch (err) {
       answer = { status: 'UNKNOWN', message: `agent error: ${(err as Error).message}`, errorCode: 'CONNECTION_ERROR', durationMs: 0, waitedMs };
     }
+    // What was checked and how it went; never the check itself, which may carry a credential.
+    this.#opts.log.debug({ type: check.type, target: check.target, status: answer.status, durationMs: answer.durationMs, waitedMs }, 'remote check');
     if (stream.destroyed) return; // the daemon stopped waiting (timeout) or the tunnel went
     stream.end(JSON.stringify(answer));
   }
