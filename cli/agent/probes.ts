@@ -112,6 +112,7 @@ export class ProbeServer {
   #runner(timeoutMs: number): Promise<Prober> {
     let runner = this.#runners.get(timeoutMs);
     if (!runner) {
+      leanCompilers();
       runner = import('../../src/probes/runner.ts').then(({ createProbeRunner }) => createProbeRunner({
         timeoutMs, cacheTokens: false, credential: async () => undefined,
         onBug: (err) => this.#opts.log.error({ error: (err as Error)?.message }, 'probe failed unexpectedly'),
@@ -131,6 +132,22 @@ export class ProbeServer {
     this.#runners.clear();
     await Promise.all(runners.map(async (r) => (await r).close()));
   }
+}
+
+let lean = false;
+
+/**
+ * With its first check, the agent keeps V8 to its baseline compilers: undici's
+ * HTTP parser is WebAssembly, and tiering it up to TurboFan, like Maglev for
+ * the checks' JavaScript, maps some 25 MB of compiler code and output for a
+ * few hundred checks a second that need none of it (docs/DECISIONS.md,
+ * "Probe locations"). WebAssembly is used for checks only; Maglev made no
+ * difference to relaying (`--no-maglev` on agent.mjs, issue 13).
+ */
+function leanCompilers(): void {
+  if (lean) return;
+  lean = true;
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering --no-maglev');
 }
 
 /** Registry names compare as the daemon stores them: lower case, no scheme. */
