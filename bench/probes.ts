@@ -9,6 +9,7 @@
  * Flags: --resources N, --interval S (10..86400), --intervals K (measured),
  * --baseline-seconds S, --targets T (target server ports).
  * A short run: `npm run bench:probes -- --resources 1000 --interval 10 --intervals 2 --baseline-seconds 10`.
+ * `--location agent`: bench/probes-agent.ts, through an agent and through the daemon in one run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,7 +53,7 @@ async function lagBuckets(url: string, key: string): Promise<Map<number, number>
   const res = await request(`${url}/actuator/prometheus`, { headers: { authorization: `Bearer ${key}` } });
   const text = await res.body.text();
   const out = new Map<number, number>();
-  for (const m of text.matchAll(/^monctl_scheduler_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) {
+  for (const m of text.matchAll(/^monctl_scheduler_lag_seconds_bucket\{le="([^"]+)",location="daemon"\} (\d+)/gm)) {
     out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
   }
   return out;
@@ -182,5 +183,8 @@ async function main(): Promise<void> {
   }
 }
 
+const at = process.argv.indexOf('--location');
 if (process.argv.includes('--serve-targets')) await serveTargets(flag('serve-targets', 8));
+// Issue 19: checks through an agent against the same through the daemon (bench/probes-agent.ts).
+else if (at > 0 && process.argv[at + 1] === 'agent') await (await import('./probes-agent.ts')).benchAgentLocation();
 else await main();

@@ -1,3 +1,7 @@
+import type { ProbeLoad } from '../src/api/schemas/tunnel.ts';
+import type { RemoteCheck } from '../src/tunnel/probe-protocol.ts';
+import type { RemoteOutcome } from './tunnel/remote-probes.ts';
+
 /**
  * What the control plane (tunnel administration API) asks of the data plane
  * (agent sessions and the edge). The data plane installs its implementation on
@@ -10,10 +14,16 @@ export interface TunnelControl {
   disconnectAgent(agentId: number, reason: string): void;
   /** Route definitions changed (created, updated, deleted): reload listeners and matching. */
   routesChanged(): void;
+  /** Runs a check at an agent, over its tunnel session (issue 19); `name` is for the messages. */
+  probeAgent(agentId: number, name: string, check: RemoteCheck): Promise<RemoteOutcome>;
+  /** The probe load of an agent connected here. */
+  probeLoad(agentId: number): ProbeLoad;
 }
 
 export const nothingConnected: TunnelControl = {
   inFlight: () => 0,
   disconnectAgent: () => {},
   routesChanged: () => {},
+  probeAgent: async (_id, name) => ({ ran: false, message: `agent ${name} is not connected (this daemon runs no tunnel)` }),
+  probeLoad: (agentId) => ({ agentId, checksPerMinute: 0, inFlight: 0, skipped: 0 }),
 };

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { brotliCompressSync } from 'node:zlib';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -54,6 +55,59 @@ const agentDiet: Plugin = {
       const lazy = `let m; const load = () => (m ??= require(${JSON.stringify(path)}));
 module.exports = new Proxy(function () {}, { get: (_, k) => load()[k], apply: (_, self, args) => Reflect.apply(load(), self, args) });`;
       return { contents: lazy, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * undici for the agent's probe code: its dispatcher (Agent, connector,
+ * redirect interceptor) and request API, without the package's entry module,
+ * which also loads fetch, WebSocket, EventSource, caches and mocks: about 5 MB
+ * less RSS once checks run. The probe code calls `dispatcher.request()`
+ * (src/probes/request.ts), so nothing else is needed.
+ */
+const undiciDispatcherOnly: Plugin = {
+  name: 'undici-dispatcher-only',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-dispatcher-only' }));
+    b.onLoad({ filter: /.*/, namespace: 'undici-dispatcher-only' }, () => ({
+      resolveDir: ROOT,
+      loader: 'js',
+      contents: `const Dispatcher = require('undici/lib/dispatcher/dispatcher');
+Object.assign(Dispatcher.prototype, require('undici/lib/api'));
+module.exports = {
+  Dispatcher,
+  Agent: require('undici/lib/dispatcher/agent'),
+  buildConnector: require('undici/lib/core/connect'),
+  interceptors: { redirect: require('undici/lib/interceptor/redirect') },
+};`,
+    }));
+  },
+};
+
+/**
+ * The agent's probe code (src/probes/runner.ts and undici with it, issue 19)
+ * goes into the agent bundle as text, compiled on the first remote check. As
+ * code in the bundle it cost 4 MB of idle RSS, remote checks or not (V8 reads
+ * and pre-parses every function of a script at start-up); as text it is
+ * 0.6 MB, brotli-compressed 0.1 MB (node:zlib loads with the first check). It
+ * is bundled on its own (CommonJS, Node's built-ins by require), so it shares
+ * no module with the rest of the agent.
+ */
+const lazyProbes: Plugin = {
+  name: 'lazy-probes',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]src[\\/]probes[\\/]runner\.ts$/ }, (args) => (
+      args.kind === 'dynamic-import' && /[\\/]cli[\\/]agent[\\/]probes\.ts$/.test(args.importer)
+        ? { path: resolve(dirname(args.importer), args.path), namespace: 'lazy-probes' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-probes' }, async ({ path }) => {
+      const inner = await build({ ...common, entryPoints: [path], format: 'cjs', write: false, minify: true, keepNames: true, plugins: [undiciDispatcherOnly, builtinsByRequire] });
+      const packed = brotliCompressSync(inner.outputFiles![0].contents).toString('base64');
+      const contents = `const code = process.getBuiltinModule('node:zlib').brotliDecompressSync(Buffer.from(${JSON.stringify(packed)}, 'base64')).toString('utf8');
+const m = { exports: {} };
+new Function('module', 'exports', 'require', code)(m, m.exports, process.getBuiltinModule);
+module.exports = m.exports;`;
+      return { contents, loader: 'js' };
     });
   },
 };
@@ -127,6 +181,6 @@ export function bundleAgent(format: 'esm' | 'cjs', outfile: string) {
     ...(format === 'esm' ? { banner: { js: '#!/usr/bin/env node\nconst require = process.getBuiltinModule;' } } : {}),
     minify: true,
     keepNames: true,
-    plugins: [agentDiet, builtinsByRequire],
+    plugins: [agentDiet, lazyProbes, builtinsByRequire],
   });
 }

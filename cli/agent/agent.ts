@@ -7,7 +7,10 @@ import {
 import { readCaFile, withDefaultRoots } from '../../src/tls/ca-file.ts';
 import { explainCertificateFailure } from '../../src/tls/certificate-error.ts';
 import { VERSION } from '../../src/version.ts';
+import { formatProbesHeader, PROBE_PROTOCOL, PROBES_HEADER, probeVersionOf } from '../../src/tunnel/probe-protocol.ts';
+import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
 import { DialRefused, dialUpgrade } from './dial.ts';
+import { ProbeServer } from './probes.ts';
 import { createStreamHandler, type ServeOptions } from './serve.ts';
 
 export interface AgentOptions extends ServeOptions {
@@ -18,6 +21,10 @@ export interface AgentOptions extends ServeOptions {
   caFile?: string;
   /** Consecutive 401 answers to the dial after which run() gives up with 'rejected' (default 10). */
   maxAuthFailures?: number;
+  /** Remote checks run at once (default 64). */
+  probeConcurrency?: number;
+  /** The probe protocol announced (default the current one; 0 acts as an agent from before remote checks). */
+  probeProtocol?: number;
 }
 
 /** Why the dial loop ended. */
@@ -36,7 +43,8 @@ export const rejectedMessage = (times: number) =>
 export class TunnelAgent {
   readonly #opts: AgentOptions;
   readonly #log: Logger;
-  readonly #onStream: ReturnType<typeof createStreamHandler>;
+  readonly #onStream: (stream: MuxStream, raw: unknown) => void;
+  readonly #probes: ProbeServer;
   #session: MuxSession | undefined;
   #stopping = false;
   #wake: (() => void) | undefined;
@@ -44,7 +52,16 @@ export class TunnelAgent {
   constructor(opts: AgentOptions) {
     this.#opts = opts;
     this.#log = opts.log;
-    this.#onStream = createStreamHandler(opts);
+    const relay = createStreamHandler(opts);
+    const probeProtocol = opts.probeProtocol ?? PROBE_PROTOCOL;
+    this.#probes = new ProbeServer({ concurrency: opts.probeConcurrency ?? 64, protocol: probeProtocol, log: opts.log });
+    // A probe stream (issue 19) or a connection to relay. With no probe protocol the agent acts as
+    // one from before remote checks: the relay refuses the probe's OPEN as a bad target.
+    this.#onStream = (stream, raw) => {
+      const version = probeProtocol > 0 ? probeVersionOf(raw) : undefined;
+      if (version === undefined) relay(stream, raw);
+      else this.#probes.serve(stream, version);
+    };
   }
 
   /**
@@ -93,10 +110,12 @@ export class TunnelAgent {
     const url = new URL(TUNNEL_PATH, this.#opts.server);
     // Only this dial trusts --ca-file: the targets' certificates keep the default roots (and --skip-tls).
     const ca = url.protocol === 'https:' && this.#opts.caFile ? withDefaultRoots(readCaFile(this.#opts.caFile)) : undefined;
-    const headers = {
+    const headers: Record<string, string> = {
       Connection: 'Upgrade', Upgrade: TUNNEL_UPGRADE, Authorization: `Bearer ${this.#opts.token()}`,
       [AGENT_VERSION_HEADER]: VERSION, [TARGET_TIMEOUT_HEADER]: String(this.#opts.targetTimeoutMs),
     };
+    const probes = this.#probes.support();
+    if (probes) headers[PROBES_HEADER] = formatProbesHeader(probes);
     return dialUpgrade({ url, headers, ca, timeoutMs: 10_000 }, (socket) => {
       socket.setNoDelay(true);
       socket.setKeepAlive(true, 10_000);
@@ -138,11 +157,13 @@ export class TunnelAgent {
     this.#stopping = true;
     this.#wake?.();
     const session = this.#session;
-    if (!session || session.destroyed) return;
+    const closeProbes = () => this.#probes.close().catch(() => {});
+    if (!session || session.destroyed) return closeProbes();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => session.destroy(new Error('shutdown grace period over')), graceMs);
       session.once('close', () => { clearTimeout(timer); resolve(); });
       session.close('agent shutting down');
     });
+    await closeProbes();
   }
 }

@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import pino from 'pino';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat, logDestination } from '../../src/log-format.ts';
 import { readCaFile } from '../../src/tls/ca-file.ts';
+import { PROBE_PROTOCOL } from '../../src/tunnel/probe-protocol.ts';
 import { rejectedMessage, TunnelAgent } from './agent.ts';
 
 interface AgentFlags {
@@ -15,6 +16,8 @@ interface AgentFlags {
   logLevel: string;
   logFormat: LogFormat;
   maxAuthFailures: string;
+  probeConcurrency: string;
+  probeProtocol: string;
 }
 
 /** Asks for the token on the terminal without echoing it. node:readline is loaded here only: an agent that never prompts does without it. */
@@ -66,6 +69,9 @@ export function configureAgentCommand(cmd: Command): Command {
       .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']))
     .addOption(new Option('--log-format <format>', 'json, or pretty for people').env('MONCTL_LOG_FORMAT').choices(LOG_FORMATS).default(defaultLogFormat()))
     .addOption(new Option('--max-auth-failures <n>', 'exit 4 after this many token refusals (401) in a row').default('10'))
+    .addOption(new Option('--probe-concurrency <n>', 'checks run at once for resources located at this agent').env('MONCTL_AGENT_PROBE_CONCURRENCY').default('64'))
+    // Tests: 0 makes the agent act as one from before remote checks (it announces none and refuses probe streams).
+    .addOption(new Option('--probe-protocol <n>', 'probe protocol to announce').default(String(PROBE_PROTOCOL)).hideHelp())
     .action(async (_local: AgentFlags, command: Command) => {
       // `--server` is also a global option of `monctl`, which may have consumed it.
       const flags = command.optsWithGlobals<AgentFlags>();
@@ -90,6 +96,10 @@ export function configureAgentCommand(cmd: Command): Command {
       if (!(timeout > 0)) return usage('--target-timeout must be a positive number of seconds');
       const maxAuthFailures = Number(flags.maxAuthFailures);
       if (!Number.isInteger(maxAuthFailures) || maxAuthFailures < 1) return usage('--max-auth-failures must be a whole number of 1 or more');
+      const probeConcurrency = Number(flags.probeConcurrency);
+      if (!Number.isInteger(probeConcurrency) || probeConcurrency < 1 || probeConcurrency > 10_000) return usage('--probe-concurrency must be a whole number from 1 to 10000');
+      const probeProtocol = Number(flags.probeProtocol);
+      if (!Number.isInteger(probeProtocol) || probeProtocol < 0) return usage('--probe-protocol must be a whole number of 0 or more');
       let token: () => string;
       try {
         token = await tokenSource(flags);
@@ -102,6 +112,7 @@ export function configureAgentCommand(cmd: Command): Command {
       const log = pino(logOptions, (await logDestination(flags.logFormat)) ?? pino.destination(1));
       const agent = new TunnelAgent({
         server: flags.server, token, skipTls: Boolean(flags.skipTls), targetTimeoutMs: timeout * 1000, log, caFile: flags.caFile, maxAuthFailures,
+        probeConcurrency, probeProtocol,
       });
       let stopping = false;
       const shutdown = (signal: string) => {
@@ -112,7 +123,7 @@ export function configureAgentCommand(cmd: Command): Command {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
-      log.info({ server: flags.server, skipTls: Boolean(flags.skipTls), caFile: flags.caFile }, 'agent starting');
+      log.info({ server: flags.server, skipTls: Boolean(flags.skipTls), caFile: flags.caFile, probeConcurrency, probeProtocol }, 'agent starting');
       const exit = await agent.run();
       if (exit === 'replaced') process.exit(1);
       if (exit === 'rejected') {

@@ -40,6 +40,12 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" is neither in the file nor on the server`)));
   if (prune) missing.push(...spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  resources ${r.name}: group "${g}" would be pruned (add it to the file)`)));
   if (prune) missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" would be pruned (add it to the file)`)));
+  // Locations name agents, which apply does not manage: they must exist before anything is written.
+  if (spec.resources.some((r) => r.locations)) {
+    const agents = new Set((await c.call(ops.listAgents)).flatMap((a) => [a.name, String(a.id)]));
+    missing.push(...spec.resources.flatMap((r) => (r.locations ?? []).filter((l) => l !== 'daemon' && !agents.has(l))
+      .map((l) => `  resources ${r.name}: location "${l}" is neither daemon nor an agent on the server`)));
+  }
   if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
   const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
@@ -63,11 +69,14 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     const cur = resources.find((x) => x.name === r.name);
     const optional = {
       intervalSeconds: r.intervalSeconds, skipTLS: r.skipTLS, recursive: r.recursive, active: r.active,
-      failureThreshold: r.failureThreshold, successThreshold: r.successThreshold,
+      failureThreshold: r.failureThreshold, successThreshold: r.successThreshold, quorum: r.quorum,
     };
     if (!cur) {
       steps.push({ action: 'create', kind: 'resource', name: r.name, run: async () => {
-        const body = { name: r.name, resourceType: r.type, target: r.target, ...defined(optional), ...(r.groups ? { groupIds: idsOf(r.groups) } : {}) };
+        const body = {
+          name: r.name, resourceType: r.type, target: r.target, ...defined(optional), ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
+          ...(r.locations ? { locations: r.locations } : {}),
+        };
         const made = await c.call(ops.createResource, { body });
         resourceIds.set(made.name, made.id);
       } });
@@ -79,6 +88,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     for (const [k, v] of Object.entries(optional)) if (v !== undefined && v !== (cur as Record<string, unknown>)[k]) changes.push(k);
     const sorted = (names: string[]) => [...names].sort().join('\n');
     if (r.groups && sorted(r.groups) !== sorted(cur.groups.map((g) => g.name))) changes.push('groups');
+    // In order: the first location is the one a check now reports.
+    if (r.locations && r.locations.join('\n') !== (cur.locations ?? ['daemon']).join('\n')) changes.push('locations');
     if (changes.length) {
       steps.push({ action: 'update', kind: 'resource', name: r.name, changes, run: async () => {
         const body: Record<string, unknown> = {};

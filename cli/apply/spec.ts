@@ -22,6 +22,9 @@ export interface ResourceSpec {
   active?: boolean;
   failureThreshold?: number;
   successThreshold?: number;
+  /** Where it is checked: `daemon` and agent names (issue 19). */
+  locations?: string[];
+  quorum?: 'any' | 'majority' | 'all';
 }
 export interface AnnouncementSpec {
   name: string;
@@ -124,7 +127,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
   });
   list('resources').forEach((r, i) => {
     const p = `resources[${i}]`;
-    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active', 'failureThreshold', 'successThreshold']);
+    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active', 'failureThreshold', 'successThreshold', 'locations', 'quorum']);
     for (const k of ['failureThreshold', 'successThreshold']) {
       const v = r[k];
       if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100)) err(`${p}.${k}`, 'must be an integer from 1 to 100');
@@ -142,10 +145,21 @@ export function validateSpec(raw: unknown, file: string): Spec {
       if (!Array.isArray(r.groups) || r.groups.some((g) => typeof g !== 'string')) err(`${p}.groups`, 'must be a list of group names');
       else groups = r.groups as string[];
     }
+    let locations: string[] | undefined;
+    if (r.locations !== undefined) {
+      const list = r.locations;
+      if (!Array.isArray(list) || list.length === 0 || list.length > 16 || list.some((l) => typeof l !== 'string' || l.trim() === '')) {
+        err(`${p}.locations`, 'must be a list of 1 to 16 locations: daemon and agent names');
+      } else if (new Set(list).size !== list.length) err(`${p}.locations`, 'lists a location twice');
+      else locations = list as string[];
+    }
+    const quorum = r.quorum;
+    if (quorum !== undefined && !['any', 'majority', 'all'].includes(quorum as string)) err(`${p}.quorum`, 'must be any, majority or all');
     spec.resources.push({
       name: str(`${p}.name`, r.name, true)!, type: type!, target: target!, intervalSeconds: interval as number | undefined, groups,
       skipTLS: bool(`${p}.skipTLS`, r.skipTLS), recursive: bool(`${p}.recursive`, r.recursive), active: bool(`${p}.active`, r.active),
       failureThreshold: r.failureThreshold as number | undefined, successThreshold: r.successThreshold as number | undefined,
+      locations, quorum: quorum as ResourceSpec['quorum'],
     });
   });
   list('announcements').forEach((a, i) => {

@@ -1,13 +1,20 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
-import type { AdminResource, HistoryEntry, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import { type AdminResource, type HistoryEntry, type LocationResult, QUORUMS, type ResourcePatch } from '../../src/api/schemas/monitoring.ts';
 import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 
 /** Admins see AdminResource; others the public list item or detail (fields may be absent). */
-type R = Partial<Static<typeof AdminResource>> & { id: number; name: string; incidents?: Array<{ id: number; openedAt: string; resolvedAt: string | null }> };
+type R = Partial<Static<typeof AdminResource>> & {
+  id: number; name: string; incidents?: Array<{ id: number; openedAt: string; resolvedAt: string | null }>; locationResults?: LocationResult[];
+};
+
+/** `office: not_available (503 Service Unavailable)`; an unknown location with its reason. */
+function byLocation(l: LocationResult): string {
+  return l.status === 'available' || !l.message ? `${l.location}: ${l.status}` : `${l.location}: ${l.status} (${l.message})`;
+}
 
 export const view: View<R> = {
   columns: [
@@ -27,6 +34,10 @@ export const view: View<R> = {
     { header: 'THRESHOLDS', get: (r) => (r.failureThreshold === undefined ? undefined : `${r.failureThreshold} down / ${r.successThreshold} up`), wide: true },
     { header: 'MAINTENANCE', get: (r) => (r.inMaintenance === undefined ? undefined : r.inMaintenance ? 'yes' : 'no'), wide: true },
     { header: 'CERT EXPIRES', get: (r) => r.certExpiresAt, wide: true },
+    { header: 'LOCATIONS', get: (r) => r.locations, wide: true },
+    { header: 'QUORUM', get: (r) => r.quorum, wide: true },
+    // The admin detail: the latest result at each location (unknown says why).
+    { header: 'BY LOCATION', get: (r) => r.locationResults?.map(byLocation).join('; '), wide: true },
     // The admin detail's recent incidents (`monctl incidents list --resource NAME` lists them all).
     { header: 'OPEN INCIDENT', get: (r) => r.incidents?.filter((i) => i.resolvedAt === null).map((i) => `#${i.id} since ${i.openedAt}`), wide: true },
     { header: 'CREATED', get: (r) => r.createdAt, wide: true },
@@ -38,6 +49,7 @@ export const historyView: View<HistoryEntry> = {
     { header: 'ID', get: (h) => h.id },
     { header: 'CHECKED', get: (h) => h.checkedAt },
     { header: 'STATUS', get: (h) => h.status, status: true },
+    { header: 'LOCATION', get: (h) => h.location },
     { header: 'MS', get: (h) => h.durationMs },
     { header: 'ERROR', get: (h) => h.errorCode },
     { header: 'MESSAGE', get: (h) => h.message },
@@ -68,7 +80,7 @@ function threshold(flag: string, text: string | undefined): number | undefined {
 interface Flags {
   type?: string; target?: string; interval?: string; group?: string[]; groups?: boolean;
   skipTls?: boolean; recursive?: boolean; active?: boolean; name?: string;
-  failureThreshold?: string; successThreshold?: string;
+  failureThreshold?: string; successThreshold?: string; location?: string[]; quorum?: string;
 }
 
 function resourceFlags(cmd: Command): Command {
@@ -84,7 +96,9 @@ function resourceFlags(cmd: Command): Command {
     .option('--active', 'checked on schedule')
     .option('--inactive', 'not checked')
     .option('--failure-threshold <n>', 'consecutive failed checks that open an incident (1 to 100, default 3)')
-    .option('--success-threshold <n>', 'consecutive good checks that resolve it (1 to 100, default 1)');
+    .option('--success-threshold <n>', 'consecutive good checks that resolve it (1 to 100, default 1)')
+    .option('--location <location>', 'where to check it: daemon, or an agent name or id (repeatable; default daemon)', collect)
+    .option('--quorum <quorum>', `how the locations decide: ${QUORUMS.join(', ')} (default majority)`);
 }
 
 async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<Static<typeof ResourcePatch>> {
@@ -102,6 +116,12 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.inactive) body.active = false;
   if (f.failureThreshold !== undefined) body.failureThreshold = threshold('--failure-threshold', f.failureThreshold);
   if (f.successThreshold !== undefined) body.successThreshold = threshold('--success-threshold', f.successThreshold);
+  if (f.location) body.locations = f.location;
+  if (f.quorum !== undefined) {
+    const q = f.quorum.toLowerCase();
+    if (!(QUORUMS as readonly string[]).includes(q)) throw new MonctlError('usage', `--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`, 2);
+    body.quorum = q as (typeof QUORUMS)[number];
+  }
   return body;
 }
 

@@ -1,4 +1,4 @@
-import type { Agent, Route, Topology } from '../../src/api/schemas/tunnel.ts';
+import type { Agent, ProbeLoad, Route, Topology } from '../../src/api/schemas/tunnel.ts';
 
 /**
  * The topology as the live view keeps it: the SNAPSHOT, then each event of
@@ -6,6 +6,11 @@ import type { Agent, Route, Topology } from '../../src/api/schemas/tunnel.ts';
  * terminal.
  */
 type TopoRoute = Topology['routes'][number];
+
+function upsertBy(list: ProbeLoad[], item: ProbeLoad): ProbeLoad[] {
+  const i = list.findIndex((x) => x.agentId === item.agentId);
+  return i < 0 ? [...list, item] : list.map((x, j) => (j === i ? item : x));
+}
 
 function upsert<T extends { id: number }>(list: T[], item: T): T[] {
   const i = list.findIndex((x) => x.id === item.id);
@@ -56,6 +61,9 @@ export function applyTopologyEvent(topo: Topology | null, kind: string, data: an
     case 'POD_DOWN':
       t.pods = t.pods.filter((p) => p.id !== data.pod.id);
       break;
+    case 'PROBE_LOAD':
+      t.probes = upsertBy(t.probes ?? [], data as ProbeLoad);
+      break;
     default:
       return topo;
   }
@@ -92,6 +100,7 @@ export function describeEvent(kind: string, data: any, topo: Topology | null = n
       case 'REQUEST_COMPLETED': return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.status ?? 'ERR'} in ${data.durationMs} ms (${data.inFlight} in flight)`;
       case 'POD_UP': return `pod ${data.pod.name} up`;
       case 'POD_DOWN': return `pod ${data.pod.name} down`;
+      case 'PROBE_LOAD': return `agent ${agent(data.agentId)} checks ${data.checksPerMinute}/min, ${data.inFlight} in flight${data.skipped ? `, ${data.skipped} skipped` : ''}`;
       default: return JSON.stringify(data);
     }
   })();
@@ -109,7 +118,11 @@ export function topologyTree(t: Topology): TreeLine[] {
   const lines: TreeLine[] = [];
   const routesOf = (agentId: number) => t.routes.filter((r) => r.agentId === agentId);
   const addAgent = (a: Agent, depth: number) => {
-    lines.push({ depth, text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}`, status: a.status });
+    const load = t.probes?.find((p) => p.agentId === a.id);
+    // The probe load of agents that run checks (issue 19).
+    const probes = load && (load.checksPerMinute || load.inFlight || load.skipped)
+      ? `  checks: ${load.checksPerMinute}/min, ${load.inFlight} in flight${load.skipped ? `, ${load.skipped} skipped` : ''}` : '';
+    lines.push({ depth, text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}${probes}`, status: a.status });
     for (const r of routesOf(a.id)) {
       const match = r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`;
       lines.push({ depth: depth + 1, text: `route ${r.name} ${r.type} ${match} -> ${r.target}${r.enabled ? '' : ' (disabled)'}  in flight: ${r.inFlight}` });

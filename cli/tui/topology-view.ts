@@ -56,7 +56,8 @@ export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error)
   useEffect(() => props.subscribe({
     onEvent: (e) => setView((v) => ({
       topology: applyTopologyEvent(v.topology, e.event, e.data),
-      events: [...v.events.slice(-99), describeEvent(e.event, e.data, v.topology)],
+      // Probe loads update the tree; every 5 s in the event pane would drown the events.
+      events: e.event === 'PROBE_LOAD' ? v.events : [...v.events.slice(-99), describeEvent(e.event, e.data, v.topology)],
     })),
     onState: setState,
     onFatal: (err) => {

@@ -4,6 +4,9 @@ import type { RequestContext } from '../http/bind.ts';
 import { getProber } from '../probes/prober.ts';
 import type { ResourceType } from '../probes/types.ts';
 import { toHistoryEntry } from './mappers.ts';
+import { decide, type Quorum } from '../probes/locations.ts';
+import { runRound } from '../probes/rounds.ts';
+import { locationsOfOne } from './locations.ts';
 import { recordResults } from './results.ts';
 import { visibleTo } from './visibility.ts';
 
@@ -31,16 +34,27 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
   return page.map(toHistoryEntry);
 }
 
-/** `POST /api/resources/{id}/check`: probes now, records like a scheduled check, returns the entry. */
+/**
+ * `POST /api/resources/{id}/check`: checks now at every location of the
+ * resource, records like a scheduled round, and returns the history entry of
+ * the first location that checked (in location order). 503 when none could
+ * check (agents disconnected or too old), with their reasons.
+ */
 export async function checkResource({ ctx, params }: RequestContext<Ops['checkResource']>) {
   const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
   if (!row) throw notFound(`Resource ${params.id} does not exist`);
-  const result = await getProber(ctx).probe({
+  const locations = await locationsOfOne(ctx.db, row.id);
+  const input = {
     resourceId: row.id, type: row.resource_type as ResourceType, target: row.target,
     skipTLS: row.skip_tls === 1, recursive: row.recursive === 1,
-  });
-  const [entry] = await recordResults(ctx, [{ resourceId: row.id, result }]);
+  };
+  const checks = await runRound(ctx, getProber(ctx), input, locations, Date.now());
+  const entries = await recordResults(ctx, [{ resourceId: row.id, result: decide(row.quorum as Quorum, checks), checks }]);
+  const exists = entries.length > 0 || await ctx.db.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst();
   // Deleted while the probe ran: nothing was recorded.
-  if (!entry) throw new HttpError(404, 'not-found', `Resource ${params.id} was deleted during the check`);
-  return entry;
+  if (!exists) throw new HttpError(404, 'not-found', `Resource ${params.id} was deleted during the check`);
+  if (entries.length === 0) {
+    throw new HttpError(503, 'location-unavailable', `No location could check resource ${params.id}: ${checks.map((c) => c.result.message).join('; ')}`);
+  }
+  return entries[0];
 }

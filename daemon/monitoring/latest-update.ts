@@ -7,11 +7,12 @@ import type { Database } from '../store/schema.ts';
 export interface LatestUpdate extends AlertColumns {
   id: number;
   current_status: string;
-  latest_check_status: string;
-  latest_checked_at: number;
-  latest_message: string;
+  /** Null only while a resource has never been checked (an undecided round keeps them as they are). */
+  latest_check_status: string | null;
+  latest_checked_at: number | null;
+  latest_message: string | null;
   latest_error_code: string | null;
-  latest_duration_ms: number;
+  latest_duration_ms: number | null;
 }
 
 /** Rows per statement: 14 columns x 2 parameters x 64 rows stays far below every dialect's limit. */

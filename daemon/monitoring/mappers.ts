@@ -1,10 +1,13 @@
 import type { Selectable } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type {
-  AdminResource, CheckStatus, Group, HistoryEntry, Resource, ResourceDetail, ResourceListItem, ResourceType, Visibility,
+  AdminResource, CheckStatus, Group, HistoryEntry, Quorum, Resource, ResourceDetail, ResourceListItem, ResourceType, Visibility,
 } from '../../src/api/schemas/monitoring.ts';
+import { QUORUMS } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { CheckHistoryTable, GroupsTable, ResourcesTable } from '../store/schema.ts';
+import { DAEMON_LOCATION, type Location } from '../probes/locations.ts';
+import { locationNames } from './locations.ts';
 import { effectiveStatus } from './results.ts';
 
 /** Database rows to the API's JSON shapes. */
@@ -51,12 +54,16 @@ export function toDetail(row: ResourceRow, groups: GroupRef[]): Static<typeof Re
   };
 }
 
-/** The admin view: the detail plus the schedule, the incident thresholds, maintenance and the certificate. */
-export function toAdminResource(row: ResourceRow, groups: GroupRef[], inMaintenance: boolean): Static<typeof AdminResource> {
+/**
+ * The admin view: the detail plus the schedule, the incident thresholds, maintenance, the certificate,
+ * and where it is checked (`locations`: names, the daemon alone when none are given).
+ */
+export function toAdminResource(row: ResourceRow, groups: GroupRef[], inMaintenance: boolean, locations: readonly Location[] = [DAEMON_LOCATION]): Static<typeof AdminResource> {
   return {
     ...toDetail(row, groups), intervalSeconds: row.interval_seconds,
     failureThreshold: Number(row.failure_threshold), successThreshold: Number(row.success_threshold),
     inMaintenance, certExpiresAt: formatNullable(row.cert_expires_at === null ? null : Number(row.cert_expires_at)),
+    locations: locationNames(locations), quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? row.quorum as Quorum : 'majority',
   };
 }
 
@@ -68,6 +75,7 @@ export function toHistoryEntry(row: Selectable<CheckHistoryTable>): HistoryEntry
     errorCode: row.error_code,
     checkedAt: formatDateTime(row.checked_at),
     durationMs: row.duration_ms,
+    location: row.location ?? 'daemon',
   };
 }
 

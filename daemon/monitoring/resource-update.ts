@@ -11,13 +11,15 @@ import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
 import { toAdminResource } from './mappers.ts';
 import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
+import { locationsOfOne, resolveLocations, sameLocations, setLocations } from './locations.ts';
 import { effectiveStatus } from './results.ts';
 import type { MonitoringState } from './state.ts';
 
 /**
  * `PATCH /api/resources/{id}`: any subset of the fields. A change of what is
- * probed (type, target, skipTLS, recursive) makes `currentStatus` unknown
- * until the next check, and any change reschedules the resource at once.
+ * probed (type, target, skipTLS, recursive) or of where (locations) makes
+ * `currentStatus` unknown until the next check, and any change reschedules
+ * the resource at once.
  */
 export async function updateResource(
   state: MonitoringState,
@@ -38,6 +40,8 @@ export async function updateResource(
       checkResourceShape(type, target, recursive);
     }
     const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
+    const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
+    const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
     if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
 
     const active = body.active ?? before.active === 1;
@@ -51,9 +55,10 @@ export async function updateResource(
     if (body.active !== undefined) set.active = body.active ? 1 : 0;
     if (body.failureThreshold !== undefined) set.failure_threshold = body.failureThreshold;
     if (body.successThreshold !== undefined) set.success_threshold = body.successThreshold;
-    // The latest result was about the old target: the status is unknown until the next check.
+    if (body.quorum !== undefined) set.quorum = body.quorum;
+    // The latest result was about the old target (or was decided by other locations): unknown until the next check.
+    if (probed || moved) set.current_status = 'unknown';
     if (probed) {
-      set.current_status = 'unknown';
       // A new target has its own certificate: CERT_EXPIRING starts again for it.
       set.cert_expires_at = null;
       set.cert_alerted_days = null;
@@ -61,6 +66,7 @@ export async function updateResource(
     const incidents = before.active === 1 && !active ? await stopWatching(trx, params.id, 'deactivated', now) : [];
     const row = await trx.updateTable('resources').set(set).where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
     if (groupIds !== undefined) await setGroups(trx, params.id, groupIds);
+    if (locations !== undefined) await setLocations(trx, params.id, locations);
     return { row, before, incidents };
   }).catch((err: unknown) => {
     throw uniqueViolation(err, 'name') ?? err;
@@ -76,5 +82,5 @@ export async function updateResource(
     ctx.events.channel(MONITORING_CHANNEL).publish(STATUS_CHANGED, change);
   }
   const maintenance = await maintenanceOf(ctx);
-  return toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id));
+  return toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id), await locationsOfOne(ctx.db, row.id));
 }

@@ -1,6 +1,7 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
 import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
+import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from './locations.ts';
 import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
 import { updateResource } from './resource-update.ts';
 import type { HandlersOf, MonitoringState } from './state.ts';
@@ -37,16 +38,18 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     async listAdminResources({ ctx }) {
       const rows = await ctx.db.selectFrom('resources').selectAll().orderBy('id').execute();
       const groups = await groupsOf(ctx.db);
+      const locations = await locationsOf(ctx.db);
       const maintenance = await maintenanceOf(ctx);
-      return rows.map((row) => toAdminResource(row, groups.get(row.id) ?? [], maintenance(row.id)));
+      return rows.map((row) => toAdminResource(row, groups.get(row.id) ?? [], maintenance(row.id), locations.get(row.id)));
     },
 
     async getAdminResource({ ctx, params }) {
       const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
       if (!row) throw notFound(`Resource ${params.id} does not exist`);
       const maintenance = await maintenanceOf(ctx);
-      const admin = toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id));
-      return { ...admin, incidents: await recentIncidents(ctx.db, row.id) };
+      const locations = await locationsOfOne(ctx.db, row.id);
+      const admin = toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id), locations);
+      return { ...admin, incidents: await recentIncidents(ctx.db, row.id), locationResults: await locationResults(ctx.db, row, locations) };
     },
 
     async createResource({ ctx, body }) {
@@ -56,17 +59,19 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
       const now = Date.now();
       const row = await ctx.db.transaction().execute(async (trx) => {
         const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
+        const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
         await checkNameFree(trx, body.name);
         const created = await trx.insertInto('resources').values({
           name: body.name, resource_type: body.resourceType, target: body.target,
           skip_tls: body.skipTLS ? 1 : 0, recursive: recursive ? 1 : 0, active: active ? 1 : 0,
           interval_seconds: body.intervalSeconds ?? 60, created_at: now, updated_at: now,
-          failure_threshold: body.failureThreshold ?? 3, success_threshold: body.successThreshold ?? 1,
+          failure_threshold: body.failureThreshold ?? 3, success_threshold: body.successThreshold ?? 1, quorum: body.quorum ?? 'majority',
           // A new active resource is due at once; the scheduler hears about it on the bus.
           next_run_at: active ? now : null, current_status: 'unknown',
           latest_check_status: null, latest_checked_at: null, latest_message: null, latest_error_code: null, latest_duration_ms: null,
         }).returningAll().executeTakeFirstOrThrow();
         await setGroups(trx, created.id, groupIds);
+        if (locations) await setLocations(trx, created.id, locations);
         return created;
       }).catch((err: unknown) => {
         throw uniqueViolation(err, 'name') ?? err;
@@ -86,6 +91,8 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
         // Explicit rather than relying on ON DELETE CASCADE alone: large histories go in one statement.
         await trx.deleteFrom('check_history').where('resource_id', '=', params.id).execute();
         await trx.deleteFrom('resource_groups').where('resource_id', '=', params.id).execute();
+        await trx.deleteFrom('resource_locations').where('resource_id', '=', params.id).execute();
+        await trx.deleteFrom('location_results').where('resource_id', '=', params.id).execute();
         await trx.deleteFrom('resources').where('id', '=', params.id).execute();
         return incidents;
       });

@@ -5,16 +5,30 @@ import {
 import { formatDateTime } from '../../src/time.ts';
 import { applyIncidents, ENGINE_COLUMNS, type EngineRow } from '../alerts/incidents/engine.ts';
 import type { DaemonContext } from '../context.ts';
+import { DAEMON, type LocationCheck } from '../probes/locations.ts';
 import type { ProbeResult } from '../probes/types.ts';
 import { shapedChunks } from '../store/batches.ts';
 import { type LatestUpdate, updateLatest } from './latest-update.ts';
+import { recordLocationResults } from './location-results.ts';
 
 export type { HistoryEntry };
+
+/**
+ * One round of checks of one resource: `result` decides its status (the
+ * quorum's verdict, daemon/probes/locations.ts); `checks` are the locations'
+ * own results, recorded in history. Without `checks`, `result` is the
+ * daemon's own check (a resource checked by the daemon alone).
+ */
+export interface RoundRecord {
+  resourceId: number;
+  result: ProbeResult;
+  checks?: LocationCheck[];
+}
 
 /** Rows per statement: 6 parameters a row stays well under every dialect's bind-parameter limit. */
 const MAX_ROWS = 256;
 
-const CURRENT: Record<ProbeResult['status'], Exclude<CurrentStatus, 'inactive'>> = {
+export const CURRENT: Record<ProbeResult['status'], Exclude<CurrentStatus, 'inactive'>> = {
   AVAILABLE: 'available',
   NOT_AVAILABLE: 'not_available',
   UNKNOWN: 'unknown',
@@ -46,6 +60,21 @@ function checkedAt(result: ProbeResult): number {
 
 const chunks = <T>(items: T[]) => shapedChunks(items, MAX_ROWS);
 
+/** A history row being written: one location's check of one resource. */
+interface Checked { id: number; resourceId: number; location: string; result: ProbeResult }
+
+const LATEST_COLUMNS = ['current_status', 'latest_check_status', 'latest_message', 'latest_error_code', 'latest_duration_ms'] as const;
+type LatestRow = { current_status: string; latest_check_status: string | null; latest_message: string | null; latest_error_code: string | null; latest_duration_ms: number | null };
+
+/** The latest-check columns as they are (the CASE update writes every column of every row). */
+function keptLatest(row: EngineRow & LatestRow) {
+  return {
+    latest_check_status: row.latest_check_status, latest_checked_at: row.latest_checked_at === null ? null : Number(row.latest_checked_at),
+    latest_message: row.latest_message, latest_error_code: row.latest_error_code,
+    latest_duration_ms: row.latest_duration_ms === null ? null : Number(row.latest_duration_ms),
+  };
+}
+
 /**
  * The result writer: records a batch of probe results in ONE transaction
  * (history rows, each resource's latest_* fields and current_status), skips
@@ -54,34 +83,36 @@ const chunks = <T>(items: T[]) => shapedChunks(items, MAX_ROWS);
  * `STATUS_CHANGED` where `currentStatus` moved and `INCIDENT_*` where an
  * incident opened or resolved. Returns the history entries of the recorded items, in input order.
  */
-export async function recordResults(
-  ctx: DaemonContext,
-  items: Array<{ resourceId: number; result: ProbeResult }>,
-): Promise<HistoryEntry[]> {
+export async function recordResults(ctx: DaemonContext, items: RoundRecord[]): Promise<HistoryEntry[]> {
   if (items.length === 0) return [];
   const ids = [...new Set(items.map((i) => i.resourceId))];
 
   const { recorded, changes, incidents } = await ctx.db.transaction().execute(async (trx) => {
-    const current = new Map<number, EngineRow & { current_status: string }>();
+    const current = new Map<number, EngineRow & LatestRow>();
     for (const part of chunks(ids)) {
       const rows = await trx.selectFrom('resources')
-        .select([...ENGINE_COLUMNS, 'current_status'])
+        .select([...ENGINE_COLUMNS, ...LATEST_COLUMNS])
         .where('id', 'in', part).execute();
       for (const row of rows) current.set(row.id, row);
     }
     const kept = items.filter((i) => current.has(i.resourceId));
-    if (kept.length === 0) return { recorded: [] as Array<{ id: number; item: (typeof items)[number] }>, changes: [], incidents: undefined };
+    if (kept.length === 0) return { recorded: [] as Checked[], changes: [], incidents: undefined };
 
+    // History: each location's check that ran (one that could not check has its `unknown` in location_results only).
+    const checked: Checked[] = kept.flatMap(({ resourceId, result, checks }) => (checks
+      ? checks.filter((c) => c.ran).map((c) => ({ id: 0, resourceId, location: c.location.name, result: c.result }))
+      : [{ id: 0, resourceId, location: DAEMON, result }]));
     // Multi-row inserts; ids come back per resource in ascending order, which is insertion order.
     const idsByResource = new Map<number, number[]>();
-    for (const part of chunks(kept)) {
-      const rows = await trx.insertInto('check_history').values(part.map(({ resourceId, result }) => ({
+    for (const part of chunks(checked)) {
+      const rows = await trx.insertInto('check_history').values(part.map(({ resourceId, location, result }) => ({
         resource_id: resourceId,
         status: historyStatus(result.status),
         message: result.message,
         error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
         checked_at: checkedAt(result),
         duration_ms: millis(result.durationMs),
+        location: location === DAEMON ? null : location,
       }))).returning(['id', 'resource_id']).execute();
       for (const row of rows) {
         const list = idsByResource.get(row.resource_id) ?? [];
@@ -90,30 +121,36 @@ export async function recordResults(
       }
     }
     for (const list of idsByResource.values()) list.sort((a, b) => a - b);
-    const recorded = kept.map((item) => ({ id: idsByResource.get(item.resourceId)!.shift()!, item }));
+    for (const c of checked) c.id = idsByResource.get(c.resourceId)!.shift()!;
+    await recordLocationResults(trx, kept);
 
-    // The newest result per resource wins; an older one arriving late only adds history.
-    const latest = new Map<number, ProbeResult>();
-    for (const { resourceId, result } of kept) {
-      const seen = latest.get(resourceId);
-      if (!seen || result.checkedAt >= seen.checkedAt) latest.set(resourceId, result);
+    // The newest round per resource wins; an older one arriving late only adds history.
+    const latest = new Map<number, RoundRecord>();
+    for (const item of kept) {
+      const seen = latest.get(item.resourceId);
+      if (!seen || item.result.checkedAt >= seen.result.checkedAt) latest.set(item.resourceId, item);
     }
     // Streaks, incidents (with their outbox events) and certificate expiry: issue 15, daemon/alerts/.
     const incidents = await applyIncidents(trx, ctx, current, kept);
     const changes: StatusChanged[] = [];
     const updates: LatestUpdate[] = [];
-    for (const [resourceId, result] of latest) {
+    for (const [resourceId, { result, checks }] of latest) {
       const row = current.get(resourceId)!;
       if (row.latest_checked_at !== null && result.checkedAt < row.latest_checked_at) continue;
       const to = CURRENT[result.status];
+      // An undecided round whose locations did not all check keeps the latest verdict's
+      // columns (latestCheckStatus stays the seed's two values): only the status turns unknown.
+      const verdict = result.status !== 'UNKNOWN' || !checks || (checks.length === 1 && checks[0].ran);
       updates.push({
         id: resourceId,
         current_status: to,
-        latest_check_status: historyStatus(result.status),
-        latest_checked_at: checkedAt(result),
-        latest_message: result.message,
-        latest_error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
-        latest_duration_ms: millis(result.durationMs),
+        ...(verdict ? {
+          latest_check_status: historyStatus(result.status),
+          latest_checked_at: checkedAt(result),
+          latest_message: result.message,
+          latest_error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
+          latest_duration_ms: millis(result.durationMs),
+        } : keptLatest(row)),
         ...incidents.columns(resourceId),
       });
       const from = effectiveStatus(row.active, row.current_status);
@@ -121,13 +158,12 @@ export async function recordResults(
       if (from !== now) changes.push({ resourceId, name: row.name, from, to: now, at: formatDateTime(checkedAt(result)) });
     }
     await updateLatest(trx, updates);
-    return { recorded, changes, incidents };
+    return { recorded: checked, changes, incidents };
   });
 
   const channel = ctx.events.channel(MONITORING_CHANNEL);
   const entries: HistoryEntry[] = [];
-  for (const { id, item } of recorded) {
-    const { result } = item;
+  for (const { id, resourceId, location, result } of recorded) {
     const entry: HistoryEntry = {
       id,
       status: historyStatus(result.status),
@@ -135,9 +171,10 @@ export async function recordResults(
       errorCode: result.status === 'AVAILABLE' ? null : result.errorCode,
       checkedAt: formatDateTime(checkedAt(result)),
       durationMs: millis(result.durationMs),
+      location,
     };
     entries.push(entry);
-    const event: CheckCompleted = { resourceId: item.resourceId, historyId: id, ...withoutId(entry) };
+    const event: CheckCompleted = { resourceId, historyId: id, ...withoutId(entry) };
     channel.publish(CHECK_COMPLETED, event);
   }
   for (const change of changes) channel.publish(STATUS_CHANGED, change);

@@ -1,4 +1,4 @@
-import { parseImageReference, parseNamespace } from './docker/reference.ts';
+import { parseImageReference, parseNamespace } from '../../src/probes/docker/reference.ts';
 import type { ProbeInput } from './types.ts';
 
 /** The host a check talks to (`host:port`), for the per-host concurrency cap. */

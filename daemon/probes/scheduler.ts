@@ -1,16 +1,23 @@
 import type { DaemonContext } from '../context.ts';
+import { locationsOf, sameLocations } from '../monitoring/locations.ts';
 import type { ProbeConfig } from './config.ts';
 import { DueHeap } from './heap.ts';
 import { hostKey } from './host-key.ts';
+import { DAEMON, DAEMON_LOCATION, decide, type Location, type LocationCheck, type Quorum } from './locations.ts';
 import { type ProbeMetrics, statusValue } from './metrics.ts';
 import type { Prober } from './prober.ts';
-import type { ProbeInput, ProbeResult, ResourceType } from './types.ts';
+import { runRound } from './rounds.ts';
+import type { ProbeInput, ResourceType } from './types.ts';
 import { BatchWriter } from './writer.ts';
 
 interface Entry {
   input: ProbeInput;
   intervalMs: number;
   host: string;
+  /** Where it is checked (issue 19); `local`: the daemon is one of them (its checks take the daemon's caps). */
+  locations: Location[];
+  quorum: Quorum;
+  local: boolean;
   /** Bumped on every reschedule; heap items of older versions are stale. */
   version: number;
   /** The next time it is due. */
@@ -18,7 +25,9 @@ interface Entry {
   removed: boolean;
 }
 
-interface Row { id: number; resource_type: string; target: string; skip_tls: number; recursive: number; interval_seconds: number; next_run_at: number | null; active: number }
+interface Row { id: number; resource_type: string; target: string; skip_tls: number; recursive: number; interval_seconds: number; next_run_at: number | null; active: number; quorum: string }
+
+const COLUMNS = ['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active', 'quorum'] as const;
 
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
@@ -29,6 +38,12 @@ const MAX_SPREAD_MS = 5 * 60_000;
  * previous due time plus the interval, whatever the check's duration. A
  * global and a per-host cap bound concurrent checks; excess due checks wait
  * in the heap (global) or a per-host FIFO.
+ *
+ * Each due time starts one round: the check at every location of the
+ * resource at once (daemon/probes/rounds.ts); an agent location goes over
+ * the agent's tunnel. The caps are the daemon's own: a round checked only by
+ * agents takes none (each agent bounds its own), and the quorum decides the
+ * round's status (daemon/probes/locations.ts).
  */
 export class Scheduler {
   private readonly ctx: DaemonContext;
@@ -42,6 +57,8 @@ export class Scheduler {
   private readonly hostRunning = new Map<string, number>();
   private readonly hostWaiting = new Map<string, Array<{ entry: Entry; due: number }>>();
   private running = 0;
+  /** Rounds checked by agents only: not under the daemon's caps. */
+  private remote = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private writer: BatchWriter | undefined;
@@ -67,9 +84,8 @@ export class Scheduler {
     this.writer = new BatchWriter(this.ctx);
     this.ctx.bus.on('resource.changed', this.onChanged);
     this.ctx.bus.on('resource.deleted', this.onDeleted);
-    const rows = await this.ctx.db.selectFrom('resources')
-      .select(['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active'])
-      .where('active', '=', 1).execute();
+    const rows = await this.ctx.db.selectFrom('resources').select(COLUMNS).where('active', '=', 1).execute();
+    const locations = await locationsOf(this.ctx.db);
     const now = Date.now();
     for (const row of rows) {
       const intervalMs = row.interval_seconds * 1000;
@@ -77,7 +93,7 @@ export class Scheduler {
       const due = row.next_run_at !== null && Number(row.next_run_at) >= now
         ? Number(row.next_run_at)
         : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
-      this.upsert(row as Row, due);
+      this.upsert(row as Row, due, locations.get(row.id));
     }
     this.ctx.log.info({ resources: rows.length }, 'probe scheduler started');
     this.pump();
@@ -90,7 +106,7 @@ export class Scheduler {
     this.ctx.bus.off('resource.changed', this.onChanged);
     this.ctx.bus.off('resource.deleted', this.onDeleted);
     clearTimeout(this.timer);
-    if (this.running > 0) {
+    if (this.running + this.remote > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(this.config.httpTimeoutMs, 5_000));
         this.idle.add(() => {
@@ -103,7 +119,7 @@ export class Scheduler {
     this.closed = true;
   }
 
-  private upsert(row: Row, due: number): void {
+  private upsert(row: Row, due: number, locations: Location[] = [DAEMON_LOCATION]): void {
     const input: ProbeInput = {
       resourceId: row.id, type: row.resource_type as ResourceType, target: row.target,
       skipTLS: row.skip_tls === 1, recursive: row.recursive === 1,
@@ -112,9 +128,14 @@ export class Scheduler {
     const entry: Entry = {
       // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.
       input, intervalMs: Math.max(1, row.interval_seconds) * 1000, host: hostKey(input),
+      locations, quorum: row.quorum as Quorum, local: locations.some((l) => l.agentId === 0),
       version: (old?.version ?? 0) + 1, due, removed: false,
     };
-    if (old) old.removed = true;
+    if (old) {
+      old.removed = true;
+      const gone = old.locations.filter((l) => !locations.some((n) => n.agentId === l.agentId));
+      if (gone.length) this.metrics.forget(row.id, old.input.type, gone.map((l) => l.name));
+    }
     this.entries.set(row.id, entry);
     this.heap.push({ due, id: row.id, version: entry.version });
     this.writer!.setNextRun(row.id, due);
@@ -128,7 +149,7 @@ export class Scheduler {
     entry.removed = true;
     this.entries.delete(id);
     this.writer?.forget(id);
-    this.metrics.forget(id, entry.input.type);
+    this.metrics.forget(id, entry.input.type, entry.locations.map((l) => l.name));
     this.metrics.scheduled.set(this.entries.size);
   }
 
@@ -147,9 +168,8 @@ export class Scheduler {
     this.pendingReload.clear();
     for (let i = 0; i < ids.length && !this.stopped; i += 500) {
       const part = ids.slice(i, i + 500);
-      const rows = await this.ctx.db.selectFrom('resources')
-        .select(['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active'])
-        .where('id', 'in', part).execute();
+      const rows = await this.ctx.db.selectFrom('resources').select(COLUMNS).where('id', 'in', part).execute();
+      const locations = await locationsOf(this.ctx.db, part);
       if (this.stopped) return;
       const found = new Set(rows.map((r) => r.id));
       for (const id of part) if (!found.has(id)) this.remove(id);
@@ -159,11 +179,13 @@ export class Scheduler {
           continue;
         }
         const old = this.entries.get(row.id);
+        const where = locations.get(row.id) ?? [DAEMON_LOCATION];
         const same = old && old.input.type === row.resource_type && old.input.target === row.target
           && old.input.skipTLS === (row.skip_tls === 1) && old.input.recursive === (row.recursive === 1)
-          && old.intervalMs === Math.max(1, row.interval_seconds) * 1000;
+          && old.intervalMs === Math.max(1, row.interval_seconds) * 1000
+          && old.quorum === row.quorum && sameLocations(old.locations, where);
         if (same) continue;
-        this.upsert(row, Date.now()); // new or changed: check now, then at its interval
+        this.upsert(row as Row, Date.now(), where); // new or changed: check now, then at its interval
       }
     }
     this.pump();
@@ -189,12 +211,15 @@ export class Scheduler {
   private pump(): void {
     if (this.stopped) return;
     const now = Date.now();
-    while (this.running < this.config.concurrency) {
+    for (;;) {
       const top = this.heap.peek();
       if (!top || top.due > now) break;
-      this.heap.pop();
       const entry = this.entries.get(top.id);
-      if (!entry || entry.version !== top.version || entry.removed) continue;
+      const stale = !entry || entry.version !== top.version || entry.removed;
+      // The global cap holds back the daemon's own checks; rounds of agents only are bounded by each agent.
+      if (!stale && entry.local && this.running >= this.config.concurrency) break;
+      this.heap.pop();
+      if (stale) continue;
       // Fixed rate: the next run keeps the phase of this one; missed beats are skipped, not bunched.
       let next = top.due + entry.intervalMs;
       if (next <= now) next += Math.ceil((now - next + 1) / entry.intervalMs) * entry.intervalMs;
@@ -203,7 +228,7 @@ export class Scheduler {
       this.writer!.setNextRun(top.id, next);
       if (this.busy.has(top.id)) continue; // the previous check is still running: skip this beat
       this.busy.add(top.id);
-      if ((this.hostRunning.get(entry.host) ?? 0) >= this.config.perHostConcurrency) {
+      if (entry.local && (this.hostRunning.get(entry.host) ?? 0) >= this.config.perHostConcurrency) {
         const queue = this.hostWaiting.get(entry.host) ?? [];
         queue.push({ entry, due: top.due });
         this.hostWaiting.set(entry.host, queue);
@@ -215,34 +240,50 @@ export class Scheduler {
   }
 
   private run(entry: Entry, due: number): void {
-    this.running++;
-    this.hostRunning.set(entry.host, (this.hostRunning.get(entry.host) ?? 0) + 1);
-    this.metrics.inFlight.set(this.running);
-    this.metrics.lag.observe(Math.max(0, Date.now() - due) / 1000);
+    if (entry.local) {
+      this.running++;
+      this.hostRunning.set(entry.host, (this.hostRunning.get(entry.host) ?? 0) + 1);
+      this.metrics.inFlight.set(this.running);
+      this.metrics.lag.observe({ location: DAEMON }, Math.max(0, Date.now() - due) / 1000);
+    } else {
+      this.remote++;
+    }
     this.onRun?.(entry.input.resourceId, due);
-    void this.prober.probe(entry.input).then((result) => this.done(entry, result));
+    // An agent's lag counts until its check started there, its queue included.
+    const started = (location: Location, delayMs: number) => this.metrics.lag.observe({ location: location.name }, Math.max(0, delayMs) / 1000);
+    void runRound(this.ctx, this.prober, entry.input, entry.locations, due, started).then((checks) => this.done(entry, checks));
   }
 
-  private done(entry: Entry, result: ProbeResult): void {
-    this.running--;
+  private done(entry: Entry, checks: LocationCheck[]): void {
+    if (entry.local) {
+      this.running--;
+      const left = (this.hostRunning.get(entry.host) ?? 1) - 1;
+      if (left > 0) this.hostRunning.set(entry.host, left);
+      else this.hostRunning.delete(entry.host);
+      this.metrics.inFlight.set(this.running);
+    } else {
+      this.remote--;
+    }
     this.busy.delete(entry.input.resourceId);
-    const left = (this.hostRunning.get(entry.host) ?? 1) - 1;
-    if (left > 0) this.hostRunning.set(entry.host, left);
-    else this.hostRunning.delete(entry.host);
-    this.metrics.inFlight.set(this.running);
-    if (this.running === 0) for (const resolve of this.idle) resolve();
+    if (this.running + this.remote === 0) for (const resolve of this.idle) resolve();
     if (this.closed) return;
 
     const { type, resourceId } = entry.input;
-    const seconds = result.durationMs / 1000;
-    this.metrics.duration.observe({ type }, seconds);
-    this.metrics.checks.inc({ type, status: result.status });
-    if (result.status !== 'AVAILABLE') this.metrics.failures.inc({ type });
-    if (!entry.removed || this.entries.has(resourceId)) {
-      this.metrics.status.set({ resource_id: String(resourceId), type }, statusValue(result.status));
-      this.metrics.lastDuration.set({ resource_id: String(resourceId), type }, seconds);
+    const current = !entry.removed || this.entries.has(resourceId);
+    for (const { location, ran, result } of checks) {
+      const labels = { type, location: location.name };
+      const seconds = result.durationMs / 1000;
+      if (ran) {
+        this.metrics.duration.observe(labels, seconds);
+        this.metrics.checks.inc({ ...labels, status: result.status });
+        if (result.status !== 'AVAILABLE') this.metrics.failures.inc(labels);
+      }
+      if (current) {
+        this.metrics.status.set({ resource_id: String(resourceId), ...labels }, ran ? statusValue(result.status) : statusValue('UNKNOWN'));
+        if (ran) this.metrics.lastDuration.set({ resource_id: String(resourceId), ...labels }, seconds);
+      }
     }
-    this.writer!.addResult(resourceId, result);
+    this.writer!.addResult(resourceId, decide(entry.quorum, checks), checks);
 
     if (this.stopped) return;
     const queue = this.hostWaiting.get(entry.host);

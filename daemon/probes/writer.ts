@@ -1,5 +1,6 @@
 import type { DaemonContext } from '../context.ts';
-import { recordResults } from '../monitoring/results.ts';
+import { type RoundRecord, recordResults } from '../monitoring/results.ts';
+import type { LocationCheck } from './locations.ts';
 import { persistNextRuns } from './next-runs.ts';
 import type { ProbeResult } from './types.ts';
 
@@ -16,7 +17,7 @@ const PERSIST_MS = 5_000;
  */
 export class BatchWriter {
   private readonly ctx: DaemonContext;
-  private results: Array<{ resourceId: number; result: ProbeResult }> = [];
+  private results: RoundRecord[] = [];
   private nextRuns = new Map<number, number>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly persistTimer: NodeJS.Timeout;
@@ -29,9 +30,10 @@ export class BatchWriter {
     this.persistTimer.unref();
   }
 
-  addResult(resourceId: number, result: ProbeResult): void {
+  /** A round: the decided `result` and, for history, each location's `checks`. */
+  addResult(resourceId: number, result: ProbeResult, checks?: LocationCheck[]): void {
     if (this.closed) return;
-    this.results.push({ resourceId, result });
+    this.results.push({ resourceId, result, checks });
     if (this.results.length >= BATCH) this.flushResults();
     else this.flushTimer ??= setTimeout(() => this.flushResults(), FLUSH_MS);
   }

@@ -13,6 +13,8 @@ export interface Database {
   resources: ResourcesTable;
   resource_groups: ResourceGroupsTable;
   check_history: CheckHistoryTable;
+  resource_locations: ResourceLocationsTable;
+  location_results: LocationResultsTable;
   check_rollups_hourly: CheckRollupsTable;
   check_rollups_daily: CheckRollupsTable;
   announcements: AnnouncementsTable;
@@ -105,6 +107,23 @@ export interface ResourcesTable {
   fail_since: number | null;
   fail_message: string | null;
   fail_error_code: string | null;
+  /** How the locations' results decide the status (migration 0013): `any`, `majority` or `all`. */
+  quorum: Generated<string>;
+}
+
+/** Where a resource is checked (migration 0013); `agent_id` null is the daemon. No rows: the daemon alone. */
+export interface ResourceLocationsTable { resource_id: number; position: number; agent_id: number | null }
+
+/** The latest result of each location of a resource (migration 0013); `agent_id` 0 is the daemon. */
+export interface LocationResultsTable {
+  resource_id: number;
+  agent_id: number;
+  /** `available` | `not_available` | `unknown` */
+  status: string;
+  message: string | null;
+  error_code: string | null;
+  checked_at: number;
+  duration_ms: number;
 }
 
 export interface ResourceGroupsTable { resource_id: number; group_id: number }
@@ -117,6 +136,8 @@ export interface CheckHistoryTable {
   error_code: string | null;
   checked_at: number;
   duration_ms: number;
+  /** The location that checked: an agent's name, or null for the daemon (migration 0013). */
+  location: string | null;
 }
 
 /** A summary of one resource's checks in one hour or one UTC day (migration 0005). */

@@ -39,6 +39,13 @@ export const agentHandlers: Handlers = {
     const { agent, routes, incidents } = await ctx.db.transaction().execute(async (trx) => {
       const agent = await trx.selectFrom('agents').select(['id', 'name']).where('id', '=', params.id).executeTakeFirst();
       if (!agent) throw notFound(`Agent ${params.id} does not exist`);
+      // A location of resources (issue 19): deleting it would silently change where they are checked.
+      const using = await trx.selectFrom('resource_locations as l').innerJoin('resources as r', 'r.id', 'l.resource_id')
+        .select('r.name').where('l.agent_id', '=', params.id).orderBy('r.id').limit(11).execute();
+      if (using.length) {
+        const names = using.slice(0, 10).map((r) => r.name).join(', ') + (using.length > 10 ? ', …' : '');
+        throw conflict(`Agent ${agent.name} is a check location of resources ${names}: change their locations first`);
+      }
       const routes = await trx.selectFrom('routes').select(['id', 'name']).where('agent_id', '=', params.id).orderBy('id').execute();
       const incidents = await stopWatchingAgent(trx, params.id);
       // Routes and their logs go with the agent (foreign keys cascade).

@@ -31,6 +31,7 @@ export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
     agents: agentRows.map(toAgent),
     routes: routeRows.map((row) => ({ ...toRoute(row), inFlight: Math.max(0, ctx.tunnel.inFlight(Number(row.id)) | 0) })),
     edges,
+    probes: agentRows.map((row) => ctx.tunnel.probeLoad(Number(row.id))),
   };
 }
 

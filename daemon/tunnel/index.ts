@@ -5,6 +5,7 @@ import { type EdgeDeps, forwardHttp } from './edge-http.ts';
 import { forwardUpgrade } from './edge-upgrade.ts';
 import { Observer } from './observe.ts';
 import { RouteTable } from './route-table.ts';
+import { AgentProbes } from './remote-probes.ts';
 import { AgentSessions } from './sessions.ts';
 import { TcpListeners } from './tcp-listeners.ts';
 
@@ -20,6 +21,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const observer = new Observer(ctx);
   const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
   const tcp = new TcpListeners(ctx, sessions, observer);
+  const probes = new AgentProbes(ctx, sessions);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
   const deps: EdgeDeps = { ctx, table, sessions, observer };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
@@ -28,6 +30,8 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
     inFlight: (routeId) => observer.inFlight(routeId),
     disconnectAgent: (agentId, reason) => sessions.disconnect(agentId, reason),
     routesChanged: () => void table.reload(),
+    probeAgent: (agentId, name, check) => probes.probe(agentId, name, check),
+    probeLoad: (agentId) => probes.load(agentId),
   };
   ctx.tunnel = control;
   // Load now (the database is open): the edge is served from the first request on.
@@ -36,6 +40,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   let drained: Promise<void> | undefined;
   const drain = () => {
     drained ??= (async () => {
+      probes.close();
       tcp.closeAll();
       await sessions.closeAll(DRAIN_GRACE_MS);
     })();

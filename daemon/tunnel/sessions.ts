@@ -9,6 +9,7 @@ import {
   TUNNEL_UPGRADE,
 } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
+import { parseProbesHeader, PROBES_HEADER, type ProbeSupport } from '../../src/tunnel/probe-protocol.ts';
 import { findAgentByToken } from '../tunnel-admin/agent-auth.ts';
 import { markConnected, markDisconnected, markSeen } from '../tunnel-admin/agent-status.ts';
 import { DialGuard } from './dial-guard.ts';
@@ -26,6 +27,10 @@ export interface Link {
   targetTimeoutMs: number;
   /** Keep-alive HTTP connections per target (key: host, port, tls). */
   pools: Map<string, TargetPool>;
+  /** What the agent said about remote checks on its dial (issue 19); undefined: it runs none. */
+  probes?: ProbeSupport;
+  /** The agent's version, as it said on its dial. */
+  version?: string;
 }
 
 /** Used when an agent does not say its target timeout. */
@@ -129,8 +134,10 @@ export class AgentSessions {
     collectBuffersSooner(4);
     const mux = new MuxSession(socket, { opener: true });
     const announced = Number(req.headers[TARGET_TIMEOUT_HEADER]);
+    const dialVersion = req.headers[AGENT_VERSION_HEADER];
     const link: Link = {
       agentId, mux, superseded: false, reason: 'connection closed', pools: new Map(),
+      probes: parseProbesHeader(req.headers[PROBES_HEADER]), version: typeof dialVersion === 'string' ? dialVersion : undefined,
       targetTimeoutMs: Number.isFinite(announced) && announced > 0 ? Math.min(announced, 3_600_000) : DEFAULT_TARGET_TIMEOUT_MS,
     };
     mux.on('goaway', (reason: string) => {

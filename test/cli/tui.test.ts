@@ -19,6 +19,7 @@ const snapshot: Topology = {
   agents: [agent(3, 'edge', 'CONNECTED', 1), agent(4, 'spare', 'PENDING')],
   routes: [{ ...route, inFlight: 0 }],
   edges: [{ from: 'pod:1', to: 'agent:3', kind: 'CONNECTION' }, { from: 'agent:3', to: 'route:7', kind: 'SERVES' }],
+  probes: [{ agentId: 3, checksPerMinute: 0, inFlight: 0, skipped: 0 }, { agentId: 4, checksPerMinute: 0, inFlight: 0, skipped: 0 }],
 };
 
 /** A stream fed by the test: the app subscribes, the test pushes events. */
@@ -63,6 +64,13 @@ describe('topology model', () => {
     t = applyTopologyEvent(t, 'AGENT_DELETED', { id: 3, name: 'edge' })!;
     expect(t.agents.map((a) => a.name)).toEqual(['spare']);
     expect(t.routes).toEqual([]);
+  });
+
+  it('shows the probe load of agents that run checks (issue 19)', () => {
+    expect(topologyTree(snapshot)[1].text).not.toMatch(/checks:/);
+    const t = applyTopologyEvent(snapshot, 'PROBE_LOAD', { agentId: 3, checksPerMinute: 120, inFlight: 4, skipped: 2 })!;
+    expect(topologyTree(t)[1].text).toMatch(/^agent edge \[CONNECTED\]  checks: 120\/min, 4 in flight, 2 skipped$/);
+    expect(t.probes.find((p) => p.agentId === 4)).toEqual({ agentId: 4, checksPerMinute: 0, inFlight: 0, skipped: 0 });
   });
 });
 

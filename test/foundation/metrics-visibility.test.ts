@@ -72,7 +72,7 @@ describe('per-resource metrics and resource visibility', () => {
       expect(res.text).not.toContain(`resource_id="${pub.ids[kind]}"`);
     }
     // Aggregates stay: the scheduler still counts every check.
-    expect(res.text).toMatch(/^monctl_checks_total\{type="HTTP",status="AVAILABLE"\} [4-9]/m);
+    expect(res.text).toMatch(/^monctl_checks_total\{type="HTTP",location="daemon",status="AVAILABLE"\} [4-9]/m);
     expect(promtool(res.text)).toEqual({ status: 0, output: '' });
   });
 

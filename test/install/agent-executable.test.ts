@@ -76,6 +76,12 @@ describe('the single-executable agent', () => {
       expect(res.text).toBe(`sea agent got ${body.length} bytes at /upload`);
       const agentRow = await d.admin.call(operations.getAgent, { params: { id: created.id } });
       expect(agentRow.version).toBe(VERSION);
+      // A remote check (issue 19): the probe code the bundle carries compressed, compiled on first use.
+      const located = await d.admin.call(operations.createResource, {
+        body: { name: 'sea-check', resourceType: 'HTTP', target: `${target.url}/health`, active: false, locations: ['sea'] },
+      });
+      const entry = await d.admin.call(operations.checkResource, { params: { id: located.id } });
+      expect(entry).toMatchObject({ status: 'AVAILABLE', location: 'sea', message: '200 OK' });
     } finally {
       agent.kill('SIGTERM');
       await new Promise((r) => agent.once('exit', r));

@@ -63,7 +63,7 @@ describe('recordResults', () => {
     expect(history.map((h) => h.resource_id)).toEqual([1, 2, 1]);
     expect(events.filter((e) => e.kind === 'CHECK_COMPLETED').map((e) => e.data)).toEqual(entries.map((e, i) => ({
       resourceId: [1, 2, 1][i], historyId: e.id, status: e.status, message: e.message, errorCode: e.errorCode,
-      durationMs: e.durationMs, checkedAt: e.checkedAt,
+      durationMs: e.durationMs, checkedAt: e.checkedAt, location: 'daemon',
     })));
     // Resource 2 stays unknown: no STATUS_CHANGED for it; resource 1 moved unknown -> not_available.
     expect(events.filter((e) => e.kind === 'STATUS_CHANGED').map((e) => e.data)).toEqual([

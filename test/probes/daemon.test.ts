@@ -73,12 +73,12 @@ describe('the probe engine in the daemon', () => {
 
   it('exports per-resource and scheduler metrics that promtool accepts', async () => {
     const text = (await daemon.admin.raw('GET', '/actuator/prometheus')).text;
-    expect(text).toMatch(/^monctl_resource_status\{resource_id="1",type="HTTP"\} 1$/m);
-    expect(text).toMatch(/^monctl_resource_status\{resource_id="2",type="HTTP"\} 0$/m);
-    expect(text).toMatch(/^monctl_check_duration_seconds_bucket\{le="[^"]+",type="HTTP"\} \d+$/m);
-    expect(text).toMatch(/^monctl_checks_total\{type="HTTP",status="NOT_AVAILABLE"\} [1-9]/m);
-    expect(text).toMatch(/^monctl_check_failures_total\{type="HTTP"\} [1-9]/m);
-    expect(text).toMatch(/^monctl_scheduler_lag_seconds_count [1-9]/m);
+    expect(text).toMatch(/^monctl_resource_status\{resource_id="1",type="HTTP",location="daemon"\} 1$/m);
+    expect(text).toMatch(/^monctl_resource_status\{resource_id="2",type="HTTP",location="daemon"\} 0$/m);
+    expect(text).toMatch(/^monctl_check_duration_seconds_bucket\{le="[^"]+",type="HTTP",location="daemon"\} \d+$/m);
+    expect(text).toMatch(/^monctl_checks_total\{type="HTTP",location="daemon",status="NOT_AVAILABLE"\} [1-9]/m);
+    expect(text).toMatch(/^monctl_check_failures_total\{type="HTTP",location="daemon"\} [1-9]/m);
+    expect(text).toMatch(/^monctl_scheduler_lag_seconds_count\{location="daemon"\} [1-9]/m);
     const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(check.stdout + check.stderr).toBe('');
     expect(check.status).toBe(0);

@@ -6,9 +6,9 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatchers, type Dispatchers } from '../../daemon/probes/dispatchers.ts';
-import { probeHttp } from '../../daemon/probes/http-probe.ts';
-import { probeTcp } from '../../daemon/probes/tcp-probe.ts';
+import { createDispatchers, type Dispatchers } from '../../src/probes/dispatchers.ts';
+import { probeHttp } from '../../src/probes/http-probe.ts';
+import { probeTcp } from '../../src/probes/tcp-probe.ts';
 import { freePort } from './helpers/registry.ts';
 
 const TIMEOUT = 1_000; // lowered for the never-answering server; the default stays 15 s

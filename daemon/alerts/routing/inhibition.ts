@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { shapedChunks } from '../../store/batches.ts';
 import type { Database } from '../../store/schema.ts';
 
 /** What the router decides for a resource's alert while an agent it depends on is away. */
@@ -34,7 +35,8 @@ function endpoint(type: string, target: string): { host: string; port: number | 
  *   incident may open.
  * A resource depends on an agent when its target's host is an HTTP route's
  * hostname, or its port is a TCP route's listen port on the daemon (whatever
- * the check speaks through it).
+ * the check speaks through it), or when the agent is one of the locations it
+ * is checked from (issue 19).
  */
 export async function holdsFor(
   db: Kysely<Database>,
@@ -48,16 +50,27 @@ export async function holdsFor(
   const routes: RouteLink[] = (await db.selectFrom('routes').select(['agent_id', 'type', 'hostname', 'listen_port'])
     .where('enabled', '=', 1).where('agent_id', 'in', [...down]).execute())
     .map((r) => ({ agentId: r.agent_id, type: r.type, hostname: r.hostname?.toLowerCase() ?? null, listenPort: r.listen_port }));
-  if (routes.length === 0) return holds;
+  // Resources checked from a down agent: the first such location, by resource.
+  const located = new Map<number, number>();
+  for (const part of shapedChunks(resourceIds, 256)) {
+    const rows = await db.selectFrom('resource_locations').select(['resource_id', 'agent_id'])
+      .where('resource_id', 'in', part).where('agent_id', 'in', [...down]).orderBy('position').execute();
+    for (const row of rows) if (!located.has(row.resource_id)) located.set(row.resource_id, Number(row.agent_id));
+  }
+  if (routes.length === 0 && located.size === 0) return holds;
   const open = new Set((await db.selectFrom('incidents').select('agent_id')
     .where('subject_type', '=', 'agent').where('resolved_at', 'is', null).execute()).map((r) => r.agent_id));
-  const resources = await db.selectFrom('resources').select(['id', 'resource_type', 'target']).where('id', 'in', resourceIds).execute();
+  const resources = routes.length === 0 ? [] : await db.selectFrom('resources').select(['id', 'resource_type', 'target']).where('id', 'in', resourceIds).execute();
   for (const resource of resources) {
     const at = endpoint(resource.resource_type, resource.target);
     if (!at) continue;
     const link = routes.find((r) => (r.type === 'HTTP' ? r.hostname === at.host : r.listenPort !== null && r.listenPort === at.port));
     // (A TCP route's port links whatever speaks through it: an HTTP check of a service behind a TCP route depends on its agent too.)
     if (link) holds.set(resource.id, open.has(link.agentId) ? 'inhibit' : 'defer');
+  }
+  for (const [resourceId, agentId] of located) {
+    if (holds.get(resourceId) === 'inhibit') continue;
+    holds.set(resourceId, open.has(agentId) ? 'inhibit' : 'defer');
   }
   return holds;
 }

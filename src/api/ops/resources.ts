@@ -37,8 +37,9 @@ export const resourceOperations = {
   }),
   checkResource: defineOperation({
     id: 'checkResource', method: 'POST', path: '/api/resources/{id}/check', tag, access: 'admin',
-    summary: 'Run a check now', description: 'Records the result like a scheduled check and returns its history entry.',
-    params: IdParams, response: HistoryEntry, errors: [404],
+    summary: 'Run a check now',
+    description: 'Checks at every location of the resource, records the results like a scheduled check and returns the history entry of the first location that checked. 503 when no location could check (its agents disconnected or too old).',
+    params: IdParams, response: HistoryEntry, errors: [404, 503],
   }),
   getResourceHistory: defineOperation({
     id: 'getResourceHistory', method: 'GET', path: '/api/resources/{id}/history', tag, access: 'authenticated',

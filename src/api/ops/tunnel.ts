@@ -24,8 +24,8 @@ export const tunnelOperations = {
   }),
   deleteAgent: defineOperation({
     id: 'deleteAgent', method: 'DELETE', path: '/admin/api/agents/{id}', tag: agents, access: 'admin',
-    summary: 'Delete an agent', description: 'A connected agent is disconnected; its routes are deleted with it.',
-    params: IdParams, response: Deleted, errors: [404],
+    summary: 'Delete an agent', description: 'A connected agent is disconnected; its routes are deleted with it. 409 while resources are checked there (their `locations`).',
+    params: IdParams, response: Deleted, errors: [404, 409],
   }),
   rotateAgentToken: defineOperation({
     id: 'rotateAgentToken', method: 'POST', path: '/admin/api/agents/{id}/token', tag: agents, access: 'admin',

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, PageQuery, StringEnum } from './common.ts';
 import { Incident } from './incidents.ts';
 
@@ -33,6 +33,36 @@ export const IntervalSeconds = Type.Integer({ minimum: 10, maximum: 86400, descr
 export const GroupIds = Type.Array(Id, { maxItems: 100, description: 'ids of existing groups' });
 export const FailureThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive NOT_AVAILABLE checks that open an incident (default 3)' });
 export const SuccessThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive AVAILABLE checks that resolve it (default 1)' });
+
+export const QUORUMS = ['any', 'majority', 'all'] as const;
+export const Quorum = StringEnum(QUORUMS, {
+  description: 'how the locations decide the status: any (down when any location fails), majority (more than half, the default), all (every location)',
+});
+export type Quorum = (typeof QUORUMS)[number];
+/** Where a resource is checked (issue 19). */
+export const LocationRef = Type.Union([
+  Type.String({ minLength: 1, maxLength: 64, description: '`daemon`, an agent name, or an agent id' }),
+  Id,
+]);
+export const Locations = Type.Array(LocationRef, {
+  minItems: 1, maxItems: 16,
+  description: 'where the resource is checked: `daemon` (the default) and agents by name or id, each once',
+});
+export const LOCATION_STATUSES = ['available', 'not_available', 'unknown'] as const;
+/** The latest result of one location; `unknown` with the reason in `message` when it could not check. */
+export const LocationResult = Type.Object(
+  {
+    location: Type.String({ description: '`daemon`, or the agent\'s name' }),
+    agentId: Type.Union([Id, Type.Null()], { description: 'null for the daemon' }),
+    status: StringEnum(LOCATION_STATUSES),
+    message: Type.Union([Type.String(), Type.Null()], { description: 'the check\'s message, or why the location could not check' }),
+    errorCode: Type.Union([Type.String(), Type.Null()]),
+    checkedAt: NullableDateTime,
+    durationMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  },
+  { title: 'LocationResult' },
+);
+export type LocationResult = Static<typeof LocationResult>;
 
 export const Resource = Type.Object(
   {
@@ -77,6 +107,8 @@ const adminFields = {
   successThreshold: SuccessThreshold,
   inMaintenance: Type.Boolean({ description: 'a maintenance window covering it (directly or through a group) is open now' }),
   certExpiresAt: Type.Union([DateTime, Type.Null()], { description: 'HTTPS: notAfter of the certificate the latest checks saw' }),
+  locations: Type.Array(Type.String(), { description: 'where it is checked: `daemon` and agent names, in order' }),
+  quorum: Quorum,
 };
 
 export const AdminResource = Type.Object(
@@ -87,6 +119,7 @@ export const AdminResourceDetail = Type.Object(
   {
     ...Resource.properties, ...detailFields, ...adminFields,
     incidents: Type.Array(Incident, { description: 'its most recent incidents, the open one first' }),
+    locationResults: Type.Array(LocationResult, { description: 'the latest result of each location, in location order' }),
   },
   { title: 'AdminResourceDetail' },
 );
@@ -103,6 +136,8 @@ export const ResourceCreate = Body(
     active: Type.Optional(Type.Boolean()),
     failureThreshold: Type.Optional(FailureThreshold),
     successThreshold: Type.Optional(SuccessThreshold),
+    locations: Type.Optional(Locations),
+    quorum: Type.Optional(Quorum),
   },
   'ResourceCreate',
 );
@@ -119,10 +154,13 @@ export const ResourcePatch = Body(
     active: Type.Optional(Type.Boolean()),
     failureThreshold: Type.Optional(FailureThreshold),
     successThreshold: Type.Optional(SuccessThreshold),
+    locations: Type.Optional(Locations),
+    quorum: Type.Optional(Quorum),
   },
   'ResourcePatch',
 );
 
+const CheckLocation = Type.String({ description: 'where the check ran: `daemon`, or the name of the agent that ran it' });
 export const HistoryEntry = Type.Object(
   {
     id: Id,
@@ -131,11 +169,12 @@ export const HistoryEntry = Type.Object(
     errorCode: Type.Union([Type.String(), Type.Null()], { description: 'null for AVAILABLE entries' }),
     checkedAt: DateTime,
     durationMs: Type.Integer({ minimum: 0 }),
+    location: CheckLocation,
   },
   { title: 'HistoryEntry' },
 );
 export type HistoryEntry = {
-  id: number; status: CheckStatus; message: string; errorCode: string | null; checkedAt: string; durationMs: number;
+  id: number; status: CheckStatus; message: string; errorCode: string | null; checkedAt: string; durationMs: number; location: string;
 };
 
 export const HistoryQuery = PageQuery;
@@ -156,12 +195,13 @@ export const CheckCompleted = Type.Object(
     errorCode: Type.Union([Type.String(), Type.Null()]),
     durationMs: Type.Integer({ minimum: 0 }),
     checkedAt: DateTime,
+    location: CheckLocation,
   },
   { title: 'CheckCompleted' },
 );
 export type CheckCompleted = {
   resourceId: number; historyId: number; status: CheckStatus; message: string;
-  errorCode: string | null; durationMs: number; checkedAt: string;
+  errorCode: string | null; durationMs: number; checkedAt: string; location: string;
 };
 
 /** `STATUS_CHANGED` on `/api/events`: `currentStatus` moved from one value to another. */

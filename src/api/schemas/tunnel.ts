@@ -144,12 +144,24 @@ export const TopologyEdge = Type.Object(
   },
   { title: 'TopologyEdge' },
 );
+/** The checks an agent runs for resources located there (issue 19), as the daemon it is connected to sees them. */
+export const ProbeLoad = Type.Object(
+  {
+    agentId: Id,
+    checksPerMinute: Type.Integer({ minimum: 0, description: 'checks the agent answered in the last 60 s' }),
+    inFlight: Type.Integer({ minimum: 0, description: 'checks sent and not answered yet (running or queued at the agent)' }),
+    skipped: Type.Integer({ minimum: 0, description: 'checks not sent since the daemon started, because the agent\'s queue was full' }),
+  },
+  { title: 'ProbeLoad' },
+);
+export type ProbeLoad = Static<typeof ProbeLoad>;
 export const Topology = Type.Object(
   {
     pods: Type.Array(Pod),
     agents: Type.Array(Agent),
     routes: Type.Array(TopologyRoute),
     edges: Type.Array(TopologyEdge),
+    probes: Type.Array(ProbeLoad, { description: 'probe load per agent, in agent order' }),
   },
   { title: 'Topology' },
 );
@@ -178,6 +190,8 @@ export const TopologyEvents = {
   }),
   POD_UP: Type.Object({ pod: Pod }),
   POD_DOWN: Type.Object({ pod: Pod }),
+  /** An agent's probe load moved (sent at most every 5 s). */
+  PROBE_LOAD: ProbeLoad,
 } satisfies Record<string, TSchema>;
 export type TopologyEventKind = keyof typeof TopologyEvents;
 export type TopologyEventData<K extends TopologyEventKind> = Static<(typeof TopologyEvents)[K]>;

@@ -35,11 +35,21 @@ function bcrypt(password: string): string {
   return execFileSync('perl', ['-e', 'print crypt($ARGV[0], $ARGV[1])', password, `$2b$05$${salt}`], { encoding: 'utf8' });
 }
 
+/** Where a registry runs, when not on this host's loopback with storage of its own. */
+export interface RegistryPlacement {
+  /** Serve this storage (left in place on stop), e.g. what another registry was pushed. */
+  storage?: string;
+  /** Spawns the registry (inside a network namespace, say). */
+  spawn?: (command: string, args: string[]) => ChildProcess;
+  /** Whether its port accepts connections, seen from where it runs. */
+  accepts?: (port: number) => Promise<boolean>;
+}
+
 /** Debian's `docker-registry` (distribution 2.8) on loopback, filesystem storage in a temp dir. */
-export async function startRegistry(auth: RegistryAuth = { kind: 'none' }, tls?: { cert: string; key: string }): Promise<Registry> {
+export async function startRegistry(auth: RegistryAuth = { kind: 'none' }, tls?: { cert: string; key: string }, placement: RegistryPlacement = {}): Promise<Registry> {
   const dir = mkdtempSync(join(tmpdir(), 'monctl-registry-'));
-  const storage = join(dir, 'storage');
-  mkdirSync(storage);
+  const storage = placement.storage ?? join(dir, 'storage');
+  if (!placement.storage) mkdirSync(storage);
   const port = await freePort();
   let authBlock = '';
   if (auth.kind === 'htpasswd') {
@@ -51,7 +61,9 @@ export async function startRegistry(auth: RegistryAuth = { kind: 'none' }, tls?:
   const tlsBlock = tls ? `  tls:\n    certificate: ${tls.cert}\n    key: ${tls.key}\n` : '';
   const config = `version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n${tlsBlock}${authBlock}`;
   writeFileSync(join(dir, 'config.yml'), config);
-  const proc: ChildProcess = spawn('/usr/bin/docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc: ChildProcess = placement.spawn
+    ? placement.spawn('/usr/bin/docker-registry', ['serve', join(dir, 'config.yml')])
+    : spawn('/usr/bin/docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (c) => (stderr += c));
   const stop = async () => {
@@ -68,13 +80,17 @@ export async function startRegistry(auth: RegistryAuth = { kind: 'none' }, tls?:
       throw new Error(`docker-registry exited: ${stderr}`);
     }
     try {
-      await new Promise<void>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.destroy();
-          resolve();
+      if (placement.accepts) {
+        if (!(await placement.accepts(port))) throw new Error('not yet');
+      } else {
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.destroy();
+            resolve();
+          });
+          socket.once('error', reject);
         });
-        socket.once('error', reject);
-      });
+      }
       break;
     } catch {
       if (i > 200) {

@@ -16,9 +16,13 @@ class Bounded<V> extends Map<string, V> {
   }
 }
 
-/** Bearer tokens per registry, account and scope, until they expire. */
+/** Bearer tokens per registry, account and scope, until they expire; a disabled cache keeps none. */
 export class TokenCache {
   private readonly entries = new Bounded<{ token: string; expiresAt: number }>(5_000);
+  private readonly enabled: boolean;
+  constructor(enabled = true) {
+    this.enabled = enabled;
+  }
   get(key: string): string | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
@@ -29,7 +33,7 @@ export class TokenCache {
     return entry.token;
   }
   set(key: string, token: string, expiresAt: number): void {
-    if (expiresAt > Date.now()) this.entries.set(key, { token, expiresAt });
+    if (this.enabled && expiresAt > Date.now()) this.entries.set(key, { token, expiresAt });
   }
 }
 
@@ -37,13 +41,19 @@ export class TokenCache {
  * What the DOCKER probe remembers between checks: the working scheme of each
  * registry, tokens, manifests by digest (immutable, so later checks cost only
  * HEAD requests, which registries such as Docker Hub do not count against the
- * pull limit) and the last `RateLimit-*` headers seen.
+ * pull limit) and the last `RateLimit-*` headers seen. The agent keeps no
+ * tokens (`cacheTokens: false`): what the daemon's credentials obtained lives
+ * only as long as the check that was sent them.
  */
 export class RegistryState {
-  readonly tokens = new TokenCache();
+  readonly tokens: TokenCache;
   readonly manifests = new Bounded<unknown>(2_000);
   private readonly bases = new Bounded<{ base: string; until: number }>(1_000);
   private readonly limits = new Bounded<string>(1_000);
+
+  constructor(opts: { cacheTokens?: boolean } = {}) {
+    this.tokens = new TokenCache(opts.cacheTokens ?? true);
+  }
 
   baseFor(endpoint: string): string | undefined {
     const entry = this.bases.get(endpoint);

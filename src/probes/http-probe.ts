@@ -1,7 +1,7 @@
-import { request } from 'undici';
-import { VERSION } from '../../src/version.ts';
+import { VERSION } from '../version.ts';
 import type { Dispatchers } from './dispatchers.ts';
 import { describeError } from './errors.ts';
+import { requestUrl } from './request.ts';
 import type { ProbeResult } from './types.ts';
 
 /** Bytes of a response body read and thrown away before the connection is dropped instead. */
@@ -20,9 +20,8 @@ export async function probeHttp(
   const { signal } = controller;
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    const res = await request(target, {
+    const res = await requestUrl(dispatchers.http(skipTLS), target, {
       method: 'GET',
-      dispatcher: dispatchers.http(skipTLS),
       headers: { 'user-agent': `monctl/${VERSION}`, accept: '*/*' },
       signal,
     });

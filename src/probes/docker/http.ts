@@ -1,6 +1,7 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { VERSION } from '../../../src/version.ts';
+import { VERSION } from '../../version.ts';
+import { requestUrl } from '../request.ts';
 
 /** One registry HTTP exchange, body read (bounded) only when asked for. */
 export interface RegistryResponse {
@@ -34,7 +35,7 @@ export async function send(
 async function exchange(
   dispatcher: Dispatcher, url: string, method: 'GET' | 'HEAD', headers: Record<string, string>, readBody: boolean, signal: AbortSignal,
 ): Promise<RegistryResponse> {
-  const res = await request(url, { method, dispatcher, headers: { 'user-agent': `monctl/${VERSION}`, ...headers }, signal });
+  const res = await requestUrl(dispatcher, url, { method, headers: { 'user-agent': `monctl/${VERSION}`, ...headers }, signal });
   let body: Buffer | undefined;
   if (readBody && method === 'GET') {
     const chunks: Buffer[] = [];

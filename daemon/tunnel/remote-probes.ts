@@ -1,0 +1,153 @@
+import { Counter } from 'prom-client';
+import type { ProbeLoad } from '../../src/api/schemas/tunnel.ts';
+import { StreamError } from '../../src/tunnel/mux/stream.ts';
+import {
+  OLD_AGENT_RESET, PROBE_PROTOCOL, PROBE_RESET, parseRemoteAnswer, probeStreamTarget, readJsonMessage, type RemoteAnswer, type RemoteCheck,
+} from '../../src/tunnel/probe-protocol.ts';
+import type { DaemonContext } from '../context.ts';
+import { publishTopology } from '../tunnel-admin/topology-events.ts';
+import type { AgentSessions } from './sessions.ts';
+
+/** How long past the check's own timeout the daemon waits for the agent's answer (issue 19). */
+export const AGENT_GRACE_MS = 5_000;
+/** How often changed probe loads go out on the topology stream. */
+const LOAD_EVERY_MS = 5_000;
+
+/** A remote check's outcome: `ran: false` when the agent did not check, and the message says why. */
+export type RemoteOutcome = ({ ran: true } & RemoteAnswer) | { ran: false; message: string };
+
+/** Checks answered per second over the last minute, in flight, skipped: one agent's probe load. */
+class Load {
+  inFlight = 0;
+  skipped = 0;
+  readonly #ring = new Uint32Array(60);
+  #second = 0;
+  published = '';
+
+  answered(): void {
+    this.#roll();
+    this.#ring[this.#second % 60]++;
+  }
+
+  perMinute(): number {
+    this.#roll();
+    let sum = 0;
+    for (const n of this.#ring) sum += n;
+    return sum;
+  }
+
+  #roll(): void {
+    const now = Math.floor(Date.now() / 1000);
+    if (now === this.#second) return;
+    for (let s = Math.max(this.#second + 1, now - 59); s <= now; s++) this.#ring[s % 60] = 0;
+    this.#second = now;
+  }
+}
+
+/**
+ * The daemon's side of remote checks: each check is one probe stream on the
+ * agent's tunnel session (src/tunnel/probe-protocol.ts). An agent that is not
+ * connected, too old, or whose queue is full is not sent the check; one that
+ * does not answer within the check's timeout plus AGENT_GRACE_MS is given up
+ * on (the stream is reset, so the agent drops it too). None of those is a
+ * failed check: the location is `unknown`, with the reason.
+ */
+export class AgentProbes {
+  readonly #ctx: DaemonContext;
+  readonly #sessions: AgentSessions;
+  readonly #loads = new Map<number, Load>();
+  readonly #skipped: Counter<'agent'>;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(ctx: DaemonContext, sessions: AgentSessions) {
+    this.#ctx = ctx;
+    this.#sessions = sessions;
+    const registry = ctx.metrics.registry;
+    this.#skipped = (registry.getSingleMetric('monctl_agent_checks_skipped_total') as Counter<'agent'> | undefined) ?? new Counter({
+      name: 'monctl_agent_checks_skipped_total', labelNames: ['agent'] as const, registers: [registry],
+      help: 'Checks the daemon did not send to an agent because its probe queue was full',
+    });
+    this.#timer = setInterval(() => this.#publish(), LOAD_EVERY_MS);
+    this.#timer.unref();
+  }
+
+  async probe(agentId: number, name: string, check: RemoteCheck): Promise<RemoteOutcome> {
+    const link = this.#sessions.get(agentId);
+    if (!link) return { ran: false, message: `agent ${name} is not connected` };
+    if (!link.probes) {
+      return { ran: false, message: `agent ${name} (monctl ${link.version ?? 'of an unknown version'}) does not support remote checks: upgrade it to run checks there` };
+    }
+    const load = this.#load(agentId);
+    const capacity = link.probes.concurrency + link.probes.queue;
+    if (load.inFlight >= capacity) {
+      load.skipped++;
+      this.#skipped.inc({ agent: name });
+      return { ran: false, message: `skipped: the probe queue of agent ${name} is full (${load.inFlight} checks outstanding)` };
+    }
+    let stream;
+    try {
+      stream = link.mux.open(probeStreamTarget());
+    } catch (err) {
+      return { ran: false, message: `agent ${name} is going away: ${(err as Error).message}` };
+    }
+    load.inFlight++;
+    const limitMs = check.timeoutMs + AGENT_GRACE_MS;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stream.destroy(new StreamError('CANCEL', 'no answer in time'));
+    }, limitMs);
+    try {
+      stream.end(JSON.stringify(check));
+      const answer = parseRemoteAnswer(await readJsonMessage(stream));
+      if (!answer) return { ran: false, message: `agent ${name} answered something that is not a check result` };
+      load.answered();
+      return { ran: true, ...answer };
+    } catch (err) {
+      return { ran: false, message: timedOut ? `timeout at agent ${name}: no answer within ${limitMs / 1000} s` : why(name, err as Error & { code?: string }) };
+    } finally {
+      clearTimeout(timer);
+      load.inFlight--;
+    }
+  }
+
+  /** An agent's probe load as this daemon sees it. */
+  load(agentId: number): ProbeLoad {
+    const load = this.#loads.get(agentId);
+    return { agentId, checksPerMinute: load?.perMinute() ?? 0, inFlight: load?.inFlight ?? 0, skipped: load?.skipped ?? 0 };
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+  }
+
+  #load(agentId: number): Load {
+    let load = this.#loads.get(agentId);
+    if (!load) {
+      load = new Load();
+      this.#loads.set(agentId, load);
+    }
+    return load;
+  }
+
+  /** PROBE_LOAD for each agent whose numbers moved since they last went out. */
+  #publish(): void {
+    for (const [agentId, load] of this.#loads) {
+      const now = this.load(agentId);
+      const key = `${now.checksPerMinute}/${now.inFlight}/${now.skipped}`;
+      if (key === load.published) continue;
+      load.published = key;
+      publishTopology(this.#ctx, 'PROBE_LOAD', now);
+    }
+  }
+}
+
+/** Why a probe stream failed, for the location's `unknown`. */
+function why(name: string, err: Error & { code?: string }): string {
+  if (err.code === PROBE_RESET.unsupported || err.code === OLD_AGENT_RESET) {
+    return `agent ${name} does not support remote checks (probe protocol ${PROBE_PROTOCOL}; it answered: ${err.message}): upgrade it to run checks there`;
+  }
+  if (err.code === PROBE_RESET.busy) return `skipped: agent ${name} is busy (${err.message})`;
+  if (err.code?.startsWith('ERR_TUNNEL_')) return `agent ${name} disconnected during the check (${err.message})`;
+  return `agent ${name} could not run the check: ${err.message}`;
+}

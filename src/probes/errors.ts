@@ -1,0 +1,21 @@
+/** Turns a network error into a one-line cause for `message` (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`). */
+export function describeError(err: unknown, timeoutMs?: number): string {
+  if (err === undefined || err === null) return 'unknown error';
+  const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
+    || e.code === 'UND_ERR_CONNECT_TIMEOUT' || e.code === 'ETIMEDOUT') {
+    return timeoutMs !== undefined ? `timeout after ${timeoutMs} ms` : `timeout: ${e.message ?? ''}`.trim();
+  }
+  // undici wraps the socket error; the inner one names the real cause.
+  if ((e.code === 'UND_ERR_SOCKET' || e.name === 'TypeError') && e.cause) return describeError(e.cause, timeoutMs);
+  if (e.name === 'AggregateError' && Array.isArray((err as AggregateError).errors)) {
+    return describeError((err as AggregateError).errors[0], timeoutMs);
+  }
+  if (e.code === 'UND_ERR_INVALID_ARG' && /redirect loop/i.test(e.message ?? '')) return 'redirect loop detected';
+  let message = (e.message ?? String(err)).replace(/\s+/g, ' ').trim();
+  // OpenSSL's errors carry library internals; keep the reason (`wrong version number`).
+  const ssl = /error:[0-9A-Fa-f]+:SSL routines:[^:]*:([^:]+)/.exec(message);
+  if (ssl) message = `TLS error: ${ssl[1]}`;
+  if (e.code && !message.includes(e.code)) return `${e.code}: ${message}`;
+  return message || e.code || 'unknown error';
+}

@@ -1,0 +1,73 @@
+import { createDispatchers, type Dispatchers } from './dispatchers.ts';
+import { type CredentialLookup, probeDocker } from './docker/docker-probe.ts';
+import { RegistryState } from './docker/state.ts';
+import { probeHttp } from './http-probe.ts';
+import { probeTcp } from './tcp-probe.ts';
+import type { ProbeInput, ProbeResult } from './types.ts';
+
+/** Runs one check of one target; never throws, never writes. */
+export interface Prober {
+  /** `credential` replaces the runner's lookup for this check (the agent's credentials come with each check). */
+  probe(input: ProbeInput, opts?: { credential?: CredentialLookup }): Promise<ProbeResult>;
+  /** Closes the pooled connections. */
+  close(): Promise<void>;
+}
+
+export type { CredentialLookup };
+
+export interface RunnerOptions {
+  /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect. */
+  timeoutMs: number;
+  /** Registry credentials for DOCKER checks, by registry as the target names it. */
+  credential: CredentialLookup;
+  /** Keep registry Bearer tokens between checks (the daemon); the agent keeps none. */
+  cacheTokens?: boolean;
+  /** A probe that threw (a bug, not a failed check): logged by the caller. */
+  onBug?: (err: unknown, input: ProbeInput) => void;
+}
+
+/**
+ * The check loop of both the daemon and the agent (one code, so the two
+ * cannot drift): HTTP, TCP or DOCKER by type, timed, with one set of pooled
+ * connections and one registry state for every check it runs.
+ */
+export function createProbeRunner(opts: RunnerOptions): Prober {
+  const { timeoutMs, credential } = opts;
+  let dispatchers: Dispatchers | undefined;
+  const pools = () => (dispatchers ??= createDispatchers(timeoutMs));
+  const state = new RegistryState({ cacheTokens: opts.cacheTokens ?? true });
+  return {
+    async probe(input, perCheck) {
+      const started = performance.now();
+      let outcome: Omit<ProbeResult, 'durationMs' | 'checkedAt'>;
+      try {
+        switch (input.type) {
+          case 'HTTP':
+            outcome = await probeHttp(input.target, input.skipTLS, pools(), timeoutMs);
+            break;
+          case 'TCP':
+            outcome = await probeTcp(input.target, timeoutMs);
+            break;
+          case 'DOCKER':
+            outcome = await probeDocker(input.target, input.skipTLS, input.recursive, {
+              dispatchers: pools(), state, timeoutMs, credential: perCheck?.credential ?? credential,
+            });
+            break;
+          default:
+            outcome = { status: 'NOT_AVAILABLE', message: `unknown resource type ${String(input.type)}`, errorCode: 'CONNECTION_ERROR' };
+        }
+      } catch (err) {
+        // The probes catch their own failures; this is a bug guard, not a code path.
+        opts.onBug?.(err, input);
+        outcome = { status: 'UNKNOWN', message: `internal error: ${(err as Error)?.message}`, errorCode: 'CONNECTION_ERROR' };
+      }
+      const durationMs = Math.max(0, Math.round(performance.now() - started));
+      return { ...outcome, durationMs, checkedAt: Date.now() };
+    },
+    async close() {
+      const d = dispatchers;
+      dispatchers = undefined;
+      await d?.close();
+    },
+  };
+}
