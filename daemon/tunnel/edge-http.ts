@@ -5,6 +5,7 @@ import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
+import type { EdgeGate } from './access/gate.ts';
 import type { Observer } from './observe.ts';
 import type { RouteTable } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -14,6 +15,7 @@ export interface EdgeDeps {
   table: RouteTable;
   sessions: AgentSessions;
   observer: Observer;
+  gate: EdgeGate;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface EdgeDeps {
  * both ways with backpressure; nothing is buffered whole.
  */
 export async function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const routing = await routeRequest(deps.table, req);
+  const routing = await routeRequest(deps.table, req, deps.gate);
   if ('error' in routing) {
     // A refusal on a known route is in its access log, as other answers of the edge are.
     if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
+import type { EdgeGate } from './access/gate.ts';
 import { normalisePath } from './path-normalise.ts';
 import type { LiveRoute, RouteTable } from './route-table.ts';
 
@@ -14,7 +15,7 @@ export type Routing =
     /** The path as the client sent it, without the query (for the access log). */
     logPath: string;
   }
-  /** Refused: 400 or 404. With `route` when the route is known (the refusal goes to its access log). */
+  /** Refused: 400 or 404, or by the route's access control. With `route` when the route is known (the refusal goes to its access log). */
   | { error: HttpError; route?: LiveRoute; logPath: string };
 
 interface ParsedTarget { host: string | undefined; path: string; query: string }
@@ -49,7 +50,7 @@ const refused = (detail: string) => new HttpError(400, 'bad-request-target', det
  * Matches a request to a route on its normalised path (see path-normalise.ts).
  * A miss while routes reload waits for the reload (a just-created route is served).
  */
-export async function routeRequest(table: RouteTable, req: IncomingMessage): Promise<Routing> {
+export async function routeRequest(table: RouteTable, req: IncomingMessage, gate?: EdgeGate): Promise<Routing> {
   const target = parseRequestTarget(req.url ?? '/', req.headers.host);
   if ('error' in target) return { error: refused(target.error), logPath: '' };
   const logPath = target.path.slice(0, 2048);
@@ -64,5 +65,8 @@ export async function routeRequest(table: RouteTable, req: IncomingMessage): Pro
   if (normal.encodedSlash && !route.allowEncodedSlashes) {
     return { error: refused('Refused path: an encoded slash (%2F or %5C); the route does not allow them'), route, logPath };
   }
-  return { route, host: target.host, forward: normal.path + target.query, logPath };
+  const routing = { route, host: target.host, forward: normal.path + target.query, logPath };
+  // Access control: the one place every edge request (and upgrade) passes before it is forwarded.
+  const refusal = gate && !route.access.open ? await gate.check(route, req, target.host, routing) : undefined;
+  return refusal ? { error: refusal, route, logPath } : routing;
 }

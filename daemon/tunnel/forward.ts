@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { MuxSession } from '../../src/tunnel/mux/session.ts';
+import { edgeClientIp } from './access/client-ip.ts';
 import type { ExchangeInfo } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 
@@ -71,7 +72,7 @@ export function clientIp(req: IncomingMessage): string | null {
 
 /** `path`: as the client sent it, without the query string. */
 export function exchangeInfo(req: IncomingMessage, path: string): ExchangeInfo {
-  return { method: req.method ?? 'GET', path, clientIp: clientIp(req) };
+  return { method: req.method ?? 'GET', path, clientIp: edgeClientIp(req) };
 }
 
 /**
@@ -85,7 +86,7 @@ export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: H
   const headers: OutgoingHttpHeaders = endToEndHeaders(req.headers);
   headers.host = target.host;
   headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
-  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   headers['x-forwarded-host'] = host;
   return headers;
 }

@@ -1,6 +1,8 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import type { TunnelControl } from '../tunnel-control.ts';
+import { EdgeGate } from './access/gate.ts';
+import { setTrustedProxies } from './access/client-ip.ts';
 import { type EdgeDeps, forwardHttp } from './edge-http.ts';
 import { forwardUpgrade } from './edge-upgrade.ts';
 import { Observer } from './observe.ts';
@@ -21,13 +23,17 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
   const tcp = new TcpListeners(ctx, sessions, observer);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
-  const deps: EdgeDeps = { ctx, table, sessions, observer };
+  setTrustedProxies(ctx.config.trustedProxies ?? []);
+  const deps: EdgeDeps = { ctx, table, sessions, observer, gate: new EdgeGate(ctx) };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
 
   const control: TunnelControl = {
     inFlight: (routeId) => observer.inFlight(routeId),
     disconnectAgent: (agentId, reason) => sessions.disconnect(agentId, reason),
-    routesChanged: () => void table.reload(),
+    routesChanged: () => {
+      void table.reload();
+      ctx.bus.emit('routes.changed');
+    },
   };
   ctx.tunnel = control;
   // Load now (the database is open): the edge is served from the first request on.
