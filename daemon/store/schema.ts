@@ -236,7 +236,7 @@ export interface IncidentsTable {
 export interface AlertEventsTable {
   id: Generated<number>;
   kind: string;
-  subject_type: 'resource' | 'agent';
+  subject_type: 'resource' | 'agent' | 'certificate';
   resource_id: number | null;
   agent_id: number | null;
   incident_id: number | null;
