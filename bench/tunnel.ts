@@ -6,7 +6,7 @@
  *
  * localtunnel is not compared: its packages are not installed on this machine.
  * Flags: --seconds N (per measurement, default 10), --connections N (small responses, default 32),
- * --only=small|download. With MONCTL_BENCH_CPU_PROF=DIR the daemon and the agent write V8 CPU
+ * --only=small|download|https (the HTTPS row: bench/lib/tunnel-https.ts). With MONCTL_BENCH_CPU_PROF=DIR the daemon and the agent write V8 CPU
  * profiles there (where the per-request time goes).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ import { ApiClient } from '../src/client/api-client.ts';
 import { flag, fmt } from './lib/load.ts';
 import { cpuMs, memoryMb, rssMb } from './lib/measure.ts';
 import { ensureTools } from '../test/setup/provision.ts';
+import { httpsBench } from './lib/tunnel-https.ts';
 
 const BIG = 100 * 1024 * 1024;
 
@@ -113,9 +114,9 @@ async function main(): Promise<void> {
   try {
     const [targetProc, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], (l) => (/^\d+$/.test(l) ? l : undefined));
     const [daemonProc, edgeUrl] = await run(...monctl([
-      'daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'),
-    ]), (l) => (l.includes('"listening"') ? JSON.parse(l).edge + ' ' + JSON.parse(l).api : undefined), { MONCTL_ADMIN_PASSWORD: 'bench-admin-password' });
-    const [edge, api] = edgeUrl.split(' ');
+      'daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--edge-tls-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'),
+    ]), (l) => (l.includes('"listening"') ? JSON.parse(l).edge + ' ' + JSON.parse(l).api + ' ' + JSON.parse(l).edgeTls : undefined), { MONCTL_ADMIN_PASSWORD: 'bench-admin-password' });
+    const [edge, api, edgeTls] = edgeUrl.split(' ');
     const admin = new ApiClient({ server: api, credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() } });
     const agentRow = await admin.call(operations.createAgent, { body: { name: 'bench' } });
     const { token } = await admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
@@ -146,11 +147,11 @@ async function main(): Promise<void> {
     const rss: string[] = [`idle ${fmt(rssMb(agent.pid!))} MB`];
     wrk(`${edge}/`, 'bench.test', connections, 1); // warm-up (JIT, connection pools)
     const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
-    if (only !== 'download') {
+    if (only !== 'download' && only !== 'https') {
       rows.push(both('small responses', '/', connections));
       rss.push(`after small responses ${fmt(rssMb(agent.pid!))} MB`);
     }
-    if (only !== 'small') {
+    if (only !== 'small' && only !== 'https') {
       rows.push(both('100 MB download', '/big', 4));
       rss.push(`after downloads ${fmt(rssMb(agent.pid!))} MB`);
     }
@@ -167,6 +168,7 @@ async function main(): Promise<void> {
     console.log('\nCPU per request through the tunnel (user + system µs, from /proc):');
     for (const line of cpu) console.log(`  ${line}`);
     console.log(`agent peak RSS: ${fmt(memoryMb(agent.pid!).peak)} MB (target < 60 MB); ${rss.join(', ')}`);
+    if (!only || only === 'https') await httpsBench({ admin, agentId: agentRow.id, target, edgeTls, dir, seconds, connections, wrk });
   } finally {
     children.forEach((c) => c.kill('SIGTERM'));
     await new Promise((r) => setTimeout(r, 500));
