@@ -13,7 +13,8 @@
  *
  * Flags: --quick (under 2 minutes), --seconds N (small responses, default 5), --download-seconds N
  * (default 5), --rounds N (default 3), --connections N (small responses, default 32),
- * --paths=a,b (names: direct, monctl, nginx, ssh, nginx-ssh, localtunnel), --only=small|download,
+ * --paths=a,b (names: direct, monctl, nginx, ssh, nginx-ssh, localtunnel), --only=small|download|https
+ * (https: the HTTPS row, monctl's TLS edge against nginx terminating TLS, bench/lib/tunnel-https.ts),
  * --from-sources (monctl from the TypeScript sources, not dist/), --no-attack.
  * With MONCTL_BENCH_CPU_PROF=DIR the daemon writes a V8 CPU profile there.
  * Peers whose tools are missing are installed from Debian when run as root (test/setup/provision.ts);
@@ -31,6 +32,7 @@ import { slowReaderAttack } from './lib/tunnel-attack.ts';
 import { startMonctl } from './lib/tunnel-monctl.ts';
 import { type BenchPath, type Skipped, startLocaltunnel, startNginx, startSsh } from './lib/tunnel-peers.ts';
 import { type Measured, type PathResult, printRatios, printResults } from './lib/tunnel-report.ts';
+import { httpsBench } from './lib/tunnel-https.ts';
 import { wrk } from './lib/wrk.ts';
 
 const BIG = 100 * 1024 * 1024;
@@ -113,8 +115,8 @@ async function main(): Promise<void> {
     for (const p of paths) wrk(`${p.url}/`, p.host, connections, 1); // warm-up (JIT, connection pools)
     for (let round = 0; round < rounds; round++) {
       const order = paths.map((_, i) => (i + round) % paths.length);
-      if (only !== 'download') for (const i of order) results[i].small.push(measure(paths[i], '/', connections, seconds));
-      if (only !== 'small') for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
+      if (only !== 'download' && only !== 'https') for (const i of order) results[i].small.push(measure(paths[i], '/', connections, seconds));
+      if (only !== 'small' && only !== 'https') for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
     }
     paths.forEach((p, i) => Object.assign(results[i], { after: memory(p, 'rss'), peak: memory(p, 'peak') }));
 
@@ -137,6 +139,9 @@ async function main(): Promise<void> {
     if (attacks.length) {
       console.log('\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; the other route meanwhile (wrk, 8 connections):');
       for (const line of attacks) console.log(`  ${line}`);
+    }
+    if (monctl && (!only || only === 'https')) {
+      await httpsBench({ admin: monctl.admin, agentId: monctl.agentId, target, edgeTls: monctl.edgeTls, dir, seconds, connections, wrk });
     }
     console.log(`\n(${Math.round((Date.now() - started) / 1000)} s)`);
   } finally {

@@ -31,6 +31,7 @@ const modules: Record<string, () => Promise<NounModule>> = {
   'registry-credentials': () => import('./commands/registry-credentials.ts'),
   agents: () => import('./commands/agents.ts'),
   routes: () => import('./commands/routes.ts'),
+  certs: () => import('./commands/certs.ts'),
   topology: () => import('./commands/topology.ts'),
   status: () => import('./commands/status.ts'),
   notifiers: () => import('./commands/notifiers.ts'),

@@ -10,6 +10,8 @@ export interface BusEvents {
   'resource.changed': [{ id: number }];
   /** A resource was deleted: forget it. */
   'resource.deleted': [{ id: number }];
+  /** Routes were created, changed or deleted on this daemon (certificates: a new hostname may need one). */
+  'routes.changed': [];
 }
 
 export class Bus extends EventEmitter<BusEvents> {}

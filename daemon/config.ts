@@ -9,6 +9,12 @@ import type { ProbeConfig } from './probes/config.ts';
 export interface DaemonConfig {
   listen: { host: string; port: number };
   edgeListen: { host: string; port: number };
+  /** The HTTPS edge (`--edge-tls-listen`); none when absent. Its port is the bound one once listening. */
+  edgeTlsListen?: { host: string; port: number };
+  /** Proxies whose X-Forwarded-For the edge believes (CIDR blocks); none when absent. */
+  trustedProxies?: string[];
+  /** ACME (`--acme-directory`): certificates for route hostnames; off when absent. renewAt: fraction of the lifetime. */
+  acme?: { directory: string; email?: string; challenges: Array<'http-01' | 'tls-alpn-01'>; renewAt: number };
   dataDir: string;
   logLevel: string;
   /** json when absent. */

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -18,6 +18,7 @@ import { shedSlowHeaders } from './http/shed-slow-headers.ts';
 import { shedSlowReaders } from './http/shed-slow-readers.ts';
 import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
+import { createEdgeTlsServer, type EdgeTlsServer } from './http/edge-tls.ts';
 import { type ApiServer, createApiServer, describeCertificate, loadTlsPair } from './http/tls.ts';
 import { TlsReloader } from './http/tls-reload.ts';
 import { createLogger } from './logger.ts';
@@ -34,6 +35,8 @@ export interface RunningDaemon {
   ctx: DaemonContext;
   apiUrl: string;
   edgeUrl: string;
+  /** The HTTPS edge (`--edge-tls-listen`), when configured. */
+  edgeTlsUrl?: string;
   /** Lets the tunnel capability take over the edge listener. */
   setEdgeRouter(router: EdgeRouter): void;
   /** SIGHUP: re-reads what can change without a restart (the TLS certificate and key). */
@@ -58,7 +61,10 @@ function checkingInterval(requestTimeout: number): number {
   return Math.min(1_000, Math.max(100, Math.floor(requestTimeout / 10)));
 }
 
-function listen(server: ApiServer, host: string, port: number): Promise<AddressInfo> {
+/** What the drain closes: the API listener and both edges. */
+type Listener = ApiServer | EdgeTlsServer;
+
+function listen(server: Listener, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -124,17 +130,22 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   });
   let edgeRouter: EdgeRouter = modules.find((m) => m.edge)?.edge ?? noRoutes;
   const edgeFronts = modules.flatMap((m) => (m.edgeFront ? [m.edgeFront.bind(m)] : []));
-  const edge = createServer(limits, (req, res) => {
+  const edgeRequest = (req: IncomingMessage, res: ServerResponse) => {
     for (const front of edgeFronts) if (front(req, res)) return;
     edgeRouter.request(req, res);
-  });
+  };
+  const edge = createServer(limits, edgeRequest);
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
+  const tlsProvider = modules.find((m) => m.edgeTls)?.edgeTls;
+  const edgeTls = config.edgeTlsListen && createEdgeTlsServer({
+    limits, provider: () => tlsProvider, request: edgeRequest, upgrade: (req, socket, head) => edgeRouter.upgrade(req, socket, head),
+  });
   const stopShedding: Array<() => void> = [];
   const shed = new Counter({
     name: 'monctl_http_slow_readers_shed_total', help: 'Clients disconnected for reading responses slower than --slow-reader-floor',
     registers: [ctx.metrics.registry],
   });
-  for (const server of [api, edge] as ApiServer[]) {
+  for (const server of [api, edge, ...(edgeTls ? [edgeTls as unknown as ApiServer] : [])]) {
     shedSlowHeaders(server, limits.headersTimeout);
     stopShedding.push(shedSlowReaders(server, {
       floorBytesPerSec: config.server?.slowReaderFloor ?? 1024, windowMs: config.server?.slowReaderWindowMs ?? 20_000,
@@ -149,16 +160,19 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
 
   const apiAddress = await listen(api, config.listen.host, config.listen.port);
   const edgeAddress = await listen(edge, config.edgeListen.host, config.edgeListen.port);
+  const edgeTlsAddress = edgeTls && config.edgeTlsListen ? await listen(edgeTls, config.edgeTlsListen.host, config.edgeTlsListen.port) : undefined;
   const tls = config.tls && tlsPair ? new TlsReloader(api as HttpsServer, config.tls, tlsPair, log) : undefined;
   tls?.watch();
   // Port 0 asks the OS to choose: from here on the config holds the bound ports (pod name, TCP route checks).
   config.listen.port = apiAddress.port;
   config.edgeListen.port = edgeAddress.port;
+  if (config.edgeTlsListen && edgeTlsAddress) config.edgeTlsListen.port = edgeTlsAddress.port;
   for (const module of modules) await module.start?.();
   const running: RunningDaemon = {
     ctx,
     apiUrl: urlOf(apiAddress, tls ? 'https' : 'http'),
     edgeUrl: urlOf(edgeAddress),
+    ...(edgeTlsAddress ? { edgeTlsUrl: urlOf(edgeTlsAddress, 'https') } : {}),
     setEdgeRouter(router) { edgeRouter = router; },
     reload(trigger) {
       if (tls) tls.reload(trigger);
@@ -167,15 +181,15 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     stop: () => {
       tls?.close();
       stopShedding.forEach((stop) => stop());
-      return stopDaemon(ctx, [api, edge], modules).finally(() => lock.release());
+      return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules).finally(() => lock.release());
     },
   };
-  log.info({ api: running.apiUrl, edge: running.edgeUrl, dataDir: config.dataDir, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
+  log.info({ api: running.apiUrl, edge: running.edgeUrl, ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}), dataDir: config.dataDir, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
   return running;
 }
 
 /** Drain: stop accepting, end streams, let in-flight requests finish (10 s at most), then close the database. */
-async function stopDaemon(ctx: DaemonContext, servers: ApiServer[], modules: DaemonModule[]): Promise<void> {
+async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: DaemonModule[]): Promise<void> {
   if (ctx.draining) return;
   ctx.draining = true;
   ctx.log.info('draining');

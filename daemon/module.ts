@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { DaemonContext } from './context.ts';
 import type { Handlers } from './http/bind.ts';
 import type { EdgeRouter } from './http/edge.ts';
+import type { EdgeTlsProvider } from './http/edge-tls.ts';
 import type { RouteHandler, RouterLike } from './http/router-like.ts';
 
 /**
@@ -26,6 +27,8 @@ export interface DaemonModule {
    * custom hostname): returns true when it took the request.
    */
   edgeFront?(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The certificates of the HTTPS edge, by SNI name; at most one module provides them. */
+  edgeTls?: EdgeTlsProvider;
   /** Called once the API listener is up. */
   start?(): Promise<void> | void;
   /**

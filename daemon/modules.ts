@@ -2,6 +2,7 @@ import { alertsModule } from './alerts/index.ts';
 import { notifiersModule } from './alerts/notifiers/module.ts';
 import { incidentsModule } from './alerts/incidents/module.ts';
 import { authModule } from './auth/index.ts';
+import { certsModule } from './certs/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
 import { probesModule } from './probes/index.ts';
@@ -24,5 +25,6 @@ export const moduleFactories: ModuleFactory[] = [
   notifiersModule,
   alertsModule, // after notifiers: it stops first, so no send is in flight when their HTTP pool closes
   statusModule, // after monitoring: it follows the monitoring channel and the bus
+  certsModule, // after tunnel and status: ACME reads their hostnames
   incidentsModule, // last: its sweep stops first, before the tunnel marks agents disconnected on drain
 ];

@@ -7,6 +7,10 @@ import { run } from './procs.ts';
 import type { BenchPath } from './tunnel-peers.ts';
 
 export interface MonctlTunnel extends BenchPath {
+  /** The admin API, the agent and the daemon's `--edge-tls-listen` URL (the HTTPS row). */
+  admin: ApiClient;
+  agentId: number;
+  edgeTls: string;
   daemonPid: number;
   agentPid: number;
   /** Adds a route (another hostname, same agent and target), for the slow-reader attack. */
@@ -30,11 +34,11 @@ export async function startMonctl(root: string, dir: string, target: string, opt
   const daemonCmd: [string, string[]] = opts.fromSources
     ? [node, ['--disable-warning=ExperimentalWarning', '--max-semi-space-size=16', ...prof, join(root, 'bin/monctl.ts'), 'daemon']]
     : [node, ['--max-semi-space-size=16', ...prof, join(root, 'dist/monctl.js'), 'daemon']];
-  const [daemon, urls] = await run(daemonCmd[0], [...daemonCmd[1], '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data')], {
+  const [daemon, urls] = await run(daemonCmd[0], [...daemonCmd[1], '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--edge-tls-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data')], {
     cwd: root, env: { MONCTL_ADMIN_PASSWORD: 'bench-admin-password', MONCTL_SCHEDULER: 'off' },
-    ready: (l) => (l.includes('"listening"') ? `${JSON.parse(l).edge} ${JSON.parse(l).api}` : undefined),
+    ready: (l) => (l.includes('"listening"') ? `${JSON.parse(l).edge} ${JSON.parse(l).api} ${JSON.parse(l).edgeTls}` : undefined),
   });
-  const [edge, api] = urls.split(' ');
+  const [edge, api, edgeTls] = urls.split(' ');
   const admin = new ApiClient({ server: api, credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() } });
   const agentRow = await admin.call(operations.createAgent, { body: { name: 'bench' } });
   const { token } = await admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
@@ -49,7 +53,7 @@ export async function startMonctl(root: string, dir: string, target: string, opt
     : run(node, ['--max-semi-space-size=1', '--no-maglev', join(root, 'dist/agent.mjs'), ...agentArgs.slice(1)], { cwd: root }));
   while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED') await new Promise((r) => setTimeout(r, 100));
   return {
-    name: 'monctl', url: edge, host: 'bench.test', daemonPid: daemon.pid!, agentPid: agent.pid!, addRoute,
+    name: 'monctl', url: edge, host: 'bench.test', admin, agentId: agentRow.id, edgeTls, daemonPid: daemon.pid!, agentPid: agent.pid!, addRoute,
     procs: { daemon: () => [daemon.pid!], agent: () => [agent.pid!] },
   };
 }

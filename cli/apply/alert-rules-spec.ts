@@ -16,7 +16,7 @@ export interface AlertRuleSpec {
   repeatIntervalMinutes?: number;
 }
 
-const KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP'];
+const KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'];
 const FIELDS = ['name', 'enabled', 'events', 'notifiers', 'resources', 'groups', 'agents', 'groupWaitSeconds', 'repeatIntervalMinutes'];
 type Obj = Record<string, unknown>;
 

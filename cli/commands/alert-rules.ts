@@ -8,7 +8,7 @@ import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 
 type R = Static<typeof AlertRule>;
-const KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP'] as const;
+const KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'] as const;
 
 const view: View<R> = {
   columns: [

@@ -6,6 +6,7 @@ import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { agentId } from './agents.ts';
+import { type AccessFlags, accessBody, authCell, certCell, rateCell, withAccessFlags } from './route-access.ts';
 
 /**
  * Agent names by id, for the AGENT columns of tables: one list call per command, and none for
@@ -25,10 +26,21 @@ export const routeView = (names: Map<number, string>): View<Route> => ({
     { header: 'MATCH', get: (r) => (r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`) },
     { header: 'TARGET', get: (r) => r.target },
     { header: 'ENABLED', get: (r) => r.enabled },
+    { header: 'AUTH', get: authCell },
     { header: 'ENCODED-SLASHES', get: (r) => r.allowEncodedSlashes, wide: true },
+    { header: 'IP-ALLOW', get: (r) => r.ipAllow, wide: true },
+    { header: 'IP-DENY', get: (r) => r.ipDeny, wide: true },
+    { header: 'RATE-LIMIT', get: rateCell, wide: true },
+    { header: 'HTTPS-REDIRECT', get: (r) => r.httpsRedirect, wide: true },
     { header: 'CREATED', get: (r) => r.createdAt, wide: true },
     { header: 'UPDATED', get: (r) => r.updatedAt, wide: true },
   ],
+});
+
+/** `routes get`: the list's columns and the certificate the HTTPS edge serves for the hostname. */
+const detailView = (names: Map<number, string>): View<Route> => ({
+  columns: [...routeView(names).columns.filter((c) => c.header !== 'CREATED' && c.header !== 'UPDATED'),
+    { header: 'CERTIFICATE', get: certCell }, ...routeView(names).columns.filter((c) => c.header === 'CREATED' || c.header === 'UPDATED')],
 });
 
 export const logView = (names: Map<number, string>): View<RouteLogEntry> => ({
@@ -50,10 +62,10 @@ export const logView = (names: Map<number, string>): View<RouteLogEntry> => ({
 
 const routeId = (rt: Runtime, ref: string) => resolveRef(ref, 'route', () => rt.client.call(ops.listRoutes), (r) => r.name);
 
-interface RouteFlags { type?: string; agent?: string; target?: string; hostname?: string; pathPrefix?: string; listenPort?: string; enabled?: boolean; allowEncodedSlashes?: boolean }
+interface RouteFlags extends AccessFlags { type?: string; agent?: string; target?: string; hostname?: string; pathPrefix?: string; listenPort?: string; enabled?: boolean; allowEncodedSlashes?: boolean }
 
 function withRouteFlags(cmd: Command): Command {
-  return cmd
+  return withAccessFlags(cmd)
     .option('--type <type>', 'HTTP or TCP')
     .option('--agent <agent>', 'agent id or name')
     .option('--target <target>', 'HTTP: http(s):// URL seen from the agent; TCP: host:port')
@@ -66,8 +78,8 @@ function withRouteFlags(cmd: Command): Command {
     .option('--disabled', 'disable the route');
 }
 
-async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }): Promise<RouteUpdate> {
-  const body: RouteUpdate = {};
+async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }, current?: Route): Promise<RouteUpdate> {
+  const body: RouteUpdate = await accessBody(f, current);
   if (f.type) body.type = f.type.toUpperCase() as 'HTTP' | 'TCP';
   if (f.agent) body.agentId = await agentId(rt, f.agent);
   if (f.target) body.target = f.target;
@@ -95,7 +107,7 @@ export function register(program: Command): void {
   withOutput(routes.command('get').description('show a route').argument('<route>', 'id or name'))
     .action(act(async (rt, ref: string) => {
       const [route, names] = await Promise.all([rt.client.call(ops.getRoute, { params: { id: await routeId(rt, ref) } }), agentNames(rt)]);
-      await rt.show(route, routeView(names));
+      await rt.show(route, detailView(names));
     }));
 
   withOutput(withRouteFlags(routes.command('add').description('create a route').argument('<name>')))
@@ -110,10 +122,13 @@ export function register(program: Command): void {
   withOutput(withRouteFlags(routes.command('update').description('change a route (fields not given are kept)').argument('<route>', 'id or name'))
     .option('--name <name>', 'rename'))
     .action(act(async (rt, ref: string, f: RouteFlags & { name?: string }) => {
-      const body = await bodyOf(rt, f);
+      const id = await routeId(rt, ref);
+      // --basic-auth keeps the route's other users: their names come from the route as it is.
+      const current = f.basicAuth !== undefined ? await rt.client.call(ops.getRoute, { params: { id } }) : undefined;
+      const body = await bodyOf(rt, f, current);
       if (f.name) body.name = f.name;
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);
-      const route = await rt.client.call(ops.updateRoute, { params: { id: await routeId(rt, ref) }, body });
+      const route = await rt.client.call(ops.updateRoute, { params: { id }, body });
       await rt.done(route, `Updated route ${route.name} (id ${route.id}).`);
     }));
 

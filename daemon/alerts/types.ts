@@ -8,17 +8,23 @@
  *   certificates ──┘        (rules, grouping, inhibition)            (claims, retries)     (WEBHOOK, SLACK, NTFY, EMAIL)
  */
 
-export const ALERT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP'] as const;
+export const ALERT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
-/** What an alert is about. */
+/**
+ * What an alert is about. A certificate of the HTTPS edge (CERT_RENEWAL_FAILED,
+ * issue 17) has no resource or agent: only rules that list none route it.
+ */
 export interface AlertSubject {
-  type: 'resource' | 'agent';
+  type: 'resource' | 'agent' | 'certificate';
   id: number;
   name: string;
   /** The resource's target (URL, host:port, image reference); the agent's remote address if known. */
   target: string | null;
 }
+
+/** Incidents are about resources and agents; certificates only raise events. */
+export type IncidentSubject = AlertSubject & { type: 'resource' | 'agent' };
 
 /** The JSON kept in `alert_events.payload`: everything a message needs, frozen when the event happened. */
 export interface AlertEventPayload {
@@ -30,7 +36,10 @@ export interface AlertEventPayload {
   resolvedAt: number | null;
   /** The first failing check's message and code (incidents), or why the agent went away. */
   cause: { message: string | null; errorCode: string | null } | null;
-  /** CERT_EXPIRING: the peer certificate's notAfter (epoch ms) and the threshold crossed, in days. */
+  /**
+   * CERT_EXPIRING: the peer certificate's notAfter (epoch ms) and the threshold crossed, in days.
+   * CERT_RENEWAL_FAILED: the notAfter of the certificate still served, and the whole days it has left.
+   */
   cert: { notAfter: number; thresholdDays: number } | null;
 }
 

@@ -59,13 +59,28 @@ export class ApiKeys {
     if (id === undefined) return undefined;
     const row = await this.#db.selectFrom('api_keys')
       .leftJoin('users', 'users.id', 'api_keys.created_by_user_id')
-      .select(['api_keys.role', 'api_keys.created_by', 'api_keys.expires_at', 'users.role as creator_role'])
+      .select(['api_keys.role', 'api_keys.created_by', 'api_keys.expires_at', 'api_keys.route_ids', 'users.role as creator_role'])
       .where('api_keys.id', '=', id).executeTakeFirst();
     if (!row || (row.expires_at != null && row.expires_at <= now)) return undefined;
+    // A route key opens its routes at the edge only (verifyForRoute), never the API.
+    if (row.route_ids !== null) return undefined;
     this.#touch(id, now);
     // A key never grants more than its creator has now: demoting a user demotes their keys.
     const role = row.creator_role === 'USER' ? 'USER' : (row.role as Role);
     return { keyId: id, role, username: row.created_by };
+  }
+
+  /**
+   * A route key presented at the edge: 'ok' when it is valid and scoped to the route,
+   * 'other-route' when it is valid for other routes only, undefined when it is no key of ours.
+   */
+  async verifyForRoute(token: string, routeId: number, now = Date.now()): Promise<'ok' | 'other-route' | undefined> {
+    const id = await this.idOf(token);
+    if (id === undefined) return undefined;
+    const row = await this.#db.selectFrom('api_keys').select(['expires_at', 'route_ids']).where('id', '=', id).executeTakeFirst();
+    if (!row || row.route_ids === null || (row.expires_at != null && row.expires_at <= now)) return undefined;
+    this.#touch(id, now);
+    return (JSON.parse(row.route_ids) as number[]).includes(routeId) ? 'ok' : 'other-route';
   }
 
   #touch(id: number, now: number) {

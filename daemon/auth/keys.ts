@@ -22,11 +22,18 @@ export const keyHandlers: Handlers = {
     const expiresAt = body.expiresAt == null ? null : parseDateTime(body.expiresAt)!;
     if (expiresAt !== null && expiresAt <= now) throw invalidField('expiresAt', 'must be in the future');
     const row = await ctx.db.transaction().execute(async (trx) => {
+      if (body.routeIds) {
+        const found = await trx.selectFrom('routes').select('id').where('id', 'in', body.routeIds).execute();
+        const missing = body.routeIds.filter((id) => !found.some((r) => Number(r.id) === id));
+        if (missing.length) throw invalidField('routeIds', `route ${missing.join(', ')} does not exist`);
+      }
       const taken = await trx.selectFrom('api_keys').select('id').where('name', '=', body.name).executeTakeFirst();
       if (taken) throw conflict(`An API key named ${body.name} exists`, 'name');
       const creator = await trx.selectFrom('users').select('id').where('username', '=', principal.username).executeTakeFirst();
       return trx.insertInto('api_keys').values({
-        name: body.name, role: body.role ?? 'ADMIN', created_by: principal.username,
+        // A route key has no role on the API: it is stored as USER, the least, and refused there anyway.
+        name: body.name, role: body.routeIds ? 'USER' : body.role ?? 'ADMIN', created_by: principal.username,
+        route_ids: body.routeIds ? JSON.stringify(body.routeIds) : null,
         created_by_user_id: creator?.id ?? null, created_at: now, expires_at: expiresAt, last_used_at: null,
       }).returningAll().executeTakeFirstOrThrow();
     });

@@ -14,6 +14,6 @@ export function toApiKey(row: ApiKeyRow): Static<typeof ApiKey> {
   return {
     id: row.id, name: row.name, role: row.role as Role, createdBy: row.created_by,
     createdAt: formatDateTime(row.created_at), expiresAt: formatNullable(row.expires_at),
-    lastUsedAt: formatNullable(row.last_used_at),
+    lastUsedAt: formatNullable(row.last_used_at), routeIds: row.route_ids ? JSON.parse(row.route_ids) as number[] : [],
   };
 }

@@ -13,6 +13,14 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
   const config: DaemonConfig = {
     listen: { ...get<HostPort>('listen') },
     edgeListen: { ...get<HostPort>('edgeListen') },
+    ...(get<HostPort | undefined>('edgeTlsListen') ? { edgeTlsListen: { ...get<HostPort>('edgeTlsListen') } } : {}),
+    trustedProxies: get<string[] | undefined>('trustedProxies') ?? [],
+    ...(get<string | undefined>('acmeDirectory') ? {
+      acme: {
+        directory: get<string>('acmeDirectory'), email: get<string | undefined>('acmeEmail'),
+        challenges: get<Array<'http-01' | 'tls-alpn-01'>>('acmeChallenges'), renewAt: get<number>('acmeRenewAt'),
+      },
+    } : {}),
     dataDir: get<string>('dataDir'),
     logLevel: get<string>('logLevel'),
     logFormat: get<LogFormat>('logFormat'),

@@ -3,6 +3,7 @@ import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
 import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
 import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
+import { normaliseCidr } from '../tunnel/access/cidr.ts';
 import * as t from './types.ts';
 
 /**
@@ -29,6 +30,7 @@ export interface Setting<T = unknown> {
 
 const row = <T>(s: Setting<T>): Setting => s as Setting;
 
+export const ACME_CHALLENGE_TYPES = ['http-01', 'tls-alpn-01'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export const METRICS_DETAILS = ['all', 'public'] as const;
 export const METRICS_AUTHS = ['none', 'key'] as const;
@@ -38,6 +40,18 @@ export const SETTINGS: readonly Setting[] = [
     default: () => ({ host: '0.0.0.0', port: 8080 }), help: 'REST, SSE, login, explorer, metrics, agent tunnel' }),
   row({ key: 'edgeListen', flag: '--edge-listen <host:port>', env: 'MONCTL_EDGE_LISTEN', type: t.hostPort,
     default: () => ({ host: '0.0.0.0', port: 8081 }), help: 'public entry for HTTP routes' }),
+  row({ key: 'edgeTlsListen', flag: '--edge-tls-listen <host:port>', env: 'MONCTL_EDGE_TLS_LISTEN', type: t.hostPort,
+    unsetMeans: 'no HTTPS edge', help: 'public HTTPS entry for HTTP routes and status pages (certificates by SNI, HTTP/2)' }),
+  row({ key: 'trustedProxies', flag: '--trusted-proxies <cidrs>', env: 'MONCTL_TRUSTED_PROXIES', type: t.cidrList((c) => normaliseCidr(c) !== undefined),
+    unsetMeans: 'none: the peer is the client', help: 'proxies in front of the edge whose X-Forwarded-For names the client (ipAllow, ipDeny, rateLimit, the access log)' }),
+  row({ key: 'acmeDirectory', flag: '--acme-directory <url>', env: 'MONCTL_ACME_DIRECTORY', type: t.httpUrl,
+    unsetMeans: 'no ACME', help: 'ACME directory URL (e.g. https://acme-v02.api.letsencrypt.org/directory): route hostnames get certificates by themselves' }),
+  row({ key: 'acmeEmail', flag: '--acme-email <email>', env: 'MONCTL_ACME_EMAIL', type: t.email,
+    unsetMeans: 'no contact', help: 'contact address of the ACME account (expiry notices)' }),
+  row({ key: 'acmeChallenges', flag: '--acme-challenges <types>', env: 'MONCTL_ACME_CHALLENGES', type: t.someOf(ACME_CHALLENGE_TYPES),
+    default: () => [...ACME_CHALLENGE_TYPES], help: 'ACME challenge types in order of preference: http-01 (plain edge), tls-alpn-01 (TLS edge)' }),
+  row({ key: 'acmeRenewAt', flag: '--acme-renew-at <fraction>', env: 'MONCTL_ACME_RENEW_AT', type: t.fraction,
+    default: () => 2 / 3, help: 'ACME certificates are renewed once this fraction of their lifetime has passed' }),
   row({ key: 'dataDir', flag: '--data-dir <dir>', env: 'MONCTL_DATA_DIR', type: t.path,
     default: () => defaultDataDir(), help: 'SQLite database, secrets, bootstrap key' }),
   row({ key: 'logLevel', flag: '--log-level <level>', env: 'MONCTL_LOG_LEVEL', type: t.oneOf(LOG_LEVELS),

@@ -173,3 +173,58 @@ export const password: ValueType<string> = {
   },
   format: () => MASK,
 };
+
+/** Items of a list given as `a,b,c` (flag, env, or YAML text) or as a YAML list. */
+function listItems(raw: unknown): unknown[] | undefined {
+  if (Array.isArray(raw)) return raw;
+  return typeof raw === 'string' ? raw.split(',').map((p) => p.trim()).filter(Boolean) : undefined;
+}
+
+/** IP addresses and CIDR blocks, `10.0.0.0/8,::1` or a YAML list; checked by `check` (true when valid). */
+export function cidrList(check: (text: string) => boolean): ValueType<string[]> {
+  return {
+    name: 'CIDR blocks, comma-separated',
+    parse(raw) {
+      const items = listItems(raw);
+      if (!items || items.length === 0 || !items.every((v) => typeof v === 'string' && check(v))) {
+        fail('a comma-separated list of IP addresses or CIDR blocks, such as 10.0.0.0/8,::1', raw);
+      }
+      return items as string[];
+    },
+    format: (v) => v.join(','),
+  };
+}
+
+/** Some of `choices`, in order of preference: `http-01,tls-alpn-01` or a YAML list. */
+export function someOf<const C extends string>(choices: readonly C[]): ValueType<C[]> {
+  return {
+    name: `${choices.join(',')} (some, in order)`,
+    parse(raw) {
+      const items = listItems(raw);
+      if (!items || items.length === 0 || !items.every((v) => choices.includes(v as C))) fail(`a comma-separated list of ${choices.join(', ')}`, raw);
+      return [...new Set(items as C[])];
+    },
+    format: (v) => v.join(','),
+  };
+}
+
+/** A number between 0 and 1, both excluded (a fraction of a lifetime). */
+export const fraction: ValueType<number> = {
+  name: 'number in (0, 1)',
+  parse(raw, text) {
+    const value = text && typeof raw === 'string' && /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(raw) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !(value > 0 && value < 1)) fail('a number between 0 and 1, such as 0.67', raw);
+    return value;
+  },
+  format: (v) => v,
+};
+
+/** An email address (one @, something on both sides, no spaces). */
+export const email: ValueType<string> = {
+  name: 'email address',
+  parse(raw) {
+    if (typeof raw !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(raw.trim())) fail('an email address', raw);
+    return raw.trim();
+  },
+  format: (v) => v,
+};

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { Server as TlsServer } from 'node:tls';
+import { Server as TlsServer, type TLSSocket } from 'node:tls';
 import { rawProblemResponse } from './problem.ts';
 
 /**
@@ -27,10 +27,14 @@ export function shedSlowHeaders(server: Server, ms: number): void {
   // Over TLS the request's socket is the TLSSocket, not the TCP one of 'connection'
   // (the handshake has its own deadline, handshakeTimeout in daemon/http/tls.ts).
   server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+    // HTTP/2 (the TLS edge) has no request line to wait for: its sessions have their own idle timeout.
+    const alpn = (socket as TLSSocket).alpnProtocol;
+    if (alpn && alpn !== 'http/1.1') return;
     arm(socket);
     socket.once('close', () => disarm(socket));
   });
   server.on('request', (req, res) => {
+    if (req.httpVersionMajor === 2) return; // a stream of an HTTP/2 session, whose socket is not the request's own
     const socket = req.socket as Socket;
     disarm(socket);
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);

@@ -34,6 +34,8 @@ export interface Database {
   notification_attempts: NotificationAttemptsTable;
   alert_reminders: AlertRemindersTable;
   status_pages: StatusPagesTable;
+  certificates: CertificatesTable;
+  acme_challenges: AcmeChallengesTable;
 }
 
 export interface SettingsTable { key: string; value: string }
@@ -56,6 +58,8 @@ export interface ApiKeysTable {
   created_at: number;
   expires_at: number | null;
   last_used_at: number | null;
+  /** JSON array of route ids (migration 0011): a key for those routes at the edge, refused by the API. */
+  route_ids: string | null;
 }
 
 export interface SessionsTable {
@@ -210,6 +214,14 @@ export interface RoutesTable {
   enabled: number;
   created_at: number;
   updated_at: number;
+  /** Access control (migration 0011): none | basic | apiKey; JSON lists; requests per second and burst per client IP. */
+  auth: Generated<string>;
+  basic_users: string | null;
+  ip_allow: string | null;
+  ip_deny: string | null;
+  rate_per_second: number | null;
+  rate_burst: number | null;
+  https_redirect: Generated<number>;
 }
 
 export interface RouteLogTable {
@@ -245,7 +257,7 @@ export interface IncidentsTable {
 export interface AlertEventsTable {
   id: Generated<number>;
   kind: string;
-  subject_type: 'resource' | 'agent';
+  subject_type: 'resource' | 'agent' | 'certificate';
   resource_id: number | null;
   agent_id: number | null;
   incident_id: number | null;
@@ -347,6 +359,43 @@ export interface StatusPagesTable {
   updated_at: number;
 }
 
+/** Certificates for the edge (migration 0011): uploaded, or ordered through ACME (one row per name). */
+export interface CertificatesTable {
+  id: Generated<number>;
+  source: 'UPLOAD' | 'ACME';
+  acme_name: string | null;
+  /** JSON array of the names served (wildcards as `*.example.com`). */
+  hostnames: string;
+  cert_pem: string | null;
+  /** The private key, sealed with the install's SecretBox; never returned. */
+  key_enc: string | null;
+  issuer: string | null;
+  serial: string | null;
+  not_before: number | null;
+  not_after: number | null;
+  challenge: string | null;
+  issued_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  failures: Generated<number>;
+  next_attempt_at: number | null;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AcmeChallengesTable {
+  token: string;
+  hostname: string;
+  type: string;
+  key_authorization: string;
+  cert_pem: string | null;
+  key_enc: string | null;
+  expires_at: number;
+}
+
+export type CertificateRow = Selectable<CertificatesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type ResourceUpdate = Updateable<ResourcesTable>;

@@ -1,6 +1,7 @@
 import type { Agent, AgentStatus, Pod, Route, RouteLogEntry, RouteType } from '../../src/api/schemas/tunnel.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { AgentRow, PodRow, RouteLogRow, RouteRow } from '../store/schema.ts';
+import { accessOf } from './route-access.ts';
 
 /** Rows (epoch ms, 0/1, snake_case) to the wire shapes of CONTRACT section 5. */
 export function toAgent(row: AgentRow): Agent {
@@ -13,10 +14,14 @@ export function toAgent(row: AgentRow): Agent {
 }
 
 export function toRoute(row: RouteRow): Route {
+  const access = accessOf(row);
   return {
     id: Number(row.id), name: row.name, type: row.type as RouteType, agentId: Number(row.agent_id), target: row.target,
     hostname: row.hostname, pathPrefix: row.path_prefix, listenPort: row.listen_port === null ? null : Number(row.listen_port),
-    allowEncodedSlashes: Boolean(row.allow_encoded_slashes), enabled: Boolean(row.enabled), createdAt: formatDateTime(row.created_at), updatedAt: formatDateTime(row.updated_at),
+    allowEncodedSlashes: Boolean(row.allow_encoded_slashes), enabled: Boolean(row.enabled),
+    auth: access.auth, basicUsers: access.basicUsers.map((u) => u.username), ipAllow: access.ipAllow, ipDeny: access.ipDeny,
+    rateLimit: access.rateLimit, httpsRedirect: access.httpsRedirect,
+    createdAt: formatDateTime(row.created_at), updatedAt: formatDateTime(row.updated_at),
   };
 }
 

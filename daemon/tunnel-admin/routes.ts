@@ -2,8 +2,10 @@ import { HttpError, invalidField, notFound } from '../../src/errors.ts';
 import type { Handlers } from '../http/bind.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { certificateOfHost } from '../certs/route-state.ts';
 import { checkRouteAgainstPages } from '../status/hostname-clash.ts';
 import { toRoute } from './mappers.ts';
+import { accessColumns, accessDraft } from './route-access.ts';
 import { checkPortFree, draftFromCreate, draftFromUpdate, type RouteDraft } from './route-rules.ts';
 import { publishTopology, routeLogChannel } from './topology-events.ts';
 
@@ -62,6 +64,7 @@ export const routeHandlers: Handlers = {
 
   async createRoute({ ctx, body }) {
     const draft = draftFromCreate(body);
+    const access = await accessDraft(draft.type, body, null);
     if (draft.listenPort !== null) {
       await checkAgainstOthers(ctx.db, draft, null); // cheap 400/409 before touching the network
       await checkPortFree(ctx, draft.listenPort);
@@ -69,7 +72,7 @@ export const routeHandlers: Handlers = {
     const row = await persist(() => ctx.db.transaction().execute(async (trx) => {
       await checkAgainstOthers(trx, draft, null);
       const now = Date.now();
-      return trx.insertInto('routes').values({ ...columns(draft), created_at: now, updated_at: now })
+      return trx.insertInto('routes').values({ ...columns(draft), ...accessColumns(access), created_at: now, updated_at: now })
         .returningAll().executeTakeFirstOrThrow();
     }));
     const route = toRoute(row);
@@ -81,13 +84,16 @@ export const routeHandlers: Handlers = {
   async getRoute({ ctx, params }) {
     const row = await ctx.db.selectFrom('routes').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!row) throw notFound(`Route ${params.id} does not exist`);
-    return toRoute(row);
+    const route = toRoute(row);
+    // The detail shows the certificate the HTTPS edge serves for the hostname (issue 17).
+    return row.type === 'HTTP' && row.hostname ? { ...route, certificate: await certificateOfHost(ctx, row.hostname) } : route;
   },
 
   async updateRoute({ ctx, params, body }) {
     const current = await ctx.db.selectFrom('routes').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!current) throw notFound(`Route ${params.id} does not exist`);
     const draft = draftFromUpdate(current, body);
+    const access = await accessDraft(draft.type, body, current);
     // An enabled route's own port is held by the data plane's listener: only a new port, or
     // the port of a route being enabled, is probed.
     const portChanged = draft.listenPort !== (current.listen_port === null ? null : Number(current.listen_port));
@@ -97,7 +103,7 @@ export const routeHandlers: Handlers = {
     }
     const row = await persist(() => ctx.db.transaction().execute(async (trx) => {
       await checkAgainstOthers(trx, draft, params.id);
-      const updated = await trx.updateTable('routes').set({ ...columns(draft), updated_at: Date.now() })
+      const updated = await trx.updateTable('routes').set({ ...columns(draft), ...accessColumns(access), updated_at: Date.now() })
         .where('id', '=', params.id).returningAll().executeTakeFirst();
       if (!updated) throw notFound(`Route ${params.id} does not exist`);
       return updated;

@@ -5,6 +5,7 @@ import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { routeRequest, type Routing } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
+import type { EdgeGate } from './access/gate.ts';
 import type { Exchange, Observer } from './observe.ts';
 import type { RouteTable } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -15,6 +16,7 @@ export interface EdgeDeps {
   table: RouteTable;
   sessions: AgentSessions;
   observer: Observer;
+  gate: EdgeGate;
 }
 
 /** Methods node:http's client sent without a body unless one was given (the others get an empty chunked body). */
@@ -27,7 +29,7 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT'
  * is buffered whole.
  */
 export function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
-  const routing = routeRequest(deps.table, req);
+  const routing = routeRequest(deps.table, req, deps.gate);
   if (routing instanceof Promise) return routing.then((r) => forwardRouted(deps, req, res, r));
   forwardRouted(deps, req, res, routing);
   return undefined;

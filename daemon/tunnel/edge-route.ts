@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
+import type { EdgeGate } from './access/gate.ts';
 import { normalisePath } from './path-normalise.ts';
 import type { LiveRoute, RouteTable } from './route-table.ts';
 
@@ -14,7 +15,7 @@ export type Routing =
     /** The path as the client sent it, without the query (for the access log). */
     logPath: string;
   }
-  /** Refused: 400 or 404. With `route` when the route is known (the refusal goes to its access log). */
+  /** Refused: 400 or 404, or by the route's access control. With `route` when the route is known (the refusal goes to its access log). */
   | { error: HttpError; route?: LiveRoute; logPath: string };
 
 interface ParsedTarget { host: string | undefined; path: string; query: string }
@@ -50,21 +51,27 @@ const refused = (detail: string) => new HttpError(400, 'bad-request-target', det
  * A miss while routes reload waits for the reload (a just-created route is
  * served); otherwise the answer is synchronous (no promise per request).
  */
-export function routeRequest(table: RouteTable, req: IncomingMessage): Routing | Promise<Routing> {
+export function routeRequest(table: RouteTable, req: IncomingMessage, gate?: EdgeGate): Routing | Promise<Routing> {
   const target = parseRequestTarget(req.url ?? '/', req.headers.host);
   if ('error' in target) return { error: refused(target.error), logPath: '' };
   const logPath = target.path.slice(0, 2048);
   const normal = normalisePath(target.path);
   if ('error' in normal) return { error: refused(`Refused path: ${normal.error}`), logPath };
+  const host = target.host;
   const found = (route: LiveRoute | undefined): Routing => {
-    if (!route) return { error: new HttpError(404, 'no-route', `No route for host ${target.host ?? '(none)'} and path ${normal.path}`), logPath };
+    if (!route) return { error: new HttpError(404, 'no-route', `No route for host ${host ?? '(none)'} and path ${normal.path}`), logPath };
     if (normal.encodedSlash && !route.allowEncodedSlashes) {
       return { error: refused('Refused path: an encoded slash (%2F or %5C); the route does not allow them'), route, logPath };
     }
-    return { route, host: target.host, forward: normal.path + target.query, logPath };
+    return { route, host, forward: normal.path + target.query, logPath };
   };
-  const route = table.match(target.host, normal.path);
+  // Access control: the one place every edge request (and upgrade) passes before it is forwarded.
+  const admit = (routing: Routing): Routing | Promise<Routing> => {
+    if (!gate || 'error' in routing || routing.route.access.open) return routing;
+    return gate.check(routing.route, req, host, routing).then((refusal) => (refusal ? { error: refusal, route: routing.route, logPath } : routing));
+  };
+  const route = table.match(host, normal.path);
   const loading = table.loading;
-  if (!route && loading) return loading.then(() => found(table.match(target.host, normal.path)));
-  return found(route);
+  if (!route && loading) return loading.then(() => admit(found(table.match(host, normal.path))));
+  return admit(found(route));
 }

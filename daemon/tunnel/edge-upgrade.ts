@@ -26,7 +26,7 @@ function headerLines(headers: Record<string, string | string[]>): string {
 export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   socket.on('error', () => {});
   const url = req.url ?? '/';
-  const routing = await routeRequest(deps.table, req);
+  const routing = await routeRequest(deps.table, req, deps.gate);
   if ('error' in routing) {
     if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
     return rawProblem(socket, routing.error, url);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts';
+import { edgeClientIp } from './access/client-ip.ts';
 import type { ExchangeInfo } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 
@@ -42,7 +43,7 @@ export function clientIp(req: IncomingMessage): string | null {
 
 /** `path`: as the client sent it, without the query string. */
 export function exchangeInfo(req: IncomingMessage, path: string): ExchangeInfo {
-  return { method: req.method ?? 'GET', path, clientIp: clientIp(req) };
+  return { method: req.method ?? 'GET', path, clientIp: edgeClientIp(req) };
 }
 
 /**
@@ -56,7 +57,7 @@ export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: H
   const headers: OutgoingHttpHeaders = endToEndHeaders(req.headers);
   headers.host = target.host;
   headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
-  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   headers['x-forwarded-host'] = host;
   return headers;
 }

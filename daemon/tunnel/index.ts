@@ -1,6 +1,8 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import type { TunnelControl } from '../tunnel-control.ts';
+import { EdgeGate } from './access/gate.ts';
+import { setTrustedProxies } from './access/client-ip.ts';
 import { type EdgeDeps, forwardHttp } from './edge-http.ts';
 import { forwardUpgrade } from './edge-upgrade.ts';
 import { Observer } from './observe.ts';
@@ -23,13 +25,17 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const tcp = new TcpListeners(ctx, sessions, observer);
   const probes = new AgentProbes(ctx, sessions);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
-  const deps: EdgeDeps = { ctx, table, sessions, observer };
+  setTrustedProxies(ctx.config.trustedProxies ?? []);
+  const deps: EdgeDeps = { ctx, table, sessions, observer, gate: new EdgeGate(ctx) };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
 
   const control: TunnelControl = {
     inFlight: (routeId) => observer.inFlight(routeId),
     disconnectAgent: (agentId, reason) => sessions.disconnect(agentId, reason),
-    routesChanged: () => void table.reload(),
+    routesChanged: () => {
+      void table.reload();
+      ctx.bus.emit('routes.changed');
+    },
     probeAgent: (agentId, name, check) => probes.probe(agentId, name, check),
     probeLoad: (agentId) => probes.load(agentId),
   };

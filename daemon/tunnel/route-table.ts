@@ -1,6 +1,7 @@
 import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { CoalescedReload } from '../util/coalesced.ts';
+import { compileAccess, type RouteAccess } from './access/compile.ts';
 import { underPrefix } from './path-normalise.ts';
 
 /** An enabled route as the data plane needs it. */
@@ -14,6 +15,8 @@ export interface LiveRoute {
   listenPort: number | null;
   /** Whether paths with `%2F` / `%5C` are forwarded (else refused with 400). */
   allowEncodedSlashes: boolean;
+  /** Access control at the edge (issue 17): daemon/tunnel/access/. */
+  access: RouteAccess;
 }
 
 /**
@@ -62,6 +65,7 @@ export class RouteTable {
         id: Number(row.id), type: row.type === 'TCP' ? 'TCP' : 'HTTP', agentId: Number(row.agent_id), target: row.target,
         hostname: hostWithoutPort(row.hostname ?? ''), pathPrefix: row.path_prefix || '/',
         listenPort: row.listen_port === null ? null : Number(row.listen_port), allowEncodedSlashes: Boolean(row.allow_encoded_slashes),
+        access: compileAccess(row),
       };
       if (route.type === 'TCP') {
         tcp.push(route);

@@ -1,6 +1,7 @@
 import type { OperationDef } from './operation.ts';
 import { alertRuleOperations } from './ops/alert-rules.ts';
 import { authOperations } from './ops/auth.ts';
+import { certificateOperations } from './ops/certificates.ts';
 import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
@@ -22,6 +23,7 @@ export const operations = {
   ...alertRuleOperations,
   ...incidentOperations,
   ...statusPageOperations,
+  ...certificateOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -13,7 +13,8 @@ const at = '2026-11-21T10:00:00';
 const agent = (id: number, name: string, status: 'PENDING' | 'CONNECTED' | 'DISCONNECTED', podId: number | null = null) => ({
   id, name, status, hasToken: true, tokenCreatedAt: at, connectedAt: null, lastSeenAt: null, podId, remoteAddress: null, version: null, createdAt: at,
 });
-const route = { id: 7, name: 'site', type: 'HTTP' as const, agentId: 3, target: 'http://127.0.0.1:3000', hostname: 'site.test', pathPrefix: '/', listenPort: null, allowEncodedSlashes: false, enabled: true, createdAt: at, updatedAt: at };
+const route = { id: 7, name: 'site', type: 'HTTP' as const, agentId: 3, target: 'http://127.0.0.1:3000', hostname: 'site.test', pathPrefix: '/', listenPort: null, allowEncodedSlashes: false, enabled: true,
+  auth: 'none' as const, basicUsers: [], ipAllow: [], ipDeny: [], rateLimit: null, httpsRedirect: false, createdAt: at, updatedAt: at };
 const snapshot: Topology = {
   pods: [{ id: 1, name: 'pod-a', startedAt: at, version: '0.1.0' }],
   agents: [agent(3, 'edge', 'CONNECTED', 1), agent(4, 'spare', 'PENDING')],

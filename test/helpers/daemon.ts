@@ -11,6 +11,8 @@ export const ADMIN_PASSWORD = 'test-admin-password-1';
 export interface TestDaemon {
   url: string;
   edgeUrl: string;
+  /** The HTTPS edge, when started with --edge-tls-listen. */
+  edgeTlsUrl?: string;
   dataDir: string;
   adminKey: string;
   proc: ChildProcess;
@@ -101,7 +103,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const dispatcher = opts.ca ? new Agent({ connect: { ca: opts.ca } }) : undefined;
   const client = (credential?: Credential) => new ApiClient({ server: url, credential, dispatcher });
   return {
-    url, edgeUrl: String(info.edge), dataDir, adminKey, proc, logs, stderr: () => stderr,
+    url, edgeUrl: String(info.edge), ...(info.edgeTls ? { edgeTlsUrl: String(info.edgeTls) } : {}), dataDir, adminKey, proc, logs, stderr: () => stderr,
     client, admin: client({ kind: 'api-key', token: adminKey }),
     stop(signal = 'SIGTERM') {
       return new Promise((done) => {

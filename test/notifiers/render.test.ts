@@ -63,6 +63,25 @@ describe('one alert', () => {
     expect(cert.link).toMatch(/\/admin\/api\/resources\/\d+$/);
   });
 
+  it('a failed ACME order for the HTTPS edge names the hostname, the cause and the certificate still served', () => {
+    const failed = item('CERT_RENEWAL_FAILED', 'shop.example.test', {
+      incidentId: null, openedAt: null, subject: { type: 'certificate', id: 9, name: 'shop.example.test', target: null },
+      cause: { message: 'Connection refused', errorCode: 'ACME_ORDER_FAILED' }, cert: { notAfter: NOW + 20 * 24 * 60 * MIN, thresholdDays: 20 },
+    });
+    const r = render(message([failed]));
+    expect(r.title).toBe('Certificate renewal failed: shop.example.test');
+    expect(r.tone).toBe('problem');
+    expect(r.text.split('\n')).toEqual([
+      'The ACME order for shop.example.test on the HTTPS edge failed; it is retried with backoff.',
+      'Cause: Connection refused (ACME_ORDER_FAILED)',
+      `The certificate served now expires in 20 days (${when(NOW + 20 * 24 * 60 * MIN)}).`,
+      `Details: ${PUBLIC}/admin/api/certificates/9`,
+    ]);
+    const grouped = render(message([failed, item('INCIDENT_OPENED', 'web')]));
+    expect(grouped.title).toBe('1 down, 1 renewal failed');
+    expect(grouped.summary).toMatchObject({ down: 1, certRenewalFailed: 1 });
+  });
+
   it('without --public-url there is no link', () => {
     const r = render(message([item('INCIDENT_OPENED', 'web')]), null);
     expect(r.link).toBeNull();

@@ -17,6 +17,9 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   openssl: 'openssl', // throwaway CAs and certificates
   perl: 'perl', // bcrypt for the registry's htpasswd
   'systemd-analyze': 'systemd', // verifies the shipped unit files
+  pebble: 'pebble', // a real ACME server for the HTTPS edge's certificates
+  'pebble-challtestsrv': 'pebble', // pebble's DNS: every test hostname is 127.0.0.1
+  curl: 'curl', // fetches through the HTTPS edge, verifying the chain
 };
 
 /**

@@ -5,7 +5,7 @@ import { type IncidentChange, publishIncidents } from '../incidents/events.ts';
 import { DEFAULT_AGENT_GRACE_SECONDS } from '../incidents/defaults.ts';
 import { openIncident, resolveIncident } from '../incidents/store.ts';
 import { getMaintenance } from '../maintenance/cache.ts';
-import type { AlertSubject } from '../types.ts';
+import type { IncidentSubject } from '../types.ts';
 
 /** How often the agents table is looked at. */
 export const SWEEP_EVERY_MS = 1_000;
@@ -14,7 +14,7 @@ const CAUSE = { message: 'agent disconnected', errorCode: 'AGENT_DISCONNECTED' }
 
 type Row = Pick<AgentRow, 'id' | 'name' | 'status' | 'last_seen_at' | 'connected_at' | 'remote_address' | 'open_incident_id'>;
 
-const subjectOf = (row: Pick<Row, 'id' | 'name' | 'remote_address'>): AlertSubject =>
+const subjectOf = (row: Pick<Row, 'id' | 'name' | 'remote_address'>): IncidentSubject =>
   ({ type: 'agent', id: Number(row.id), name: row.name, target: row.remote_address });
 
 /** Thrown inside a transaction to roll it back: another daemon (or a reconnect) got there first. */

@@ -5,7 +5,7 @@ import { shapedChunks } from '../../store/batches.ts';
 import type { Database, ResourcesTable } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';
 import { getMaintenance } from '../maintenance/cache.ts';
-import type { AlertSubject } from '../types.ts';
+import type { IncidentSubject } from '../types.ts';
 import { certStep } from './cert-expiry.ts';
 import { DEFAULT_CERT_EXPIRY_DAYS } from './defaults.ts';
 import { type IncidentChange, publishIncidents } from './events.ts';
@@ -55,7 +55,7 @@ function columnsOf(row: EngineRow): AlertColumns {
   };
 }
 
-const subjectOf = (row: EngineRow): AlertSubject => ({ type: 'resource', id: Number(row.id), name: row.name, target: row.target });
+const subjectOf = (row: EngineRow): IncidentSubject => ({ type: 'resource', id: Number(row.id), name: row.name, target: row.target });
 
 /**
  * The incident engine, run inside the result writer's transaction: per active

@@ -1,18 +1,18 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';
-import type { AlertKind, AlertSubject } from '../types.ts';
+import type { AlertKind, IncidentSubject } from '../types.ts';
 import type { IncidentRow } from './mappers.ts';
 
 type Trx = Transaction<Database>;
 
-const KINDS: Record<AlertSubject['type'], { opened: AlertKind; resolved: AlertKind }> = {
+const KINDS: Record<IncidentSubject['type'], { opened: AlertKind; resolved: AlertKind }> = {
   resource: { opened: 'INCIDENT_OPENED', resolved: 'INCIDENT_RESOLVED' },
   agent: { opened: 'AGENT_DOWN', resolved: 'AGENT_UP' },
 };
 
 export interface NewIncident {
-  subject: AlertSubject;
+  subject: IncidentSubject;
   /** Epoch ms: the first failing check of the streak, or when the agent went away. */
   openedAt: number;
   cause: { message: string | null; errorCode: string | null };
@@ -51,7 +51,7 @@ export async function openIncident(trx: Trx, n: NewIncident): Promise<IncidentRo
  * 'deactivated'). Returns undefined when the incident was not open.
  */
 export async function resolveIncident(
-  trx: Trx, incidentId: number, subject: AlertSubject,
+  trx: Trx, incidentId: number, subject: IncidentSubject,
   options: { at: number; addChecks?: number; reason?: string },
 ): Promise<IncidentRow | undefined> {
   const row = await trx.updateTable('incidents')

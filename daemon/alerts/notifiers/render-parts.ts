@@ -2,10 +2,10 @@ import { formatDateTime } from '../../../src/time.ts';
 import type { AlertItem } from '../types.ts';
 
 /** The small pieces every rendered message is made of: categories, durations, times, causes, links. */
-export type Category = 'down' | 'agentDown' | 'certExpiring' | 'recovered' | 'agentUp';
+export type Category = 'down' | 'agentDown' | 'certExpiring' | 'certRenewalFailed' | 'recovered' | 'agentUp';
 
 /** Bad news first: the order of sections and of the summary. */
-export const CATEGORY_ORDER: readonly Category[] = ['down', 'agentDown', 'certExpiring', 'recovered', 'agentUp'];
+export const CATEGORY_ORDER: readonly Category[] = ['down', 'agentDown', 'certExpiring', 'certRenewalFailed', 'recovered', 'agentUp'];
 export const GOOD_NEWS: ReadonlySet<Category> = new Set(['recovered', 'agentUp']);
 
 /** [singular, plural] as the count's noun ("3 resources down"), and the short form of a mixed summary ("3 down"). */
@@ -15,6 +15,10 @@ export const LABELS: Record<Category, { one: string; many: string; short: [strin
   certExpiring: {
     one: 'certificate expiring', many: 'certificates expiring', short: ['certificate expiring', 'certificates expiring'],
     section: 'Certificates expiring',
+  },
+  certRenewalFailed: {
+    one: 'certificate renewal failed', many: 'certificate renewals failed', short: ['renewal failed', 'renewals failed'],
+    section: 'Certificate renewals failed',
   },
   recovered: { one: 'resource recovered', many: 'resources recovered', short: ['recovered', 'recovered'], section: 'Recovered' },
   agentUp: { one: 'agent back', many: 'agents back', short: ['agent back', 'agents back'], section: 'Agents back' },
@@ -28,6 +32,7 @@ export function categoryOf(item: AlertItem): Category {
     case 'AGENT_DOWN': return 'agentDown';
     case 'AGENT_UP': return 'agentUp';
     case 'CERT_EXPIRING': return 'certExpiring';
+    case 'CERT_RENEWAL_FAILED': return 'certRenewalFailed';
   }
 }
 
@@ -74,7 +79,8 @@ export function causeText(item: AlertItem): string | null {
 export function itemLink(item: AlertItem, publicUrl: string | null): string | null {
   if (!publicUrl) return null;
   if (item.incidentId !== null) return `${publicUrl}/admin/api/incidents/${item.incidentId}`;
-  return `${publicUrl}/admin/api/${item.subject.type === 'agent' ? 'agents' : 'resources'}/${item.subject.id}`;
+  const collection = item.subject.type === 'agent' ? 'agents' : item.subject.type === 'certificate' ? 'certificates' : 'resources';
+  return `${publicUrl}/admin/api/${collection}/${item.subject.id}`;
 }
 
 /** The link of a whole message: its one item's, or the incident list for several. */

@@ -86,6 +86,7 @@ function singleTitle(item: AlertItem, now: number): string {
     case 'recovered': return `UP: ${name}`;
     case 'agentUp': return `Agent UP: ${name}`;
     case 'certExpiring': return `Certificate ${certLeft(item, now)}: ${name}`;
+    case 'certRenewalFailed': return `Certificate renewal failed: ${name}`;
   }
 }
 
@@ -120,6 +121,12 @@ function singleLines(item: AlertItem, now: number): Array<string | null> {
         `The TLS certificate of ${name} ${certLeft(item, now)}.`,
         target, item.cert ? `Not valid after: ${when(item.cert.notAfter)} (alert threshold: ${item.cert.thresholdDays} days)` : null,
       ];
+    case 'certRenewalFailed':
+      return [
+        `The ACME order for ${name} on the HTTPS edge failed; it is retried with backoff.`,
+        cause && `Cause: ${cause}`,
+        item.cert ? `The certificate served now ${certLeft(item, now)} (${when(item.cert.notAfter)}).` : 'No certificate is served for it yet.',
+      ];
   }
 }
 
@@ -130,6 +137,7 @@ function itemLine(item: AlertItem, now: number): string {
   const cause = causeText(item);
   const category = categoryOf(item);
   if (category === 'certExpiring') parts.push(certLeft(item, now));
+  else if (category === 'certRenewalFailed') parts.push(cause ?? 'order failed');
   else if (GOOD_NEWS.has(category)) parts.push(lasted !== null ? `back after ${humanDuration(lasted)}` : 'back');
   else {
     if (cause) parts.push(cause);

@@ -72,7 +72,9 @@ export class Router {
         if (!mine.has(event.id) || event.suppressed !== null || blocked.has(event.id)) continue;
         const subject = event.subject_type === 'agent'
           ? { type: 'agent' as const, id: event.agent_id!, groupIds: [] }
-          : { type: 'resource' as const, id: event.resource_id!, groupIds: groups.get(event.resource_id!) ?? [] };
+          : event.subject_type === 'certificate'
+            ? { type: 'certificate' as const, id: 0, groupIds: [] }
+            : { type: 'resource' as const, id: event.resource_id!, groupIds: groups.get(event.resource_id!) ?? [] };
         const targets = targetsOf(rules, event.kind as AlertEventKind, subject);
         const closing = CLOSING_KINDS.has(event.kind);
         const incident = event.incident_id ?? -1;

@@ -3,7 +3,7 @@ import type { Rule } from './rule-row.ts';
 
 /** The subject of an event as rules see it. */
 export interface RuleSubject {
-  type: 'resource' | 'agent';
+  type: 'resource' | 'agent' | 'certificate';
   id: number;
   /** The resource's groups (none for agents). */
   groupIds: number[];
@@ -11,14 +11,16 @@ export interface RuleSubject {
 
 /**
  * Whether a rule routes this kind of event for this subject. A rule listing
- * nothing covers every resource and agent; one listing resources or groups
- * covers those resources; one listing agents covers those agents.
+ * nothing covers every resource, agent and certificate; one listing resources
+ * or groups covers those resources; one listing agents covers those agents.
+ * Certificates are in no list: only a rule listing nothing routes them.
  */
 export function ruleMatches(rule: Rule, kind: AlertEventKind, subject: RuleSubject): boolean {
   if (!rule.enabled || !rule.events.includes(kind)) return false;
   const listed = rule.resourceIds.length + rule.groupIds.length + rule.agentIds.length > 0;
   if (!listed) return true;
   if (subject.type === 'agent') return rule.agentIds.includes(subject.id);
+  if (subject.type === 'certificate') return false;
   return rule.resourceIds.includes(subject.id) || subject.groupIds.some((g) => rule.groupIds.includes(g));
 }
 

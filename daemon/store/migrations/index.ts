@@ -9,6 +9,7 @@ import * as routeEncodedSlashes from './0007-route-encoded-slashes.ts';
 import * as alerts from './0008-alerts.ts';
 import * as incidents from './0009-incidents.ts';
 import * as statusPages from './0010-status-pages.ts';
+import * as edge from './0011-edge.ts';
 import * as probeLocations from './0013-probe-locations.ts';
 
 /**
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0008-alerts': alerts,
   '0009-incidents': incidents,
   '0010-status-pages': statusPages,
+  '0011-edge': edge,
   '0013-probe-locations': probeLocations,
 };
 

@@ -28,11 +28,20 @@ export const ApiKey = Type.Object(
     createdAt: DateTime,
     expiresAt: NullableDateTime,
     lastUsedAt: NullableDateTime,
+    routeIds: Type.Array(Id, {
+      description: 'a route key: it opens these routes (auth apiKey) at the edge and nothing on the API; empty for API keys',
+    }),
   },
   { title: 'ApiKey' },
 );
 export const ApiKeyCreate = Body(
-  { name: KeyName, role: Type.Optional(Role), expiresAt: Type.Optional(Type.Union([DateTimeInput, Type.Null()])) },
+  {
+    name: KeyName, role: Type.Optional(Role), expiresAt: Type.Optional(Type.Union([DateTimeInput, Type.Null()])),
+    routeIds: Type.Optional(Type.Array(Id, {
+      minItems: 1, maxItems: 1000, uniqueItems: true,
+      description: 'make a route key: it opens these HTTP routes at the edge (in X-API-KEY or ?token=) and is refused by the API',
+    })),
+  },
   'ApiKeyCreate',
 );
 export const ApiKeyCreated = Type.Composite([ApiKey, Type.Object({ token: Type.String({ description: 'shown once' }) })], {

@@ -52,6 +52,45 @@ const Target = Type.String({
   description: 'HTTP: an http(s):// URL seen from the agent; TCP: host:port',
 });
 
+/** Who may use an HTTP route at the edge (issue 17). */
+export const ROUTE_AUTHS = ['none', 'basic', 'apiKey'] as const;
+export type RouteAuth = (typeof ROUTE_AUTHS)[number];
+const Cidr = Type.String({ minLength: 1, maxLength: 64, description: 'an IPv4 or IPv6 address, or a CIDR block (10.0.0.0/8, 2001:db8::/32)' });
+const CidrList = (what: string) => Type.Array(Cidr, { maxItems: 1000, description: what });
+export const RateLimit = Type.Object(
+  {
+    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'requests per second per client IP, sustained' }),
+    burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'requests a client IP may make at once before the rate applies' }),
+  },
+  { title: 'RateLimit', additionalProperties: false },
+);
+export type RateLimit = Static<typeof RateLimit>;
+const BasicUserName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^:\\u0000-\\u001f]+$', description: 'no colon, no control characters' });
+export const BasicUserInput = Type.Object(
+  {
+    username: BasicUserName,
+    password: Type.Optional(Type.String({
+      minLength: 1, maxLength: 1024, description: 'stored hashed; leave out to keep the stored password of an existing user',
+    })),
+  },
+  { title: 'BasicUserInput', additionalProperties: false },
+);
+/** The state of the certificate the TLS edge serves for a route's hostname. */
+export const CERTIFICATE_STATES = ['VALID', 'EXPIRED', 'PENDING', 'FAILED', 'NONE'] as const;
+export const RouteCertificate = Type.Object(
+  {
+    state: StringEnum(CERTIFICATE_STATES, {
+      description: 'VALID: served; EXPIRED: served but past notAfter; PENDING: ACME has not issued one yet; FAILED: the last order failed and none is valid; NONE: no certificate and no ACME',
+    }),
+    certificateId: Type.Union([Id, Type.Null()]),
+    source: Type.Union([StringEnum(['UPLOAD', 'ACME'] as const), Type.Null()]),
+    notAfter: NullableDateTime,
+    lastError: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'RouteCertificate' },
+);
+export type RouteCertificate = Static<typeof RouteCertificate>;
+
 export const Route = Type.Object(
   {
     id: Id,
@@ -64,6 +103,13 @@ export const Route = Type.Object(
     listenPort: Type.Union([Type.Integer(), Type.Null()]),
     allowEncodedSlashes: Type.Boolean({ description: 'HTTP: forward paths holding %2F or %5C (refused with 400 otherwise); false for TCP' }),
     enabled: Type.Boolean(),
+    auth: StringEnum(ROUTE_AUTHS, { description: 'HTTP: none, basic (the basicUsers), or apiKey (an API key scoped to this route, in X-API-KEY or ?token=)' }),
+    basicUsers: Type.Array(Type.String(), { description: 'the usernames of basic auth (passwords are stored hashed, never returned)' }),
+    ipAllow: Type.Array(Type.String(), { description: 'when not empty, only client IPs in these blocks are served' }),
+    ipDeny: Type.Array(Type.String(), { description: 'client IPs in these blocks are refused (403)' }),
+    rateLimit: Type.Union([RateLimit, Type.Null()]),
+    httpsRedirect: Type.Boolean({ description: 'plain-HTTP requests get a 308 to HTTPS (needs --edge-tls-listen)' }),
+    certificate: Type.Optional(Type.Union([RouteCertificate, Type.Null()], { description: 'HTTP, in the route detail: the certificate the TLS edge serves for the hostname' })),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -81,6 +127,14 @@ const routeFields = {
   listenPort: Type.Optional(ListenPort),
   allowEncodedSlashes: Type.Optional(Type.Boolean({ description: 'HTTP only: forward paths holding encoded slashes (%2F, %5C); default false' })),
   enabled: Type.Optional(Type.Boolean()),
+  auth: Type.Optional(StringEnum(ROUTE_AUTHS)),
+  basicUsers: Type.Optional(Type.Array(BasicUserInput, {
+    maxItems: 100, description: 'replaces the list; a user without password keeps the stored one (new users need one)',
+  })),
+  ipAllow: Type.Optional(CidrList('client IPs served; empty: all (X-Forwarded-For counts only from --trusted-proxies)')),
+  ipDeny: Type.Optional(CidrList('client IPs refused with 403, even when allowed')),
+  rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()], { description: 'null: no limit' })),
+  httpsRedirect: Type.Optional(Type.Boolean()),
 };
 /** HTTP routes take `hostname` (and `pathPrefix`, default `/`); TCP routes take `listenPort`. */
 export const RouteCreate = Body(routeFields, 'RouteCreate');
@@ -99,6 +153,12 @@ export const RouteUpdate = Body(
     listenPort: routeFields.listenPort,
     allowEncodedSlashes: routeFields.allowEncodedSlashes,
     enabled: routeFields.enabled,
+    auth: routeFields.auth,
+    basicUsers: routeFields.basicUsers,
+    ipAllow: routeFields.ipAllow,
+    ipDeny: routeFields.ipDeny,
+    rateLimit: routeFields.rateLimit,
+    httpsRedirect: routeFields.httpsRedirect,
   },
   'RouteUpdate',
 );

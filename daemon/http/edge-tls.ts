@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { SecureContext } from 'node:tls';
+
+/** ALPN protocol of the TLS-ALPN-01 challenge (RFC 8737). */
+export const ACME_TLS_ALPN = 'acme-tls/1';
+
+/**
+ * Certificates for the HTTPS edge, by SNI name. Provided by the certificates
+ * capability (daemon/certs/).
+ */
+export interface EdgeTlsProvider {
+  /** The context serving `servername`, or undefined (no certificate: the handshake fails). */
+  context(servername: string): SecureContext | undefined;
+  /** TLS-ALPN-01: the challenge certificate for `servername`, when an order of this or another daemon waits on one. */
+  challenge(servername: string): Promise<SecureContext | undefined>;
+}
+
+export interface EdgeTlsOptions {
+  limits: { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number; maxHeaderSize: number; connectionsCheckingInterval: number };
+  provider: () => EdgeTlsProvider | undefined;
+  request(req: IncomingMessage, res: ServerResponse): void;
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/** Idle HTTP/2 sessions are closed after this long. */
+const H2_IDLE_MS = 120_000;
+
+/**
+ * The HTTPS edge (`--edge-tls-listen`): TLS 1.2 and 1.3, the certificate by
+ * SNI, ALPN `h2` then `http/1.1`. HTTP/2 requests reach the same handlers as
+ * HTTP/1.1 ones (node's compatibility API), with Host taken from
+ * `:authority`; WebSocket upgrades come over HTTP/1.1. A client offering
+ * `acme-tls/1` is an ACME validator: it is given the challenge certificate
+ * and nothing else.
+ */
+export type EdgeTlsServer = Http2SecureServer & { closeIdleConnections(): void; closeAllConnections(): void };
+
+export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
+  // OpenSSL asks for the protocol before the certificate, in the same call: the
+  // ALPN callback marks the name, the SNI callback that follows picks the challenge.
+  let validating: string | undefined;
+  const server = createSecureServer({
+    allowHTTP1: true,
+    minVersion: 'TLSv1.2',
+    handshakeTimeout: opts.limits.headersTimeout,
+    ...opts.limits,
+    settings: { maxHeaderListSize: opts.limits.maxHeaderSize },
+    ALPNCallback({ servername, protocols }) {
+      if (protocols.includes(ACME_TLS_ALPN)) {
+        validating = servername;
+        return ACME_TLS_ALPN;
+      }
+      validating = undefined;
+      return protocols.includes('h2') ? 'h2' : protocols.includes('http/1.1') ? 'http/1.1' : undefined;
+    },
+    SNICallback(servername, cb) {
+      const provider = opts.provider();
+      const name = servername.toLowerCase();
+      if (validating !== undefined && validating === servername) {
+        validating = undefined;
+        if (!provider) return cb(null, undefined);
+        provider.challenge(name).then((ctx) => cb(null, ctx), (err: Error) => cb(err, undefined));
+        return;
+      }
+      cb(null, provider?.context(name));
+    },
+  }, (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => {
+    if (req.httpVersionMajor === 2 && req.headers.host === undefined) {
+      const authority = (req as Http2ServerRequest).authority;
+      if (authority) req.headers.host = authority;
+    }
+    opts.request(req as IncomingMessage, res as ServerResponse);
+  });
+  // HTTP/2 sessions are not node:http connections: the drain's last resort destroys every socket.
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // No 'timeout' listener: node then closes an idle session (or HTTP/1.1 socket) itself.
+  server.setTimeout(H2_IDLE_MS);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => opts.upgrade(req, socket, head));
+  // The validator only needs the handshake.
+  server.on('unknownProtocol', (socket: Socket) => socket.end());
+  return Object.assign(server as Http2SecureServer & { closeIdleConnections(): void }, {
+    closeAllConnections() {
+      for (const socket of sockets) socket.destroy();
+    },
+  });
+}

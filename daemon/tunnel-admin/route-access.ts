@@ -1,0 +1,88 @@
+import type { RateLimit, RouteAuth, RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
+import { invalidField } from '../../src/errors.ts';
+import { hashPassword } from '../auth/passwords.ts';
+import type { RouteRow } from '../store/schema.ts';
+import { normaliseCidr } from '../tunnel/access/cidr.ts';
+
+/** A route's access control as stored (issue 17): enforced by the edge, daemon/tunnel/access/. */
+export interface AccessDraft {
+  auth: RouteAuth;
+  basicUsers: StoredUser[];
+  ipAllow: string[];
+  ipDeny: string[];
+  rateLimit: RateLimit | null;
+  httpsRedirect: boolean;
+}
+
+export interface StoredUser { username: string; hash: string }
+
+const FIELDS = ['auth', 'basicUsers', 'ipAllow', 'ipDeny', 'rateLimit', 'httpsRedirect'] as const;
+
+export const NO_ACCESS_RULES: AccessDraft = { auth: 'none', basicUsers: [], ipAllow: [], ipDeny: [], rateLimit: null, httpsRedirect: false };
+
+const parseList = <T>(text: string | null): T[] => (text ? JSON.parse(text) as T[] : []);
+
+/** The stored access control of a row. */
+export function accessOf(row: RouteRow): AccessDraft {
+  return {
+    auth: (row.auth ?? 'none') as RouteAuth,
+    basicUsers: parseList<StoredUser>(row.basic_users),
+    ipAllow: parseList<string>(row.ip_allow),
+    ipDeny: parseList<string>(row.ip_deny),
+    rateLimit: row.rate_per_second === null ? null : { perSecond: Number(row.rate_per_second), burst: Number(row.rate_burst ?? 1) },
+    httpsRedirect: Boolean(row.https_redirect),
+  };
+}
+
+function cidrs(field: 'ipAllow' | 'ipDeny', list: string[]): string[] {
+  return [...new Set(list.map((text, i) => {
+    const block = normaliseCidr(text);
+    if (!block) throw invalidField(`${field}[${i}]`, `"${text}" is not an IP address or CIDR block`);
+    return block;
+  }))];
+}
+
+async function users(given: NonNullable<RouteUpdate['basicUsers']>, stored: StoredUser[]): Promise<StoredUser[]> {
+  const seen = new Set<string>();
+  const out: StoredUser[] = [];
+  for (const [i, user] of given.entries()) {
+    if (seen.has(user.username)) throw invalidField(`basicUsers[${i}]`, `user ${user.username} is listed twice`);
+    seen.add(user.username);
+    const kept = stored.find((s) => s.username === user.username);
+    if (user.password === undefined && !kept) throw invalidField(`basicUsers[${i}]`, `user ${user.username} is new: give a password`);
+    out.push({ username: user.username, hash: user.password === undefined ? kept!.hash : await hashPassword(user.password) });
+  }
+  return out;
+}
+
+/**
+ * The access control a create or update asks for, merged with the stored one
+ * (fields left out are kept; a change of type to TCP drops it all). Only HTTP
+ * routes have access control: TCP routes are refused these fields with 400.
+ */
+export async function accessDraft(type: RouteType, body: RouteCreate | RouteUpdate, row: RouteRow | null): Promise<AccessDraft> {
+  if (type === 'TCP') {
+    const foreign = FIELDS.find((f) => body[f] !== undefined);
+    if (foreign) throw invalidField(foreign, 'only HTTP routes have access control');
+    return NO_ACCESS_RULES;
+  }
+  const stored = row && row.type === 'HTTP' ? accessOf(row) : NO_ACCESS_RULES;
+  const draft: AccessDraft = {
+    auth: body.auth ?? stored.auth,
+    basicUsers: body.basicUsers ? await users(body.basicUsers, stored.basicUsers) : stored.basicUsers,
+    ipAllow: body.ipAllow ? cidrs('ipAllow', body.ipAllow) : stored.ipAllow,
+    ipDeny: body.ipDeny ? cidrs('ipDeny', body.ipDeny) : stored.ipDeny,
+    rateLimit: body.rateLimit !== undefined ? body.rateLimit : stored.rateLimit,
+    httpsRedirect: body.httpsRedirect ?? stored.httpsRedirect,
+  };
+  if (draft.auth === 'basic' && draft.basicUsers.length === 0) throw invalidField('basicUsers', 'basic auth needs at least one user');
+  return draft;
+}
+
+export function accessColumns(d: AccessDraft) {
+  const list = (items: unknown[]) => (items.length ? JSON.stringify(items) : null);
+  return {
+    auth: d.auth, basic_users: list(d.basicUsers), ip_allow: list(d.ipAllow), ip_deny: list(d.ipDeny),
+    rate_per_second: d.rateLimit?.perSecond ?? null, rate_burst: d.rateLimit?.burst ?? null, https_redirect: d.httpsRedirect ? 1 : 0,
+  };
+}

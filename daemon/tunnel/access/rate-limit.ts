@@ -1,0 +1,55 @@
+import ipaddr from 'ipaddr.js';
+
+interface Bucket { tokens: number; at: number }
+
+/** Buckets kept at most; beyond it the oldest-touched ones go first (a flood of fresh addresses cannot grow memory). */
+const MAX_BUCKETS = 100_000;
+
+/**
+ * Token buckets per route and client: `burst` requests at once, refilled at
+ * `perSecond`. IPv6 clients count per /64 (one host commonly holds a whole
+ * /64 and could otherwise change address per request).
+ */
+export class RateLimiter {
+  readonly #buckets = new Map<string, Bucket>();
+
+  /** 0 when the request may go, else the seconds until it could. */
+  take(routeId: number, client: string, perSecond: number, burst: number, now = Date.now()): number {
+    const key = `${routeId}|${sourceOf(client)}`;
+    let bucket = this.#buckets.get(key);
+    if (bucket) {
+      this.#buckets.delete(key); // re-inserted below: the map stays in least-recently-used order
+      bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+      bucket.at = now;
+    } else {
+      bucket = { tokens: burst, at: now };
+      if (this.#buckets.size >= MAX_BUCKETS) this.#buckets.delete(this.#buckets.keys().next().value!);
+    }
+    this.#buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return (1 - bucket.tokens) / perSecond;
+  }
+
+  /** Drops the buckets of a route whose limit changed or went away. */
+  forget(routeId: number): void {
+    const prefix = `${routeId}|`;
+    for (const key of this.#buckets.keys()) if (key.startsWith(prefix)) this.#buckets.delete(key);
+  }
+
+  get size(): number {
+    return this.#buckets.size;
+  }
+}
+
+function sourceOf(address: string): string {
+  try {
+    const ip = ipaddr.process(address);
+    if (ip.kind() === 'ipv4') return ip.toString();
+    return `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  } catch {
+    return address;
+  }
+}
