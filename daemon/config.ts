@@ -10,6 +10,8 @@ export interface DaemonConfig {
   listen: { host: string; port: number };
   edgeListen: { host: string; port: number };
   dataDir: string;
+  /** PostgreSQL shared by several pods (`--database`); SQLite in dataDir when absent. */
+  databaseUrl?: string;
   logLevel: string;
   /** json when absent. */
   logFormat?: LogFormat;

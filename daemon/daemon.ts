@@ -91,11 +91,12 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   }
   const log = createLogger(config.logLevel, await logDestination(config.logFormat ?? 'json'));
   const limits = serverLimits(config);
-  // One daemon per data directory: a second one exits here, naming the holder's PID.
-  const lock = lockDataDir(config.dataDir);
+  // One daemon per SQLite data directory: a second one exits here, naming the holder's PID.
+  // On PostgreSQL several daemons (pods) share the database by design.
+  const lock = config.databaseUrl ? { release() {} } : lockDataDir(config.dataDir);
   let store;
   try {
-    store = await openStore(config.dataDir);
+    store = await openStore(config.dataDir, config.databaseUrl);
   } catch (err) {
     lock.release();
     throw err;
@@ -170,7 +171,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       return stopDaemon(ctx, [api, edge], modules).finally(() => lock.release());
     },
   };
-  log.info({ api: running.apiUrl, edge: running.edgeUrl, dataDir: config.dataDir, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
+  log.info({ api: running.apiUrl, edge: running.edgeUrl, dataDir: config.dataDir, database: store.location, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
   return running;
 }
 

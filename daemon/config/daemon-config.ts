@@ -14,6 +14,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     listen: { ...get<HostPort>('listen') },
     edgeListen: { ...get<HostPort>('edgeListen') },
     dataDir: get<string>('dataDir'),
+    databaseUrl: get<string | undefined>('database'),
     logLevel: get<string>('logLevel'),
     logFormat: get<LogFormat>('logFormat'),
     sseHeartbeatMs: get<number>('sseHeartbeat'),

@@ -1,10 +1,9 @@
-import Database from 'better-sqlite3';
 import { EventSource } from 'eventsource';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { operations } from '../../src/api/operations.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
+import { queryDb } from '../helpers/test-database.ts';
 
 /** An HTTP target on 127.0.0.1 whose answer the test sets (200 by default). */
 export interface Target {
@@ -39,14 +38,9 @@ export interface OutboxRow {
   suppressed: string | null;
 }
 
-/** Reads the daemon's SQLite file read-only (what it has committed so far). */
-export function readDb<T>(d: TestDaemon, sql: string, ...params: unknown[]): T[] {
-  const db = new Database(join(d.dataDir, 'monctl.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
+/** Reads the daemon's database, SQLite or PostgreSQL (what it has committed so far); `?` placeholders. */
+export function readDb<T>(d: TestDaemon, sql: string, ...params: unknown[]): Promise<T[]> {
+  return queryDb<T>(d, sql, ...params);
 }
 
 export const outbox = (d: TestDaemon, where = '1 = 1', ...params: unknown[]) =>

@@ -17,6 +17,7 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   openssl: 'openssl', // throwaway CAs and certificates
   perl: 'perl', // bcrypt for the registry's htpasswd
   'systemd-analyze': 'systemd', // verifies the shipped unit files
+  pg_ctlcluster: 'postgresql', // a throw-away PostgreSQL server: the suites' second backend, and the pods
 };
 
 function onPath(command: string, path = process.env.PATH ?? ''): boolean {
