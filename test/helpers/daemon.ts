@@ -39,7 +39,7 @@ export interface StartOptions {
   /**
    * A PostgreSQL database to use (pods sharing one); the test owns it. Without
    * it, the postgres test project gives each data dir a fresh database, and the
-   * sqlite one uses the data dir.
+   * sqlite one uses the data dir. `''`: SQLite in the data dir, whatever the project.
    */
   databaseUrl?: string;
   /** A second pod on a database bootstraps nothing: its admin key is this daemon's. */
@@ -121,7 +121,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const dispatcher = opts.ca ? new Agent({ connect: { ca: opts.ca } }) : undefined;
   const client = (credential?: Credential) => new ApiClient({ server: url, credential, dispatcher });
   return {
-    url, edgeUrl: String(info.edge), dataDir, databaseUrl, adminKey, proc, logs, stderr: () => stderr,
+    url, edgeUrl: String(info.edge), dataDir, databaseUrl: databaseUrl || undefined, adminKey, proc, logs, stderr: () => stderr,
     client, admin: client({ kind: 'api-key', token: adminKey }),
     stop(signal = 'SIGTERM') {
       return new Promise((done) => {
