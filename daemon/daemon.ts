@@ -9,6 +9,8 @@ import { loadInstallSecret } from './auth/install-secret.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { Sessions } from './auth/sessions.ts';
 import { Bus } from './bus.ts';
+import { relayBus } from './cluster/bus-relay.ts';
+import { PodMessages } from './cluster/pod-messages.ts';
 import type { DaemonConfig } from './config.ts';
 import type { DaemonContext } from './context.ts';
 import { EventHub } from './events/channel.ts';
@@ -106,8 +108,12 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const modules: DaemonModule[] = [];
   try {
     const installSecret = await loadInstallSecret(store.db);
+    const bus = new Bus();
+    // Pods on one PostgreSQL database: resource events and cache changes reach every pod.
+    const cluster = store.notifications && new PodMessages(store.notifications, log);
+    if (cluster) relayBus(bus, cluster);
     ctx = {
-      config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus: new Bus(),
+      config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus, cluster,
       keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
       loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
     };

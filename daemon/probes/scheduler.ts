@@ -1,8 +1,12 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { DaemonContext } from '../context.ts';
+import type { Database } from '../store/schema.ts';
 import type { ProbeConfig } from './config.ts';
 import { DueHeap } from './heap.ts';
 import { hostKey } from './host-key.ts';
 import { type ProbeMetrics, statusValue } from './metrics.ts';
+import { persistNextRuns } from './next-runs.ts';
+import { ownsEverything, type ResourceOwnership, takeoverDue } from './ownership.ts';
 import type { Prober } from './prober.ts';
 import type { ProbeInput, ProbeResult, ResourceType } from './types.ts';
 import { BatchWriter } from './writer.ts';
@@ -17,6 +21,9 @@ interface Entry {
   due: number;
   removed: boolean;
 }
+
+const selectResources = (ctx: DaemonContext) => ctx.db.selectFrom('resources')
+  .select(['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active']);
 
 interface Row { id: number; resource_type: string; target: string; skip_tls: number; recursive: number; interval_seconds: number; next_run_at: number | null; active: number }
 
@@ -50,14 +57,20 @@ export class Scheduler {
   private stopped = false;
   private closed = false;
   private readonly idle = new Set<() => void>();
+  /** Scheduled checks started since the scheduler started (a pod's load in the topology). */
+  started = 0;
   /** Called as each check starts, with the time it was due (tests and the bench observe the schedule). */
   onRun: ((resourceId: number, due: number) => void) | undefined;
 
-  constructor(ctx: DaemonContext, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig) {
+  /** Which resources this pod schedules (all of them, but for pods sharing PostgreSQL). */
+  private readonly ownership: ResourceOwnership;
+
+  constructor(ctx: DaemonContext, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig, ownership: ResourceOwnership = ownsEverything) {
     this.ctx = ctx;
     this.prober = prober;
     this.metrics = metrics;
     this.config = config;
+    this.ownership = ownership;
   }
 
   private readonly onChanged = ({ id }: { id: number }) => this.queueReload(id);
@@ -72,6 +85,7 @@ export class Scheduler {
       .where('active', '=', 1).execute();
     const now = Date.now();
     for (const row of rows) {
+      if (!this.ownership.owns(row.id)) continue;
       const intervalMs = row.interval_seconds * 1000;
       // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
       const due = row.next_run_at !== null && Number(row.next_run_at) >= now
@@ -154,7 +168,7 @@ export class Scheduler {
       const found = new Set(rows.map((r) => r.id));
       for (const id of part) if (!found.has(id)) this.remove(id);
       for (const row of rows as Row[]) {
-        if (row.active !== 1) {
+        if (row.active !== 1 || !this.ownership.owns(row.id)) {
           this.remove(row.id);
           continue;
         }
@@ -219,6 +233,7 @@ export class Scheduler {
     this.hostRunning.set(entry.host, (this.hostRunning.get(entry.host) ?? 0) + 1);
     this.metrics.inFlight.set(this.running);
     this.metrics.lag.observe(Math.max(0, Date.now() - due) / 1000);
+    this.started++;
     this.onRun?.(entry.input.resourceId, due);
     void this.prober.probe(entry.input).then((result) => this.done(entry, result));
   }
@@ -257,6 +272,42 @@ export class Scheduler {
       break;
     }
     this.pump();
+  }
+
+  /**
+   * Takes over resources this pod now owns (pods: shards it leased), due as
+   * `takeoverDue` says, so that a beat its previous pod ran is not run again.
+   */
+  async adopt(which: (eb: ExpressionBuilder<Database, 'resources'>) => Expression<SqlBool>): Promise<number> {
+    if (this.stopped) return 0;
+    const rows = await selectResources(this.ctx).select('latest_checked_at').where('active', '=', 1).where(which).execute();
+    if (this.stopped) return 0;
+    const now = Date.now();
+    let adopted = 0;
+    for (const row of rows) {
+      if (this.entries.has(row.id) || !this.ownership.owns(row.id)) continue;
+      const intervalMs = Math.max(1, row.interval_seconds) * 1000;
+      const last = row.latest_checked_at === null ? null : Number(row.latest_checked_at);
+      this.upsert(row as Row, takeoverDue(row.next_run_at === null ? null : Number(row.next_run_at), last, intervalMs, now));
+      adopted++;
+    }
+    this.pump();
+    return adopted;
+  }
+
+  /**
+   * Stops scheduling the resources this pod no longer owns, and writes their
+   * next due times first, so that the pod taking them over resumes on time.
+   */
+  async release(): Promise<number> {
+    const handover = new Map<number, number>();
+    for (const [id, entry] of this.entries) {
+      if (this.ownership.owns(id)) continue;
+      handover.set(id, entry.due);
+      this.remove(id);
+    }
+    if (handover.size > 0) await persistNextRuns(this.ctx.db, handover);
+    return handover.size;
   }
 
   /** When a resource is due next (undefined when not scheduled). */

@@ -9,6 +9,7 @@ import * as routeEncodedSlashes from './0007-route-encoded-slashes.ts';
 import * as alerts from './0008-alerts.ts';
 import * as incidents from './0009-incidents.ts';
 import * as statusPages from './0010-status-pages.ts';
+import * as pods from './0012-pods.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0008-alerts': alerts,
   '0009-incidents': incidents,
   '0010-status-pages': statusPages,
+  '0012-pods': pods,
 };
 
 export const migrationProvider: MigrationProvider = {
