@@ -58,10 +58,10 @@ try {
   }
   await until(async () => (await a.call(operations.listAdminResources)).every((r) => r.latestCheckedAt !== null), 500);
 
-  const db = new SeedDb(daemon.dataDir);
+  const db = await SeedDb.open(daemon);
   const now = Date.now();
   for (const id of ids) {
-    db.rollups(id, () => {
+    await db.rollups(id, () => {
       const r = random();
       return r < 0.97 ? [1440, 1440] : r < 0.995 ? [1440, 1440 - 1 - Math.floor(random() * 14)] : [1440, Math.floor(1440 * (0.8 + random() * 0.19))];
     }, () => [60, random() < 0.99 ? 60 : 58], now);
@@ -69,9 +69,9 @@ try {
   for (let i = 0; i < 40; i++) {
     const id = ids[Math.floor(random() * ids.length)];
     const opened = now - Math.floor(random() * 89 * DAY);
-    db.incident(id, opened, opened + Math.floor(random() * 3 * 3_600_000), 'connect ETIMEDOUT');
+    await db.incident(id, opened, opened + Math.floor(random() * 3 * 3_600_000), 'connect ETIMEDOUT');
   }
-  db.close();
+  await db.close();
   const page = await a.call(operations.createStatusPage, { body: { slug: 'bench', title: 'Bench status', groupIds: groups } });
 
   // Cold renders. The first read of the page builds everything, rollups included; each footer change after

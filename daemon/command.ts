@@ -63,6 +63,15 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
     .addOption(configOption());
   addSettingOptions(check, [settingOf('dataDir')!]).action(() => runCheck(check));
 
+  const copy = program.command('copy-data')
+    .description('copy a SQLite install (daemon stopped) into an empty PostgreSQL database, then compare row counts: exit 0 if they match')
+    .addOption(new Option('--to <url>', 'the empty PostgreSQL database: postgres://user@host:5432/db').env('MONCTL_DATABASE_URL').makeOptionMandatory())
+    .addOption(configOption());
+  addSettingOptions(copy, [settingOf('dataDir')!]);
+  copy.option('--from <dir>', 'the data dir holding monctl.db (default: --data-dir)')
+    .addHelpText('after', '\nThen start every daemon with --database <url>. The SQLite files stay as they were.')
+    .action(() => runCopyData(copy));
+
   program.action(() => runDaemon(program));
   await program.parseAsync(argv, { from: 'user' });
 }
@@ -104,6 +113,38 @@ async function runCheck(cmd: Command): Promise<void> {
   process.stdout.write(`${problems.map((p) => `${file}: ${p}`).join('\n')}\n`);
   process.stderr.write(`monctl daemon check: ${file} is damaged: restore it from a backup (with the daemon stopped)\n`);
   process.exit(ExitCode.error);
+}
+
+async function runCopyData(cmd: Command): Promise<void> {
+  const dataDir = configure(cmd, ['dataDir']).values.get('dataDir') as string;
+  const opts = cmd.opts<{ from?: string; to: string }>();
+  const say = (line: string) => process.stderr.write(`monctl daemon copy-data: ${line}\n`);
+  let url: string;
+  try {
+    url = (await import('./config/types.ts')).databaseUrl.parse(opts.to, true);
+  } catch (err) {
+    say(`--to: ${(err as Error).message}`);
+    process.exit(ExitCode.usage);
+  }
+  const { copyData, CopyRefused } = await import('./store/copy-data.ts');
+  const { DataDirLockedError } = await import('./store/dialect/sqlite-lock.ts');
+  try {
+    const outcome = await copyData(opts.from ?? dataDir, url, say);
+    const width = Math.max(...outcome.tables.map((t) => t.table.length));
+    process.stdout.write(`${'table'.padEnd(width)}  sqlite  postgres\n`);
+    for (const t of outcome.tables) {
+      process.stdout.write(`${t.table.padEnd(width)}  ${String(t.source).padStart(6)}  ${String(t.target).padStart(8)}${t.source === t.target ? '' : '  DIFFERS'}\n`);
+    }
+    if (outcome.mismatched.length > 0) {
+      say(`row counts differ in ${outcome.mismatched.join(', ')}`);
+      process.exit(ExitCode.error);
+    }
+    say(`copied ${outcome.tables.reduce((n, t) => n + t.target, 0)} rows in ${outcome.tables.length} tables to ${outcome.target}; counts match`);
+  } catch (err) {
+    const known = err instanceof CopyRefused || err instanceof DataDirLockedError;
+    say(known ? (err as Error).message : `failed, nothing was copied: ${(err as Error).message}`);
+    process.exit(err instanceof CopyRefused && /no SQLite database/.test((err as Error).message) ? ExitCode.notFound : ExitCode.error);
+  }
 }
 
 async function runDaemon(program: Command): Promise<void> {

@@ -16,6 +16,8 @@ export interface DaemonConfig {
   /** ACME (`--acme-directory`): certificates for route hostnames; off when absent. renewAt: fraction of the lifetime. */
   acme?: { directory: string; email?: string; challenges: Array<'http-01' | 'tls-alpn-01'>; renewAt: number };
   dataDir: string;
+  /** PostgreSQL shared by several pods (`--database`); SQLite in dataDir when absent. */
+  databaseUrl?: string;
   logLevel: string;
   /** json when absent. */
   logFormat?: LogFormat;

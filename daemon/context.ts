@@ -5,6 +5,7 @@ import type { LoginThrottle } from './auth/login-throttle.ts';
 import type { Sessions } from './auth/sessions.ts';
 import type { DaemonConfig } from './config.ts';
 import type { EventHub } from './events/channel.ts';
+import type { PodMessages } from './cluster/pod-messages.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Database } from './store/schema.ts';
@@ -19,8 +20,10 @@ export interface DaemonContext {
   log: Logger;
   metrics: Metrics;
   events: EventHub;
-  /** In-process notifications between capabilities. */
+  /** In-process notifications between capabilities (resource events reach every pod: cluster/bus-relay.ts). */
   bus: Bus;
+  /** Pods sharing a PostgreSQL database: messages between them, and table changes for their caches. Absent on SQLite. */
+  cluster?: PodMessages;
   keys: ApiKeys;
   sessions: Sessions;
   loginThrottle: LoginThrottle;

@@ -9,6 +9,8 @@ import { loadInstallSecret } from './auth/install-secret.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { Sessions } from './auth/sessions.ts';
 import { Bus } from './bus.ts';
+import { relayBus } from './cluster/bus-relay.ts';
+import { PodMessages } from './cluster/pod-messages.ts';
 import type { DaemonConfig } from './config.ts';
 import type { DaemonContext } from './context.ts';
 import { EventHub } from './events/channel.ts';
@@ -97,11 +99,12 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   }
   const log = createLogger(config.logLevel, await logDestination(config.logFormat ?? 'json'));
   const limits = serverLimits(config);
-  // One daemon per data directory: a second one exits here, naming the holder's PID.
-  const lock = lockDataDir(config.dataDir);
+  // One daemon per SQLite data directory: a second one exits here, naming the holder's PID.
+  // On PostgreSQL several daemons (pods) share the database by design.
+  const lock = config.databaseUrl ? { release() {} } : lockDataDir(config.dataDir);
   let store;
   try {
-    store = await openStore(config.dataDir);
+    store = await openStore(config.dataDir, config.databaseUrl);
   } catch (err) {
     lock.release();
     throw err;
@@ -111,8 +114,12 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const modules: DaemonModule[] = [];
   try {
     const installSecret = await loadInstallSecret(store.db);
+    const bus = new Bus();
+    // Pods on one PostgreSQL database: resource events and cache changes reach every pod.
+    const cluster = store.notifications && new PodMessages(store.notifications, log);
+    if (cluster) relayBus(bus, cluster);
     ctx = {
-      config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus: new Bus(),
+      config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus, cluster,
       keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
       loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
     };
@@ -184,7 +191,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules).finally(() => lock.release());
     },
   };
-  log.info({ api: running.apiUrl, edge: running.edgeUrl, ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}), dataDir: config.dataDir, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
+  log.info({ api: running.apiUrl, edge: running.edgeUrl, ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}), dataDir: config.dataDir, database: store.location, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
   return running;
 }
 

@@ -148,6 +148,8 @@ const requireShim = [
  * development, so a CLI call does not parse the daemon.
  * - better-sqlite3: a native addon, installed as a dependency.
  * - react-devtools-core: Ink imports it only when DEV=true.
+ * - pg-native: pg's optional libpq binding, loaded only if `pg.native` is
+ *   read (monctl never does); pg itself (pure JavaScript) is bundled.
  */
 export function bundleMain() {
   return build({
@@ -157,7 +159,7 @@ export function bundleMain() {
     format: 'esm',
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    external: ['better-sqlite3', 'react-devtools-core'],
+    external: ['better-sqlite3', 'react-devtools-core', 'pg-native'],
     banner: { js: requireShim },
     minifySyntax: true,
     minifyWhitespace: true,

@@ -8,6 +8,7 @@ import { Dispatcher } from './delivery/dispatcher.ts';
 import { DEFAULT_NOTIFIER_TIMEOUT_MS, loadSender } from './notifiers/senders.ts';
 import { registerAlertMetrics } from './metrics.ts';
 import { Loop } from './loop.ts';
+import { getMaintenance } from './maintenance/cache.ts';
 import { remindOnce } from './routing/reminders.ts';
 import { Router } from './routing/router.ts';
 import { alertRuleHandlers } from './rules/handlers.ts';
@@ -25,6 +26,9 @@ const REMIND_MS = 5000;
  */
 export const alertsModule: ModuleFactory = (ctx) => {
   const rules = new RuleCache(ctx.db);
+  // Pods: rules and windows changed through another pod.
+  ctx.cluster?.onTables(['alert_rules'], () => rules.invalidate());
+  ctx.cluster?.onTables(['maintenance_windows', 'resource_groups'], () => getMaintenance(ctx).reload());
   const pod = podName(ctx);
   const metrics = registerAlertMetrics(ctx);
   const router = new Router(ctx, rules, pod);

@@ -22,6 +22,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
       },
     } : {}),
     dataDir: get<string>('dataDir'),
+    databaseUrl: get<string | undefined>('database'),
     logLevel: get<string>('logLevel'),
     logFormat: get<LogFormat>('logFormat'),
     sseHeartbeatMs: get<number>('sseHeartbeat'),

@@ -16,7 +16,7 @@ import * as t from './types.ts';
 export interface Setting<T = unknown> {
   /** The config-file key, and commander's attribute name for the flag. */
   key: string;
-  /** `--name <arg>`; absent for a secret, which must not appear in `ps` output. */
+  /** `--name <arg>`; absent for a secret, which must not appear in `ps` output (the database URL has one: it need not hold the password). */
   flag?: string;
   env: string;
   type: t.ValueType<T>;
@@ -25,6 +25,7 @@ export interface Setting<T = unknown> {
   /** What help and --print-config say about an absent default. */
   unsetMeans?: string;
   help: string;
+  /** Masked by --print-config (its type's format masks it) and commented out there. */
   secret?: boolean;
 }
 
@@ -54,6 +55,8 @@ export const SETTINGS: readonly Setting[] = [
     default: () => 2 / 3, help: 'ACME certificates are renewed once this fraction of their lifetime has passed' }),
   row({ key: 'dataDir', flag: '--data-dir <dir>', env: 'MONCTL_DATA_DIR', type: t.path,
     default: () => defaultDataDir(), help: 'SQLite database, secrets, bootstrap key' }),
+  row({ key: 'database', flag: '--database <url>', env: 'MONCTL_DATABASE_URL', type: t.databaseUrl, secret: true,
+    unsetMeans: 'SQLite in --data-dir', help: 'PostgreSQL 15+ shared by several daemons (pods): postgres://user@host:5432/db (a password is better in MONCTL_DATABASE_URL, PGPASSWORD or ~/.pgpass than on the command line)' }),
   row({ key: 'logLevel', flag: '--log-level <level>', env: 'MONCTL_LOG_LEVEL', type: t.oneOf(LOG_LEVELS),
     default: () => 'info', help: 'log level' }),
   row({ key: 'logFormat', flag: '--log-format <format>', env: 'MONCTL_LOG_FORMAT', type: t.oneOf(LOG_FORMATS),

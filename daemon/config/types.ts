@@ -14,6 +14,8 @@ export interface ValueType<T = unknown> {
   parse(raw: unknown, text: boolean): T;
   /** The value as --print-config writes it (YAML scalar, in the syntax `parse` reads back). */
   format(value: T): string | number | boolean;
+  /** `format` never shows a secret (a URL's password is masked): --print-config may show its output. */
+  masks?: boolean;
 }
 
 /** `got "x"` / `got number 8080` / `got a mapping`, for messages. */
@@ -227,4 +229,33 @@ export const email: ValueType<string> = {
     return raw.trim();
   },
   format: (v) => v,
+};
+
+/**
+ * A PostgreSQL connection URL (`postgres://user:password@host:5432/db`, or
+ * `postgresql://`, query parameters as libpq/node-postgres read them). Shown
+ * by --print-config with the password masked; the mask is refused as a password.
+ */
+export const databaseUrl: ValueType<string> = {
+  name: 'postgres:// URL',
+  parse(raw) {
+    if (typeof raw !== 'string') throw new Error('must be a postgres:// URL');
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      // Never echo the value: it may hold a password.
+      throw new Error('must be a postgres:// URL (postgres://user:password@host:5432/database)');
+    }
+    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`must be a postgres:// URL, got the scheme ${url.protocol}`);
+    if (decodeURIComponent(url.password) === MASK) throw new Error('holds the mask --print-config prints as its password: put the real one, or leave it out and use PGPASSWORD or ~/.pgpass');
+    if (url.pathname.length <= 1) throw new Error('must name the database (postgres://host/monctl)');
+    return raw.trim();
+  },
+  masks: true,
+  format(v) {
+    const url = new URL(v);
+    if (url.password) url.password = MASK;
+    return url.href;
+  },
 };

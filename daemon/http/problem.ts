@@ -8,7 +8,8 @@ import { NO_SPACE_CODES, StorageError } from '../store/storage-error.ts';
  * leaves as RFC 9457 problem+json. Anything that is not an HttpError is a bug:
  * it is logged with its stack and the client sees a bare 500 without details.
  * Storage conditions are the server's, not the client's: 507 for a full disk,
- * 503 for a corrupt database (logged with advice where health learns of them).
+ * 503 for a corrupt database (logged with advice where health learns of them)
+ * or one that cannot be reached (PostgreSQL).
  */
 export function toHttpError(err: unknown, log?: Logger): HttpError {
   if (err instanceof HttpError) return err;
@@ -33,6 +34,11 @@ function storageProblem(err: unknown): HttpError | undefined {
   if (found?.kind === 'corrupt') {
     return new HttpError(503, 'storage-corrupt', `The server's database is damaged (${found.code}): this could not be read. `
       + 'The administrator has been told to check it', { extensions: { cause: found.code } });
+  }
+  if (found?.kind === 'unavailable') {
+    return new HttpError(503, 'storage-unavailable', `The server's database cannot be reached (${found.code}): try again shortly`, {
+      extensions: { cause: found.code }, headers: { 'Retry-After': '5' },
+    });
   }
   return undefined;
 }

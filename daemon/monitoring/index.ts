@@ -19,6 +19,9 @@ export const monitoringModule: ModuleFactory = async (ctx) => {
   const state: MonitoringState = { visibility: new VisibilityCache(ctx, () => reads.invalidateAll()), cors: new CorsList(ctx), reads };
   const unfollow = reads.follow(ctx);
   await Promise.all([state.visibility.reload(), state.cors.reload()]);
+  // Pods: what another pod wrote reaches these caches on commit (cluster/pod-messages.ts).
+  ctx.cluster?.onTables(['groups', 'resource_groups', 'resources'], () => state.visibility.reload());
+  ctx.cluster?.onTables(['cors_origins'], () => state.cors.reload());
   let visibilityTimer: NodeJS.Timeout | undefined;
   registerMonitoringMetrics(ctx);
   return {

@@ -4,6 +4,8 @@ import { defaultProbeConfig } from './config.ts';
 import { createProbeMetrics } from './metrics.ts';
 import { getProber } from './prober.ts';
 import { runRollups } from './rollups.ts';
+import { scheduledShards } from '../cluster/scheduled-shards.ts';
+import type { ShardLeases } from '../cluster/shard-leases.ts';
 import { Scheduler } from './scheduler.ts';
 
 /** Rollups and retention run this often (and once shortly after start). */
@@ -18,12 +20,15 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
   const config = ctx.config.probes ?? defaultProbeConfig();
   const prober = getProber(ctx);
   const metrics = createProbeMetrics(ctx.metrics.registry);
-  const scheduler = new Scheduler(ctx, prober, metrics, config);
+  // Pods on PostgreSQL schedule the resources of the shards they lease; one daemon schedules them all.
+  let leases: ShardLeases | undefined;
+  const scheduler = new Scheduler(ctx, prober, metrics, config, ctx.store?.dialect === 'postgres' ? { owns: (id) => leases?.owns(id) ?? false } : undefined);
   let rollupTimer: NodeJS.Timeout | undefined;
   let rollup: Promise<unknown> = Promise.resolve();
   let stopping = false;
 
   const roll = () => {
+    if (leases && !leases.leader) return; // pods: the holder of shard 0 rolls up for everyone
     rollup = runRollups(ctx.db, config.historyRetentionDays).then(
       (r) => { if (r.hours || r.days || r.deleted) ctx.log.info(r, 'check history rolled up'); },
       (err) => { if (!stopping) ctx.log.error({ err }, 'check history rollup failed'); },
@@ -33,7 +38,13 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
   return {
     name: 'probes',
     async start() {
-      if (config.schedulerEnabled) await scheduler.start();
+      if (config.schedulerEnabled) {
+        await scheduler.start();
+        if (ctx.store?.dialect === 'postgres') {
+          leases = scheduledShards(ctx, () => scheduler);
+          await leases.start();
+        }
+      }
       rollupTimer = setTimeout(function again() {
         roll();
         rollupTimer = setTimeout(again, ROLLUP_EVERY_MS);
@@ -44,6 +55,7 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
     async stop() {
       stopping = true;
       clearTimeout(rollupTimer);
+      await leases?.stop();
       await scheduler.stop();
       await rollup;
       await prober.close();

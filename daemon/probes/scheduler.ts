@@ -1,10 +1,14 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { DaemonContext } from '../context.ts';
 import { locationsOf, sameLocations } from '../monitoring/locations.ts';
+import type { Database } from '../store/schema.ts';
 import type { ProbeConfig } from './config.ts';
 import { DueHeap } from './heap.ts';
 import { hostKey } from './host-key.ts';
 import { DAEMON, DAEMON_LOCATION, decide, type Location, type LocationCheck, type Quorum } from './locations.ts';
 import { type ProbeMetrics, statusValue } from './metrics.ts';
+import { persistNextRuns } from './next-runs.ts';
+import { ownsEverything, type ResourceOwnership, takeoverDue } from './ownership.ts';
 import type { Prober } from './prober.ts';
 import { runRound } from './rounds.ts';
 import type { ProbeInput, ResourceType } from './types.ts';
@@ -28,6 +32,7 @@ interface Entry {
 interface Row { id: number; resource_type: string; target: string; skip_tls: number; recursive: number; interval_seconds: number; next_run_at: number | null; active: number; quorum: string }
 
 const COLUMNS = ['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active', 'quorum'] as const;
+const selectResources = (ctx: DaemonContext) => ctx.db.selectFrom('resources').select(COLUMNS);
 
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
@@ -67,14 +72,20 @@ export class Scheduler {
   private stopped = false;
   private closed = false;
   private readonly idle = new Set<() => void>();
+  /** Scheduled checks started since the scheduler started (a pod's load in the topology). */
+  started = 0;
   /** Called as each check starts, with the time it was due (tests and the bench observe the schedule). */
   onRun: ((resourceId: number, due: number) => void) | undefined;
 
-  constructor(ctx: DaemonContext, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig) {
+  /** Which resources this pod schedules (all of them, but for pods sharing PostgreSQL). */
+  private readonly ownership: ResourceOwnership;
+
+  constructor(ctx: DaemonContext, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig, ownership: ResourceOwnership = ownsEverything) {
     this.ctx = ctx;
     this.prober = prober;
     this.metrics = metrics;
     this.config = config;
+    this.ownership = ownership;
   }
 
   private readonly onChanged = ({ id }: { id: number }) => this.queueReload(id);
@@ -88,6 +99,7 @@ export class Scheduler {
     const locations = await locationsOf(this.ctx.db);
     const now = Date.now();
     for (const row of rows) {
+      if (!this.ownership.owns(row.id)) continue;
       const intervalMs = row.interval_seconds * 1000;
       // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
       const due = row.next_run_at !== null && Number(row.next_run_at) >= now
@@ -174,7 +186,7 @@ export class Scheduler {
       const found = new Set(rows.map((r) => r.id));
       for (const id of part) if (!found.has(id)) this.remove(id);
       for (const row of rows as Row[]) {
-        if (row.active !== 1) {
+        if (row.active !== 1 || !this.ownership.owns(row.id)) {
           this.remove(row.id);
           continue;
         }
@@ -248,6 +260,7 @@ export class Scheduler {
     } else {
       this.remote++;
     }
+    this.started++;
     this.onRun?.(entry.input.resourceId, due);
     // An agent's lag counts until its check started there, its queue included.
     const started = (location: Location, delayMs: number) => this.metrics.lag.observe({ location: location.name }, Math.max(0, delayMs) / 1000);
@@ -298,6 +311,42 @@ export class Scheduler {
       break;
     }
     this.pump();
+  }
+
+  /**
+   * Takes over resources this pod now owns (pods: shards it leased), due as
+   * `takeoverDue` says, so that a beat its previous pod ran is not run again.
+   */
+  async adopt(which: (eb: ExpressionBuilder<Database, 'resources'>) => Expression<SqlBool>): Promise<number> {
+    if (this.stopped) return 0;
+    const rows = await selectResources(this.ctx).select('latest_checked_at').where('active', '=', 1).where(which).execute();
+    if (this.stopped) return 0;
+    const now = Date.now();
+    let adopted = 0;
+    for (const row of rows) {
+      if (this.entries.has(row.id) || !this.ownership.owns(row.id)) continue;
+      const intervalMs = Math.max(1, row.interval_seconds) * 1000;
+      const last = row.latest_checked_at === null ? null : Number(row.latest_checked_at);
+      this.upsert(row as Row, takeoverDue(row.next_run_at === null ? null : Number(row.next_run_at), last, intervalMs, now));
+      adopted++;
+    }
+    this.pump();
+    return adopted;
+  }
+
+  /**
+   * Stops scheduling the resources this pod no longer owns, and writes their
+   * next due times first, so that the pod taking them over resumes on time.
+   */
+  async release(): Promise<number> {
+    const handover = new Map<number, number>();
+    for (const [id, entry] of this.entries) {
+      if (this.ownership.owns(id)) continue;
+      handover.set(id, entry.due);
+      this.remove(id);
+    }
+    if (handover.size > 0) await persistNextRuns(this.ctx.db, handover);
+    return handover.size;
   }
 
   /** When a resource is due next (undefined when not scheduled). */

@@ -25,6 +25,9 @@ export const statusModule: ModuleFactory = async (ctx) => {
   await pages.reload();
   const state = new StatusState(ctx, pages);
   const live = new LiveStreams(state);
+  // Pods: pages and what they show, changed through another pod.
+  ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
+  ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
   let reloadTimer: NodeJS.Timeout | undefined;
 
   const bySlug = (slug: string) => {

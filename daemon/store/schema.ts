@@ -1,10 +1,11 @@
 import type { Generated, Selectable, Updateable } from 'kysely';
+import type { ClusterTables } from './schema-cluster.ts';
 
 /**
  * The database as kysely sees it. Times are epoch milliseconds (integers) so
  * the same columns work on SQLite and PostgreSQL (bigint); booleans are 0/1.
  */
-export interface Database {
+export interface Database extends ClusterTables {
   settings: SettingsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;

@@ -4,13 +4,19 @@
  * HTTP layer and health need not know the dialect:
  * - `full`: the disk (or quota) is full; writes fail, reads work.
  * - `corrupt`: the database file is damaged; nothing read from it can be trusted.
+ * - `unavailable`: the database server cannot be reached (PostgreSQL down, network,
+ *   too many connections); it heals by itself once a query succeeds again.
  */
+export type StorageErrorKind = 'full' | 'corrupt' | 'unavailable';
+
+const TITLES: Record<StorageErrorKind, string> = { full: 'storage full', corrupt: 'database corrupt', unavailable: 'database unavailable' };
+
 export class StorageError extends Error {
-  readonly kind: 'full' | 'corrupt';
+  readonly kind: StorageErrorKind;
   /** The dialect's or the OS's error code, e.g. SQLITE_FULL, ENOSPC. */
   readonly code: string;
-  constructor(kind: 'full' | 'corrupt', code: string, cause: unknown) {
-    super(`${kind === 'full' ? 'storage full' : 'database corrupt'} (${code}): ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  constructor(kind: StorageErrorKind, code: string, cause: unknown) {
+    super(`${TITLES[kind]} (${code}): ${(cause as Error)?.message ?? String(cause)}`, { cause });
     this.name = 'StorageError';
     this.kind = kind;
     this.code = code;

@@ -15,7 +15,10 @@ export function integrityCheckAdvice(dataDir: string): string {
 export function logStorageHealth(health: StorageHealth, log: Logger, dataDir: string): void {
   let lastCorruptLog = 0;
   health.onChange((condition, error) => {
-    if (condition.status === 'DOWN') {
+    if (condition.reason === 'unavailable') {
+      log.error({ code: condition.code, err: error?.cause },
+        `the database cannot be reached (${condition.code}): health is DOWN, requests that need it answer 503 and this pod claims no work until it is back`);
+    } else if (condition.status === 'DOWN') {
       if (Date.now() - lastCorruptLog < CORRUPT_LOG_EVERY_MS) return;
       lastCorruptLog = Date.now();
       log.error({ code: error?.code ?? condition.code, err: error?.cause },
@@ -24,7 +27,7 @@ export function logStorageHealth(health: StorageHealth, log: Logger, dataDir: st
       log.error({ code: condition.code, dataDir },
         `storage full (${condition.code}): writes answer 507 until space is freed in ${dataDir}; reads still work; health is DEGRADED`);
     } else {
-      log.info({ dataDir }, 'storage writable again: health is UP');
+      log.info({ dataDir }, 'storage reachable and writable again: health is UP');
     }
   });
 }

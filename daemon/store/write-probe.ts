@@ -1,4 +1,4 @@
-import type { OpenedStore } from './dialect/sqlite.ts';
+import type { OpenedStore } from './opened-store.ts';
 
 /** How often a DEGRADED store tries a write of its own. */
 export const WRITE_PROBE_MS = 5_000;

@@ -42,6 +42,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   ctx.tunnel = control;
   // Load now (the database is open): the edge is served from the first request on.
   const loaded = table.reload();
+  ctx.cluster?.onTables(['routes'], () => table.reload()); // routes changed through another pod
 
   let drained: Promise<void> | undefined;
   const drain = () => {

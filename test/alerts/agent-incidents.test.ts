@@ -22,13 +22,13 @@ describe('agent incidents', () => {
   it('an agent killed for longer than the grace gives one incident and one AGENT_DOWN; reconnecting gives AGENT_UP', async () => {
     await tunnel.agent.stop('SIGKILL');
     await tunnel.waitStatus('DISCONNECTED');
-    await until(() => agentEvents().length > 0);
+    await until(async () => (await agentEvents()).length > 0);
     // Several more sweeps: still one incident, one event.
     await new Promise((r) => setTimeout(r, 2500));
-    const [incident, ...more] = agentIncidents();
+    const [incident, ...more] = await agentIncidents();
     expect(more).toEqual([]);
     expect(incident).toMatchObject({ resolved_at: null, cause_error_code: 'AGENT_DISCONNECTED', maintenance: 0 });
-    const events = agentEvents();
+    const events = await agentEvents();
     expect(events.map((e) => [e.kind, e.subject_type, e.incident_id, e.suppressed])).toEqual([['AGENT_DOWN', 'agent', incident.id, null]]);
     expect(JSON.parse(events[0].payload)).toMatchObject({ kind: 'AGENT_DOWN', subject: { type: 'agent', id: tunnel.agentId, name: 'edge-agent' } });
     const metrics = await fetch(`${tunnel.daemon.url}/actuator/prometheus`).then((r) => r.text());
@@ -36,9 +36,9 @@ describe('agent incidents', () => {
 
     tunnel.startAgent();
     await tunnel.waitStatus('CONNECTED');
-    await until(() => agentEvents().length > 1);
-    expect(agentEvents().map((e) => [e.kind, e.incident_id])).toEqual([['AGENT_DOWN', incident.id], ['AGENT_UP', incident.id]]);
-    expect(agentIncidents()).toEqual([expect.objectContaining({ id: incident.id, resolved_at: expect.any(Number) })]);
+    await until(async () => (await agentEvents()).length > 1);
+    expect((await agentEvents()).map((e) => [e.kind, e.incident_id])).toEqual([['AGENT_DOWN', incident.id], ['AGENT_UP', incident.id]]);
+    expect(await agentIncidents()).toEqual([expect.objectContaining({ id: incident.id, resolved_at: expect.any(Number) })]);
   });
 
   it('deleting an agent with an open incident resolves it, suppressed', async () => {
@@ -48,9 +48,9 @@ describe('agent incidents', () => {
       const status = async () => (await tunnel.daemon.admin.call(operations.getAgent, { params: { id: slot.id } })).status;
       await until(async () => (await status()) === 'CONNECTED');
       await agent.stop('SIGKILL');
-      await until(() => outbox(tunnel.daemon, 'agent_id = ?', slot.id).length > 0);
+      await until(async () => (await outbox(tunnel.daemon, 'agent_id = ?', slot.id)).length > 0);
       await tunnel.daemon.admin.call(operations.deleteAgent, { params: { id: slot.id } });
-      expect(outbox(tunnel.daemon, 'agent_id = ?', slot.id).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', null], ['AGENT_UP', 'deleted']]);
+      expect((await outbox(tunnel.daemon, 'agent_id = ?', slot.id)).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', null], ['AGENT_UP', 'deleted']]);
     } finally {
       await agent.stop('SIGKILL');
     }
@@ -72,10 +72,10 @@ describe('agent incidents', () => {
       const status = async () => (await d.admin.call(operations.getAgent, { params: { id: slot.id } })).status;
       await until(async () => (await status()) === 'CONNECTED');
       await agent.stop('SIGKILL');
-      await until(() => outbox(d, 'agent_id = ?', slot.id).length > 0);
+      await until(async () => (await outbox(d, 'agent_id = ?', slot.id)).length > 0);
       agent = startAgent(d.url, slot.tokenFile);
-      await until(() => outbox(d, 'agent_id = ?', slot.id).length > 1);
-      expect(outbox(d, 'agent_id = ?', slot.id).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', 'maintenance'], ['AGENT_UP', 'maintenance']]);
+      await until(async () => (await outbox(d, 'agent_id = ?', slot.id)).length > 1);
+      expect((await outbox(d, 'agent_id = ?', slot.id)).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', 'maintenance'], ['AGENT_UP', 'maintenance']]);
       const [incident] = await d.admin.call(operations.listIncidents, { query: { agentId: slot.id } });
       expect(incident).toMatchObject({ agentId: slot.id, resourceId: null, maintenance: true, cause: { errorCode: 'AGENT_DISCONNECTED' } });
       await until(() => asAdmin.events.filter((e) => e.data.agentId === slot.id).length === 2);

@@ -33,13 +33,13 @@ describe('certificate expiry', () => {
   it('records notAfter and fires CERT_EXPIRING once, for the smallest threshold crossed (7 of 14,7,1)', async () => {
     const id = await httpResource(d, 'short-cert', url);
     expect((await checkNow(d, id)).status).toBe('AVAILABLE');
-    const [row] = readDb<{ cert_expires_at: number; cert_alerted_days: number }>(d, 'SELECT cert_expires_at, cert_alerted_days FROM resources WHERE id = ?', id);
+    const [row] = await readDb<{ cert_expires_at: number; cert_alerted_days: number }>(d, 'SELECT cert_expires_at, cert_alerted_days FROM resources WHERE id = ?', id);
     expect(row).toEqual({ cert_expires_at: notAfter, cert_alerted_days: 7 });
-    let events = outbox(d, 'resource_id = ?', id);
+    let events = await outbox(d, 'resource_id = ?', id);
     expect(events.map((e) => e.kind)).toEqual(['CERT_EXPIRING']);
     expect(JSON.parse(events[0].payload)).toMatchObject({ cert: { notAfter, thresholdDays: 7 }, subject: { type: 'resource', id, target: url } });
     await checkNow(d, id);
-    events = outbox(d, 'resource_id = ?', id);
+    events = await outbox(d, 'resource_id = ?', id);
     expect(events).toHaveLength(1);
     const detail = await d.admin.call(operations.getAdminResource, { params: { id } });
     expect(detail.certExpiresAt).toBe(new Date(notAfter).toISOString().slice(0, 19));

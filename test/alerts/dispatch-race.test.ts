@@ -7,14 +7,14 @@ import { Dispatcher } from '../../daemon/alerts/delivery/dispatcher.ts';
 import { loadSender } from '../../daemon/alerts/notifiers/senders.ts';
 import { loadInstallSecret } from '../../daemon/auth/install-secret.ts';
 import type { DaemonContext } from '../../daemon/context.ts';
-import { openSqlite, type OpenedStore } from '../../daemon/store/dialect/sqlite.ts';
+import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
 import { startDaemon } from '../helpers/daemon.ts';
 import { bearer, send } from '../helpers/http.ts';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
 
 /**
  * Exactly once between dispatchers: two dispatchers, each on its own
- * connection to one database (as two daemons would be), race for 1,000 due
+ * connection(s) to one database (SQLite or PostgreSQL) (as two daemons would be), race for 1,000 due
  * notifications. Every message reaches the receiver once, signed, and every
  * notification records one attempt. The claim is the database's
  * conditional update; nothing in memory is shared between the two.
@@ -23,6 +23,7 @@ const N = 1000;
 let base = '';
 let signingSecret = '';
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let databaseUrl: string | undefined;
 const stores: OpenedStore[] = [];
 
 beforeAll(async () => {
@@ -36,6 +37,7 @@ beforeAll(async () => {
   });
   expect(res.status, res.text).toBe(200);
   signingSecret = res.json().signingSecret;
+  databaseUrl = d.databaseUrl;
   await d.stop();
 });
 
@@ -46,9 +48,9 @@ afterAll(async () => {
 });
 
 it('two dispatchers on one database send each of 1,000 notifications exactly once', async () => {
-  const file = join(base, 'data', 'monctl.db');
-  const a = openSqlite(file);
-  const b = openSqlite(file);
+  // Two stores (SQLite: two connections to the file; PostgreSQL: two pools), as two daemons would have.
+  const a = await openStore(join(base, 'data'), databaseUrl);
+  const b = await openStore(join(base, 'data'), databaseUrl);
   stores.push(a, b);
   const notifierId = (await a.db.selectFrom('notifiers').select('id').executeTakeFirstOrThrow()).id;
   const now = Date.now();

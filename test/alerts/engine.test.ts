@@ -11,9 +11,10 @@ import { EventHub, type HubEvent } from '../../daemon/events/channel.ts';
 import { createLogger } from '../../daemon/logger.ts';
 import { recordResults } from '../../daemon/monitoring/results.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
-import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
+import type { OpenedStore } from '../../daemon/store/store.ts';
+import { openTestStore } from '../helpers/test-database.ts';
 
-/** The incident engine inside the result writer, against a real SQLite file. */
+/** The incident engine inside the result writer, against a real database (SQLite, or PostgreSQL in that project). */
 describe('incident engine', () => {
   let dir: string;
   let store: OpenedStore;
@@ -23,7 +24,7 @@ describe('incident engine', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'monctl-engine-'));
-    store = await openStore(dir);
+    store = await openTestStore(dir);
     const hub = new EventHub();
     hub.channel('monitoring').listen((e) => events.push(e));
     ctx = {

@@ -1,9 +1,8 @@
-import Database from 'better-sqlite3';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { operations } from '../../src/api/operations.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
+import { queryDb } from '../helpers/test-database.ts';
 import { type Subscription, subscribe as subscribeTo } from '../monitoring/helpers.ts';
 
 export type { Subscription };
@@ -41,14 +40,9 @@ export interface OutboxRow {
   suppressed: string | null;
 }
 
-/** Reads the daemon's SQLite file read-only (what it has committed so far). */
-export function readDb<T>(d: TestDaemon, sql: string, ...params: unknown[]): T[] {
-  const db = new Database(join(d.dataDir, 'monctl.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
+/** Reads the daemon's database, SQLite or PostgreSQL (what it has committed so far); `?` placeholders. */
+export function readDb<T>(d: TestDaemon, sql: string, ...params: unknown[]): Promise<T[]> {
+  return queryDb<T>(d, sql, ...params);
 }
 
 export const outbox = (d: TestDaemon, where = '1 = 1', ...params: unknown[]) =>

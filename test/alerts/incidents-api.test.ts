@@ -110,7 +110,7 @@ describe('incidents API', () => {
     await checkNow(d, id);
     t.set(200);
     await d.admin.call(operations.deleteResource, { params: { id } });
-    expect(outbox(d, 'resource_id = ?', id).map((r) => [r.kind, r.suppressed])).toEqual([['INCIDENT_OPENED', null], ['INCIDENT_RESOLVED', 'deleted']]);
+    expect((await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.suppressed])).toEqual([['INCIDENT_OPENED', null], ['INCIDENT_RESOLVED', 'deleted']]);
     const [incident] = await ok(call(d, admin, 'GET', `/admin/api/incidents?resourceId=${id}`));
     expect(incident.resolvedAt).not.toBeNull();
   });

@@ -27,24 +27,24 @@ describe('resource incidents on a real daemon', () => {
       t.set(status);
       await checkNow(d, id);
     }
-    expect(incidents(id)).toEqual([]);
-    expect(outbox(d, 'resource_id = ?', id)).toEqual([]);
+    expect(await incidents(id)).toEqual([]);
+    expect(await outbox(d, 'resource_id = ?', id)).toEqual([]);
 
     t.set(500);
     const first = await checkNow(d, id);
     t.set(503);
     await checkNow(d, id);
-    expect(incidents(id)).toEqual([]);
+    expect(await incidents(id)).toEqual([]);
     await checkNow(d, id);
-    const [incident] = incidents(id);
+    const [incident] = await incidents(id);
     expect(incident).toMatchObject({ resolved_at: null, cause_message: '500 Internal Server Error', cause_error_code: '500', checks: 3 });
     expect(new Date(incident.opened_at).toISOString().slice(0, 19)).toBe(first.checkedAt);
-    expect(outbox(d, 'resource_id = ?', id).map((r) => [r.kind, r.incident_id, r.suppressed])).toEqual([['INCIDENT_OPENED', incident.id, null]]);
+    expect((await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.incident_id, r.suppressed])).toEqual([['INCIDENT_OPENED', incident.id, null]]);
 
     await checkNow(d, id);
     t.set(200);
     await checkNow(d, id);
-    expect(incidents(id)).toEqual([expect.objectContaining({ id: incident.id, resolved_at: expect.any(Number), checks: 4 })]);
-    expect(outbox(d, 'resource_id = ?', id).map((r) => r.kind)).toEqual(['INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
+    expect(await incidents(id)).toEqual([expect.objectContaining({ id: incident.id, resolved_at: expect.any(Number), checks: 4 })]);
+    expect((await outbox(d, 'resource_id = ?', id)).map((r) => r.kind)).toEqual(['INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
   });
 });

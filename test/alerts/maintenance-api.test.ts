@@ -115,11 +115,11 @@ describe('maintenance API', () => {
     for (const id of [viaGroup, direct, other]) await checkNow(d, id);
     const maintenanceOf = async (id: number) => (await ok(call(d, admin, 'GET', `/admin/api/incidents?resourceId=${id}`))).map((i: { maintenance: boolean }) => i.maintenance);
     expect([await maintenanceOf(viaGroup), await maintenanceOf(direct), await maintenanceOf(other)]).toEqual([[true], [true], [false]]);
-    const suppressed = (id: number) => outbox(d, 'resource_id = ?', id).map((r) => [r.kind, r.suppressed]);
+    const suppressed = async (id: number) => (await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.suppressed]);
     for (const id of [viaGroup, direct]) {
-      expect(suppressed(id)).toEqual([['INCIDENT_OPENED', 'maintenance'], ['INCIDENT_RESOLVED', 'maintenance']]);
+      expect(await suppressed(id)).toEqual([['INCIDENT_OPENED', 'maintenance'], ['INCIDENT_RESOLVED', 'maintenance']]);
     }
-    expect(suppressed(other)).toEqual([['INCIDENT_OPENED', null], ['INCIDENT_RESOLVED', null]]);
+    expect(await suppressed(other)).toEqual([['INCIDENT_OPENED', null], ['INCIDENT_RESOLVED', null]]);
     // currentStatus stays as checked inside the window.
     expect((await ok(call(d, admin, 'GET', `/admin/api/resources/${direct}`))).currentStatus).toBe('available');
     await ok(call(d, admin, 'DELETE', `/admin/api/maintenance/${w.id}`));

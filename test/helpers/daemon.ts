@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent } from 'undici';
 import { ApiClient, type Credential } from '../../src/client/api-client.ts';
+import { databaseFor, dropDatabaseFor } from './test-database.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const ADMIN_PASSWORD = 'test-admin-password-1';
@@ -14,6 +15,8 @@ export interface TestDaemon {
   /** The HTTPS edge, when started with --edge-tls-listen. */
   edgeTlsUrl?: string;
   dataDir: string;
+  /** The PostgreSQL database it uses (the postgres test project, or a test's own); undefined: SQLite in dataDir. */
+  databaseUrl?: string;
   adminKey: string;
   proc: ChildProcess;
   /** Every stdout line so far, parsed as JSON where it is JSON. */
@@ -35,6 +38,14 @@ export interface StartOptions {
   command?: string;
   /** PEM CA that the clients trust, for a daemon started with --tls-cert (its URL is then https://). */
   ca?: string;
+  /**
+   * A PostgreSQL database to use (pods sharing one); the test owns it. Without
+   * it, the postgres test project gives each data dir a fresh database, and the
+   * sqlite one uses the data dir. `''`: SQLite in the data dir, whatever the project.
+   */
+  databaseUrl?: string;
+  /** A second pod on a database bootstraps nothing: its admin key is this daemon's. */
+  adminKeyFrom?: TestDaemon;
 }
 
 const running = new Set<ChildProcess>();
@@ -47,12 +58,20 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const ownDir = opts.dataDir === undefined;
   const base = ownDir ? mkdtempSync(join(tmpdir(), 'monctl-test-')) : undefined;
   const dataDir = opts.dataDir ?? join(base!, 'data');
+  const explicit = opts.databaseUrl !== undefined || opts.env?.MONCTL_DATABASE_URL !== undefined || (opts.args ?? []).includes('--database');
+  const databaseUrl = opts.databaseUrl ?? opts.env?.MONCTL_DATABASE_URL ?? (explicit ? undefined : await databaseFor(dataDir));
+  const dropOwn = async () => {
+    if (ownDir && !explicit) await dropDatabaseFor(dataDir);
+  };
   const proc = spawn(opts.command ?? join(ROOT, 'bin/monctl'), [
     'daemon',
     '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir, ...(opts.args ?? []),
   ], {
     cwd: ROOT,
-    env: { ...process.env, MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD, MONCTL_CHECK_RESPONSES: '1', TZ: 'UTC', ...opts.env },
+    env: {
+      ...process.env, MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD, MONCTL_CHECK_RESPONSES: '1', TZ: 'UTC',
+      ...(databaseUrl ? { MONCTL_DATABASE_URL: databaseUrl } : {}), ...opts.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(proc);
@@ -96,14 +115,15 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     proc.kill('SIGKILL');
     running.delete(proc);
     if (ownDir) rmSync(base!, { recursive: true, force: true });
+    await dropOwn();
     throw err;
   }
   const url = String(info.api);
-  const adminKey = readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
+  const adminKey = opts.adminKeyFrom?.adminKey ?? readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
   const dispatcher = opts.ca ? new Agent({ connect: { ca: opts.ca } }) : undefined;
   const client = (credential?: Credential) => new ApiClient({ server: url, credential, dispatcher });
   return {
-    url, edgeUrl: String(info.edge), ...(info.edgeTls ? { edgeTlsUrl: String(info.edgeTls) } : {}), dataDir, adminKey, proc, logs, stderr: () => stderr,
+    url, edgeUrl: String(info.edge), ...(info.edgeTls ? { edgeTlsUrl: String(info.edgeTls) } : {}), dataDir, databaseUrl: databaseUrl || undefined, adminKey, proc, logs, stderr: () => stderr,
     client, admin: client({ kind: 'api-key', token: adminKey }),
     stop(signal = 'SIGTERM') {
       return new Promise((done) => {
@@ -111,7 +131,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
           running.delete(proc);
           void dispatcher?.destroy();
           if (ownDir) rmSync(base!, { recursive: true, force: true });
-          done(code);
+          void dropOwn().finally(() => done(code));
         };
         if (proc.exitCode !== null || proc.signalCode !== null) return finish(proc.exitCode);
         proc.once('exit', (code) => finish(code));

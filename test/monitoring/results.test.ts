@@ -8,9 +8,10 @@ import { createLogger } from '../../daemon/logger.ts';
 import { getRegistryCredential, registryBox } from '../../daemon/monitoring/registry-credentials-store.ts';
 import { recordResults } from '../../daemon/monitoring/results.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
-import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
+import type { OpenedStore } from '../../daemon/store/store.ts';
+import { openTestStore } from '../helpers/test-database.ts';
 
-/** The result writer and the registry-credential store against a real SQLite file. */
+/** The result writer and the registry-credential store against a real database (SQLite, or PostgreSQL in that project). */
 describe('recordResults', () => {
   let dir: string;
   let store: OpenedStore;
@@ -19,7 +20,7 @@ describe('recordResults', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'monctl-results-'));
-    store = await openStore(dir);
+    store = await openTestStore(dir);
     const hub = new EventHub();
     hub.channel('monitoring').listen((e) => events.push(e));
     ctx = { db: store.db, events: hub, log: createLogger('silent'), installSecret: new Uint8Array(32).fill(7) } as unknown as DaemonContext;

@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { bearer, expectProblem, fieldsOf, send } from '../helpers/http.ts';
+import { databaseBytes } from '../helpers/test-database.ts';
 
 /**
  * `/admin/api/notifiers` over HTTP: CRUD, validation naming the field, unique
@@ -171,8 +170,7 @@ describe('secrets stay secret', () => {
   });
 
   it('the database holds them sealed, never in clear', async () => {
-    const files = readdirSync(d.dataDir).filter((f) => f.startsWith('monctl.db'));
-    const bytes = Buffer.concat(files.map((f) => readFileSync(join(d.dataDir, f))));
+    const bytes = await databaseBytes(d);
     expect(bytes.includes(Buffer.from('ops@example.test')), 'the config is stored in clear').toBe(true);
     for (const [name, value] of Object.entries(SECRETS)) expect(bytes.includes(Buffer.from(value)), name).toBe(false);
   });

@@ -33,6 +33,7 @@ export const TUNNEL_BENCH_TOOLS: Record<string, string> = {
   nginx: 'nginx-light', // the one-hop reverse proxy, and the HTTP front of ssh -R
   sshd: 'openssh-server', // the private sshd that ssh -R forwards through
   ssh: 'openssh-client', // ssh -R itself
+  pg_ctlcluster: 'postgresql', // a throw-away PostgreSQL server: the suites' second backend, and the pods
 };
 
 function onPath(command: string, path = process.env.PATH ?? ''): boolean {

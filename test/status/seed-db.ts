@@ -1,21 +1,28 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { type DbHandle, openDb } from '../helpers/test-database.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
+const UPSERT_ROLLUP = (table: string) => `INSERT INTO ${table} (resource_id, bucket_start, checks, available, duration_sum_ms, duration_p95_ms)
+  VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (resource_id, bucket_start) DO UPDATE SET checks = excluded.checks, available = excluded.available,
+  duration_sum_ms = excluded.duration_sum_ms, duration_p95_ms = excluded.duration_p95_ms`;
+
 /**
  * Writes what the status page reads but no API of this branch writes yet,
- * straight into the daemon's SQLite file (WAL: the daemon keeps running):
- * rollups as the rollup job would have written them over 90 days, and past
- * incidents (the incident engine opens incidents only from checks made now).
+ * straight into the daemon's database (SQLite in WAL mode, or its PostgreSQL
+ * database: the daemon keeps running): rollups as the rollup job would have
+ * written them over 90 days, and past incidents (the incident engine opens
+ * incidents only from checks made now).
  */
 export class SeedDb {
-  readonly #db: Database.Database;
+  readonly #db: DbHandle;
 
-  constructor(dataDir: string) {
-    this.#db = new Database(join(dataDir, 'monctl.db'), { fileMustExist: true });
-    this.#db.pragma('busy_timeout = 5000');
+  private constructor(db: DbHandle) {
+    this.#db = db;
+  }
+
+  static async open(daemon: { dataDir: string; databaseUrl?: string }): Promise<SeedDb> {
+    return new SeedDb(await openDb(daemon));
   }
 
   /**
@@ -24,31 +31,29 @@ export class SeedDb {
    * last 24 complete hours (`hourUptime(hoursAgo)`).
    */
   rollups(resourceId: number, dayUptime: (daysAgo: number) => [number, number] | undefined,
-    hourUptime: (hoursAgo: number) => [number, number] | undefined, now = Date.now()): void {
+    hourUptime: (hoursAgo: number) => [number, number] | undefined, now = Date.now()): Promise<void> {
     const today = Math.floor(now / DAY) * DAY;
     const hour = Math.floor(now / HOUR) * HOUR;
-    const daily = this.#db.prepare('INSERT OR REPLACE INTO check_rollups_daily (resource_id, bucket_start, checks, available, duration_sum_ms, duration_p95_ms) VALUES (?, ?, ?, ?, ?, ?)');
-    const hourly = this.#db.prepare('INSERT OR REPLACE INTO check_rollups_hourly (resource_id, bucket_start, checks, available, duration_sum_ms, duration_p95_ms) VALUES (?, ?, ?, ?, ?, ?)');
-    this.#db.transaction(() => {
+    return this.#db.transaction(async () => {
       for (let ago = 1; ago <= 89; ago++) {
         const v = dayUptime(ago);
-        if (v) daily.run(resourceId, today - ago * DAY, v[0], v[1], v[0] * 20, 40);
+        if (v) await this.#db.query(UPSERT_ROLLUP('check_rollups_daily'), resourceId, today - ago * DAY, v[0], v[1], v[0] * 20, 40);
       }
       for (let ago = 1; ago <= 24; ago++) {
         const v = hourUptime(ago);
-        if (v) hourly.run(resourceId, hour - ago * HOUR, v[0], v[1], v[0] * 20, 40);
+        if (v) await this.#db.query(UPSERT_ROLLUP('check_rollups_hourly'), resourceId, hour - ago * HOUR, v[0], v[1], v[0] * 20, 40);
       }
-    })();
+    });
   }
 
   /** An incident row; resolvedAt null while open. Returns its id. */
-  incident(resourceId: number, openedAt: number, resolvedAt: number | null, cause: string, maintenance = false): number {
-    const result = this.#db.prepare(`INSERT INTO incidents (subject_type, resource_id, agent_id, opened_at, resolved_at, cause_message, cause_error_code, checks, maintenance)
-      VALUES ('resource', ?, NULL, ?, ?, ?, 'CONNECTION_ERROR', 3, ?)`).run(resourceId, openedAt, resolvedAt, cause, maintenance ? 1 : 0);
-    return Number(result.lastInsertRowid);
+  async incident(resourceId: number, openedAt: number, resolvedAt: number | null, cause: string, maintenance = false): Promise<number> {
+    const [row] = await this.#db.query<{ id: number }>(`INSERT INTO incidents (subject_type, resource_id, agent_id, opened_at, resolved_at, cause_message, cause_error_code, checks, maintenance)
+      VALUES ('resource', ?, NULL, ?, ?, ?, 'CONNECTION_ERROR', 3, ?) RETURNING id`, resourceId, openedAt, resolvedAt, cause, maintenance ? 1 : 0);
+    return row.id;
   }
 
-  close(): void {
-    this.#db.close();
+  close(): Promise<void> {
+    return this.#db.close();
   }
 }

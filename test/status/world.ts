@@ -72,14 +72,14 @@ export async function makeStatusWorld(opts: StartOptions = {}): Promise<StatusWo
   target.set('wiki', 503);
   for (let i = 0; i < 3; i++) await a.call(operations.checkResource, { params: { id: ids.wiki } });
   const now = Date.now();
-  const seed = new SeedDb(d.dataDir);
+  const seed = await SeedDb.open(d);
   const open = await a.call(operations.listIncidents, { query: { resourceId: ids.wiki, state: 'open' } });
   if (open.length !== 1) throw new Error('three failing checks opened no incident for wiki');
   const openIncident = open[0].id;
   // web: 100 % except 10 days ago (97.2 %) and 3 days ago (99.5 %); one hour at 50 %; nothing before 60 days ago.
-  seed.rollups(ids.web, (ago) => (ago > 60 ? undefined : ago === 10 ? [1440, 1400] : ago === 3 ? [1440, 1433] : [1440, 1440]),
+  await seed.rollups(ids.web, (ago) => (ago > 60 ? undefined : ago === 10 ? [1440, 1400] : ago === 3 ? [1440, 1433] : [1440, 1440]),
     (ago) => (ago === 5 ? [60, 30] : [60, 60]), now);
-  seed.incident(ids.web, now - 10 * DAY, now - 10 * DAY + 45 * 60_000, '503 Service Unavailable');
+  await seed.incident(ids.web, now - 10 * DAY, now - 10 * DAY + 45 * 60_000, '503 Service Unavailable');
   const at = (ms: number) => new Date(ms).toISOString();
   await a.call(operations.createMaintenanceWindow, {
     body: { name: 'CDN provider upgrade', kind: 'ONE_OFF', startsAt: at(now - HOUR), endsAt: at(now + 2 * HOUR), resourceIds: [ids.cdn] },
@@ -102,7 +102,7 @@ export function useStatusWorld(opts: StartOptions = {}): () => StatusWorld {
     w = await makeStatusWorld(opts);
   }, 60_000);
   afterAll(async () => {
-    w?.seed.close();
+    await w?.seed.close();
     await Promise.all([w?.d.stop(), w?.target.close()]);
   });
   return () => {

@@ -1,28 +1,22 @@
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely } from 'kysely';
+import type { OpenedStore } from '../opened-store.ts';
 import type { Database } from '../schema.ts';
 import { StorageHealth } from '../storage-health.ts';
 import { WatchedSqliteDialect } from './sqlite-driver.ts';
 
+export type { OpenedStore };
+
 /**
  * Everything SQLite-specific lives here: opening the file, pragmas, integrity
- * checks. The rest of the daemon speaks kysely only, so that a PostgreSQL
- * dialect module can stand beside this one.
+ * checks. The rest of the daemon speaks kysely only; postgres.ts stands beside
+ * this one.
  *
  * Single writer: better-sqlite3 is one synchronous connection and kysely's
  * SQLite driver runs one query at a time on it, so writes never interleave;
  * batch writers group their rows into one transaction.
  */
-export interface OpenedStore {
-  db: Kysely<Database>;
-  /** Full disk and corruption as the store's queries met them (for health). */
-  health: StorageHealth;
-  /** `PRAGMA integrity_check`, for tests and `monctl daemon check`. */
-  integrityCheck(): string;
-  close(): Promise<void>;
-}
-
-export function openSqlite(file: string): OpenedStore {
+export function openSqlite(file: string): OpenedStore & { integrityCheck(): string } {
   const raw = new SqliteDatabase(file);
   // WAL: readers never block the writer. synchronous=NORMAL in WAL mode keeps
   // every committed transaction across a process crash (SIGKILL); only an OS
@@ -40,6 +34,8 @@ export function openSqlite(file: string): OpenedStore {
   const db = new Kysely<Database>({ dialect });
   return {
     db,
+    dialect: 'sqlite',
+    location: file,
     health,
     integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
     async close() {

@@ -10,6 +10,7 @@ import * as alerts from './0008-alerts.ts';
 import * as incidents from './0009-incidents.ts';
 import * as statusPages from './0010-status-pages.ts';
 import * as edge from './0011-edge.ts';
+import * as pods from './0012-pods.ts';
 import * as probeLocations from './0013-probe-locations.ts';
 
 /**
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0009-incidents': incidents,
   '0010-status-pages': statusPages,
   '0011-edge': edge,
+  '0012-pods': pods,
   '0013-probe-locations': probeLocations,
 };
 

@@ -10,3 +10,8 @@ export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuil
 
 /** Epoch milliseconds. */
 export const ms = 'bigint' as const;
+
+/** Whether the migration runs on PostgreSQL (for the few steps that differ: see dialect/). */
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}

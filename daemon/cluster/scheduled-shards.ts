@@ -1,0 +1,24 @@
+import type { DaemonContext } from '../context.ts';
+import type { Scheduler } from '../probes/scheduler.ts';
+import { SHARDS } from '../store/migrations/0012-pods.ts';
+import { podName } from '../tunnel-admin/pods.ts';
+import { ShardLeases } from './shard-leases.ts';
+
+/**
+ * Shard leases driving a scheduler: shards gained are adopted (their active
+ * resources scheduled on their own grid), shards lost are released (their
+ * next due times written for the next holder).
+ */
+export function scheduledShards(ctx: DaemonContext, scheduler: () => Scheduler): ShardLeases {
+  const { host, port } = ctx.config.listen;
+  return new ShardLeases(ctx, {
+    gained: (shards) => scheduler().adopt((eb) => eb(eb('id', '%', SHARDS), 'in', shards)),
+    lost: () => scheduler().release().catch((err) => ctx.log.warn({ err }, 'writing the next due times of released shards failed')),
+  }, {
+    podName: podName(ctx),
+    apiUrl: `http://${host}:${port}`,
+    edgeUrl: `http://${ctx.config.edgeListen.host}:${ctx.config.edgeListen.port}`,
+    resources: () => scheduler().stats().scheduled,
+    checksTotal: () => scheduler().started,
+  });
+}
