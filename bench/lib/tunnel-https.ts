@@ -76,6 +76,8 @@ export async function httpsBench(b: HttpsBench): Promise<void> {
   const pair = pki.issueNames('localhost', 1, ['localhost']);
   let nginx: ChildProcess | undefined;
   try {
+    // wrk ran synchronously before this: let the API client see the keep-alive connections the daemon closed meanwhile.
+    await new Promise((r) => setTimeout(r, 200));
     await b.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert, privateKey: pair.key } });
     await b.admin.call(operations.createRoute, { body: { name: 'bench-https', type: 'HTTP', agentId: b.agentId, target: b.target, hostname: 'localhost' } });
     const port = await freeTcpPort();

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { RouteCertificate } from '../../src/api/schemas/tunnel.ts';
 import { formatNullable } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
@@ -23,6 +24,7 @@ export async function certificateOfHost(ctx: DaemonContext, hostname: string, no
     };
   }
   if (acme && Number(acme.failures) > 0) return { state: 'FAILED', certificateId: Number(acme.id), source: 'ACME', notAfter: null, lastError };
-  if (acme || ctx.config.acme) return { state: 'PENDING', certificateId: acme ? Number(acme.id) : null, source: 'ACME', notAfter: null, lastError: null };
+  // ACME orders no certificate for an IP address.
+  if (acme || (ctx.config.acme && !isIP(hostname))) return { state: 'PENDING', certificateId: acme ? Number(acme.id) : null, source: 'ACME', notAfter: null, lastError: null };
   return { state: 'NONE', certificateId: null, source: null, notAfter: null, lastError: null };
 }

@@ -218,7 +218,7 @@ export const fraction: ValueType<number> = {
     if (typeof value !== 'number' || !(value > 0 && value < 1)) fail('a number between 0 and 1, such as 0.67', raw);
     return value;
   },
-  format: (v) => v,
+  format: (v) => Number(v.toPrecision(6)),
 };
 
 /** An email address (one @, something on both sides, no spaces). */

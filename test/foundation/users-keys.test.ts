@@ -107,8 +107,8 @@ describe('users and API keys endpoints', () => {
     const res = await post('/admin/api/api-keys', { name: 'ci' });
     expect(res.status).toBe(200);
     const key = res.json();
-    expect(Object.keys(key).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'id', 'lastUsedAt', 'name', 'role', 'token']);
-    expect(key).toMatchObject({ name: 'ci', role: 'ADMIN', createdBy: 'admin', expiresAt: null, lastUsedAt: null });
+    expect(Object.keys(key).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'id', 'lastUsedAt', 'name', 'role', 'routeIds', 'token']);
+    expect(key).toMatchObject({ name: 'ci', role: 'ADMIN', createdBy: 'admin', expiresAt: null, lastUsedAt: null, routeIds: [] });
     expect(key.createdAt).toMatch(DATE_TIME);
     expect(key.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
 

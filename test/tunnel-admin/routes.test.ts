@@ -39,9 +39,14 @@ describe('routes', () => {
     const route = res.json();
     expect(route).toEqual({
       id: expect.any(Number), name: 'web', type: 'HTTP', agentId, target: 'https://10.0.0.1:8443/app', hostname: 'web.example.test',
-      pathPrefix: '/', listenPort: null, allowEncodedSlashes: false, enabled: true, createdAt: expect.stringMatching(DATE), updatedAt: expect.stringMatching(DATE),
+      pathPrefix: '/', listenPort: null, allowEncodedSlashes: false, enabled: true,
+      auth: 'none', basicUsers: [], ipAllow: [], ipDeny: [], rateLimit: null, httpsRedirect: false, // access control (issue 17)
+      createdAt: expect.stringMatching(DATE), updatedAt: expect.stringMatching(DATE),
     });
-    expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).json()).toEqual(route);
+    // The detail adds the state of the hostname's certificate on the HTTPS edge.
+    expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).json()).toEqual({
+      ...route, certificate: { state: 'NONE', certificateId: null, source: null, notAfter: null, lastError: null },
+    });
     expect((await api(d, 'GET', '/admin/api/routes')).json()).toContainEqual(route);
   });
 

@@ -121,9 +121,10 @@ describe('tunnel: the HTTPS edge', () => {
     expect(seen.length).toBe(before); // never reached the target
     const secure = await tlsEdge(tlsUrl, 'c.test', '/r/x?y=1', pki.ca);
     expect(secure.status).toBe(200);
-    // The access log is written in batches: wait for both entries.
+    // The access log is written in batches: wait for both entries (the route's WebSocket is in it too).
     const log = await until(async () => {
-      const entries = await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 5 } });
+      const entries = (await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 10 } }))
+        .filter((e) => e.path === '/r/x');
       return entries.length >= 2 && entries;
     });
     expect(log.map((e) => [e.status, e.error])).toEqual([[200, null], [308, 'access: redirected to HTTPS']]);

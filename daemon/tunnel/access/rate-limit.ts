@@ -32,16 +32,6 @@ export class RateLimiter {
     }
     return (1 - bucket.tokens) / perSecond;
   }
-
-  /** Drops the buckets of a route whose limit changed or went away. */
-  forget(routeId: number): void {
-    const prefix = `${routeId}|`;
-    for (const key of this.#buckets.keys()) if (key.startsWith(prefix)) this.#buckets.delete(key);
-  }
-
-  get size(): number {
-    return this.#buckets.size;
-  }
 }
 
 function sourceOf(address: string): string {
