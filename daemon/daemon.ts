@@ -10,6 +10,8 @@ import { LoginThrottle } from './auth/login-throttle.ts';
 import { Sessions } from './auth/sessions.ts';
 import { Bus } from './bus.ts';
 import { relayBus } from './cluster/bus-relay.ts';
+import { EventRelay } from './cluster/event-relay.ts';
+import { shareLoginThrottle } from './cluster/login-sharing.ts';
 import { PodMessages } from './cluster/pod-messages.ts';
 import type { DaemonConfig } from './config.ts';
 import type { DaemonContext } from './context.ts';
@@ -111,6 +113,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   }
   logStorageHealth(store.health, log, config.dataDir);
   let ctx: DaemonContext;
+  let relay: EventRelay | undefined;
   const modules: DaemonModule[] = [];
   try {
     const installSecret = await loadInstallSecret(store.db);
@@ -118,11 +121,14 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     // Pods on one PostgreSQL database: resource events and cache changes reach every pod.
     const cluster = store.notifications && new PodMessages(store.notifications, log);
     if (cluster) relayBus(bus, cluster);
+    const events = new EventHub();
+    if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log);
     ctx = {
-      config, log, store, db: store.db, metrics: createMetrics(), events: new EventHub(), bus, cluster,
+      config, log, store, db: store.db, metrics: createMetrics(), events, bus, cluster,
       keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
       loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
     };
+    if (cluster) shareLoginThrottle(ctx.loginThrottle, cluster);
     for (const factory of moduleFactories) modules.push(await factory(ctx));
   } catch (err) {
     await store.close();
@@ -188,7 +194,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     stop: () => {
       tls?.close();
       stopShedding.forEach((stop) => stop());
-      return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules).finally(() => lock.release());
+      return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules, () => relay?.drain()).finally(() => lock.release());
     },
   };
   log.info({ api: running.apiUrl, edge: running.edgeUrl, ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}), dataDir: config.dataDir, database: store.location, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
@@ -196,7 +202,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
 }
 
 /** Drain: stop accepting, end streams, let in-flight requests finish (10 s at most), then close the database. */
-async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: DaemonModule[]): Promise<void> {
+async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: DaemonModule[], beforeClose: () => unknown): Promise<void> {
   if (ctx.draining) return;
   ctx.draining = true;
   ctx.log.info('draining');
@@ -219,6 +225,7 @@ async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: Daem
       ctx.log.error({ err, module: module.name }, 'module failed to stop');
     }
   }
+  await beforeClose(); // events still queued for the other pods
   await ctx.store.close();
   ctx.log.info('stopped');
 }

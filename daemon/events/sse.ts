@@ -79,7 +79,7 @@ export async function serveStream(req: IncomingMessage, res: ServerResponse, cha
   };
 
   // Listen before reading the snapshot, so nothing published meanwhile is lost.
-  const unlisten = channel.listen((event) => (ready ? send(event) : pending.push(event)));
+  const unlisten = channel.listen((event) => (ready ? send(event) : pending.push(event)), true);
   const heartbeat = setInterval(() => !closed && res.write(': ping\n\n'), opts.heartbeatMs ?? 15_000);
   heartbeat.unref();
 

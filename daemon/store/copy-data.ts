@@ -22,7 +22,9 @@ export interface CopyOutcome {
 /** A refusal the CLI reports as such (exit 1, no stack). */
 export class CopyRefused extends Error {}
 
-const skip = (table: string) => table.startsWith('kysely_');
+/** The pods' own state, which the migrations seed and a single daemon never uses: not copied, not compared. */
+const RUNTIME = new Set(['shard_leases', 'cluster_members', 'event_channels', 'event_spill']);
+const skip = (table: string) => table.startsWith('kysely_') || RUNTIME.has(table);
 
 /**
  * `monctl daemon copy-data --from DIR --to postgres://…`: copies a SQLite

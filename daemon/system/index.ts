@@ -9,10 +9,20 @@ export const systemModule: ModuleFactory = (ctx) => ({
     health({ res }) {
       // DEGRADED (disk full: reads work, writes get 507) stays 200, as Spring Boot maps statuses
       // it does not know: a load balancer keeps sending reads. DOWN (draining, corrupt file) is 503.
-      const storage = ctx.store.health.condition.status;
-      if (!ctx.draining && storage !== 'DOWN') return { status: storage };
+      const condition = ctx.store.health.condition;
+      const storage = condition.status;
+      // Pods on PostgreSQL say how they see the shared database (one daemon's body stays as it was).
+      const components = ctx.store.dialect === 'postgres' ? {
+        components: {
+          db: {
+            status: storage,
+            details: { database: ctx.store.location, ...(condition.reason ? { reason: condition.reason } : {}), ...(condition.code ? { error: condition.code } : {}) },
+          },
+        },
+      } : {};
+      if (!ctx.draining && storage !== 'DOWN') return { status: storage, ...components };
       // Load balancers read the status code; the body keeps the actuator shape.
-      res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'DOWN' }));
+      res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'DOWN', ...components }));
       return undefined as never;
     },
   },

@@ -23,6 +23,8 @@ export class PostgresListener implements PodNotifications {
   #retryTimer: NodeJS.Timeout | undefined;
   #closed = false;
   #everConnected = false;
+  /** LISTENs one after another: pg's client runs one query at a time. */
+  #queries: Promise<void> = Promise.resolve();
 
   constructor(config: pg.ClientConfig, send: (channel: string, payload: string) => Promise<void>, onError: (err: Error) => void) {
     this.#config = config;
@@ -41,7 +43,8 @@ export class PostgresListener implements PodNotifications {
     if (!set) {
       set = new Set();
       this.#handlers.set(channel, set);
-      this.#client?.query(`LISTEN ${ident(channel)}`).catch((err) => this.#onError(err));
+      const client = this.#client;
+      if (client) this.#queries = this.#queries.then(() => client.query(`LISTEN ${ident(channel)}`)).then(() => {}, (err) => this.#onError(err));
     }
     set.add(handler);
     return () => set.delete(handler);
