@@ -56,13 +56,13 @@ describe('monitoring seed conformance: fields and states', () => {
       expect(after.latestCheckedAt).toMatch(DATE_TIME);
     });
 
-    it('a history entry has id, status, message, errorCode, checkedAt and durationMs', async () => {
+    it('a history entry has id, status, message, errorCode, checkedAt and durationMs (and location, issue 19)', async () => {
       const r = await create({ name: 'history-fields', resourceType: 'HTTP', target: `${w.web.url}/status/204` });
       const entry = await check(r.id);
-      expect(Object.keys(entry).sort()).toEqual(['checkedAt', 'durationMs', 'errorCode', 'id', 'message', 'status']);
+      expect(Object.keys(entry).sort()).toEqual(['checkedAt', 'durationMs', 'errorCode', 'id', 'location', 'message', 'status']);
       expect(entry).toEqual({
         id: expect.any(Number), status: 'AVAILABLE', message: expect.stringMatching(/^204\b/), errorCode: null,
-        checkedAt: expect.stringMatching(DATE_TIME), durationMs: expect.any(Number),
+        checkedAt: expect.stringMatching(DATE_TIME), durationMs: expect.any(Number), location: 'daemon',
       });
       expect(await ok(call(w.d, w.user, 'GET', `/api/resources/${r.id}/history`))).toContainEqual(entry);
     });
