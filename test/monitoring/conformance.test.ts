@@ -74,9 +74,10 @@ describe('monitoring seed conformance: fields and states', () => {
       const one = await ok(call(w.d, w.admin, 'GET', `/admin/api/resources/${r.id}`));
       expect(one).toMatchObject({ id: r.id, intervalSeconds: 30, active: false, currentStatus: 'inactive', groups: [{ id: hidden.id, name: 'admin-hidden' }] });
       const all = await ok(call(w.d, w.admin, 'GET', '/admin/api/resources'));
-      // The list carries the detail's fields except its recent incidents (issue 15).
-      const { incidents, ...listed } = one;
+      // The list carries the detail's fields except its recent incidents (issue 15) and results per location (issue 19).
+      const { incidents, locationResults, ...listed } = one;
       expect(incidents).toEqual([]);
+      expect(locationResults).toEqual([expect.objectContaining({ location: 'daemon', status: 'unknown' })]);
       expect(all.find((x: { id: number }) => x.id === r.id)).toEqual(listed);
       const patched = await ok(call(w.d, w.admin, 'PATCH', `/api/resources/${r.id}`, { intervalSeconds: 120, active: true, groupIds: [] }));
       expect(patched).toMatchObject({ intervalSeconds: 120, active: true, currentStatus: 'unknown', groups: [], groupId: null, groupName: null });
