@@ -96,8 +96,9 @@ export function configureAgentCommand(cmd: Command): Command {
       if (!(timeout > 0)) return usage('--target-timeout must be a positive number of seconds');
       const maxAuthFailures = Number(flags.maxAuthFailures);
       if (!Number.isInteger(maxAuthFailures) || maxAuthFailures < 1) return usage('--max-auth-failures must be a whole number of 1 or more');
+      // With its queue (4 per slot), at most 5,000 probe streams: half of what the agent's mux session accepts.
       const probeConcurrency = Number(flags.probeConcurrency);
-      if (!Number.isInteger(probeConcurrency) || probeConcurrency < 1 || probeConcurrency > 10_000) return usage('--probe-concurrency must be a whole number from 1 to 10000');
+      if (!Number.isInteger(probeConcurrency) || probeConcurrency < 1 || probeConcurrency > 1_000) return usage('--probe-concurrency must be a whole number from 1 to 1000');
       const probeProtocol = Number(flags.probeProtocol);
       if (!Number.isInteger(probeProtocol) || probeProtocol < 0) return usage('--probe-protocol must be a whole number of 0 or more');
       let token: () => string;

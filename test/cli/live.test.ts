@@ -40,8 +40,8 @@ describe('resources check and add --wait', () => {
     expect(check.code).toBe(5);
     expect(check.stdout).toMatch(/^STATUS\tNOT_AVAILABLE$/m);
     const history = await monctl(['resources', 'history', 'closed']);
-    expect(history.stdout.split('\n')[0]).toBe('ID\tCHECKED\tSTATUS\tMS\tERROR\tMESSAGE');
-    expect(history.stdout).toMatch(/NOT_AVAILABLE\t\d+\tCONNECTION_ERROR/);
+    expect(history.stdout.split('\n')[0]).toBe('ID\tCHECKED\tSTATUS\tLOCATION\tMS\tERROR\tMESSAGE');
+    expect(history.stdout).toMatch(/NOT_AVAILABLE\tdaemon\t\d+\tCONNECTION_ERROR/);
   });
 
   // Relies on the probe scheduler checking a new active resource at once.

@@ -100,7 +100,7 @@ describe('locations from the CLI', () => {
   it('monctl agent --probe-concurrency takes a whole number from 1', async () => {
     const res = await runMonctl(['agent', '--server', 'http://127.0.0.1:9', '--token-file', '/dev/null', '--probe-concurrency', '0']);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/--probe-concurrency must be a whole number from 1 to 10000/);
+    expect(res.stderr).toMatch(/--probe-concurrency must be a whole number from 1 to 1000/);
     const help = await runMonctl(['agent', '--help']);
     expect(help.stdout).toMatch(/--probe-concurrency <n>/);
     expect(help.stdout).not.toMatch(/--probe-protocol/);

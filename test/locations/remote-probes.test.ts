@@ -75,10 +75,19 @@ describe('remote checks over a tunnel session', () => {
     const server = new ProbeServer({ concurrency: 4, protocol: 1, log });
     agentSide(pair, server);
     const probes = daemonSide(pair, server.support());
+    // The load goes out on the topology stream once it moved (within 5 s).
+    const published = new Promise((resolve) => {
+      const stop = tc.ctx.events.channel('topology').listen((e) => {
+        if (e.kind !== 'PROBE_LOAD') return;
+        stop();
+        resolve(e.data);
+      });
+    });
     try {
       const outcome = await probes.probe(1, 'office', check());
       expect(outcome).toMatchObject({ ran: true, status: 'AVAILABLE', message: '200 OK', errorCode: null });
       expect(probes.load(1)).toEqual({ agentId: 1, checksPerMinute: 1, inFlight: 0, skipped: 0 });
+      expect(await published).toEqual({ agentId: 1, checksPerMinute: 1, inFlight: 0, skipped: 0 });
     } finally {
       probes.close();
       await server.close();

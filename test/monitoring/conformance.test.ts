@@ -56,13 +56,13 @@ describe('monitoring seed conformance: fields and states', () => {
       expect(after.latestCheckedAt).toMatch(DATE_TIME);
     });
 
-    it('a history entry has id, status, message, errorCode, checkedAt and durationMs', async () => {
+    it('a history entry has id, status, message, errorCode, checkedAt and durationMs (and location, issue 19)', async () => {
       const r = await create({ name: 'history-fields', resourceType: 'HTTP', target: `${w.web.url}/status/204` });
       const entry = await check(r.id);
-      expect(Object.keys(entry).sort()).toEqual(['checkedAt', 'durationMs', 'errorCode', 'id', 'message', 'status']);
+      expect(Object.keys(entry).sort()).toEqual(['checkedAt', 'durationMs', 'errorCode', 'id', 'location', 'message', 'status']);
       expect(entry).toEqual({
         id: expect.any(Number), status: 'AVAILABLE', message: expect.stringMatching(/^204\b/), errorCode: null,
-        checkedAt: expect.stringMatching(DATE_TIME), durationMs: expect.any(Number),
+        checkedAt: expect.stringMatching(DATE_TIME), durationMs: expect.any(Number), location: 'daemon',
       });
       expect(await ok(call(w.d, w.user, 'GET', `/api/resources/${r.id}/history`))).toContainEqual(entry);
     });
@@ -74,9 +74,10 @@ describe('monitoring seed conformance: fields and states', () => {
       const one = await ok(call(w.d, w.admin, 'GET', `/admin/api/resources/${r.id}`));
       expect(one).toMatchObject({ id: r.id, intervalSeconds: 30, active: false, currentStatus: 'inactive', groups: [{ id: hidden.id, name: 'admin-hidden' }] });
       const all = await ok(call(w.d, w.admin, 'GET', '/admin/api/resources'));
-      // The list carries the detail's fields except its recent incidents (issue 15).
-      const { incidents, ...listed } = one;
+      // The list carries the detail's fields except its recent incidents (issue 15) and results per location (issue 19).
+      const { incidents, locationResults, ...listed } = one;
       expect(incidents).toEqual([]);
+      expect(locationResults).toEqual([expect.objectContaining({ location: 'daemon', status: 'unknown' })]);
       expect(all.find((x: { id: number }) => x.id === r.id)).toEqual(listed);
       const patched = await ok(call(w.d, w.admin, 'PATCH', `/api/resources/${r.id}`, { intervalSeconds: 120, active: true, groupIds: [] }));
       expect(patched).toMatchObject({ intervalSeconds: 120, active: true, currentStatus: 'unknown', groups: [], groupId: null, groupName: null });
