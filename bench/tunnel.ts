@@ -124,10 +124,10 @@ async function main(): Promise<void> {
     if (!argv.includes('--no-attack')) {
       if (monctl) {
         await monctl.addRoute('big.test');
-        attacks.push(await slowReaderAttack(monctl, 'big.test', Math.min(seconds, 3), served));
+        attacks.push(...await slowReaderAttack(monctl, 'big.test', Math.min(seconds, 3), served));
       }
       const peer = paths.find((p) => p.name === 'nginx → ssh -R');
-      if (peer && !quick) attacks.push(await slowReaderAttack(peer, 'bench.test', Math.min(seconds, 3), served));
+      if (peer && !quick) attacks.push(...await slowReaderAttack(peer, 'bench.test', Math.min(seconds, 3), served));
     }
 
     console.log(`wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; `
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     printResults(results);
     printRatios(results);
     if (attacks.length) {
-      console.log('\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; the other route meanwhile (wrk, 8 connections):');
+      console.log('\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; another route meanwhile (wrk, 8 connections):');
       for (const line of attacks) console.log(`  ${line}`);
     }
     if (monctl && (!only || only === 'https')) {
