@@ -1,12 +1,13 @@
+import type { Quorum } from '../../src/probes/quorum.ts';
 import type { ProbeResult } from './types.ts';
+
+export { QUORUMS, type Quorum } from '../../src/probes/quorum.ts';
 
 /**
  * Where a resource is checked (issue 19) and how the locations' results
  * decide its status. Pure: the scheduler runs the checks, the result writer
  * records them.
  */
-export const QUORUMS = ['any', 'majority', 'all'] as const;
-export type Quorum = (typeof QUORUMS)[number];
 
 /** The name the daemon goes by among locations. */
 export const DAEMON = 'daemon';

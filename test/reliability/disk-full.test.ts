@@ -110,7 +110,7 @@ describe.skipIf(mountRefused !== undefined)('disk full (tmpfs data dir)', () => 
       status = (await health()).json().status;
     }
     expect(status).toBe('UP');
-    expect(d.logs.some((l) => l.msg === 'storage writable again: health is UP')).toBe(true);
+    expect(d.logs.some((l) => l.msg === 'storage reachable and writable again: health is UP')).toBe(true);
     expect((await create()).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, PageQuery, StringEnum } from './common.ts';
 import { Incident } from './incidents.ts';
+import { QUORUMS } from '../../probes/quorum.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
@@ -34,11 +35,11 @@ export const GroupIds = Type.Array(Id, { maxItems: 100, description: 'ids of exi
 export const FailureThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive NOT_AVAILABLE checks that open an incident (default 3)' });
 export const SuccessThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive AVAILABLE checks that resolve it (default 1)' });
 
-export const QUORUMS = ['any', 'majority', 'all'] as const;
 export const Quorum = StringEnum(QUORUMS, {
   description: 'how the locations decide the status: any (down when any location fails), majority (more than half, the default), all (every location)',
 });
 export type Quorum = (typeof QUORUMS)[number];
+export { QUORUMS };
 /** Where a resource is checked (issue 19). */
 export const LocationRef = Type.Union([
   Type.String({ minLength: 1, maxLength: 64, description: '`daemon`, an agent name, or an agent id' }),

@@ -1,0 +1,6 @@
+/**
+ * How a resource's locations decide its status (issue 19). A plain module so
+ * that the CLI's start path can name the choices without loading TypeBox.
+ */
+export const QUORUMS = ['any', 'majority', 'all'] as const;
+export type Quorum = (typeof QUORUMS)[number];
