@@ -21,10 +21,11 @@ export const keyHandlers: Handlers = {
     const now = Date.now();
     const expiresAt = body.expiresAt == null ? null : parseDateTime(body.expiresAt)!;
     if (expiresAt !== null && expiresAt <= now) throw invalidField('expiresAt', 'must be in the future');
+    const routeIds = body.routeIds && [...new Set(body.routeIds)];
     const row = await ctx.db.transaction().execute(async (trx) => {
-      if (body.routeIds) {
-        const found = await trx.selectFrom('routes').select('id').where('id', 'in', body.routeIds).execute();
-        const missing = body.routeIds.filter((id) => !found.some((r) => Number(r.id) === id));
+      if (routeIds) {
+        const found = await trx.selectFrom('routes').select('id').where('id', 'in', routeIds).execute();
+        const missing = routeIds.filter((id) => !found.some((r) => Number(r.id) === id));
         if (missing.length) throw invalidField('routeIds', `route ${missing.join(', ')} does not exist`);
       }
       const taken = await trx.selectFrom('api_keys').select('id').where('name', '=', body.name).executeTakeFirst();
@@ -32,8 +33,8 @@ export const keyHandlers: Handlers = {
       const creator = await trx.selectFrom('users').select('id').where('username', '=', principal.username).executeTakeFirst();
       return trx.insertInto('api_keys').values({
         // A route key has no role on the API: it is stored as USER, the least, and refused there anyway.
-        name: body.name, role: body.routeIds ? 'USER' : body.role ?? 'ADMIN', created_by: principal.username,
-        route_ids: body.routeIds ? JSON.stringify(body.routeIds) : null,
+        name: body.name, role: routeIds ? 'USER' : body.role ?? 'ADMIN', created_by: principal.username,
+        route_ids: routeIds ? JSON.stringify(routeIds) : null,
         created_by_user_id: creator?.id ?? null, created_at: now, expires_at: expiresAt, last_used_at: null,
       }).returningAll().executeTakeFirstOrThrow();
     });

@@ -38,8 +38,9 @@ export const ApiKeyCreate = Body(
   {
     name: KeyName, role: Type.Optional(Role), expiresAt: Type.Optional(Type.Union([DateTimeInput, Type.Null()])),
     routeIds: Type.Optional(Type.Array(Id, {
-      minItems: 1, maxItems: 1000, uniqueItems: true,
-      description: 'make a route key: it opens these HTTP routes at the edge (in X-API-KEY or ?token=) and is refused by the API',
+      // No uniqueItems (see alert-rules.ts): duplicates are dropped by the handler.
+      minItems: 1, maxItems: 1000,
+      description: 'make a route key: it opens these HTTP routes at the edge (in X-API-KEY or ?token=) and is refused by the API (duplicates are ignored)',
     })),
   },
   'ApiKeyCreate',

@@ -42,8 +42,9 @@ export const CertificateUpload = Body(
     certificate: Type.String({ minLength: 1, maxLength: 65_536, description: 'PEM: the leaf certificate, then its intermediates' }),
     privateKey: Type.String({ minLength: 1, maxLength: 16_384, description: 'PEM: the unencrypted private key of the leaf (sealed at rest, never returned)' }),
     hostnames: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
-      minItems: 1, maxItems: 100, uniqueItems: true,
-      description: 'the names to serve it for (each covered by the certificate); default: every DNS name of the certificate',
+      // No uniqueItems (see alert-rules.ts): duplicates are dropped by the handler.
+      minItems: 1, maxItems: 100,
+      description: 'the names to serve it for (each covered by the certificate; duplicates are ignored); default: every DNS name of the certificate',
     })),
   },
   'CertificateUpload',
