@@ -34,11 +34,13 @@ export const certsModule: ModuleFactory = async (ctx) => {
       timer = setInterval(() => void store.reload(), RELOAD_MS);
       timer.unref();
       ctx.bus.on('routes.changed', soon);
+      ctx.bus.on('status-pages.changed', soon);
       acme?.start();
     },
     async stop() {
       clearInterval(timer);
       ctx.bus.off('routes.changed', soon);
+      ctx.bus.off('status-pages.changed', soon);
       await acme?.stop();
     },
   };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { freeTcpPort } from '../helpers/pebble.ts';
 import { type Receiver, startReceiver } from '../notifiers/receivers.ts';
-import { startTarget, until } from './helpers.ts';
+import { edge, startTarget, until } from './helpers.ts';
 import { type AcmeWorld, startAcmeWorld } from './acme-world.ts';
 import { servedFor, tlsEdge } from './tls-edge.ts';
 
@@ -52,6 +52,17 @@ describe('ACME: HTTP-01, then a renewal', () => {
 
     const detail = await world.d.admin.call(operations.getRoute, { params: { id: route.id } });
     expect(detail.certificate).toMatchObject({ state: 'VALID', source: 'ACME', certificateId: cert.id, lastError: null });
+  });
+
+  it('issues a certificate for a status page\'s custom hostname by HTTP-01 although the page redirects plain HTTP to HTTPS', async () => {
+    await world.d.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test', httpsRedirect: true } });
+    const cert = await world.certificateOf('status.test');
+    expect(cert, world.pebble.logs()).toMatchObject({ state: 'VALID', source: 'ACME', hostnames: ['status.test'], challenge: 'http-01', lastError: null });
+    const plain = await edge(world.d.edgeUrl, 'status.test', 'GET', '/');
+    expect(plain.status).toBe(308);
+    const res = await tlsEdge(`https://127.0.0.1:${world.tlsPort}`, 'status.test', '/', root);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
   });
 
   it('renews the certificate once the renewal threshold is shortened', async () => {

@@ -156,11 +156,27 @@ describe('tunnel: the HTTPS edge', () => {
     expect(await call({ certificate: 'not pem', privateKey: a.key })).toMatchObject({ status: 400, errors: [{ field: 'certificate' }] });
   });
 
-  it('serves a status page on its custom hostname over TLS', async () => {
-    await tunnel.daemon.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test' } });
+  it('serves a status page on its custom hostname over TLS, and redirects it from plain HTTP when the page says so', async () => {
+    const page = await tunnel.daemon.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test' } });
+    expect(page.httpsRedirect).toBe(false);
     await upload('s', 31, ['status.test']);
     const res = await tlsEdge(tlsUrl, 'status.test', '/', pki.ca);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect((await edge(tunnel.daemon.edgeUrl, 'status.test', 'GET', '/')).status).toBe(200);
+
+    await tunnel.daemon.admin.call(operations.updateStatusPage, { params: { id: page.id }, body: { httpsRedirect: true } });
+    const port = new URL(tlsUrl).port;
+    for (const path of ['/', '/?ref=x', '/api/status-pages/main/summary']) {
+      const plain = await edge(tunnel.daemon.edgeUrl, 'STATUS.test', 'GET', path);
+      expect(plain.status, path).toBe(308);
+      expect(plain.headers.location).toBe(`https://status.test:${port}${path}`);
+    }
+    const secure = await tlsEdge(tlsUrl, 'status.test', '/', pki.ca);
+    expect(secure.status).toBe(200);
+    expect(secure.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect((await tlsEdge(tlsUrl, 'status.test', '/api/status-pages/main/summary', pki.ca)).status).toBe(200);
+    // Other paths of the hostname are the routes' (none here), ACME's HTTP-01 among them: no redirect.
+    expect((await edge(tunnel.daemon.edgeUrl, 'status.test', 'GET', '/.well-known/acme-challenge/abc')).status).toBe(404);
   });
 });
