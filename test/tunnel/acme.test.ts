@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
+import { adminRunner, tempHome } from '../cli/run.ts';
 import { freeTcpPort } from '../helpers/pebble.ts';
 import { type Receiver, startReceiver } from '../notifiers/receivers.ts';
 import { edge, startTarget, until } from './helpers.ts';
@@ -126,6 +127,14 @@ describe('ACME: a refused challenge', () => {
     expect(cert.lastError).toMatch(/connection refused|Connection refused|connect/i);
     expect(Date.parse(cert.nextAttemptAt!) - Date.parse(cert.lastErrorAt!)).toBeGreaterThanOrEqual(60 * 60_000);
     expect((await world.d.admin.call(operations.getRoute, { params: { id: route.id } })).certificate).toMatchObject({ state: 'FAILED', lastError: cert.lastError });
+    const home = tempHome();
+    try {
+      const get = await adminRunner(world.d, home.dir)(['routes', 'get', 'bad']);
+      expect(get.code, get.stderr).toBe(0);
+      expect(get.stdout).toContain(`\nCERTIFICATE\tFAILED ACME (${cert.lastError!.replace(/[\t\n]/g, ' ')})\n`);
+    } finally {
+      home.cleanup();
+    }
 
     const metrics = await (await fetch(`${world.d.url}/actuator/prometheus`)).text();
     expect(metrics).toMatch(/^monctl_acme_orders_total\{result="failed"\} 1$/m);
