@@ -25,6 +25,9 @@ export interface EdgeTlsOptions {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
 
+/** Concurrent streams per HTTP/2 session (the issue asks for 100; Chrome and Firefox open at most 100). */
+export const H2_MAX_STREAMS = 128;
+
 /** Idle HTTP/2 sessions are closed after this long. */
 const H2_IDLE_MS = 120_000;
 
@@ -47,7 +50,8 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
     minVersion: 'TLSv1.2',
     handshakeTimeout: opts.limits.headersTimeout,
     ...opts.limits,
-    settings: { maxHeaderListSize: opts.limits.maxHeaderSize },
+    // Node offers 2^32-1 streams per session: each one is a request to an agent, so a bound like a browser's.
+    settings: { maxHeaderListSize: opts.limits.maxHeaderSize, maxConcurrentStreams: H2_MAX_STREAMS },
     ALPNCallback({ servername, protocols }) {
       if (protocols.includes(ACME_TLS_ALPN)) {
         validating = servername;

@@ -4,7 +4,7 @@ import { hostWithoutPort } from '../../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../../context.ts';
 import { httpsRedirect } from '../../http/https-redirect.ts';
 import type { LiveRoute } from '../route-table.ts';
-import { BasicAuth } from './basic-auth.ts';
+import { BasicAuth, BUSY } from './basic-auth.ts';
 import { inBlocks, parseIp } from './cidr.ts';
 import { edgeClientIp } from './client-ip.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -68,6 +68,7 @@ export class EdgeGate {
     const challenge = { 'WWW-Authenticate': `Basic realm="${route.hostname}", charset="UTF-8"` };
     if (!given) return refuse(401, 'unauthorized', 'basic auth required', challenge);
     const user = await this.#basic.check(route.id, route.access.users, given);
+    if (user === BUSY) return refuse(429, 'auth-busy', 'too many basic auth checks under way', { 'Retry-After': '1' });
     if (!user) return refuse(401, 'unauthorized', 'wrong username or password (basic auth)', challenge);
     delete req.headers.authorization;
     return undefined;
