@@ -31,9 +31,14 @@ describe('tunnel: the HTTPS edge', () => {
 
   beforeAll(async () => {
     pki = makePki('edge test CA');
+    // /h2/ requests are answered only once all 100 are in: they must be in flight at once.
+    const held: Array<() => void> = [];
     target = await startTarget((req, res) => {
       seen.push({ url: req.url!, proto: req.headers['x-forwarded-proto'], host: req.headers['x-forwarded-host'] });
-      res.end(`hello ${req.url}`);
+      const answer = () => res.end(`hello ${req.url}`);
+      if (!req.url!.startsWith('/h2/')) return answer();
+      held.push(answer);
+      if (held.length === 100) held.splice(0).forEach((release) => release());
     });
     wss = new WebSocketServer({ server: target.server, path: '/ws' });
     wss.on('connection', (socket, req) => {
@@ -74,7 +79,7 @@ describe('tunnel: the HTTPS edge', () => {
     expect(seen.at(-1)).toMatchObject({ url: '/plain', proto: 'http' });
   });
 
-  it('serves HTTP/2 (ALPN h2) with 100 concurrent streams on one connection', async () => {
+  it('serves HTTP/2 (ALPN h2) with 100 concurrent streams on one connection, all in flight at once', async () => {
     const before = seen.length;
     const session = h2connect(tlsUrl, { ca: pki.ca, servername: 'a.test' });
     await new Promise((resolve, reject) => { session.once('connect', resolve); session.once('error', reject); });
