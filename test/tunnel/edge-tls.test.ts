@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { connect as h2connect } from 'node:http2';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket as WsClient, WebSocketServer } from 'ws';
 import { operations } from '../../src/api/operations.ts';
@@ -67,6 +68,21 @@ describe('tunnel: the HTTPS edge', () => {
     // A wildcard covers one label only; unknown names get no certificate at all.
     expect(await servedFor(tlsUrl, 'y.x.w.test', pki.ca)).toHaveProperty('error');
     expect(await servedFor(tlsUrl, 'nobody.test', pki.ca)).toHaveProperty('error');
+  });
+
+  it('speaks TLS 1.2 and 1.3, and refuses older versions', async () => {
+    const { port } = new URL(tlsUrl);
+    const version = (options: import('node:tls').ConnectionOptions) => new Promise<string>((resolve) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'a.test', ca: pki.ca, ...options }, () => {
+        resolve(socket.getProtocol() ?? '');
+        socket.destroy();
+      });
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code}`));
+    });
+    expect(await version({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
+    expect(await version({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' })).toBe('TLSv1.3');
+    // The client offers TLS 1.0 and 1.1 only (allowed on its side at security level 0): the edge answers a protocol_version alert.
+    expect(await version({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).toBe('error ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
   });
 
   it('serves HTTP/1.1 over TLS with a verified chain and X-Forwarded-Proto https', async () => {
