@@ -55,6 +55,12 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
     ALPNCallback({ servername, protocols }) {
       if (protocols.includes(ACME_TLS_ALPN)) {
         validating = servername;
+        // Only for this ClientHello: both callbacks run within one read of the socket (the ALPN
+        // callback drains the tick queue on return, so not nextTick), and a hello that stops
+        // between them must not leave the mark for the next client's (one without ALPN).
+        setImmediate(() => {
+          if (validating === servername) validating = undefined;
+        });
         return ACME_TLS_ALPN;
       }
       validating = undefined;
