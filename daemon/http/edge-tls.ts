@@ -3,6 +3,7 @@ import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, ty
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContext } from 'node:tls';
+import { boundH2Request } from './h2-request-timeout.ts';
 
 /** ALPN protocol of the TLS-ALPN-01 challenge (RFC 8737). */
 export const ACME_TLS_ALPN = 'acme-tls/1';
@@ -78,9 +79,10 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
       cb(null, provider?.context(name));
     },
   }, (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => {
-    if (req.httpVersionMajor === 2 && req.headers.host === undefined) {
+    if (req.httpVersionMajor === 2) {
       const authority = (req as Http2ServerRequest).authority;
-      if (authority) req.headers.host = authority;
+      if (req.headers.host === undefined && authority) req.headers.host = authority;
+      boundH2Request(req as Http2ServerRequest, opts.limits.requestTimeout);
     }
     opts.request(req as IncomingMessage, res as ServerResponse);
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import type { RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
-import { edge, startTarget, startTunnel, type Tunnel } from './helpers.ts';
+import { edge, startTarget, startTunnel, type Tunnel, until } from './helpers.ts';
 import { servedFor, tlsEdge } from './tls-edge.ts';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -44,6 +44,7 @@ describe('tunnel: a hostile client at the edge', () => {
   let pki: TestPki;
   let tlsUrl: string;
   let hits = 0;
+  let slowClosed = false;
   let target: Awaited<ReturnType<typeof startTarget>>;
   const route = async (name: string, access: RouteUpdate = {}) => {
     const id = await tunnel.httpRoute(name, target.url, `${name}.test`);
@@ -61,9 +62,12 @@ describe('tunnel: a hostile client at the edge', () => {
     target = await startTarget((req, res) => {
       hits++;
       req.resume();
-      res.end(`hello ${req.url}`);
+      if (req.url !== '/slow') return void res.end(`hello ${req.url}`);
+      // Answers once the whole body is in, which never happens: the edge must let go.
+      req.on('end', () => res.end('slow'));
+      req.on('close', () => (slowClosed = true));
     });
-    tunnel = await startTunnel([], ['--edge-tls-listen', '127.0.0.1:0', '--trusted-proxies', '127.0.0.1/32']);
+    tunnel = await startTunnel([], ['--edge-tls-listen', '127.0.0.1:0', '--trusted-proxies', '127.0.0.1/32', '--request-timeout', '3s', '--headers-timeout', '2s']);
     tlsUrl = tunnel.daemon.edgeTlsUrl!;
     const pair = pki.issueNames('edge', 61, ['open.test', 'basic.test', 'key.test']);
     await tunnel.daemon.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert + pki.ca, privateKey: pair.key } });
@@ -122,6 +126,21 @@ describe('tunnel: a hostile client at the edge', () => {
     });
     fresh.close();
     expect(status).toBe(200);
+    await stillServing();
+  });
+
+  it('resets an HTTP/2 request whose body never ends after --request-timeout, and the target\'s request is let go', async () => {
+    const session = await h2session(tlsUrl, pki.ca, 'open.test');
+    const outcome = await new Promise<string>((resolve) => {
+      const stream = session.request({ ':path': '/slow', ':method': 'POST', ':authority': 'open.test' }, { endStream: false });
+      stream.write('a body that never ends');
+      stream.on('response', (headers) => resolve(`status ${headers[':status']}`));
+      stream.on('error', () => {});
+      stream.on('close', () => resolve(`reset ${stream.rstCode}`));
+    });
+    session.destroy();
+    expect(outcome).toBe(`reset ${h2.NGHTTP2_CANCEL}`);
+    await until(() => slowClosed);
     await stillServing();
   });
 
