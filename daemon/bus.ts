@@ -12,6 +12,8 @@ export interface BusEvents {
   'resource.deleted': [{ id: number }];
   /** Routes were created, changed or deleted on this daemon (certificates: a new hostname may need one). */
   'routes.changed': [];
+  /** Status pages were created, changed or deleted (here or, through the database, on another daemon): a custom hostname may need a certificate. */
+  'status-pages.changed': [];
 }
 
 export class Bus extends EventEmitter<BusEvents> {}

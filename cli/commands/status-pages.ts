@@ -24,6 +24,7 @@ const view = (names: Map<number, string>): View<P> => ({
     { header: 'PATH', get: (p) => `/status/${p.slug}` },
     { header: 'GROUPS', get: (p) => (p.groupIds.length ? p.groupIds.map((id) => names.get(id) ?? id) : '(all)') },
     { header: 'HOSTNAME', get: (p) => p.customHostname },
+    { header: 'HTTPS-REDIRECT', get: (p) => p.httpsRedirect, wide: true },
     { header: 'ANNOUNCEMENTS', get: (p) => p.showAnnouncements, wide: true },
     { header: 'INCIDENTS', get: (p) => p.showIncidents, wide: true },
     { header: 'DESCRIPTION', get: (p) => p.description, wide: true },
@@ -40,7 +41,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 /** Commander's names: `--no-x` sets `x` to false. */
 interface Flags {
   title?: string; slug?: string; description?: string | false; group?: string[]; groups?: boolean;
-  announcements?: boolean; incidents?: boolean; hostname?: string | false; footer?: string | false;
+  announcements?: boolean; incidents?: boolean; hostname?: string | false; footer?: string | false; httpsRedirect?: boolean;
 }
 
 function withPageFlags(cmd: Command, update: boolean): Command {
@@ -48,6 +49,7 @@ function withPageFlags(cmd: Command, update: boolean): Command {
     .option('--description <text>', 'a line under the title')
     .option('--group <group>', 'a group to show, id or name (repeat, in order; none: every group the visitor may see)', collect)
     .option('--hostname <host>', 'serve the page at / on the edge listener for this Host')
+    .option('--https-redirect', 'plain-HTTP requests for the page on its hostname get a 308 to the HTTPS edge')
     .option('--footer <text>', 'footer text');
   // Positive flags first: commander then leaves both unset unless one is given (no default to send).
   if (update) {
@@ -57,6 +59,7 @@ function withPageFlags(cmd: Command, update: boolean): Command {
       .option('--no-groups', 'show every group the visitor may see')
       .option('--no-description', 'remove the description')
       .option('--no-hostname', 'stop serving the page on a custom hostname')
+      .option('--no-https-redirect', 'serve the page over plain HTTP too')
       .option('--no-footer', 'remove the footer');
   }
   return cmd.option('--no-announcements', 'do not show active announcements')
@@ -73,6 +76,7 @@ async function bodyOf(rt: Runtime, f: Flags, update: boolean): Promise<Patch> {
   else if (f.groups === false) body.groupIds = [];
   if (f.hostname !== undefined) body.customHostname = f.hostname === false ? null : f.hostname;
   if (f.footer !== undefined) body.footer = f.footer === false ? null : f.footer;
+  if (f.httpsRedirect !== undefined) body.httpsRedirect = f.httpsRedirect;
   // On add, commander sets the negatable booleans to true unless --no-… was given: send only a no.
   if (f.announcements !== undefined && (update || f.announcements === false)) body.showAnnouncements = f.announcements;
   if (f.incidents !== undefined && (update || f.incidents === false)) body.showIncidents = f.incidents;

@@ -21,6 +21,8 @@ export const certsModule: ModuleFactory = async (ctx) => {
   const challenges = new AcmeChallenges(ctx);
   const acme = ctx.config.acme ? new AcmeManager(ctx, store, challenges) : undefined;
   const soon = () => acme?.soon();
+  // Pods: certificates ordered, uploaded or deleted through another pod are served within a second.
+  ctx.cluster?.onTables(['certificates'], () => store.reload());
   let timer: NodeJS.Timeout | undefined;
   return {
     name: 'certificates',
@@ -34,11 +36,13 @@ export const certsModule: ModuleFactory = async (ctx) => {
       timer = setInterval(() => void store.reload(), RELOAD_MS);
       timer.unref();
       ctx.bus.on('routes.changed', soon);
+      ctx.bus.on('status-pages.changed', soon);
       acme?.start();
     },
     async stop() {
       clearInterval(timer);
       ctx.bus.off('routes.changed', soon);
+      ctx.bus.off('status-pages.changed', soon);
       await acme?.stop();
     },
   };

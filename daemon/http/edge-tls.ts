@@ -3,6 +3,7 @@ import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, ty
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContext } from 'node:tls';
+import { boundH2Request } from './h2-request-timeout.ts';
 
 /** ALPN protocol of the TLS-ALPN-01 challenge (RFC 8737). */
 export const ACME_TLS_ALPN = 'acme-tls/1';
@@ -24,6 +25,9 @@ export interface EdgeTlsOptions {
   request(req: IncomingMessage, res: ServerResponse): void;
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
+
+/** Concurrent streams per HTTP/2 session (the issue asks for 100; Chrome and Firefox open at most 100). */
+export const H2_MAX_STREAMS = 128;
 
 /** Idle HTTP/2 sessions are closed after this long. */
 const H2_IDLE_MS = 120_000;
@@ -47,10 +51,17 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
     minVersion: 'TLSv1.2',
     handshakeTimeout: opts.limits.headersTimeout,
     ...opts.limits,
-    settings: { maxHeaderListSize: opts.limits.maxHeaderSize },
+    // Node offers 2^32-1 streams per session: each one is a request to an agent, so a bound like a browser's.
+    settings: { maxHeaderListSize: opts.limits.maxHeaderSize, maxConcurrentStreams: H2_MAX_STREAMS },
     ALPNCallback({ servername, protocols }) {
       if (protocols.includes(ACME_TLS_ALPN)) {
         validating = servername;
+        // Only for this ClientHello: both callbacks run within one read of the socket (the ALPN
+        // callback drains the tick queue on return, so not nextTick), and a hello that stops
+        // between them must not leave the mark for the next client's (one without ALPN).
+        setImmediate(() => {
+          if (validating === servername) validating = undefined;
+        });
         return ACME_TLS_ALPN;
       }
       validating = undefined;
@@ -68,9 +79,10 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
       cb(null, provider?.context(name));
     },
   }, (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => {
-    if (req.httpVersionMajor === 2 && req.headers.host === undefined) {
+    if (req.httpVersionMajor === 2) {
       const authority = (req as Http2ServerRequest).authority;
-      if (authority) req.headers.host = authority;
+      if (req.headers.host === undefined && authority) req.headers.host = authority;
+      boundH2Request(req as Http2ServerRequest, opts.limits.requestTimeout);
     }
     opts.request(req as IncomingMessage, res as ServerResponse);
   });

@@ -3,6 +3,7 @@ import type { statusPageOperations } from '../../src/api/ops/status-pages.ts';
 import { notFound } from '../../src/errors.ts';
 import { ANONYMOUS } from '../auth/principal.ts';
 import { markRoute } from '../http/app.ts';
+import { httpsRedirect } from '../http/https-redirect.ts';
 import { sendProblem } from '../http/problem.ts';
 import type { ModuleFactory } from '../module.ts';
 import type { HandlersOf } from '../monitoring/state.ts';
@@ -57,6 +58,13 @@ export const statusModule: ModuleFactory = async (ctx) => {
     if (!page) return false;
     const path = (req.url ?? '/').split('?')[0];
     const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
+    const own = path === '/' || path === `/api/status-pages/${page.slug}/summary` || path === `/api/status-pages/${page.slug}/events`;
+    // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
+    const redirect = own && page.https_redirect === 1 ? httpsRedirect(ctx.config, req, page.custom_hostname!, req.url ?? '/') : undefined;
+    if (redirect) {
+      fail(redirect);
+      return true;
+    }
     if (path === '/') {
       servePage(state, req, res, page, ANONYMOUS).catch(fail);
       return true;

@@ -24,6 +24,7 @@ export function toStatusPage(row: Row) {
     showAnnouncements: row.show_announcements === 1,
     showIncidents: row.show_incidents === 1,
     customHostname: row.custom_hostname,
+    httpsRedirect: row.https_redirect === 1,
     footer: row.footer,
     createdAt: formatDateTime(row.created_at),
     updatedAt: formatDateTime(row.updated_at),
@@ -86,7 +87,7 @@ export function pageHandlers(state: StatusState): Pick<HandlersOf<Ops>, 'listSta
         return trx.insertInto('status_pages').values({
           slug: body.slug, title: body.title, description: body.description ?? null, group_ids: JSON.stringify(groupIds),
           show_announcements: body.showAnnouncements === false ? 0 : 1, show_incidents: body.showIncidents === false ? 0 : 1,
-          custom_hostname: host, footer: body.footer ?? null, created_at: now, updated_at: now,
+          custom_hostname: host, https_redirect: body.httpsRedirect ? 1 : 0, footer: body.footer ?? null, created_at: now, updated_at: now,
         }).returningAll().executeTakeFirstOrThrow();
       }));
       await state.pagesChanged();
@@ -107,6 +108,7 @@ export function pageHandlers(state: StatusState): Pick<HandlersOf<Ops>, 'listSta
           show_announcements: body.showAnnouncements === undefined ? current.show_announcements : body.showAnnouncements ? 1 : 0,
           show_incidents: body.showIncidents === undefined ? current.show_incidents : body.showIncidents ? 1 : 0,
           custom_hostname: host, footer: body.footer === undefined ? current.footer : body.footer, updated_at: Date.now(),
+          https_redirect: body.httpsRedirect === undefined ? current.https_redirect : body.httpsRedirect ? 1 : 0,
         }).where('id', '=', params.id).returningAll().executeTakeFirst();
         if (!updated) throw notFound(`Status page ${params.id} does not exist`);
         return updated;

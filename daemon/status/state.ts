@@ -76,5 +76,6 @@ export class StatusState {
     await this.pages.reload();
     this.#views.invalidateAll();
     this.onPagesChanged();
+    this.ctx.bus.emit('status-pages.changed');
   }
 }

@@ -356,6 +356,8 @@ export interface StatusPagesTable {
   show_incidents: number;
   custom_hostname: string | null;
   footer: string | null;
+  /** Migration 0014: plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS. */
+  https_redirect: Generated<number>;
   created_at: number;
   updated_at: number;
 }

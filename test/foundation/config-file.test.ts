@@ -52,6 +52,20 @@ describe('monctl daemon --config', () => {
     });
   });
 
+  it('reads the public edge settings of issue 17 from the file', async () => {
+    const file = configFile([
+      'edgeTlsListen: 0.0.0.0:8443', 'trustedProxies: [10.0.0.0/8, "::1"]', 'acmeDirectory: https://acme.example.test/dir',
+      'acmeEmail: ops@example.test', 'acmeChallenges: [tls-alpn-01, http-01]', 'acmeRenewAt: 0.5', '',
+    ].join('\n'));
+    const run = await printConfig(['--config', file]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(parse(run.stdout)).toMatchObject({
+      edgeTlsListen: '0.0.0.0:8443', acmeDirectory: 'https://acme.example.test/dir', acmeEmail: 'ops@example.test', acmeRenewAt: 0.5,
+    });
+    const sources = sourcesOf(run.stdout);
+    for (const key of ['edgeTlsListen', 'trustedProxies', 'acmeDirectory', 'acmeEmail', 'acmeChallenges', 'acmeRenewAt']) expect(sources[key], key).toBe(`file ${file}`);
+  });
+
   it('reads the file named by MONCTL_CONFIG, and its output is a config file that reads back the same', async () => {
     const file = configFile('sseHeartbeat: 1500ms\nscheduler: off\ndataDir: ./state\nhistoryRetentionDays: 7\n');
     const first = await printConfig([], { MONCTL_CONFIG: file });
@@ -167,7 +181,7 @@ describe('monctl daemon --config', () => {
 
   it('starts a daemon from the file: the admin password and the pod name come from it', { timeout: 60_000 }, async () => {
     const password = 'password-from-the-file';
-    const file = configFile(`adminPassword: ${password}\npodName: pod-from-file\n`);
+    const file = configFile(`adminPassword: ${password}\npodName: pod-from-file\nedgeTlsListen: 127.0.0.1:0\n`);
     // The helper's flags (--listen, --edge-listen, --data-dir) come on top; its MONCTL_ADMIN_PASSWORD is emptied (= unset).
     const d = await startDaemon({ env: { MONCTL_ADMIN_PASSWORD: '' }, args: ['--config', file] });
     try {
@@ -176,6 +190,8 @@ describe('monctl daemon --config', () => {
       expect(res.headers.location).toBe('/api');
       const topology = await send(d.url, 'GET', '/admin/api/topology', { headers: bearer(d.adminKey) });
       expect(topology.json().pods.map((p: { name: string }) => p.name)).toEqual(['pod-from-file']);
+      // The HTTPS edge from the file too (issue 17).
+      expect(d.edgeTlsUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     } finally {
       await d.stop();
     }

@@ -12,7 +12,7 @@ describe('monctl status-pages', () => {
     expect((await monctl(['groups', 'add', 'Website'])).code).toBe(0);
     expect((await monctl(['groups', 'add', 'Staff', '--visibility', 'AUTHENTICATED'])).code).toBe(0);
     const add = await monctl(['status-pages', 'add', 'main', '--title', 'Example status', '--group', 'Website', '--group', 'Staff',
-      '--hostname', 'status.example.com', '--no-incidents']);
+      '--hostname', 'status.example.com', '--no-incidents', '--https-redirect']);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toBe('Created status page main (id 1): /status/main and http://status.example.com/ on the edge.\n');
 
@@ -20,12 +20,13 @@ describe('monctl status-pages', () => {
     expect(list.stdout.split('\n')[0].split('\t')).toEqual(['ID', 'SLUG', 'TITLE', 'PATH', 'GROUPS', 'HOSTNAME']);
     expect(list.stdout.split('\n')[1].split('\t')).toEqual(['1', 'main', 'Example status', '/status/main', 'Website,Staff', 'status.example.com']);
     const got = (await monctl(['status-pages', 'get', 'main', '-o', 'json'])).json();
-    expect(got).toMatchObject({ slug: 'main', showIncidents: false, showAnnouncements: true, customHostname: 'status.example.com' });
+    expect(got).toMatchObject({ slug: 'main', showIncidents: false, showAnnouncements: true, customHostname: 'status.example.com', httpsRedirect: true });
 
-    const update = await monctl(['sp', 'update', 'main', '--no-hostname', '--no-groups', '--incidents', '--footer', 'ops@example.com', '--slug', 'public']);
+    const update = await monctl(['sp', 'update', 'main', '--no-hostname', '--no-groups', '--incidents', '--footer', 'ops@example.com', '--slug', 'public',
+      '--no-https-redirect']);
     expect(update.code, update.stderr).toBe(0);
     expect((await monctl(['status-pages', 'get', '1', '-o', 'json'])).json())
-      .toMatchObject({ slug: 'public', groupIds: [], customHostname: null, showIncidents: true, footer: 'ops@example.com' });
+      .toMatchObject({ slug: 'public', groupIds: [], customHostname: null, showIncidents: true, footer: 'ops@example.com', httpsRedirect: false });
 
     const usage = await monctl(['status-pages', 'update', 'public']);
     expect([usage.code, usage.stderr]).toEqual([2, 'error: nothing to update: give at least one option (see --help)\n']);
@@ -57,12 +58,13 @@ statusPages:
     groups: [Website, Staff]
     showAnnouncements: false
     customHostname: status.example.net
+    httpsRedirect: true
 `);
     const first = await monctl(['apply', '-f', path]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^\+ create status page status$/m);
     const page = (await monctl(['status-pages', 'get', 'status', '-o', 'json'])).json();
-    expect(page).toMatchObject({ title: 'Our status', description: 'Everything we run', showAnnouncements: false, customHostname: 'status.example.net' });
+    expect(page).toMatchObject({ title: 'Our status', description: 'Everything we run', showAnnouncements: false, customHostname: 'status.example.net', httpsRedirect: true });
     expect((await monctl(['apply', '-f', path])).stdout).toBe('No changes: the daemon already matches the file.\n');
 
     writeFileSync(path, `

@@ -31,7 +31,7 @@ describe('status pages: the admin API', () => {
     const page = created.json();
     expect(page).toMatchObject({
       slug: 'main', title: 'Example status', description: null, groupIds: [groupId], showAnnouncements: true, showIncidents: true,
-      customHostname: 'status.example.com', footer: null,
+      customHostname: 'status.example.com', httpsRedirect: false, footer: null,
     });
     const list = await d.admin.call(operations.listStatusPages);
     expect(list.map((p) => p.slug)).toEqual(['main']);
@@ -40,6 +40,8 @@ describe('status pages: the admin API', () => {
     const changed = await patch(page.id, { title: 'Status', showIncidents: false, customHostname: null, footer: 'ops@example.com' });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.json()).toMatchObject({ slug: 'main', title: 'Status', showIncidents: false, customHostname: null, footer: 'ops@example.com', groupIds: [groupId] });
+    expect((await patch(page.id, { httpsRedirect: true })).json()).toMatchObject({ httpsRedirect: true, title: 'Status', footer: 'ops@example.com' });
+    expect((await patch(page.id, { title: 'Status again' })).json()).toMatchObject({ httpsRedirect: true });
 
     expect((await send(d.url, 'DELETE', `/admin/api/status-pages/${page.id}`, { headers: bearer(d.adminKey) })).json()).toEqual({ status: 'deleted' });
     expectProblem(await send(d.url, 'DELETE', `/admin/api/status-pages/${page.id}`, { headers: bearer(d.adminKey) }), 404);

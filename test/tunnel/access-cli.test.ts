@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRunner, tempHome } from '../cli/run.ts';
+import { ROOT } from '../helpers/daemon.ts';
 import { edge, startTarget, startTunnel, type Tunnel } from './helpers.ts';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -59,6 +62,27 @@ describe('monctl routes: access control flags', () => {
     const badCidr = await monctl(['routes', 'update', 'web', '--ip-deny', 'nope']);
     expect(badCidr.code).toBe(1);
     expect(badCidr.stderr).toMatch(/ipDeny\[0\]/);
+  });
+
+  it('prompts for the basic-auth password on a terminal, without echoing it', async () => {
+    // `script` gives the CLI a pseudo-terminal; the password is typed once the prompt shows.
+    const env = { ...process.env, MONCTL_SERVER: tunnel.daemon.url, MONCTL_API_KEY: tunnel.daemon.adminKey, MONCTL_CONFIG_DIR: home.dir, NO_COLOR: '1' };
+    const child = spawn('script', ['-qec', `timeout 20 ${join(ROOT, 'bin/monctl')} routes update web --auth basic --basic-auth carol`, '/dev/null'], { env, stdio: 'pipe' });
+    let out = '';
+    const prompts = [/Password for carol: /, /Repeat password for carol: /]; // readline then moves the cursor
+    let typed = 0;
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (typed < prompts.length && prompts[typed].test(out)) {
+        typed++;
+        child.stdin.write('carol-password\r');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, out).toBe(0);
+    expect(typed).toBe(2);
+    expect(out).not.toContain('carol-password');
+    expect((await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic('carol', 'carol-password') })).status).toBe(200);
   });
 
   it('creates a route key that opens the route with auth apiKey', async () => {

@@ -4,9 +4,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
+import { adminRunner, tempHome } from '../cli/run.ts';
 import { freeTcpPort } from '../helpers/pebble.ts';
+import { makePki } from '../helpers/tls.ts';
 import { type Receiver, startReceiver } from '../notifiers/receivers.ts';
-import { startTarget, until } from './helpers.ts';
+import { edge, startTarget, until } from './helpers.ts';
 import { type AcmeWorld, startAcmeWorld } from './acme-world.ts';
 import { servedFor, tlsEdge } from './tls-edge.ts';
 
@@ -34,11 +36,23 @@ describe('ACME: HTTP-01, then a renewal', () => {
   });
 
   it('issues a certificate for a new route hostname by HTTP-01, which curl verifies through the HTTPS edge', async () => {
+    // A hostname an uploaded certificate covers gets no ACME order.
+    const pki = makePki('upload CA');
+    try {
+      const pair = pki.issueNames('up', 71, ['up.test']);
+      await world.d.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert, privateKey: pair.key } });
+    } finally {
+      pki.cleanup();
+    }
+    await world.d.admin.call(operations.createRoute, { body: { name: 'up', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'up.test' } });
     const route = await world.d.admin.call(operations.createRoute, { body: { name: 'one', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'one.test' } });
     const cert = await world.certificateOf('one.test');
     expect(cert, world.pebble.logs()).toMatchObject({ state: 'VALID', source: 'ACME', hostnames: ['one.test'], challenge: 'http-01', lastError: null, failures: 0 });
     expect(cert.issuer).toMatch(/Pebble Intermediate/);
-    expect(Date.parse(cert.renewAt!)).toBeLessThan(Date.parse(cert.notAfter!));
+    // Renewed at two thirds of its lifetime by default (the API's times are to the second).
+    const [notBefore, notAfter] = [Date.parse(cert.notBefore!), Date.parse(cert.notAfter!)];
+    expect(Math.abs(Date.parse(cert.renewAt!) - (notBefore + ((notAfter - notBefore) * 2) / 3))).toBeLessThanOrEqual(1_000);
+    expect((await world.d.admin.call(operations.listCertificates)).filter((c) => c.hostnames.includes('up.test')).map((c) => c.source)).toEqual(['UPLOAD']);
 
     const rootFile = join(world.d.dataDir, '..', 'pebble-root.pem');
     writeFileSync(rootFile, root);
@@ -52,6 +66,17 @@ describe('ACME: HTTP-01, then a renewal', () => {
 
     const detail = await world.d.admin.call(operations.getRoute, { params: { id: route.id } });
     expect(detail.certificate).toMatchObject({ state: 'VALID', source: 'ACME', certificateId: cert.id, lastError: null });
+  });
+
+  it('issues a certificate for a status page\'s custom hostname by HTTP-01 although the page redirects plain HTTP to HTTPS', async () => {
+    await world.d.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test', httpsRedirect: true } });
+    const cert = await world.certificateOf('status.test');
+    expect(cert, world.pebble.logs()).toMatchObject({ state: 'VALID', source: 'ACME', hostnames: ['status.test'], challenge: 'http-01', lastError: null });
+    const plain = await edge(world.d.edgeUrl, 'status.test', 'GET', '/');
+    expect(plain.status).toBe(308);
+    const res = await tlsEdge(`https://127.0.0.1:${world.tlsPort}`, 'status.test', '/', root);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
   });
 
   it('renews the certificate once the renewal threshold is shortened', async () => {
@@ -115,6 +140,14 @@ describe('ACME: a refused challenge', () => {
     expect(cert.lastError).toMatch(/connection refused|Connection refused|connect/i);
     expect(Date.parse(cert.nextAttemptAt!) - Date.parse(cert.lastErrorAt!)).toBeGreaterThanOrEqual(60 * 60_000);
     expect((await world.d.admin.call(operations.getRoute, { params: { id: route.id } })).certificate).toMatchObject({ state: 'FAILED', lastError: cert.lastError });
+    const home = tempHome();
+    try {
+      const get = await adminRunner(world.d, home.dir)(['routes', 'get', 'bad']);
+      expect(get.code, get.stderr).toBe(0);
+      expect(get.stdout).toContain(`\nCERTIFICATE\tFAILED ACME (${cert.lastError!.replace(/[\t\n]/g, ' ')})\n`);
+    } finally {
+      home.cleanup();
+    }
 
     const metrics = await (await fetch(`${world.d.url}/actuator/prometheus`)).text();
     expect(metrics).toMatch(/^monctl_acme_orders_total\{result="failed"\} 1$/m);

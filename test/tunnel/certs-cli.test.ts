@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRunner, tempHome } from '../cli/run.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
+import { operations } from '../../src/api/operations.ts';
 import { servedFor } from './tls-edge.ts';
 
 /** `monctl certs add|list|get|rm` against a daemon with the HTTPS edge; the key is sealed in the database. */
@@ -35,6 +36,13 @@ describe('monctl certs', () => {
     const serial = new X509Certificate(pair.cert).serialNumber;
     expect(await servedFor(d.edgeTlsUrl!, 'one.apps.test', pki.ca)).toMatchObject({ serial });
 
+    // The route detail shows the certificate its hostname gets.
+    const agent = await d.admin.call(operations.createAgent, { body: { name: 'office' } });
+    await d.admin.call(operations.createRoute, { body: { name: 'one', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9', hostname: 'one.apps.test' } });
+    const route = await monctl(['routes', 'get', 'one']);
+    expect(route.code, route.stderr).toBe(0);
+    expect(route.stdout).toContain(`\nCERTIFICATE\tVALID UPLOAD until ${add.json().notAfter}\n`);
+
     const list = await monctl(['certs', 'list']);
     expect(list.stdout.split('\n')[0].split('\t')).toEqual(['ID', 'HOSTNAMES', 'SOURCE', 'STATE', 'NOT-AFTER', 'ISSUER', 'LAST-ERROR']);
     expect(list.stdout).toMatch(/\*\.apps\.test,apps\.test\tUPLOAD\tVALID/);
@@ -52,6 +60,7 @@ describe('monctl certs', () => {
     expect(rm.code, rm.stderr).toBe(0);
     expect(await servedFor(d.edgeTlsUrl!, 'one.apps.test', pki.ca)).toHaveProperty('error');
     expect((await monctl(['certs', 'get', 'apps.test'])).code).toBe(3);
+    expect((await monctl(['routes', 'get', 'one'])).stdout).toContain('\nCERTIFICATE\tNONE\n');
   });
 
   it('names the field of a bad upload and exits 1', async () => {

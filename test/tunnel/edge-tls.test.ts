@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { connect as h2connect } from 'node:http2';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket as WsClient, WebSocketServer } from 'ws';
 import { operations } from '../../src/api/operations.ts';
@@ -31,9 +32,14 @@ describe('tunnel: the HTTPS edge', () => {
 
   beforeAll(async () => {
     pki = makePki('edge test CA');
+    // /h2/ requests are answered only once all 100 are in: they must be in flight at once.
+    const held: Array<() => void> = [];
     target = await startTarget((req, res) => {
       seen.push({ url: req.url!, proto: req.headers['x-forwarded-proto'], host: req.headers['x-forwarded-host'] });
-      res.end(`hello ${req.url}`);
+      const answer = () => res.end(`hello ${req.url}`);
+      if (!req.url!.startsWith('/h2/')) return answer();
+      held.push(answer);
+      if (held.length === 100) held.splice(0).forEach((release) => release());
     });
     wss = new WebSocketServer({ server: target.server, path: '/ws' });
     wss.on('connection', (socket, req) => {
@@ -64,6 +70,21 @@ describe('tunnel: the HTTPS edge', () => {
     expect(await servedFor(tlsUrl, 'nobody.test', pki.ca)).toHaveProperty('error');
   });
 
+  it('speaks TLS 1.2 and 1.3, and refuses older versions', async () => {
+    const { port } = new URL(tlsUrl);
+    const version = (options: import('node:tls').ConnectionOptions) => new Promise<string>((resolve) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'a.test', ca: pki.ca, ...options }, () => {
+        resolve(socket.getProtocol() ?? '');
+        socket.destroy();
+      });
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code}`));
+    });
+    expect(await version({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
+    expect(await version({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' })).toBe('TLSv1.3');
+    // The client offers TLS 1.0 and 1.1 only (allowed on its side at security level 0): the edge answers a protocol_version alert.
+    expect(await version({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).toBe('error ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
+  });
+
   it('serves HTTP/1.1 over TLS with a verified chain and X-Forwarded-Proto https', async () => {
     const res = await tlsEdge(tlsUrl, 'b.test', '/over-tls?x=1', pki.ca);
     expect(res.status).toBe(200);
@@ -74,7 +95,7 @@ describe('tunnel: the HTTPS edge', () => {
     expect(seen.at(-1)).toMatchObject({ url: '/plain', proto: 'http' });
   });
 
-  it('serves HTTP/2 (ALPN h2) with 100 concurrent streams on one connection', async () => {
+  it('serves HTTP/2 (ALPN h2) with 100 concurrent streams on one connection, all in flight at once', async () => {
     const before = seen.length;
     const session = h2connect(tlsUrl, { ca: pki.ca, servername: 'a.test' });
     await new Promise((resolve, reject) => { session.once('connect', resolve); session.once('error', reject); });
@@ -156,11 +177,27 @@ describe('tunnel: the HTTPS edge', () => {
     expect(await call({ certificate: 'not pem', privateKey: a.key })).toMatchObject({ status: 400, errors: [{ field: 'certificate' }] });
   });
 
-  it('serves a status page on its custom hostname over TLS', async () => {
-    await tunnel.daemon.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test' } });
+  it('serves a status page on its custom hostname over TLS, and redirects it from plain HTTP when the page says so', async () => {
+    const page = await tunnel.daemon.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test' } });
+    expect(page.httpsRedirect).toBe(false);
     await upload('s', 31, ['status.test']);
     const res = await tlsEdge(tlsUrl, 'status.test', '/', pki.ca);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect((await edge(tunnel.daemon.edgeUrl, 'status.test', 'GET', '/')).status).toBe(200);
+
+    await tunnel.daemon.admin.call(operations.updateStatusPage, { params: { id: page.id }, body: { httpsRedirect: true } });
+    const port = new URL(tlsUrl).port;
+    for (const path of ['/', '/?ref=x', '/api/status-pages/main/summary']) {
+      const plain = await edge(tunnel.daemon.edgeUrl, 'STATUS.test', 'GET', path);
+      expect(plain.status, path).toBe(308);
+      expect(plain.headers.location).toBe(`https://status.test:${port}${path}`);
+    }
+    const secure = await tlsEdge(tlsUrl, 'status.test', '/', pki.ca);
+    expect(secure.status).toBe(200);
+    expect(secure.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect((await tlsEdge(tlsUrl, 'status.test', '/api/status-pages/main/summary', pki.ca)).status).toBe(200);
+    // Other paths of the hostname are the routes' (none here), ACME's HTTP-01 among them: no redirect.
+    expect((await edge(tunnel.daemon.edgeUrl, 'status.test', 'GET', '/.well-known/acme-challenge/abc')).status).toBe(404);
   });
 });

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { HttpError } from '../../../src/errors.ts';
 import { hostWithoutPort } from '../../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../../context.ts';
+import { httpsRedirect } from '../../http/https-redirect.ts';
 import type { LiveRoute } from '../route-table.ts';
-import { BasicAuth } from './basic-auth.ts';
+import { BasicAuth, BUSY } from './basic-auth.ts';
 import { inBlocks, parseIp } from './cidr.ts';
 import { edgeClientIp } from './client-ip.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -19,9 +19,6 @@ const header = (req: IncomingMessage, name: string) => {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
-
-/** Whether the request came over the TLS edge (HTTP/1.1 or HTTP/2). */
-export const overTls = (req: IncomingMessage) => (req.socket as TLSSocket | undefined)?.encrypted === true;
 
 /**
  * Access control per route, before anything reaches the agent (issue 17), in
@@ -43,14 +40,9 @@ export class EdgeGate {
   /** A refusal (or the redirect), else undefined; `admitted.forward` loses a consumed `?token=`. */
   async check(route: LiveRoute, req: IncomingMessage, host: string | undefined, admitted: Admitted): Promise<HttpError | undefined> {
     const access = route.access;
-    if (access.httpsRedirect && !overTls(req)) {
-      const tls = this.#ctx.config.edgeTlsListen;
-      if (tls) {
-        const port = tls.port === 443 ? '' : `:${tls.port}`;
-        return new HttpError(308, 'https-redirect', `access: redirected to HTTPS`, {
-          headers: { Location: `https://${hostWithoutPort(host) || route.hostname}${port}${admitted.forward}` },
-        });
-      }
+    if (access.httpsRedirect) {
+      const redirect = httpsRedirect(this.#ctx.config, req, hostWithoutPort(host) || route.hostname, admitted.forward);
+      if (redirect) return redirect;
     }
     const client = edgeClientIp(req) ?? '';
     if (access.allow.length || access.deny.length) {
@@ -76,6 +68,7 @@ export class EdgeGate {
     const challenge = { 'WWW-Authenticate': `Basic realm="${route.hostname}", charset="UTF-8"` };
     if (!given) return refuse(401, 'unauthorized', 'basic auth required', challenge);
     const user = await this.#basic.check(route.id, route.access.users, given);
+    if (user === BUSY) return refuse(429, 'auth-busy', 'too many basic auth checks under way', { 'Retry-After': '1' });
     if (!user) return refuse(401, 'unauthorized', 'wrong username or password (basic auth)', challenge);
     delete req.headers.authorization;
     return undefined;

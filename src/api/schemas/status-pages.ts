@@ -13,6 +13,7 @@ export const SlugParams = Type.Object({ slug: Slug });
 const Text = (max: number) => Type.String({ maxLength: max, description: `plain text, at most ${max} characters` });
 const Nullable = <T extends ReturnType<typeof Text>>(t: T) => Type.Union([t, Type.Null()]);
 const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name (the Host the edge listener serves the page for)' });
+const HttpsRedirect = Type.Boolean({ description: 'plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS (needs --edge-tls-listen)' });
 
 export const StatusPage = Type.Object(
   {
@@ -24,6 +25,7 @@ export const StatusPage = Type.Object(
     showAnnouncements: Type.Boolean(),
     showIncidents: Type.Boolean(),
     customHostname: Type.Union([Type.String(), Type.Null()]),
+    httpsRedirect: HttpsRedirect,
     footer: Type.Union([Type.String(), Type.Null()]),
     createdAt: DateTime,
     updatedAt: DateTime,
@@ -40,6 +42,7 @@ export const StatusPageCreate = Body(
     showAnnouncements: Type.Optional(Type.Boolean({ default: true })),
     showIncidents: Type.Optional(Type.Boolean({ default: true })),
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
+    httpsRedirect: Type.Optional(Type.Boolean({ ...HttpsRedirect, default: false })),
     footer: Type.Optional(Nullable(Text(2000))),
   },
   'StatusPageCreate',
@@ -54,6 +57,7 @@ export const StatusPagePatch = Body(
     showAnnouncements: Type.Optional(Type.Boolean()),
     showIncidents: Type.Optional(Type.Boolean()),
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
+    httpsRedirect: Type.Optional(HttpsRedirect),
     footer: Type.Optional(Nullable(Text(2000))),
   },
   'StatusPagePatch',
