@@ -30,7 +30,7 @@ import { flag } from './lib/load.ts';
 import { run, stopChildren, treeCpuMs, treeMemoryMb } from './lib/procs.ts';
 import { slowReaderAttack } from './lib/tunnel-attack.ts';
 import { startMonctl } from './lib/tunnel-monctl.ts';
-import { type BenchPath, type Skipped, startLocaltunnel, startNginx, startSsh } from './lib/tunnel-peers.ts';
+import { type BenchPath, prepareLocaltunnel, type Skipped, startLocaltunnel, startNginx, startSsh } from './lib/tunnel-peers.ts';
 import { type Measured, type PathResult, printRatios, printResults } from './lib/tunnel-report.ts';
 import { httpsBench } from './lib/tunnel-https.ts';
 import { wrk } from './lib/wrk.ts';
@@ -80,6 +80,8 @@ async function main(): Promise<void> {
         skipped.push({ name, skipped: (err as Error).message.split('\n')[0] });
       }
     };
+    const localtunnel = wanted.has('localtunnel') ? prepareLocaltunnel(dir) : undefined;
+    localtunnel?.catch(() => {}); // its failure is reported when the path is set up
     await attempt('direct', 'direct', async () => [{ name: 'direct', url: target, host: 'bench.test', procs: {} }]);
     const monctl = wanted.has('monctl')
       ? await startMonctl(root, dir, target, { fromSources: argv.includes('--from-sources'), profDir: process.env.MONCTL_BENCH_CPU_PROF })
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
       return out;
     });
     if (wanted.has('nginx-ssh') && !paths.some((p) => p.name === 'nginx → ssh -R')) skipped.push({ name: 'nginx → ssh -R', skipped: 'needs both nginx and ssh -R (see above)' });
-    await attempt('localtunnel', 'localtunnel', async () => [await startLocaltunnel(dir, node, Number(targetPort))]);
+    await attempt('localtunnel', 'localtunnel', async () => [await startLocaltunnel(localtunnel!, node, Number(targetPort))]);
 
     await new Promise((r) => setTimeout(r, 2000)); // settle before the idle figures
     const results: PathResult[] = paths.map((p) => ({ name: p.name, small: [], download: [], idle: memory(p, 'rss'), after: {}, peak: {} }));

