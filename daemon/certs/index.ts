@@ -21,6 +21,9 @@ export const certsModule: ModuleFactory = async (ctx) => {
   const challenges = new AcmeChallenges(ctx);
   const acme = ctx.config.acme ? new AcmeManager(ctx, store, challenges) : undefined;
   const soon = () => acme?.soon();
+  // Pods: hostnames added through another pod are ordered at once (by whichever pod claims them), and what another pod issued is served at once.
+  ctx.cluster?.onTables(['routes', 'status_pages'], soon);
+  ctx.cluster?.onTables(['certificates'], () => store.reload());
   let timer: NodeJS.Timeout | undefined;
   return {
     name: 'certificates',

@@ -12,6 +12,7 @@ import * as statusPages from './0010-status-pages.ts';
 import * as edge from './0011-edge.ts';
 import * as pods from './0012-pods.ts';
 import * as probeLocations from './0013-probe-locations.ts';
+import * as podsCertificates from './0014-pods-certificates.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0011-edge': edge,
   '0012-pods': pods,
   '0013-probe-locations': probeLocations,
+  '0014-pods-certificates': podsCertificates,
 };
 
 export const migrationProvider: MigrationProvider = {
