@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
+import type { TestDaemon } from '../helpers/daemon.ts';
+import { agentSlot } from '../helpers/tls.ts';
+import { edge, startAgent, startTarget, type TestAgent, until } from '../tunnel/helpers.ts';
+import { type Pods, startPods } from './pods.ts';
+
+/**
+ * A TCP load balancer in front of the pods' API listeners, as an operator
+ * would put one (or DNS): each connection goes to the first pod, in order,
+ * that accepts it. The agent's --server points here.
+ */
+async function frontOf(pods: () => TestDaemon[]): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    client.pause();
+    const tryPod = (i: number) => {
+      const pod = pods()[i];
+      if (!pod) return client.destroy();
+      const { port } = new URL(pod.url);
+      const upstream = connect(Number(port), '127.0.0.1');
+      upstream.once('error', () => tryPod(i + 1));
+      upstream.once('connect', () => {
+        sockets.add(upstream);
+        upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+        upstream.on('error', () => upstream.destroy());
+        client.on('close', () => upstream.destroy());
+        client.pipe(upstream).pipe(client);
+        client.resume();
+      });
+    };
+    tryPod(0);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => new Promise((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+  };
+}
+
+/**
+ * The tunnel across pods (issue 18): 3 pods on one PostgreSQL database, an
+ * agent connected (through a load balancer) to pod A. Requests at pod B's
+ * and pod C's edges reach the agent's target through pod A. SIGKILL pod A:
+ * the agent reconnects (to B, through the balancer) and requests at B and C
+ * succeed again; the topology shows the agent's CONNECTION on its new pod.
+ */
+describe('the tunnel across pods', () => {
+  let cluster: Pods;
+  let front: Awaited<ReturnType<typeof frontOf>>;
+  let target: Awaited<ReturnType<typeof startTarget>>;
+  let agent: TestAgent;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'monctl-pods-tunnel-'));
+    target = await startTarget((req, res) => res.end(`hello ${req.method} ${req.url}`));
+    cluster = await startPods(3);
+    front = await frontOf(() => ['pod-a', 'pod-b', 'pod-c'].map((name) => cluster.pod(name)));
+  }, 60_000);
+  afterAll(async () => {
+    await agent?.stop('SIGKILL');
+    await cluster?.stop();
+    await front?.close();
+    await target?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (pod: TestDaemon, path: string) => edge(pod.edgeUrl, 'app.test', 'GET', path);
+  const connectionOf = async (pod: TestDaemon, agentId: number) => {
+    const topology = await pod.admin.call(operations.getTopology);
+    const edges = topology.edges.filter((e) => e.kind === 'CONNECTION' && e.to === `agent:${agentId}`);
+    return { edges, pods: topology.pods };
+  };
+
+  it('serves the agent\'s route at every pod\'s edge, and again after the agent\'s pod is killed', async () => {
+    const [a, b, c] = ['pod-a', 'pod-b', 'pod-c'].map((name) => cluster.pod(name));
+    const slot = await agentSlot(a, 'office', dir);
+    await a.admin.call(operations.createRoute, { body: { name: 'app', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'app.test' } });
+    agent = startAgent(front.url, slot.tokenFile);
+    await until(async () => (await a.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED', 100);
+    const before = await connectionOf(c, slot.id);
+    const podA = before.pods.find((p) => p.name === 'pod-a')!;
+    expect(before.edges).toEqual([{ from: `pod:${podA.id}`, to: `agent:${slot.id}`, kind: 'CONNECTION' }]);
+    expect(before.pods.map((p) => p.name).sort()).toEqual(['pod-a', 'pod-b', 'pod-c']);
+
+    // At every pod's edge, several times (the relay connections are kept alive and reused), with a body.
+    for (const pod of [a, b, c]) {
+      for (let i = 0; i < 3; i++) {
+        const res = await get(pod, `/x${i}`);
+        expect(res.status, `${pod.url}: ${res.text}`).toBe(200);
+        expect(res.body.toString()).toBe(`hello GET /x${i}`);
+      }
+      const posted = await edge(pod.edgeUrl, 'app.test', 'POST', '/post', Buffer.alloc(200_000, 'x'));
+      expect(posted.status).toBe(200);
+    }
+
+    // The agent's pod dies: the agent reconnects through the balancer (to pod B); B's and C's edges serve again.
+    await a.stop('SIGKILL');
+    await until(async () => {
+      const results = await Promise.all([b, c].map((pod) => get(pod, '/after').catch(() => undefined)));
+      return results.every((r) => r?.status === 200 && r.body.toString() === 'hello GET /after');
+    }, 200);
+    const after = await connectionOf(c, slot.id);
+    const podB = after.pods.find((p) => p.name === 'pod-b')!;
+    expect(after.edges).toEqual([{ from: `pod:${podB.id}`, to: `agent:${slot.id}`, kind: 'CONNECTION' }]);
+  }, 120_000);
+
+  it('refuses a relay without the pods\' token', async () => {
+    const pod = cluster.pods.find((p) => p.proc.exitCode === null && p.proc.signalCode === null)!;
+    const { port } = new URL(pod.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/admin/tunnel/relay', agent: false, headers: {
+        connection: 'Upgrade', upgrade: 'monctl-relay', authorization: 'Bearer not-the-token',
+        'x-monctl-relay-agent': '1', 'x-monctl-relay-target': JSON.stringify({ host: '127.0.0.1', port: 22 }),
+      } });
+      req.on('upgrade', (_res, socket) => { socket.destroy(); resolve(101); });
+      req.on('response', (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(401);
+  });
+});
