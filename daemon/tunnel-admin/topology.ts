@@ -25,7 +25,8 @@ export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
     ownLoad(ctx),
   ]);
   const self = podName(ctx);
-  const podRows = loads ? allPods.filter((p) => p.name === self || loads.has(p.name)) : allPods;
+  // Pods: the live members (heartbeat within a lease); none at all when the pods run no scheduler (--scheduler off).
+  const podRows = loads?.size ? allPods.filter((p) => p.name === self || loads.has(p.name)) : allPods;
   const edges: Topology['edges'] = [];
   const podIds = new Set(podRows.map((p) => Number(p.id)));
   for (const agent of agentRows) {
