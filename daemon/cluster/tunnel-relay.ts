@@ -77,6 +77,15 @@ export class PodRelay {
     }
   }
 
+  /** A fresh relay socket to the target through the pod at `url`, never pooled (an upgrade takes it over). */
+  dial(url: string, agentId: number, target: StreamTarget): Promise<Duplex> {
+    this.#token ??= relayToken(this.#ctx);
+    return dialRelay(url, this.#token, agentId, target).catch((err: unknown) => {
+      this.#holders.delete(agentId);
+      throw err;
+    });
+  }
+
   close(): void {
     for (const pool of this.#pools.values()) pool.destroy();
     this.#pools.clear();

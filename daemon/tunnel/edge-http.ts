@@ -23,7 +23,7 @@ export interface EdgeDeps {
 }
 
 /** The target timeout of a relayed exchange (the agent's own is known to the pod holding its session). */
-const RELAY_TARGET_TIMEOUT_MS = 30_000;
+export const RELAY_TARGET_TIMEOUT_MS = 30_000;
 
 /** Methods node:http's client sent without a body unless one was given (the others get an empty chunked body). */
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);

@@ -46,10 +46,32 @@ async function frontOf(pods: () => TestDaemon[]): Promise<{ url: string; close()
   };
 }
 
+/** An upgrade at an edge: after the 101, what is sent comes back (the target echoes). */
+function echoThroughUpgrade(edgeUrl: string, message: string): Promise<string> {
+  const { port } = new URL(edgeUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let got = '';
+    socket.on('error', reject);
+    socket.write('GET /ws HTTP/1.1\r\nHost: app.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+    socket.on('data', (chunk) => {
+      got += chunk;
+      const at = got.indexOf('\r\n\r\n');
+      if (at < 0) return;
+      if (!got.startsWith('HTTP/1.1 101')) return reject(new Error(got));
+      if (got.length === at + 4) return void socket.write(message);
+      if (got.length >= at + 4 + message.length) {
+        socket.destroy();
+        resolve(got.slice(at + 4));
+      }
+    });
+  });
+}
+
 /**
  * The tunnel across pods (issue 18): 3 pods on one PostgreSQL database, an
- * agent connected (through a load balancer) to pod A. Requests at pod B's
- * and pod C's edges reach the agent's target through pod A. SIGKILL pod A:
+ * agent connected (through a load balancer) to pod A. Requests (and
+ * upgrades) at pod B's and pod C's edges reach the agent's target through pod A. SIGKILL pod A:
  * the agent reconnects (to B, through the balancer) and requests at B and C
  * succeed again; the topology shows the agent's CONNECTION on its new pod.
  */
@@ -63,6 +85,11 @@ describe('the tunnel across pods', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'monctl-pods-tunnel-'));
     target = await startTarget((req, res) => res.end(`hello ${req.method} ${req.url}`));
+    // A WebSocket-like upgrade that echoes what follows.
+    target.server.on('upgrade', (_req, socket: Socket) => {
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+      socket.pipe(socket);
+    });
     cluster = await startPods(3);
     front = await frontOf(() => ['pod-a', 'pod-b', 'pod-c'].map((name) => cluster.pod(name)));
   }, 60_000);
@@ -101,6 +128,7 @@ describe('the tunnel across pods', () => {
       }
       const posted = await edge(pod.edgeUrl, 'app.test', 'POST', '/post', Buffer.alloc(200_000, 'x'));
       expect(posted.status).toBe(200);
+      expect(await echoThroughUpgrade(pod.edgeUrl, `ping ${pod.url}`)).toBe(`ping ${pod.url}`);
     }
 
     // The agent's pod dies: the agent reconnects through the balancer (to pod B); B's and C's edges serve again.
