@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { parseStreamTarget } from '../../src/tunnel/protocol.ts';
+import { splice } from '../../src/tunnel/splice.ts';
 import type { DaemonContext } from '../context.ts';
 import { problem, rawProblem } from '../tunnel/raw-response.ts';
 import type { AgentSessions } from '../tunnel/sessions.ts';
@@ -11,7 +12,7 @@ import { RELAY_AGENT_HEADER, RELAY_PATH, RELAY_TARGET_HEADER, RELAY_UPGRADE, rel
  * The holder's side of a relay (cluster/tunnel-relay.ts): another pod of
  * the same database (it knows the relay token) asks for a stream to a
  * target through an agent connected here; the upgraded socket is piped to a
- * new tunnel stream, both ways, until either end closes.
+ * new tunnel stream, both ways (half-close kept), until both ends close.
  */
 export function acceptRelay(ctx: DaemonContext, sessions: AgentSessions, req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
   if ((req.url ?? '').split('?')[0] !== RELAY_PATH) return false;
@@ -43,17 +44,14 @@ export function acceptRelay(ctx: DaemonContext, sessions: AgentSessions, req: In
   }
   let stream;
   try {
-    stream = link.mux.open(target, { allowHalfOpen: false });
+    // Half-close kept both ways (TCP routes need it; HTTP connections end as their pool decides).
+    stream = link.mux.open(target, { allowHalfOpen: true });
   } catch (err) {
     rawProblem(socket, problem(503, 'agent-unavailable', `tunnel: ${(err as Error).message}`), RELAY_PATH);
     return true;
   }
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${RELAY_UPGRADE}\r\n\r\n`);
   if (head.length > 0) stream.write(head);
-  stream.on('error', () => socket.destroy());
-  stream.on('close', () => socket.destroy());
-  socket.on('close', () => stream.destroy());
-  socket.pipe(stream);
-  stream.pipe(socket);
+  splice(socket, stream, () => {});
   return true;
 }

@@ -132,6 +132,8 @@ function dialRelay(url: string, token: string, agentId: number, target: StreamTa
     });
     req.on('upgrade', (_res, socket, head) => {
       socket.setTimeout(0);
+      // As a tunnel stream: one side's end does not end the other (TCP routes half-close).
+      socket.allowHalfOpen = true;
       socket.setNoDelay(true);
       if (head.length > 0) socket.unshift(head);
       resolve(socket);

@@ -24,12 +24,12 @@ const DRAIN_GRACE_MS = 5_000;
 export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const observer = new Observer(ctx);
   const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
-  const tcp = new TcpListeners(ctx, sessions, observer);
+  // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
+  const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
+  const tcp = new TcpListeners(ctx, sessions, observer, relay);
   const probes = new AgentProbes(ctx, sessions);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
   setTrustedProxies(ctx.config.trustedProxies ?? []);
-  // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
-  const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
   const deps: EdgeDeps = { ctx, table, sessions, observer, gate: new EdgeGate(ctx), relay };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
 

@@ -8,6 +8,7 @@ import { operations } from '../../src/api/operations.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
 import { agentSlot } from '../helpers/tls.ts';
 import { edge, startAgent, startTarget, type TestAgent, until } from '../tunnel/helpers.ts';
+import { freeTcpPort } from '../helpers/pebble.ts';
 import { type Pods, startPods } from './pods.ts';
 
 /**
@@ -156,5 +157,62 @@ describe('the tunnel across pods', () => {
       req.end();
     });
     expect(status).toBe(401);
+  });
+});
+
+/** A TCP exchange: sends `message`, half-closes, and reads until the other side ends. */
+function tcpExchange(host: string, port: number, message: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host);
+    let got = '';
+    socket.on('error', reject);
+    socket.on('data', (c) => (got += c));
+    socket.on('end', () => resolve(got));
+    socket.end(message);
+  });
+}
+
+/**
+ * TCP routes across pods: two pods (their edges on different loopback
+ * addresses, as on two hosts), the agent connected to pod A; a connection to
+ * the route's port at pod B reaches the target through pod A, half-close kept.
+ */
+describe('TCP routes across pods', () => {
+  let cluster: Pods;
+  let echo: Server;
+  let agent: TestAgent;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'monctl-pods-tcp-'));
+    // Echoes, and says bye once the client has half-closed.
+    echo = createServer({ allowHalfOpen: true }, (socket) => {
+      let got = '';
+      socket.on('data', (c) => (got += c));
+      socket.on('end', () => socket.end(`${got} bye`));
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    cluster = await startPods(1);
+    await cluster.add('pod-b', { args: ['--edge-listen', '127.0.0.2:0'] });
+  }, 60_000);
+  afterAll(async () => {
+    await agent?.stop('SIGKILL');
+    await cluster?.stop();
+    await new Promise<void>((r) => (echo ? echo.close(() => r()) : r()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the route\'s port at the pod without the agent', async () => {
+    const a = cluster.pod('pod-a');
+    const slot = await agentSlot(a, 'tcp-office', dir);
+    const listenPort = await freeTcpPort();
+    await a.admin.call(operations.createRoute, {
+      body: { name: 'echo', type: 'TCP', agentId: slot.id, target: `127.0.0.1:${(echo.address() as { port: number }).port}`, listenPort },
+    });
+    agent = startAgent(a.url, slot.tokenFile);
+    await until(async () => (await a.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED', 100);
+    expect(new URL(cluster.pod('pod-b').edgeUrl).hostname).toBe('127.0.0.2');
+    expect(await until(() => tcpExchange('127.0.0.1', listenPort, 'at a').catch(() => undefined), 100)).toBe('at a bye');
+    expect(await until(() => tcpExchange('127.0.0.2', listenPort, 'at b').catch(() => undefined), 100)).toBe('at b bye');
   });
 });
