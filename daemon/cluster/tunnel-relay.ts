@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
+import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel/remote-probes.ts';
 import { type ConnectionPool, TargetConnection } from '../tunnel/target-connection.ts';
 import { podName } from '../tunnel-admin/pods.ts';
 
@@ -11,6 +13,8 @@ export const RELAY_PATH = '/admin/tunnel/relay';
 export const RELAY_UPGRADE = 'monctl-relay';
 export const RELAY_AGENT_HEADER = 'x-monctl-relay-agent';
 export const RELAY_TARGET_HEADER = 'x-monctl-relay-target';
+/** A remote check instead of a stream: the agent's name (the holder runs the check through its session). */
+export const RELAY_PROBE_HEADER = 'x-monctl-relay-probe';
 /** Where an agent's session is, looked up again after this long (an agent that moved is found within it). */
 const HOLDER_TTL_MS = 1_000;
 const DIAL_TIMEOUT_MS = 5_000;
@@ -86,6 +90,35 @@ export class PodRelay {
     });
   }
 
+  /**
+   * A remote check through the pod holding the agent's session: the check
+   * goes as one JSON message, the holder runs it (its queue and load count
+   * it) and answers the outcome as one JSON message.
+   */
+  async probe(url: string, agentId: number, name: string, check: RemoteCheck): Promise<RemoteOutcome> {
+    this.#token ??= relayToken(this.#ctx);
+    let socket: Duplex;
+    try {
+      socket = await dialRelay(url, this.#token, agentId, undefined, name);
+    } catch (err) {
+      this.#holders.delete(agentId);
+      return { ran: false, message: `agent ${name} is not reachable through its pod: ${(err as Error).message}` };
+    }
+    // The holder gives up on the agent after the check's timeout plus its grace; a little more for the hop.
+    const timer = setTimeout(() => socket.destroy(new Error('no answer in time')), check.timeoutMs + AGENT_GRACE_MS + 2_000);
+    try {
+      socket.end(JSON.stringify(check));
+      const outcome = await readJsonMessage(socket) as RemoteOutcome;
+      if (typeof outcome !== 'object' || outcome === null || typeof outcome.ran !== 'boolean') throw new Error('not a check outcome');
+      return outcome;
+    } catch (err) {
+      return { ran: false, message: `agent ${name}'s pod did not answer the check: ${(err as Error).message}` };
+    } finally {
+      clearTimeout(timer);
+      socket.destroy();
+    }
+  }
+
   close(): void {
     for (const pool of this.#pools.values()) pool.destroy();
     this.#pools.clear();
@@ -120,14 +153,16 @@ class RelayPool implements ConnectionPool {
   }
 }
 
-function dialRelay(url: string, token: string, agentId: number, target: StreamTarget): Promise<Duplex> {
+function dialRelay(url: string, token: string, agentId: number, target: StreamTarget | undefined, probe?: string): Promise<Duplex> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({
       host: hostname.replace(/^\[|\]$/g, ''), port, path: RELAY_PATH, method: 'GET', agent: false, timeout: DIAL_TIMEOUT_MS,
       headers: {
         connection: 'Upgrade', upgrade: RELAY_UPGRADE, authorization: `Bearer ${token}`,
-        [RELAY_AGENT_HEADER]: String(agentId), [RELAY_TARGET_HEADER]: JSON.stringify(target),
+        [RELAY_AGENT_HEADER]: String(agentId),
+        ...(target ? { [RELAY_TARGET_HEADER]: JSON.stringify(target) } : {}),
+        ...(probe !== undefined ? { [RELAY_PROBE_HEADER]: encodeURIComponent(probe) } : {}),
       },
     });
     req.on('upgrade', (_res, socket, head) => {

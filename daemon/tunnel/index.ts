@@ -27,7 +27,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
   const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
   const tcp = new TcpListeners(ctx, sessions, observer, relay);
-  const probes = new AgentProbes(ctx, sessions);
+  const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
   setTrustedProxies(ctx.config.trustedProxies ?? []);
   const deps: EdgeDeps = { ctx, table, sessions, observer, gate: new EdgeGate(ctx), relay };
@@ -61,7 +61,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
 
   return {
     name: 'tunnel',
-    upgrade: (req, socket, head) => (relay !== undefined && acceptRelay(ctx, sessions, req, socket, head)) || sessions.upgrade(req, socket, head),
+    upgrade: (req, socket, head) => (relay !== undefined && acceptRelay(ctx, sessions, probes, req, socket, head)) || sessions.upgrade(req, socket, head),
     edge: {
       request: (req, res) => {
         try {

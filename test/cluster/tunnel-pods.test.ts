@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer as createHttpServer, request } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import type { TestDaemon } from '../helpers/daemon.ts';
 import { agentSlot } from '../helpers/tls.ts';
 import { edge, startAgent, startTarget, type TestAgent, until } from '../tunnel/helpers.ts';
 import { freeTcpPort } from '../helpers/pebble.ts';
+import { queryDb } from '../helpers/test-database.ts';
 import { type Pods, startPods } from './pods.ts';
 
 /**
@@ -173,11 +174,13 @@ function tcpExchange(host: string, port: number, message: string): Promise<strin
 }
 
 /**
- * TCP routes across pods: two pods (their edges on different loopback
- * addresses, as on two hosts), the agent connected to pod A; a connection to
- * the route's port at pod B reaches the target through pod A, half-close kept.
+ * TCP routes and remote checks across pods: two pods (their edges on
+ * different loopback addresses, as on two hosts), the agent connected to pod
+ * A; a connection to the route's port at pod B reaches the target through
+ * pod A, half-close kept; pod B's resources located at the agent are checked
+ * there through pod A.
  */
-describe('TCP routes across pods', () => {
+describe('TCP routes and remote checks across pods', () => {
   let cluster: Pods;
   let echo: Server;
   let agent: TestAgent;
@@ -194,6 +197,8 @@ describe('TCP routes across pods', () => {
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     cluster = await startPods(1);
     await cluster.add('pod-b', { args: ['--edge-listen', '127.0.0.2:0'] });
+    await until(async () => (await queryDb<{ shards: number }>(cluster.pod('pod-a'), 'SELECT shards FROM cluster_members'))
+      .filter((m) => Number(m.shards) === 32).length === 2, 200);
   }, 60_000);
   afterAll(async () => {
     await agent?.stop('SIGKILL');
@@ -215,4 +220,34 @@ describe('TCP routes across pods', () => {
     expect(await until(() => tcpExchange('127.0.0.1', listenPort, 'at a').catch(() => undefined), 100)).toBe('at a bye');
     expect(await until(() => tcpExchange('127.0.0.2', listenPort, 'at b').catch(() => undefined), 100)).toBe('at b bye');
   });
+
+  it('runs remote checks of resources on either pod through the agent\'s session', async () => {
+    const a = cluster.pod('pod-a');
+    const web = createHttpServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(web.address() as { port: number }).port}`;
+      // 64 resources fill the 64 shards: both pods check some, all at the agent (connected to pod A).
+      for (let i = 0; i < 64; i++) {
+        await a.admin.call(operations.createResource, {
+          body: { name: `remote-${i}`, resourceType: 'HTTP', target: `${url}/${i}`, intervalSeconds: 10, locations: ['tcp-office'] } as never,
+        });
+      }
+      // Two scheduled rounds of every resource, each on the pod holding its shard.
+      type Row = { resource_id: number; status: string; location: string | null };
+      const history = await until(async () => {
+        const rows = await queryDb<Row>(a, 'SELECT resource_id, status, location FROM check_history');
+        const per = new Map<number, number>();
+        for (const r of rows) per.set(r.resource_id, (per.get(r.resource_id) ?? 0) + 1);
+        return per.size === 64 && [...per.values()].every((n) => n >= 2) ? rows : undefined;
+      }, 500);
+      expect(history.filter((r) => r.status !== 'AVAILABLE' || r.location !== 'tcp-office').map((r) => `${r.resource_id}: ${r.status} at ${r.location}`)).toEqual([]);
+      const list = (await a.admin.call(operations.listResources)).filter((r) => r.name.startsWith('remote-'));
+      expect(list.filter((r) => r.currentStatus !== 'available').map((r) => `${r.name}: ${r.currentStatus}`)).toEqual([]);
+      await until(async () => (await queryDb<{ checks_total: number }>(a, 'SELECT checks_total FROM cluster_members'))
+        .filter((m) => Number(m.checks_total) > 0).length === 2, 200);
+    } finally {
+      await new Promise<void>((r) => web.close(() => r()));
+    }
+  }, 60_000);
 });
