@@ -88,6 +88,11 @@ async function relayed(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
     exchange.finish(502, error);
     return sendProblem(req, res, new HttpError(502, 'agent-unavailable', error));
   }
+  if (res.destroyed) {
+    // The client left while the relay was set up.
+    conn.destroy();
+    return exchange.finish(null, 'client disconnected');
+  }
   new HttpExchange(req, res, exchange, conn, RELAY_TARGET_TIMEOUT_MS)
     .start(requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)));
 }
