@@ -19,7 +19,7 @@ export function scheduledShards(ctx: DaemonContext, scheduler: () => Scheduler):
     lost: () => scheduler().release().catch((err) => ctx.log.warn({ err }, 'writing the next due times of released shards failed')),
   }, {
     podName: podName(ctx),
-    apiUrl: `http://${reachable(host)}:${port}`,
+    apiUrl: `${ctx.config.tls ? 'https' : 'http'}://${reachable(host)}:${port}`,
     edgeUrl: `http://${reachable(ctx.config.edgeListen.host)}:${ctx.config.edgeListen.port}`,
     resources: () => scheduler().stats().scheduled,
     checksTotal: () => scheduler().started,

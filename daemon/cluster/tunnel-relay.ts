@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
+import { request as tlsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { StreamTarget } from '../../src/tunnel/protocol.ts';
@@ -154,9 +155,11 @@ class RelayPool implements ConnectionPool {
 }
 
 function dialRelay(url: string, token: string, agentId: number, target: StreamTarget | undefined, probe?: string): Promise<Duplex> {
-  const { hostname, port } = new URL(url);
+  const { hostname, port, protocol } = new URL(url);
+  // An API on HTTPS (--tls-cert) is dialled with TLS, verified as any client would (NODE_EXTRA_CA_CERTS for a private CA).
+  const send = protocol === 'https:' ? tlsRequest : request;
   return new Promise((resolve, reject) => {
-    const req = request({
+    const req = send({
       host: hostname.replace(/^\[|\]$/g, ''), port, path: RELAY_PATH, method: 'GET', agent: false, timeout: DIAL_TIMEOUT_MS,
       headers: {
         connection: 'Upgrade', upgrade: RELAY_UPGRADE, authorization: `Bearer ${token}`,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
-import { agentSlot } from '../helpers/tls.ts';
+import { agentSlot, makePki, type TestPki } from '../helpers/tls.ts';
 import { edge, startAgent, startTarget, type TestAgent, until } from '../tunnel/helpers.ts';
 import { freeTcpPort } from '../helpers/pebble.ts';
 import { queryDb } from '../helpers/test-database.ts';
@@ -250,4 +250,42 @@ describe('TCP routes and remote checks across pods', () => {
       await new Promise<void>((r) => web.close(() => r()));
     }
   }, 60_000);
+});
+
+/**
+ * Pods whose API listens on HTTPS (--tls-cert): the relay dials the holder
+ * with TLS and verifies it like any client (NODE_EXTRA_CA_CERTS here).
+ */
+describe('the relay to a pod with an HTTPS API', () => {
+  let cluster: Pods;
+  let pki: TestPki;
+  let target: Awaited<ReturnType<typeof startTarget>>;
+  let agent: TestAgent;
+
+  beforeAll(async () => {
+    pki = makePki();
+    const pair = pki.issue('pods', 1);
+    target = await startTarget((req, res) => res.end(`tls hello ${req.url}`));
+    cluster = await startPods(2, { args: ['--tls-cert', pair.certFile, '--tls-key', pair.keyFile], ca: pki.ca, env: { NODE_EXTRA_CA_CERTS: pki.caFile } });
+  }, 60_000);
+  afterAll(async () => {
+    await agent?.stop('SIGKILL');
+    await cluster?.stop();
+    await target?.close();
+    pki?.cleanup();
+  });
+
+  it('serves the route at the other pod\'s edge', async () => {
+    const a = cluster.pod('pod-a');
+    expect(a.url).toMatch(/^https:/);
+    const slot = await agentSlot(a, 'tls-office', pki.dir);
+    await a.admin.call(operations.createRoute, { body: { name: 'tls-app', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'tls.test' } });
+    agent = startAgent(a.url, slot.tokenFile, [], { NODE_EXTRA_CA_CERTS: pki.caFile });
+    await until(async () => (await a.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED', 100);
+    const res = await until(async () => {
+      const got = await edge(cluster.pod('pod-b').edgeUrl, 'tls.test', 'GET', '/over-tls');
+      return got.status === 200 ? got : undefined;
+    }, 200);
+    expect(res.text).toBe('tls hello /over-tls');
+  });
 });
