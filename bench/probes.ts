@@ -19,6 +19,7 @@ import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
 import { startDaemon } from '../test/helpers/daemon.ts';
 import { flag, fmt } from './lib/load.ts';
+import { lagBuckets, quantile } from './lib/lag.ts';
 import { cpuMs, memoryMb } from './lib/measure.ts';
 
 /** Child mode: T plain HTTP servers answering 200; `GET /__stats` on any tells requests and distinct paths so far. */
@@ -46,35 +47,6 @@ function procStat(pid: number): { cpuSeconds: number; rssMb: number; peakMb: num
   const { user, system } = cpuMs(pid);
   const { rss, peak } = memoryMb(pid);
   return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak };
-}
-
-/** Cumulative buckets of `monctl_scheduler_lag_seconds` from the daemon's metrics. */
-async function lagBuckets(url: string, key: string): Promise<Map<number, number>> {
-  const res = await request(`${url}/actuator/prometheus`, { headers: { authorization: `Bearer ${key}` } });
-  const text = await res.body.text();
-  const out = new Map<number, number>();
-  for (const m of text.matchAll(/^monctl_scheduler_lag_seconds_bucket\{le="([^"]+)",location="daemon"\} (\d+)/gm)) {
-    out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
-  }
-  return out;
-}
-
-/** histogram_quantile over the difference of two bucket snapshots. */
-function quantile(q: number, before: Map<number, number>, after: Map<number, number>): number {
-  const bounds = [...after.keys()].sort((a, b) => a - b);
-  const counts = bounds.map((b) => after.get(b)! - (before.get(b) ?? 0));
-  const total = counts[counts.length - 1];
-  if (!total) return NaN;
-  const rank = q * total;
-  for (let i = 0; i < bounds.length; i++) {
-    if (counts[i] >= rank) {
-      if (bounds[i] === Infinity) return bounds[i - 1];
-      const lower = i === 0 ? 0 : bounds[i - 1];
-      const below = i === 0 ? 0 : counts[i - 1];
-      return lower + (bounds[i] - lower) * ((rank - below) / Math.max(1, counts[i] - below));
-    }
-  }
-  return NaN;
 }
 
 async function main(): Promise<void> {

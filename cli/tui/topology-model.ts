@@ -107,6 +107,13 @@ export function describeEvent(kind: string, data: any, topo: Topology | null = n
   return `${time} ${kind} ${what}`;
 }
 
+/** A pod's load on its line (issue 18): what it checks and how many agent sessions it holds. */
+function podLoad(load: NonNullable<Topology['pods'][number]['load']>): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const shards = load.shards === null ? '' : `${load.shards} shards, `;
+  return `load: ${shards}${n(load.resources)} resources, ${n(load.checksTotal)} checks, ${load.agents} agent${load.agents === 1 ? '' : 's'}`;
+}
+
 export interface TreeLine {
   depth: number;
   text: string;
@@ -133,7 +140,7 @@ export function topologyTree(t: Topology): TreeLine[] {
     if (e.kind === 'CONNECTION') connected.set(Number(e.to.split(':')[1]), Number(e.from.split(':')[1]));
   }
   for (const p of t.pods) {
-    lines.push({ depth: 0, text: `pod ${p.name} (v${p.version}, since ${p.startedAt})`, status: 'up' });
+    lines.push({ depth: 0, text: `pod ${p.name} (v${p.version}, since ${p.startedAt})${p.load ? `  ${podLoad(p.load)}` : ''}`, status: 'up' });
     for (const a of t.agents) if (connected.get(a.id) === p.id) addAgent(a, 1);
   }
   const rest = t.agents.filter((a) => !connected.has(a.id) || !t.pods.some((p) => p.id === connected.get(a.id)));

@@ -21,7 +21,9 @@ export const certsModule: ModuleFactory = async (ctx) => {
   const challenges = new AcmeChallenges(ctx);
   const acme = ctx.config.acme ? new AcmeManager(ctx, store, challenges) : undefined;
   const soon = () => acme?.soon();
-  // Pods: certificates ordered, uploaded or deleted through another pod are served within a second.
+  // Pods: hostnames added through another pod are ordered at once (by whichever pod claims them),
+  // and certificates ordered, uploaded or deleted through another pod are served within a second.
+  ctx.cluster?.onTables(['routes', 'status_pages'], soon);
   ctx.cluster?.onTables(['certificates'], () => store.reload());
   let timer: NodeJS.Timeout | undefined;
   return {

@@ -12,10 +12,22 @@ export const POD_STALE_MS = 3 * POD_HEARTBEAT_MS;
 interface PodState { row: PodRow; timer: NodeJS.Timeout }
 const pods = new WeakMap<DaemonContext, PodState>();
 
-/** The podName setting (`MONCTL_POD_NAME`), else `<hostname>:<API port>`: the same daemon gets the same pod id after a restart. */
+const names = new WeakMap<DaemonContext, string>();
+
+/**
+ * The podName setting (`MONCTL_POD_NAME`), else `<hostname>:<API port>`: the
+ * same daemon gets the same pod id after a restart. Fixed at the first call
+ * (the pod's registration, before the listeners bind), so that every part of
+ * the daemon (the pods row, cluster_members, relays) names it alike.
+ */
 export function podName(ctx: DaemonContext): string {
-  const configured = ctx.config.podName?.trim();
-  return (configured || `${hostname()}:${ctx.config.listen.port}`).slice(0, 200);
+  let name = names.get(ctx);
+  if (name === undefined) {
+    const configured = ctx.config.podName?.trim();
+    name = (configured || `${hostname()}:${ctx.config.listen.port}`).slice(0, 200);
+    names.set(ctx, name);
+  }
+  return name;
 }
 
 /**

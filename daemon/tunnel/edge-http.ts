@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
 import { endToEndRawHeaders } from '../../src/tunnel/protocol.ts';
+import type { PodRelay } from '../cluster/tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { routeRequest, type Routing } from './edge-route.ts';
@@ -17,7 +18,12 @@ export interface EdgeDeps {
   sessions: AgentSessions;
   observer: Observer;
   gate: EdgeGate;
+  /** Pods: reaches agents whose session is on another pod. */
+  relay?: PodRelay;
 }
+
+/** The target timeout of a relayed exchange (the agent's own is known to the pod holding its session). */
+export const RELAY_TARGET_TIMEOUT_MS = 30_000;
 
 /** Methods node:http's client sent without a body unless one was given (the others get an empty chunked body). */
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
@@ -31,11 +37,10 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT'
 export function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
   const routing = routeRequest(deps.table, req, deps.gate);
   if (routing instanceof Promise) return routing.then((r) => forwardRouted(deps, req, res, r));
-  forwardRouted(deps, req, res, routing);
-  return undefined;
+  return forwardRouted(deps, req, res, routing) ?? undefined;
 }
 
-function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse, routing: Routing): void {
+function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse, routing: Routing): Promise<void> | void {
   if ('error' in routing) {
     // A refusal on a known route is in its access log, as other answers of the edge are.
     if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
@@ -45,6 +50,7 @@ function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
   const exchange = deps.observer.begin(route, exchangeInfo(req, routing.logPath));
   const link = deps.sessions.get(route.agentId);
   const target = parseHttpTarget(route.target);
+  if (!link && target && deps.relay) return relayed(deps, req, res, routing, exchange, target);
   let conn: TargetConnection | undefined;
   let error: string | undefined;
   if (!link) error = 'agent not connected';
@@ -63,6 +69,32 @@ function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
     return sendProblem(req, res, new HttpError(502, code, error!));
   }
   new HttpExchange(req, res, exchange, conn, link.targetTimeoutMs).start(requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)));
+}
+
+/** The agent's session is not here: through the pod that holds it (cluster/tunnel-relay.ts), else 502. */
+async function relayed(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse, routing: Exclude<Routing, { error: HttpError }>,
+  exchange: Exchange, target: NonNullable<ReturnType<typeof parseHttpTarget>>): Promise<void> {
+  const { route } = routing;
+  let conn: TargetConnection | undefined;
+  let error = 'agent not connected';
+  try {
+    const holder = await deps.relay!.holder(route.agentId);
+    if (holder) conn = await deps.relay!.acquire(holder, route.agentId, target.stream);
+  } catch (err) {
+    error = `agent not reachable through its pod: ${(err as Error).message}`;
+  }
+  if (!conn) {
+    req.resume();
+    exchange.finish(502, error);
+    return sendProblem(req, res, new HttpError(502, 'agent-unavailable', error));
+  }
+  if (res.destroyed) {
+    // The client left while the relay was set up.
+    conn.destroy();
+    return exchange.finish(null, 'client disconnected');
+  }
+  new HttpExchange(req, res, exchange, conn, RELAY_TARGET_TIMEOUT_MS)
+    .start(requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)));
 }
 
 /** How the request body goes to the target: none, as received (Content-Length), or chunked. */

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { statusTitle } from '../../src/errors.ts';
 import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
 import { splice } from '../../src/tunnel/splice.ts';
-import type { EdgeDeps } from './edge-http.ts';
+import { type EdgeDeps, RELAY_TARGET_TIMEOUT_MS } from './edge-http.ts';
 import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
@@ -41,13 +41,17 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   };
   const link = deps.sessions.get(route.agentId);
   const target = parseHttpTarget(route.target);
-  if (!link) return fail(502, 'agent-unavailable', 'agent not connected');
   if (!target) return fail(502, 'target-unavailable', 'invalid target URL');
+  // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
+  const holder = !link && deps.relay ? await deps.relay.holder(route.agentId).catch(() => undefined) : undefined;
+  if (!link && !holder) return fail(502, 'agent-unavailable', 'agent not connected');
   const headers = { ...forwardHeaders(req, route, target, routing.host), connection: 'Upgrade', upgrade: String(req.headers.upgrade ?? '') };
   let out: ClientRequest;
   try {
     out = request({
-      createConnection: () => link.mux.open(target.stream, { allowHalfOpen: true }),
+      createConnection: link
+        ? () => link.mux.open(target.stream, { allowHalfOpen: true })
+        : (_options, created) => void deps.relay!.dial(holder!, route.agentId, target.stream).then((s) => created(null, s), (err: Error) => created(err, undefined as never)),
       method: req.method, path: target.base + routing.forward, headers, setHost: false,
     });
   } catch (err) {
@@ -55,7 +59,7 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   }
   (socket as Socket).setNoDelay?.(true);
   (socket as Socket).setTimeout?.(0);
-  const timer = setTimeout(() => out.destroy(Object.assign(new Error('target timed out'), { code: 'ETIMEDOUT' })), link.targetTimeoutMs);
+  const timer = setTimeout(() => out.destroy(Object.assign(new Error('target timed out'), { code: 'ETIMEDOUT' })), link?.targetTimeoutMs ?? RELAY_TARGET_TIMEOUT_MS);
 
   out.on('error', (err: NodeJS.ErrnoException) => {
     clearTimeout(timer);

@@ -1,3 +1,5 @@
+import { acceptRelay } from '../cluster/relay-accept.ts';
+import { PodRelay } from '../cluster/tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import type { TunnelControl } from '../tunnel-control.ts';
@@ -22,11 +24,13 @@ const DRAIN_GRACE_MS = 5_000;
 export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const observer = new Observer(ctx);
   const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
-  const tcp = new TcpListeners(ctx, sessions, observer);
-  const probes = new AgentProbes(ctx, sessions);
+  // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
+  const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
+  const tcp = new TcpListeners(ctx, sessions, observer, relay);
+  const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
   setTrustedProxies(ctx.config.trustedProxies ?? []);
-  const deps: EdgeDeps = { ctx, table, sessions, observer, gate: new EdgeGate(ctx) };
+  const deps: EdgeDeps = { ctx, table, sessions, observer, gate: new EdgeGate(ctx), relay };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
 
   const control: TunnelControl = {
@@ -48,6 +52,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const drain = () => {
     drained ??= (async () => {
       probes.close();
+      relay?.close();
       tcp.closeAll();
       await sessions.closeAll(DRAIN_GRACE_MS);
     })();
@@ -56,7 +61,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
 
   return {
     name: 'tunnel',
-    upgrade: (req, socket, head) => sessions.upgrade(req, socket, head),
+    upgrade: (req, socket, head) => (relay !== undefined && acceptRelay(ctx, sessions, probes, req, socket, head)) || sessions.upgrade(req, socket, head),
     edge: {
       request: (req, res) => {
         try {

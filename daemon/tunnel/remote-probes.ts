@@ -4,6 +4,7 @@ import { StreamError } from '../../src/tunnel/mux/stream.ts';
 import {
   OLD_AGENT_RESET, PROBE_PROTOCOL, PROBE_RESET, parseRemoteAnswer, probeStreamTarget, readJsonMessage, type RemoteAnswer, type RemoteCheck,
 } from '../../src/tunnel/probe-protocol.ts';
+import type { PodRelay } from '../cluster/tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import { publishTopology } from '../tunnel-admin/topology-events.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -58,10 +59,13 @@ export class AgentProbes {
   readonly #loads = new Map<number, Load>();
   readonly #skipped: Counter<'agent'>;
   readonly #timer: NodeJS.Timeout;
+  readonly #relay: PodRelay | undefined;
 
-  constructor(ctx: DaemonContext, sessions: AgentSessions) {
+  /** `relay` (pods): a check for an agent connected to another pod goes there. */
+  constructor(ctx: DaemonContext, sessions: AgentSessions, relay?: PodRelay) {
     this.#ctx = ctx;
     this.#sessions = sessions;
+    this.#relay = relay;
     const registry = ctx.metrics.registry;
     this.#skipped = (registry.getSingleMetric('monctl_agent_checks_skipped_total') as Counter<'agent'> | undefined) ?? new Counter({
       name: 'monctl_agent_checks_skipped_total', labelNames: ['agent'] as const, registers: [registry],
@@ -73,7 +77,11 @@ export class AgentProbes {
 
   async probe(agentId: number, name: string, check: RemoteCheck): Promise<RemoteOutcome> {
     const link = this.#sessions.get(agentId);
-    if (!link) return { ran: false, message: `agent ${name} is not connected` };
+    if (!link) {
+      const holder = await this.#relay?.holder(agentId).catch(() => undefined);
+      if (holder) return this.#relay!.probe(holder, agentId, name, check);
+      return { ran: false, message: `agent ${name} is not connected` };
+    }
     if (!link.probes) {
       return { ran: false, message: `agent ${name} (monctl ${link.version ?? 'of an unknown version'}) does not support remote checks: upgrade it to run checks there` };
     }

@@ -1,6 +1,6 @@
 import { maxHeaderSize } from 'node:http';
 import type { MuxSession } from '../../src/tunnel/mux/session.ts';
-import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
+import type { Duplex } from 'node:stream';
 import type { StreamTarget } from '../../src/tunnel/protocol.ts';
 import { ResponseParser, type ResponseSink } from './response-parser.ts';
 
@@ -25,6 +25,12 @@ export interface ExchangeHandler {
 
 const failure = (code: string, message: string) => Object.assign(new Error(message), { code });
 
+/** Where a connection goes back when idle: a session's pool, or a pool of relays through another pod (cluster/tunnel-relay.ts). */
+export interface ConnectionPool {
+  release(conn: TargetConnection): boolean;
+  forget(conn: TargetConnection): void;
+}
+
 /**
  * A kept-alive HTTP/1.1 connection to a target: one tunnel stream that the
  * agent pipes to its own TCP (or TLS) connection. The daemon writes request
@@ -32,8 +38,9 @@ const failure = (code: string, message: string) => Object.assign(new Error(messa
  * time, reused once both its request and its response are complete.
  */
 export class TargetConnection implements ResponseSink {
-  readonly stream: MuxStream;
-  readonly #pool: TargetPool;
+  /** A tunnel stream, or a relay socket to the pod that holds the agent's session. */
+  readonly stream: Duplex;
+  readonly #pool: ConnectionPool;
   readonly #parser: ResponseParser;
   #handler: ExchangeHandler | undefined;
   #requestDone = true;
@@ -44,7 +51,7 @@ export class TargetConnection implements ResponseSink {
   #idleTimer: NodeJS.Timeout | undefined;
   #error: NodeJS.ErrnoException | undefined;
 
-  constructor(pool: TargetPool, stream: MuxStream) {
+  constructor(pool: ConnectionPool, stream: Duplex) {
     this.#pool = pool;
     this.stream = stream;
     this.#parser = new ResponseParser(this, maxHeaderSize);
@@ -148,7 +155,7 @@ export class TargetConnection implements ResponseSink {
  * Kept-alive connections to one target through one agent session, reused
  * last-in first-out (as http.Agent schedules). Dies with the session.
  */
-export class TargetPool {
+export class TargetPool implements ConnectionPool {
   readonly #mux: MuxSession;
   readonly #target: StreamTarget;
   readonly #free: TargetConnection[] = [];

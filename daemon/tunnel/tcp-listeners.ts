@@ -1,6 +1,7 @@
 import net, { type Server, type Socket } from 'node:net';
-import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
+import type { Duplex } from 'node:stream';
 import { splice } from '../../src/tunnel/splice.ts';
+import type { PodRelay } from '../cluster/tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import { parseTcpTarget } from '../tunnel-admin/route-rules.ts';
 import type { Observer } from './observe.ts';
@@ -17,17 +18,20 @@ interface Listener {
  * One TCP listener per enabled TCP route, on the edge listener's host and the
  * route's `listenPort`. Each connection becomes one tunnel stream to the agent,
  * which connects to `host:port`; bytes are piped both ways, half-close kept.
+ * Pods: an agent connected to another pod is reached through it (the relay).
  */
 export class TcpListeners {
   readonly #ctx: DaemonContext;
   readonly #sessions: AgentSessions;
   readonly #observer: Observer;
   readonly #byRoute = new Map<number, Listener>();
+  readonly #relay: PodRelay | undefined;
 
-  constructor(ctx: DaemonContext, sessions: AgentSessions, observer: Observer) {
+  constructor(ctx: DaemonContext, sessions: AgentSessions, observer: Observer, relay?: PodRelay) {
     this.#ctx = ctx;
     this.#sessions = sessions;
     this.#observer = observer;
+    this.#relay = relay;
   }
 
   /** Starts, keeps (updating target and agent in place) or stops listeners to match the routes. */
@@ -72,19 +76,32 @@ export class TcpListeners {
     const exchange = this.#observer.begin(route, { method: 'TCP', path: route.target, clientIp: ip });
     const link = this.#sessions.get(route.agentId);
     const target = parseTcpTarget(route.target);
-    let stream: MuxStream;
-    try {
-      if (!link) throw new Error('agent not connected');
-      if (!target) throw new Error('invalid TCP target');
-      stream = link.mux.open(target, { allowHalfOpen: true });
-    } catch (err) {
+    const failed = (err: unknown) => {
       exchange.finish(null, (err as Error).message);
       socket.destroy();
-      return;
+    };
+    const connected = (stream: Duplex) => {
+      socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
+      stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
+      splice(socket, stream, (err) => exchange.finish(null, err?.message));
+    };
+    try {
+      if (!target) throw new Error('invalid TCP target');
+      if (link) return connected(link.mux.open(target, { allowHalfOpen: true }));
+      if (!this.#relay) throw new Error('agent not connected');
+    } catch (err) {
+      return failed(err);
     }
-    socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
-    stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
-    splice(socket, stream, (err) => exchange.finish(null, err?.message));
+    const relay = this.#relay;
+    socket.pause();
+    void (async () => {
+      const holder = await relay.holder(route.agentId);
+      if (!holder) throw new Error('agent not connected');
+      const stream = await relay.dial(holder, route.agentId, target);
+      if (socket.destroyed) return void stream.destroy();
+      connected(stream);
+      socket.resume();
+    })().catch(failed);
   }
 
   closeAll(): void {

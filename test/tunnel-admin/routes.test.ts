@@ -148,7 +148,11 @@ describe('routes', () => {
 
   it('shows the topology: this pod, agents, routes with inFlight, edges', async () => {
     const topo = (await api(d, 'GET', '/admin/api/topology')).json();
-    expect(topo.pods).toEqual([{ id: expect.any(Number), name: expect.any(String), startedAt: expect.stringMatching(DATE), version: expect.any(String) }]);
+    expect(topo.pods).toEqual([{
+      id: expect.any(Number), name: expect.any(String), startedAt: expect.stringMatching(DATE), version: expect.any(String),
+      // The pod's load (issue 18): shards only on PostgreSQL, where pods lease them (as of the last heartbeat).
+      load: { shards: d.databaseUrl ? expect.any(Number) : null, resources: expect.any(Number), checksTotal: expect.any(Number), agents: expect.any(Number) },
+    }]);
     expect(topo.agents.map((a: { id: number }) => a.id)).toContain(agentId);
     expect(topo.routes.length).toBeGreaterThan(0);
     for (const route of topo.routes) {

@@ -29,6 +29,13 @@ export async function heartbeat(db: Kysely<Database>, m: MemberState, forgetMs: 
   await db.deleteFrom('cluster_members').where('heartbeat_at', '<', sql<number>`${NOW} - ${forgetMs}`).execute();
 }
 
+/** The load of the members heard from within `ttlMs`, by pod name (the newest member of a pod name wins). */
+export async function liveLoads(db: Kysely<Database>, ttlMs: number): Promise<Map<string, { shards: number; resources: number; checksTotal: number }>> {
+  const rows = await db.selectFrom('cluster_members').select(['pod_name', 'shards', 'resources', 'checks_total'])
+    .where('heartbeat_at', '>', sql<number>`${NOW} - ${ttlMs}`).orderBy('started_at').execute();
+  return new Map(rows.map((r) => [r.pod_name, { shards: Number(r.shards), resources: Number(r.resources), checksTotal: Number(r.checks_total) }]));
+}
+
 /** Members heard from within `ttlMs`, oldest first (the order of the fair share). */
 export async function liveMembers(db: Kysely<Database>, ttlMs: number): Promise<string[]> {
   const rows = await db.selectFrom('cluster_members').select('instance')

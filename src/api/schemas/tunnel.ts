@@ -187,8 +187,19 @@ export const RouteLogEntry = Type.Object(
 );
 export type RouteLogEntry = Static<typeof RouteLogEntry>;
 
+/** What a pod carries (issue 18); in the topology only. */
+export const PodLoad = Type.Object(
+  {
+    shards: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'check shards (of 64) the pod holds; null for a single daemon on SQLite' }),
+    resources: Type.Integer({ minimum: 0, description: 'resources the pod checks' }),
+    checksTotal: Type.Integer({ minimum: 0, description: 'checks the pod has run since it started' }),
+    agents: Type.Integer({ minimum: 0, description: 'agent sessions the pod holds' }),
+  },
+  { title: 'PodLoad' },
+);
+export type PodLoad = Static<typeof PodLoad>;
 export const Pod = Type.Object(
-  { id: Id, name: Type.String(), startedAt: DateTime, version: Type.String() },
+  { id: Id, name: Type.String(), startedAt: DateTime, version: Type.String(), load: Type.Optional(PodLoad) },
   { title: 'Pod' },
 );
 export type Pod = Static<typeof Pod>;
