@@ -13,7 +13,10 @@ export const POSTGRES_SUITES = [
   'test/status/**/*.test.ts',
   'test/notifiers/**/*.test.ts',
   'test/cluster/**/*.test.ts',
-  ...['admin-key-protection', 'explorer-session', 'login', 'metrics-visibility', 'metrics', 'problems', 'restart', 'shutdown',
+  'test/locations/private-network.test.ts',
+  'test/security/auth-matrix.test.ts',
+  'test/security/input-integrity.test.ts',
+  ...['admin-key-protection', 'credentials', 'explorer-session', 'login', 'metrics-visibility', 'metrics', 'problems', 'restart', 'shutdown',
     'users-keys'].map((name) => `test/foundation/${name}.test.ts`),
 ];
 
