@@ -50,8 +50,8 @@ type Stats = Record<string, { total: number; distinct: number }>;
 
 function procStat(pid: number) {
   const { user, system } = cpuMs(pid);
-  const { rss, peak } = memoryMb(pid);
-  return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak };
+  const { rss, peak, anon, file } = memoryMb(pid);
+  return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak, anonMb: anon, fileMb: file };
 }
 
 /** Cumulative buckets of `monctl_scheduler_lag_seconds` of one location. */
@@ -183,6 +183,7 @@ export async function benchAgentLocation(): Promise<void> {
     const daemonCpu = after.daemon.cpuSeconds - before.daemon.cpuSeconds;
     console.log(`agent CPU:  ${fmt(agentCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * agentCpu) / seconds)} % of one core, ${fmt((1000 * agentCpu) / Math.max(1, due), 3)} ms per check)`);
     console.log(`agent RSS:  ${fmt(after.agent.rssMb)} MB at the end, ${fmt(maxAgentRss)} MB max sampled each second, ${fmt(after.agent.peakMb)} MB peak (VmHWM) since it started`);
+    console.log(`agent RSS:  ${fmt(after.agent.anonMb)} MB its own memory (RssAnon) + ${fmt(after.agent.fileMb)} MB of its executable and libraries mapped in (RssFile) at the end`);
     console.log(`agent RSS:  ${fmt(before.agent.rssMb)} MB when the window began, then ${perInterval.join(', ')} MB at the end of each interval`);
     console.log(`daemon CPU: ${fmt(daemonCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * daemonCpu) / seconds)} % of one core, both sets of checks)`);
     console.log(`daemon RSS: ${fmt(after.daemon.rssMb)} MB at the end, ${fmt(maxDaemonRss)} MB max sampled each second`);

@@ -9,7 +9,8 @@
  * Flags: --resources N, --interval S (10..86400), --intervals K (measured),
  * --baseline-seconds S, --targets T (target server ports).
  * A short run: `npm run bench:probes -- --resources 1000 --interval 10 --intervals 2 --baseline-seconds 10`.
- * `--location agent`: bench/probes-agent.ts, through an agent and through the daemon in one run.
+ * `--location agent`: bench/probes-agent.ts, through an agent and through the daemon in one run
+ * (also `npm run bench:probes-agent`, so that `npm run bench` writes it to docs/BENCHMARKS.md).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

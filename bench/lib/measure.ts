@@ -7,15 +7,16 @@ import { readFileSync } from 'node:fs';
  */
 
 /** Memory of a process in MB from /proc/PID/status: resident now (VmRSS) and its peak (VmHWM); NaN once it is gone. */
-export function memoryMb(pid: number): { rss: number; peak: number } {
+export function memoryMb(pid: number): { rss: number; peak: number; anon: number; file: number } {
   let status: string;
   try {
     status = readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
-    return { rss: Number.NaN, peak: Number.NaN };
+    return { rss: Number.NaN, peak: Number.NaN, anon: Number.NaN, file: Number.NaN };
   }
   const mb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
-  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
+  // RssFile: pages of the executable and libraries mapped in (clean, shared with the page cache); RssAnon: the process's own memory.
+  return { rss: mb('VmRSS'), peak: mb('VmHWM'), anon: mb('RssAnon'), file: mb('RssFile') };
 }
 
 export const rssMb = (pid: number): number => memoryMb(pid).rss;

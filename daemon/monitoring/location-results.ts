@@ -13,7 +13,9 @@ const STATUS: Record<ProbeResult['status'], string> = { AVAILABLE: 'available', 
  * The latest result of each location (issue 19), for resources checked
  * anywhere but the daemon alone (the daemon-only case is the resource's own
  * latest-check columns). A location that could not check is `unknown`, with
- * the reason as its message. One upsert per chunk, newest round per location.
+ * the reason as its message. One upsert per chunk, newest round per location;
+ * a round that arrives after a newer one was recorded (a scheduled round
+ * batched by the writer, a check-now written at once) leaves the newer row.
  */
 export async function recordLocationResults(
   trx: Transaction<Database>, rounds: ReadonlyArray<{ resourceId: number; checks?: LocationCheck[] }>,
@@ -43,6 +45,6 @@ export async function recordLocationResults(
       error_code: eb.ref('excluded.error_code'),
       checked_at: eb.ref('excluded.checked_at'),
       duration_ms: eb.ref('excluded.duration_ms'),
-    }))).execute();
+    })).where((eb) => eb('location_results.checked_at', '<=', eb.ref('excluded.checked_at')))).execute();
   }
 }

@@ -6,6 +6,7 @@ import {
 } from '../../src/tunnel/probe-protocol.ts';
 import type { PodRelay } from '../cluster/tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
+import { podName } from '../tunnel-admin/pods.ts';
 import { publishTopology } from '../tunnel-admin/topology-events.ts';
 import type { AgentSessions } from './sessions.ts';
 
@@ -80,7 +81,7 @@ export class AgentProbes {
     if (!link) {
       const holder = await this.#relay?.holder(agentId).catch(() => undefined);
       if (holder) return this.#relay!.probe(holder, agentId, name, check);
-      return { ran: false, message: `agent ${name} is not connected` };
+      return { ran: false, message: await this.#notHere(agentId, name) };
     }
     if (!link.probes) {
       return { ran: false, message: `agent ${name} (monctl ${link.version ?? 'of an unknown version'}) does not support remote checks: upgrade it to run checks there` };
@@ -127,6 +128,21 @@ export class AgentProbes {
 
   close(): void {
     clearInterval(this.#timer);
+  }
+
+  /**
+   * Why an agent without a session here cannot check: not connected, or
+   * (several pods on one database) connected to another pod, which this pod
+   * cannot send checks through (docs/DECISIONS.md, "Probe locations").
+   */
+  async #notHere(agentId: number, name: string): Promise<string> {
+    const row = await this.#ctx.db.selectFrom('agents').leftJoin('pods', 'pods.id', 'agents.pod_id')
+      .select(['agents.status', 'pods.name as pod']).where('agents.id', '=', agentId).executeTakeFirst().catch(() => undefined);
+    if (row?.status === 'CONNECTED' && row.pod) {
+      const here = podName(this.#ctx);
+      if (row.pod !== here) return `agent ${name} is connected to pod ${row.pod}, not to pod ${here} which checks this resource`;
+    }
+    return `agent ${name} is not connected`;
   }
 
   #load(agentId: number): Load {

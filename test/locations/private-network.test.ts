@@ -130,6 +130,17 @@ describe('checks from the agent\'s side of a private network', () => {
     expect(topology.probes.find((p: { agentId: number }) => p.agentId === agents['agent-a'].id).checksPerMinute).toBeGreaterThan(0);
   });
 
+  it('TCP from the agent too, the agent given by its id: reached at agent-a, refused at the daemon', async () => {
+    const port = new URL(targetA.url).port;
+    const r = await ok('POST', '/api/resources', {
+      name: 'site-a-tcp', resourceType: 'TCP', target: `127.0.0.1:${port}`, intervalSeconds: 3600, locations: [agents['agent-a'].id, 'daemon'], quorum: 'all',
+    });
+    await checkNow(r.id);
+    const view = await detail(r.id);
+    expect(view).toMatchObject({ locations: ['agent-a', 'daemon'], quorum: 'all', currentStatus: 'available' }); // down at 1 of 2: not all
+    expect(view.locationResults.map((l: { location: string; status: string }) => `${l.location} ${l.status}`)).toEqual(['agent-a available', 'daemon not_available']);
+  });
+
   it('quorum any: down when any location fails; majority over three locations follows the majority', async () => {
     const any = await resource('quorum-any', targetA.url, { locations: ['agent-a', 'daemon'], quorum: 'any' });
     await checkNow(any.id);

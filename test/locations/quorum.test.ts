@@ -106,6 +106,18 @@ describe('rounds recorded', () => {
     expect((await row(id)).current_status).toBe('unknown');
   });
 
+  it('a round recorded after a newer one leaves the newer result per location (the writer batches, check-now does not)', async () => {
+    const id = await resource([office, DAEMON_LOCATION]);
+    t += 120_000;
+    const newer = [at(office, 'NOT_AVAILABLE'), at(DAEMON_LOCATION, 'NOT_AVAILABLE')];
+    await recordResults(ctx, [{ resourceId: id, result: decide('majority', newer), checks: newer }]);
+    const older = [at(office, 'AVAILABLE'), at(DAEMON_LOCATION, 'AVAILABLE')].map((c) => ({ ...c, result: { ...c.result, checkedAt: t - 60_000 } }));
+    await recordResults(ctx, [{ resourceId: id, result: decide('majority', older), checks: older }]);
+    const results = await store.db.selectFrom('location_results').select(['agent_id', 'status', 'checked_at']).where('resource_id', '=', id).orderBy('agent_id').execute();
+    expect(results).toEqual([{ agent_id: 0, status: 'not_available', checked_at: t }, { agent_id: 1, status: 'not_available', checked_at: t }]);
+    expect((await row(id)).current_status).toBe('not_available');
+  });
+
   it('incidents follow the decided status: one failing location of three opens nothing, two do', async () => {
     const id = await resource([office, lab, DAEMON_LOCATION]);
     for (let i = 0; i < 4; i++) await round(id, 'majority', at(office, 'AVAILABLE'), at(lab, 'AVAILABLE'), at(DAEMON_LOCATION, 'NOT_AVAILABLE'));

@@ -9,7 +9,7 @@ import { AgentProbes } from '../../daemon/tunnel/remote-probes.ts';
 import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
 import { type ProbeSupport, probeStreamTarget, probeVersionOf, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import { openContext, type TestContext } from '../probes/helpers/context.ts';
-import { closeAll, type MuxPair, muxPair } from '../tunnel/mux-helpers.ts';
+import { closeAll, type MuxPair, muxPair, until } from '../tunnel/mux-helpers.ts';
 
 /**
  * The probe stream of the tunnel protocol between the daemon's AgentProbes and
@@ -171,6 +171,35 @@ describe('remote checks over a tunnel session', () => {
     expect(!outcome.ran && outcome.message).toBe('timeout at agent office: no answer within 5.2 s');
     await reset;
   }, 15_000);
+
+  it('a check left waiting in the agent\'s queue past its timeout + 5 s: unknown, timeout at agent; the agent drops it unrun', async () => {
+    const pair = await muxPair();
+    const server = new ProbeServer({ concurrency: 1, protocol: 1, log });
+    agentSide(pair, server);
+    const probes = daemonSide(pair, server.support());
+    holding = true;
+    let requests = 0;
+    const count = () => requests++;
+    target.on('request', count);
+    try {
+      // The one slot is taken for 8 s by a check the target never answers (its own timeout ends it).
+      const slow = probes.probe(1, 'office', check({ timeoutMs: 8_000 }));
+      await until(() => server.stats().running === 1);
+      const queued = await probes.probe(1, 'office', check({ timeoutMs: 200 }));
+      expect(!queued.ran && queued.message).toBe('timeout at agent office: no answer within 5.2 s');
+      expect(server.stats()).toEqual({ running: 1, waiting: 1 });
+      const first = await slow;
+      expect(first).toMatchObject({ ran: true, status: 'NOT_AVAILABLE' });
+      expect(server.stats()).toEqual({ running: 0, waiting: 0 });
+      expect(requests).toBe(1); // the timed-out check never ran
+    } finally {
+      target.off('request', count);
+      holding = false;
+      while (held.length) held.shift()!();
+      probes.close();
+      await server.close();
+    }
+  }, 20_000);
 
   it('the tunnel dropping mid-check: unknown, disconnected during the check', async () => {
     const pair = await muxPair();
