@@ -6,7 +6,7 @@ import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protoc
 import type { StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel/remote-probes.ts';
-import { type ConnectionPool, TargetConnection } from '../tunnel/target-connection.ts';
+import { KeptAlivePool, TargetConnection } from '../tunnel/target-connection.ts';
 import { podName } from '../tunnel-admin/pods.ts';
 
 /** The upgrade a pod answers for another pod's edge (cluster/relay-accept.ts). */
@@ -126,31 +126,17 @@ export class PodRelay {
   }
 }
 
-class RelayPool implements ConnectionPool {
-  readonly #free: TargetConnection[] = [];
+/** Kept-alive relay connections to one target through the agent's session on another pod. */
+class RelayPool extends KeptAlivePool {
   readonly #dial: () => Promise<Duplex>;
 
   constructor(url: string, token: string, agentId: number, target: StreamTarget) {
+    super(MAX_FREE);
     this.#dial = () => dialRelay(url, token, agentId, target);
   }
 
   async acquire(): Promise<TargetConnection> {
-    return this.#free.pop() ?? new TargetConnection(this, await this.#dial());
-  }
-
-  release(conn: TargetConnection): boolean {
-    if (this.#free.length >= MAX_FREE) return false;
-    this.#free.push(conn);
-    return true;
-  }
-
-  forget(conn: TargetConnection): void {
-    const at = this.#free.indexOf(conn);
-    if (at >= 0) this.#free.splice(at, 1);
-  }
-
-  destroy(): void {
-    for (const conn of this.#free.splice(0)) conn.stream.destroy();
+    return this.idle() ?? new TargetConnection(this, await this.#dial());
   }
 }
 

@@ -152,27 +152,25 @@ export class TargetConnection implements ResponseSink {
 }
 
 /**
- * Kept-alive connections to one target through one agent session, reused
- * last-in first-out (as http.Agent schedules). Dies with the session.
+ * Idle kept-alive connections to one target, reused last-in first-out (as
+ * http.Agent schedules), at most `max`; what opens a new one is the subclass's.
  */
-export class TargetPool implements ConnectionPool {
-  readonly #mux: MuxSession;
-  readonly #target: StreamTarget;
+export abstract class KeptAlivePool implements ConnectionPool {
   readonly #free: TargetConnection[] = [];
+  readonly #max: number;
 
-  constructor(mux: MuxSession, target: StreamTarget) {
-    this.#mux = mux;
-    this.#target = target;
+  constructor(max: number) {
+    this.#max = max;
   }
 
-  /** An idle connection, or a new stream; throws when the session is closing or gone. */
-  acquire(): TargetConnection {
-    return this.#free.pop() ?? new TargetConnection(this, this.#mux.open(this.#target, { allowHalfOpen: false }));
+  /** The most recently released idle connection, if any. */
+  protected idle(): TargetConnection | undefined {
+    return this.#free.pop();
   }
 
   /** False when the pool is full (the connection is then closed). */
   release(conn: TargetConnection): boolean {
-    if (this.#free.length >= MAX_FREE) return false;
+    if (this.#free.length >= this.#max) return false;
     this.#free.push(conn);
     return true;
   }
@@ -182,12 +180,29 @@ export class TargetPool implements ConnectionPool {
     if (at >= 0) this.#free.splice(at, 1);
   }
 
-  /** Closes the idle connections (the session is going away; busy ones finish first). */
+  /** Closes the idle connections (busy ones finish first). */
   dropIdle(): void {
     for (const conn of this.#free.splice(0)) conn.stream.destroy();
   }
 
   destroy(): void {
     this.dropIdle();
+  }
+}
+
+/** Kept-alive connections to one target through one agent session. Dies with the session. */
+export class TargetPool extends KeptAlivePool {
+  readonly #mux: MuxSession;
+  readonly #target: StreamTarget;
+
+  constructor(mux: MuxSession, target: StreamTarget) {
+    super(MAX_FREE);
+    this.#mux = mux;
+    this.#target = target;
+  }
+
+  /** An idle connection, or a new stream; throws when the session is closing or gone. */
+  acquire(): TargetConnection {
+    return this.idle() ?? new TargetConnection(this, this.#mux.open(this.#target, { allowHalfOpen: false }));
   }
 }
