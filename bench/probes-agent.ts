@@ -9,11 +9,13 @@
  *
  * Flags: --resources N (per location), --interval S, --intervals K (measured), --targets T,
  * --agent sea|mjs|ts: the agent as shipped (`dist/monctl-agent`, the default; built first),
- * `node dist/agent.mjs` as the README runs it, or `monctl agent` from the sources.
+ * `node dist/agent.mjs` as the README runs it, or `monctl agent` from the sources;
+ * --page-cache cold|warm: the single executable's pages dropped from the page cache before it
+ * starts (the default, as after a reboot) or left as the build wrote them (see dropPageCache).
  * Short run: `npm run bench:probes -- --location agent --resources 1000 --interval 10 --intervals 2`.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,20 +92,46 @@ async function adminCall(d: TestDaemon, method: string, path: string, body?: unk
   return JSON.parse(text);
 }
 
+/**
+ * Drops `file`'s pages from the page cache (written to disk first), so that the agent's
+ * executable is read from disk as after a reboot. The build has just written it, and a
+ * file written in large chunks sits in the page cache in large folios (512 KB on ext4
+ * under Linux 6.18) which a page fault maps whole: each page of the executable the agent
+ * touches then counts 512 KB in its RssFile instead of the 64 KB of fault-around.
+ * `dd iflag=nocache count=0` is GNU dd's documented way to drop a file's cache.
+ */
+function dropPageCache(file: string): void {
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const dropped = spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none'], { encoding: 'utf8' });
+  if (dropped.status !== 0) throw new Error(`dd iflag=nocache failed: ${dropped.stderr}`);
+}
+
 /** The agent command line for `--agent`, building the agent first when it is not run from the sources. */
-function agentCommand(kind: string): { command: string; args: string[] } {
+function agentCommand(kind: string, pageCache: string): { command: string; args: string[] } {
   if (kind === 'ts') return { command: join(ROOT, 'bin/monctl'), args: ['agent'] };
   const built = spawnSync('npm', ['run', '--silent', 'build:agent'], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`build:agent failed: ${built.stderr}`);
   if (kind === 'mjs') return { command: join(ROOT, 'node_modules/.bin/node'), args: ['--max-semi-space-size=1', '--no-maglev', join(ROOT, 'dist/agent.mjs')] };
-  if (kind === 'sea') return { command: join(ROOT, 'dist/monctl-agent'), args: [] };
+  if (kind === 'sea') {
+    const executable = join(ROOT, 'dist/monctl-agent');
+    if (pageCache === 'cold') dropPageCache(executable);
+    return { command: executable, args: [] };
+  }
   throw new Error(`--agent must be sea, mjs or ts, not ${kind}`);
 }
 
 export async function benchAgentLocation(): Promise<void> {
   const at = process.argv.indexOf('--agent');
   const kind = at > 0 ? process.argv[at + 1] : 'sea';
-  const how = agentCommand(kind);
+  const pageCacheAt = process.argv.indexOf('--page-cache');
+  const pageCache = pageCacheAt > 0 ? process.argv[pageCacheAt + 1] : 'cold';
+  if (pageCache !== 'cold' && pageCache !== 'warm') throw new Error(`--page-cache must be cold or warm, not ${pageCache}`);
+  const how = agentCommand(kind, pageCache);
   const n = flag('resources', 5_000);
   const interval = flag('interval', 60);
   const intervals = flag('intervals', 2);
@@ -120,7 +148,7 @@ export async function benchAgentLocation(): Promise<void> {
   const d = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' }, dataDir: join(dir, 'data') });
   children.push(d.proc);
   let agent: ChildProcess | undefined;
-  console.log(`probes bench by location: ${n} HTTP resources through one agent (${kind}: ${[how.command, ...how.args].map((a) => a.replace(`${ROOT}/`, '')).join(' ')}) and ${n} through the daemon, every ${interval} s, on ${ports.length} local targets; measuring ${intervals} interval(s)`);
+  console.log(`probes bench by location: ${n} HTTP resources through one agent (${kind}: ${[how.command, ...how.args].map((a) => a.replace(`${ROOT}/`, '')).join(' ')}) and ${n} through the daemon, every ${interval} s, on ${ports.length} local targets; measuring ${intervals} interval(s)${kind === 'sea' ? `; its executable's page cache ${pageCache}` : ''}`);
   try {
     const { id } = await adminCall(d, 'POST', '/admin/api/agents', { name: LOCATIONS.agent });
     const { token } = await adminCall(d, 'POST', `/admin/api/agents/${id}/token`);
