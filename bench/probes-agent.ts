@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { ROOT, startDaemon, type TestDaemon } from '../test/helpers/daemon.ts';
+import { parseLagBuckets, quantile } from './lib/lag.ts';
 import { flag, fmt } from './lib/load.ts';
 import { cpuMs, memoryMb, metricSum } from './lib/measure.ts';
 
@@ -54,31 +55,6 @@ function procStat(pid: number) {
   const { user, system } = cpuMs(pid);
   const { rss, peak, anon, file } = memoryMb(pid);
   return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak, anonMb: anon, fileMb: file };
-}
-
-/** Cumulative buckets of `monctl_scheduler_lag_seconds` of one location. */
-function lagBuckets(text: string, location: string): Map<number, number> {
-  const out = new Map<number, number>();
-  const pattern = new RegExp(`^monctl_scheduler_lag_seconds_bucket\\{le="([^"]+)",location="${location}"\\} (\\d+)`, 'gm');
-  for (const m of text.matchAll(pattern)) out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
-  return out;
-}
-
-function quantile(q: number, before: Map<number, number>, after: Map<number, number>): number {
-  const bounds = [...after.keys()].sort((a, b) => a - b);
-  const counts = bounds.map((b) => after.get(b)! - (before.get(b) ?? 0));
-  const total = counts[counts.length - 1];
-  if (!total) return NaN;
-  const rank = q * total;
-  for (let i = 0; i < bounds.length; i++) {
-    if (counts[i] >= rank) {
-      if (bounds[i] === Infinity) return bounds[i - 1];
-      const lower = i === 0 ? 0 : bounds[i - 1];
-      const below = i === 0 ? 0 : counts[i - 1];
-      return lower + (bounds[i] - lower) * ((rank - below) / Math.max(1, counts[i] - below));
-    }
-  }
-  return NaN;
 }
 
 async function adminCall(d: TestDaemon, method: string, path: string, body?: unknown, dispatcher?: Agent): Promise<any> {
@@ -201,8 +177,8 @@ export async function benchAgentLocation(): Promise<void> {
     const skipped = metricSum(m1, `monctl_agent_checks_skipped_total{agent="${LOCATIONS.agent}"}`) - metricSum(m0, `monctl_agent_checks_skipped_total{agent="${LOCATIONS.agent}"}`);
     for (const [set, location] of [['a', LOCATIONS.agent], ['d', LOCATIONS.daemon]] as const) {
       const done = after.stats[set].total - before.stats[set].total;
-      const lag0 = lagBuckets(m0, location);
-      const lag1 = lagBuckets(m1, location);
+      const lag0 = parseLagBuckets(m0, location);
+      const lag1 = parseLagBuckets(m1, location);
       const label = set === 'a' ? 'through the agent' : 'by the daemon   ';
       console.log(`${label}: checks done vs due ${done} / ${due} (${fmt((100 * done) / due)} %), start lag p50 ${fmt(quantile(0.5, lag0, lag1) * 1000)} ms, p99 ${fmt(quantile(0.99, lag0, lag1) * 1000)} ms`);
     }

@@ -1,13 +1,16 @@
 import { request } from 'undici';
 
-/** Cumulative buckets of `monctl_scheduler_lag_seconds` from the daemon's metrics. */
+/** Cumulative buckets of `monctl_scheduler_lag_seconds` from the daemon's metrics (checks run by the daemon). */
 export async function lagBuckets(url: string, key: string): Promise<Map<number, number>> {
   const res = await request(`${url}/actuator/prometheus`, { headers: { authorization: `Bearer ${key}` } });
-  const text = await res.body.text();
+  return parseLagBuckets(await res.body.text(), 'daemon');
+}
+
+/** The cumulative lag buckets of one location (`daemon` or an agent's name) in a metrics text. */
+export function parseLagBuckets(text: string, location: string): Map<number, number> {
   const out = new Map<number, number>();
-  for (const m of text.matchAll(/^monctl_scheduler_lag_seconds_bucket\{le="([^"]+)",location="daemon"\} (\d+)/gm)) {
-    out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
-  }
+  const pattern = new RegExp(`^monctl_scheduler_lag_seconds_bucket\\{le="([^"]+)",location="${location}"\\} (\\d+)`, 'gm');
+  for (const m of text.matchAll(pattern)) out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
   return out;
 }
 
