@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { operations } from '../../src/api/operations.ts';
 import type { ApiClient } from '../../src/client/api-client.ts';
-import { freeTcpPort } from '../../test/helpers/pebble.ts';
+import { freePort } from '../../test/helpers/free-port.ts';
 import { makePki } from '../../test/helpers/tls.ts';
 import { ensureTools } from '../../test/setup/provision.ts';
 import { fmt } from './load.ts';
@@ -80,7 +80,7 @@ export async function httpsBench(b: HttpsBench): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
     await b.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert, privateKey: pair.key } });
     await b.admin.call(operations.createRoute, { body: { name: 'bench-https', type: 'HTTP', agentId: b.agentId, target: b.target, hostname: 'localhost' } });
-    const port = await freeTcpPort();
+    const port = await freePort();
     const conf = join(b.dir, 'nginx.conf');
     writeFileSync(conf, nginxConf(b.dir, port, b.target, pair.certFile, pair.keyFile));
     nginx = await startNginx(conf);

@@ -1,9 +1,9 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { processTree, run } from './procs.ts';
+import { freePort } from '../../test/helpers/free-port.ts';
 
 /**
  * The peers monctl's tunnel is measured against, set up in a temp dir by the
@@ -21,16 +21,6 @@ export interface BenchPath {
 }
 
 export interface Skipped { name: string; skipped: string }
-
-/** A port free right now on 127.0.0.1 (for servers that cannot report the one the OS chose). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}
 
 const which = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim();
 

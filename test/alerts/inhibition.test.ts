@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
-import { freePort } from '../probes/helpers/registry.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startTunnel, type Tunnel } from '../tunnel/helpers.ts';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
 import { eventually, itemsOf, sleep, startTarget, worldOf, type AlertWorld } from './world.ts';

@@ -1,21 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { until } from '../helpers/http.ts';
-
-/** A port free right now, so that a restarted daemon listens where the stream reconnects. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { freePort } from '../helpers/free-port.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'monctl-reconnect-'));
 let d: TestDaemon | undefined;

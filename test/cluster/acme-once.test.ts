@@ -5,7 +5,8 @@ import { operations } from '../../src/api/operations.ts';
 import { until } from '../alerts/helpers.ts';
 import { eventually } from '../alerts/world.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
-import { type Pebble, startPebble, freeTcpPort } from '../helpers/pebble.ts';
+import { type Pebble, startPebble } from '../helpers/pebble.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { servedFor } from '../tunnel/tls-edge.ts';
 import { type Pods, startPods } from './pods.ts';
 
@@ -45,7 +46,7 @@ describe('ACME across pods', () => {
       req.pipe(upstream);
     });
     await new Promise<void>((r) => lb.listen(0, '127.0.0.1', r));
-    pebble = await startPebble({ httpPort: (lb.address() as AddressInfo).port, tlsPort: await freeTcpPort() });
+    pebble = await startPebble({ httpPort: (lb.address() as AddressInfo).port, tlsPort: await freePort() });
     cluster = await startPods(3, {
       args: ['--edge-tls-listen', '127.0.0.1:0', '--acme-directory', pebble.directory, '--acme-email', 'ops@example.test', '--acme-challenges', 'http-01'],
       env: { NODE_EXTRA_CA_CERTS: pebble.listenerCaFile },

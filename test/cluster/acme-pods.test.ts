@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import type { Certificate } from '../../src/api/schemas/certificates.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { freeTcpPort, type Pebble, startPebble } from '../helpers/pebble.ts';
+import { type Pebble, startPebble } from '../helpers/pebble.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 import { until } from '../tunnel/helpers.ts';
 import { servedFor } from '../tunnel/tls-edge.ts';
@@ -33,7 +34,7 @@ describe('ACME on pods: one order per name', () => {
   let routeIds: number[] = [];
 
   beforeAll(async () => {
-    const [httpPort, tlsPort] = [await freeTcpPort(), await freeTcpPort()];
+    const [httpPort, tlsPort] = [await freePort(), await freePort()];
     pebble = await startPebble({ httpPort, tlsPort });
     const url = await createTestDatabase();
     // The routes exist before any ACME daemon starts, so both start with every name due.

@@ -8,7 +8,7 @@ import { operations } from '../../src/api/operations.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
 import { agentSlot, makePki, type TestPki } from '../helpers/tls.ts';
 import { edge, startAgent, startTarget, type TestAgent, until } from '../tunnel/helpers.ts';
-import { freeTcpPort } from '../helpers/pebble.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { queryDb } from '../helpers/test-database.ts';
 import { type Pods, startPods } from './pods.ts';
 
@@ -210,7 +210,7 @@ describe('TCP routes and remote checks across pods', () => {
   it('serves the route\'s port at the pod without the agent', async () => {
     const a = cluster.pod('pod-a');
     const slot = await agentSlot(a, 'tcp-office', dir);
-    const listenPort = await freeTcpPort();
+    const listenPort = await freePort();
     await a.admin.call(operations.createRoute, {
       body: { name: 'echo', type: 'TCP', agentId: slot.id, target: `127.0.0.1:${(echo.address() as { port: number }).port}`, listenPort },
     });

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { makePki, type TestPki } from './tls.ts';
+import { freePort } from './free-port.ts';
 
 /**
  * Debian's pebble (Let's Encrypt's ACME test server) and pebble-challtestsrv
@@ -22,17 +22,6 @@ export interface Pebble {
   root(): Promise<string>;
   logs(): string;
   stop(): Promise<void>;
-}
-
-export function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function freeUdpPort(): Promise<number> {
@@ -73,7 +62,7 @@ function run(cmd: string, args: string[], env: Record<string, string>, out: { te
 export async function startPebble(opts: { httpPort: number; tlsPort: number; env?: Record<string, string> }): Promise<Pebble> {
   const pki: TestPki = makePki('pebble listener CA');
   const listener = pki.issue('pebble', 1, 2);
-  const [listen, management, dns, dnsManagement] = await Promise.all([freeTcpPort(), freeTcpPort(), freeUdpPort(), freeTcpPort()]);
+  const [listen, management, dns, dnsManagement] = await Promise.all([freePort(), freePort(), freeUdpPort(), freePort()]);
   const out = { text: '' };
   const dnsServer = run('pebble-challtestsrv', [
     '-dns01', `127.0.0.1:${dns}`, '-http01', '', '-https01', '', '-tlsalpn01', '',

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.ts';
 
 /**
  * A throw-away PostgreSQL cluster from Debian's `postgresql` package: initdb
@@ -37,17 +37,6 @@ export function postgresBinDir(): string {
     throw new Error('PostgreSQL 15+ is not installed (Debian package postgresql); the test setup installs it as root (test/setup/provision.ts)');
   }
   return join(root, String(versions[0]), 'bin');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** nobody's uid and gid when this is root (PostgreSQL will not run as root), else undefined. */

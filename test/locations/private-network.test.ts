@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { bearer, send } from '../helpers/http.ts';
 import { buildLayout, type Layout, push } from '../probes/helpers/images.ts';
-import { freePort, type Registry, startRegistry } from '../probes/helpers/registry.ts';
+import { type Registry, startRegistry } from '../probes/helpers/registry.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startAgent, type TestAgent, until } from '../tunnel/helpers.ts';
 import { createPrivateNetwork, namespacesWork, type PrivateNetwork, type Site, type SiteTarget, startSiteTarget } from './private-network.ts';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatchers, type Dispatchers } from '../../src/probes/dispatchers.ts';
 import { probeHttp } from '../../src/probes/http-probe.ts';
 import { probeTcp } from '../../src/probes/tcp-probe.ts';
-import { freePort } from './helpers/registry.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const TIMEOUT = 1_000; // lowered for the never-answering server; the default stays 15 s
 let dispatchers: Dispatchers;

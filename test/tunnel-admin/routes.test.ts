@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { expectProblem, fieldsOf } from '../helpers/http.ts';
 import { agent, api } from './helpers.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 let d: TestDaemon;
@@ -20,15 +21,6 @@ afterAll(async () => {
   await d?.stop();
   await new Promise((resolve) => busy?.close(resolve));
 });
-
-/** A port the OS considers free right now. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 const post = (body: unknown) => api(d, 'POST', '/admin/api/routes', body);
 

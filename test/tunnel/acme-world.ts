@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { operations } from '../../src/api/operations.ts';
 import type { Certificate } from '../../src/api/schemas/certificates.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { freeTcpPort, type Pebble, startPebble } from '../helpers/pebble.ts';
+import { type Pebble, startPebble } from '../helpers/pebble.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { agentSlot } from '../helpers/tls.ts';
 import { startAgent, type TestAgent, until } from './helpers.ts';
 
@@ -28,7 +29,7 @@ export interface AcmeWorld {
 }
 
 export async function startAcmeWorld(opts: { challenges: string; pebbleEnv?: Record<string, string>; pebbleHttpPort?: number; args?: string[] }): Promise<AcmeWorld> {
-  const [httpPort, tlsPort] = [await freeTcpPort(), await freeTcpPort()];
+  const [httpPort, tlsPort] = [await freePort(), await freePort()];
   const pebble = await startPebble({ httpPort: opts.pebbleHttpPort ?? httpPort, tlsPort, env: opts.pebbleEnv });
   const base = mkdtempSync(join(tmpdir(), 'monctl-acme-'));
   const dataDir = join(base, 'data');

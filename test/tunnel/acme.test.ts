@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { adminRunner, tempHome } from '../cli/run.ts';
-import { freeTcpPort } from '../helpers/pebble.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { makePki } from '../helpers/tls.ts';
 import { type Receiver, startReceiver } from '../notifiers/receivers.ts';
 import { edge, startTarget, until } from './helpers.ts';
@@ -122,7 +122,7 @@ describe('ACME: a refused challenge', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     // Pebble validates HTTP-01 on a port where nothing listens: every challenge is refused.
-    world = await startAcmeWorld({ challenges: 'http-01', pebbleHttpPort: await freeTcpPort(), pebbleEnv: { PEBBLE_VA_ALWAYS_VALID: '0' } });
+    world = await startAcmeWorld({ challenges: 'http-01', pebbleHttpPort: await freePort(), pebbleEnv: { PEBBLE_VA_ALWAYS_VALID: '0' } });
   }, 60_000);
   afterAll(async () => {
     await world?.close();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket as WsClient, WebSocketServer } from 'ws';
 import { operations } from '../../src/api/operations.ts';
 import { edge, startTarget, startTunnel, subscribe, type Tunnel, until } from './helpers.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 /** Connection-shaped traffic: WebSocket upgrades and TCP routes, through a real agent. */
 describe('tunnel: WebSocket and TCP', () => {
@@ -90,16 +91,6 @@ describe('tunnel: WebSocket and TCP', () => {
     expect((await edge(tunnel.daemon.edgeUrl, 'ws.test', 'GET', '/')).text).toBe('plain');
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Sends the payload, half-closes, and collects everything until the other side ends. */
 function tcpRoundTrip(port: number, payload: Buffer): Promise<Buffer> {
