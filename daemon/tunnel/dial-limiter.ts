@@ -3,7 +3,8 @@ import ipaddr from 'ipaddr.js';
 /**
  * The source a dial is counted against: the IPv4 address (IPv4-mapped IPv6
  * included), or the /64 of an IPv6 address, since one host commonly holds a
- * whole /64 and could otherwise pick a fresh address per try.
+ * whole /64 and could otherwise pick a fresh address per try. The edge's
+ * rate limits count clients the same way.
  */
 export function dialSource(address: string | undefined): string {
   if (!address) return 'unknown';

@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js';
+import { dialSource } from '../dial-limiter.ts';
 
 interface Bucket { tokens: number; at: number }
 
@@ -15,7 +15,7 @@ export class RateLimiter {
 
   /** 0 when the request may go, else the seconds until it could. */
   take(routeId: number, client: string, perSecond: number, burst: number, now = Date.now()): number {
-    const key = `${routeId}|${sourceOf(client)}`;
+    const key = `${routeId}|${dialSource(client)}`;
     let bucket = this.#buckets.get(key);
     if (bucket) {
       this.#buckets.delete(key); // re-inserted below: the map stays in least-recently-used order
@@ -31,15 +31,5 @@ export class RateLimiter {
       return 0;
     }
     return (1 - bucket.tokens) / perSecond;
-  }
-}
-
-function sourceOf(address: string): string {
-  try {
-    const ip = ipaddr.process(address);
-    if (ip.kind() === 'ipv4') return ip.toString();
-    return `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
-  } catch {
-    return address;
   }
 }
