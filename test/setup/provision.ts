@@ -20,6 +20,9 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   pebble: 'pebble', // a real ACME server for the HTTPS edge's certificates
   'pebble-challtestsrv': 'pebble', // pebble's DNS: every test hostname is 127.0.0.1
   curl: 'curl', // fetches through the HTTPS edge, verifying the chain
+  pg_ctlcluster: 'postgresql', // a throw-away PostgreSQL server: the suites' second backend, and the pods
+  ip: 'iproute2', // network namespaces: targets only an agent can reach
+  script: 'util-linux', // a pty for the CLI's password prompt
 };
 
 /**
@@ -33,7 +36,6 @@ export const TUNNEL_BENCH_TOOLS: Record<string, string> = {
   nginx: 'nginx-light', // the one-hop reverse proxy, and the HTTP front of ssh -R
   sshd: 'openssh-server', // the private sshd that ssh -R forwards through
   ssh: 'openssh-client', // ssh -R itself
-  pg_ctlcluster: 'postgresql', // a throw-away PostgreSQL server: the suites' second backend, and the pods
 };
 
 function onPath(command: string, path = process.env.PATH ?? ''): boolean {
