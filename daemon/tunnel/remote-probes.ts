@@ -132,10 +132,12 @@ export class AgentProbes {
 
   /**
    * Why an agent without a session here cannot check: not connected, or
-   * (several pods on one database) connected to another pod, which this pod
-   * cannot send checks through (docs/DECISIONS.md, "Probe locations").
+   * (several pods) connected to a pod that no relay could reach. A single
+   * daemon holds every session itself, so it asks the database nothing (this
+   * runs for each check of an absent agent).
    */
   async #notHere(agentId: number, name: string): Promise<string> {
+    if (!this.#relay) return `agent ${name} is not connected`;
     const row = await this.#ctx.db.selectFrom('agents').leftJoin('pods', 'pods.id', 'agents.pod_id')
       .select(['agents.status', 'pods.name as pod']).where('agents.id', '=', agentId).executeTakeFirst().catch(() => undefined);
     if (row?.status === 'CONNECTED' && row.pod) {
