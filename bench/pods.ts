@@ -15,12 +15,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { startPgCluster, type PgCluster } from '../test/helpers/postgres.ts';
 import { startDaemon, type TestDaemon } from '../test/helpers/daemon.ts';
 import { lagBuckets, quantile, sumBuckets } from './lib/lag.ts';
 import { flag, fmt } from './lib/load.ts';
 import { cpuMs, metricSum } from './lib/measure.ts';
+import { createResources } from './lib/resources.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const env = { MONCTL_CHECK_RESPONSES: '0' };
@@ -76,23 +77,8 @@ async function round(opts: {
       }
     }
     const seen0 = await opts.distinct();
-    const api = new Agent({ connections: 8 });
-    const created = Date.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < n) {
-        const i = next++;
-        const res = await request(`${first.url}/api/resources`, {
-          method: 'POST', dispatcher: api,
-          headers: { authorization: `Bearer ${first.adminKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `bench-${i}`, resourceType: 'HTTP', target: opts.pathOf(opts.round, i), intervalSeconds: interval }),
-        });
-        const text = await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
-      }
-    }));
-    await api.close();
-    const createdIn = (Date.now() - created) / 1000;
+    const createdIn = await createResources(first.url, first.adminKey, n,
+      (i) => ({ name: `bench-${i}`, resourceType: 'HTTP', target: opts.pathOf(opts.round, i), intervalSeconds: interval }));
     while ((await opts.distinct()) - seen0 < n) await sleep(200);
     console.log(`  ${opts.label}: created ${n} resources in ${fmt(createdIn)} s; every one checked once; measuring ${intervals} interval(s)`);
 

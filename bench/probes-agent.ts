@@ -23,7 +23,7 @@ import { Agent, request } from 'undici';
 import { ROOT, startDaemon, type TestDaemon } from '../test/helpers/daemon.ts';
 import { parseLagBuckets, quantile } from './lib/lag.ts';
 import { flag, fmt } from './lib/load.ts';
-import { cpuMs, memoryMb, metricSum } from './lib/measure.ts';
+import { metricSum, procStat } from './lib/measure.ts';
 
 /** Child mode: T HTTP servers answering 200; `GET /__stats` tells requests and distinct paths per first path segment. */
 export async function serveTargets(count: number): Promise<void> {
@@ -50,12 +50,6 @@ export async function serveTargets(count: number): Promise<void> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LOCATIONS = { agent: 'bench-agent', daemon: 'daemon' } as const;
 type Stats = Record<string, { total: number; distinct: number }>;
-
-function procStat(pid: number) {
-  const { user, system } = cpuMs(pid);
-  const { rss, peak, anon, file } = memoryMb(pid);
-  return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak, anonMb: anon, fileMb: file };
-}
 
 async function adminCall(d: TestDaemon, method: string, path: string, body?: unknown, dispatcher?: Agent): Promise<any> {
   const res = await request(`${d.url}${path}`, {

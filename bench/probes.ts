@@ -21,7 +21,8 @@ import { Agent, request } from 'undici';
 import { startDaemon } from '../test/helpers/daemon.ts';
 import { flag, fmt } from './lib/load.ts';
 import { lagBuckets, quantile } from './lib/lag.ts';
-import { cpuMs, memoryMb } from './lib/measure.ts';
+import { procStat } from './lib/measure.ts';
+import { createResources } from './lib/resources.ts';
 
 /** Child mode: T plain HTTP servers answering 200; `GET /__stats` on any tells requests and distinct paths so far. */
 async function serveTargets(count: number): Promise<void> {
@@ -44,12 +45,6 @@ async function serveTargets(count: number): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function procStat(pid: number): { cpuSeconds: number; rssMb: number; peakMb: number } {
-  const { user, system } = cpuMs(pid);
-  const { rss, peak } = memoryMb(pid);
-  return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak };
-}
-
 async function main(): Promise<void> {
   const n = flag('resources', 10_000);
   const interval = flag('interval', 60);
@@ -70,23 +65,9 @@ async function main(): Promise<void> {
   children.push(daemon.proc);
   console.log(`probes bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets, measuring ${intervals} interval(s)`);
   try {
-    const api = new Agent({ connections: 8 });
-    const created = Date.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < n) {
-        const i = next++;
-        const res = await request(`${daemon.url}/api/resources`, {
-          method: 'POST', dispatcher: api,
-          headers: { authorization: `Bearer ${daemon.adminKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `bench-${i}`, resourceType: 'HTTP', target: pathOf(i), intervalSeconds: interval }),
-        });
-        const text = await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
-      }
-    }));
-    await api.close();
-    console.log(`created ${n} resources through the API in ${((Date.now() - created) / 1000).toFixed(1)} s`);
+    const createdIn = await createResources(daemon.url, daemon.adminKey, n,
+      (i) => ({ name: `bench-${i}`, resourceType: 'HTTP', target: pathOf(i), intervalSeconds: interval }));
+    console.log(`created ${n} resources through the API in ${createdIn.toFixed(1)} s`);
     while ((await stats()).distinct < n) await sleep(200);
     // Creating 10,000 resources through the API leaves V8's heap grown; a restart shows the
     // steady state of a daemon that watches them (and that a restart resumes without a burst).

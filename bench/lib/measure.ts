@@ -29,6 +29,13 @@ export function cpuMs(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
+/** CPU seconds so far and memory now (MB) of one process, as the benches print them. */
+export function procStat(pid: number): { cpuSeconds: number; rssMb: number; peakMb: number; anonMb: number; fileMb: number } {
+  const { user, system } = cpuMs(pid);
+  const { rss, peak, anon, file } = memoryMb(pid);
+  return { cpuSeconds: (user + system) / 1000, rssMb: rss, peakMb: peak, anonMb: anon, fileMb: file };
+}
+
 /** Sum of every sample of one metric family in a Prometheus text exposition; a name with labels (`x{space="old"}`) selects that one series. */
 export function metricSum(text: string, name: string): number {
   const prefixes = name.endsWith('}') ? [`${name} `] : [`${name}{`, `${name} `];
