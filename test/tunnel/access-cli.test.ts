@@ -66,8 +66,12 @@ describe('monctl routes: access control flags', () => {
 
   it('prompts for the basic-auth password on a terminal, without echoing it', async () => {
     // `script` gives the CLI a pseudo-terminal; the password is typed once the prompt shows.
-    const env = { ...process.env, MONCTL_SERVER: tunnel.daemon.url, MONCTL_API_KEY: tunnel.daemon.adminKey, MONCTL_CONFIG_DIR: home.dir, NO_COLOR: '1' };
-    const child = spawn('script', ['-qec', `timeout 20 ${join(ROOT, 'bin/monctl')} routes update web --auth basic --basic-auth carol`, '/dev/null'], { env, stdio: 'pipe' });
+    // The CLI must stay in the terminal's foreground process group, or switching the terminal
+    // to raw mode stops it (SIGTTOU): so `exec`, and no `timeout` wrapper (it makes its own
+    // group, which CI's /bin/sh does not hide by exec'ing it). SHELL is pinned to that /bin/sh.
+    const env = { ...process.env, SHELL: '/bin/sh', MONCTL_SERVER: tunnel.daemon.url, MONCTL_API_KEY: tunnel.daemon.adminKey, MONCTL_CONFIG_DIR: home.dir, NO_COLOR: '1' };
+    const child = spawn('script', ['-qec', `exec ${join(ROOT, 'bin/monctl')} routes update web --auth basic --basic-auth carol`, '/dev/null'], { env, stdio: 'pipe' });
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000);
     let out = '';
     const prompts = [/Password for carol: /, /Repeat password for carol: /]; // readline then moves the cursor
     let typed = 0;
@@ -79,7 +83,8 @@ describe('monctl routes: access control flags', () => {
       }
     });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, out).toBe(0);
+    clearTimeout(deadline);
+    expect(code, out || '(nothing on the terminal)').toBe(0);
     expect(typed).toBe(2);
     expect(out).not.toContain('carol-password');
     expect((await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic('carol', 'carol-password') })).status).toBe(200);
