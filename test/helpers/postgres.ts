@@ -119,7 +119,16 @@ export async function startPgCluster(): Promise<PgCluster> {
     },
     async restart() {
       await stopped();
-      await launch();
+      // Backends of a killed postmaster may hold its shared memory a moment longer, and the
+      // new postmaster refuses to start beside them: a few tries, on the same port.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await launch();
+        } catch (err) {
+          if (attempt >= 10) throw err;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
     },
     async stop() {
       const done = stopped();
