@@ -2,6 +2,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import type { RouteUpdate } from '../../src/api/schemas/tunnel.ts';
+import { adminRunner, tempHome } from '../cli/run.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTunnel, type Tunnel, until } from './helpers.ts';
 
@@ -71,6 +72,8 @@ async function held(port: number): Promise<{ echo(): Promise<boolean>; close(): 
 describe('tunnel: access control on TCP routes', () => {
   let tunnel: Tunnel;
   let target: Awaited<ReturnType<typeof countingEcho>>;
+  let home: ReturnType<typeof tempHome>;
+  let monctl: ReturnType<typeof adminRunner>;
 
   /** A TCP route to the echo with these rules, once its listener serves 127.0.0.1. */
   const route = async (name: string, access: RouteUpdate, probeFrom = '127.0.0.1') => {
@@ -94,10 +97,13 @@ describe('tunnel: access control on TCP routes', () => {
   beforeAll(async () => {
     target = await countingEcho();
     tunnel = await startTunnel();
+    home = tempHome();
+    monctl = adminRunner(tunnel.daemon, home.dir);
   });
   afterAll(async () => {
     await tunnel?.close();
     await target?.close();
+    home?.cleanup();
   });
 
   it('ipDeny and ipAllow by the peer address: refused connections are closed, never reach the target, and are logged and counted', async () => {
@@ -149,5 +155,36 @@ describe('tunnel: access control on TCP routes', () => {
     } finally {
       open.close();
     }
+  });
+
+  it('monctl routes add|update|get: --ip-allow, --ip-deny and --rate-limit on a TCP route; the HTTP-only flags are usage errors', async () => {
+    const port = await freePort();
+    const add = await monctl(['routes', 'add', 'tcp-cli', '--agent', String(tunnel.agentId), '--target', `127.0.0.1:${target.port}`,
+      '--listen-port', String(port), '--ip-allow', '127.0.0.0/8', '--ip-deny', '127.0.0.10', '--rate-limit', '0.01:5', '-o', 'json']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.json()).toMatchObject({ type: 'TCP', ipAllow: ['127.0.0.0/8'], ipDeny: ['127.0.0.10/32'], rateLimit: { perSecond: 0.01, burst: 5 } });
+    await until(() => attempt(port, '127.0.0.1').then((r) => r === 'served'));
+    expect(await attempt(port, '127.0.0.10')).toBe('closed');
+
+    const get = await monctl(['routes', 'get', 'tcp-cli']);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toMatch(/IP-ALLOW\s+127\.0\.0\.0\/8/);
+    expect(get.stdout).toMatch(/IP-DENY\s+127\.0\.0\.10\/32/);
+    expect(get.stdout).toMatch(/RATE-LIMIT\s+0\.01\/s burst 5/);
+
+    const update = await monctl(['routes', 'update', 'tcp-cli', '--ip-deny', '', '--rate-limit', 'off', '-o', 'json']);
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.json()).toMatchObject({ ipAllow: ['127.0.0.0/8'], ipDeny: [], rateLimit: null });
+
+    const basic = await monctl(['routes', 'update', 'tcp-cli', '--basic-auth', 'alice'], { input: 'pw-alice\n' });
+    expect(basic.code).toBe(2);
+    expect(basic.stderr).toMatch(/--basic-auth is for HTTP routes only/);
+    const redirect = await monctl(['routes', 'update', 'tcp-cli', '--https-redirect']);
+    expect(redirect.code).toBe(2);
+    expect(redirect.stderr).toMatch(/--https-redirect is for HTTP routes only/);
+    const addBasic = await monctl(['routes', 'add', 'tcp-cli-2', '--agent', String(tunnel.agentId), '--target', '127.0.0.1:1',
+      '--listen-port', String(await freePort()), '--auth', 'apiKey']);
+    expect(addBasic.code).toBe(2);
+    expect(addBasic.stderr).toMatch(/--auth is for HTTP routes only/);
   });
 });
