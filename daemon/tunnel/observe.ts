@@ -76,14 +76,14 @@ export class Observer {
     });
     this.#refused = new Counter({
       name: 'monctl_tunnel_access_refused_total',
-      help: 'Requests and TCP connections refused by a route\'s access control, by reason (ip-denied, ip-not-allowed, rate-limited, unauthorized, forbidden, auth-busy)',
+      help: 'Requests and TCP connections refused by a route\'s access control, by reason (ip_denied, ip_not_allowed, rate_limited, unauthorized, forbidden, auth_busy)',
       labelNames: ['route', 'reason'] as const, registers,
     });
   }
 
   /** One refusal by a route's access control (daemon/tunnel/access/gate.ts); its log entry is written by begin/finish as for any exchange. */
   refused(routeId: number, reason: string): void {
-    this.#refused.inc({ route: String(routeId), reason });
+    this.#refused.inc({ route: String(routeId), reason: reason.replaceAll('-', '_') }); // label values as the other reason counters spell them
   }
 
   inFlight(routeId: number): number {

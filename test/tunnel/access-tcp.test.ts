@@ -122,8 +122,8 @@ describe('tunnel: access control on TCP routes', () => {
     });
     expect(deniedLog.find((e) => e.clientIp === '127.0.0.3')).toMatchObject({ method: 'TCP', status: null, error: null, bytesIn: 4 });
     expect((await logOf(allowed.id, 3)).find((e) => e.clientIp === '127.0.0.3')).toMatchObject({ error: 'access: client 127.0.0.3 is not in ipAllow' });
-    expect(await refusedMetric(denied.id, 'ip-denied')).toBe(1);
-    expect(await refusedMetric(allowed.id, 'ip-not-allowed')).toBe(1);
+    expect(await refusedMetric(denied.id, 'ip_denied')).toBe(1);
+    expect(await refusedMetric(allowed.id, 'ip_not_allowed')).toBe(1);
   });
 
   it('rate limit on new connections per client IP with a burst; each client has its own bucket', async () => {
@@ -138,7 +138,7 @@ describe('tunnel: access control on TCP routes', () => {
     expect(log.filter((e) => e.error !== null)).toMatchObject([
       { clientIp: '127.0.0.7', error: 'access: client 127.0.0.7 exceeds the rate limit of 0.01/s (burst 3)' },
     ]);
-    expect(await refusedMetric(limited.id, 'rate-limited')).toBe(1);
+    expect(await refusedMetric(limited.id, 'rate_limited')).toBe(1);
   });
 
   it('a change of the lists applies to the next connection, without restarting the listener', async () => {

@@ -132,8 +132,8 @@ describe('tunnel: access control per route', () => {
     expect((await logOf(tunnel, allowed, 1))[0]).toMatchObject({ status: 200, error: null });
     // Counted by reason, as TCP refusals are.
     const metrics = (await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text;
-    expect(metrics).toContain(`monctl_tunnel_access_refused_total{route="${denied}",reason="ip-denied"} 1`);
-    expect(metrics).toContain(`monctl_tunnel_access_refused_total{route="${elsewhere}",reason="ip-not-allowed"} 1`);
+    expect(metrics).toContain(`monctl_tunnel_access_refused_total{route="${denied}",reason="ip_denied"} 1`);
+    expect(metrics).toContain(`monctl_tunnel_access_refused_total{route="${elsewhere}",reason="ip_not_allowed"} 1`);
   });
 
   it('rate limit per client IP with a burst: 429 with Retry-After past it, and the target counts only the admitted', async () => {
