@@ -19,11 +19,22 @@ export function withAccessFlags(cmd: Command): Command {
   return cmd
     .option('--auth <auth>', 'HTTP: none, basic or apiKey (a route key: monctl keys create NAME --route ROUTE)')
     .option('--basic-auth <user>', 'HTTP: require basic auth, adding or changing USER; the password is prompted, or read from stdin')
-    .option('--ip-allow <cidrs>', 'HTTP: only these client addresses or CIDR blocks, comma-separated ("" for all)')
-    .option('--ip-deny <cidrs>', 'HTTP: refuse these client addresses or CIDR blocks, comma-separated ("" for none)')
-    .option('--rate-limit <rate[:burst]>', 'HTTP: requests per second per client IP, and the burst (default: the rate, at least 1); "off" for none')
+    .option('--ip-allow <cidrs>', 'HTTP and TCP: only these client addresses or CIDR blocks, comma-separated ("" for all)')
+    .option('--ip-deny <cidrs>', 'HTTP and TCP: refuse these client addresses or CIDR blocks, comma-separated ("" for none)')
+    .option('--rate-limit <rate[:burst]>', 'HTTP and TCP: requests (TCP: new connections) per second per client IP, and the burst (default: the rate, at least 1); "off" for none')
     .option('--https-redirect', 'HTTP: send plain-HTTP clients to HTTPS with a 308 (needs the daemon\'s --edge-tls-listen)')
     .option('--no-https-redirect', 'HTTP: serve plain HTTP again');
+}
+
+/** Whether the flags ask for something only HTTP routes have (so `routes update` must know the route's type first). */
+export const wantsHttpOnly = (f: AccessFlags) => f.basicAuth !== undefined || f.httpsRedirect === true || (f.auth !== undefined && f.auth.toLowerCase() !== 'none');
+
+/** A usage error (exit 2) for HTTP-only flags on a TCP route, before any password prompt. */
+export function checkHttpOnly(f: AccessFlags, type: string | undefined): void {
+  if (type?.toUpperCase() !== 'TCP') return;
+  const flag = f.basicAuth !== undefined ? '--basic-auth' : f.httpsRedirect === true ? '--https-redirect'
+    : f.auth !== undefined && f.auth.toLowerCase() !== 'none' ? '--auth' : undefined;
+  if (flag) throw new MonctlError('usage', `${flag} is for HTTP routes only: a TCP route takes --ip-allow, --ip-deny and --rate-limit`, 2);
 }
 
 const cidrs = (text: string) => text.split(',').map((c) => c.trim()).filter(Boolean);

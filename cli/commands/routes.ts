@@ -6,7 +6,7 @@ import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { agentId } from './agents.ts';
-import { type AccessFlags, accessBody, authCell, certCell, rateCell, withAccessFlags } from './route-access.ts';
+import { type AccessFlags, accessBody, authCell, certCell, checkHttpOnly, rateCell, wantsHttpOnly, withAccessFlags } from './route-access.ts';
 
 /**
  * Agent names by id, for the AGENT columns of tables: one list call per command, and none for
@@ -79,6 +79,7 @@ function withRouteFlags(cmd: Command): Command {
 }
 
 async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }, current?: Route): Promise<RouteUpdate> {
+  checkHttpOnly(f, f.type ?? (current ? current.type : f.listenPort ? 'TCP' : 'HTTP'));
   const body: RouteUpdate = await accessBody(f, current);
   if (f.type) body.type = f.type.toUpperCase() as 'HTTP' | 'TCP';
   if (f.agent) body.agentId = await agentId(rt, f.agent);
@@ -124,7 +125,8 @@ export function register(program: Command): void {
     .action(act(async (rt, ref: string, f: RouteFlags & { name?: string }) => {
       const id = await routeId(rt, ref);
       // --basic-auth keeps the route's other users: their names come from the route as it is.
-      const current = f.basicAuth !== undefined ? await rt.client.call(ops.getRoute, { params: { id } }) : undefined;
+      // HTTP-only flags need its type, to refuse them on a TCP route before any prompt.
+      const current = wantsHttpOnly(f) ? await rt.client.call(ops.getRoute, { params: { id } }) : undefined;
       const body = await bodyOf(rt, f, current);
       if (f.name) body.name = f.name;
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);

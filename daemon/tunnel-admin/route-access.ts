@@ -16,8 +16,6 @@ export interface AccessDraft {
 
 export interface StoredUser { username: string; hash: string }
 
-const FIELDS = ['auth', 'basicUsers', 'ipAllow', 'ipDeny', 'rateLimit', 'httpsRedirect'] as const;
-
 export const NO_ACCESS_RULES: AccessDraft = { auth: 'none', basicUsers: [], ipAllow: [], ipDeny: [], rateLimit: null, httpsRedirect: false };
 
 const parseList = <T>(text: string | null): T[] => (text ? JSON.parse(text) as T[] : []);
@@ -57,16 +55,14 @@ async function users(given: NonNullable<RouteUpdate['basicUsers']>, stored: Stor
 
 /**
  * The access control a create or update asks for, merged with the stored one
- * (fields left out are kept; a change of type to TCP drops it all). Only HTTP
- * routes have access control: TCP routes are refused these fields with 400.
+ * (fields left out are kept; a change of type starts from none). TCP routes
+ * take the client-address rules only (ipAllow, ipDeny, rateLimit: new
+ * connections per second): raw TCP has no credentials or scheme to check, so
+ * auth other than none, basicUsers and httpsRedirect are refused with 400.
  */
 export async function accessDraft(type: RouteType, body: RouteCreate | RouteUpdate, row: RouteRow | null): Promise<AccessDraft> {
-  if (type === 'TCP') {
-    const foreign = FIELDS.find((f) => body[f] !== undefined);
-    if (foreign) throw invalidField(foreign, 'only HTTP routes have access control');
-    return NO_ACCESS_RULES;
-  }
-  const stored = row && row.type === 'HTTP' ? accessOf(row) : NO_ACCESS_RULES;
+  if (type === 'TCP') rejectHttpOnly(body);
+  const stored = row && row.type === type ? accessOf(row) : NO_ACCESS_RULES;
   const draft: AccessDraft = {
     auth: body.auth ?? stored.auth,
     basicUsers: body.basicUsers ? await users(body.basicUsers, stored.basicUsers) : stored.basicUsers,
@@ -77,6 +73,13 @@ export async function accessDraft(type: RouteType, body: RouteCreate | RouteUpda
   };
   if (draft.auth === 'basic' && draft.basicUsers.length === 0) throw invalidField('basicUsers', 'basic auth needs at least one user');
   return draft;
+}
+
+/** The HTTP-only fields on a TCP route: their neutral values (auth none, no users, no redirect) pass, as a route's own detail sent back does. */
+function rejectHttpOnly(body: RouteCreate | RouteUpdate): void {
+  if (body.auth !== undefined && body.auth !== 'none') throw invalidField('auth', 'only HTTP routes have auth (TCP routes take ipAllow, ipDeny and rateLimit)');
+  if (body.basicUsers?.length) throw invalidField('basicUsers', 'only HTTP routes have basic auth users');
+  if (body.httpsRedirect) throw invalidField('httpsRedirect', 'only HTTP routes can redirect to HTTPS');
 }
 
 export function accessColumns(d: AccessDraft) {

@@ -26,11 +26,13 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
   // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
   const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
-  const tcp = new TcpListeners(ctx, sessions, observer, relay);
+  // One gate (one rate limiter, one bounded table of buckets) for HTTP requests and TCP connections.
+  const gate = new EdgeGate(ctx, (routeId, reason) => observer.refused(routeId, reason));
+  const tcp = new TcpListeners(ctx, sessions, observer, gate, relay);
   const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
   setTrustedProxies(ctx.config.trustedProxies ?? []);
-  const deps: EdgeDeps = { ctx, table, sessions, observer, gate: new EdgeGate(ctx), relay };
+  const deps: EdgeDeps = { ctx, table, sessions, observer, gate, relay };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
 
   const control: TunnelControl = {

@@ -43,6 +43,7 @@ export class Observer {
   readonly #sent: Counter<'route'>;
   readonly #gauge: Gauge<'route'>;
   readonly #duration: Histogram<'route'>;
+  readonly #refused: Counter<'route' | 'reason'>;
   readonly agents: Gauge;
 
   constructor(ctx: DaemonContext) {
@@ -73,6 +74,16 @@ export class Observer {
       labelNames: ['route'] as const, registers,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     });
+    this.#refused = new Counter({
+      name: 'monctl_tunnel_access_refused_total',
+      help: 'Requests and TCP connections refused by a route\'s access control, by reason (ip_denied, ip_not_allowed, rate_limited, unauthorized, forbidden, auth_busy)',
+      labelNames: ['route', 'reason'] as const, registers,
+    });
+  }
+
+  /** One refusal by a route's access control (daemon/tunnel/access/gate.ts); its log entry is written by begin/finish as for any exchange. */
+  refused(routeId: number, reason: string): void {
+    this.#refused.inc({ route: String(routeId), reason: reason.replaceAll('-', '_') }); // label values as the other reason counters spell them
   }
 
   inFlight(routeId: number): number {

@@ -4,6 +4,7 @@ import { splice } from '../../src/tunnel/splice.ts';
 import type { PodRelay } from '../cluster/tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import { parseTcpTarget } from '../tunnel-admin/route-rules.ts';
+import type { EdgeGate } from './access/gate.ts';
 import type { Observer } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -19,18 +20,23 @@ interface Listener {
  * route's `listenPort`. Each connection becomes one tunnel stream to the agent,
  * which connects to `host:port`; bytes are piped both ways, half-close kept.
  * Pods: an agent connected to another pod is reached through it (the relay).
+ * The route's ipAllow, ipDeny and rateLimit are checked at accept against the
+ * route as it is now (`sync` swaps it in place): a change applies to the next
+ * connection without restarting the listener.
  */
 export class TcpListeners {
   readonly #ctx: DaemonContext;
   readonly #sessions: AgentSessions;
   readonly #observer: Observer;
+  readonly #gate: EdgeGate;
   readonly #byRoute = new Map<number, Listener>();
   readonly #relay: PodRelay | undefined;
 
-  constructor(ctx: DaemonContext, sessions: AgentSessions, observer: Observer, relay?: PodRelay) {
+  constructor(ctx: DaemonContext, sessions: AgentSessions, observer: Observer, gate: EdgeGate, relay?: PodRelay) {
     this.#ctx = ctx;
     this.#sessions = sessions;
     this.#observer = observer;
+    this.#gate = gate;
     this.#relay = relay;
   }
 
@@ -72,8 +78,16 @@ export class TcpListeners {
     listener.sockets.add(socket);
     socket.on('error', () => {});
     socket.on('close', () => listener.sockets.delete(socket));
+    // Raw TCP carries no X-Forwarded-For: the client is the peer (--trusted-proxies does not apply).
     const ip = socket.remoteAddress?.replace(/^::ffff:/, '') ?? null;
-    const exchange = this.#observer.begin(route, { method: 'TCP', path: route.target, clientIp: ip });
+    const info = { method: 'TCP', path: route.target, clientIp: ip };
+    // Access control at accept: a refused connection is closed before a byte is read or the agent is dialled.
+    const refusal = route.access.open ? undefined : this.#gate.checkClient(route, ip ?? '');
+    if (refusal) {
+      socket.destroy();
+      return this.#observer.begin(route, info).finish(null, refusal.message);
+    }
+    const exchange = this.#observer.begin(route, info);
     const link = this.#sessions.get(route.agentId);
     const target = parseTcpTarget(route.target);
     const failed = (err: unknown) => {

@@ -129,6 +129,31 @@ describe('routes', () => {
     expect(tcp.json()).toMatchObject({ type: 'TCP', allowEncodedSlashes: false });
   });
 
+  it('TCP routes take ipAllow, ipDeny and rateLimit (kept by PUT, in the detail); auth, basicUsers and httpsRedirect are 400 naming the field', async () => {
+    const port = await freePort();
+    const tcp = { name: 'tcp-acl', type: 'TCP', agentId, listenPort: port, target: 'db:5432' };
+    for (const [extra, field] of [[{ auth: 'basic', basicUsers: [{ username: 'a', password: 'pw-a' }] }, 'auth'], [{ auth: 'apiKey' }, 'auth'],
+      [{ basicUsers: [{ username: 'a', password: 'pw-a' }] }, 'basicUsers'], [{ httpsRedirect: true }, 'httpsRedirect']] as const) {
+      expect(fieldsOf(expectProblem(await post({ ...tcp, ...extra }), 400)), JSON.stringify(extra)).toEqual([field]);
+    }
+    const res = await post({ ...tcp, ipAllow: ['10.0.0.0/8', '::ffff:192.168.1.1'], ipDeny: ['10.6.0.0/16'], rateLimit: { perSecond: 2, burst: 5 },
+      auth: 'none', httpsRedirect: false }); // the neutral values of the HTTP-only fields pass (a route's own detail sent back)
+    expect(res.status, res.text).toBe(200);
+    const created = res.json();
+    const access = { ipAllow: ['10.0.0.0/8', '192.168.1.1/32'], ipDeny: ['10.6.0.0/16'], rateLimit: { perSecond: 2, burst: 5 }, auth: 'none', httpsRedirect: false };
+    expect(created).toMatchObject(access);
+    expect((await api(d, 'GET', `/admin/api/routes/${created.id}`)).json()).toMatchObject(access);
+    expect((await api(d, 'PUT', `/admin/api/routes/${created.id}`, { target: 'db:5433' })).json()).toMatchObject(access);
+    const changed = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { ipDeny: [], rateLimit: null });
+    expect(changed.json()).toMatchObject({ ipAllow: ['10.0.0.0/8', '192.168.1.1/32'], ipDeny: [], rateLimit: null });
+    for (const [body, field] of [[{ httpsRedirect: true }, 'httpsRedirect'], [{ auth: 'apiKey' }, 'auth'], [{ ipAllow: ['10.0.0.0/33'] }, 'ipAllow[0]']] as const) {
+      expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, body), 400)), JSON.stringify(body)).toEqual([field]);
+    }
+    // A type change starts from no rules: an HTTP route's requests-per-second limit is no TCP connection limit.
+    const http = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'HTTP', hostname: 'acl.test', target: 'http://x/' });
+    expect(http.json()).toMatchObject({ type: 'HTTP', ipAllow: [], ipDeny: [], rateLimit: null });
+  });
+
   it('deletes; unknown ids are 404', async () => {
     const created = (await post({ name: 'gone', type: 'HTTP', agentId, hostname: 'gone.test', target: 'http://x/' })).json();
     expect((await api(d, 'DELETE', `/admin/api/routes/${created.id}`)).json()).toEqual({ status: 'deleted' });

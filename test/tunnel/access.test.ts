@@ -130,6 +130,10 @@ describe('tunnel: access control per route', () => {
     expect((await logOf(tunnel, denied, 1))[0]).toMatchObject({ status: 403, error: 'access: client 127.0.0.1 is in ipDeny', clientIp: '127.0.0.1' });
     expect((await logOf(tunnel, elsewhere, 1))[0]).toMatchObject({ status: 403, error: 'access: client 127.0.0.1 is not in ipAllow' });
     expect((await logOf(tunnel, allowed, 1))[0]).toMatchObject({ status: 200, error: null });
+    // Counted by reason, as TCP refusals are.
+    const metrics = (await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text;
+    expect(metrics).toContain(`monctl_tunnel_access_refused_total{route="${denied}",reason="ip_denied"} 1`);
+    expect(metrics).toContain(`monctl_tunnel_access_refused_total{route="${elsewhere}",reason="ip_not_allowed"} 1`);
   });
 
   it('rate limit per client IP with a burst: 429 with Retry-After past it, and the target counts only the admitted', async () => {

@@ -26,25 +26,54 @@ const header = (req: IncomingMessage, name: string) => {
  * client IP (ipDeny, then ipAllow: 403); then its rate (429, so that guessing
  * passwords is rate limited too); then auth (401 without valid credentials,
  * 403 for a route key of other routes). The credentials it checked are
- * removed before the request goes on: the target never sees them.
+ * removed before the request goes on: the target never sees them. TCP routes
+ * get the client-address part at accept (checkClient).
  */
 export class EdgeGate {
   readonly #ctx: DaemonContext;
   readonly #rates = new RateLimiter();
   readonly #basic = new BasicAuth();
+  readonly #onRefused: (routeId: number, reason: string) => void;
 
-  constructor(ctx: DaemonContext) {
+  /** `onRefused` counts each refusal by its code (the metrics); the HTTPS redirect is none. */
+  constructor(ctx: DaemonContext, onRefused: (routeId: number, reason: string) => void = () => {}) {
     this.#ctx = ctx;
+    this.#onRefused = onRefused;
   }
 
   /** A refusal (or the redirect), else undefined; `admitted.forward` loses a consumed `?token=`. */
   async check(route: LiveRoute, req: IncomingMessage, host: string | undefined, admitted: Admitted): Promise<HttpError | undefined> {
+    const refusal = await this.#check(route, req, host, admitted);
+    if (refusal && refusal.status !== 308) this.#onRefused(route.id, refusal.code);
+    return refusal;
+  }
+
+  /**
+   * The client-address rules alone (ipDeny, ipAllow, then the rate), for a
+   * connection to a TCP route: there the client is the socket's peer, and a
+   * token of the rate limit is one new connection. Same limiter as HTTP.
+   */
+  checkClient(route: LiveRoute, client: string): HttpError | undefined {
+    const refusal = this.#client(route, client);
+    if (refusal) this.#onRefused(route.id, refusal.code);
+    return refusal;
+  }
+
+  async #check(route: LiveRoute, req: IncomingMessage, host: string | undefined, admitted: Admitted): Promise<HttpError | undefined> {
     const access = route.access;
     if (access.httpsRedirect) {
       const redirect = httpsRedirect(this.#ctx.config, req, hostWithoutPort(host) || route.hostname, admitted.forward);
       if (redirect) return redirect;
     }
-    const client = edgeClientIp(req) ?? '';
+    const refusal = this.#client(route, edgeClientIp(req) ?? '');
+    if (refusal) return refusal;
+    if (access.auth === 'basic') return this.#basicAuth(route, req);
+    if (access.auth === 'apiKey') return this.#apiKey(route, req, admitted);
+    return undefined;
+  }
+
+  #client(route: LiveRoute, client: string): HttpError | undefined {
+    const access = route.access;
     if (access.allow.length || access.deny.length) {
       const ip = parseIp(client);
       if (!ip) return refuse(403, 'ip-denied', `client address ${client || '(none)'} is not an IP address`);
@@ -58,8 +87,6 @@ export class EdgeGate {
           { 'Retry-After': String(Math.max(1, Math.ceil(wait))) });
       }
     }
-    if (access.auth === 'basic') return this.#basicAuth(route, req);
-    if (access.auth === 'apiKey') return this.#apiKey(route, req, admitted);
     return undefined;
   }
 

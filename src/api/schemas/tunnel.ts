@@ -59,8 +59,8 @@ const Cidr = Type.String({ minLength: 1, maxLength: 64, description: 'an IPv4 or
 const CidrList = (what: string) => Type.Array(Cidr, { maxItems: 1000, description: what });
 export const RateLimit = Type.Object(
   {
-    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'requests per second per client IP, sustained' }),
-    burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'requests a client IP may make at once before the rate applies' }),
+    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'requests (TCP: new connections) per second per client IP, sustained' }),
+    burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'requests (TCP: connections) a client IP may make at once before the rate applies' }),
   },
   { title: 'RateLimit', additionalProperties: false },
 );
@@ -105,10 +105,10 @@ export const Route = Type.Object(
     enabled: Type.Boolean(),
     auth: StringEnum(ROUTE_AUTHS, { description: 'HTTP: none, basic (the basicUsers), or apiKey (an API key scoped to this route, in X-API-KEY or ?token=)' }),
     basicUsers: Type.Array(Type.String(), { description: 'the usernames of basic auth (passwords are stored hashed, never returned)' }),
-    ipAllow: Type.Array(Type.String(), { description: 'when not empty, only client IPs in these blocks are served' }),
-    ipDeny: Type.Array(Type.String(), { description: 'client IPs in these blocks are refused (403)' }),
+    ipAllow: Type.Array(Type.String(), { description: 'when not empty, only client IPs in these blocks are served (HTTP and TCP)' }),
+    ipDeny: Type.Array(Type.String(), { description: 'client IPs in these blocks are refused (HTTP: 403; TCP: the connection is closed)' }),
     rateLimit: Type.Union([RateLimit, Type.Null()]),
-    httpsRedirect: Type.Boolean({ description: 'plain-HTTP requests get a 308 to HTTPS (needs --edge-tls-listen)' }),
+    httpsRedirect: Type.Boolean({ description: 'HTTP: plain-HTTP requests get a 308 to HTTPS (needs --edge-tls-listen); false for TCP' }),
     certificate: Type.Optional(Type.Union([RouteCertificate, Type.Null()], { description: 'HTTP, in the route detail: the certificate the TLS edge serves for the hostname' })),
     createdAt: DateTime,
     updatedAt: DateTime,
@@ -127,14 +127,14 @@ const routeFields = {
   listenPort: Type.Optional(ListenPort),
   allowEncodedSlashes: Type.Optional(Type.Boolean({ description: 'HTTP only: forward paths holding encoded slashes (%2F, %5C); default false' })),
   enabled: Type.Optional(Type.Boolean()),
-  auth: Type.Optional(StringEnum(ROUTE_AUTHS)),
+  auth: Type.Optional(StringEnum(ROUTE_AUTHS, { description: 'HTTP only: a TCP route takes none' })),
   basicUsers: Type.Optional(Type.Array(BasicUserInput, {
-    maxItems: 100, description: 'replaces the list; a user without password keeps the stored one (new users need one)',
+    maxItems: 100, description: 'HTTP only: replaces the list; a user without password keeps the stored one (new users need one)',
   })),
-  ipAllow: Type.Optional(CidrList('client IPs served; empty: all (X-Forwarded-For counts only from --trusted-proxies)')),
-  ipDeny: Type.Optional(CidrList('client IPs refused with 403, even when allowed')),
+  ipAllow: Type.Optional(CidrList('client IPs served; empty: all (HTTP: X-Forwarded-For counts only from --trusted-proxies; TCP: the peer address)')),
+  ipDeny: Type.Optional(CidrList('client IPs refused (HTTP: 403; TCP: connection closed), even when allowed')),
   rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()], { description: 'null: no limit' })),
-  httpsRedirect: Type.Optional(Type.Boolean()),
+  httpsRedirect: Type.Optional(Type.Boolean({ description: 'HTTP only' })),
 };
 /** HTTP routes take `hostname` (and `pathPrefix`, default `/`); TCP routes take `listenPort`. */
 export const RouteCreate = Body(routeFields, 'RouteCreate');
