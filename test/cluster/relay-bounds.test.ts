@@ -1,0 +1,133 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
+import { httpResource, type Target, target, until } from '../alerts/helpers.ts';
+import type { TestDaemon } from '../helpers/daemon.ts';
+import { type Pods, startPods } from './pods.ts';
+import { stream } from './sse-stream.ts';
+
+const CAP = 50;
+const RESOURCES = 40;
+
+/** A sample of the pod's metrics: `name{labels}` → value. */
+async function metric(d: TestDaemon, series: string): Promise<number> {
+  const text = (await d.admin.raw('GET', '/actuator/prometheus')).text;
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? NaN : Number(line.slice(series.length + 1));
+}
+const waitingOut = (d: TestDaemon) => metric(d, 'monctl_pod_events_waiting{direction="out"}');
+const shedOut = (d: TestDaemon, reason: 'full' | 'failed') => metric(d, `monctl_pod_events_shed_total{direction="out",reason="${reason}"}`);
+
+/**
+ * The pods' event relay is bounded (issue 18; daemon/cluster/event-announcer.ts):
+ * announcements block on a row lock of `event_channels` held by another
+ * client (a stalled database, for that statement), while pod A publishes.
+ * What waits never passes --pod-events-max, the excess is shed, and once the
+ * database takes announcements again every pod restarts the channel: a
+ * subscriber on pod B is ended and reconnects to a SNAPSHOT of the latest state.
+ */
+describe('the event relay under a stalled database', () => {
+  let cluster: Pods;
+  let t: Target;
+  let a: TestDaemon;
+  let b: TestDaemon;
+  let locker: pg.Client;
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    t = await target();
+    cluster = await startPods(2, { args: ['--scheduler', 'off', '--pod-events-max', String(CAP)] });
+    [a, b] = [cluster.pod('pod-a'), cluster.pod('pod-b')];
+    for (let i = 0; i < RESOURCES; i++) ids.push(await httpResource(a, `r-${i}`, `${t.url}/${i}`));
+    locker = new pg.Client({ connectionString: cluster.url });
+    await locker.connect();
+  }, 60_000);
+  afterAll(async () => {
+    await locker?.query('ROLLBACK').catch(() => {});
+    await locker?.end();
+    await cluster?.stop();
+    await t?.close();
+  });
+
+  /** Holds the monitoring channel's row: every pod's announcement on it blocks until release. */
+  const stall = async () => {
+    await locker.query('BEGIN');
+    await locker.query(`SELECT seq FROM event_channels WHERE name = 'monitoring' FOR UPDATE`);
+  };
+  const release = () => locker.query('ROLLBACK');
+  const setActive = (id: number, active: boolean) => a.admin.call(operations.updateResource, { params: { id }, body: { active } });
+
+  /** Pod B's subscriber is ended, and a reconnection (Last-Event-ID included) gets a SNAPSHOT of the database's state. */
+  async function expectRestartOnB(onB: ReturnType<typeof stream>, status: (id: number) => 'inactive' | 'unknown') {
+    await until(() => onB.ended);
+    const last = onB.events.at(-1)!.id;
+    const again = stream(b.url, '/api/events', b.adminKey, last);
+    try {
+      await until(() => again.kinds().includes('SNAPSHOT'));
+      const snapshot = again.events.find((e) => e.event === 'SNAPSHOT')!.data;
+      const shown = new Map(snapshot.resources.map((r: { resourceId: number; currentStatus: string }) => [r.resourceId, r.currentStatus]));
+      expect(ids.map((id) => shown.get(id))).toEqual(ids.map(status));
+    } finally {
+      await again.close();
+    }
+  }
+
+  it('sheds past --pod-events-max, and restarts the channel on every pod once the database is back', async () => {
+    const onB = stream(b.url, '/api/events', b.adminKey);
+    await until(() => onB.kinds().includes('SNAPSHOT'));
+    expect(await shedOut(a, 'full')).toBe(0);
+
+    await stall();
+    let most = 0;
+    try {
+      // 120 status changes on pod A; its first announcement waits on the lock, the rest queue behind it.
+      for (const active of [false, true, false]) {
+        for (const id of ids) {
+          await setActive(id, active);
+          const waiting = await waitingOut(a);
+          expect(waiting).toBeLessThanOrEqual(CAP);
+          most = Math.max(most, waiting);
+        }
+      }
+      expect(most).toBe(CAP);
+      expect(await shedOut(a, 'full')).toBeGreaterThanOrEqual(3 * RESOURCES - CAP);
+      expect(onB.ended).toBe(false);
+    } finally {
+      await release();
+    }
+
+    // The last deactivations were shed: B learns the state from the SNAPSHOT of its reconnection.
+    await expectRestartOnB(onB, () => 'inactive');
+    await until(async () => (await waitingOut(a)) === 0);
+    expect(a.logs.filter((l) => String(l.msg).startsWith('events for the pods are being lost'))).toHaveLength(1);
+  }, 120_000);
+
+  it('an announcement that fails is not lost silently: the channel restarts on every pod', async () => {
+    const onB = stream(b.url, '/api/events', b.adminKey);
+    await until(() => onB.kinds().includes('SNAPSHOT'));
+    await stall();
+    try {
+      for (const id of ids.slice(0, 5)) await setActive(id, true);
+      // Pod A's announcement waits on the lock; it is cancelled, as a statement the server gave up on would be.
+      const database = new URL(cluster.url).pathname.slice(1);
+      const waiting = await until(async () => {
+        const rows = (await locker.query(`SELECT pid FROM pg_stat_activity
+          WHERE datname = $1 AND wait_event_type = 'Lock' AND query LIKE '%event_channels%'`, [database])).rows;
+        return rows.length > 0 && rows;
+      });
+      const other = new pg.Client({ connectionString: cluster.url });
+      await other.connect();
+      try {
+        for (const { pid } of waiting) await other.query('SELECT pg_cancel_backend($1)', [pid]);
+      } finally {
+        await other.end();
+      }
+      await until(async () => (await shedOut(a, 'failed')) >= 1);
+      expect(await shedOut(a, 'failed')).toBeLessThanOrEqual(5);
+    } finally {
+      await release();
+    }
+    // Nothing else is published: only the restart marker tells B that it missed those events.
+    await expectRestartOnB(onB, (id) => (ids.indexOf(id) < 5 ? 'unknown' : 'inactive'));
+  }, 120_000);
+});
