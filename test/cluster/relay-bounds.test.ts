@@ -17,6 +17,8 @@ async function metric(d: TestDaemon, series: string): Promise<number> {
 }
 const waitingOut = (d: TestDaemon) => metric(d, 'monctl_pod_events_waiting{direction="out"}');
 const shedOut = (d: TestDaemon, reason: 'full' | 'failed') => metric(d, `monctl_pod_events_shed_total{direction="out",reason="${reason}"}`);
+const waitingIn = (d: TestDaemon) => metric(d, 'monctl_pod_events_waiting{direction="in"}');
+const shedIn = (d: TestDaemon) => metric(d, 'monctl_pod_events_shed_total{direction="in",reason="full"}');
 
 /**
  * The pods' event relay is bounded (issue 18; daemon/cluster/event-announcer.ts):
@@ -32,6 +34,8 @@ describe('the event relay under a stalled database', () => {
   let a: TestDaemon;
   let b: TestDaemon;
   let locker: pg.Client;
+  /** Outside any transaction: pg_stat_activity is read once per transaction. */
+  let watcher: pg.Client;
   const ids: number[] = [];
 
   beforeAll(async () => {
@@ -41,10 +45,13 @@ describe('the event relay under a stalled database', () => {
     for (let i = 0; i < RESOURCES; i++) ids.push(await httpResource(a, `r-${i}`, `${t.url}/${i}`));
     locker = new pg.Client({ connectionString: cluster.url });
     await locker.connect();
+    watcher = new pg.Client({ connectionString: cluster.url });
+    await watcher.connect();
   }, 60_000);
   afterAll(async () => {
     await locker?.query('ROLLBACK').catch(() => {});
     await locker?.end();
+    await watcher?.end();
     await cluster?.stop();
     await t?.close();
   });
@@ -55,6 +62,9 @@ describe('the event relay under a stalled database', () => {
     await locker.query(`SELECT seq FROM event_channels WHERE name = 'monitoring' FOR UPDATE`);
   };
   const release = () => locker.query('ROLLBACK');
+  /** Backends of the test's database waiting on a lock, running a statement that contains `text`. */
+  const lockWaits = async (text: string) => (await watcher.query(`SELECT pid FROM pg_stat_activity
+    WHERE datname = $1 AND wait_event_type = 'Lock' AND query LIKE $2`, [new URL(cluster.url).pathname.slice(1), `%${text}%`])).rows;
   const setActive = (id: number, active: boolean) => a.admin.call(operations.updateResource, { params: { id }, body: { active } });
 
   /** Pod B's subscriber is ended, and a reconnection (Last-Event-ID included) gets a SNAPSHOT of the database's state. */
@@ -109,19 +119,11 @@ describe('the event relay under a stalled database', () => {
     try {
       for (const id of ids.slice(0, 5)) await setActive(id, true);
       // Pod A's announcement waits on the lock; it is cancelled, as a statement the server gave up on would be.
-      const database = new URL(cluster.url).pathname.slice(1);
       const waiting = await until(async () => {
-        const rows = (await locker.query(`SELECT pid FROM pg_stat_activity
-          WHERE datname = $1 AND wait_event_type = 'Lock' AND query LIKE '%event_channels%'`, [database])).rows;
+        const rows = await lockWaits('event_channels');
         return rows.length > 0 && rows;
       });
-      const other = new pg.Client({ connectionString: cluster.url });
-      await other.connect();
-      try {
-        for (const { pid } of waiting) await other.query('SELECT pg_cancel_backend($1)', [pid]);
-      } finally {
-        await other.end();
-      }
+      for (const { pid } of waiting) await watcher.query('SELECT pg_cancel_backend($1)', [pid]);
       await until(async () => (await shedOut(a, 'failed')) >= 1);
       expect(await shedOut(a, 'failed')).toBeLessThanOrEqual(5);
     } finally {
@@ -129,5 +131,47 @@ describe('the event relay under a stalled database', () => {
     }
     // Nothing else is published: only the restart marker tells B that it missed those events.
     await expectRestartOnB(onB, (id) => (ids.indexOf(id) < 5 ? 'unknown' : 'inactive'));
+  }, 120_000);
+
+  it('drops the arrivals piling up behind a slow read of spilled events past --pod-events-max, and resyncs', async () => {
+    const onB = stream(b.url, '/api/events', b.adminKey);
+    await until(() => onB.kinds().includes('SNAPSHOT'));
+    const agent = await a.admin.call(operations.createAgent, { body: { name: 'office' } });
+    // A route event too large for a notification is spilled (stored, its id announced, read by every pod).
+    const ipAllow = Array.from({ length: 500 }, (_, i) => `10.1.${i >> 8}.${i & 255}/32`);
+    const spill = new pg.Client({ connectionString: cluster.url });
+    await spill.connect();
+    try {
+      // The spilled announcement holds event_spill (it inserts) and waits on the topology row; an exclusive
+      // lock asked meanwhile is granted when it commits, before any pod can read what it stored.
+      await locker.query('BEGIN');
+      await locker.query(`SELECT seq FROM event_channels WHERE name = 'topology' FOR UPDATE`);
+      await a.admin.call(operations.createRoute, { body: { name: 'wide', type: 'HTTP', agentId: agent.id, target: t.url, hostname: 'wide.test', ipAllow } });
+      await until(async () => (await lockWaits('event_spill')).length > 0);
+      await spill.query('BEGIN');
+      const exclusive = spill.query('LOCK TABLE event_spill IN ACCESS EXCLUSIVE MODE');
+      await until(async () => (await lockWaits('LOCK TABLE event_spill')).length > 0);
+      await locker.query('ROLLBACK');
+      await exclusive;
+      // Both pods now wait to read the spilled events; pod A's status changes arrive behind them.
+      await until(async () => (await lockWaits('"event_spill"')).length >= 2);
+      expect(await shedIn(b)).toBe(0);
+      for (const active of [true, false, true]) {
+        for (const id of ids) {
+          await setActive(id, active);
+          expect(await waitingIn(b)).toBeLessThanOrEqual(CAP);
+        }
+      }
+      await until(async () => (await shedIn(b)) > 0);
+      expect(await waitingIn(b)).toBeLessThanOrEqual(CAP);
+      expect(onB.ended).toBe(false);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => {});
+      await spill.query('ROLLBACK').catch(() => {});
+      await spill.end();
+    }
+    await expectRestartOnB(onB, () => 'unknown');
+    await until(async () => (await waitingIn(b)) === 0);
+    expect(b.logs.filter((l) => String(l.msg).startsWith('events from the pods arrive faster'))).toHaveLength(1);
   }, 120_000);
 });
