@@ -151,6 +151,8 @@ export class EventRelay implements ChannelRelay {
         }
         try {
           await this.#deliver(arrival.envelope);
+        } catch (err) {
+          this.#log.warn({ err, channel: arrival.envelope.c }, 'events from the pods could not be delivered');
         } finally {
           this.#inWaiting -= arrival.events;
           this.#inBytes -= arrival.bytes;

@@ -133,28 +133,43 @@ describe('the event relay under a stalled database', () => {
     await expectRestartOnB(onB, (id) => (ids.indexOf(id) < 5 ? 'unknown' : 'inactive'));
   }, 120_000);
 
-  it('drops the arrivals piling up behind a slow read of spilled events past --pod-events-max, and resyncs', async () => {
-    const onB = stream(b.url, '/api/events', b.adminKey);
-    await until(() => onB.kinds().includes('SNAPSHOT'));
-    const agent = await a.admin.call(operations.createAgent, { body: { name: 'office' } });
-    // A route event too large for a notification is spilled (stored, its id announced, read by every pod).
+  /**
+   * Creates a route through pod A whose event is too large for a notification (spilled: stored, its id
+   * announced, read by every pod) and returns a client holding an exclusive lock on event_spill, taken
+   * before any pod could read it: the spilled announcement holds event_spill (it inserts) while it waits
+   * on the topology row, and the exclusive lock asked meanwhile is granted as it commits.
+   */
+  async function stallSpilledReads(name: string): Promise<pg.Client> {
+    const agent = await a.admin.call(operations.createAgent, { body: { name: `agent-${name}` } });
     const ipAllow = Array.from({ length: 500 }, (_, i) => `10.1.${i >> 8}.${i & 255}/32`);
     const spill = new pg.Client({ connectionString: cluster.url });
     await spill.connect();
     try {
-      // The spilled announcement holds event_spill (it inserts) and waits on the topology row; an exclusive
-      // lock asked meanwhile is granted when it commits, before any pod can read what it stored.
       await locker.query('BEGIN');
       await locker.query(`SELECT seq FROM event_channels WHERE name = 'topology' FOR UPDATE`);
-      await a.admin.call(operations.createRoute, { body: { name: 'wide', type: 'HTTP', agentId: agent.id, target: t.url, hostname: 'wide.test', ipAllow } });
+      await a.admin.call(operations.createRoute, { body: { name, type: 'HTTP', agentId: agent.id, target: t.url, hostname: `${name}.test`, ipAllow } });
       await until(async () => (await lockWaits('event_spill')).length > 0);
       await spill.query('BEGIN');
       const exclusive = spill.query('LOCK TABLE event_spill IN ACCESS EXCLUSIVE MODE');
       await until(async () => (await lockWaits('LOCK TABLE event_spill')).length > 0);
       await locker.query('ROLLBACK');
       await exclusive;
-      // Both pods now wait to read the spilled events; pod A's status changes arrive behind them.
+      // Both pods now wait to read the spilled events.
       await until(async () => (await lockWaits('"event_spill"')).length >= 2);
+      return spill;
+    } catch (err) {
+      await locker.query('ROLLBACK').catch(() => {});
+      await spill.end();
+      throw err;
+    }
+  }
+
+  it('drops the arrivals piling up behind a slow read of spilled events past --pod-events-max, and resyncs', async () => {
+    const onB = stream(b.url, '/api/events', b.adminKey);
+    await until(() => onB.kinds().includes('SNAPSHOT'));
+    const spill = await stallSpilledReads('wide');
+    try {
+      // Pod A's status changes arrive behind the spilled events.
       expect(await shedIn(b)).toBe(0);
       for (const active of [true, false, true]) {
         for (const id of ids) {
@@ -166,12 +181,36 @@ describe('the event relay under a stalled database', () => {
       expect(await waitingIn(b)).toBeLessThanOrEqual(CAP);
       expect(onB.ended).toBe(false);
     } finally {
-      await locker.query('ROLLBACK').catch(() => {});
       await spill.query('ROLLBACK').catch(() => {});
       await spill.end();
     }
     await expectRestartOnB(onB, () => 'unknown');
     await until(async () => (await waitingIn(b)) === 0);
     expect(b.logs.filter((l) => String(l.msg).startsWith('events from the pods arrive faster'))).toHaveLength(1);
+  }, 120_000);
+
+  it('spilled events that cannot be read restart their channel', async () => {
+    const onB = stream(b.url, '/admin/sse/topology', b.adminKey);
+    await until(() => onB.kinds().includes('SNAPSHOT'));
+    const failed = () => metric(b, 'monctl_pod_events_shed_total{direction="in",reason="failed"}');
+    expect(await failed()).toBe(0);
+    const spill = await stallSpilledReads('gone');
+    try {
+      // Gone before any pod read them (as after the sweep of old spilled events).
+      await spill.query('DELETE FROM event_spill');
+      await spill.query('COMMIT');
+    } finally {
+      await spill.end();
+    }
+    await until(() => onB.ended);
+    expect(onB.kinds()).not.toContain('ROUTE_CREATED');
+    expect(await failed()).toBe(1);
+    const again = stream(b.url, '/admin/sse/topology', b.adminKey, onB.events.at(-1)!.id);
+    try {
+      await until(() => again.kinds().includes('SNAPSHOT'));
+      expect(again.events[0].data.routes.map((r: { name: string }) => r.name)).toContain('gone');
+    } finally {
+      await again.close();
+    }
   }, 120_000);
 });
