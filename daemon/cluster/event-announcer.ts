@@ -66,7 +66,8 @@ export class EventAnnouncer {
     const out = this.#channel(name);
     const json = JSON.stringify([kind, data]);
     const bytes = Buffer.byteLength(json);
-    if (this.#waiting + 1 > this.#limits.maxEvents || this.#bytes + bytes > this.#limits.maxBytes) {
+    // With nothing waiting, one event is always taken: an event larger than the byte bound is not lost for that alone.
+    if (this.#waiting > 0 && (this.#waiting + 1 > this.#limits.maxEvents || this.#bytes + bytes > this.#limits.maxBytes)) {
       this.#owe(out, out.queued);
       this.#lose(name, 'full', 1);
     } else {

@@ -4,21 +4,11 @@ import { operations } from '../../src/api/operations.ts';
 import { httpResource, type Target, target, until } from '../alerts/helpers.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
 import { type Pods, startPods } from './pods.ts';
+import { shedIn, shedOut, waitingIn, waitingOut } from './relay-metrics.ts';
 import { stream } from './sse-stream.ts';
 
 const CAP = 50;
 const RESOURCES = 40;
-
-/** A sample of the pod's metrics: `name{labels}` → value. */
-async function metric(d: TestDaemon, series: string): Promise<number> {
-  const text = (await d.admin.raw('GET', '/actuator/prometheus')).text;
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? NaN : Number(line.slice(series.length + 1));
-}
-const waitingOut = (d: TestDaemon) => metric(d, 'monctl_pod_events_waiting{direction="out"}');
-const shedOut = (d: TestDaemon, reason: 'full' | 'failed') => metric(d, `monctl_pod_events_shed_total{direction="out",reason="${reason}"}`);
-const waitingIn = (d: TestDaemon) => metric(d, 'monctl_pod_events_waiting{direction="in"}');
-const shedIn = (d: TestDaemon) => metric(d, 'monctl_pod_events_shed_total{direction="in",reason="full"}');
 
 /**
  * The pods' event relay is bounded (issue 18; daemon/cluster/event-announcer.ts):
@@ -170,14 +160,14 @@ describe('the event relay under a stalled database', () => {
     const spill = await stallSpilledReads('wide');
     try {
       // Pod A's status changes arrive behind the spilled events.
-      expect(await shedIn(b)).toBe(0);
+      expect(await shedIn(b, 'full')).toBe(0);
       for (const active of [true, false, true]) {
         for (const id of ids) {
           await setActive(id, active);
           expect(await waitingIn(b)).toBeLessThanOrEqual(CAP);
         }
       }
-      await until(async () => (await shedIn(b)) > 0);
+      await until(async () => (await shedIn(b, 'full')) > 0);
       expect(await waitingIn(b)).toBeLessThanOrEqual(CAP);
       expect(onB.ended).toBe(false);
     } finally {
@@ -192,7 +182,7 @@ describe('the event relay under a stalled database', () => {
   it('spilled events that cannot be read restart their channel', async () => {
     const onB = stream(b.url, '/admin/sse/topology', b.adminKey);
     await until(() => onB.kinds().includes('SNAPSHOT'));
-    const failed = () => metric(b, 'monctl_pod_events_shed_total{direction="in",reason="failed"}');
+    const failed = () => shedIn(b, 'failed');
     expect(await failed()).toBe(0);
     const spill = await stallSpilledReads('gone');
     try {
