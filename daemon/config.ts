@@ -37,6 +37,8 @@ export interface DaemonConfig {
   tls?: { certFile: string; keyFile: string };
   /** The pod's name among daemons sharing a database; `<hostname>:<API port>` when absent. */
   podName?: string;
+  /** Pods: events of cluster-wide channels that may wait in each direction (daemon/cluster/relay-metrics.ts defaults when absent). */
+  podEvents?: { maxEvents: number; maxBytes: number };
   /** `/actuator/prometheus`: which per-resource series it shows, and whether it needs a credential; all and none when absent. */
   metrics?: { detail: 'all' | 'public'; auth: 'none' | 'key' };
   /** Bad-token agent dials per source within windowMs before 429 (daemon/tunnel/dial-guard.ts defaults when absent). */

@@ -11,6 +11,7 @@ import { Sessions } from './auth/sessions.ts';
 import { Bus } from './bus.ts';
 import { relayBus } from './cluster/bus-relay.ts';
 import { EventRelay } from './cluster/event-relay.ts';
+import { DEFAULT_RELAY_LIMITS } from './cluster/relay-limits.ts';
 import { shareLoginThrottle } from './cluster/login-sharing.ts';
 import { PodMessages } from './cluster/pod-messages.ts';
 import type { DaemonConfig } from './config.ts';
@@ -122,9 +123,10 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     const cluster = store.notifications && new PodMessages(store.notifications, log);
     if (cluster) relayBus(bus, cluster);
     const events = new EventHub();
-    if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log);
+    const metrics = createMetrics();
+    if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log, config.podEvents ?? DEFAULT_RELAY_LIMITS, metrics.registry);
     ctx = {
-      config, log, store, db: store.db, metrics: createMetrics(), events, bus, cluster,
+      config, log, store, db: store.db, metrics, events, bus, cluster,
       keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
       loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
     };

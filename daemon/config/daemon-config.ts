@@ -47,6 +47,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     tunnelDials: { maxRefusals: get<number>('tunnelMaxRefusals'), windowMs: get<number>('tunnelRefusalWindow') },
     incidents: { agentGraceSeconds: get<number>('agentGraceSeconds'), certExpiryDays: get<number[]>('certExpiryDays') },
     podName: get<string | undefined>('podName'),
+    podEvents: { maxEvents: get<number>('podEventsMax'), maxBytes: get<number>('podEventsMaxBytes') },
     publicUrl: get<string | undefined>('publicUrl'),
     notifierTimeoutMs: get<number>('notifierTimeout'),
     adminPassword: get<string | undefined>('adminPassword'),

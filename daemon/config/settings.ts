@@ -1,5 +1,6 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
+import { DEFAULT_RELAY_LIMITS } from '../cluster/relay-limits.ts';
 import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
 import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
@@ -91,6 +92,10 @@ export const SETTINGS: readonly Setting[] = [
     default: () => 20_000, help: 'window over which --slow-reader-floor is measured; a slower client is disconnected' }),
   row({ key: 'podName', flag: '--pod-name <name>', env: 'MONCTL_POD_NAME', type: t.string,
     unsetMeans: '<hostname>:<API port>', help: 'this daemon\'s name among the pods of one database' }),
+  row({ key: 'podEventsMax', flag: '--pod-events-max <n>', env: 'MONCTL_POD_EVENTS_MAX', type: t.positiveInteger,
+    default: () => DEFAULT_RELAY_LIMITS.maxEvents, help: 'pods: events waiting to be announced to the other pods (and, arrived, to be delivered) before the excess is shed and the channels restart' }),
+  row({ key: 'podEventsMaxBytes', flag: '--pod-events-max-bytes <bytes>', env: 'MONCTL_POD_EVENTS_MAX_BYTES', type: t.positiveInteger,
+    default: () => DEFAULT_RELAY_LIMITS.maxBytes, help: 'pods: the same bound in bytes of event JSON' }),
   row({ key: 'checkResponses', flag: '--check-responses <on|off>', env: 'MONCTL_CHECK_RESPONSES', type: t.onOff,
     default: () => false, help: 'validate every response against its schema (tests)' }),
   row({ key: 'metricsDetail', flag: '--metrics-detail <all|public>', env: 'MONCTL_METRICS_DETAIL', type: t.oneOf(METRICS_DETAILS),

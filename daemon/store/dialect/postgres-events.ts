@@ -21,7 +21,18 @@ export async function announceEvents(db: Kysely<Database>, channel: string, coun
   }
   await sql`WITH x AS (INSERT INTO event_spill (body, created_at) VALUES (${events}, (extract(epoch from clock_timestamp()) * 1000)::bigint) RETURNING id),
     s AS (${numbered})
-    SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq - ${count} + 1, 'o', ${origin}::text, 'x', x.id)::text) FROM s, x`.execute(db);
+    SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq - ${count} + 1, 'o', ${origin}::text, 'x', x.id, 'n', ${count}::int)::text) FROM s, x`.execute(db);
+}
+
+/**
+ * Announces that events of the channel were lost (shed, or an announcement
+ * failed): the marker takes the next number, in order with the events, and
+ * every pod restarts the channel at it (its streams end and reconnect for a SNAPSHOT).
+ */
+export async function announceRestart(db: Kysely<Database>, channel: string, origin: string): Promise<void> {
+  await sql`WITH s AS (INSERT INTO event_channels (name, seq) VALUES (${channel}, 1)
+      ON CONFLICT (name) DO UPDATE SET seq = event_channels.seq + 1 RETURNING seq)
+    SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq, 'o', ${origin}::text, 'r', true)::text) FROM s`.execute(db);
 }
 
 /** The events of a spilled notification. */
