@@ -27,6 +27,8 @@ export interface DaemonConfig {
   notifierRetryBaseMs?: number;
   /** Unsent bytes an SSE subscriber may have before it is cut off (daemon/events/sse.ts default when absent). */
   sseMaxQueuedBytes?: number;
+  /** Status pages' live streams: at once, per client address (IPv6 /64), per connection (daemon/status/live-caps.ts defaults when absent). */
+  statusStreams?: { max: number; perClient: number; perConnection: number };
   /** Validate every response against its schema (tests turn it on). */
   checkResponses: boolean;
   /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */

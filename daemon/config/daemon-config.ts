@@ -28,6 +28,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     sseHeartbeatMs: get<number>('sseHeartbeat'),
     notifierRetryBaseMs: get<number>('notifierRetryBase'),
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
+    statusStreams: { max: get<number>('statusStreamsMax'), perClient: get<number>('statusStreamsPerClient'), perConnection: get<number>('statusStreamsPerConnection') },
     checkResponses: get<boolean>('checkResponses'),
     probes: {
       httpTimeoutMs: get<number>('httpTimeout'),

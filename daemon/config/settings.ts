@@ -3,6 +3,7 @@ import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
 import { DEFAULT_RELAY_LIMITS } from '../cluster/relay-limits.ts';
 import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
+import { STATUS_STREAM_LIMITS } from '../status/live-caps.ts';
 import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
 import { normaliseCidr } from '../tunnel/access/cidr.ts';
 import * as t from './types.ts';
@@ -80,6 +81,12 @@ export const SETTINGS: readonly Setting[] = [
     default: () => 15_000, help: 'time between `: ping` comments on event streams' }),
   row({ key: 'sseMaxQueuedBytes', flag: '--sse-max-queued-bytes <bytes>', env: 'MONCTL_SSE_MAX_QUEUED_BYTES', type: t.positiveInteger,
     default: () => 512 * 1024, help: 'unsent bytes a stream subscriber may have before it is cut off' }),
+  row({ key: 'statusStreamsMax', flag: '--status-streams-max <n>', env: 'MONCTL_STATUS_STREAMS_MAX', type: t.positiveInteger,
+    default: () => STATUS_STREAM_LIMITS.max, help: 'status pages: live streams open at once, all pages and visitors together; more get 503' }),
+  row({ key: 'statusStreamsPerClient', flag: '--status-streams-per-client <n>', env: 'MONCTL_STATUS_STREAMS_PER_CLIENT', type: t.positiveInteger,
+    default: () => STATUS_STREAM_LIMITS.perClient, help: 'status pages: live streams of one client address (IPv6: its /64); a new one ends that client\'s oldest' }),
+  row({ key: 'statusStreamsPerConnection', flag: '--status-streams-per-connection <n>', env: 'MONCTL_STATUS_STREAMS_PER_CONNECTION', type: t.positiveInteger,
+    default: () => STATUS_STREAM_LIMITS.perConnection, help: 'status pages: live streams of one HTTP/2 connection; a new one ends that connection\'s oldest' }),
   row({ key: 'requestTimeout', flag: '--request-timeout <duration>', env: 'MONCTL_REQUEST_TIMEOUT', type: t.duration,
     default: () => 30_000, help: 'time a client has to send a whole request' }),
   row({ key: 'headersTimeout', flag: '--headers-timeout <duration>', env: 'MONCTL_HEADERS_TIMEOUT', type: t.duration,

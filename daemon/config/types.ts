@@ -1,4 +1,7 @@
 import { parseHostPort } from '../config.ts';
+import { MASK, redactUrl } from './redact-url.ts';
+
+export { MASK };
 
 /**
  * The kinds of value a daemon setting can hold. One parser per kind reads a
@@ -48,14 +51,16 @@ export const httpUrl: ValueType<string> = {
   name: 'http(s) URL',
   parse(raw) {
     if (typeof raw !== 'string') fail('an http:// or https:// URL', raw);
+    // A refused value is echoed without the credentials it may hold (a password, a ?token=).
+    const shown = redactUrl(raw);
     let url: URL;
     try {
       url = new URL(raw.trim());
     } catch {
-      return fail('an http:// or https:// URL', raw);
+      return fail('an http:// or https:// URL', shown);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('an http:// or https:// URL', raw);
-    if (url.username || url.password || url.search || url.hash) fail('a URL without credentials, query or fragment', raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('an http:// or https:// URL', shown);
+    if (url.username || url.password || url.search || url.hash) fail('a URL without credentials, query or fragment', shown);
     return url.href.replace(/\/+$/, '');
   },
   format: (v) => v,
@@ -159,8 +164,6 @@ export function oneOf<const C extends string>(choices: readonly C[]): ValueType<
   };
 }
 
-/** What --print-config shows instead of a secret; refused as a value so a printed config cannot set it by accident. */
-export const MASK = '********';
 
 /** A password: at least 12 characters, like every password of the API. */
 export const password: ValueType<string> = {
@@ -234,7 +237,7 @@ export const email: ValueType<string> = {
 /**
  * A PostgreSQL connection URL (`postgres://user:password@host:5432/db`, or
  * `postgresql://`, query parameters as libpq/node-postgres read them). Shown
- * by --print-config with the password masked; the mask is refused as a password.
+ * by --print-config with its credentials masked (redact-url.ts); the mask is refused as a password.
  */
 export const databaseUrl: ValueType<string> = {
   name: 'postgres:// URL',
@@ -249,13 +252,13 @@ export const databaseUrl: ValueType<string> = {
     }
     if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`must be a postgres:// URL, got the scheme ${url.protocol}`);
     if (decodeURIComponent(url.password) === MASK) throw new Error('holds the mask --print-config prints as its password: put the real one, or leave it out and use PGPASSWORD or ~/.pgpass');
+    for (const name of ['password', 'sslpassword']) {
+      if (url.searchParams.get(name) === MASK) throw new Error(`holds the mask --print-config prints as its ${name}: put the real one, or leave it out and use PGPASSWORD or ~/.pgpass`);
+    }
     if (url.pathname.length <= 1) throw new Error('must name the database (postgres://host/monctl)');
     return raw.trim();
   },
   masks: true,
-  format(v) {
-    const url = new URL(v);
-    if (url.password) url.password = MASK;
-    return url.href;
-  },
+  // The password and the credential parameters (?password=, ?sslpassword=) masked.
+  format: (v) => redactUrl(v),
 };

@@ -1,19 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MONITORING_CHANNEL } from '../../src/api/schemas/monitoring.ts';
-import { HttpError } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { Channel } from '../events/channel.ts';
 import { serveStream } from '../events/sse.ts';
 import { AUDIENCES, type Audience, type LiveState, type PageRow, readLiveState, shownStatus } from './live-state.ts';
 import { updatedText } from './render/page-html.ts';
+import { registerStreamCapMetrics } from './live-metrics.ts';
+import { STATUS_STREAM_LIMITS, StreamCaps } from './live-caps.ts';
 import type { StatusState } from './state.ts';
 
 /** Changes are gathered this long before the watched pages are read again (a burst of results is one read). */
 const DEBOUNCE_MS = 200;
 /** Watched pages are also read this often: maintenance windows start and end by the clock alone. */
 const TICK_MS = 30_000;
-/** Public streams open at once, all pages together; more get 503 (they are anonymous: a bound is needed). */
-export const MAX_PUBLIC_STREAMS = 5_000;
 /** Kinds on the monitoring channel that can change what a page shows. */
 const TRIGGERS = new Set(['STATUS_CHANGED', 'INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
 
@@ -53,18 +52,21 @@ function diff(before: Shown, after: Shown, at: number): Frame | undefined {
  * mark the pages dirty; the watched ones are read again once per debounce
  * window and what changed on them goes out as `PAGE_CHANGED`. Streams are
  * bounded like every SSE stream (replay buffer, unsent bytes per subscriber)
- * and in number.
+ * and in number: all together, per client address and per connection
+ * (live-caps.ts: anyone may open them).
  */
 export class LiveStreams {
   readonly #state: StatusState;
   readonly #last = new WeakMap<Channel, Shown>();
   #timer: NodeJS.Timeout | undefined;
   #tick: NodeJS.Timeout | undefined;
-  #open = 0;
+  readonly #caps: StreamCaps;
   readonly #cleanup: Array<() => void> = [];
 
   constructor(state: StatusState) {
     this.#state = state;
+    const shed = registerStreamCapMetrics(state.ctx.metrics.registry, () => this.#caps.open);
+    this.#caps = new StreamCaps(state.ctx.config.statusStreams ?? STATUS_STREAM_LIMITS, (limit) => shed.inc({ limit }));
   }
 
   start(): void {
@@ -135,10 +137,7 @@ export class LiveStreams {
   /** Serves one subscriber: `SNAPSHOT` (or a replay after Last-Event-ID), then `PAGE_CHANGED`. */
   async serve(req: IncomingMessage, res: ServerResponse, page: PageRow, audience: Audience): Promise<void> {
     const { ctx } = this.#state;
-    if (this.#open >= MAX_PUBLIC_STREAMS) {
-      throw new HttpError(503, 'too-many-streams', 'Too many open status streams; retry later', { headers: { 'Retry-After': '30' } });
-    }
-    this.#open++;
+    const release = this.#caps.admit(req, res);
     this.#known.set(page.id, page);
     const name = channelName(page, audience);
     const channel = ctx.events.channel(name);
@@ -152,7 +151,7 @@ export class LiveStreams {
         return frameOf(shown, now);
       },
       onClose: () => {
-        this.#open--;
+        release();
         ctx.events.dropWhenIdle(name, 60_000);
       },
     });

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notFound } from '../../src/errors.ts';
 import { type Principal, resolvePrincipal } from '../auth/principal.ts';
 import { NOSNIFF } from '../http/page-headers.ts';
+import { varyWith } from '../http/vary.ts';
 import type { Audience, PageRow } from './live-state.ts';
 import { pickEncoding, type Representation } from './page-cache.ts';
 import type { StatusState } from './state.ts';
@@ -26,12 +27,15 @@ function matches(req: IncomingMessage, etag: string): boolean {
 
 /**
  * Writes a representation: 304 when the client has it, else the body in the
- * best encoding the client accepts, with `Vary` naming what chose it.
+ * best encoding the client accepts, with `Vary` naming what chose it (added
+ * to what the response varies on already: CORS's `Origin`).
  */
 export async function sendRepresentation(
   req: IncomingMessage, res: ServerResponse, rep: Representation, audience: Audience, headers: Record<string, string>,
 ): Promise<void> {
-  const common = { ...headers, ETag: rep.etag, 'Cache-Control': cacheControl(audience), Vary: 'Accept-Encoding, Cookie, Authorization, X-API-KEY', ...NOSNIFF };
+  const common = {
+    ...headers, ETag: rep.etag, 'Cache-Control': cacheControl(audience), Vary: varyWith(res, 'Accept-Encoding, Cookie, Authorization, X-API-KEY'), ...NOSNIFF,
+  };
   if (matches(req, rep.etag)) {
     res.writeHead(304, common).end();
     return;

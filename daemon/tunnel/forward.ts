@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts';
-import { edgeClientIp } from './access/client-ip.ts';
+import { edgeClientIp, peerTrusted } from './access/client-ip.ts';
 import type { ExchangeInfo } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 
@@ -46,19 +46,40 @@ export function exchangeInfo(req: IncomingMessage, path: string): ExchangeInfo {
   return { method: req.method ?? 'GET', path, clientIp: edgeClientIp(req) };
 }
 
+/** An RFC 7239 parameter value: a token as it is, anything else as a quoted-string. */
+function forwardedValue(value: string): string {
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value) ? value : `"${value.replace(/[\\"]/g, '\\$&')}"`;
+}
+
+/** RFC 7239's `for=` node: an IPv4 address as it is, an IPv6 one bracketed and quoted, `unknown` without one. */
+function forwardedFor(ip: string | null): string {
+  if (!ip) return 'unknown';
+  return ip.includes(':') ? `"[${ip}]"` : ip;
+}
+
 /**
- * The request headers the target gets: the client's end-to-end headers, its own Host, X-Forwarded-*.
- * `requestHost`: the host the request was for (an absolute-form authority wins over Host).
+ * The request headers the target gets: the client's end-to-end headers, its own Host, X-Forwarded-*,
+ * Forwarded and X-Real-IP. `requestHost`: the host the request was for (an absolute-form authority wins over Host).
+ * Forwarded gets this hop's element (the peer, the protocol, the host) after the elements of a
+ * trusted proxy; from any other peer the client's own Forwarded is dropped, as made up. X-Real-IP
+ * is the client the edge decided on (the peer, or behind a trusted proxy the forwarded client),
+ * never the client's own.
  */
 export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: HttpTarget, requestHost: string | undefined): OutgoingHttpHeaders {
-  const ip = clientIp(req) ?? '';
+  const peer = clientIp(req);
+  const ip = peer ?? '';
   const prior = req.headers['x-forwarded-for'];
   const host = requestHost ?? route.hostname;
+  const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   const headers: OutgoingHttpHeaders = endToEndHeaders(req.headers);
   headers.host = target.host;
   headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
-  headers['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  headers['x-forwarded-proto'] = proto;
   headers['x-forwarded-host'] = host;
+  const element = `for=${forwardedFor(peer)};proto=${proto};host=${forwardedValue(host)}`;
+  const priorForwarded = req.headers.forwarded;
+  headers.forwarded = priorForwarded && peerTrusted(req) ? `${priorForwarded}, ${element}` : element;
+  headers['x-real-ip'] = edgeClientIp(req) ?? ip;
   return headers;
 }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { until } from '../alerts/helpers.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { send } from '../helpers/http.ts';
+import { bearer, send } from '../helpers/http.ts';
 import { type PgCluster, startPgCluster } from '../helpers/postgres.ts';
 
 const LEASE_MS = 6_000; // daemon/cluster/shard-leases.ts
@@ -12,7 +12,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A pod that loses its database (issue 18): health says DOWN (503, naming the
- * database), requests that need it answer 503, and the pod runs no checks
+ * database to ADMIN), requests that need it answer 503, and the pod runs no checks
  * once its leases could have run out; when the database is back, so is the pod.
  * The test has a PostgreSQL server of its own, which it kills.
  */
@@ -43,7 +43,7 @@ describe('a pod without its database', () => {
 
   it('reports DOWN and stops checking while PostgreSQL is gone, and comes back UP with it', async () => {
     await until(() => hits >= 20);
-    const up = await send(pod.url, 'GET', '/actuator/health');
+    const up = await send(pod.url, 'GET', '/actuator/health', { headers: bearer(pod.adminKey) });
     expect(up.status).toBe(200);
     expect(up.json()).toMatchObject({ status: 'UP', components: { db: { status: 'UP', details: { database: expect.stringMatching(/^PostgreSQL /) } } } });
 

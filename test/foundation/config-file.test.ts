@@ -96,6 +96,35 @@ describe('monctl daemon --config', () => {
     expect(masked.stderr).toContain('adminPassword: is the mask');
   });
 
+  it('masks every credential of a database URL: the userinfo password, ?password= and ?sslpassword=', async () => {
+    const url = 'postgres://monctl:user-pw-1@db.example.test:5432/monctl?sslmode=verify-full&password=query-pw-2&sslpassword=key-pw-3';
+    const run = await printConfig([], { MONCTL_DATABASE_URL: url });
+    expect(run.code, run.stderr).toBe(0);
+    for (const secret of ['user-pw-1', 'query-pw-2', 'key-pw-3']) expect(run.stdout + run.stderr).not.toContain(secret);
+    // What was set stays readable: the user, the host, the other parameters, and which credentials there are.
+    expect(run.stdout).toContain('# database: postgres://monctl:********@db.example.test:5432/monctl?sslmode=verify-full&password=********&sslpassword=********');
+    // The masked form fed back is refused rather than becoming the password.
+    const masked = await printConfig([], { MONCTL_DATABASE_URL: 'postgres://db.example.test/monctl?sslpassword=********' });
+    expect(masked.code).toBe(2);
+    expect(masked.stderr).toContain('holds the mask --print-config prints as its sslpassword');
+  });
+
+  it('refuses a --public-url or --acme-directory with credentials without echoing them', async () => {
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [['--public-url', 'https://ops:public-pw-1@status.example.test/'], {}, '--public-url'],
+      [[], { MONCTL_ACME_DIRECTORY: 'https://acme.example.test/dir?token=acme-token-2' }, 'MONCTL_ACME_DIRECTORY'],
+    ];
+    for (const [args, env, name] of cases) {
+      const run = await printConfig(args, env);
+      expect(run.code, name).toBe(2);
+      expect(run.stderr, name).toContain(`${name}: must be a URL without credentials, query or fragment, got "https://`);
+      expect(run.stderr, name).not.toMatch(/public-pw-1|acme-token-2/);
+    }
+    const fromFile = await printConfig(['--config', configFile('acmeDirectory: "https://u:file-pw-3@acme.example.test/dir"\n')]);
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain('acmeDirectory: must be a URL without credentials, query or fragment, got "https://u:********@acme.example.test/dir"');
+  });
+
   it('refuses an unknown key, a wrong type or a bad value, naming the file and the key, and starts nothing', async () => {
     const dataDir = join(home.dir, 'never');
     const cases: Array<[string, RegExp]> = [

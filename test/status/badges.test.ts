@@ -76,4 +76,34 @@ describe('badges', () => {
     // A resource in a HIDDEN and a PUBLIC group is public, as in the resource list.
     expect((await badge(`/api/badges/${ids.api}/status.svg`)).status).toBe(200);
   });
+
+  it('is private to a logged-in caller (session or API key), as the status page is', async () => {
+    const { ids, d } = world();
+    const { jar } = await login(d.url, USER.username, USER.password);
+    for (const headers of [jar.header(), { authorization: `Bearer ${d.adminKey}` }]) {
+      for (const id of [ids.wiki, ids.web]) expect((await badge(`/api/badges/${id}/status.svg`, headers)).headers['cache-control']).toBe('private, max-age=60');
+    }
+    expect((await badge(`/api/badges/${ids.web}/status.svg`)).headers['cache-control']).toBe('public, max-age=60');
+  });
+
+  it('keeps Vary: Origin beside its own Vary when CORS answers (badges and the page summary)', async () => {
+    const { ids, d } = world();
+    const origin = 'https://dashboard.example.com';
+    await d.admin.call(operations.addCorsOrigin, { body: { origin } });
+    try {
+      for (const path of [`/api/badges/${ids.web}/status.svg`, '/api/status-pages/main/summary']) {
+        const res = await badge(path, { origin, 'accept-encoding': 'gzip' });
+        expect(res.status, path).toBe(200);
+        expect(res.headers['access-control-allow-origin'], path).toBe(origin);
+        const vary = String(res.headers.vary).split(',').map((v) => v.trim().toLowerCase());
+        expect(vary, path).toContain('origin');
+        expect(vary, path).toEqual(expect.arrayContaining(['cookie', 'authorization', 'x-api-key']));
+        if (path.endsWith('summary')) expect(vary, path).toContain('accept-encoding');
+        // Named once each.
+        expect(new Set(vary).size, path).toBe(vary.length);
+      }
+    } finally {
+      await d.admin.call(operations.removeCorsOrigin, { query: { origin } });
+    }
+  });
 });

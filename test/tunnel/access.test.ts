@@ -197,4 +197,15 @@ describe('tunnel: access control behind a trusted proxy', () => {
       ['10.4.4.4', 200], ['8.8.8.8', 403], ['10.6.6.6', 403], ['10.2.2.2', 200], ['10.1.1.1', 429], ['10.1.1.1', 200], ['127.0.0.1', 403],
     ]);
   });
+
+  it('appends its Forwarded element to the trusted proxy\'s, and sets X-Real-IP to the forwarded client', async () => {
+    await tunnel.httpRoute('chain', target.url, 'chain.test');
+    const res = await edge(tunnel.daemon.edgeUrl, 'chain.test', 'GET', '/chain/x', undefined, {
+      'x-forwarded-for': '10.7.7.7', forwarded: 'for=10.7.7.7;proto=https;host=chain.test', 'x-real-ip': '6.6.6.6',
+    });
+    expect(res.status).toBe(200);
+    expect(target.last.headers.forwarded).toBe('for=10.7.7.7;proto=https;host=chain.test, for=127.0.0.1;proto=http;host=chain.test');
+    expect(target.last.headers['x-real-ip']).toBe('10.7.7.7');
+    expect(target.last.headers['x-forwarded-for']).toBe('10.7.7.7, 127.0.0.1');
+  });
 });

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTrustedProxies } from '../../daemon/tunnel/access/client-ip.ts';
+import { forwardHeaders, parseHttpTarget } from '../../daemon/tunnel/forward.ts';
 import { edge, startTarget, startTunnel, type Tunnel } from './helpers.ts';
 
 /** End to end through real processes: edge → daemon → h2 tunnel → `monctl agent` → target. */
@@ -62,6 +64,34 @@ describe('tunnel: HTTP routes', () => {
     expect(got.headers['x-forwarded-proto']).toBe('http');
     expect(got.headers['x-forwarded-host']).toBe('app.test:8081');
     expect(got.headers['x-monctl-target']).toBeUndefined();
+  });
+
+  it('rewrites Forwarded and X-Real-IP: a client that is no trusted proxy cannot name another client', async () => {
+    const res = await edge(tunnel.daemon.edgeUrl, 'app.test:8081', 'GET', '/hello', undefined, {
+      forwarded: 'for=6.6.6.6;proto=https;host=bank.example', 'x-real-ip': '6.6.6.6',
+    });
+    expect(res.status).toBe(200);
+    const got = seen.at(-1)!;
+    // This hop's element only (RFC 7239; the host quoted, it holds a colon), and the peer as the real IP.
+    expect(got.headers.forwarded).toBe('for=127.0.0.1;proto=http;host="app.test:8081"');
+    expect(got.headers['x-real-ip']).toBe('127.0.0.1');
+    await edge(tunnel.daemon.edgeUrl, 'app.test', 'GET', '/hello');
+    expect([seen.at(-1)!.headers.forwarded, seen.at(-1)!.headers['x-real-ip']]).toEqual(['for=127.0.0.1;proto=http;host=app.test', '127.0.0.1']);
+  });
+
+  it('writes an IPv6 peer as a quoted, bracketed for= node, and keeps a trusted IPv6 proxy\'s Forwarded', () => {
+    const target = parseHttpTarget('http://127.0.0.1:9/')!;
+    const req = (headers: Record<string, string>) => ({ socket: { remoteAddress: '::1', encrypted: true }, headers } as never);
+    const sent = { forwarded: 'for="[2001:db8::7]";proto=https', 'x-forwarded-for': '2001:db8::7', 'x-real-ip': '6.6.6.6' };
+    const untrusted = forwardHeaders(req(sent), { hostname: 'v6.test' } as never, target, 'v6.test');
+    expect([untrusted.forwarded, untrusted['x-real-ip']]).toEqual(['for="[::1]";proto=https;host=v6.test', '::1']);
+    setTrustedProxies(['::1']);
+    try {
+      const trusted = forwardHeaders(req(sent), { hostname: 'v6.test' } as never, target, 'v6.test');
+      expect([trusted.forwarded, trusted['x-real-ip']]).toEqual(['for="[2001:db8::7]";proto=https, for="[::1]";proto=https;host=v6.test', '2001:db8::7']);
+    } finally {
+      setTrustedProxies([]);
+    }
   });
 
   it('drops hop-by-hop headers of the response and relays bodyless statuses', async () => {

@@ -4,6 +4,7 @@ import { resolvePrincipal } from '../../auth/principal.ts';
 import type { DaemonContext } from '../../context.ts';
 import { parseQueryStrict } from '../../http/well-formed.ts';
 import { NOSNIFF } from '../../http/page-headers.ts';
+import { varyWith } from '../../http/vary.ts';
 import { effectiveStatus } from '../../monitoring/results.ts';
 import { visibleTo } from '../../monitoring/visibility.ts';
 import { inMaintenance } from '../maintenance-read.ts';
@@ -48,7 +49,8 @@ function query(req: IncomingMessage): Map<string, string> {
  * `GET /api/badges/{id}/status.svg|uptime.svg|response.svg`: shields.io badges
  * drawn by badge-maker (shields.io's own renderer, with its Verdana 11px
  * width table). Visibility is that of `GET /api/resources/{id}`: 404 for a
- * resource the caller may not see. Cacheable for 60 s.
+ * resource the caller may not see. Cacheable for 60 s: by anyone when
+ * anonymous, by the caller's browser only when logged in.
  */
 export function badgeRoute(ctx: DaemonContext, kind: 'status' | 'uptime' | 'response') {
   return async (req: IncomingMessage, res: ServerResponse) => {
@@ -79,8 +81,10 @@ export function badgeRoute(ctx: DaemonContext, kind: 'status' | 'uptime' | 'resp
     const { makeBadge } = await import('badge-maker');
     const svg = makeBadge({ label: label ?? text.label, message: text.message, color: text.color, style });
     res.writeHead(200, {
-      'Content-Type': 'image/svg+xml; charset=utf-8', 'Content-Length': Buffer.byteLength(svg), 'Cache-Control': 'public, max-age=60',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", Vary: 'Cookie, Authorization, X-API-KEY', ...NOSNIFF,
+      // A logged-in caller may be shown a resource anonymous ones are not: that badge is for no shared cache, as status pages.
+      'Content-Type': 'image/svg+xml; charset=utf-8', 'Content-Length': Buffer.byteLength(svg),
+      'Cache-Control': principal.kind === 'anonymous' ? 'public, max-age=60' : 'private, max-age=60',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", Vary: varyWith(res, 'Cookie, Authorization, X-API-KEY'), ...NOSNIFF,
     });
     res.end(req.method === 'HEAD' ? undefined : svg);
   };

@@ -15,12 +15,17 @@ export function setTrustedProxies(cidrs: readonly string[]): void {
 
 const peerOf = (req: IncomingMessage) => (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
 
+/** Whether the peer is one of `--trusted-proxies` (so what it forwards about the client may be believed). */
+export function peerTrusted(req: IncomingMessage): boolean {
+  if (trusted.length === 0) return false;
+  const peerIp = parseIp(peerOf(req));
+  return peerIp !== undefined && inBlocks(peerIp, trusted);
+}
+
 export function edgeClientIp(req: IncomingMessage): string | null {
   const peer = peerOf(req);
   if (!peer) return null;
-  if (trusted.length === 0) return peer;
-  const peerIp = parseIp(peer);
-  if (!peerIp || !inBlocks(peerIp, trusted)) return peer;
+  if (!peerTrusted(req)) return peer;
   const header = req.headers['x-forwarded-for'];
   const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((h) => h.trim()).filter(Boolean);
   let client = peer;

@@ -11,11 +11,11 @@ export const systemOperations = {
       components: Type.Optional(Type.Object({
         db: Type.Object({
           status: StringEnum(['UP', 'DEGRADED', 'DOWN'] as const),
-          details: Type.Object({
-            database: Type.String({ description: 'PostgreSQL, and where (user@host/database, never the password)' }),
+          details: Type.Optional(Type.Object({
+            database: Type.Optional(Type.String({ description: 'PostgreSQL, and where (user@host/database, never the password); ADMIN callers only' })),
             reason: Type.Optional(StringEnum(['full', 'corrupt', 'unavailable'] as const)),
             error: Type.Optional(Type.String({ description: 'the error code behind a status other than UP' })),
-          }),
+          })),
         }),
       }, { description: 'pods on PostgreSQL only: the shared database as this pod sees it (a pod that cannot reach it is DOWN and runs no checks)' })),
     }, { title: 'Health' }),
