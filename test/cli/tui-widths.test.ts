@@ -34,7 +34,7 @@ function open(name: string, columns: number, args: string) {
 }
 
 /** Waits up to `ms` for the probe (a bounded wait on what the screen shows), then says whether it held. */
-async function waitFor(probe: () => boolean, ms = 10_000): Promise<boolean> {
+async function waitFor(probe: () => boolean, ms = 20_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (probe()) return true;
@@ -130,17 +130,20 @@ describe('status --watch', () => {
   });
 
   it('re-lays the screen when resized from 120 to 60, with nothing left of the old layout', async () => {
-    tmux('resize-window', '-t', 'status-120', '-x', '60');
+    const n = (await d.admin.call(operations.listAdminResources)).length;
+    const before = open('status-resize', 120, 'status --watch');
+    await waitFor(() => tokens(before()[1]).length === 7 && before().slice(2).filter((l) => l.trim()).length === n);
+    tmux('resize-window', '-t', 'status-resize', '-x', '60');
     const clean = () => {
-      const lines = capture('status-120');
-      // The 60-column header, the four rows, and below them only blank lines.
-      return tokens(lines[1]).join(' ') === STATUS_AT(60).join(' ') && lines.slice(6).every((l) => !l.trim()) && lines.every((l) => width(l) <= 60);
+      const lines = capture('status-resize');
+      // The 60-column header, a row per resource, and below them only blank lines.
+      return tokens(lines[1]).join(' ') === STATUS_AT(60).join(' ') && lines.slice(2 + n).every((l) => !l.trim()) && lines.every((l) => width(l) <= 60);
     };
     await waitFor(clean);
-    const lines = capture('status-120');
+    const lines = capture('status-resize');
     show('status --watch resized from 120 to 60', lines);
-    expect(checkStatus(lines, 60)).toHaveLength(4);
-    expect(lines.slice(6).filter((l) => l.trim())).toEqual([]);
+    expect(checkStatus(lines, 60)).toHaveLength(n);
+    expect(lines.slice(2 + n).filter((l) => l.trim())).toEqual([]);
     expect(lines.join('\n')).not.toMatch(/RECENT|█|▁/);
   });
 });
@@ -162,9 +165,11 @@ describe('routes log --follow', () => {
   }
 
   it('re-lays the screen when resized from 120 to 60', async () => {
-    tmux('resize-window', '-t', 'log-120', '-x', '60');
-    await waitFor(() => tokens(capture('log-120')[1]).join(' ') === LOG_AT(60).join(' ') && capture('log-120').slice(5).every((l) => !l.trim()));
-    const lines = capture('log-120');
+    const before = open('log-resize', 120, `routes log ${routeName} --follow`);
+    await waitFor(() => tokens(before()[1]).length === 7 && before().some((l) => / \/cart /.test(l)));
+    tmux('resize-window', '-t', 'log-resize', '-x', '60');
+    await waitFor(() => tokens(before()[1]).join(' ') === LOG_AT(60).join(' ') && before().slice(5).every((l) => !l.trim()));
+    const lines = before();
     show('routes log --follow resized from 120 to 60', lines);
     expect(checkTable(lines, 60, title(), LOG_AT(60))).toHaveLength(3);
     expect(lines.slice(5).filter((l) => l.trim())).toEqual([]);
@@ -178,7 +183,8 @@ describe('topology --watch', () => {
     expect(lines[1]).toMatch(/^╭─+╮$/);
     // Every line of the box is closed on the right: nothing wrapped out of it.
     const box = lines.slice(2, lines.findIndex((l) => l.startsWith('╰')));
-    for (const l of box) expect(l, l).toMatch(/^│ .* │$/);
+    // Each line of the tree is one terminal line, cut with `…` rather than wrapped onto a next one.
+    for (const l of box) expect(l, l).toMatch(/^│ (pod |not connected| +└ |… \d+ more).* │$/);
     expect(box.some((l) => /└ route storefront HTTP storefront\./.test(l))).toBe(true);
   };
   for (const columns of [60, 80, 120]) {
@@ -193,10 +199,11 @@ describe('topology --watch', () => {
   }
 
   it('re-lays the screen when resized from 120 to 60', async () => {
-    tmux('resize-window', '-t', 'topo-120', '-x', '60');
-    const boxWidth = () => width(capture('topo-120')[1]);
-    await waitFor(() => boxWidth() === 60 && capture('topo-120').filter((l) => /^monctl topology/.test(l)).length === 1);
-    const lines = capture('topo-120');
+    const before = open('topo-resize', 120, 'topology --watch');
+    await waitFor(() => before().some((l) => /in flight: 0/.test(l)));
+    tmux('resize-window', '-t', 'topo-resize', '-x', '60');
+    await waitFor(() => width(before()[1]) === 60 && before().filter((l) => /^monctl topology/.test(l)).length === 1);
+    const lines = before();
     show('topology --watch resized from 120 to 60', lines);
     check(lines, 60);
     expect(lines.filter((l) => /monctl topology|^Events/.test(l))).toHaveLength(2);
