@@ -77,7 +77,14 @@ export function StatusApp(props: StatusAppProps) {
   const [rows, setRows] = useState<Rows>(new Map());
   const [state, setState] = useState<StreamState>('connecting');
   const [filter, setFilter] = useState('');
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditingState] = useState(false);
+  // Keys typed right after `/` can reach the handler of the render before (Ink re-subscribes it in an
+  // effect): the mode is read from a ref, so `/db` typed fast filters on "db".
+  const editingNow = useRef(false);
+  const setEditing = (on: boolean) => {
+    editingNow.current = on;
+    setEditingState(on);
+  };
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
@@ -111,7 +118,7 @@ export function StatusApp(props: StatusAppProps) {
     }
   }, [rows]);
   useInput((input, key) => {
-    if (editing) {
+    if (editingNow.current) {
       if (key.return) setEditing(false);
       else if (key.escape) {
         setFilter('');
