@@ -20,9 +20,11 @@ async function watch(rt: Runtime): Promise<void> {
   const { runInk } = await import('../tui/run-ink.ts');
   const { StatusApp } = await import('../tui/status-view.ts');
   const marks = rt.isAdmin ? () => adminMarks(rt) : undefined;
+  // Resources created while the view runs: the stream's events carry only their id.
+  const lookup = (id: number) => rt.client.call(ops.getResource, { params: { id } });
   await runInk((onFatal) => ({
     type: StatusApp,
-    props: { subscribe: ((handlers) => openStream(rt, ops.monitoringEvents.path, MONITORING_KINDS, handlers)) satisfies Subscribe, onFatal, marks },
+    props: { subscribe: ((handlers) => openStream(rt, ops.monitoringEvents.path, MONITORING_KINDS, handlers)) satisfies Subscribe, onFatal, marks, lookup },
   }));
 }
 

@@ -1,23 +1,46 @@
 import './live-terminal.ts';
-import { Box, Text, useApp, useInput, useStdout } from 'ink';
+import { Box, Text, useApp, useInput } from 'ink';
 import React, { useEffect, useState } from 'react';
-import type { RouteLogEntry } from '../../src/api/schemas/tunnel.ts';
+import type { Route, RouteLogEntry } from '../../src/api/schemas/tunnel.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import { ROUTE_LOG_KINDS } from './kinds.ts';
+import { TitleBar, useTerminalSize } from './screen.ts';
 import { openStream, printNdjson, type StreamState } from './stream.ts';
-import { StateBadge, type Subscribe } from './topology-view.ts';
+import { type Column, fitColumns, TableHeader, TableRow } from './table.ts';
+import type { Subscribe } from './topology-view.ts';
 
 const h = React.createElement;
-const pad = (s: unknown, n: number) => String(s ?? '-').padEnd(n).slice(0, n);
+const text = (v: unknown) => (v === null || v === undefined ? '-' : String(v));
+const colourOf = (e: RouteLogEntry) => (e.error || (e.status ?? 500) >= 500 ? 'red' : (e.status ?? 0) >= 400 ? 'yellow' : undefined);
 
-export function RouteLogView(props: { routeId: number; entries: RouteLogEntry[]; state: StreamState; max?: number }) {
-  const { routeId, entries, state, max = 30 } = props;
+/**
+ * The columns of `routes log` without --follow, in its order. PATH and
+ * STATUS stay at any width, then the time and method, ERROR, MS, and CLIENT
+ * goes first; AT narrower than a full timestamp shows the time of day.
+ */
+export const routeLogColumns = ([
+  { header: 'AT', priority: 2, min: 8, width: 19, cell: (e, w) => (w >= 19 ? e.at.slice(0, 19) : e.at.slice(11, 19)) },
+  { header: 'METHOD', priority: 2, min: 6, width: 7, cell: (e) => text(e.method) },
+  { header: 'PATH', priority: 1, min: 12, width: 24, grow: true, cell: (e) => text(e.path) },
+  { header: 'STATUS', priority: 1, min: 6, width: 6, cell: (e) => text(e.status ?? 'ERR') },
+  { header: 'MS', priority: 4, min: 5, width: 6, align: 'right', cell: (e) => text(e.durationMs) },
+  { header: 'CLIENT', priority: 5, min: 15, width: 16, cell: (e) => text(e.clientIp) },
+  { header: 'ERROR', priority: 3, min: 10, width: 20, cell: (e) => e.error ?? '' },
+] satisfies Array<Column<RouteLogEntry>>).map((c): Column<RouteLogEntry> => ({ ...c, color: colourOf }));
+
+/** How a route is named in the title: its name and what it matches. */
+export const routeTitle = (r: Pick<Route, 'name' | 'type' | 'hostname' | 'pathPrefix' | 'listenPort'>) =>
+  `monctl routes log ${r.name} (${r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`})`;
+
+export function RouteLogView(props: { title: string; entries: RouteLogEntry[]; state: StreamState; max?: number; width?: number }) {
+  const { title, entries, state, max = 30 } = props;
+  const size = useTerminalSize();
+  const placed = fitColumns(routeLogColumns, props.width ?? size.columns);
   return h(Box, { flexDirection: 'column' },
-    h(Box, { gap: 2 }, h(Text, { bold: true }, `monctl routes log ${routeId} --follow`), h(StateBadge, { state }), h(Text, { dimColor: true }, 'q to quit')),
-    h(Text, { bold: true }, `${pad('AT', 20)}${pad('METHOD', 8)}${pad('STATUS', 7)}${pad('MS', 7)}${pad('CLIENT', 16)}PATH`),
-    ...entries.slice(-max).map((e) => h(Text, { key: e.id, color: e.error || (e.status ?? 500) >= 500 ? 'red' : (e.status ?? 0) >= 400 ? 'yellow' : undefined, wrap: 'truncate' },
-      `${pad(e.at, 20)}${pad(e.method, 8)}${pad(e.status ?? 'ERR', 7)}${pad(e.durationMs, 7)}${pad(e.clientIp, 16)}${e.path ?? ''}${e.error ? `  ${e.error}` : ''}`)),
+    h(TitleBar, { title, state, hint: 'q to quit' }),
+    h(TableHeader<RouteLogEntry>, { placed }),
+    ...entries.slice(-max).map((e) => h(TableRow<RouteLogEntry>, { key: e.id, placed, row: e })),
     entries.length === 0 ? h(Text, { dimColor: true }, 'waiting for requests…') : null,
   );
 }
@@ -26,9 +49,9 @@ export function RouteLogView(props: { routeId: number; entries: RouteLogEntry[];
 const merge = (a: RouteLogEntry[], b: RouteLogEntry[]) =>
   [...new Map([...a, ...b].map((e) => [e.id, e])).values()].sort((x, y) => x.id - y.id).slice(-200);
 
-function RouteLogApp(props: { routeId: number; subscribe: Subscribe; backlog: () => Promise<RouteLogEntry[]>; onFatal: (err: Error) => void }) {
+function RouteLogApp(props: { title: string; subscribe: Subscribe; backlog: () => Promise<RouteLogEntry[]>; onFatal: (err: Error) => void }) {
   const { exit } = useApp();
-  const { stdout } = useStdout();
+  const size = useTerminalSize();
   const [entries, setEntries] = useState<RouteLogEntry[]>([]);
   const [state, setState] = useState<StreamState>('connecting');
   useEffect(() => {
@@ -49,7 +72,7 @@ function RouteLogApp(props: { routeId: number; subscribe: Subscribe; backlog: ()
   useInput((input) => {
     if (input === 'q') exit();
   });
-  return h(RouteLogView, { routeId: props.routeId, entries, state, max: Math.max(1, (stdout.rows || 40) - 4) });
+  return h(RouteLogView, { title: props.title, entries, state, max: Math.max(1, size.rows - 3), width: size.columns });
 }
 
 /** `routes log ID --follow`: Ink on a terminal, NDJSON when piped. */
@@ -58,9 +81,9 @@ export async function followRouteLog(rt: Runtime, id: number): Promise<void> {
   // The stream carries new entries only: the recent past comes from the REST log.
   const backlog = async () => (await rt.client.call(ops.getRouteLog, { params: { id }, query: { limit: 20 } })).reverse();
   if (!rt.tty) return printNdjson(rt, path, ROUTE_LOG_KINDS, { event: 'LOG', items: backlog });
-  const { runInk } = await import('./run-ink.ts');
+  const [{ runInk }, route] = await Promise.all([import('./run-ink.ts'), rt.client.call(ops.getRoute, { params: { id } })]);
   await runInk((onFatal) => ({
     type: RouteLogApp,
-    props: { routeId: id, backlog, subscribe: ((handlers) => openStream(rt, path, ROUTE_LOG_KINDS, handlers)) satisfies Subscribe, onFatal },
+    props: { title: routeTitle(route), backlog, subscribe: ((handlers) => openStream(rt, path, ROUTE_LOG_KINDS, handlers)) satisfies Subscribe, onFatal },
   }));
 }

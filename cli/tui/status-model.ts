@@ -24,6 +24,15 @@ export interface Row {
   incident?: { id: number; openedAt: number | null; maintenance: boolean } | null;
   /** A maintenance window covering it is open (ADMIN only). */
   maintenance?: boolean;
+  /** Made from an event about a resource the snapshot did not have: name and type are not known yet. */
+  partial?: boolean;
+}
+
+/** What the API says of a resource (`GET /api/resources/{id}`), to complete a partial row. */
+export interface ResourceInfo {
+  name: string;
+  resourceType: string;
+  currentStatus: string;
 }
 
 /** What the admin API says at start and every so often: open incidents and resources in maintenance. */
@@ -56,7 +65,7 @@ export function applyStatusEvent(rows: Rows, kind: string, data: any, now = Date
   }
   const cur = next.get(data.resourceId);
   if (kind === 'CHECK_COMPLETED') {
-    const base: Row = cur ?? { id: data.resourceId, name: `#${data.resourceId}`, type: '?', status: 'unknown', checkedAt: null, durationMs: null, message: null, recent: [] };
+    const base: Row = cur ?? { id: data.resourceId, name: `#${data.resourceId}`, type: '?', status: 'unknown', checkedAt: null, durationMs: null, message: null, recent: [], partial: true };
     next.set(data.resourceId, {
       ...base, checkedAt: now, durationMs: data.durationMs, message: data.message,
       recent: [...base.recent, { status: data.status, durationMs: data.durationMs }].slice(-KEEP),
@@ -66,9 +75,19 @@ export function applyStatusEvent(rows: Rows, kind: string, data: any, now = Date
   } else if (kind === 'INCIDENT_RESOLVED' && typeof data.resourceId === 'number') {
     if (cur && (!cur.incident || cur.incident.id === data.id)) next.set(data.resourceId, { ...cur, incident: null });
   } else if (kind === 'STATUS_CHANGED') {
-    const base: Row = cur ?? { id: data.resourceId, name: data.name, type: '?', status: data.to, checkedAt: null, durationMs: null, message: null, recent: [] };
+    const base: Row = cur ?? { id: data.resourceId, name: data.name, type: '?', status: data.to, checkedAt: null, durationMs: null, message: null, recent: [], partial: true };
     next.set(data.resourceId, { ...base, name: data.name, status: data.to });
   }
+  return next;
+}
+
+/** Completes a row made from events with what the API says of the resource; its checks are kept. */
+export function applyResource(rows: Rows, id: number, info: ResourceInfo): Rows {
+  const cur = rows.get(id);
+  if (!cur) return rows;
+  const next = new Map(rows);
+  // The status seen on the stream is newer than the answer unless the stream has said nothing yet.
+  next.set(id, { ...cur, name: info.name, type: info.resourceType, status: cur.status === 'unknown' ? info.currentStatus : cur.status, partial: false });
   return next;
 }
 

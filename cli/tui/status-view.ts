@@ -1,13 +1,37 @@
 import './live-terminal.ts';
-import { Box, Text, useApp, useInput, useStdout } from 'ink';
-import React, { useEffect, useState } from 'react';
-import { StateBadge, type Subscribe } from './topology-view.ts';
+import { Box, Text, useApp, useInput } from 'ink';
+import React, { useEffect, useRef, useState } from 'react';
+import type { Subscribe } from './topology-view.ts';
 import type { StreamState } from './stream.ts';
-import { age, applyMarks, applyStatusEvent, type Marks, marksOf, type Rows, sparkline, visibleRows } from './status-model.ts';
+import { TitleBar, useTerminalSize } from './screen.ts';
+import { type Column, fitColumns, TableHeader, TableRow } from './table.ts';
+import {
+  age, applyMarks, applyResource, applyStatusEvent, type Marks, marksOf, type ResourceInfo, type Row, type Rows, sparkline, visibleRows,
+} from './status-model.ts';
 
 const h = React.createElement;
 const colourOf = (s: string) => (s === 'available' ? 'green' : s === 'not_available' ? 'red' : s === 'unknown' ? 'yellow' : 'gray');
-const pad = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
+
+/**
+ * The columns, by what an operator needs first: NAME and STATUS stay to 60
+ * columns and below, then TYPE and ALERT, AGE, RECENT, and MS goes first.
+ * TYPE is never cut (DOCKER is 6), nor STATUS (`not_available` is 13).
+ */
+export const statusColumns = (now: number): Array<Column<Row>> => [
+  { header: 'NAME', priority: 1, min: 16, width: 28, grow: true, cell: (r) => r.name },
+  { header: 'TYPE', priority: 2, min: 6, width: 6, cell: (r) => r.type },
+  { header: 'STATUS', priority: 1, min: 13, width: 13, color: (r) => colourOf(r.status), cell: (r) => r.status },
+  { header: 'ALERT', priority: 2, min: 14, width: 20, cell: (r) => alertCell(marksOf(r, now)) },
+  { header: 'AGE', priority: 3, min: 6, width: 7, cell: (r) => age(r.checkedAt, now) },
+  { header: 'MS', priority: 5, min: 5, width: 6, align: 'right', cell: (r) => (r.durationMs === null ? '-' : String(r.durationMs)) },
+  // The newest checks, as many as fit.
+  { header: 'RECENT', priority: 4, min: 8, width: 20, cell: (r, width) => sparkline(r.recent).slice(-width).map((s) => ({ text: s.char, color: s.ok ? 'green' : 'red' })) },
+];
+
+/** `incident 5m12s` in red, `maint` in magenta. */
+function alertCell(m: { incident: string; maintenance: boolean }) {
+  return [{ text: m.incident, color: 'red' }, { text: m.incident && m.maintenance ? ' ' : '' }, { text: m.maintenance ? 'maint' : '', color: 'magenta' }];
+}
 
 export interface StatusViewProps {
   rows: Rows;
@@ -17,46 +41,50 @@ export interface StatusViewProps {
   now: number;
   /** Rows that fit on the screen; the rest is counted. */
   maxRows?: number;
+  /** Terminal columns (default: the terminal's). */
+  width?: number;
 }
 
 export function StatusView(props: StatusViewProps) {
   const { rows, state, filter, editing, now, maxRows = 1000 } = props;
+  const size = useTerminalSize();
+  const width = props.width ?? size.columns;
   const all = visibleRows(rows, filter);
   const list = all.slice(0, Math.max(1, maxRows));
+  const placed = fitColumns(statusColumns(now), width);
   return h(Box, { flexDirection: 'column' },
-    h(Box, { gap: 2 }, h(Text, { bold: true }, 'monctl status'), h(StateBadge, { state }),
-      h(Text, { dimColor: !editing }, editing ? `/${filter}█` : filter ? `filter: ${filter}` : '/ to filter, q to quit')),
-    h(Text, { bold: true }, `${pad('NAME', 28)} ${pad('TYPE', 7)}${pad('STATUS', 14)}${pad('ALERT', 23)}${pad('AGE', 8)}${pad('MS', 7)}RECENT`),
-    ...list.map((r) => h(Box, { key: r.id },
-      h(Text, null, `${pad(r.name, 28)} ${pad(r.type, 7)}`),
-      h(Text, { color: colourOf(r.status) }, pad(r.status, 14)),
-      ...alertCells(marksOf(r, now)),
-      h(Text, null, `${pad(age(r.checkedAt, now), 8)}${pad(r.durationMs === null ? '-' : String(r.durationMs), 7)}`),
-      ...sparkline(r.recent).map((s, i) => h(Text, { key: i, color: s.ok ? 'green' : 'red' }, s.char)))),
+    h(TitleBar, { title: 'monctl status', state, editing, hint: editing ? `/${filter}█` : filter ? `filter: ${filter}` : '/ to filter, q to quit' }),
+    h(TableHeader<Row>, { placed }),
+    ...list.map((r) => h(TableRow<Row>, { key: r.id, placed, row: r })),
     list.length === 0 ? h(Text, { dimColor: true }, rows.size ? 'no resource matches the filter' : 'no resources yet') : null,
-    all.length > list.length ? h(Text, { dimColor: true }, `… ${all.length - list.length} more (/ to filter)`) : null,
+    all.length > list.length ? h(Text, { dimColor: true, wrap: 'truncate-end' }, `… ${all.length - list.length} more (/ to filter)`) : null,
   );
 }
 
-/** `incident 5m12s` in red, `maint` in magenta, padded to one column together. */
-function alertCells(m: { incident: string; maintenance: boolean }) {
-  const incident = m.incident ? `${m.incident} ` : '';
-  const maint = m.maintenance ? 'maint' : '';
-  return [
-    h(Text, { key: 'i', color: 'red' }, incident),
-    h(Text, { key: 'm', color: 'magenta' }, maint),
-    h(Text, { key: 'p' }, ' '.repeat(Math.max(1, 23 - incident.length - maint.length))),
-  ];
+export interface StatusAppProps {
+  subscribe: Subscribe;
+  onFatal: (err: Error) => void;
+  marks?: () => Promise<Marks>;
+  marksEveryMs?: number;
+  /** A resource that events name but the snapshot did not have (created since): its name, type and status. */
+  lookup?: (id: number) => Promise<ResourceInfo>;
 }
 
 /** The live app: `/` starts a filter (Enter keeps it, Esc clears it), `q` quits. */
-export function StatusApp(props: { subscribe: Subscribe; onFatal: (err: Error) => void; marks?: () => Promise<Marks>; marksEveryMs?: number }) {
+export function StatusApp(props: StatusAppProps) {
   const { exit } = useApp();
-  const { stdout } = useStdout();
+  const size = useTerminalSize();
   const [rows, setRows] = useState<Rows>(new Map());
   const [state, setState] = useState<StreamState>('connecting');
   const [filter, setFilter] = useState('');
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditingState] = useState(false);
+  // Keys typed right after `/` can reach the handler of the render before (Ink re-subscribes it in an
+  // effect): the mode is read from a ref, so `/db` typed fast filters on "db".
+  const editingNow = useRef(false);
+  const setEditing = (on: boolean) => {
+    editingNow.current = on;
+    setEditingState(on);
+  };
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
@@ -80,8 +108,17 @@ export function StatusApp(props: { subscribe: Subscribe; onFatal: (err: Error) =
       close();
     };
   }, []);
+  // CHECK_COMPLETED carries only the id: a row that came from an event is completed from the API, once per id.
+  const asked = useRef(new Set<number>());
+  useEffect(() => {
+    for (const r of rows.values()) {
+      if (!r.partial || !props.lookup || asked.current.has(r.id)) continue;
+      asked.current.add(r.id);
+      props.lookup(r.id).then((info) => setRows((cur) => applyResource(cur, r.id, info)), () => undefined);
+    }
+  }, [rows]);
   useInput((input, key) => {
-    if (editing) {
+    if (editingNow.current) {
       if (key.return) setEditing(false);
       else if (key.escape) {
         setFilter('');
@@ -94,5 +131,5 @@ export function StatusApp(props: { subscribe: Subscribe; onFatal: (err: Error) =
     else if (input === '/') setEditing(true);
     else if (key.escape) setFilter('');
   });
-  return h(StatusView, { rows, state, filter, editing, now, maxRows: (stdout.rows || 40) - 4 });
+  return h(StatusView, { rows, state, filter, editing, now, maxRows: size.rows - 4, width: size.columns });
 }

@@ -1,20 +1,15 @@
 import './live-terminal.ts';
-import { Box, Text, useApp, useInput, useStdout } from 'ink';
+import { Box, Text, useApp, useInput } from 'ink';
 import React, { useEffect, useState } from 'react';
 import type { Topology } from '../../src/api/schemas/tunnel.ts';
 import type { StreamEvent, StreamState } from './stream.ts';
 import { applyTopologyEvent, describeEvent, topologyTree } from './topology-model.ts';
+import { TitleBar, useTerminalSize } from './screen.ts';
 
 const h = React.createElement;
 
 const colourOf = (status?: string) =>
   status === 'CONNECTED' || status === 'up' ? 'green' : status === 'DISCONNECTED' ? 'red' : status === 'PENDING' ? 'yellow' : undefined;
-
-export function StateBadge(props: { state: StreamState }) {
-  const { state } = props;
-  const colour = state === 'live' ? 'green' : state === 'reconnecting' ? 'red' : 'yellow';
-  return h(Text, { color: colour }, state === 'reconnecting' ? '● reconnecting…' : state === 'live' ? '● live' : '● connecting…');
-}
 
 export interface TopologyViewProps {
   topology: Topology | null;
@@ -25,20 +20,24 @@ export interface TopologyViewProps {
   maxLines?: number;
 }
 
-/** The screen: a title with the stream state, the tree, and the newest events. */
+/**
+ * The screen: a title with the stream state, the tree, and the newest events.
+ * Every line is one terminal line at any width (cut with `…`), so the counts
+ * of lines that fit hold and nothing wraps.
+ */
 export function TopologyView(props: TopologyViewProps) {
   const { topology, events, state, maxEvents = 10, maxLines = 1000 } = props;
   const full = topology ? topologyTree(topology) : [];
   const tree = full.slice(0, Math.max(1, maxLines));
   return h(Box, { flexDirection: 'column' },
-    h(Box, { gap: 2 }, h(Text, { bold: true }, 'monctl topology'), h(StateBadge, { state }), h(Text, { dimColor: true }, 'q to quit')),
+    h(TitleBar, { title: 'monctl topology', state, hint: 'q to quit' }),
     h(Box, { flexDirection: 'column', borderStyle: 'round', paddingX: 1 },
-      topology ? (tree.length ? tree.map((l, i) => h(Text, { key: i, color: colourOf(l.status) }, `${'  '.repeat(l.depth)}${l.depth ? '└ ' : ''}${l.text}`)) : h(Text, { dimColor: true }, 'no pods'))
+      topology ? (tree.length ? tree.map((l, i) => h(Text, { key: i, color: colourOf(l.status), wrap: 'truncate-end' }, `${'  '.repeat(l.depth)}${l.depth ? '└ ' : ''}${l.text}`)) : h(Text, { dimColor: true }, 'no pods'))
         : h(Text, { dimColor: true }, 'waiting for the snapshot…'),
-      full.length > tree.length ? h(Text, { dimColor: true }, `… ${full.length - tree.length} more lines`) : null),
+      full.length > tree.length ? h(Text, { dimColor: true, wrap: 'truncate-end' }, `… ${full.length - tree.length} more lines`) : null),
     h(Text, { bold: true }, 'Events'),
     h(Box, { flexDirection: 'column', paddingX: 1 },
-      events.length ? events.slice(-maxEvents).map((e, i) => h(Text, { key: i, wrap: 'truncate' }, e)) : h(Text, { dimColor: true }, 'none yet')),
+      events.length ? events.slice(-maxEvents).map((e, i) => h(Text, { key: i, wrap: 'truncate-end' }, e)) : h(Text, { dimColor: true }, 'none yet')),
   );
 }
 
@@ -49,7 +48,7 @@ export interface Subscribe {
 /** The live app: state from the stream, `q` or Ctrl-C quits. */
 export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error) => void }) {
   const { exit } = useApp();
-  const { stdout } = useStdout();
+  const size = useTerminalSize();
   // One state: each event line is named from the topology as it was before that event.
   const [{ topology, events }, setView] = useState<{ topology: Topology | null; events: string[] }>({ topology: null, events: [] });
   const [state, setState] = useState<StreamState>('connecting');
@@ -68,7 +67,7 @@ export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error)
   useInput((input) => {
     if (input === 'q') exit();
   });
-  const rows = stdout.rows || 40;
+  const rows = size.rows;
   const maxEvents = Math.max(3, Math.min(10, Math.floor(rows / 4)));
   return h(TopologyView, { topology, events, state, maxEvents, maxLines: rows - maxEvents - 7 });
 }

@@ -2,8 +2,10 @@ import { render } from 'ink-testing-library';
 import React from 'react';
 import { describe, expect, it } from 'vitest';
 import type { Topology } from '../../src/api/schemas/tunnel.ts';
+import { routeLogColumns, routeTitle } from '../../cli/tui/route-log.ts';
 import { applyStatusEvent, age, sparkline } from '../../cli/tui/status-model.ts';
-import { StatusApp, StatusView } from '../../cli/tui/status-view.ts';
+import { StatusApp, StatusView, statusColumns } from '../../cli/tui/status-view.ts';
+import { fitColumns, GAP } from '../../cli/tui/table.ts';
 import type { StreamEvent, StreamState } from '../../cli/tui/stream.ts';
 import { applyTopologyEvent, topologyTree } from '../../cli/tui/topology-model.ts';
 import { TopologyApp, TopologyView } from '../../cli/tui/topology-view.ts';
@@ -167,5 +169,68 @@ describe('status model and view', () => {
     const { lastFrame, unmount } = render(h(StatusView, { rows: new Map(), state: 'connecting', filter: '', editing: false, now: 0 }));
     expect(lastFrame()).toMatch(/no resources yet/);
     unmount();
+  });
+});
+
+describe('table layout (cli/tui/table.ts)', () => {
+  const now = Date.now();
+  const sum = (placed: Array<{ width: number }>) => placed.reduce((n, p) => n + p.width, 0) + GAP * (placed.length - 1);
+
+  it('never needs more than the width, drops by priority and keeps NAME and STATUS down to 30 columns', () => {
+    for (let columns = 30; columns <= 200; columns++) {
+      const placed = fitColumns(statusColumns(now), columns);
+      expect(sum(placed), `at ${columns}`).toBeLessThanOrEqual(columns);
+      expect(placed.map((p) => p.column.header)).toEqual(expect.arrayContaining(['NAME', 'STATUS']));
+      for (const p of placed) expect(p.width).toBeGreaterThanOrEqual(p.column.min);
+      // A column is shown only if every column of a higher priority is.
+      const shown = new Set(placed.map((p) => p.column.header));
+      for (const p of placed) for (const c of statusColumns(now)) if (c.priority < p.column.priority) expect(shown.has(c.header), `${c.header} at ${columns}`).toBe(true);
+    }
+    expect(fitColumns(statusColumns(now), 60).map((p) => p.column.header)).toEqual(['NAME', 'TYPE', 'STATUS', 'ALERT', 'AGE']);
+    expect(fitColumns(statusColumns(now), 80).map((p) => p.column.header)).toEqual(['NAME', 'TYPE', 'STATUS', 'ALERT', 'AGE', 'MS', 'RECENT']);
+    // The spare room goes to NAME once every column has its preferred width.
+    const wide = fitColumns(statusColumns(now), 160);
+    expect(sum(wide)).toBe(160);
+    expect(wide.filter((p) => p.column.header !== 'NAME').every((p) => p.width === p.column.width)).toBe(true);
+  });
+
+  it('routes log keeps the order of the table without --follow, and shows the time of day when narrow', () => {
+    expect(fitColumns(routeLogColumns, 120).map((p) => p.column.header)).toEqual(['AT', 'METHOD', 'PATH', 'STATUS', 'MS', 'CLIENT', 'ERROR']);
+    expect(fitColumns(routeLogColumns, 60).map((p) => p.column.header)).toEqual(['AT', 'METHOD', 'PATH', 'STATUS', 'MS', 'ERROR']);
+    const entry = { id: 1, routeId: 7, at: '2026-11-27T17:01:02', method: 'GET', path: '/', status: 200, durationMs: 3, bytesIn: 0, bytesOut: 5, clientIp: '127.0.0.1', agentId: 3, podId: 1, error: null };
+    expect(routeLogColumns[0].cell(entry, 8)).toBe('17:01:02');
+    expect(routeLogColumns[0].cell(entry, 19)).toBe('2026-11-27T17:01:02');
+    expect(routeTitle({ ...route, listenPort: null })).toBe('monctl routes log site (site.test/)');
+  });
+
+  it('cuts a long value with … inside its column', () => {
+    const rows = applyStatusEvent(new Map(), 'SNAPSHOT', { resources: [
+      { resourceId: 1, name: 'a-resource-name-far-longer-than-its-column', resourceType: 'DOCKER', currentStatus: 'not_available', latestCheckedAt: null, latestMessage: null },
+    ] });
+    const { lastFrame, unmount } = render(h(StatusView, { rows, state: 'live', filter: '', editing: false, now, width: 60 }));
+    const lines = lastFrame()!.split('\n');
+    expect(lines[2]).toMatch(/^a-resource-name-… DOCKER not_available /);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
+    unmount();
+  });
+});
+
+describe('status --watch completes rows that only events named', () => {
+  it('a CHECK_COMPLETED for a resource the snapshot did not have: looked up once, TYPE and name filled in', async () => {
+    const f = feed();
+    const asked: number[] = [];
+    const lookup = async (id: number) => {
+      asked.push(id);
+      return { name: 'late-comer', resourceType: 'TCP', currentStatus: 'available' };
+    };
+    const app = render(h(StatusApp, { subscribe: f.subscribe, onFatal: () => undefined, lookup }));
+    f.push('SNAPSHOT', { resources: [] });
+    f.push('CHECK_COMPLETED', { resourceId: 9, historyId: 1, status: 'AVAILABLE', message: 'ok', errorCode: null, durationMs: 4, checkedAt: at, location: 'daemon' });
+    await until(() => /late-comer +TCP +available/.test(app.lastFrame()!));
+    f.push('STATUS_CHANGED', { resourceId: 9, name: 'late-comer', from: 'unknown', to: 'available', at });
+    f.push('CHECK_COMPLETED', { resourceId: 9, historyId: 2, status: 'AVAILABLE', message: 'ok', errorCode: null, durationMs: 5, checkedAt: at, location: 'daemon' });
+    await until(() => /late-comer +TCP +available/.test(app.lastFrame()!));
+    expect(asked).toEqual([9]);
+    app.unmount();
   });
 });
