@@ -27,6 +27,8 @@ export interface DaemonConfig {
   notifierRetryBaseMs?: number;
   /** Unsent bytes an SSE subscriber may have before it is cut off (daemon/events/sse.ts default when absent). */
   sseMaxQueuedBytes?: number;
+  /** An authenticated stream ends after this long at most, and the client reconnects (daemon/auth/stream-guard.ts default, 1 h, when absent). */
+  streamMaxLifetimeMs?: number;
   /** Validate every response against its schema (tests turn it on). */
   checkResponses: boolean;
   /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */

@@ -28,6 +28,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     sseHeartbeatMs: get<number>('sseHeartbeat'),
     notifierRetryBaseMs: get<number>('notifierRetryBase'),
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
+    streamMaxLifetimeMs: get<number>('streamMaxLifetime'),
     checkResponses: get<boolean>('checkResponses'),
     probes: {
       httpTimeoutMs: get<number>('httpTimeout'),

@@ -1,5 +1,6 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
+import { DEFAULT_STREAM_MAX_LIFETIME_MS } from '../auth/stream-guard.ts';
 import { DEFAULT_RELAY_LIMITS } from '../cluster/relay-limits.ts';
 import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
@@ -80,6 +81,8 @@ export const SETTINGS: readonly Setting[] = [
     default: () => 15_000, help: 'time between `: ping` comments on event streams' }),
   row({ key: 'sseMaxQueuedBytes', flag: '--sse-max-queued-bytes <bytes>', env: 'MONCTL_SSE_MAX_QUEUED_BYTES', type: t.positiveInteger,
     default: () => 512 * 1024, help: 'unsent bytes a stream subscriber may have before it is cut off' }),
+  row({ key: 'streamMaxLifetime', flag: '--stream-max-lifetime <duration>', env: 'MONCTL_STREAM_MAX_LIFETIME', type: t.duration,
+    default: () => DEFAULT_STREAM_MAX_LIFETIME_MS, help: 'an event stream opened with a credential ends after this long at most (90 to 100 % of it), and the client reconnects and is authorized again' }),
   row({ key: 'requestTimeout', flag: '--request-timeout <duration>', env: 'MONCTL_REQUEST_TIMEOUT', type: t.duration,
     default: () => 30_000, help: 'time a client has to send a whole request' }),
   row({ key: 'headersTimeout', flag: '--headers-timeout <duration>', env: 'MONCTL_HEADERS_TIMEOUT', type: t.duration,
