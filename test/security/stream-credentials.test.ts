@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { stream } from '../cluster/sse-stream.ts';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { tempHome } from '../cli/run.ts';
+import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { bearer, type CookieJar, login, send, until } from '../helpers/http.ts';
 
 const EVENTS = '/api/events';
@@ -110,4 +113,80 @@ describe('streams end with their credentials', () => {
     await events.done;
     expect(await reconnect(d, EVENTS, jar.header())).toBe(401);
   }, 30_000);
+});
+
+/** The daemon's count of streams it ended for `reason`, from its metrics. */
+async function endedFor(d: TestDaemon, reason: string): Promise<number> {
+  const text = (await send(d.url, 'GET', '/actuator/prometheus')).text;
+  const match = new RegExp(`^monctl_sse_streams_ended_total\\{reason="${reason}"\\} (\\d+)`, 'm').exec(text);
+  return match ? Number(match[1]) : NaN;
+}
+
+/** `monctl <args>` left running (a --watch), piped as in a script, against `d` with `key`. */
+function watchCli(d: TestDaemon, key: string, home: string, args: string[]) {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(MONCTL_|XDG_|NO_COLOR)/.test(k)) env[k] = v;
+  Object.assign(env, { MONCTL_SERVER: d.url, MONCTL_API_KEY: key, MONCTL_CONFIG_DIR: home, XDG_DATA_HOME: join(home, 'nodata') });
+  const child = spawn(join(ROOT, 'bin/monctl'), args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '', code: undefined as number | null | undefined };
+  child.stdout.on('data', (c) => (out.stdout += c));
+  child.stderr.on('data', (c) => (out.stderr += c));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve((out.code = code))));
+  const kinds = () => out.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { event: string }).event);
+  return { out, exited, kinds, kill: () => child.kill('SIGTERM') };
+}
+
+/**
+ * Every authenticated stream ends at --stream-max-lifetime, and the client
+ * reconnects: the raw stream resumes with Last-Event-ID, and the CLI's
+ * `--watch` goes on by itself; once its key is revoked, its reconnect is
+ * refused and it says so and exits non-zero instead of retrying.
+ */
+describe('the maximum lifetime of a stream', () => {
+  let d: TestDaemon;
+  let home: ReturnType<typeof tempHome>;
+
+  beforeAll(async () => {
+    home = tempHome();
+    d = await startDaemon({ args: ['--stream-max-lifetime', '2s'] });
+  }, 30_000);
+  afterAll(async () => {
+    await d?.stop();
+    home?.cleanup();
+  });
+
+  it('ends a stream whose credential still stands, and the reconnect resumes', async () => {
+    const { token } = await d.admin.call(operations.createApiKey, { body: { name: 'long-lived', role: 'USER' } });
+    const before = await endedFor(d, 'lifetime');
+    const events = await open(d, EVENTS, token);
+    await events.done;
+    expect(await endedFor(d, 'lifetime')).toBe(before + 1);
+    expect(await endedFor(d, 'credentials')).toBe(0);
+    const resumed = stream(d.url, EVENTS, token, events.events[0].id);
+    await until(() => resumed.status !== undefined);
+    expect(resumed.status).toBe(200);
+    await resumed.close();
+  }, 30_000);
+
+  it('the CLI reconnects by itself after a server-ended stream, and exits non-zero once its key is revoked', async () => {
+    const key = await d.admin.call(operations.createApiKey, { body: { name: 'cli-watch', role: 'ADMIN' } });
+    const cli = watchCli(d, key.token, home.dir, ['topology', '--watch']);
+    try {
+      await until(() => cli.kinds().includes('SNAPSHOT') || cli.out.code !== undefined);
+      const ended = await endedFor(d, 'lifetime');
+      await until(async () => (await endedFor(d, 'lifetime')) > ended || cli.out.code !== undefined);
+      // Ended by the server, reconnected by the CLI: what happens next still reaches it.
+      await d.admin.call(operations.createAgent, { body: { name: 'after-reconnect' } });
+      await until(() => cli.kinds().includes('AGENT_CREATED') || cli.out.code !== undefined);
+      expect(cli.out.code, cli.out.stderr).toBeUndefined();
+      expect(cli.out.stderr).toContain('reconnecting');
+
+      await d.admin.call(operations.revokeApiKey, { params: { id: key.id } });
+      expect(await cli.exited).toBe(4);
+      expect(cli.out.stderr).toMatch(/HTTP 401: the API key or session is not valid \(any more\)/);
+      expect(cli.out.stderr).toContain('hint: the credential is missing, expired or revoked');
+    } finally {
+      cli.kill();
+    }
+  }, 60_000);
 });
