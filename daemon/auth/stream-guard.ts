@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeys } from './api-keys.ts';
 import type { Principal } from './principal.ts';
 import type { Sessions } from './sessions.ts';
+import { DEFAULT_STREAM_MAX_LIFETIME_MS } from './stream-lifetime.ts';
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 /** What ends a stream: its response's `end` (the stream's own 'close' handler then cleans up). */
@@ -23,13 +24,13 @@ interface Watched {
   timer: NodeJS.Timeout;
 }
 
-/** `--stream-max-lifetime` unless set: an hour of a stream costs a client one reconnect, and bounds what no news reaches (below). */
-export const DEFAULT_STREAM_MAX_LIFETIME_MS = 60 * 60 * 1000;
 /** The tables whose writes may change what an open stream's credential grants (triggers of migration 0015). */
 export const CREDENTIAL_TABLES = ['api_keys', 'users', 'sessions'];
 
 /** Ids per query when open streams are checked: far below any database's limit on bound parameters. */
 const BATCH = 500;
+/** A check the database failed is tried again after this long. */
+const RETRY_MS = 1_000;
 /** Lifetimes are spread over the last tenth of the maximum, so streams opened together (a restart) do not all reconnect at once. */
 const JITTER = 0.1;
 
@@ -72,10 +73,6 @@ export class StreamGuard {
     return this.#generation;
   }
 
-  get size(): number {
-    return this.#streams.size;
-  }
-
   /** Guards an open stream of `principal`, whose credential was read at `generation`. */
   watch(res: GuardedResponse, principal: Principal, generation: number): void {
     if (principal.kind !== 'user' || res.writableEnded || res.destroyed) return;
@@ -98,19 +95,17 @@ export class StreamGuard {
       this.#again = true;
       return;
     }
-    this.#checking = this.#checkAll().catch((err) => this.#log.warn({ err }, 'checking the credentials of open streams failed'))
-      .finally(() => {
-        this.#checking = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.changed();
-        }
-      });
-  }
-
-  /** Resolves once no check is running (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.#checking) await this.#checking;
+    this.#checking = this.#checkAll().catch((err) => {
+      // The streams stay open meanwhile (a reconnect could not be authorized either), until a check passes or their lifetime ends.
+      this.#log.warn({ err }, 'checking the credentials of open streams failed; retrying in a second');
+      setTimeout(() => this.changed(), RETRY_MS).unref();
+    }).finally(() => {
+      this.#checking = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.changed();
+      }
+    });
   }
 
   /** Shutdown: the timers go (the streams themselves end with every other stream). */

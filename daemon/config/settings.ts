@@ -1,6 +1,6 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
-import { DEFAULT_STREAM_MAX_LIFETIME_MS } from '../auth/stream-guard.ts';
+import { DEFAULT_STREAM_MAX_LIFETIME_MS } from '../auth/stream-lifetime.ts';
 import { DEFAULT_RELAY_LIMITS } from '../cluster/relay-limits.ts';
 import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
