@@ -16,6 +16,7 @@ export const POSTGRES_SUITES = [
   'test/locations/private-network.test.ts',
   'test/security/auth-matrix.test.ts',
   'test/security/input-integrity.test.ts',
+  'test/security/stream-credentials.test.ts',
   ...['admin-key-protection', 'credentials', 'explorer-session', 'health-details', 'login', 'metrics-visibility', 'metrics', 'problems', 'restart', 'shutdown',
     'users-keys'].map((name) => `test/foundation/${name}.test.ts`),
 ];

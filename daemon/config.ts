@@ -29,6 +29,8 @@ export interface DaemonConfig {
   sseMaxQueuedBytes?: number;
   /** Status pages' live streams: at once, per client address (IPv6 /64), per connection (daemon/status/live-caps.ts defaults when absent). */
   statusStreams?: { max: number; perClient: number; perConnection: number };
+  /** An authenticated stream ends after this long at most, and the client reconnects (daemon/auth/stream-guard.ts default, 1 h, when absent). */
+  streamMaxLifetimeMs?: number;
   /** Validate every response against its schema (tests turn it on). */
   checkResponses: boolean;
   /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */

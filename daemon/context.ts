@@ -3,6 +3,7 @@ import type { ApiKeys } from './auth/api-keys.ts';
 import type { Bus } from './bus.ts';
 import type { LoginThrottle } from './auth/login-throttle.ts';
 import type { Sessions } from './auth/sessions.ts';
+import type { StreamGuard } from './auth/stream-guard.ts';
 import type { DaemonConfig } from './config.ts';
 import type { EventHub } from './events/channel.ts';
 import type { PodMessages } from './cluster/pod-messages.ts';
@@ -26,6 +27,8 @@ export interface DaemonContext {
   cluster?: PodMessages;
   keys: ApiKeys;
   sessions: Sessions;
+  /** Open authenticated streams, ended when their credential changes, expires or reaches --stream-max-lifetime. */
+  streams: StreamGuard;
   loginThrottle: LoginThrottle;
   installSecret: Uint8Array;
   /** The data plane, as the control plane sees it (replaced by the tunnel capability). */

@@ -8,6 +8,7 @@ import { ApiKeys } from './auth/api-keys.ts';
 import { loadInstallSecret } from './auth/install-secret.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { Sessions } from './auth/sessions.ts';
+import { guardStreams } from './auth/stream-guard.ts';
 import { Bus } from './bus.ts';
 import { relayBus } from './cluster/bus-relay.ts';
 import { EventRelay } from './cluster/event-relay.ts';
@@ -125,9 +126,11 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     const events = new EventHub();
     const metrics = createMetrics();
     if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log, config.podEvents ?? DEFAULT_RELAY_LIMITS, metrics.registry);
+    const keys = new ApiKeys(store.db, installSecret);
+    const sessions = new Sessions(store.db, installSecret);
     ctx = {
-      config, log, store, db: store.db, metrics, events, bus, cluster,
-      keys: new ApiKeys(store.db, installSecret), sessions: new Sessions(store.db, installSecret),
+      config, log, store, db: store.db, metrics, events, bus, cluster, keys, sessions,
+      streams: guardStreams(keys, sessions, config, log, metrics.registry, cluster),
       loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
     };
     if (cluster) shareLoginThrottle(ctx.loginThrottle, cluster);
@@ -208,6 +211,7 @@ async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: Daem
   if (ctx.draining) return;
   ctx.draining = true;
   ctx.log.info('draining');
+  ctx.streams.stop();
   endAllStreams();
   const drains = modules.map((m) => Promise.resolve(m.drain?.()).catch((err) => ctx.log.error({ err, module: m.name }, 'module failed to drain')));
   const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -20,9 +20,22 @@ export interface StreamHandlers {
 }
 
 /**
+ * Why a (re)connection was refused. The daemon ends a stream when its
+ * credential is revoked, expires or loses its role, and at its maximum
+ * lifetime; the reconnect is then authorized again, and a refusal is final.
+ */
+const REFUSED: Record<number, string> = {
+  401: ': the API key or session is not valid (any more): revoked, expired, logged out or its user deleted',
+  403: ': the credential does not have the role this stream needs (any more)',
+  404: '',
+};
+
+/**
  * Follows an SSE stream with the `eventsource` package: the API key goes in a
  * custom fetch, and the package reconnects on its own with `Last-Event-ID`,
- * so the daemon replays what was missed (or sends a fresh SNAPSHOT).
+ * so the daemon replays what was missed (or sends a fresh SNAPSHOT). A
+ * stream the daemon ends (its credential changed, its lifetime is up) is
+ * reconnected the same way, unseen by the views but for a short "reconnecting".
  */
 export function openStream(rt: Runtime, path: string, kinds: readonly string[], h: StreamHandlers): () => void {
   const auth = rt.client.authHeaders('GET');
@@ -45,7 +58,7 @@ export function openStream(rt: Runtime, path: string, kinds: readonly string[], 
     const code = (err as { code?: number }).code;
     if (code === 401 || code === 403 || code === 404) {
       es.close();
-      h.onFatal(new HttpError(code, 'stream', `${path}: HTTP ${code}`));
+      h.onFatal(new HttpError(code, 'stream', `${path}: HTTP ${code}${REFUSED[code]}`));
       return;
     }
     if (es.readyState === es.CLOSED) {

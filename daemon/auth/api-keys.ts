@@ -16,6 +16,27 @@ export interface KeyPrincipal {
   keyId: number;
   role: Role;
   username: string;
+  /** Milliseconds since the epoch; null for a key that never expires. */
+  expiresAt: number | null;
+}
+
+/** The columns a key's standing is read from (its row joined with its creator's role). */
+interface StandingRow {
+  role: string;
+  expires_at: number | null;
+  route_ids: string | null;
+  creator_role: string | null;
+}
+
+/**
+ * The role a key grants now, or undefined when it grants nothing on the API:
+ * expired, or a route key (those open their routes at the edge only). A key
+ * never grants more than its creator has now: demoting a user demotes their keys.
+ */
+function standingRole(row: StandingRow, now: number): Role | undefined {
+  if (row.expires_at != null && row.expires_at <= now) return undefined;
+  if (row.route_ids !== null) return undefined;
+  return row.creator_role === 'USER' ? 'USER' : (row.role as Role);
 }
 
 export class ApiKeys {
@@ -57,17 +78,28 @@ export class ApiKeys {
   async verify(token: string, now = Date.now()): Promise<KeyPrincipal | undefined> {
     const id = await this.idOf(token);
     if (id === undefined) return undefined;
-    const row = await this.#db.selectFrom('api_keys')
-      .leftJoin('users', 'users.id', 'api_keys.created_by_user_id')
-      .select(['api_keys.role', 'api_keys.created_by', 'api_keys.expires_at', 'api_keys.route_ids', 'users.role as creator_role'])
-      .where('api_keys.id', '=', id).executeTakeFirst();
-    if (!row || (row.expires_at != null && row.expires_at <= now)) return undefined;
-    // A route key opens its routes at the edge only (verifyForRoute), never the API.
-    if (row.route_ids !== null) return undefined;
+    const row = await this.#standing().where('api_keys.id', '=', id).executeTakeFirst();
+    const role = row && standingRole(row, now);
+    if (!row || !role) return undefined;
     this.#touch(id, now);
-    // A key never grants more than its creator has now: demoting a user demotes their keys.
-    const role = row.creator_role === 'USER' ? 'USER' : (row.role as Role);
-    return { keyId: id, role, username: row.created_by };
+    return { keyId: id, role, username: row.created_by, expiresAt: row.expires_at };
+  }
+
+  /** The role each key grants now, for the keys that still grant one (open streams are checked against it). */
+  async rolesOf(ids: readonly number[], now = Date.now()): Promise<Map<number, Role>> {
+    const roles = new Map<number, Role>();
+    if (ids.length === 0) return roles;
+    for (const row of await this.#standing().where('api_keys.id', 'in', ids).execute()) {
+      const role = standingRole(row, now);
+      if (role) roles.set(Number(row.id), role);
+    }
+    return roles;
+  }
+
+  #standing() {
+    return this.#db.selectFrom('api_keys')
+      .leftJoin('users', 'users.id', 'api_keys.created_by_user_id')
+      .select(['api_keys.id', 'api_keys.role', 'api_keys.created_by', 'api_keys.expires_at', 'api_keys.route_ids', 'users.role as creator_role']);
   }
 
   /**

@@ -50,6 +50,7 @@ export const keyHandlers: Handlers = {
     const result = await ctx.db.deleteFrom('api_keys').where('id', '=', params.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound(`API key ${params.id} does not exist`);
     ctx.keys.forget(params.id);
+    ctx.streams.changed();
     return { status: 'deleted' as const };
   },
 };

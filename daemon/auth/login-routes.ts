@@ -75,7 +75,10 @@ export function loginRoutes(ctx: DaemonContext) {
       }
       ctx.loginThrottle.succeed(username);
       // Logging in again from a live session replaces it rather than leaving it valid.
-      if (previous) await sessions.destroy(previous);
+      if (previous) {
+        await sessions.destroy(previous);
+        ctx.streams.changed();
+      }
       const sessionId = await sessions.create(user.id, csrf!);
       ctx.log.info({ username }, 'login');
       redirect(res, '/api', sessionCookie(SESSION_COOKIE, sessionId));
@@ -88,7 +91,10 @@ export function loginRoutes(ctx: DaemonContext) {
         ? (await readForm(req)).get('_csrf') ?? undefined
         : (req.headers['x-csrf-token'] as string | undefined);
       if (hash && !tokensEqual(sent, csrf)) throw new HttpError(403, 'csrf', 'Missing or invalid CSRF token');
-      if (hash) await sessions.destroy(hash);
+      if (hash) {
+        await sessions.destroy(hash);
+        ctx.streams.changed();
+      }
       redirect(res, '/login?logout', sessionCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0 }));
     });
   };

@@ -16,6 +16,8 @@ export type Principal =
       /** Set for sessions: unsafe calls must echo it (CSRF). */
       csrfToken: string | null;
       sessionHash: string | null;
+      /** When the credential stops being valid by itself (key expiry, session timeout); null: never. Open streams end then. */
+      expiresAt?: number | null;
     };
 
 export const ANONYMOUS: Principal = { kind: 'anonymous' };
@@ -47,7 +49,7 @@ export async function resolvePrincipal(req: IncomingMessage, keys: ApiKeys, sess
     if (!found) throw unauthorized('Invalid, expired or revoked API key');
     return {
       kind: 'user', username: found.username, role: found.role, via: 'api-key', keyId: found.keyId,
-      csrfToken: null, sessionHash: null,
+      csrfToken: null, sessionHash: null, expiresAt: found.expiresAt,
     };
   }
   const sessionId = readCookie(req, SESSION_COOKIE);
@@ -56,7 +58,7 @@ export async function resolvePrincipal(req: IncomingMessage, keys: ApiKeys, sess
     if (session) {
       return {
         kind: 'user', username: session.username, role: session.role, via: 'session', keyId: null,
-        csrfToken: session.csrfToken, sessionHash: session.idHash,
+        csrfToken: session.csrfToken, sessionHash: session.idHash, expiresAt: session.expiresAt,
       };
     }
   }

@@ -15,6 +15,8 @@ export interface SessionPrincipal {
   role: Role;
   csrfToken: string;
   idHash: string;
+  /** When the session ends unless it is used again (it slides on use). */
+  expiresAt: number;
 }
 
 /**
@@ -59,10 +61,22 @@ export class Sessions {
       .where('sessions.id_hash', '=', idHash)
       .executeTakeFirst();
     if (!row || row.expires_at <= now) return undefined;
+    let expiresAt = row.expires_at;
     if (row.expires_at - now < SESSION_TTL_MS - REFRESH_AFTER_MS) {
-      await this.#db.updateTable('sessions').set({ expires_at: now + SESSION_TTL_MS }).where('id_hash', '=', idHash).execute();
+      expiresAt = now + SESSION_TTL_MS;
+      await this.#db.updateTable('sessions').set({ expires_at: expiresAt }).where('id_hash', '=', idHash).execute();
     }
-    return { userId: row.user_id, username: row.username, role: row.role as Role, csrfToken: row.csrf_token, idHash };
+    return { userId: row.user_id, username: row.username, role: row.role as Role, csrfToken: row.csrf_token, idHash, expiresAt };
+  }
+
+  /** The role of each session's user now, for the sessions that are still live (open streams are checked against it). */
+  async rolesOf(idHashes: readonly string[], now = Date.now()): Promise<Map<string, Role>> {
+    const roles = new Map<string, Role>();
+    if (idHashes.length === 0) return roles;
+    const rows = await this.#db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['sessions.id_hash', 'sessions.expires_at', 'users.role']).where('sessions.id_hash', 'in', idHashes).execute();
+    for (const row of rows) if (row.expires_at > now) roles.set(row.id_hash, row.role as Role);
+    return roles;
   }
 
   async destroy(idHash: string): Promise<void> {

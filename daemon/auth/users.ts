@@ -40,6 +40,7 @@ export const userHandlers: Handlers = {
       if (passwordHash) await trx.deleteFrom('sessions').where('user_id', '=', params.id).execute();
       return updated;
     });
+    ctx.streams.changed();
     return toUser(row);
   },
 
@@ -60,6 +61,7 @@ export const userHandlers: Handlers = {
       // Sessions and the API keys this user created go with it (foreign keys cascade).
       await trx.deleteFrom('users').where('id', '=', params.id).execute();
     });
+    ctx.streams.changed();
     return { status: 'deleted' as const };
   },
 };

@@ -29,6 +29,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     notifierRetryBaseMs: get<number>('notifierRetryBase'),
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
     statusStreams: { max: get<number>('statusStreamsMax'), perClient: get<number>('statusStreamsPerClient'), perConnection: get<number>('statusStreamsPerConnection') },
+    streamMaxLifetimeMs: get<number>('streamMaxLifetime'),
     checkResponses: get<boolean>('checkResponses'),
     probes: {
       httpTimeoutMs: get<number>('httpTimeout'),

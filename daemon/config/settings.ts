@@ -1,5 +1,6 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
+import { DEFAULT_STREAM_MAX_LIFETIME_MS } from '../auth/stream-lifetime.ts';
 import { DEFAULT_RELAY_LIMITS } from '../cluster/relay-limits.ts';
 import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
 import { defaultProbeConfig } from '../probes/config.ts';
@@ -87,6 +88,8 @@ export const SETTINGS: readonly Setting[] = [
     default: () => STATUS_STREAM_LIMITS.perClient, help: 'status pages: live streams of one client address (IPv6: its /64); a new one ends that client\'s oldest' }),
   row({ key: 'statusStreamsPerConnection', flag: '--status-streams-per-connection <n>', env: 'MONCTL_STATUS_STREAMS_PER_CONNECTION', type: t.positiveInteger,
     default: () => STATUS_STREAM_LIMITS.perConnection, help: 'status pages: live streams of one HTTP/2 connection; a new one ends that connection\'s oldest' }),
+  row({ key: 'streamMaxLifetime', flag: '--stream-max-lifetime <duration>', env: 'MONCTL_STREAM_MAX_LIFETIME', type: t.duration,
+    default: () => DEFAULT_STREAM_MAX_LIFETIME_MS, help: 'an event stream opened with a credential ends after this long at most (90 to 100 % of it), and the client reconnects and is authorized again' }),
   row({ key: 'requestTimeout', flag: '--request-timeout <duration>', env: 'MONCTL_REQUEST_TIMEOUT', type: t.duration,
     default: () => 30_000, help: 'time a client has to send a whole request' }),
   row({ key: 'headersTimeout', flag: '--headers-timeout <duration>', env: 'MONCTL_HEADERS_TIMEOUT', type: t.duration,

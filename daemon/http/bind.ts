@@ -68,13 +68,16 @@ export function bindOperations(router: RouterLike, ctx: DaemonContext, handlers:
     const handler = handlers[op.id as OperationId] as Handler<OperationDef>;
     const method = op.method.toLowerCase() as Lowercase<OperationDef['method']>;
     router[method](routePath(op.path), async (req, res) => {
+      const generation = ctx.streams.generation;
       const principal = await resolvePrincipal(req, ctx.keys, ctx.sessions);
       authorize(op, principal, req);
       const params = op.params ? validateStrings(op.params, (req as { params?: Record<string, string> }).params ?? {}, 'path') : undefined;
       const query = op.query ? validateStrings(op.query, queryOf(req), 'query') : undefined;
       const body = op.body ? validateBody(op.body, await readJson(req)) : undefined;
       const result = await handler({ params, query, body, principal, req, res, ctx } as RequestContext<OperationDef>);
-      if (op.stream || res.headersSent) return;
+      // A stream is open once its handler returns: from here it lasts only as long as its credential.
+      if (op.stream) return ctx.streams.watch(res, principal, generation);
+      if (res.headersSent) return;
       const value = result instanceof RawJson ? (ctx.config.checkResponses ? JSON.parse(result.text) : undefined) : result;
       if (ctx.config.checkResponses && op.response && !checker(op.response).Check(value)) {
         const first = [...checker(op.response).Errors(value)].slice(0, 3).map((e) => `${e.path} ${e.message}`);
