@@ -140,7 +140,9 @@ class HttpExchange implements ExchangeHandler {
   start([head, framing]: [string, Framing]): void {
     const req = this.#req;
     const res = this.#res;
-    res.on('finish', () => this.#exchange.finish(res.statusCode));
+    // node:http2's compatibility response emits 'finish' whenever its stream closes, reset included:
+    // only a stream whose write side finished completed its answer (else 'close' below says why not).
+    res.on('finish', () => { if (res.writableFinished) this.#exchange.finish(res.statusCode); });
     res.on('close', () => {
       if (res.writableFinished) return;
       clearTimeout(this.#timer);
