@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { HttpError } from '../../src/errors.ts';
 import { endToEndRawHeaders } from '../../src/tunnel/protocol.ts';
 import type { PodRelay } from '../cluster/tunnel-relay.ts';
@@ -142,7 +143,8 @@ class HttpExchange implements ExchangeHandler {
     const res = this.#res;
     // node:http2's compatibility response emits 'finish' whenever its stream closes, reset included:
     // only a stream whose write side finished completed its answer (else 'close' below says why not).
-    res.on('finish', () => { if (res.writableFinished) this.#exchange.finish(res.statusCode); });
+    const h2 = (res as unknown as { stream?: Duplex }).stream;
+    res.on('finish', () => { if (!h2 || h2.writableFinished) this.#exchange.finish(res.statusCode); });
     res.on('close', () => {
       if (res.writableFinished) return;
       clearTimeout(this.#timer);

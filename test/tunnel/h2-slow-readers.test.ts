@@ -117,7 +117,8 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
     }
   }, 60_000);
 
-  it('leave a client that reads alone', async () => {
+  it('leave a client that reads alone, logged as complete', async () => {
+    const log = await subscribe(tunnel.daemon, `/admin/sse/routes/${routeId}/log`);
     const session = h2connect(tunnel.daemon.edgeTlsUrl!, { ca: pki.ca, servername: 'big.test' });
     try {
       const got = await new Promise<number>((resolve, reject) => {
@@ -128,8 +129,11 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
         req.on('error', reject);
       });
       expect(got).toBe(huge.length);
+      const [entry] = await until(() => entries(log.events, '/huge').length > 0 && entries(log.events, '/huge'));
+      expect(entry.data).toMatchObject({ status: 200, error: null, bytesOut: huge.length });
     } finally {
       session.close();
+      log.close();
     }
   }, 60_000);
 });
