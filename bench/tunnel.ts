@@ -9,13 +9,16 @@
  * Rounds alternate between the paths (each round starting one path later), at least 3 each;
  * medians are reported: req/s, p50/p99, MB/s, CPU per request of each own process (from
  * /proc/<pid>/stat), idle and peak RSS, then monctl's ratio to each peer. Last, the slow-reader
- * attack: 1,000 clients that never read a 1 MiB answer of one route, and the other route's p99.
+ * attack: 1,000 clients that never read a 1 MiB answer of one route, and the other route's p99;
+ * then its HTTP/2 form against monctl's HTTPS edge (bench/lib/tunnel-h2-attack.ts): 8 sessions
+ * × 128 zero-window streams, the daemon's peak RSS against its idle RSS and the time to reset.
  *
  * Flags: --quick (under 2 minutes), --seconds N (small responses, default 5), --download-seconds N
  * (default 5), --rounds N (default 3), --connections N (small responses, default 32),
  * --paths=a,b (names: direct, monctl, nginx, ssh, nginx-ssh, localtunnel), --only=small|download|https
  * (https: the HTTPS row, monctl's TLS edge against nginx terminating TLS, bench/lib/tunnel-https.ts),
- * --from-sources (monctl from the TypeScript sources, not dist/), --no-attack.
+ * --from-sources (monctl from the TypeScript sources, not dist/), --no-attack, --h2-slow-readers (monctl
+ * and the HTTP/2 slow-reader row only).
  * With MONCTL_BENCH_CPU_PROF=DIR the daemon writes a V8 CPU profile there.
  * Peers whose tools are missing are installed from Debian when run as root (test/setup/provision.ts);
  * a peer is skipped only with the reason printed.
@@ -29,6 +32,7 @@ import { ensureTools, TUNNEL_BENCH_TOOLS } from '../test/setup/provision.ts';
 import { flag } from './lib/load.ts';
 import { run, stopChildren, treeCpuMs, treeMemoryMb } from './lib/procs.ts';
 import { slowReaderAttack } from './lib/tunnel-attack.ts';
+import { h2SlowReaderAttack } from './lib/tunnel-h2-attack.ts';
 import { startMonctl } from './lib/tunnel-monctl.ts';
 import { type BenchPath, prepareLocaltunnel, type Skipped, startLocaltunnel, startNginx, startSsh } from './lib/tunnel-peers.ts';
 import { type Measured, type PathResult, printRatios, printResults } from './lib/tunnel-report.ts';
@@ -40,6 +44,9 @@ const root = join(import.meta.dirname, '..');
 const node = join(root, 'node_modules/.bin/node');
 const argv = process.argv;
 const quick = argv.includes('--quick');
+const h2Only = argv.includes('--h2-slow-readers');
+/** The daemon's --slow-reader-window: bench/lib/tunnel-monctl.ts runs it with the default. */
+const SLOW_READER_WINDOW_MS = 20_000;
 const opt = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
 
@@ -61,7 +68,7 @@ async function main(): Promise<void> {
   const downloadSeconds = flag('download-seconds', quick ? 2 : 5);
   const rounds = Math.max(3, flag('rounds', 3));
   const connections = flag('connections', 32);
-  const wanted = new Set((opt('paths') ?? 'direct,monctl,nginx,ssh,nginx-ssh,localtunnel').split(','));
+  const wanted = new Set((opt('paths') ?? (h2Only ? 'monctl' : 'direct,monctl,nginx,ssh,nginx-ssh,localtunnel')).split(','));
   const only = opt('only');
   const dir = mkdtempSync(join(tmpdir(), 'monctl-bench-tunnel-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -114,8 +121,8 @@ async function main(): Promise<void> {
 
     await new Promise((r) => setTimeout(r, 2000)); // settle before the idle figures
     const results: PathResult[] = paths.map((p) => ({ name: p.name, small: [], download: [], idle: memory(p, 'rss'), after: {}, peak: {} }));
-    for (const p of paths) wrk(`${p.url}/`, p.host, connections, 1); // warm-up (JIT, connection pools)
-    for (let round = 0; round < rounds; round++) {
+    if (!h2Only) for (const p of paths) wrk(`${p.url}/`, p.host, connections, 1); // warm-up (JIT, connection pools)
+    for (let round = 0; round < (h2Only ? 0 : rounds); round++) {
       const order = paths.map((_, i) => (i + round) % paths.length);
       if (only !== 'download' && only !== 'https') for (const i of order) results[i].small.push(measure(paths[i], '/', connections, seconds));
       if (only !== 'small' && only !== 'https') for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
@@ -123,7 +130,7 @@ async function main(): Promise<void> {
     paths.forEach((p, i) => Object.assign(results[i], { after: memory(p, 'rss'), peak: memory(p, 'peak') }));
 
     const attacks: string[] = [];
-    if (!argv.includes('--no-attack')) {
+    if (!argv.includes('--no-attack') && !h2Only) {
       if (monctl) {
         await monctl.addRoute('big.test');
         attacks.push(...await slowReaderAttack(monctl, 'big.test', Math.min(seconds, 3), served));
@@ -132,17 +139,24 @@ async function main(): Promise<void> {
       if (peer && !quick) attacks.push(...await slowReaderAttack(peer, 'bench.test', Math.min(seconds, 3), served));
     }
 
-    console.log(`wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; `
-      + `100 MB downloads: ${downloadSeconds} s over 4. Own processes only: not wrk, not the target. nginx: 1 worker.`);
-    for (const s of skipped) console.log(`skipped: ${s.name}: ${s.skipped}`);
-    console.log('');
-    printResults(results);
-    printRatios(results);
+    if (!h2Only) {
+      console.log(`wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; `
+        + `100 MB downloads: ${downloadSeconds} s over 4. Own processes only: not wrk, not the target. nginx: 1 worker.`);
+      for (const s of skipped) console.log(`skipped: ${s.name}: ${s.skipped}`);
+      console.log('');
+      printResults(results);
+      printRatios(results);
+    }
     if (attacks.length) {
       console.log('\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; another route meanwhile (wrk, 8 connections):');
       for (const line of attacks) console.log(`  ${line}`);
     }
-    if (monctl && (!only || only === 'https')) {
+    if (monctl && (h2Only || (!argv.includes('--no-attack') && !only))) {
+      const lines = await h2SlowReaderAttack(monctl, target, SLOW_READER_WINDOW_MS);
+      console.log('\nHTTP/2 slow readers: 8 sessions with a zero receive window open 128 streams each to a 1 MiB answer, never read, ping every second:');
+      for (const line of lines) console.log(`  ${line}`);
+    }
+    if (monctl && !h2Only && (!only || only === 'https')) {
       await httpsBench({ admin: monctl.admin, agentId: monctl.agentId, target, edgeTls: monctl.edgeTls, dir, seconds, connections, wrk });
     }
     console.log(`\n(${Math.round((Date.now() - started) / 1000)} s)`);

@@ -21,6 +21,7 @@ import { EventHub } from './events/channel.ts';
 import { endAllStreams } from './events/sse.ts';
 import { createApiHandler } from './http/app.ts';
 import { shedSlowHeaders } from './http/shed-slow-headers.ts';
+import { shedSlowH2Streams } from './http/shed-slow-h2-streams.ts';
 import { shedSlowReaders } from './http/shed-slow-readers.ts';
 import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
@@ -163,11 +164,12 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     name: 'monctl_http_slow_readers_shed_total', help: 'Clients disconnected for reading responses slower than --slow-reader-floor',
     registers: [ctx.metrics.registry],
   });
+  const readerLimits = { floorBytesPerSec: config.server?.slowReaderFloor ?? 1024, windowMs: config.server?.slowReaderWindowMs ?? 20_000 };
+  // HTTP/2 streams of the HTTPS edge are held to the same floor one by one: their socket's buffer says nothing of them.
+  if (edgeTls) stopShedding.push(shedSlowH2Streams(edgeTls, readerLimits, () => shed.inc()));
   for (const server of [api, edge, ...(edgeTls ? [edgeTls as unknown as ApiServer] : [])]) {
     shedSlowHeaders(server, limits.headersTimeout);
-    stopShedding.push(shedSlowReaders(server, {
-      floorBytesPerSec: config.server?.slowReaderFloor ?? 1024, windowMs: config.server?.slowReaderWindowMs ?? 20_000,
-    }, () => shed.inc()));
+    stopShedding.push(shedSlowReaders(server, readerLimits, () => shed.inc()));
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       // A response already under way (a request timeout while its body still arrives) must not get a second one spliced in.
       const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;

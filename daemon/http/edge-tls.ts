@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContext } from 'node:tls';
 import { boundH2Request } from './h2-request-timeout.ts';
+import { CountedH2Response } from './shed-slow-h2-streams.ts';
 
 /** ALPN protocol of the TLS-ALPN-01 challenge (RFC 8737). */
 export const ACME_TLS_ALPN = 'acme-tls/1';
@@ -53,6 +54,8 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
     ...opts.limits,
     // Node offers 2^32-1 streams per session: each one is a request to an agent, so a bound like a browser's.
     settings: { maxHeaderListSize: opts.limits.maxHeaderSize, maxConcurrentStreams: H2_MAX_STREAMS },
+    // Counts what each stream is given, for the slow-reader check (shed-slow-h2-streams.ts).
+    Http2ServerResponse: CountedH2Response,
     ALPNCallback({ servername, protocols }) {
       if (protocols.includes(ACME_TLS_ALPN)) {
         validating = servername;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { HttpError } from '../../src/errors.ts';
 import { endToEndRawHeaders } from '../../src/tunnel/protocol.ts';
 import type { PodRelay } from '../cluster/tunnel-relay.ts';
@@ -140,7 +141,10 @@ class HttpExchange implements ExchangeHandler {
   start([head, framing]: [string, Framing]): void {
     const req = this.#req;
     const res = this.#res;
-    res.on('finish', () => this.#exchange.finish(res.statusCode));
+    // node:http2's compatibility response emits 'finish' whenever its stream closes, reset included:
+    // only a stream whose write side finished completed its answer (else 'close' below says why not).
+    const h2 = (res as unknown as { stream?: Duplex }).stream;
+    res.on('finish', () => { if (!h2 || h2.writableFinished) this.#exchange.finish(res.statusCode); });
     res.on('close', () => {
       if (res.writableFinished) return;
       clearTimeout(this.#timer);
