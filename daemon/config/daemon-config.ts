@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { LogFormat } from '../../src/log-format.ts';
 import type { DaemonConfig } from '../config.ts';
+import type { TlsProfile } from '../http/tls-profile.ts';
 import { ConfigError } from './file.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
 import { type Setting, settingOf } from './settings.ts';
@@ -29,6 +30,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     notifierRetryBaseMs: get<number>('notifierRetryBase'),
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
     checkResponses: get<boolean>('checkResponses'),
+    tlsProfile: get<TlsProfile>('tlsProfile'),
+    ocspRefreshMs: get<number>('ocspRefresh'),
     probes: {
       httpTimeoutMs: get<number>('httpTimeout'),
       concurrency: get<number>('probeConcurrency'),
