@@ -54,8 +54,9 @@ export function tlsProfileOptions(profile: TlsProfile = 'intermediate'): TlsProf
 
 /**
  * A secure context for a certificate and key, with the profile. Contexts
- * handed to SNI callbacks carry it too: whatever OpenSSL takes from the
- * context switched to during the handshake must not differ from the server's.
+ * handed to SNI callbacks carry it too: node 24 takes only their certificate,
+ * key and chain, but no context of the daemon should differ from its listener
+ * if that ever changes.
  */
 export function profiledContext(profile: TlsProfile | undefined, pair: { cert: string | Buffer; key: string | Buffer }): SecureContext {
   return createSecureContext({ ...tlsProfileOptions(profile), cert: pair.cert, key: pair.key });
