@@ -1,15 +1,12 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { Server as TlsServer } from 'node:tls';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { request } from 'undici';
 import type { Logger } from '../logger.ts';
+import { fetchOcspResponse } from './ocsp-fetch.ts';
 import { type OcspAnswer, ocspSubject, type OcspSubject, ocspUrl, readOcspResponse } from './ocsp-message.ts';
 
 /** Default of `--ocsp-refresh`: the longest a staple goes without a fresh fetch. */
 export const DEFAULT_OCSP_REFRESH_MS = 3_600_000;
-/** A responder's answer is cut off past this size (answers are 1 to 4 KiB) and this time. */
-const MAX_RESPONSE_BYTES = 64 * 1024;
-const FETCH_TIMEOUT_MS = 10_000;
 /** A failed fetch is retried after a minute, doubling, never later than the refresh period. */
 const RETRY_MS = 60_000;
 /** Never sooner than this between two fetches for one certificate, whatever the settings. */
@@ -196,33 +193,12 @@ export class OcspStapler {
     this.#schedule(entry, Math.min(this.#refreshMs, halfway));
   }
 
-  /** POSTs the request (RFC 6960 A.1), bounded in time and size; no redirects are followed. */
   async #fetch(subject: OcspSubject): Promise<Buffer> {
     const controller = new AbortController();
     this.#controllers.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`no complete answer within ${FETCH_TIMEOUT_MS} ms`)), FETCH_TIMEOUT_MS);
     try {
-      const res = await request(subject.url, {
-        method: 'POST', body: subject.request, signal: controller.signal,
-        headers: { 'content-type': 'application/ocsp-request', accept: 'application/ocsp-response' },
-      });
-      if (res.statusCode !== 200) {
-        res.body.destroy();
-        throw new Error(`HTTP ${res.statusCode}`);
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
-          res.body.destroy();
-          throw new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`);
-        }
-        chunks.push(chunk);
-      }
-      return Buffer.concat(chunks);
+      return await fetchOcspResponse(subject.url, subject.request, controller.signal);
     } finally {
-      clearTimeout(timer);
       this.#controllers.delete(controller);
     }
   }

@@ -31,6 +31,8 @@ describe('OCSP stapling', () => {
   let daemon: TestDaemon;
   let oversized: Server;
   let oversizedHits = 0;
+  let silent: Server;
+  let silentHits = 0;
   let edgePort: number;
 
   const upload = async (name: string, serial: number, ocsp?: boolean | string) => {
@@ -51,6 +53,12 @@ describe('OCSP stapling', () => {
       res.writeHead(200, { 'content-type': 'application/ocsp-response' }).end(Buffer.alloc(200 * 1024));
     });
     await new Promise<void>((resolve) => oversized.listen(0, '127.0.0.1', resolve));
+    // And one that reads the request and never answers.
+    silent = createServer((req) => {
+      silentHits++;
+      req.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     // The API's certificate file is a full chain: the issuer is what OCSP requests name.
     const api = pki.issue('api', 0x40, { names: ['127.0.0.1'], ocsp: true });
     const chainFile = join(pki.dir, 'api-chain.pem');
@@ -62,12 +70,15 @@ describe('OCSP stapling', () => {
     await upload('plain.test', 0x41);
     await upload('ocsp.test', 0x42, true);
     await upload('big.test', 0x43, `http://127.0.0.1:${(oversized.address() as AddressInfo).port}`);
+    await upload('silent.test', 0x44, `http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
     edgePort = portOf(daemon.edgeTlsUrl!);
   });
   afterAll(async () => {
     await daemon?.stop();
     pki?.close();
     oversized?.close();
+    silent?.closeAllConnections();
+    silent?.close();
   });
 
   it('staples nothing and fetches nothing for a certificate without an OCSP URL', async () => {
@@ -100,6 +111,14 @@ describe('OCSP stapling', () => {
     expect(await stapled(edgePort, 'big.test')).toBe('none');
     expect(await metric('failed')).toBeGreaterThan(0);
   });
+
+  it('gives up on a responder that does not answer within 10 s, without holding handshakes', async () => {
+    expect(await stapled(edgePort, 'silent.test')).toBe('none');
+    await until(() => silentHits > 0);
+    // While the fetch hangs, handshakes go on without a staple.
+    expect(await stapled(edgePort, 'silent.test')).toBe('none');
+    await until(() => daemon.logs.some((l) => l.msg === 'OCSP: fetching the response failed' && /no answer within 10000 ms/.test(String(l.error))));
+  }, 60_000);
 
   it('keeps stapling the last answer while the responder is down, and logs the failures', async () => {
     pki.stopResponder();
