@@ -23,6 +23,8 @@ export interface OcspPki {
   answered(): number;
   /** Stops the responder (the CA stays). */
   stopResponder(): void;
+  /** Another responder on the same index, signing with a delegated OCSP signer of the CA or a stranger's key; its URL. */
+  otherResponder(signer: 'delegate' | 'stranger'): Promise<string>;
   close(): void;
 }
 
@@ -46,23 +48,29 @@ export async function startOcspPki(): Promise<OcspPki> {
     renameSync(join(dir, 'index.txt.new'), join(dir, 'index.txt'));
   };
   writeIndex();
-  // -nmin 1: every answer's nextUpdate is a minute away. -port 0: the OS picks the port, printed as ACCEPT.
-  const responder: ChildProcess = spawn('openssl', ['ocsp', '-index', 'index.txt', '-port', '0', '-rsigner', 'ca.pem', '-rkey', 'ca.key',
-    '-CA', 'ca.pem', '-nmin', '1', '-ignore_err'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /ACCEPT .*:(\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
-    };
-    responder.stdout!.on('data', read);
-    responder.stderr!.on('data', read);
-    responder.once('exit', (code) => reject(new Error(`openssl ocsp exited with ${code}: ${output}`)));
-  });
   let answered = 0;
-  responder.stderr!.on('data', (chunk: Buffer) => (answered += chunk.toString().split('Received request').length - 1));
-  const responderUrl = `http://127.0.0.1:${port}`;
+  const responders: ChildProcess[] = [];
+  // -nmin 1: every answer's nextUpdate is a minute away. -port 0: the OS picks the port, printed as ACCEPT.
+  const startResponder = async (signer: string) => {
+    const proc = spawn('openssl', ['ocsp', '-index', 'index.txt', '-port', '0', '-rsigner', `${signer}.pem`, '-rkey', `${signer}.key`,
+      '-CA', 'ca.pem', '-nmin', '1', '-ignore_err'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    responders.push(proc);
+    let output = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      const read = (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /ACCEPT .*:(\d+)/.exec(output);
+        if (match) resolve(Number(match[1]));
+      };
+      proc.stdout!.on('data', read);
+      proc.stderr!.on('data', read);
+      proc.once('exit', (code) => reject(new Error(`openssl ocsp exited with ${code}: ${output}`)));
+    });
+    proc.stderr!.on('data', (chunk: Buffer) => (answered += chunk.toString().split('Received request').length - 1));
+    return { proc, url: `http://127.0.0.1:${port}` };
+  };
+  const main = await startResponder('ca');
+  const responderUrl = main.url;
   return {
     dir, ca: readFileSync(join(dir, 'ca.pem'), 'utf8'), responderUrl,
     issue(name, serial, opts) {
@@ -87,9 +95,18 @@ export async function startOcspPki(): Promise<OcspPki> {
       writeIndex();
     },
     answered: () => answered,
-    stopResponder: () => responder.kill(),
+    stopResponder: () => main.proc.kill(),
+    async otherResponder(signer) {
+      // A certificate the CA issued for OCSP signing only, or a self-signed stranger's.
+      const ext = signer === 'delegate' ? ['-CA', 'ca.pem', '-CAkey', 'ca.key', '-extfile', 'signer.ext'] : ['-signkey', 'stranger.key'];
+      writeFileSync(join(dir, 'signer.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=OCSPSigning\n');
+      openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${signer}.key`, '-out', `${signer}.csr`,
+        '-subj', `/CN=OCSP ${signer}`], dir);
+      openssl(['x509', '-req', '-in', `${signer}.csr`, ...ext, '-days', '1', '-out', `${signer}.pem`], dir);
+      return (await startResponder(signer)).url;
+    },
     close() {
-      responder.kill();
+      for (const proc of responders) proc.kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };

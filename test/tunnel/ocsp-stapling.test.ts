@@ -112,6 +112,16 @@ describe('OCSP stapling', () => {
     expect(await metric('failed')).toBeGreaterThan(0);
   });
 
+  it('staples an answer signed by the CA\'s delegated OCSP signer, and never one signed by a stranger', async () => {
+    await upload('delegate.test', 0x45, await pki.otherResponder('delegate'));
+    await upload('forged.test', 0x46, await pki.otherResponder('stranger'));
+    expect(await stapled(edgePort, 'forged.test')).toBe('none');
+    await until(async () => (await stapled(edgePort, 'delegate.test')) === 'good');
+    await until(() => daemon.logs.some((l) => l.msg === 'OCSP: fetching the response failed' && /serial 46$/.test(String(l.certificate))
+      && /signature does not verify/.test(String(l.error))));
+    expect(await stapled(edgePort, 'forged.test')).toBe('none');
+  });
+
   it('gives up on a responder that does not answer within 10 s, without holding handshakes', async () => {
     expect(await stapled(edgePort, 'silent.test')).toBe('none');
     await until(() => silentHits > 0);
