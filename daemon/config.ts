@@ -1,4 +1,5 @@
 import type { LogFormat } from '../src/log-format.ts';
+import type { TlsProfile } from './http/tls-profile.ts';
 import type { ProbeConfig } from './probes/config.ts';
 
 /**
@@ -39,6 +40,10 @@ export interface DaemonConfig {
   server?: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; slowReaderFloor?: number; slowReaderWindowMs?: number };
   /** HTTPS: PEM files, both or neither (checked when the config is resolved). */
   tls?: { certFile: string; keyFile: string };
+  /** Protocols, ciphers and curves of every TLS listener and context (daemon/http/tls-profile.ts); intermediate when absent. */
+  tlsProfile?: TlsProfile;
+  /** OCSP stapling: the longest time between fetches of one certificate's response (daemon/http/ocsp-stapler.ts default when absent). */
+  ocspRefreshMs?: number;
   /** The pod's name among daemons sharing a database; `<hostname>:<API port>` when absent. */
   podName?: string;
   /** Pods: events of cluster-wide channels that may wait in each direction (daemon/cluster/relay-metrics.ts defaults when absent). */

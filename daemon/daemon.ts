@@ -28,6 +28,7 @@ import { type EdgeRouter, noRoutes } from './http/edge.ts';
 import { createEdgeTlsServer, type EdgeTlsServer } from './http/edge-tls.ts';
 import { type ApiServer, createApiServer, describeCertificate, loadTlsPair } from './http/tls.ts';
 import { TlsReloader } from './http/tls-reload.ts';
+import { OcspStapler } from './http/ocsp-stapler.ts';
 import { createLogger } from './logger.ts';
 import { logDestination } from '../src/log-format.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -142,7 +143,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     throw err;
   }
 
-  const api = createApiServer(limits, createApiHandler(ctx, modules), tlsPair);
+  const api = createApiServer(limits, createApiHandler(ctx, modules), tlsPair, config.tlsProfile);
   api.on('upgrade', (req, socket: Duplex, head: Buffer) => {
     for (const module of modules) if (module.upgrade?.(req, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -157,8 +158,12 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
   const tlsProvider = modules.find((m) => m.edgeTls)?.edgeTls;
   const edgeTls = config.edgeTlsListen && createEdgeTlsServer({
-    limits, provider: () => tlsProvider, request: edgeRequest, upgrade: (req, socket, head) => edgeRouter.upgrade(req, socket, head),
+    limits, profile: config.tlsProfile, provider: () => tlsProvider, request: edgeRequest, upgrade: (req, socket, head) => edgeRouter.upgrade(req, socket, head),
   });
+  // Every TLS listener staples OCSP responses for certificates that name a responder.
+  const ocsp = new OcspStapler({ log, registry: ctx.metrics.registry, refreshMs: config.ocspRefreshMs });
+  if (tlsPair) ocsp.attach(api as HttpsServer);
+  if (edgeTls) ocsp.attach(edgeTls);
   const stopShedding: Array<() => void> = [];
   const shed = new Counter({
     name: 'monctl_http_slow_readers_shed_total', help: 'Clients disconnected for reading responses slower than --slow-reader-floor',
@@ -181,7 +186,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const apiAddress = await listen(api, config.listen.host, config.listen.port);
   const edgeAddress = await listen(edge, config.edgeListen.host, config.edgeListen.port);
   const edgeTlsAddress = edgeTls && config.edgeTlsListen ? await listen(edgeTls, config.edgeTlsListen.host, config.edgeTlsListen.port) : undefined;
-  const tls = config.tls && tlsPair ? new TlsReloader(api as HttpsServer, config.tls, tlsPair, log) : undefined;
+  const tls = config.tls && tlsPair ? new TlsReloader(api as HttpsServer, config.tls, tlsPair, log, config.tlsProfile) : undefined;
   tls?.watch();
   // Port 0 asks the OS to choose: from here on the config holds the bound ports (pod name, TCP route checks).
   config.listen.port = apiAddress.port;
@@ -200,6 +205,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     },
     stop: () => {
       tls?.close();
+      ocsp.close();
       stopShedding.forEach((stop) => stop());
       return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules, () => relay?.drain()).finally(() => lock.release());
     },

@@ -1,5 +1,6 @@
-import { createSecureContext, type SecureContext } from 'node:tls';
+import type { SecureContext } from 'node:tls';
 import type { DaemonContext } from '../context.ts';
+import { profiledContext } from '../http/tls-profile.ts';
 import { CoalescedReload } from '../util/coalesced.ts';
 import { certBox } from './box.ts';
 import { wildcardOf } from './names.ts';
@@ -74,7 +75,7 @@ export class CertStore {
       try {
         byId.set(id, {
           id, source: row.source, hostnames: JSON.parse(row.hostnames) as string[], notBefore: Number(row.not_before), notAfter: Number(row.not_after),
-          context: createSecureContext({ cert: row.cert_pem!, key }), stamp,
+          context: profiledContext(this.#ctx.config.tlsProfile, { cert: row.cert_pem!, key }), stamp,
         });
       } catch (err) {
         this.#ctx.log.error({ certificate: id, error: (err as Error).message }, 'certificates: unusable; not served');

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { LogFormat } from '../../src/log-format.ts';
 import type { DaemonConfig } from '../config.ts';
+import type { TlsProfile } from '../http/tls-profile.ts';
 import { ConfigError } from './file.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
 import { type Setting, settingOf } from './settings.ts';
@@ -31,6 +32,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     statusStreams: { max: get<number>('statusStreamsMax'), perClient: get<number>('statusStreamsPerClient'), perConnection: get<number>('statusStreamsPerConnection') },
     streamMaxLifetimeMs: get<number>('streamMaxLifetime'),
     checkResponses: get<boolean>('checkResponses'),
+    tlsProfile: get<TlsProfile>('tlsProfile'),
+    ocspRefreshMs: get<number>('ocspRefresh'),
     probes: {
       httpTimeoutMs: get<number>('httpTimeout'),
       concurrency: get<number>('probeConcurrency'),

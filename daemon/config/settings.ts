@@ -7,6 +7,7 @@ import { defaultProbeConfig } from '../probes/config.ts';
 import { STATUS_STREAM_LIMITS } from '../status/live-caps.ts';
 import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
 import { normaliseCidr } from '../tunnel/access/cidr.ts';
+import { TLS_PROFILES } from '../http/tls-profile.ts';
 import * as t from './types.ts';
 
 /**
@@ -68,6 +69,10 @@ export const SETTINGS: readonly Setting[] = [
     unsetMeans: 'plain HTTP', help: 'PEM certificate (chain) to serve HTTPS; needs --tls-key' }),
   row({ key: 'tlsKey', flag: '--tls-key <file>', env: 'MONCTL_TLS_KEY', type: t.path,
     unsetMeans: 'plain HTTP', help: 'PEM private key of --tls-cert' }),
+  row({ key: 'tlsProfile', flag: '--tls-profile <profile>', env: 'MONCTL_TLS_PROFILE', type: t.oneOf(TLS_PROFILES),
+    default: () => 'intermediate', help: 'protocols and ciphers of every TLS listener (HTTPS edge, API with --tls-cert), after Mozilla\'s profiles: intermediate (TLS 1.2 with ECDHE/DHE and AEAD only, and TLS 1.3) or modern (TLS 1.3 only)' }),
+  row({ key: 'ocspRefresh', flag: '--ocsp-refresh <duration>', env: 'MONCTL_OCSP_REFRESH', type: t.duration,
+    default: () => 3_600_000, help: 'OCSP stapling: the stapled response of a certificate with an OCSP URL is fetched again after this long at most (sooner when halfway to its nextUpdate)' }),
   row({ key: 'probeConcurrency', flag: '--probe-concurrency <n>', env: 'MONCTL_PROBE_CONCURRENCY', type: t.positiveInteger,
     default: () => defaultProbeConfig().concurrency, help: 'checks running at once, all resources together' }),
   row({ key: 'probePerHost', flag: '--probe-per-host <n>', env: 'MONCTL_PROBE_PER_HOST', type: t.positiveInteger,

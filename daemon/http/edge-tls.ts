@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { SecureContext } from 'node:tls';
 import { boundH2Request } from './h2-request-timeout.ts';
 import { CountedH2Response } from './shed-slow-h2-streams.ts';
+import { type TlsProfile, tlsProfileOptions } from './tls-profile.ts';
 
 /** ALPN protocol of the TLS-ALPN-01 challenge (RFC 8737). */
 export const ACME_TLS_ALPN = 'acme-tls/1';
@@ -25,6 +26,8 @@ export interface EdgeTlsOptions {
   provider: () => EdgeTlsProvider | undefined;
   request(req: IncomingMessage, res: ServerResponse): void;
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Protocols and ciphers (`--tls-profile`); intermediate when absent. */
+  profile?: TlsProfile;
 }
 
 /** Concurrent streams per HTTP/2 session (the issue asks for 100; Chrome and Firefox open at most 100). */
@@ -34,7 +37,7 @@ export const H2_MAX_STREAMS = 128;
 const H2_IDLE_MS = 120_000;
 
 /**
- * The HTTPS edge (`--edge-tls-listen`): TLS 1.2 and 1.3, the certificate by
+ * The HTTPS edge (`--edge-tls-listen`): the TLS profile's protocols and ciphers, the certificate by
  * SNI, ALPN `h2` then `http/1.1`. HTTP/2 requests reach the same handlers as
  * HTTP/1.1 ones (node's compatibility API), with Host taken from
  * `:authority`; WebSocket upgrades come over HTTP/1.1. A client offering
@@ -49,7 +52,7 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
   let validating: string | undefined;
   const server = createSecureServer({
     allowHTTP1: true,
-    minVersion: 'TLSv1.2',
+    ...tlsProfileOptions(opts.profile),
     handshakeTimeout: opts.limits.headersTimeout,
     ...opts.limits,
     // Node offers 2^32-1 streams per session: each one is a request to an agent, so a bound like a browser's.

@@ -3,6 +3,7 @@ import type { Server as HttpsServer } from 'node:https';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '../logger.ts';
 import { describeCertificate, loadTlsPair, type TlsFiles, type TlsPair } from './tls.ts';
+import { type TlsProfile, tlsProfileOptions } from './tls-profile.ts';
 
 /** Quiet time after the last file event before the pair is read. */
 const DEBOUNCE_MS = 250;
@@ -20,13 +21,15 @@ export class TlsReloader {
   readonly #server: HttpsServer;
   readonly #files: TlsFiles;
   readonly #log: Logger;
+  readonly #profile: TlsProfile | undefined;
   #current: TlsPair;
   #watchers: FSWatcher[] = [];
   #timer: NodeJS.Timeout | undefined;
   #tries = 0;
 
-  constructor(server: HttpsServer, files: TlsFiles, current: TlsPair, log: Logger) {
+  constructor(server: HttpsServer, files: TlsFiles, current: TlsPair, log: Logger, profile?: TlsProfile) {
     this.#server = server;
+    this.#profile = profile;
     this.#files = files;
     this.#current = current;
     this.#log = log;
@@ -104,7 +107,9 @@ export class TlsReloader {
   }
 
   #install(pair: TlsPair, trigger: string): void {
-    this.#server.setSecureContext({ cert: pair.cert, key: pair.key });
+    // setSecureContext builds the context from these options alone: without the profile the
+    // server would fall back to node's default ciphers (CBC, plain RSA) after the first reload.
+    this.#server.setSecureContext({ ...tlsProfileOptions(this.#profile), cert: pair.cert, key: pair.key });
     this.#current = pair;
     const details = describeCertificate(pair.leaf);
     if (Date.parse(pair.leaf.validTo) < Date.now()) this.#log.warn({ trigger, ...details }, 'TLS certificate reloaded, but it has expired');

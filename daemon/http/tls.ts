@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createSecureContext } from 'node:tls';
+import { type TlsProfile, tlsProfileOptions } from './tls-profile.ts';
 
 /** The API listener: plain HTTP, or HTTPS with --tls-cert/--tls-key. */
 export type ApiServer = HttpServer | HttpsServer;
@@ -65,10 +66,10 @@ export function describeCertificate(leaf: X509Certificate): Record<string, strin
 
 /**
  * The API server with the given limits and handler, over TLS when a pair is
- * given. A TLS handshake gets the same deadline as request headers: a client
- * that stalls before its first request byte is shed either way.
+ * given, with the TLS profile. A TLS handshake gets the same deadline as
+ * request headers: a client that stalls before its first request byte is shed either way.
  */
-export function createApiServer(limits: ServerOptions & { headersTimeout: number }, handler: RequestListener, pair?: TlsPair): ApiServer {
+export function createApiServer(limits: ServerOptions & { headersTimeout: number }, handler: RequestListener, pair?: TlsPair, profile?: TlsProfile): ApiServer {
   if (!pair) return createHttpServer(limits, handler);
-  return createHttpsServer({ ...limits, cert: pair.cert, key: pair.key, handshakeTimeout: limits.headersTimeout }, handler);
+  return createHttpsServer({ ...limits, ...tlsProfileOptions(profile), cert: pair.cert, key: pair.key, handshakeTimeout: limits.headersTimeout }, handler);
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSecureContext, type SecureContext } from 'node:tls';
+import type { SecureContext } from 'node:tls';
 import type { DaemonContext } from '../../context.ts';
+import { profiledContext } from '../../http/tls-profile.ts';
 import { certBox } from '../box.ts';
 
 /** A challenge stays answerable this long at most (an order that dies leaves no answer behind for long). */
@@ -36,7 +37,7 @@ export class AcmeChallenges {
 
   async putAlpn(hostname: string, keyAuthorization: string, certPem: string, keyPem: string): Promise<void> {
     const expiresAt = Date.now() + TTL_MS;
-    this.#alpn.set(hostname, { context: createSecureContext({ cert: certPem, key: keyPem }), expiresAt });
+    this.#alpn.set(hostname, { context: profiledContext(this.#ctx.config.tlsProfile, { cert: certPem, key: keyPem }), expiresAt });
     const row = { key_authorization: keyAuthorization, cert_pem: certPem, key_enc: certBox(this.#ctx).seal(keyPem), expires_at: expiresAt };
     await this.#ctx.db.insertInto('acme_challenges').values({ token: `alpn:${hostname}`, hostname, type: 'tls-alpn-01', ...row })
       .onConflict((oc) => oc.column('token').doUpdateSet(row)).execute();
@@ -78,7 +79,7 @@ export class AcmeChallenges {
       .where('token', '=', `alpn:${hostname}`).executeTakeFirst();
     if (!row?.cert_pem || !row.key_enc || Number(row.expires_at) <= now) return undefined;
     const key = certBox(this.#ctx).open(row.key_enc);
-    return key ? createSecureContext({ cert: row.cert_pem, key }) : undefined;
+    return key ? profiledContext(this.#ctx.config.tlsProfile, { cert: row.cert_pem, key }) : undefined;
   }
 
   async #keyAuthorization(token: string): Promise<string | undefined> {
