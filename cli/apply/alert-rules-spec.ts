@@ -1,3 +1,5 @@
+import { ALERT_EVENT_KINDS } from '../../src/api/schemas/alert-rules.ts';
+
 /**
  * The `alertRules:` section of an apply file: which notifiers get which
  * alert events, everything named (notifiers, resources, groups, agents), so
@@ -16,7 +18,7 @@ export interface AlertRuleSpec {
   repeatIntervalMinutes?: number;
 }
 
-const KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'];
+const KINDS: readonly string[] = ALERT_EVENT_KINDS;
 const FIELDS = ['name', 'enabled', 'events', 'notifiers', 'resources', 'groups', 'agents', 'groupWaitSeconds', 'repeatIntervalMinutes'];
 type Obj = Record<string, unknown>;
 

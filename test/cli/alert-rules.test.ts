@@ -27,7 +27,7 @@ describe('monctl alert-rules', () => {
 
     const list = await monctl(['alert-rules', 'list']);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/web-down\s+INCIDENT_OPENED,INCIDENT_RESOLVED\s+\d+\s+groups \d+\s+10s\s+240m/);
+    expect(list.stdout).toMatch(/web-down\s+INCIDENT_OPENED,INCIDENT_RESOLVED\s+ops-hook\s+groups \d+\s+10s\s+240m/);
 
     const update = await monctl(['alert-rules', 'update', 'web-down', '--repeat', '0', '--all', '-o', 'json']);
     expect(update.code, update.stderr).toBe(0);
