@@ -103,7 +103,7 @@ alertRules:
     expect((await cli.d.admin.call(operations.getAlertRule, { params: { id: rule.id } })).groupWaitSeconds).toBe(45);
 
     const bad = await apply(file('bad.yaml', 'alertRules:\n  - name: x\n    events: [BOOM]\n    notifiers: []\n'));
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // an invalid file is a usage error (issue 25)
     expect(bad.stderr).toMatch(/alertRules\[0\]\.events/);
     expect(bad.stderr).toMatch(/alertRules\[0\]\.notifiers/);
 

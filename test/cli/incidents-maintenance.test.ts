@@ -148,7 +148,7 @@ maintenance:
     const bad = join(home.dir, 'bad.yaml');
     writeFileSync(bad, 'maintenance:\n  - name: x\n    days: [MON]\n    resources: [nowhere]\n');
     const refused = await monctl(['apply', '-f', bad]);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2); // an invalid file is a usage error (issue 25)
     expect(refused.stderr).toMatch(/maintenance\[0\]\.startTime: is required for WEEKLY windows/);
   });
   it('status --watch, piped, prints incidents opening and resolving as NDJSON', async () => {
