@@ -1,4 +1,4 @@
-import { ALERT_EVENT_KINDS } from '../../src/api/schemas/alert-rules.ts';
+import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
 import { didYouMean, fieldNames } from './fields.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { ALERT_EVENT_KINDS } from '../../src/api/schemas/alert-rules.ts';
+import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
 import { NOTIFIER_FIELDS, NOTIFIER_TYPES } from '../../src/notifier-fields.ts';
 
 /**

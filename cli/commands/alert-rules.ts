@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
-import { ALERT_EVENT_KINDS, type AlertRule } from '../../src/api/schemas/alert-rules.ts';
+import type { AlertRule } from '../../src/api/schemas/alert-rules.ts';
+import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';

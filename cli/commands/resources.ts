@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
-import { type AdminResource, type HistoryEntry, type LocationResult, RESOURCE_TYPES, type ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import type { AdminResource, HistoryEntry, LocationResult, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
 import { QUORUMS } from '../../src/probes/quorum.ts';
 import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
 import { type FlagNames, namingFlags } from '../api/flag-errors.ts';
