@@ -9,24 +9,36 @@ import { ROOT } from '../helpers/daemon.ts';
 const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
 
 /**
- * Fences left open at the end of the file, as CommonMark reads them: a fence
- * opens with 3+ backticks or tildes (any indent, for list items) and closes
- * with the same character, at least as many, and nothing after them.
+ * The lines of fences that are never closed. A fence opens with 3+ backticks
+ * or tildes (any indent, for list items) and closes with the same character,
+ * at least as many, and nothing after them (CommonMark). A fence with an info
+ * string inside an open block (```sh while ```yaml is open) would close it but
+ * for its info string: CommonMark reads it as code, and the block swallows
+ * what follows up to the next bare fence, so the count stays even while the
+ * page renders wrong (issue 25: the notifiers example ate "Status pages and
+ * badges"). It counts as the opener left unclosed.
  */
 function unclosedFences(text: string): number[] {
+  const unclosed: number[] = [];
   let open: { char: string; length: number; line: number } | undefined;
   text.split('\n').forEach((line, i) => {
     const m = /^\s*(`{3,}|~{3,})(.*)$/.exec(line);
     if (!m) return;
+    const closes = open && m[1][0] === open.char && m[1].length >= open.length;
     if (!open) open = { char: m[1][0], length: m[1].length, line: i + 1 };
-    else if (m[1][0] === open.char && m[1].length >= open.length && m[2].trim() === '') open = undefined;
+    else if (closes && m[2].trim() === '') open = undefined;
+    else if (closes) {
+      unclosed.push(open.line);
+      open = { char: m[1][0], length: m[1].length, line: i + 1 };
+    }
   });
-  return open ? [open.line] : [];
+  return open ? [...unclosed, open.line] : unclosed;
 }
 
 describe('Markdown docs (issue 25 item 9)', () => {
   it('the fence counter finds an unclosed fence', () => {
     expect(unclosedFences('a\n```yaml\nx: 1\n## Next\n')).toEqual([2]);
+    expect(unclosedFences('```yaml\nx: 1\n## Next\n```sh\nls\n```\n')).toEqual([1]);
     expect(unclosedFences('```sh\nls\n```\n````md\n```\n````\n')).toEqual([]);
   });
 
