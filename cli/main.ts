@@ -162,6 +162,9 @@ function nounOf(args: string[]): string | undefined {
   return undefined;
 }
 
+/** What follows a usage error of the program itself (a mistyped noun). */
+export const USAGE_HINT = "Run 'monctl --help' for usage.";
+
 export async function buildProgram(args: string[]): Promise<Command> {
   const { Command: CommandClass } = await import('commander');
   const program = new CommandClass('monctl')
@@ -179,6 +182,9 @@ export async function buildProgram(args: string[]): Promise<Command> {
   const noun = word && ((Object.hasOwn(ALIASES, word) ? ALIASES[word] : word));
   if (noun && nouns[noun]) await nouns[noun](program);
   else for (const load of Object.values(nouns)) await load(program);
+  // Set after the nouns, which inherited `true` (a noun's usage error shows that noun's short help):
+  // a mistyped noun gets commander's "Did you mean …?" and this line, not forty lines of help.
+  program.showHelpAfterError(USAGE_HINT);
   return program;
 }
 
@@ -195,6 +201,8 @@ export async function runCli(argv: string[]): Promise<void> {
     return;
   }
   try {
+    // The daemon's config file, when named, tells where it listens and keeps its key (read before any connection).
+    if (process.env.MONCTL_CONFIG) await (await import('./config/local-daemon.ts')).loadDaemonConfig();
     if (await runQuick(args)) return;
     const program = await buildProgram(args);
     await program.parseAsync(argv);

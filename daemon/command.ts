@@ -25,7 +25,9 @@ function configure(cmd: Command, keys?: string[]) {
     const path = cmd.opts<{ config?: string }>().config;
     // The whole file is checked even when only some keys are used: it is the daemon's file.
     const file = path ? loadConfigFile(path) : undefined;
-    return resolveSettings(cmd, rows, file);
+    const resolved = resolveSettings(cmd, rows, file);
+    for (const notice of resolved.notices) process.stderr.write(`monctl daemon: ${notice}\n`);
+    return resolved;
   } catch (err) {
     return usageExit(err);
   }

@@ -1,3 +1,6 @@
+import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
+import { didYouMean, fieldNames } from './fields.ts';
+
 /**
  * The `alertRules:` section of an apply file: which notifiers get which
  * alert events, everything named (notifiers, resources, groups, agents), so
@@ -16,14 +19,14 @@ export interface AlertRuleSpec {
   repeatIntervalMinutes?: number;
 }
 
-const KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'];
-const FIELDS = ['name', 'enabled', 'events', 'notifiers', 'resources', 'groups', 'agents', 'groupWaitSeconds', 'repeatIntervalMinutes'];
+const KINDS: readonly string[] = ALERT_EVENT_KINDS;
+const FIELDS = fieldNames('alertRules');
 type Obj = Record<string, unknown>;
 
 export function validateAlertRules(list: Obj[], err: (path: string, msg: string) => void): AlertRuleSpec[] {
   return list.map((r, i) => {
     const p = `alertRules[${i}]`;
-    for (const key of Object.keys(r)) if (!FIELDS.includes(key)) err(`${p}.${key}`, `unknown field (${FIELDS.join(', ')})`);
+    for (const key of Object.keys(r)) if (!FIELDS.includes(key)) err(`${p}.${key}`, `unknown field${didYouMean(key, FIELDS)}`);
     if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 100) err(`${p}.name`, 'must be a non-empty string of at most 100 characters');
     if (r.enabled !== undefined && typeof r.enabled !== 'boolean') err(`${p}.enabled`, 'must be true or false');
     const names = (key: string, required: boolean): string[] => {

@@ -2,6 +2,7 @@ import type { MaintenanceCreate, MaintenanceWindow } from '../../src/api/schemas
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
+import { didYouMean, fieldNames } from './fields.ts';
 import type { Step } from './plan.ts';
 
 /**
@@ -35,12 +36,12 @@ export interface MaintenanceSpec {
 }
 
 type Obj = Record<string, unknown>;
-const FIELDS = ['name', 'kind', 'startsAt', 'endsAt', 'days', 'startTime', 'durationMinutes', 'timeZone', 'resources', 'groups', 'agents'];
+const FIELDS = fieldNames('maintenance');
 const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
 
 /** Checks one entry of `maintenance:`; reports through `err(path, message)` like the rest of the file. */
 export function validateMaintenance(item: Obj, p: string, err: (path: string, msg: string) => void): MaintenanceSpec {
-  for (const k of Object.keys(item)) if (!FIELDS.includes(k)) err(`${p}.${k}`, 'unknown field');
+  for (const k of Object.keys(item)) if (!FIELDS.includes(k)) err(`${p}.${k}`, `unknown field${didYouMean(k, FIELDS)}`);
   const text = (k: string) => {
     const v = item[k];
     if (v === undefined || v === null) return undefined;

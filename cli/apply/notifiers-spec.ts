@@ -1,4 +1,5 @@
 import { EMAIL_SECURITIES, NOTIFIER_FIELDS, NOTIFIER_TYPES, type NotifierType, priorityOf } from '../../src/notifier-fields.ts';
+import { didYouMean, fieldNames } from './fields.ts';
 
 /**
  * The `notifiers:` section of an apply file. Fields are flat, as the API's
@@ -43,7 +44,8 @@ export function validateNotifiers(list: Obj[], err: (path: string, msg: string) 
     if (!type) return spec;
     const fields = NOTIFIER_FIELDS[type];
     for (const key of Object.keys(n)) {
-      if (!['name', 'type', 'enabled', ...fields.fields].includes(key)) err(`${p}.${key}`, `unknown field (${type} takes ${fields.fields.join(', ')})`);
+      const allowed = [...fieldNames('notifiers'), ...fields.fields];
+      if (!allowed.includes(key)) err(`${p}.${key}`, `unknown field${didYouMean(key, allowed)} (${type} takes ${fields.fields.join(', ')})`);
     }
     for (const key of fields.required) if (n[key] === undefined || n[key] === null) err(`${p}.${key}`, `is required for ${type}`);
     for (const key of fields.fields) {

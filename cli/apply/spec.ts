@@ -3,6 +3,7 @@ import { type AlertRuleSpec, validateAlertRules } from './alert-rules-spec.ts';
 import { type MaintenanceSpec, validateMaintenance } from './maintenance.ts';
 import { type NotifierSpec, validateNotifiers } from './notifiers-spec.ts';
 import { type StatusPageSpec, validateStatusPages } from './status-pages.ts';
+import { didYouMean, fieldNames, SECTION_NAMES } from './fields.ts';
 
 /**
  * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
@@ -53,25 +54,25 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new MonctlError('invalid-file', `${file}: invalid JSON: ${(err as Error).message}`);
+      throw new MonctlError('invalid-file', `${file}: invalid JSON: ${(err as Error).message}`, 2);
     }
   }
   const { parse } = await import('yaml');
   try {
     return parse(text);
   } catch (err) {
-    throw new MonctlError('invalid-file', `${file}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new MonctlError('invalid-file', `${file}: invalid YAML: ${(err as Error).message.split('\n')[0]}`, 2);
   }
 }
 
-const SECTIONS = ['groups', 'resources', 'announcements', 'notifiers', 'alertRules', 'maintenance', 'statusPages'] as const;
+const SECTIONS = SECTION_NAMES;
 
 export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
   const spec: Spec = { groups: [], resources: [], announcements: [], notifiers: [], alertRules: [], maintenance: [], managesMaintenance: false, statusPages: [] };
-  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`);
-  for (const key of Object.keys(raw)) if (!(SECTIONS as readonly string[]).includes(key)) err(key, `unknown section (${SECTIONS.join(', ')})`);
+  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`, 2);
+  for (const key of Object.keys(raw)) if (!(SECTIONS as readonly string[]).includes(key)) err(key, `unknown section${didYouMean(key, SECTIONS)}`);
 
   const list = (key: (typeof SECTIONS)[number]): Obj[] => {
     const v = raw[key];
@@ -86,7 +87,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
     });
   };
   const check = (path: string, item: Obj, allowed: string[]) => {
-    for (const k of Object.keys(item)) if (!allowed.includes(k)) err(`${path}.${k}`, 'unknown field');
+    for (const k of Object.keys(item)) if (!allowed.includes(k)) err(`${path}.${k}`, `unknown field${didYouMean(k, allowed)}`);
   };
   const str = (path: string, v: unknown, required: boolean): string | undefined => {
     if (v === undefined || v === null) {
@@ -122,12 +123,12 @@ export function validateSpec(raw: unknown, file: string): Spec {
 
   list('groups').forEach((g, i) => {
     const p = `groups[${i}]`;
-    check(p, g, ['name', 'visibility']);
+    check(p, g, fieldNames('groups'));
     spec.groups.push({ name: str(`${p}.name`, g.name, true)!, visibility: oneOf(`${p}.visibility`, g.visibility, ['PUBLIC', 'AUTHENTICATED', 'HIDDEN'] as const, false) });
   });
   list('resources').forEach((r, i) => {
     const p = `resources[${i}]`;
-    check(p, r, ['name', 'type', 'resourceType', 'target', 'intervalSeconds', 'groups', 'skipTLS', 'recursive', 'active', 'failureThreshold', 'successThreshold', 'locations', 'quorum']);
+    check(p, r, [...fieldNames('resources'), 'resourceType']);
     for (const k of ['failureThreshold', 'successThreshold']) {
       const v = r[k];
       if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100)) err(`${p}.${k}`, 'must be an integer from 1 to 100');
@@ -164,7 +165,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
   });
   list('announcements').forEach((a, i) => {
     const p = `announcements[${i}]`;
-    check(p, a, ['name', 'kind', 'content', 'active', 'activeUntil']);
+    check(p, a, fieldNames('announcements'));
     const name = str(`${p}.name`, a.name, true);
     if (name && !/^[A-Za-z0-9_-]{1,64}$/.test(name)) err(`${p}.name`, 'must be 1 to 64 of A-Z a-z 0-9 _ - (it becomes an HTML class)');
     const until = a.activeUntil;
@@ -190,6 +191,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
     if (p.slug && slugs.has(p.slug)) err(`statusPages[${i}].slug`, `duplicate slug "${p.slug}"`);
     slugs.add(p.slug);
   });
-  if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`);
+  // Exit 2: a usage error, like a bad flag (the file is the command's input).
+  if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`, 2);
   return spec;
 }

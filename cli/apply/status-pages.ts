@@ -1,5 +1,6 @@
 import type { CliClient } from '../api/client.ts';
 import { ops } from '../api/ops.ts';
+import { didYouMean, fieldNames } from './fields.ts';
 import type { Step } from './plan.ts';
 
 /**
@@ -19,14 +20,14 @@ export interface StatusPageSpec {
 }
 
 type Obj = Record<string, unknown>;
-const FIELDS = ['slug', 'title', 'description', 'groups', 'showAnnouncements', 'showIncidents', 'customHostname', 'httpsRedirect', 'footer'];
+const FIELDS = fieldNames('statusPages');
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /** Validates `statusPages[i]` entries, reporting every problem through `err`. */
 export function validateStatusPages(items: Obj[], err: (path: string, msg: string) => void): StatusPageSpec[] {
   return items.map((p, i) => {
     const at = `statusPages[${i}]`;
-    for (const k of Object.keys(p)) if (!FIELDS.includes(k)) err(`${at}.${k}`, 'unknown field');
+    for (const k of Object.keys(p)) if (!FIELDS.includes(k)) err(`${at}.${k}`, `unknown field${didYouMean(k, FIELDS)}`);
     const text = (k: string, required: boolean, nullable: boolean): string | null | undefined => {
       const v = p[k];
       if (v === undefined || (v === null && !nullable)) {

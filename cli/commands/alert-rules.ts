@@ -1,21 +1,22 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { AlertRule } from '../../src/api/schemas/alert-rules.ts';
+import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 
-type R = Static<typeof AlertRule>;
-const KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'] as const;
+type R = Static<typeof AlertRule> & { notifierNames?: string[] };
+const KINDS = ALERT_EVENT_KINDS;
 
 const view: View<R> = {
   columns: [
     { header: 'ID', get: (r) => r.id },
     { header: 'NAME', get: (r) => r.name },
     { header: 'EVENTS', get: (r) => r.events.join(',') },
-    { header: 'NOTIFIERS', get: (r) => r.notifierIds.join(',') },
+    { header: 'NOTIFIERS', get: (r) => (r.notifierNames ?? r.notifierIds).join(',') },
     { header: 'SCOPE', get: (r) => (r.scope === 'ALL' ? 'all' : [
       r.resourceIds.length ? `resources ${r.resourceIds.join(',')}` : '',
       r.groupIds.length ? `groups ${r.groupIds.join(',')}` : '',
@@ -75,6 +76,16 @@ async function body(rt: Runtime, opts: RuleOpts, current?: R) {
   };
 }
 
+/**
+ * Notifier names for the NOTIFIERS column: one list call for all the rules
+ * shown, only for tables (json/yaml are the API's objects, with ids).
+ */
+async function named(rt: Runtime, list: R[]): Promise<R[]> {
+  if (rt.structured || list.every((r) => r.notifierIds.length === 0)) return list;
+  const byId = new Map((await rt.client.call(ops.listNotifiers)).map((n) => [n.id, n.name]));
+  return list.map((r) => ({ ...r, notifierNames: r.notifierIds.map((id) => byId.get(id) ?? `#${id}`) }));
+}
+
 const ruleId = (rt: Runtime, ref: string) => resolveRef(ref, 'alert rule', () => rt.client.call(ops.listAlertRules), (r) => r.name);
 
 function options(cmd: Command): Command {
@@ -93,10 +104,13 @@ export function register(program: Command): void {
   const rules = program.command('alert-rules').description('which notifiers get which alerts (ADMIN)');
 
   withOutput(rules.command('list').alias('ls').description('list alert rules'))
-    .action(act(async (rt) => rt.show(await rt.client.call(ops.listAlertRules), view)));
+    .action(act(async (rt) => rt.show(await named(rt, await rt.client.call(ops.listAlertRules)), view)));
 
   withOutput(rules.command('get').description('show an alert rule').argument('<rule>', 'id or name'))
-    .action(act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getAlertRule, { params: { id: await ruleId(rt, ref) } }), view)));
+    .action(act(async (rt, ref: string) => {
+      const [rule] = await named(rt, [await rt.client.call(ops.getAlertRule, { params: { id: await ruleId(rt, ref) } })]);
+      await rt.show(rule, view);
+    }));
 
   withOutput(options(rules.command('add').description('create an alert rule (every resource and agent unless limited)').argument('<name>')))
     .action(act(async (rt, name: string, opts: RuleOpts) => {

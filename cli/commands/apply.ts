@@ -16,11 +16,14 @@ function describe(rt: Runtime, s: Step): string {
 
 export function register(program: Command): void {
   withOutput(program.command('apply').description('make the daemon match a YAML or JSON file of groups, resources, announcements, notifiers, alert rules, maintenance windows and status pages'))
-    .requiredOption('-f, --file <file>', 'the file (- for stdin)')
+    .option('-f, --file <file>', 'the file (- for stdin)')
+    .option('--help-fields', 'print the fields a file can have, section by section, and exit')
     .option('--prune', 'delete groups, resources, notifiers, alert rules and status pages the file does not name, announcements apply created that it no longer names, and (if it has a maintenance section) maintenance windows it does not name')
     .option('--dry-run', 'print the plan, change nothing')
     .option('-y, --yes', 'do not ask before --prune deletes')
-    .action(act(async (rt, opts: { file: string; prune?: boolean; dryRun?: boolean; yes?: boolean }) => {
+    .action(act(async (rt, opts: { file?: string; prune?: boolean; dryRun?: boolean; yes?: boolean; helpFields?: boolean }) => {
+      if (opts.helpFields) return void process.stdout.write((await import('../apply/fields.ts')).fieldReference());
+      if (opts.file === undefined) throw new MonctlError('usage', "required option '-f, --file <file>' not specified (or --help-fields)", 2);
       let text: string;
       try {
         text = opts.file === '-' ? await readStdin() : readFileSync(opts.file, 'utf8');

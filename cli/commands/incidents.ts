@@ -6,7 +6,10 @@ import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 
 /** An incident with the name of what it is about, for tables (json/yaml show the API's object as it is). */
-type Row = Incident & { subject?: string };
+type Row = Incident & { subject?: string; resourceName?: string; agentName?: string };
+
+/** `api (id 3)`: the detail names what the incident is about, and its id for other commands. */
+const nameAndId = (name: string | undefined, id: number | null) => (id === null ? undefined : `${name ?? '(deleted)'} (id ${id})`);
 
 /** `1h02m`, `5m12s`, `40s`, `3d04h`: short enough for a column. */
 export function duration(seconds: number): string {
@@ -25,8 +28,11 @@ const view: View<Row> = {
     { header: 'OPENED', get: (i) => i.openedAt },
     { header: 'DURATION', get: (i) => duration(i.durationSeconds) },
     { header: 'CAUSE', get: (i) => [i.cause.errorCode, i.cause.message].filter(Boolean).join(' ') },
+    // In the default table (the first question about an incident that sent nothing), kept narrow.
+    { header: 'MAINT', get: (i) => (i.maintenance ? 'yes' : 'no') },
+    { header: 'RESOURCE', get: (i) => nameAndId(i.resourceName, i.resourceId), wide: true },
+    { header: 'AGENT', get: (i) => nameAndId(i.agentName, i.agentId), wide: true },
     { header: 'CHECKS', get: (i) => i.checks, wide: true },
-    { header: 'MAINTENANCE', get: (i) => (i.maintenance ? 'yes' : 'no'), wide: true },
     { header: 'RESOLVED', get: (i) => i.resolvedAt, wide: true },
   ],
 };
@@ -45,6 +51,8 @@ async function named(rt: Runtime, list: Incident[]): Promise<Row[]> {
   const a = new Map(agents.map((x) => [x.id, x.name]));
   return list.map((i) => ({
     ...i,
+    resourceName: i.resourceId === null ? undefined : r.get(i.resourceId),
+    agentName: i.agentId === null ? undefined : a.get(i.agentId),
     subject: i.resourceId !== null ? r.get(i.resourceId) ?? `resource ${i.resourceId} (deleted)` : `agent ${a.get(i.agentId!) ?? `${i.agentId} (deleted)`}`,
   }));
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { MaintenanceCreate, MaintenanceWindow } from '../../src/api/schemas/maintenance.ts';
 import { MonctlError } from '../../src/errors.ts';
+import { type FlagNames, namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -34,6 +35,36 @@ export function parseMinutes(text: string): number {
   const total = m && (m[1] || m[2]) ? Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) : NaN;
   if (!Number.isInteger(total) || total < 1) throw new MonctlError('usage', `--duration must be like 90m, 1h30m or 2h, not "${text}"`, 2);
   return total;
+}
+
+/** The daemon's fields as `maintenance add` names them (errors say `--start`, not `startsAt`). */
+const FLAGS: FlagNames = {
+  startsAt: '--start', endsAt: '--end', days: '--weekly', startTime: '--at', durationMinutes: '--duration', timeZone: '--tz',
+  resourceIds: '--resource', groupIds: '--group', agentIds: '--agent',
+};
+
+/** ISO-8601 in UTC without milliseconds, as the daemon reads it. */
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * `--start`/`--end`: `now`, `+30m`/`+1h30m` (from now for --start, from the
+ * start for --end), or a date-time passed as it is (the daemon parses it and
+ * says what it accepts).
+ */
+export function parseInstant(flag: string, text: string, from: number): string {
+  if (text.trim().toLowerCase() === 'now') {
+    if (flag === '--end') throw new MonctlError('usage', '--end cannot be now: give a date-time or a duration after --start, e.g. +2h', 2);
+    return iso(from);
+  }
+  if (!text.startsWith('+')) return text;
+  const minutes = (() => {
+    try {
+      return parseMinutes(text.slice(1));
+    } catch {
+      throw new MonctlError('usage', `${flag} must be now, +DURATION (e.g. +30m, +1h30m) or a date-time such as 2026-12-01T22:00:00+01:00, not "${text}"`, 2);
+    }
+  })();
+  return iso(from + minutes * 60_000);
 }
 
 const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
@@ -88,7 +119,10 @@ async function bodyOf(rt: Runtime, name: string, f: AddFlags): Promise<Maintenan
   }
   if (oneOff) {
     if (!f.start || !f.end) throw new MonctlError('usage', 'a one-off window needs both --start and --end', 2);
-    return { name, kind: 'ONE_OFF', startsAt: f.start, endsAt: f.end, ...targets };
+    const startsAt = parseInstant('--start', f.start, Date.now());
+    // `--end +2h` counts from the start; from now when the start is a date-time the CLI does not read.
+    const start = Date.parse(startsAt);
+    return { name, kind: 'ONE_OFF', startsAt, endsAt: parseInstant('--end', f.end, Number.isNaN(start) ? Date.now() : start), ...targets };
   }
   if (!f.weekly || !f.at || !f.duration) throw new MonctlError('usage', 'a weekly window needs --weekly DAYS, --at HH:MM and --duration', 2);
   // The time zone of this machine unless told: "02:00" means what the user reads on their clock.
@@ -109,8 +143,8 @@ export function register(program: Command): void {
     }));
 
   withOutput(maintenance.command('add').description('add a one-off or weekly maintenance window').argument('<name>'))
-    .option('--start <datetime>', 'one-off: start, e.g. 2026-12-01T22:00:00+01:00 (no offset: the daemon\'s time zone)')
-    .option('--end <datetime>', 'one-off: end')
+    .option('--start <datetime>', 'one-off: start: now, +30m (from now), or e.g. 2026-12-01T22:00:00+01:00 (no offset: the daemon\'s time zone)')
+    .option('--end <datetime>', 'one-off: end: +2h (after --start) or a date-time')
     .option('--weekly <days>', 'weekly: days it starts on, e.g. MON,WED')
     .option('--at <HH:MM>', 'weekly: local start time')
     .option('--duration <duration>', 'weekly: how long, e.g. 90m or 2h')
@@ -121,9 +155,11 @@ export function register(program: Command): void {
     .addHelpText('after', `
 Examples:
   monctl maintenance add upgrade --start 2026-12-01T22:00:00+01:00 --end 2026-12-02T01:00:00+01:00 --group db
+  monctl maintenance add hotfix --start now --end +30m --resource api
   monctl maintenance add backups --weekly MON,WED --at 02:00 --duration 90m --tz Europe/Paris --resource api`)
     .action(act(async (rt, name: string, f: AddFlags) => {
-      const w = await rt.client.call(ops.createMaintenanceWindow, { body: await bodyOf(rt, name, f) });
+      const body = await bodyOf(rt, name, f);
+      const w = await namingFlags(FLAGS, () => rt.client.call(ops.createMaintenanceWindow, { body }));
       await rt.done(w, `Created maintenance window ${w.name} (id ${w.id}): ${schedule(w)}${w.activeNow ? ', open now' : `, next ${w.nextStart ?? 'never'}`}.`);
     }));
 

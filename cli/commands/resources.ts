@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { AdminResource, HistoryEntry, LocationResult, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
 import { QUORUMS } from '../../src/probes/quorum.ts';
 import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
+import { type FlagNames, namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
@@ -77,6 +79,20 @@ function threshold(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** The daemon's fields as `resources add/update` name them. */
+const FLAGS: FlagNames = {
+  resourceType: '--type', target: '--target', intervalSeconds: '--interval', groupIds: '--group', skipTLS: '--skip-tls',
+  recursive: '--recursive', failureThreshold: '--failure-threshold', successThreshold: '--success-threshold',
+  locations: '--location', quorum: '--quorum',
+};
+
+/** `--type`, checked before any request: the daemon's 400 would name `resourceType` and exit 1. */
+function resourceType(text: string): (typeof RESOURCE_TYPES)[number] {
+  const type = text.toUpperCase();
+  if (!(RESOURCE_TYPES as readonly string[]).includes(type)) throw new MonctlError('usage', `--type must be one of ${RESOURCE_TYPES.join(', ')}, not "${text}"`, 2);
+  return type as (typeof RESOURCE_TYPES)[number];
+}
+
 /** Commander's names: `groups` is update's `--no-groups`, false when given. */
 interface Flags {
   type?: string; target?: string; interval?: string; group?: string[]; groups?: boolean;
@@ -105,7 +121,7 @@ function resourceFlags(cmd: Command): Command {
 async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<Static<typeof ResourcePatch>> {
   const body: Static<typeof ResourcePatch> = {};
   if (f.name) body.name = f.name;
-  if (f.type) body.resourceType = f.type.toUpperCase() as 'HTTP';
+  if (f.type) body.resourceType = resourceType(f.type);
   if (f.target) body.target = f.target;
   if (f.interval !== undefined) body.intervalSeconds = interval(f.interval);
   if (f.group && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', 2);
@@ -168,14 +184,18 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'how long --wait waits', '120')
     .action(act(async (rt, name: string, f: Flags & { inactive?: boolean; wait?: boolean; timeout: string }) => {
       if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
-      if (!f.type || !f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', 2);
+      if (!f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', 2);
+      if (!f.type) {
+        throw new MonctlError('usage', `resources add needs --type (one of ${RESOURCE_TYPES.join(', ')}): `
+          + `--target "${f.target}" is not an http:// or https:// URL, the one kind whose type goes without saying`, 2);
+      }
       // An inactive resource is never checked on schedule: refuse before creating it rather than wait for nothing.
       if (f.wait && f.inactive) {
         throw new MonctlError('usage', `--wait waits for the first scheduled check, and an inactive resource has none; nothing was created.\n`
           + `Drop --inactive, or add it and run: monctl resources check ${name}`, 2);
       }
       const body = { ...(await bodyOf(rt, f)), name } as Static<typeof ResourcePatch> & { name: string; resourceType: 'HTTP'; target: string };
-      const created = await rt.client.call(ops.createResource, { body });
+      const created = await namingFlags(FLAGS, () => rt.client.call(ops.createResource, { body }));
       if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
       if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);
       const entry = await waitForCheck(rt, created.id, Number(f.timeout));
@@ -195,7 +215,8 @@ export function register(program: Command): void {
     .action(act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
       const body = await bodyOf(rt, f);
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);
-      const r = await rt.client.call(ops.updateResource, { params: { id: await resourceId(rt, ref) }, body });
+      const id = await resourceId(rt, ref);
+      const r = await namingFlags({ ...FLAGS, name: '--name' }, () => rt.client.call(ops.updateResource, { params: { id }, body }));
       await rt.done(r, `Updated resource ${r.name} (id ${r.id}).`);
     }));
 

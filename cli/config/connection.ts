@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { ADMIN_KEY_FILE, DEFAULT_SERVER, defaultConfigDir, defaultDataDir } from '../../src/config/paths.ts';
+import { defaultConfigDir } from '../../src/config/paths.ts';
 import { MonctlError } from '../../src/errors.ts';
+import { localDaemon } from './local-daemon.ts';
 
 // node:fs through getBuiltinModule: its ESM facade costs every cold start ~6 ms of CPU.
 const { readFileSync } = process.getBuiltinModule('node:fs');
@@ -56,7 +57,8 @@ export function readConfig(env = process.env): ConfigFile {
 /**
  * Where the CLI connects and with which credential (CONTRACT section 7).
  * Precedence: flags, then environment, then the current context, then the
- * local default (`http://127.0.0.1:8080` with `<data dir>/admin-api-key`).
+ * local daemon (cli/config/local-daemon.ts: MONCTL_LISTEN, MONCTL_CONFIG's
+ * listen, else `http://127.0.0.1:8080`, with `<data dir>/admin-api-key`).
  */
 export interface Connection {
   server: string;
@@ -81,7 +83,7 @@ export interface ConnectionFlags {
 const normalize = (url: string) => url.replace(/\/+$/, '');
 
 export function localKeyPath(env = process.env): string {
-  return join(env.MONCTL_DATA_DIR || defaultDataDir(env), ADMIN_KEY_FILE);
+  return localDaemon(env).keyFile;
 }
 
 function isLoopback(server: string): boolean {
@@ -104,7 +106,7 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   if (flags.server) [server, serverSource] = [flags.server, 'flag --server'];
   else if (env.MONCTL_SERVER) [server, serverSource] = [env.MONCTL_SERVER, 'env MONCTL_SERVER'];
   else if (ctx) [server, serverSource] = [ctx.server, `context ${contextName}`];
-  else [server, serverSource] = [DEFAULT_SERVER, 'default'];
+  else ({ server, serverSource } = localDaemon(env));
   server = normalize(server);
   try {
     new URL(server);

@@ -8,7 +8,10 @@
  *   certificates ──┘        (rules, grouping, inhibition)            (claims, retries)     (WEBHOOK, SLACK, NTFY, EMAIL)
  */
 
-export const ALERT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'] as const;
+import { ALERT_EVENT_KINDS } from '../../src/api/schemas/alert-rules.ts';
+
+/** The API's list: one list of event kinds for the schema, the daemon and the CLI. */
+export const ALERT_KINDS = ALERT_EVENT_KINDS;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /**

@@ -12,6 +12,8 @@ export type Source =
 export interface Resolved {
   values: Map<string, unknown>;
   sources: Map<string, Source>;
+  /** Deprecation notices (an older env var name was used), for stderr. */
+  notices: string[];
 }
 
 /** `--listen`, `MONCTL_LISTEN`, `/etc/monctl/monctl.yaml: listen`: how messages name a value's origin. */
@@ -30,10 +32,13 @@ export function addSettingOptions(cmd: Command, settings: readonly Setting[]): C
     if (!s.flag) continue;
     // Choices are checked by the type's parser, not commander's .choices(): one check for flag, env and file.
     const { choices } = s.type as { choices?: readonly string[] };
-    const help = [s.help, choices && `(one of: ${choices.join(', ')})`, s.unsetMeans && `(unset: ${s.unsetMeans})`].filter(Boolean).join(' ');
+    const help = [
+      s.help, choices && `(one of: ${choices.join(', ')})`, s.unsetMeans && `(unset: ${s.unsetMeans})`,
+      s.deprecatedEnv && `(older env name, deprecated: ${s.deprecatedEnv})`,
+    ].filter(Boolean).join(' ');
     const option = new Option(s.flag, help).env(s.env);
     if (option.attributeName() !== s.key) throw new Error(`settings: flag ${s.flag} does not match key ${s.key}`);
-    if (s.default) option.default(String(s.type.format(s.default())));
+    if (s.default) option.default(String(s.type.format(s.default())), s.defaultHelp);
     cmd.addOption(option);
   }
   return cmd;
@@ -52,6 +57,7 @@ export function resolveSettings(
   const values = new Map<string, unknown>();
   const sources = new Map<string, Source>();
   const problems: string[] = [];
+  const notices: string[] = [];
   for (const s of settings) {
     const cliSource = s.flag ? cmd.getOptionValueSource(s.key) : undefined;
     let raw: unknown;
@@ -62,6 +68,10 @@ export function resolveSettings(
     } else if ((s.flag ? cliSource === 'env' : true) && env[s.env]) {
       raw = env[s.env];
       source = { kind: 'env', name: s.env };
+    } else if (s.deprecatedEnv && env[s.deprecatedEnv]) {
+      raw = env[s.deprecatedEnv];
+      source = { kind: 'env', name: s.deprecatedEnv };
+      notices.push(`${s.deprecatedEnv} is deprecated: use ${s.env} (the same values)`);
     }
     if (source) {
       try {
@@ -79,5 +89,5 @@ export function resolveSettings(
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return { values, sources };
+  return { values, sources, notices };
 }

@@ -28,6 +28,10 @@ export interface Setting<T = unknown> {
   default?: () => T;
   /** What help and --print-config say about an absent default. */
   unsetMeans?: string;
+  /** What --help says the default is, when it depends on where the daemon runs (the value help would show is only this run's). */
+  defaultHelp?: string;
+  /** An older env var name, still read (after `env`), with a deprecation notice on stderr. */
+  deprecatedEnv?: string;
   help: string;
   /** Masked by --print-config (its type's format masks it) and commented out there. */
   secret?: boolean;
@@ -64,7 +68,7 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'logLevel', flag: '--log-level <level>', env: 'MONCTL_LOG_LEVEL', type: t.oneOf(LOG_LEVELS),
     default: () => 'info', help: 'log level' }),
   row({ key: 'logFormat', flag: '--log-format <format>', env: 'MONCTL_LOG_FORMAT', type: t.oneOf(LOG_FORMATS),
-    default: () => defaultLogFormat(), help: 'json (one object per line) or pretty (for people); pretty by default on a terminal' }),
+    default: () => defaultLogFormat(), defaultHelp: 'pretty on a terminal, else json', help: 'json (one object per line) or pretty (for people)' }),
   row({ key: 'tlsCert', flag: '--tls-cert <file>', env: 'MONCTL_TLS_CERT', type: t.path,
     unsetMeans: 'plain HTTP', help: 'PEM certificate (chain) to serve HTTPS; needs --tls-key' }),
   row({ key: 'tlsKey', flag: '--tls-key <file>', env: 'MONCTL_TLS_KEY', type: t.path,
@@ -77,7 +81,8 @@ export const SETTINGS: readonly Setting[] = [
     default: () => defaultProbeConfig().concurrency, help: 'checks running at once, all resources together' }),
   row({ key: 'probePerHost', flag: '--probe-per-host <n>', env: 'MONCTL_PROBE_PER_HOST', type: t.positiveInteger,
     default: () => defaultProbeConfig().perHostConcurrency, help: 'checks running at once against one host:port' }),
-  row({ key: 'httpTimeout', flag: '--http-timeout <duration>', env: 'MONCTL_HTTP_TIMEOUT_MS', type: t.duration,
+  // MONCTL_HTTP_TIMEOUT_MS took durations (`7s`) despite its suffix: the name now says what it takes, the old one still works.
+  row({ key: 'httpTimeout', flag: '--http-timeout <duration>', env: 'MONCTL_HTTP_TIMEOUT', deprecatedEnv: 'MONCTL_HTTP_TIMEOUT_MS', type: t.duration,
     default: () => defaultProbeConfig().httpTimeoutMs, help: 'timeout of a whole HTTP or DOCKER check, and of a TCP connect' }),
   row({ key: 'historyRetentionDays', flag: '--history-retention-days <days>', env: 'MONCTL_HISTORY_RETENTION_DAYS', type: t.positiveNumber,
     default: () => defaultProbeConfig().historyRetentionDays, help: 'raw check history older than this is deleted (rollups stay)' }),

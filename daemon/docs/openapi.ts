@@ -33,7 +33,8 @@ function parameters(op: OperationDef) {
 function errorStatuses(op: OperationDef): number[] {
   const statuses = new Set<number>(op.errors ?? []);
   if (op.params || op.query || op.body) statuses.add(400);
-  if (op.access !== 'public') statuses.add(401);
+  // A public operation answers anonymous callers, but a credential that is sent is checked: a bad one is 401.
+  statuses.add(401);
   if (op.access === 'admin') statuses.add(403);
   if (op.access !== 'public' && op.method !== 'GET') statuses.add(403); // CSRF for sessions
   if (op.params && 'id' in op.params.properties) statuses.add(404);
@@ -53,7 +54,7 @@ function responses(op: OperationDef) {
   }
   for (const status of errorStatuses(op)) {
     out[String(status)] = {
-      description: status === 401 ? 'Not authenticated' : status === 403 ? 'Not allowed (role or CSRF)' : 'Problem',
+      description: status === 401 ? (op.access === 'public' ? 'A credential was sent and is invalid, expired or revoked' : 'Not authenticated') : status === 403 ? 'Not allowed (role or CSRF)' : 'Problem',
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
@@ -87,7 +88,10 @@ export function buildOpenApi(): Record<string, unknown> {
         'Authenticate with an API key (`Authorization: Bearer <key>`, `ApiKey <key>` or `X-API-KEY`) or a session from `/login` ' +
         '(the `JSESSIONID` cookie; this explorer uses it once you are logged in); session calls that change state send `X-CSRF-TOKEN`. ' +
         '`GET /api/me` tells who the caller is.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    // Relative: the API is at the root of whichever address the document was fetched from (--listen, a proxy, --public-url).
+    servers: [{ url: '/', description: 'this daemon' }],
     paths,
     components: {
       schemas: { Problem: plain(ProblemSchema) },

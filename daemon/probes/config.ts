@@ -1,7 +1,7 @@
 /**
  * Tunables of the probe engine. Defaults suit production; tests and benches
  * lower them through the daemon's settings (daemon/config/settings.ts: flags,
- * `MONCTL_HTTP_TIMEOUT_MS`, `MONCTL_PROBE_CONCURRENCY`, … or the config file).
+ * `MONCTL_HTTP_TIMEOUT`, `MONCTL_PROBE_CONCURRENCY`, … or the config file).
  */
 export interface ProbeConfig {
   /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect. */

@@ -27,7 +27,7 @@ describe('monctl alert-rules', () => {
 
     const list = await monctl(['alert-rules', 'list']);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/web-down\s+INCIDENT_OPENED,INCIDENT_RESOLVED\s+\d+\s+groups \d+\s+10s\s+240m/);
+    expect(list.stdout).toMatch(/web-down\s+INCIDENT_OPENED,INCIDENT_RESOLVED\s+ops-hook\s+groups \d+\s+10s\s+240m/);
 
     const update = await monctl(['alert-rules', 'update', 'web-down', '--repeat', '0', '--all', '-o', 'json']);
     expect(update.code, update.stderr).toBe(0);
@@ -103,7 +103,7 @@ alertRules:
     expect((await cli.d.admin.call(operations.getAlertRule, { params: { id: rule.id } })).groupWaitSeconds).toBe(45);
 
     const bad = await apply(file('bad.yaml', 'alertRules:\n  - name: x\n    events: [BOOM]\n    notifiers: []\n'));
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // an invalid file is a usage error (issue 25)
     expect(bad.stderr).toMatch(/alertRules\[0\]\.events/);
     expect(bad.stderr).toMatch(/alertRules\[0\]\.notifiers/);
 

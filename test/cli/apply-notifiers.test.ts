@@ -57,7 +57,7 @@ const test = async (name: string) => {
 describe('apply -f notifiers', () => {
   it('refuses the whole file when a variable is unset, naming it; nothing is created', async () => {
     const res = await cli.monctl(['apply', '-f', specFile('unset.yaml')], { env: { HOOK_SIGNING: SIGNING, HOOK_AUTH: 'x' } });
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/notifiers\[0\]\.token: environment variable NTFY_TOKEN is not set/);
     expect(await cli.d.admin.call(operations.listNotifiers)).toEqual([]);
   });
@@ -65,7 +65,7 @@ describe('apply -f notifiers', () => {
   it('refuses a literal secret in the file', async () => {
     const path = file('literal.yaml', `notifiers:\n  - name: chat\n    type: SLACK\n    url: https://hooks.example.test/services/T/B/literal\n`);
     const res = await apply(path);
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/notifiers\[0\]\.url: is a secret: write it as a \$\{ENV_VAR\} reference/);
     expect(res.stderr).not.toContain('services/T/B');
   });

@@ -61,7 +61,7 @@ resources:
     groups: [nowhere]
 `);
     const res = await monctl(['apply', '-f', bad]);
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2); // an invalid file is a usage error (issue 25)
     expect(res.stderr).toMatch(/nothing was changed/);
     for (const field of ['groups\\[0\\]\\.visibility', 'resources\\[0\\]\\.target', 'resources\\[0\\]\\.intervalSeconds', 'resources\\[0\\]\\.colour', 'resources\\[1\\]\\.name']) {
       expect(res.stderr).toMatch(new RegExp(`^ {2}${field}: `, 'm'));
@@ -70,7 +70,7 @@ resources:
     expect(unknownGroup.code).toBe(1);
     expect(unknownGroup.stderr).toMatch(/group "nowhere"/);
     const syntax = await monctl(['apply', '-f', file('syntax.json', '{"resources": [')]);
-    expect(syntax.code).toBe(1);
+    expect(syntax.code).toBe(2);
     expect(syntax.stderr).toMatch(/invalid JSON/);
     expect(await state()).toEqual({ groups: [], resources: [], announcements: [] });
   });

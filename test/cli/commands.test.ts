@@ -120,7 +120,8 @@ describe('monitoring nouns', () => {
     expect(upd.json()).toMatchObject({ intervalSeconds: 300 });
     const bad = await monctl(['resources', 'update', 'web', '--interval', '5']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/intervalSeconds/);
+    expect(bad.stderr).toMatch(/--interval: /); // the flag, not the API field (issue 25)
+    expect(bad.stderr).not.toMatch(/intervalSeconds/);
     const history = await monctl(['resources', 'history', 'web', '-o', 'json']);
     expect(history.code).toBe(0);
     expect(Array.isArray(history.json())).toBe(true);

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { runMonctl, tempHome } from './run.ts';
@@ -84,5 +84,37 @@ describe('login, contexts and credential precedence', () => {
     expect((await monctl(['context', 'use', 'nope'])).code).toBe(3);
     expect((await monctl(['context', 'rm', 'nope'])).code).toBe(3);
     expect((await monctl(['info', '--context', 'nope'])).code).toBe(2);
+  });
+});
+
+describe('a daemon started with --listen, --data-dir or --config (issue 25)', () => {
+  it('is found through MONCTL_CONFIG (its listen and dataDir, relative to the file), as reset-admin finds it', async () => {
+    const dir = join(home.dir, 'etc');
+    mkdirSync(dir, { recursive: true });
+    const port = new URL(d.url).port;
+    // The daemon's own file: a wildcard listen is reached on loopback; dataDir is relative to the file.
+    writeFileSync(join(dir, 'monctl.yaml'), `listen: 0.0.0.0:${port}\ndataDir: ${relative(dir, d.dataDir)}\nlogLevel: info\n`);
+    const env = { MONCTL_CONFIG: join(dir, 'monctl.yaml'), XDG_DATA_HOME: join(home.dir, 'empty') };
+    const info = await monctl(['info', '-o', 'json'], env);
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.json()).toMatchObject({
+      server: `http://127.0.0.1:${port}`, serverSource: expect.stringMatching(/^MONCTL_CONFIG .*monctl\.yaml: listen$/),
+      credential: `local file ${join(d.dataDir, 'admin-api-key')}`, user: 'admin',
+    });
+    // The quick path (no commander) reads it too.
+    expect((await monctl(['resources', 'list', '-o', 'json'], env)).code).toBe(0);
+    // MONCTL_DATA_DIR alone finds the key of the default server's daemon: here with MONCTL_SERVER.
+    const byDataDir = await monctl(['users', 'list'], { MONCTL_SERVER: d.url, MONCTL_DATA_DIR: d.dataDir, XDG_DATA_HOME: join(home.dir, 'empty') });
+    expect(byDataDir.code, byDataDir.stderr).toBe(0);
+  });
+
+  it('names --server, MONCTL_SERVER, MONCTL_DATA_DIR and MONCTL_CONFIG when nothing answers', async () => {
+    const res = await monctl(['resources', 'list'], { MONCTL_SERVER: 'http://127.0.0.1:1' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:1: ECONNREFUSED$/m);
+    for (const name of ['--server', 'MONCTL_SERVER', 'MONCTL_DATA_DIR', 'MONCTL_CONFIG']) expect(res.stderr).toContain(name);
+    const unreadable = await monctl(['resources', 'list'], { MONCTL_CONFIG: join(home.dir, 'missing.yaml') });
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toMatch(/MONCTL_CONFIG: cannot read .*missing\.yaml/);
   });
 });

@@ -76,4 +76,29 @@ describe('alerts across pods', () => {
     expect(new Set(ids).size, 'a message id delivered twice').toBe(ids.length);
     expect(ids.length).toBe(rows.length);
   }, 150_000);
+
+  it('a rule created on one pod while incidents are open notifies each of them once, whichever pods route (issue 25)', async () => {
+    let lateSecret = '';
+    const late = await startWebhookReceiver(() => lateSecret);
+    try {
+      target.status = 503;
+      await eventually('every resource down again', async () => (await queryDb<{ n: number }>(cluster.pod('pod-a'),
+        'SELECT count(*) AS n FROM incidents WHERE resolved_at IS NULL')).every((r) => Number(r.n) === RESOURCES), 45_000);
+      const w = worldOf(cluster.pod('pod-b'), target);
+      const n = await w.notifier('late', 'WEBHOOK', { url: `${late.url}/hook` });
+      lateSecret = n.signingSecret!;
+      await w.rule({ name: 'late', events: ['INCIDENT_OPENED'], notifierIds: [n.id] });
+      const counts = () => {
+        const c = new Map<number, number>();
+        for (const i of late.verified.flatMap(itemsOf).filter((x) => x.kind === 'INCIDENT_OPENED' && !x.reminder)) c.set(i.incidentId!, (c.get(i.incidentId!) ?? 0) + 1);
+        return c;
+      };
+      await eventually('every open incident at the new rule\'s notifier', () => counts().size === RESOURCES, 45_000);
+      await sleep(3_000); // several routing passes on every pod: a second copy would show now
+      expect([...counts().values()].filter((c) => c !== 1), 'openings sent twice to the new rule').toEqual([]);
+      expect(late.refused).toEqual([]);
+    } finally {
+      await late.close();
+    }
+  }, 150_000);
 });

@@ -52,6 +52,20 @@ describe('monctl daemon --config', () => {
     });
   });
 
+  it('MONCTL_HTTP_TIMEOUT takes a duration; MONCTL_HTTP_TIMEOUT_MS, its older name, still works with a notice (issue 25)', async () => {
+    const renamed = await printConfig([], { MONCTL_HTTP_TIMEOUT: '7s' });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(parse(renamed.stdout)).toMatchObject({ httpTimeout: '7s' });
+    expect(sourcesOf(renamed.stdout).httpTimeout).toBe('env MONCTL_HTTP_TIMEOUT');
+    expect(renamed.stderr).toBe('');
+    const old = await printConfig([], { MONCTL_HTTP_TIMEOUT_MS: '7s' });
+    expect(parse(old.stdout)).toMatchObject({ httpTimeout: '7s' });
+    expect(old.stderr).toBe('monctl daemon: MONCTL_HTTP_TIMEOUT_MS is deprecated: use MONCTL_HTTP_TIMEOUT (the same values)\n');
+    const both = await printConfig([], { MONCTL_HTTP_TIMEOUT: '4s', MONCTL_HTTP_TIMEOUT_MS: '9s' });
+    expect(parse(both.stdout)).toMatchObject({ httpTimeout: '4s' });
+    expect((await runMonctl(['daemon', '--help'])).stdout.replace(/\s+/g, ' ')).toMatch(/deprecated: MONCTL_HTTP_TIMEOUT_MS\) \(default: "15s", env: MONCTL_HTTP_TIMEOUT\)/);
+  });
+
   it('reads the public edge settings of issue 17 from the file', async () => {
     const file = configFile([
       'edgeTlsListen: 0.0.0.0:8443', 'trustedProxies: [10.0.0.0/8, "::1"]', 'acmeDirectory: https://acme.example.test/dir',

@@ -58,7 +58,7 @@ describe('locations from the CLI', () => {
   it('refuses unknown locations and quorums, naming what is wrong', async () => {
     const where = await monctl(['resources', 'add', 'nowhere', '--target', 'http://127.0.0.1:9/', '--location', 'attic', '--inactive']);
     expect(where.code).toBe(1);
-    expect(where.stderr).toMatch(/locations.*no agent named or numbered "attic"/);
+    expect(where.stderr).toMatch(/--location: no agent named or numbered "attic"/); // the flag (issue 25)
     const twice = await monctl(['resources', 'add', 'twice', '--target', 'http://127.0.0.1:9/', '--location', 'daemon', '--location', 'daemon', '--inactive']);
     expect(twice.stderr).toMatch(/daemon is listed twice/);
     const quorum = await monctl(['resources', 'add', 'q', '--target', 'http://127.0.0.1:9/', '--quorum', 'most']);

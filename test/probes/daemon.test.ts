@@ -21,7 +21,7 @@ beforeAll(async () => {
   layout = buildLayout();
   registry = await startRegistry({ kind: 'htpasswd', ...cred });
   await push(layout, 'app', `${registry.host}/private/app:1`, { creds: `${cred.username}:${cred.password}` });
-  daemon = await startDaemon({ env: { MONCTL_HTTP_TIMEOUT_MS: '2000' } });
+  daemon = await startDaemon({ env: { MONCTL_HTTP_TIMEOUT: '2000' } });
 });
 
 afterAll(async () => {

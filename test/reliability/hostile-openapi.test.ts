@@ -268,7 +268,7 @@ describe('hostile input generated from the OpenAPI document', () => {
 
   beforeAll(async () => {
     // No scheduler: generated resources are never probed, so no traffic leaves loopback.
-    d = await startDaemon({ env: { MONCTL_SCHEDULER: 'off', MONCTL_HTTP_TIMEOUT_MS: '500', MONCTL_LOG_LEVEL: 'info' } });
+    d = await startDaemon({ env: { MONCTL_SCHEDULER: 'off', MONCTL_HTTP_TIMEOUT: '500', MONCTL_LOG_LEVEL: 'info' } });
     auth = { authorization: `Bearer ${d.adminKey}` };
     const doc = (await send(d.url, 'GET', '/v3/api-docs')).json();
     const resolve = (s: Schema): Schema => {

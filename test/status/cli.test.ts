@@ -80,7 +80,7 @@ statusPages:
 
     writeFileSync(path, 'statusPages:\n  - slug: Bad\n    title: x\n    groups: [Nope]\n    colour: red\n');
     const invalid = await monctl(['apply', '-f', path]);
-    expect(invalid.code).toBe(1);
+    expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/statusPages\[0\]\.slug: must be/);
     expect(invalid.stderr).toMatch(/statusPages\[0\]\.colour: unknown field/);
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AlertEventKind } from '../../../src/api/schemas/alert-rules.ts';
 import type { DaemonContext } from '../../context.ts';
+import { CATCH_UP_KEY, type CatchUpPayload } from '../rules/catch-up.ts';
 import type { RuleCache } from '../rules/rule-cache.ts';
+import { parseRule, type Rule } from '../rules/rule-row.ts';
 import { targetsOf } from '../rules/match.ts';
 import { addToNotification } from './grouping.ts';
 import { holdsFor } from './inhibition.ts';
@@ -32,6 +34,17 @@ export class Router {
     this.#pod = pod;
   }
 
+  /** The rules catch-up events name: from the cache, else (another pod created it a moment ago) from the database; null when gone or disabled. */
+  async #catchUpRules(catchUps: Map<number, number>, cached: Rule[]): Promise<Map<number, Rule | null>> {
+    const out = new Map<number, Rule | null>();
+    for (const id of new Set(catchUps.values())) {
+      const rule = cached.find((r) => r.id === id);
+      const row = rule ? undefined : await this.#ctx.db.selectFrom('alert_rules').selectAll().where('id', '=', id).where('enabled', '=', 1).executeTakeFirst();
+      out.set(id, rule ?? (row ? parseRule(row) : null));
+    }
+    return out;
+  }
+
   /** One pass; returns how many events it routed (including those it suppressed). */
   async routeOnce(now = Date.now()): Promise<number> {
     const db = this.#ctx.db;
@@ -49,11 +62,16 @@ export class Router {
     });
     if (ready.length === 0) return 0;
 
+    const catchUps = catchUpsOf(ready);
     const [rules, groups, openings] = await Promise.all([
       this.#rules.get(now),
       groupsOf(db, resourceIds),
-      openingNotifiers(db, ready.filter((e) => CLOSING_KINDS.has(e.kind) && e.incident_id !== null).map((e) => e.incident_id!)),
+      openingNotifiers(db, ready.filter((e) => (CLOSING_KINDS.has(e.kind) || catchUps.has(e.id)) && e.incident_id !== null).map((e) => e.incident_id!)),
     ]);
+    const catchUpRules = await this.#catchUpRules(catchUps, rules);
+    // A catch-up waits while its incident's opening is unrouted and not in this batch (another pod is routing it):
+    // then the notifiers that opening reaches are known, and are not sent it twice.
+    const pendingOpenings = await unroutedOpenings(db, [...catchUps.keys()].map((id) => ready.find((e) => e.id === id)!));
     const enabled = new Set((await db.selectFrom('notifiers').select('id').where('enabled', '=', 1).execute()).map((n) => n.id));
 
     const token = `${this.#pod}:${randomUUID()}`;
@@ -68,26 +86,63 @@ export class Router {
       const open = new Map<number, number>();
       // Openings routed in this pass, for a resolution that follows in the same batch.
       const opened = new Map<number, Set<number>>();
+      const requeue: number[] = [];
+      const originals = new Set<number>(); // incidents whose ordinary opening this pass routed
       for (const event of ready) {
         if (!mine.has(event.id) || event.suppressed !== null || blocked.has(event.id)) continue;
+        const catchUpRule = catchUps.has(event.id) ? catchUpRules.get(catchUps.get(event.id)!) ?? null : undefined;
+        if (catchUpRule !== undefined && pendingOpenings.has(event.incident_id!) && !originals.has(event.incident_id!)) {
+          requeue.push(event.id);
+          continue;
+        }
         const subject = event.subject_type === 'agent'
           ? { type: 'agent' as const, id: event.agent_id!, groupIds: [] }
           : event.subject_type === 'certificate'
             ? { type: 'certificate' as const, id: 0, groupIds: [] }
             : { type: 'resource' as const, id: event.resource_id!, groupIds: groups.get(event.resource_id!) ?? [] };
-        const targets = targetsOf(rules, event.kind as AlertEventKind, subject);
+        // A catch-up goes through its rule alone (none: deleted or disabled since), never where the opening went.
+        const targets = targetsOf(catchUpRule === undefined ? rules : catchUpRule ? [catchUpRule] : [], event.kind as AlertEventKind, subject);
         const closing = CLOSING_KINDS.has(event.kind);
         const incident = event.incident_id ?? -1;
-        const wentTo = closing ? (opened.get(incident) ?? openings.get(incident)?.notifiers ?? new Set<number>()) : undefined;
-        const sentTo = new Set<number>();
+        const before = opened.get(incident) ?? openings.get(incident)?.notifiers ?? new Set<number>();
+        const wentTo = closing ? before : undefined;
+        const sentTo = new Set<number>(catchUpRule === undefined ? [] : before);
         for (const [notifierId, groupWaitSeconds] of targets) {
           if (!enabled.has(notifierId) || (wentTo && !wentTo.has(notifierId))) continue;
+          if (catchUpRule !== undefined && before.has(notifierId)) continue;
           await addToNotification(trx, { notifierId, eventId: event.id, groupWaitSeconds, reminder: false, now }, open);
           sentTo.add(notifierId);
         }
         if (!closing && event.incident_id !== null) opened.set(event.incident_id, sentTo);
+        if (!closing && catchUpRule === undefined && event.incident_id !== null) originals.add(event.incident_id);
       }
-      return mine.size;
+      if (requeue.length > 0) {
+        await trx.updateTable('alert_events').set({ routed_at: null, routed_by: null }).where('id', 'in', requeue).execute();
+      }
+      return mine.size - requeue.length;
     });
   }
+}
+
+type EventRow = { id: number; kind: string; incident_id: number | null; payload: string };
+
+/** Catch-up events (rules/catch-up.ts) by event id, with their rule's id. */
+function catchUpsOf(events: EventRow[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const e of events) {
+    // The string test first: parsing every payload of a batch would cost more than the routing.
+    if (e.incident_id === null || !e.payload.includes(`"${CATCH_UP_KEY}"`)) continue;
+    const ruleId = (JSON.parse(e.payload) as CatchUpPayload)[CATCH_UP_KEY];
+    if (typeof ruleId === 'number') out.set(e.id, ruleId);
+  }
+  return out;
+}
+
+/** Incidents of these catch-ups whose opening (an earlier, ordinary opening event) is not routed yet. */
+async function unroutedOpenings(db: DaemonContext['db'], catchUps: EventRow[]): Promise<Set<number>> {
+  const incidents = [...new Set(catchUps.map((e) => e.incident_id!))];
+  if (incidents.length === 0) return new Set();
+  const rows = await db.selectFrom('alert_events').select(['incident_id', 'payload']).where('incident_id', 'in', incidents)
+    .where('kind', 'in', ['INCIDENT_OPENED', 'AGENT_DOWN']).where('routed_at', 'is', null).where('suppressed', 'is', null).execute();
+  return new Set(rows.filter((r) => !r.payload.includes(`"${CATCH_UP_KEY}"`)).map((r) => r.incident_id!));
 }

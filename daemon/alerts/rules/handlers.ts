@@ -6,7 +6,8 @@ import { conflict, invalidField, notFound } from '../../../src/errors.ts';
 import type { HandlersOf } from '../../monitoring/state.ts';
 import { uniqueViolation } from '../../monitoring/resource-store.ts';
 import type { Database } from '../../store/schema.ts';
-import { DEFAULT_GROUP_WAIT_SECONDS, repeatSeconds, toAlertRule } from './rule-row.ts';
+import { enqueueCatchUp } from './catch-up.ts';
+import { DEFAULT_GROUP_WAIT_SECONDS, parseRule, repeatSeconds, toAlertRule } from './rule-row.ts';
 
 type Body = Static<typeof AlertRuleBody>;
 
@@ -65,8 +66,11 @@ export function alertRuleHandlers(onChange: () => void): HandlersOf<typeof alert
         if (await trx.selectFrom('alert_rules').select('id').where('name', '=', body.name).executeTakeFirst()) {
           throw conflict(`An alert rule named ${body.name} exists`, 'name');
         }
-        return trx.insertInto('alert_rules').values({ ...columns(body), created_at: now, updated_at: now })
+        const created = await trx.insertInto('alert_rules').values({ ...columns(body), created_at: now, updated_at: now })
           .returningAll().executeTakeFirstOrThrow();
+        // Incidents already open are notified through the new rule (catch-up.ts), committed with it.
+        await enqueueCatchUp(trx, parseRule(created), now);
+        return created;
       }).catch(taken);
       onChange();
       return toAlertRule(row);
@@ -75,14 +79,17 @@ export function alertRuleHandlers(onChange: () => void): HandlersOf<typeof alert
     async updateAlertRule({ ctx, params, body }) {
       await checkReferences(ctx.db, body);
       const row = await ctx.db.transaction().execute(async (trx) => {
-        if (!await trx.selectFrom('alert_rules').select('id').where('id', '=', params.id).executeTakeFirst()) {
-          throw notFound(`Alert rule ${params.id} does not exist`);
-        }
+        const before = await trx.selectFrom('alert_rules').select(['id', 'enabled']).where('id', '=', params.id).executeTakeFirst();
+        if (!before) throw notFound(`Alert rule ${params.id} does not exist`);
         const other = await trx.selectFrom('alert_rules').select('id').where('name', '=', body.name)
           .where('id', '!=', params.id).executeTakeFirst();
         if (other) throw conflict(`An alert rule named ${body.name} exists`, 'name');
-        return trx.updateTable('alert_rules').set({ ...columns(body), updated_at: Date.now() })
+        const now = Date.now();
+        const updated = await trx.updateTable('alert_rules').set({ ...columns(body), updated_at: now })
           .where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
+        // Enabling a rule is creating it for the router: the open incidents it covers are notified through it.
+        if (Number(before.enabled) !== 1 && updated.enabled === 1) await enqueueCatchUp(trx, parseRule(updated), now);
+        return updated;
       }).catch(taken);
       onChange();
       return toAlertRule(row);

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, StringEnum } from './common.ts';
+import { ALERT_EVENT_KINDS } from '../kinds.ts';
 
-/** What alert rules route (issue 15; CERT_RENEWAL_FAILED: an ACME order for the HTTPS edge failed, issue 17). */
-export const ALERT_EVENT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'] as const;
+export { ALERT_EVENT_KINDS };
 export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number];
 
 // No `uniqueItems`: TypeBox hashes the whole array for it before checking the items' types, so a

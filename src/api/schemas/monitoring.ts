@@ -2,13 +2,14 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, PageQuery, StringEnum } from './common.ts';
 import { Incident } from './incidents.ts';
 import { QUORUMS } from '../../probes/quorum.ts';
+import { RESOURCE_TYPES } from '../kinds.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
  * events) with the CONTRACT section 4 additions. Field names and types follow
  * the seed exactly; nullable fields are null until the first check.
  */
-export const RESOURCE_TYPES = ['HTTP', 'DOCKER', 'TCP'] as const;
+export { RESOURCE_TYPES };
 export const ResourceType = StringEnum(RESOURCE_TYPES);
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 

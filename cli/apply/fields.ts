@@ -1,0 +1,134 @@
+import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
+import { NOTIFIER_FIELDS, NOTIFIER_TYPES } from '../../src/notifier-fields.ts';
+
+/**
+ * The fields of a `monctl apply -f` file, one table: the validators take the
+ * allowed names from it, `monctl apply --help-fields` prints it, and the
+ * README's reference is its output (test/cli/apply-fields.test.ts compares
+ * them), so the three cannot drift apart.
+ */
+interface Field {
+  name: string;
+  /** The value: a type, or the values it takes. */
+  value: string;
+  help: string;
+  required?: boolean;
+}
+
+interface Section {
+  key: 'groups' | 'resources' | 'announcements' | 'notifiers' | 'alertRules' | 'maintenance' | 'statusPages';
+  help: string;
+  fields: Field[];
+  /** Notifiers: the fields of each type (`url*`, `token (secret)`), flat beside name and type. */
+  perType?: Record<string, string[]>;
+}
+
+const f = (name: string, value: string, help: string, required = false): Field => ({ name, value, help, required });
+
+export const APPLY_SECTIONS: readonly Section[] = [
+  { key: 'groups', help: 'resource groups, by name', fields: [
+    f('name', 'string', 'the group', true),
+    f('visibility', 'PUBLIC | AUTHENTICATED | HIDDEN', 'who sees its resources'),
+  ] },
+  { key: 'resources', help: 'monitored resources, by name', fields: [
+    f('name', 'string', 'the resource', true),
+    f('type', 'HTTP | TCP | DOCKER', 'what is checked (resourceType is accepted too)', true),
+    f('target', 'string', 'HTTP: an http(s) URL; TCP: host:port; DOCKER: an image reference', true),
+    f('intervalSeconds', 'integer 10..86400', 'seconds between checks'),
+    f('groups', 'list of group names', 'the groups it is in'),
+    f('skipTLS', 'boolean', 'accept self-signed certificates'),
+    f('recursive', 'boolean', 'DOCKER: check every repository under a namespace'),
+    f('active', 'boolean', 'checked on schedule (default true)'),
+    f('failureThreshold', 'integer 1..100', 'failed checks in a row that open an incident (default 3)'),
+    f('successThreshold', 'integer 1..100', 'good checks in a row that resolve it (default 1)'),
+    f('locations', 'list of names', 'where it is checked: daemon and agent names (default [daemon])'),
+    f('quorum', 'any | majority | all', 'how the locations decide (default majority)'),
+  ] },
+  { key: 'announcements', help: 'HTML notices, by name', fields: [
+    f('name', 'A-Z a-z 0-9 _ -', 'the announcement (it becomes an HTML class)', true),
+    f('kind', 'INFORMATION | WARNING | PROBLEM', 'how it is shown', true),
+    f('content', 'string', 'the notice (HTML, sanitised)', true),
+    f('active', 'boolean', 'shown (default true)'),
+    f('activeUntil', 'date-time | null', 'shown until then'),
+  ] },
+  { key: 'notifiers', help: `notification channels, by name; secrets as \${ENV_VAR} references`, fields: [
+    f('name', 'A-Z a-z 0-9 . _ -', 'the notifier', true),
+    f('type', NOTIFIER_TYPES.join(' | '), 'the channel; its fields follow', true),
+    f('enabled', 'boolean', 'sends (default true)'),
+  ], perType: Object.fromEntries(NOTIFIER_TYPES.map((type) => [type, NOTIFIER_FIELDS[type].fields.map((name) =>
+    `${name}${NOTIFIER_FIELDS[type].required.includes(name) ? '*' : ''}${NOTIFIER_FIELDS[type].secrets.includes(name) ? ' (secret)' : ''}`)])) },
+  { key: 'alertRules', help: 'which notifiers get which alerts, by name', fields: [
+    f('name', 'string', 'the rule', true),
+    f('enabled', 'boolean', 'routes alerts (default true)'),
+    f('events', `list of ${ALERT_EVENT_KINDS.join(', ')}`, 'the alert events it routes', true),
+    f('notifiers', 'list of notifier names', 'where they go', true),
+    f('resources', 'list of resource names', 'only these resources (none of resources/groups/agents: all)'),
+    f('groups', 'list of group names', 'only the resources of these groups'),
+    f('agents', 'list of agent names', 'only these agents'),
+    f('groupWaitSeconds', 'integer ≥ 0', 'alerts within this wait leave as one message (default 30)'),
+    f('repeatIntervalMinutes', 'integer ≥ 0', 'reminder while an incident stays open; 0 never (default 240)'),
+  ] },
+  { key: 'maintenance', help: 'maintenance windows, by name (kind inferred from the fields)', fields: [
+    f('name', 'string', 'the window', true),
+    f('kind', 'ONE_OFF | WEEKLY', 'inferred when left out'),
+    f('startsAt', 'date-time', 'ONE_OFF: start (no offset: the daemon\'s time zone)'),
+    f('endsAt', 'date-time', 'ONE_OFF: end'),
+    f('days', 'list of MON..SUN', 'WEEKLY: days it starts on'),
+    f('startTime', 'HH:MM', 'WEEKLY: local start time'),
+    f('durationMinutes', 'integer', 'WEEKLY: how long'),
+    f('timeZone', 'IANA zone', 'WEEKLY: e.g. Europe/Paris'),
+    f('resources', 'list of resource names', 'what it covers (one of resources/groups/agents at least)'),
+    f('groups', 'list of group names', 'the resources of these groups'),
+    f('agents', 'list of agent names', 'these tunnel agents'),
+  ] },
+  { key: 'statusPages', help: 'public status pages, by slug', fields: [
+    f('slug', 'a-z 0-9 -', 'the page is /status/<slug>', true),
+    f('title', 'string', 'the heading', true),
+    f('description', 'string | null', 'text under the title'),
+    f('groups', 'list of group names', 'the groups it shows'),
+    f('showAnnouncements', 'boolean', 'show active announcements'),
+    f('showIncidents', 'boolean', 'show recent incidents'),
+    f('customHostname', 'host name | null', 'serve the page at / of this name on the edge'),
+    f('httpsRedirect', 'boolean', 'redirect http:// to https:// on the custom host name'),
+    f('footer', 'string | null', 'footer text'),
+  ] },
+];
+
+/** The field names a section takes (notifiers: name, type, enabled; notifiers-spec.ts adds the type's own). */
+export function fieldNames(key: Section['key']): string[] {
+  return APPLY_SECTIONS.find((s) => s.key === key)!.fields.map((x) => x.name);
+}
+
+export const SECTION_NAMES = APPLY_SECTIONS.map((s) => s.key);
+
+/** The reference as `monctl apply --help-fields` prints it, and the README shows it. */
+export function fieldReference(): string {
+  const lines = ['Fields of a monctl apply -f file (YAML or JSON); * marks a required field. Fields left out are not managed.'];
+  for (const s of APPLY_SECTIONS) {
+    lines.push('', `${s.key}:  ${s.help}`);
+    const width = Math.max(...s.fields.map((x) => x.name.length)) + 2;
+    for (const x of s.fields) lines.push(`  ${`${x.name}${x.required ? '*' : ''}`.padEnd(width)}${x.value} — ${x.help}`);
+    for (const [type, names] of Object.entries(s.perType ?? {})) lines.push(`  ${type}: ${names.join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Edit distance (insert, delete, substitute: 1 each), case-insensitive. Ten lines: not worth a dependency. */
+function distance(a: string, b: string): number {
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[y.length];
+}
+
+/** ` (did you mean intervalSeconds?)` for the nearest name within a third of the word's length (at least 2 edits), else the names. */
+export function didYouMean(word: string, names: readonly string[]): string {
+  const scored = names.map((n) => ({ n, d: distance(word, n) })).sort((a, b) => a.d - b.d);
+  const best = scored[0];
+  if (best && best.d <= Math.max(2, Math.floor(word.length / 3))) return ` (did you mean ${best.n}?)`;
+  return ` (one of ${names.join(', ')}; see monctl apply --help-fields)`;
+}

@@ -1,0 +1,10 @@
+/**
+ * The enumerations the CLI checks before any request, without TypeBox: the
+ * schemas build their enums from these lists, and `cli/` imports them here,
+ * so that a cold start of `monctl resources …` never loads the schemas.
+ */
+
+export const RESOURCE_TYPES = ['HTTP', 'DOCKER', 'TCP'] as const;
+
+/** What alert rules route (issue 15; CERT_RENEWAL_FAILED: an ACME order for the HTTPS edge failed, issue 17). */
+export const ALERT_EVENT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'] as const;
