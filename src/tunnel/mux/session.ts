@@ -300,6 +300,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
     this.#recvOutstanding -= this.#returnPending;
     this.#send(FRAME.WINDOW, 0, u32(this.#returnPending));
     this.#returnPending = 0;
+    // At once, not at the end of the turn: the sender keeps little in flight, and a turn that
+    // relays megabytes to clients would hold its credit back meanwhile.
+    this.#writer.flush();
   }
 
   /**

@@ -90,7 +90,7 @@ export class FrameWriter {
   /** The peer returned connection credit: DATA waiting for it goes on. */
   credited(bytes: number): void {
     this.inFlight -= bytes;
-    if (!this.#data.empty) this.#schedule();
+    if (!this.#data.empty && !this.#awaitingRoom) this.flush();
   }
 
   /** Unsent bytes: queued here and buffered in the socket. */
