@@ -17,8 +17,10 @@
  * (default 5), --rounds N (default 3), --connections N (small responses, default 32),
  * --paths=a,b (names: direct, monctl, nginx, ssh, nginx-ssh, localtunnel), --only=small|download|https
  * (https: the HTTPS row, monctl's TLS edge against nginx terminating TLS, bench/lib/tunnel-https.ts),
- * --from-sources (monctl from the TypeScript sources, not dist/), --no-attack, --h2-slow-readers (monctl
- * and the HTTP/2 slow-reader row only).
+ * --from-sources (monctl from the TypeScript sources, not dist/), --no-attack, --no-syscalls,
+ * --h2-slow-readers (monctl and the HTTP/2 slow-reader row only).
+ * The host (CPU model, count, kernel) is printed first; then, from a separate short run per path
+ * under strace -c, the syscalls per small request of each of its processes.
  * With MONCTL_BENCH_CPU_PROF=DIR the daemon writes a V8 CPU profile there.
  * Peers whose tools are missing are installed from Debian when run as root (test/setup/provision.ts);
  * a peer is skipped only with the reason printed.
@@ -37,6 +39,7 @@ import { startMonctl } from './lib/tunnel-monctl.ts';
 import { type BenchPath, prepareLocaltunnel, type Skipped, startLocaltunnel, startNginx, startSsh } from './lib/tunnel-peers.ts';
 import { type Measured, type PathResult, printRatios, printResults } from './lib/tunnel-report.ts';
 import { httpsBench } from './lib/tunnel-https.ts';
+import { countSyscalls, hostLine, printSyscalls, type SyscallCounts } from './lib/syscalls.ts';
 import { wrk } from './lib/wrk.ts';
 
 const BIG = 100 * 1024 * 1024;
@@ -128,6 +131,17 @@ async function main(): Promise<void> {
       if (only !== 'small' && only !== 'https') for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
     }
     paths.forEach((p, i) => Object.assign(results[i], { after: memory(p, 'rss'), peak: memory(p, 'peak') }));
+    const syscalls: SyscallCounts[] = [];
+    if (!argv.includes('--no-syscalls') && only !== 'download' && only !== 'https') {
+      try {
+        ensureTools({ strace: TUNNEL_BENCH_TOOLS.strace });
+        for (const p of paths) {
+          if (Object.keys(p.procs).length) syscalls.push(await countSyscalls(p, dir, () => wrk(`${p.url}/`, p.host, connections, Math.min(seconds, 2))));
+        }
+      } catch (err) {
+        skipped.push({ name: 'syscalls per request', skipped: (err as Error).message.split('\n')[0] });
+      }
+    }
 
     const attacks: string[] = [];
     if (!argv.includes('--no-attack') && !h2Only) {
@@ -139,6 +153,7 @@ async function main(): Promise<void> {
       if (peer && !quick) attacks.push(...await slowReaderAttack(peer, 'bench.test', Math.min(seconds, 3), served));
     }
 
+    console.log(hostLine());
     if (!h2Only) {
       console.log(`wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; `
         + `100 MB downloads: ${downloadSeconds} s over 4. Own processes only: not wrk, not the target. nginx: 1 worker.`);
@@ -146,6 +161,7 @@ async function main(): Promise<void> {
       console.log('');
       printResults(results);
       printRatios(results);
+      if (syscalls.length) printSyscalls(syscalls);
     }
     if (attacks.length) {
       console.log('\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; another route meanwhile (wrk, 8 connections):');

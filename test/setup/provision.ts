@@ -36,6 +36,7 @@ export const TUNNEL_BENCH_TOOLS: Record<string, string> = {
   nginx: 'nginx-light', // the one-hop reverse proxy, and the HTTP front of ssh -R
   sshd: 'openssh-server', // the private sshd that ssh -R forwards through
   ssh: 'openssh-client', // ssh -R itself
+  strace: 'strace', // syscalls per request of each path's processes
 };
 
 function onPath(command: string, path = process.env.PATH ?? ''): boolean {

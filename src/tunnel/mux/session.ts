@@ -10,7 +10,8 @@ export const STREAM_WINDOW = 1024 * 1024;
 export const CONNECTION_WINDOW = 32 * 1024 * 1024;
 /** Credit goes back in steps of at least this much (a WINDOW frame per small read would cost more). */
 const STREAM_RETURN_STEP = 64 * 1024;
-const CONNECTION_RETURN_STEP = 1024 * 1024;
+/** Connection credit goes back on receipt, in smaller steps: a sender keeps little in flight (writer.ts IN_FLIGHT_MAX). */
+const CONNECTION_RETURN_STEP = 256 * 1024;
 /** How long streams may drain what they received after the peer ended the connection. */
 const PEER_END_GRACE_MS = 30_000;
 /**
@@ -48,11 +49,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
   readonly #reader: FrameReader;
   readonly #writer: FrameWriter;
   #nextId: number;
-  #sendCredit = CONNECTION_WINDOW;
   /** Received bytes not yet returned as connection credit, and credit waiting to be returned. */
   #recvOutstanding = 0;
   #returnPending = 0;
-  readonly #blocked = new Set<MuxStream>();
   /** Pings in flight; `at` from process.hrtime (the global `performance` would load perf_hooks into the agent for this alone). */
   readonly #pings = new Map<number, { at: bigint; done: (err: Error | null, ms?: number) => void }>();
   #pingSeq = 0;
@@ -79,6 +78,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
       invalid: (message) => this.destroy(new StreamError('ERR_TUNNEL_PROTOCOL', `tunnel protocol error: ${message}`)),
     });
     this.#writer = new FrameWriter(socket, {
+      connectionWindow: CONNECTION_WINDOW,
       controlSoftCap: CONTROL_SOFT_CAP,
       hardCap: OUTPUT_HARD_CAP,
       onBacklog: () => socket.pause(),
@@ -158,20 +158,19 @@ export class MuxSession extends EventEmitter implements StreamHost {
     if (!pending) return;
     let chunk = pending.chunk;
     while (chunk.length > 0 && !this.destroyed) {
-      const n = Math.min(chunk.length, stream.sendCredit, this.#sendCredit, MAX_DATA_FRAME);
+      // The connection window is the writer's: it sends what it holds as the peer returns credit.
+      const n = Math.min(chunk.length, stream.sendCredit, MAX_DATA_FRAME);
       if (n <= 0) break;
       this.#send(FRAME.DATA, stream.id, n === chunk.length ? chunk : chunk.subarray(0, n));
       stream.sendCredit -= n;
-      this.#sendCredit -= n;
       chunk = chunk.subarray(n);
     }
     if (chunk.length > 0 && !this.destroyed) {
       pending.chunk = chunk;
-      if (this.#sendCredit <= 0) this.#blocked.add(stream);
       return;
     }
     stream.pending = undefined;
-    this.#writer.whenWritable(pending.done);
+    this.#writer.whenSent(stream.id, pending.done);
   }
 
   fin(stream: MuxStream): void {
@@ -191,7 +190,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
   closed(stream: MuxStream, error: Error | null): void {
     if (this.#streams.get(stream.id) !== stream) return;
     this.#streams.delete(stream.id);
-    this.#blocked.delete(stream);
+    if (!(stream.finSent && stream.finReceived)) this.#writer.discard(stream.id); // never sent: no credit was taken
     if (!stream.resetByPeer && !(stream.finSent && stream.finReceived)) {
       const code = error && 'code' in error ? String((error as { code: unknown }).code) : 'CANCEL';
       this.#send(FRAME.RST, stream.id, Buffer.from(JSON.stringify({ code, message: error?.message ?? 'stream cancelled' })));
@@ -270,13 +269,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
 
   #onConnectionWindow(payload: Buffer): void {
     const increment = payload.length === 4 ? payload.readUInt32BE(0) : 0;
-    if (increment === 0 || this.#sendCredit + increment > CONNECTION_WINDOW) return this.#protocolError('bad connection WINDOW');
-    this.#sendCredit += increment;
-    for (const stream of this.#blocked) {
-      if (this.#sendCredit <= 0) break;
-      this.#blocked.delete(stream);
-      this.pump(stream);
-    }
+    // Credit only comes back for bytes sent.
+    if (increment === 0 || increment > this.#writer.inFlight) return this.#protocolError('bad connection WINDOW');
+    this.#writer.credited(increment);
   }
 
   /** Answers a PING, within the rate a live peer needs (HTTP/2 servers do the same: CVE-2019-9512). */
@@ -305,6 +300,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
     this.#recvOutstanding -= this.#returnPending;
     this.#send(FRAME.WINDOW, 0, u32(this.#returnPending));
     this.#returnPending = 0;
+    // At once, not at the end of the turn: the sender keeps little in flight, and a turn that
+    // relays megabytes to clients would hold its credit back meanwhile.
+    this.#writer.flush();
   }
 
   /**
