@@ -47,9 +47,9 @@ export class SeedDb {
   }
 
   /** An incident row; resolvedAt null while open. Returns its id. */
-  async incident(resourceId: number, openedAt: number, resolvedAt: number | null, cause: string, maintenance = false): Promise<number> {
+  async incident(resourceId: number, openedAt: number, resolvedAt: number | null, cause: string, maintenance = false, errorCode = 'CONNECTION_ERROR'): Promise<number> {
     const [row] = await this.#db.query<{ id: number }>(`INSERT INTO incidents (subject_type, resource_id, agent_id, opened_at, resolved_at, cause_message, cause_error_code, checks, maintenance)
-      VALUES ('resource', ?, NULL, ?, ?, ?, 'CONNECTION_ERROR', 3, ?) RETURNING id`, resourceId, openedAt, resolvedAt, cause, maintenance ? 1 : 0);
+      VALUES ('resource', ?, NULL, ?, ?, ?, ?, 3, ?) RETURNING id`, resourceId, openedAt, resolvedAt, cause, errorCode, maintenance ? 1 : 0);
     return row.id;
   }
 

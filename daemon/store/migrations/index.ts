@@ -13,6 +13,7 @@ import * as edge from './0011-edge.ts';
 import * as pods from './0012-pods.ts';
 import * as probeLocations from './0013-probe-locations.ts';
 import * as edgeFollowups from './0014-edge-followups.ts';
+import * as statusPageErrorDetails from './0015-status-page-error-details.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0012-pods': pods,
   '0013-probe-locations': probeLocations,
   '0014-edge-followups': edgeFollowups,
+  '0015-status-page-error-details': statusPageErrorDetails,
 };
 
 export const migrationProvider: MigrationProvider = {
