@@ -47,8 +47,9 @@ export class StatusState {
   readonly ctx: DaemonContext;
   readonly pages: PageTable;
   readonly #views = new TimedCache<PageView>(VIEW_MAX_AGE_MS);
-  /** The rollups' tallies per group set, rollup end, UTC day and hour; raw checks are added per view. */
+  /** The rollups' tallies per group set, all read for one rollup end, UTC day and hour (`#rollupsFor`); raw checks are added per view. */
   readonly #rollups = new TimedCache<Map<number, Tally>>(ROLLUPS_MAX_AGE_MS);
+  #rollupsFor = '';
   /** Called after pages changed (set by the live streams, which drop the streams of deleted pages). */
   onPagesChanged: () => void = () => {};
 
@@ -74,9 +75,15 @@ export class StatusState {
     const { db } = this.ctx;
     const until = await rolledUntil(db, now);
     const members = { groupIds };
-    const hour = Math.floor(now / 3_600_000);
+    // A new rollup end, day or hour changes what the rollups hold: all are read again, and the old ones go (they would pile up).
+    const stamp = `${until}:${barStart(now)}:${Math.floor(now / 3_600_000)}`;
+    if (stamp !== this.#rollupsFor) {
+      this.#rollups.invalidateAll();
+      this.#rollupsFor = stamp;
+    }
     const [rolled, recent] = await Promise.all([
-      this.#rollups.get(`${groupIds.join(',')}:${until}:${barStart(now)}:${hour}`, async () => addBuckets(new Map(), await readRollups(db, members, until, now), now)),
+      // The stamp in the key too: a read that raced a new stamp gets rollups of its own `until`, never another's.
+      this.#rollups.get(`${groupIds.join(',')}@${stamp}`, async () => addBuckets(new Map(), await readRollups(db, members, until, now), now)),
       readRecent(db, members, until, now),
     ]);
     const tallies = addBuckets(new Map(rolled), recent, now, true);
