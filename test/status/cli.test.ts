@@ -8,7 +8,7 @@ const { monctl } = cli;
 
 /** `monctl status-pages …` and `statusPages` in `monctl apply -f`. */
 describe('monctl status-pages', () => {
-  it('add, list, get, update and rm, by id or slug', async () => {
+  it('add, list, get, update and rm, by id or slug', { timeout: 90_000 }, async () => {
     expect((await monctl(['groups', 'add', 'Website'])).code).toBe(0);
     expect((await monctl(['groups', 'add', 'Staff', '--visibility', 'AUTHENTICATED'])).code).toBe(0);
     const add = await monctl(['status-pages', 'add', 'main', '--title', 'Example status', '--group', 'Website', '--group', 'Staff',
@@ -46,7 +46,7 @@ describe('monctl status-pages', () => {
     expect((await monctl(['status-pages', 'list', '-o', 'json'])).json()).toEqual([]);
   });
 
-  it('apply -f manages status pages by slug, naming groups, and prunes them with --prune', async () => {
+  it('apply -f manages status pages by slug, naming groups, and prunes them with --prune', { timeout: 90_000 }, async () => {
     const path = join(cli.home.dir, 'pages.yaml');
     writeFileSync(path, `
 groups:
