@@ -88,6 +88,7 @@ export const APPLY_SECTIONS: readonly Section[] = [
     f('groups', 'list of group names', 'the groups it shows'),
     f('showAnnouncements', 'boolean', 'show active announcements'),
     f('showIncidents', 'boolean', 'show recent incidents'),
+    f('showErrorDetails', 'boolean', "anonymous visitors see the probes' own error messages, not a generic cause (default false)"),
     f('customHostname', 'host name | null', 'serve the page at / of this name on the edge'),
     f('httpsRedirect', 'boolean', 'redirect http:// to https:// on the custom host name'),
     f('footer', 'string | null', 'footer text'),

@@ -14,6 +14,7 @@ export interface StatusPageSpec {
   groups?: string[];
   showAnnouncements?: boolean;
   showIncidents?: boolean;
+  showErrorDetails?: boolean;
   customHostname?: string | null;
   httpsRedirect?: boolean;
   footer?: string | null;
@@ -51,7 +52,7 @@ export function validateStatusPages(items: Obj[], err: (path: string, msg: strin
     }
     return {
       slug: slug!, title: text('title', true, false) as string, description: text('description', false, true), groups,
-      showAnnouncements: flag('showAnnouncements'), showIncidents: flag('showIncidents'),
+      showAnnouncements: flag('showAnnouncements'), showIncidents: flag('showIncidents'), showErrorDetails: flag('showErrorDetails'),
       customHostname: text('customHostname', false, true), httpsRedirect: flag('httpsRedirect'), footer: text('footer', false, true),
     };
   });
@@ -66,7 +67,7 @@ export async function planStatusPages(c: CliClient, specs: StatusPageSpec[], gro
     // Group ids are looked up when the step runs: groups the file creates exist by then.
     const body = () => {
       const out: Record<string, unknown> = { title: s.title };
-      for (const k of ['description', 'showAnnouncements', 'showIncidents', 'customHostname', 'httpsRedirect', 'footer'] as const) if (s[k] !== undefined) out[k] = s[k];
+      for (const k of ['description', 'showAnnouncements', 'showIncidents', 'showErrorDetails', 'customHostname', 'httpsRedirect', 'footer'] as const) if (s[k] !== undefined) out[k] = s[k];
       if (s.groups) out.groupIds = s.groups.map((g) => groupIds.get(g)!);
       return out;
     };
@@ -79,7 +80,7 @@ export async function planStatusPages(c: CliClient, specs: StatusPageSpec[], gro
     const names = new Map([...groupIds].map(([name, id]) => [id, name]));
     const changes: string[] = [];
     if (s.title !== cur.title) changes.push('title');
-    for (const k of ['description', 'showAnnouncements', 'showIncidents', 'customHostname', 'httpsRedirect', 'footer'] as const) {
+    for (const k of ['description', 'showAnnouncements', 'showIncidents', 'showErrorDetails', 'customHostname', 'httpsRedirect', 'footer'] as const) {
       const want = k === 'customHostname' && typeof s[k] === 'string' ? (s[k] as string).toLowerCase().replace(/\.$/, '') : s[k];
       if (want !== undefined && want !== cur[k]) changes.push(k);
     }

@@ -27,6 +27,7 @@ const view = (names: Map<number, string>): View<P> => ({
     { header: 'HTTPS-REDIRECT', get: (p) => p.httpsRedirect, wide: true },
     { header: 'ANNOUNCEMENTS', get: (p) => p.showAnnouncements, wide: true },
     { header: 'INCIDENTS', get: (p) => p.showIncidents, wide: true },
+    { header: 'ERROR-DETAILS', get: (p) => p.showErrorDetails, wide: true },
     { header: 'DESCRIPTION', get: (p) => p.description, wide: true },
     { header: 'FOOTER', get: (p) => p.footer, wide: true },
     { header: 'CREATED', get: (p) => p.createdAt, wide: true },
@@ -42,6 +43,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 interface Flags {
   title?: string; slug?: string; description?: string | false; group?: string[]; groups?: boolean;
   announcements?: boolean; incidents?: boolean; hostname?: string | false; footer?: string | false; httpsRedirect?: boolean;
+  errorDetails?: boolean;
 }
 
 function withPageFlags(cmd: Command, update: boolean): Command {
@@ -50,7 +52,8 @@ function withPageFlags(cmd: Command, update: boolean): Command {
     .option('--group <group>', 'a group to show, id or name (repeat, in order; none: every group the visitor may see)', collect)
     .option('--hostname <host>', 'serve the page at / on the edge listener for this Host')
     .option('--https-redirect', 'plain-HTTP requests for the page on its hostname get a 308 to the HTTPS edge')
-    .option('--footer <text>', 'footer text');
+    .option('--footer <text>', 'footer text')
+    .option('--error-details', 'anonymous visitors see the probes\' own error messages (addresses, ports), not a generic cause');
   // Positive flags first: commander then leaves both unset unless one is given (no default to send).
   if (update) {
     cmd.option('--slug <slug>', 'new slug (the page moves to /status/<slug>)')
@@ -60,6 +63,7 @@ function withPageFlags(cmd: Command, update: boolean): Command {
       .option('--no-description', 'remove the description')
       .option('--no-hostname', 'stop serving the page on a custom hostname')
       .option('--no-https-redirect', 'serve the page over plain HTTP too')
+      .option('--no-error-details', 'anonymous visitors see a generic cause (connection refused, timeout, HTTP 503)')
       .option('--no-footer', 'remove the footer');
   }
   return cmd.option('--no-announcements', 'do not show active announcements')
@@ -77,6 +81,7 @@ async function bodyOf(rt: Runtime, f: Flags, update: boolean): Promise<Patch> {
   if (f.hostname !== undefined) body.customHostname = f.hostname === false ? null : f.hostname;
   if (f.footer !== undefined) body.footer = f.footer === false ? null : f.footer;
   if (f.httpsRedirect !== undefined) body.httpsRedirect = f.httpsRedirect;
+  if (f.errorDetails !== undefined) body.showErrorDetails = f.errorDetails;
   // On add, commander sets the negatable booleans to true unless --no-… was given: send only a no.
   if (f.announcements !== undefined && (update || f.announcements === false)) body.showAnnouncements = f.announcements;
   if (f.incidents !== undefined && (update || f.incidents === false)) body.showIncidents = f.incidents;

@@ -3,7 +3,8 @@ import type { Database } from '../store/schema.ts';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
-const HOURLY_KEY = 'probes.rollup.hourly_until';
+/** The start of the first hour not rolled up yet (the status pages read raw checks from there). */
+export const HOURLY_KEY = 'probes.rollup.hourly_until';
 const DAILY_KEY = 'probes.rollup.daily_until';
 const RESOURCE_CHUNK = 200;
 /** Hours rolled up per run at most, so that catching up after a long pause happens in steps. */

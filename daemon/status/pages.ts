@@ -23,6 +23,7 @@ export function toStatusPage(row: Row) {
     groupIds: parseIds(row.group_ids),
     showAnnouncements: row.show_announcements === 1,
     showIncidents: row.show_incidents === 1,
+    showErrorDetails: row.show_error_details === 1,
     customHostname: row.custom_hostname,
     httpsRedirect: row.https_redirect === 1,
     footer: row.footer,
@@ -87,6 +88,7 @@ export function pageHandlers(state: StatusState): Pick<HandlersOf<Ops>, 'listSta
         return trx.insertInto('status_pages').values({
           slug: body.slug, title: body.title, description: body.description ?? null, group_ids: JSON.stringify(groupIds),
           show_announcements: body.showAnnouncements === false ? 0 : 1, show_incidents: body.showIncidents === false ? 0 : 1,
+          show_error_details: body.showErrorDetails ? 1 : 0,
           custom_hostname: host, https_redirect: body.httpsRedirect ? 1 : 0, footer: body.footer ?? null, created_at: now, updated_at: now,
         }).returningAll().executeTakeFirstOrThrow();
       }));
@@ -107,6 +109,7 @@ export function pageHandlers(state: StatusState): Pick<HandlersOf<Ops>, 'listSta
           group_ids: groupIds === undefined ? current.group_ids : JSON.stringify(groupIds),
           show_announcements: body.showAnnouncements === undefined ? current.show_announcements : body.showAnnouncements ? 1 : 0,
           show_incidents: body.showIncidents === undefined ? current.show_incidents : body.showIncidents ? 1 : 0,
+          show_error_details: body.showErrorDetails === undefined ? current.show_error_details : body.showErrorDetails ? 1 : 0,
           custom_hostname: host, footer: body.footer === undefined ? current.footer : body.footer, updated_at: Date.now(),
           https_redirect: body.httpsRedirect === undefined ? current.https_redirect : body.httpsRedirect ? 1 : 0,
         }).where('id', '=', params.id).returningAll().executeTakeFirst();

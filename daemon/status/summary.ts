@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { StatusSummary } from '../../src/api/schemas/status-pages.ts';
+import { publicCause } from '../../src/probes/public-cause.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
 import { type Audience, type LiveState, type PageRow, readLiveState } from './live-state.ts';
@@ -46,6 +47,8 @@ export async function buildSummary(
     perDay.set(i.resourceId, counts);
   }
   const zeros = new Array<number>(BAR_DAYS).fill(0);
+  // A probe's message names addresses and ports: anonymous visitors get its kind unless the page says otherwise.
+  const details = audience === 'user' || page.show_error_details === 1;
 
   return {
     page: { slug: page.slug, title: page.title, description: page.description, footer: page.footer },
@@ -70,7 +73,7 @@ export async function buildSummary(
       .slice(0, MAX_INCIDENTS).map((i) => ({
         id: i.id, resourceId: i.resourceId, resourceName: names.get(i.resourceId) ?? '', openedAt: formatDateTime(i.openedAt),
         resolvedAt: formatNullable(i.resolvedAt), durationSeconds: Math.max(0, Math.round(((i.resolvedAt ?? now) - i.openedAt) / 1000)),
-        cause: i.cause, errorCode: i.errorCode, maintenance: i.maintenance,
+        cause: details ? i.cause : publicCause(i.errorCode, i.cause), errorCode: i.errorCode, maintenance: i.maintenance,
       })) : [],
     maintenance: {
       active: live.windows.filter((w) => w.startsAt <= now).map(windowOut),

@@ -1,11 +1,8 @@
-import { type Kysely, sql } from 'kysely';
-import type { Database } from '../store/schema.ts';
-
 const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 export const BAR_DAYS = 90;
 
-/** One resource's figures on a status page, from the rollups (percent of AVAILABLE checks, null without checks). */
+/** One resource's figures on a status page (percent of AVAILABLE checks, null without checks). */
 export interface Uptime {
   h24: number | null;
   d30: number | null;
@@ -14,82 +11,85 @@ export interface Uptime {
   daily: Array<number | null>;
 }
 
+/** Buckets of checks: a daily or hourly rollup, or the raw checks of an hour not rolled up yet. */
+export interface BucketRow { resource_id: number | string; bucket_start: number | string; checks: number | string; available: number | string; daily: number | string }
+
+/** One resource's checks per day of the bar and over the last 24 hours. */
+export interface Tally { dayChecks: Float64Array; dayAvail: Float64Array; fromDaily: Uint8Array; h24c: number; h24a: number }
+
 /** The first UTC day of the bar, for `now`. */
 export function barStart(now: number): number {
   return Math.floor(now / DAY) * DAY - (BAR_DAYS - 1) * DAY;
 }
 
+/** The start of the last 24 hours: the 24 whole hours before the current one, and the current one. */
+export const since24h = (now: number) => Math.floor(now / HOUR) * HOUR - 24 * HOUR;
+
 const percent = (available: number, checks: number) => (checks > 0 ? Math.round((available / checks) * 100_000) / 1000 : null);
 
-/**
- * The uptime of every resource in `groupIds` (every grouped resource when
- * empty), in ONE query over both rollup tables: the daily rollups of the bar's
- * days, and the hourly rollups from the start of yesterday (the last 24 hours,
- * and the days whose daily rollup is not written yet). A day's figure is its
- * daily rollup, else the sum of its hourly ones. The current hour is not
- * rolled up yet, so figures lag by up to an hour (docs/DECISIONS.md).
- */
-export async function readUptime(db: Kysely<Database>, groupIds: number[], now = Date.now()): Promise<Map<number, Uptime>> {
-  const first = barStart(now);
-  const yesterday = Math.floor(now / DAY) * DAY - DAY;
-  const since24h = Math.floor(now / HOUR) * HOUR - 24 * HOUR;
-  const members = db.selectFrom('resource_groups').select('resource_groups.resource_id')
-    .$if(groupIds.length > 0, (q) => q.where('resource_groups.group_id', 'in', groupIds));
-  const rows = await db.selectFrom('check_rollups_daily')
-    .select(['resource_id', 'bucket_start', 'checks', 'available', sql<number>`0`.as('hourly')])
-    .where('bucket_start', '>=', first).where('resource_id', 'in', members)
-    .unionAll(db.selectFrom('check_rollups_hourly')
-      .select(['resource_id', 'bucket_start', 'checks', 'available', sql<number>`1`.as('hourly')])
-      .where('bucket_start', '>=', Math.min(yesterday, since24h)).where('resource_id', 'in', members))
-    .execute();
+const emptyTally = (): Tally => ({ dayChecks: new Float64Array(BAR_DAYS), dayAvail: new Float64Array(BAR_DAYS), fromDaily: new Uint8Array(BAR_DAYS), h24c: 0, h24a: 0 });
 
-  interface Acc { dayChecks: Float64Array; dayAvail: Float64Array; fromDaily: Uint8Array; h24c: number; h24a: number }
-  const acc = new Map<number, Acc>();
-  const get = (id: number) => {
-    let a = acc.get(id);
-    if (!a) {
-      a = { dayChecks: new Float64Array(BAR_DAYS), dayAvail: new Float64Array(BAR_DAYS), fromDaily: new Uint8Array(BAR_DAYS), h24c: 0, h24a: 0 };
-      acc.set(id, a);
-    }
-    return a;
-  };
-  // Daily rows first: a day that has one ignores its hourly rows (they would count twice).
-  for (const pass of [0, 1]) {
+/** A copy, so that the cached tally of the rollups stays as read when raw checks are added to it. */
+const copyTally = (t: Tally): Tally => ({
+  dayChecks: new Float64Array(t.dayChecks), dayAvail: new Float64Array(t.dayAvail), fromDaily: new Uint8Array(t.fromDaily), h24c: t.h24c, h24a: t.h24a,
+});
+
+/**
+ * Adds bucket rows to per-resource tallies (in place; `copy` first copies a
+ * tally it touches). A day's figure is its daily rollup, else the sum of its
+ * hourly buckets: daily rows go first and a day that has one ignores the
+ * others (they would count twice).
+ */
+export function addBuckets(into: Map<number, Tally>, rows: BucketRow[], now: number, copy = false): Map<number, Tally> {
+  const first = barStart(now);
+  const from24h = since24h(now);
+  const copied = new Set<number>();
+  for (const pass of [1, 0]) {
     for (const row of rows) {
-      if (Number(row.hourly) !== pass) continue;
-      const a = get(Number(row.resource_id));
+      if (Number(row.daily) !== pass) continue;
+      const id = Number(row.resource_id);
+      let t = into.get(id);
+      if (!t || (copy && !copied.has(id))) {
+        t = t ? copyTally(t) : emptyTally();
+        into.set(id, t);
+        copied.add(id);
+      }
       const at = Number(row.bucket_start);
       const checks = Number(row.checks);
       const available = Number(row.available);
+      if (pass === 0 && at >= from24h) {
+        t.h24c += checks;
+        t.h24a += available;
+      }
       const day = Math.floor((at - first) / DAY);
-      if (pass === 1 && at >= since24h) {
-        a.h24c += checks;
-        a.h24a += available;
-      }
       if (day < 0 || day >= BAR_DAYS) continue;
-      if (pass === 0) a.fromDaily[day] = 1;
-      else if (a.fromDaily[day]) continue;
-      a.dayChecks[day] += checks;
-      a.dayAvail[day] += available;
+      if (pass === 1) t.fromDaily[day] = 1;
+      else if (t.fromDaily[day]) continue;
+      t.dayChecks[day] += checks;
+      t.dayAvail[day] += available;
     }
   }
-  const out = new Map<number, Uptime>();
-  for (const [id, a] of acc) {
-    const daily: Array<number | null> = [];
-    let c30 = 0, a30 = 0, c90 = 0, a90 = 0;
-    for (let d = 0; d < BAR_DAYS; d++) {
-      daily.push(percent(a.dayAvail[d], a.dayChecks[d]));
-      c90 += a.dayChecks[d];
-      a90 += a.dayAvail[d];
-      if (d >= BAR_DAYS - 30) {
-        c30 += a.dayChecks[d];
-        a30 += a.dayAvail[d];
-      }
-    }
-    out.set(id, { h24: percent(a.h24a, a.h24c), d30: percent(a30, c30), d90: percent(a90, c90), daily });
-  }
-  return out;
+  return into;
 }
 
-/** A resource without rollups yet: no figure anywhere. */
+/** Checks and AVAILABLE checks of the bar's last `days` days. */
+export function lastDays(t: Tally, days: number): { checks: number; available: number } {
+  let checks = 0, available = 0;
+  for (let d = BAR_DAYS - days; d < BAR_DAYS; d++) {
+    checks += t.dayChecks[d];
+    available += t.dayAvail[d];
+  }
+  return { checks, available };
+}
+
+/** The page's figures from a tally. */
+export function uptimeOf(t: Tally): Uptime {
+  const daily: Array<number | null> = [];
+  for (let d = 0; d < BAR_DAYS; d++) daily.push(percent(t.dayAvail[d], t.dayChecks[d]));
+  const d30 = lastDays(t, 30);
+  const d90 = lastDays(t, BAR_DAYS);
+  return { h24: percent(t.h24a, t.h24c), d30: percent(d30.available, d30.checks), d90: percent(d90.available, d90.checks), daily };
+}
+
+/** A resource without checks yet: no figure anywhere. */
 export const NO_UPTIME: Uptime = { h24: null, d30: null, d90: null, daily: new Array(BAR_DAYS).fill(null) };

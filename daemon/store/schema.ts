@@ -354,6 +354,8 @@ export interface StatusPagesTable {
   group_ids: string;
   show_announcements: number;
   show_incidents: number;
+  /** 1: anonymous visitors see the probes' own error messages (migration 0015). */
+  show_error_details: Generated<number>;
   custom_hostname: string | null;
   footer: string | null;
   /** Migration 0014: plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS. */

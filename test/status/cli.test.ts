@@ -8,7 +8,7 @@ const { monctl } = cli;
 
 /** `monctl status-pages …` and `statusPages` in `monctl apply -f`. */
 describe('monctl status-pages', () => {
-  it('add, list, get, update and rm, by id or slug', async () => {
+  it('add, list, get, update and rm, by id or slug', { timeout: 90_000 }, async () => {
     expect((await monctl(['groups', 'add', 'Website'])).code).toBe(0);
     expect((await monctl(['groups', 'add', 'Staff', '--visibility', 'AUTHENTICATED'])).code).toBe(0);
     const add = await monctl(['status-pages', 'add', 'main', '--title', 'Example status', '--group', 'Website', '--group', 'Staff',
@@ -23,10 +23,12 @@ describe('monctl status-pages', () => {
     expect(got).toMatchObject({ slug: 'main', showIncidents: false, showAnnouncements: true, customHostname: 'status.example.com', httpsRedirect: true });
 
     const update = await monctl(['sp', 'update', 'main', '--no-hostname', '--no-groups', '--incidents', '--footer', 'ops@example.com', '--slug', 'public',
-      '--no-https-redirect']);
+      '--no-https-redirect', '--error-details']);
     expect(update.code, update.stderr).toBe(0);
     expect((await monctl(['status-pages', 'get', '1', '-o', 'json'])).json())
-      .toMatchObject({ slug: 'public', groupIds: [], customHostname: null, showIncidents: true, footer: 'ops@example.com', httpsRedirect: false });
+      .toMatchObject({ slug: 'public', groupIds: [], customHostname: null, showIncidents: true, footer: 'ops@example.com', httpsRedirect: false, showErrorDetails: true });
+    expect((await monctl(['sp', 'update', 'public', '--no-error-details'])).code).toBe(0);
+    expect((await monctl(['status-pages', 'get', 'public', '-o', 'json'])).json()).toMatchObject({ showErrorDetails: false });
 
     const usage = await monctl(['status-pages', 'update', 'public']);
     expect([usage.code, usage.stderr]).toEqual([2, 'error: nothing to update: give at least one option (see --help)\n']);
@@ -44,7 +46,7 @@ describe('monctl status-pages', () => {
     expect((await monctl(['status-pages', 'list', '-o', 'json'])).json()).toEqual([]);
   });
 
-  it('apply -f manages status pages by slug, naming groups, and prunes them with --prune', async () => {
+  it('apply -f manages status pages by slug, naming groups, and prunes them with --prune', { timeout: 90_000 }, async () => {
     const path = join(cli.home.dir, 'pages.yaml');
     writeFileSync(path, `
 groups:
@@ -57,6 +59,7 @@ statusPages:
     description: Everything we run
     groups: [Website, Staff]
     showAnnouncements: false
+    showErrorDetails: true
     customHostname: status.example.net
     httpsRedirect: true
 `);
@@ -64,7 +67,7 @@ statusPages:
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^\+ create status page status$/m);
     const page = (await monctl(['status-pages', 'get', 'status', '-o', 'json'])).json();
-    expect(page).toMatchObject({ title: 'Our status', description: 'Everything we run', showAnnouncements: false, customHostname: 'status.example.net', httpsRedirect: true });
+    expect(page).toMatchObject({ title: 'Our status', description: 'Everything we run', showAnnouncements: false, showErrorDetails: true, customHostname: 'status.example.net', httpsRedirect: true });
     expect((await monctl(['apply', '-f', path])).stdout).toBe('No changes: the daemon already matches the file.\n');
 
     writeFileSync(path, `

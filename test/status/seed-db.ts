@@ -46,10 +46,27 @@ export class SeedDb {
     });
   }
 
+  /**
+   * `count` raw checks of one resource in the hour under way (not rolled up yet), evenly spaced up to `now`,
+   * every `downEvery`-th one NOT_AVAILABLE (0: none).
+   */
+  async rawChecks(resourceId: number, count: number, downEvery = 0, now = Date.now()): Promise<void> {
+    const hour = Math.floor(now / HOUR) * HOUR;
+    const params: unknown[] = [];
+    for (let i = 0; i < count; i++) {
+      const down = downEvery > 0 && i % downEvery === downEvery - 1;
+      params.push(resourceId, down ? 'NOT_AVAILABLE' : 'AVAILABLE', down ? '503 Service Unavailable' : '200 OK', down ? '503' : null,
+        hour + Math.floor(((now - hour) * i) / count), 20);
+    }
+    if (count === 0) return;
+    await this.#db.query(`INSERT INTO check_history (resource_id, status, message, error_code, checked_at, duration_ms) VALUES ${
+      new Array(count).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`, ...params);
+  }
+
   /** An incident row; resolvedAt null while open. Returns its id. */
-  async incident(resourceId: number, openedAt: number, resolvedAt: number | null, cause: string, maintenance = false): Promise<number> {
+  async incident(resourceId: number, openedAt: number, resolvedAt: number | null, cause: string, maintenance = false, errorCode = 'CONNECTION_ERROR'): Promise<number> {
     const [row] = await this.#db.query<{ id: number }>(`INSERT INTO incidents (subject_type, resource_id, agent_id, opened_at, resolved_at, cause_message, cause_error_code, checks, maintenance)
-      VALUES ('resource', ?, NULL, ?, ?, ?, 'CONNECTION_ERROR', 3, ?) RETURNING id`, resourceId, openedAt, resolvedAt, cause, maintenance ? 1 : 0);
+      VALUES ('resource', ?, NULL, ?, ?, ?, ?, 3, ?) RETURNING id`, resourceId, openedAt, resolvedAt, cause, errorCode, maintenance ? 1 : 0);
     return row.id;
   }
 

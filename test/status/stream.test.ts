@@ -64,11 +64,11 @@ describe('status page: the live stream', () => {
       expect(anonymous.frames[0].data.overall?.state).toBe('MAINTENANCE');
       target.set('web', 503);
       for (let i = 0; i < 3; i++) await d.admin.call(operations.checkResource, { params: { id: ids.web } });
-      await until(() => anonymous.frames.some((f) => f.data.overall?.state === 'DEGRADED'));
+      await until(() => anonymous.frames.some((f) => f.data.overall?.state === 'PARTIAL_OUTAGE'));
       target.set('web', 200);
       await d.admin.call(operations.checkResource, { params: { id: ids.web } });
       await until(() => anonymous.frames.at(-1)!.data.overall?.state === 'MAINTENANCE');
-      expect(anonymous.frames.map((f) => f.data.overall?.state).filter(Boolean)).toEqual(['MAINTENANCE', 'DEGRADED', 'MAINTENANCE']);
+      expect(anonymous.frames.map((f) => f.data.overall?.state).filter(Boolean)).toEqual(['MAINTENANCE', 'PARTIAL_OUTAGE', 'MAINTENANCE']);
     } finally {
       anonymous.close();
       target.set('web', 200);

@@ -43,7 +43,7 @@ export interface StatusWorld {
  * announcement of each kind, an open incident (wiki, AUTHENTICATED, down for real), a
  * maintenance window in progress (cdn) and one upcoming, and 90 days of
  * rollups for web. Anonymous visitors: Website only, banner MAINTENANCE;
- * logged in: also Internal tools, banner DEGRADED (wiki is down).
+ * logged in: also Internal tools, banner PARTIAL_OUTAGE (wiki is down).
  */
 export async function makeStatusWorld(opts: StartOptions = {}): Promise<StatusWorld> {
   const [d, target] = await Promise.all([startDaemon(opts), switchableTarget()]);
@@ -79,7 +79,7 @@ export async function makeStatusWorld(opts: StartOptions = {}): Promise<StatusWo
   // web: 100 % except 10 days ago (97.2 %) and 3 days ago (99.5 %); one hour at 50 %; nothing before 60 days ago.
   await seed.rollups(ids.web, (ago) => (ago > 60 ? undefined : ago === 10 ? [1440, 1400] : ago === 3 ? [1440, 1433] : [1440, 1440]),
     (ago) => (ago === 5 ? [60, 30] : [60, 60]), now);
-  await seed.incident(ids.web, now - 10 * DAY, now - 10 * DAY + 45 * 60_000, '503 Service Unavailable');
+  await seed.incident(ids.web, now - 10 * DAY, now - 10 * DAY + 45 * 60_000, '503 Service Unavailable', false, '503');
   const at = (ms: number) => new Date(ms).toISOString();
   await a.call(operations.createMaintenanceWindow, {
     body: { name: 'CDN provider upgrade', kind: 'ONE_OFF', startsAt: at(now - HOUR), endsAt: at(now + 2 * HOUR), resourceIds: [ids.cdn] },

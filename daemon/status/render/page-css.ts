@@ -22,7 +22,7 @@ header h1{font-size:1.6rem;margin:.5rem 0 0}
 h2{font-size:1.15rem;margin:1.6rem 0 .6rem}
 .banner{border-radius:8px;padding:.9rem 1.1rem;margin:1rem 0;color:#fff;background:#1a7f37}
 .banner h2{margin:0;font-size:1.3rem}.banner p{margin:.2rem 0 0}
-.banner.degraded{background:#9a6700}.banner.major_outage{background:#cf222e}.banner.maintenance{background:#0969da}
+.banner.degraded{background:#9a6700}.banner.partial_outage{background:#bc4c00}.banner.major_outage{background:#cf222e}.banner.maintenance{background:#0969da}
 .ann{border:1px solid var(--line);border-left:6px solid var(--maint-fg);border-radius:6px;padding:.6rem 1rem;margin:.6rem 0;background:var(--card)}
 .ann.warning{border-left-color:var(--b)}.ann.problem{border-left-color:var(--c)}
 .ann .kind{font-weight:600;margin:0}.ann p{margin:.25rem 0}.ann img{max-width:100%;height:auto}

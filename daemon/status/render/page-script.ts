@@ -1,16 +1,32 @@
 import { createHash } from 'node:crypto';
 
 /**
+ * The live stream opens this long after the load event. An open EventSource
+ * is a request that never ends, and headless Chromium's
+ * `--virtual-time-budget` (screenshot tools, prerenderers) waits for the
+ * network to be idle: opened later than the budget, it lets them finish. Nothing
+ * is lost meanwhile: the page is at most 10 s old and the stream starts with a
+ * SNAPSHOT of every status and the banner.
+ */
+export const STREAM_DELAY_MS = 10_000;
+
+/**
  * The page's only script, inline (one request less) and allowed by its hash
  * in the CSP: it follows the page's public event stream and updates the
- * banner and each resource's status in place. Without it the page is
+ * banner and each resource's status in place. The stream opens
+ * STREAM_DELAY_MS after `load`, once the page is visible and not being
+ * prerendered (a background tab holds no stream until it is looked at);
+ * `data-live="on"` on <body> says it is open. Without the script the page is
  * complete and a `<noscript>` meta refresh reloads it every 60 s.
  */
-export const PAGE_SCRIPT = `(()=>{const u=document.body.dataset.events;if(!u||!self.EventSource)return;const s=new EventSource(u);`
+export const PAGE_SCRIPT = `(()=>{const b=document.body,u=b.dataset.events;if(!u||!self.EventSource)return;`
   + `const a=e=>{const d=JSON.parse(e.data),o=d.overall;if(o){document.getElementById("overall").className="banner "+o.state.toLowerCase();`
   + `document.getElementById("overall-label").textContent=o.label}for(const r of d.resources||[]){const p=document.querySelector("#r"+r.id+" .st");`
   + `if(p){p.className="st "+r.status;p.textContent=r.label}}const t=document.getElementById("updated");if(t&&d.at)t.textContent=d.at};`
-  + `s.addEventListener("SNAPSHOT",a);s.addEventListener("PAGE_CHANGED",a)})()`;
+  + `const go=()=>{const w=document.prerendering?"prerenderingchange":document.visibilityState==="hidden"?"visibilitychange":"";`
+  + `if(w)return document.addEventListener(w,go,{once:true});const s=new EventSource(u);s.onopen=()=>{b.dataset.live="on"};`
+  + `s.addEventListener("SNAPSHOT",a);s.addEventListener("PAGE_CHANGED",a)};`
+  + `addEventListener("load",()=>setTimeout(go,${STREAM_DELAY_MS}),{once:true})})()`;
 
 export function cspHash(text: string): string {
   return `'sha256-${createHash('sha256').update(text).digest('base64')}'`;

@@ -14,6 +14,7 @@ import * as pods from './0012-pods.ts';
 import * as probeLocations from './0013-probe-locations.ts';
 import * as edgeFollowups from './0014-edge-followups.ts';
 import * as streamCredentials from './0015-stream-credentials.ts';
+import * as statusPageErrorDetails from './0016-status-page-error-details.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0013-probe-locations': probeLocations,
   '0014-edge-followups': edgeFollowups,
   '0015-stream-credentials': streamCredentials,
+  '0016-status-page-error-details': statusPageErrorDetails,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -13,6 +13,9 @@ export const SlugParams = Type.Object({ slug: Slug });
 const Text = (max: number) => Type.String({ maxLength: max, description: `plain text, at most ${max} characters` });
 const Nullable = <T extends ReturnType<typeof Text>>(t: T) => Type.Union([t, Type.Null()]);
 const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name (the Host the edge listener serves the page for)' });
+const ErrorDetails = Type.Boolean({
+  description: 'anonymous visitors also see the probes\' own error messages (addresses, ports); otherwise they see a generic cause (`connection refused`, `timeout`, `HTTP 503 Service Unavailable`). Logged-in visitors always see them',
+});
 const HttpsRedirect = Type.Boolean({ description: 'plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS (needs --edge-tls-listen)' });
 
 export const StatusPage = Type.Object(
@@ -24,6 +27,7 @@ export const StatusPage = Type.Object(
     groupIds: Type.Array(Id, { description: 'the sections, in this order; empty: every group the visitor may see, by name' }),
     showAnnouncements: Type.Boolean(),
     showIncidents: Type.Boolean(),
+    showErrorDetails: ErrorDetails,
     customHostname: Type.Union([Type.String(), Type.Null()]),
     httpsRedirect: HttpsRedirect,
     footer: Type.Union([Type.String(), Type.Null()]),
@@ -41,6 +45,7 @@ export const StatusPageCreate = Body(
     groupIds: Type.Optional(GroupIds),
     showAnnouncements: Type.Optional(Type.Boolean({ default: true })),
     showIncidents: Type.Optional(Type.Boolean({ default: true })),
+    showErrorDetails: Type.Optional(Type.Boolean({ ...ErrorDetails, default: false })),
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
     httpsRedirect: Type.Optional(Type.Boolean({ ...HttpsRedirect, default: false })),
     footer: Type.Optional(Nullable(Text(2000))),
@@ -56,6 +61,7 @@ export const StatusPagePatch = Body(
     groupIds: Type.Optional(GroupIds),
     showAnnouncements: Type.Optional(Type.Boolean()),
     showIncidents: Type.Optional(Type.Boolean()),
+    showErrorDetails: Type.Optional(ErrorDetails),
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
     httpsRedirect: Type.Optional(HttpsRedirect),
     footer: Type.Optional(Nullable(Text(2000))),
@@ -63,7 +69,7 @@ export const StatusPagePatch = Body(
   'StatusPagePatch',
 );
 
-export const OVERALL_STATES = ['OPERATIONAL', 'DEGRADED', 'MAJOR_OUTAGE', 'MAINTENANCE'] as const;
+export const OVERALL_STATES = ['OPERATIONAL', 'DEGRADED', 'PARTIAL_OUTAGE', 'MAJOR_OUTAGE', 'MAINTENANCE'] as const;
 export type OverallState = (typeof OVERALL_STATES)[number];
 
 const Percent = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'percent of AVAILABLE checks; null without checks' });
@@ -91,7 +97,9 @@ const SummaryIncident = Type.Object(
     openedAt: DateTime,
     resolvedAt: NullableDateTime,
     durationSeconds: Type.Integer({ minimum: 0, description: 'until resolvedAt, or until now while open' }),
-    cause: Type.Union([Type.String(), Type.Null()]),
+    cause: Type.Union([Type.String(), Type.Null()], {
+      description: 'the probe\'s message for logged-in visitors and on pages with showErrorDetails; else a generic cause (`connection refused`, `timeout`, `HTTP 503 Service Unavailable`)',
+    }),
     errorCode: Type.Union([Type.String(), Type.Null()]),
     maintenance: Type.Boolean(),
   },

@@ -1,0 +1,42 @@
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * Generic causes by the kind of failure, most specific first: a probe's
+ * message names addresses, ports, host names and library internals
+ * (`connect ECONNREFUSED 10.1.2.3:5432`), which a public page must not.
+ */
+const KINDS: Array<[RegExp, string]> = [
+  [/\btime(?:d ?)?out\b|ETIMEDOUT|UND_ERR_\w*TIMEOUT/i, 'timeout'],
+  [/ECONNREFUSED/, 'connection refused'],
+  [/ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NONAME|getaddrinfo|\bDNS\b/i, 'DNS lookup failed'],
+  [/\bTLS\b|\bSSL\b|certificate|CERT_|ERR_TLS|self[- ]signed|UNABLE_TO_VERIFY|EPROTO/i, 'TLS error'],
+  [/ECONNRESET|EPIPE|socket hang up|other side closed|ECONNABORTED/i, 'connection reset'],
+  [/EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL/, 'host unreachable'],
+  [/redirect loop/i, 'redirect loop'],
+];
+
+/** Causes by error code, for codes that say it all. */
+const BY_CODE: Record<string, string> = {
+  DOCKER_ERROR: 'image pull failed',
+  LOCATION_UNAVAILABLE: 'probe location unavailable',
+  AGENT_DISCONNECTED: 'agent disconnected',
+  ACME_ORDER_FAILED: 'certificate order failed',
+};
+
+/**
+ * A probe failure as anyone may read it: `HTTP 503 Service Unavailable` for
+ * an HTTP status, else the kind of failure (`connection refused`, `timeout`,
+ * `DNS lookup failed`, `TLS error`, …) from the error code and message, never
+ * the message itself. Null when there is neither.
+ */
+export function publicCause(errorCode: string | null, message: string | null): string | null {
+  if (errorCode && /^\d{3}$/.test(errorCode)) {
+    const reason = STATUS_CODES[Number(errorCode)];
+    return reason ? `HTTP ${errorCode} ${reason}` : `HTTP ${errorCode}`;
+  }
+  if (errorCode && Object.hasOwn(BY_CODE, errorCode)) return BY_CODE[errorCode];
+  if (!errorCode && !message) return null;
+  const text = message ?? '';
+  for (const [pattern, cause] of KINDS) if (pattern.test(text)) return cause;
+  return errorCode === 'CONNECTION_ERROR' ? 'connection failed' : 'check failed';
+}
