@@ -28,10 +28,13 @@ export const FIXED_WINDOW: StreamWindows = { initial: STREAM_WINDOW, max: STREAM
 
 /**
  * "Quickly" is within this many round trips (ping RTT), and never less than MIN_QUICK_MS: on
- * loopback the RTT is a fraction of a millisecond, less than one event-loop turn of the relay.
+ * loopback the RTT is a fraction of a millisecond, and a daemon relaying 1,000 answers serves each
+ * stream once in tens of milliseconds. With a 10 ms floor those streams kept 128 KiB, and the
+ * extra credit round trips slowed the other route's answers meanwhile (bench:tunnel's slow-reader
+ * row, p50 110–145 → 110–430 ms); a reader that does not read completes no epoch whatever the floor.
  */
 const QUICK_RTTS = 2;
-const MIN_QUICK_MS = 10;
+const MIN_QUICK_MS = 100;
 
 /** Monotonic milliseconds (process.hrtime: the global `performance` would load perf_hooks into the agent). */
 export function nowMs(): number {
