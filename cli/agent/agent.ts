@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { MuxSession } from '../../src/tunnel/mux/session.ts';
 import {
-  AGENT_VERSION_HEADER, backoffDelay, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, TARGET_TIMEOUT_HEADER, TUNNEL_PATH,
+  AGENT_VERSION_HEADER, backoffDelay, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, sendWindowOf, STREAM_WINDOW_HEADER,
+  TARGET_TIMEOUT_HEADER, TUNNEL_PATH, WINDOW_GROWTH_HEADER,
   TUNNEL_UPGRADE,
 } from '../../src/tunnel/protocol.ts';
 import { readCaFile, withDefaultRoots } from '../../src/tls/ca-file.ts';
@@ -113,13 +114,16 @@ export class TunnelAgent {
     const headers: Record<string, string> = {
       Connection: 'Upgrade', Upgrade: TUNNEL_UPGRADE, Authorization: `Bearer ${this.#opts.token()}`,
       [AGENT_VERSION_HEADER]: VERSION, [TARGET_TIMEOUT_HEADER]: String(this.#opts.targetTimeoutMs),
+      [WINDOW_GROWTH_HEADER]: '1',
     };
     const probes = this.#probes.support();
     if (probes) headers[PROBES_HEADER] = formatProbesHeader(probes);
-    return dialUpgrade({ url, headers, ca, timeoutMs: 10_000 }, (socket) => {
+    return dialUpgrade({ url, headers, ca, timeoutMs: 10_000 }, (socket, answer) => {
+      // The window the daemon gives our streams; an older daemon names none: the fixed 1 MiB.
+      const sendWindow = sendWindowOf(answer[STREAM_WINDOW_HEADER]);
       socket.setNoDelay(true);
       socket.setKeepAlive(true, 10_000);
-      return new MuxSession(socket, { opener: false });
+      return new MuxSession(socket, { opener: false, sendWindow });
     });
   }
 

@@ -25,9 +25,10 @@ const MAX_BODY = 4096;
  * node:http: the agent needs nothing else of it, and its client half costs
  * 1.4 MB of RSS. On 101, `attach` gets the socket before any byte after the
  * response head is read from it, so the tunnel's first frames are never lost;
+ * `attach` also gets the 101's header fields (names lowercased), and may throw to refuse it;
  * any other answer rejects with DialRefused and the problem's detail.
  */
-export function dialUpgrade<T>(req: UpgradeRequest, attach: (socket: Socket) => T): Promise<T> {
+export function dialUpgrade<T>(req: UpgradeRequest, attach: (socket: Socket, headers: Record<string, string>) => T): Promise<T> {
   const { url } = req;
   const https = url.protocol === 'https:';
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -77,7 +78,13 @@ export function dialUpgrade<T>(req: UpgradeRequest, attach: (socket: Socket) => 
           socket.off('end', onEnd);
           socket.setTimeout(0);
           socket.pause();
-          const attached = attach(socket);
+          let attached: T;
+          try {
+            attached = attach(socket, responseHeaders(fields));
+          } catch (err) {
+            socket.destroy();
+            return reject(err as Error);
+          }
           if (rest.length) socket.unshift(rest);
           socket.resume();
           return resolve(attached);
@@ -96,4 +103,14 @@ export function dialUpgrade<T>(req: UpgradeRequest, attach: (socket: Socket) => 
     socket.on('end', onEnd);
     socket.once(https ? 'secureConnect' : 'connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n`));
   });
+}
+
+/** Header fields of a response head, names lowercased (the last of a repeated name wins). */
+function responseHeaders(fields: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const field of fields) {
+    const colon = field.indexOf(':');
+    if (colon > 0) headers[field.slice(0, colon).trim().toLowerCase()] = field.slice(colon + 1).trim();
+  }
+  return headers;
 }

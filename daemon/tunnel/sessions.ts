@@ -3,9 +3,10 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Counter } from 'prom-client';
 import { collectBuffersSooner } from '../../src/tunnel/collect-buffers.ts';
-import { MuxSession } from '../../src/tunnel/mux/session.ts';
+import { MuxSession, STREAM_WINDOW, STREAM_WINDOW_INITIAL } from '../../src/tunnel/mux/session.ts';
 import {
-  AGENT_VERSION_HEADER, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, type StreamTarget, TARGET_TIMEOUT_HEADER, TUNNEL_PATH,
+  AGENT_VERSION_HEADER, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, STREAM_WINDOW_HEADER, type StreamTarget,
+  TARGET_TIMEOUT_HEADER, TUNNEL_PATH, WINDOW_GROWTH_HEADER,
   TUNNEL_UPGRADE,
 } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
@@ -126,13 +127,19 @@ export class AgentSessions {
     socket.setTimeout(0);
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 10_000);
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${TUNNEL_UPGRADE}\r\n\r\n`);
+    // An agent that grows windows gets a small initial one for the DATA it sends us (issue 25: a
+    // reader that does not read then pulls 128 KiB, not 1 MiB); others keep the fixed 1 MiB.
+    const grows = req.headers[WINDOW_GROWTH_HEADER] === '1';
+    const windowField = grows ? `${STREAM_WINDOW_HEADER}: ${STREAM_WINDOW_INITIAL}\r\n` : '';
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${TUNNEL_UPGRADE}\r\n${windowField}\r\n`);
     if (head.length) socket.unshift(head);
 
     // Relayed bytes are short-lived buffers outside the JS heap: collected every 8 MB instead of 128 MB,
     // the daemon spent about 45 % less CPU per MB relayed (fewer fresh pages) and peaked lower.
     collectBuffersSooner(4);
-    const mux = new MuxSession(socket, { opener: true });
+    const mux = new MuxSession(socket, {
+      opener: true, ...(grows ? { receiveWindow: { initial: STREAM_WINDOW_INITIAL, max: STREAM_WINDOW } } : {}),
+    });
     const announced = Number(req.headers[TARGET_TIMEOUT_HEADER]);
     const dialVersion = req.headers[AGENT_VERSION_HEADER];
     const link: Link = {

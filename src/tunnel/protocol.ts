@@ -10,11 +10,33 @@
  * per-stream and per-connection flow control, half-close, resets and pings.
  */
 
+import { FIXED_WINDOW, STREAM_WINDOW, type StreamWindows } from './mux/windows.ts';
+
 export const TUNNEL_PATH = '/admin/tunnel';
 export const TUNNEL_UPGRADE = 'monctl-tunnel';
 export const AGENT_VERSION_HEADER = 'x-monctl-agent-version';
 /** The agent's `--target-timeout` in ms, sent on its dial: the daemon applies it to response headers. */
 export const TARGET_TIMEOUT_HEADER = 'x-monctl-target-timeout-ms';
+/**
+ * Window growth (issue 25). The agent's dial says it grows stream windows (`1`); the daemon's 101
+ * then names, in STREAM_WINDOW_HEADER, the initial window (bytes) of every stream's DATA towards
+ * the daemon, which the daemon grows up to STREAM_WINDOW for streams whose readers keep up. An
+ * agent that does not announce, or a daemon that does not answer, keeps the fixed 1 MiB window.
+ */
+export const WINDOW_GROWTH_HEADER = 'x-monctl-window-growth';
+export const STREAM_WINDOW_HEADER = 'x-monctl-stream-window';
+/** Smallest initial window a daemon may ask for (smaller would only cost frames). */
+const MIN_INITIAL_WINDOW = 16 * 1024;
+
+/** The agent's send window from the daemon's 101 header; throws on a value out of range. */
+export function sendWindowOf(value: string | undefined): StreamWindows {
+  if (value === undefined) return FIXED_WINDOW;
+  const initial = /^\d{1,8}$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!(initial >= MIN_INITIAL_WINDOW && initial <= STREAM_WINDOW)) {
+    throw new Error(`daemon announced a stream window of ${JSON.stringify(value.slice(0, 40))} (not ${MIN_INITIAL_WINDOW}–${STREAM_WINDOW} bytes)`);
+  }
+  return { initial, max: STREAM_WINDOW };
+}
 
 /** Keepalive: a ping every PING_INTERVAL_MS; no answer within PING_TIMEOUT_MS means the peer is dead. */
 export const PING_INTERVAL_MS = 3_000;

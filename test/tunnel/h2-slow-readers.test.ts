@@ -4,12 +4,13 @@ import { operations } from '../../src/api/operations.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 import { type SseEvent, startTarget, startTunnel, subscribe, type Tunnel, until } from './helpers.ts';
 import { stalledH2Streams } from './h2-stalled.ts';
-import { rssMb } from './slow-readers.ts';
+import { STREAM_WINDOW_INITIAL } from '../../src/tunnel/mux/session.ts';
+import { readBytes, rssMb } from './slow-readers.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-/** Twice what the edge may hold per exchange, so that every stream has bytes waiting on its client. */
-const body = Buffer.alloc(128 * KiB, 'x');
+/** The issue's case: more than the edge and a tunnel stream's window hold, so every stream has bytes waiting. */
+const body = Buffer.alloc(MiB, 'x');
 /** Far more than anything may buffer on the way (windows, the kernels' socket buffers). */
 const huge = Buffer.alloc(64 * MiB, 'x');
 const SESSIONS = 8;
@@ -101,6 +102,7 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
     const { daemon } = tunnel;
     const log = await subscribe(daemon, `/admin/sse/routes/${routeId}/log`);
     const streams = 32;
+    const pulledBefore = readBytes(daemon.proc.pid!);
     const attack = await stalledH2Streams(daemon.edgeTlsUrl!, { ca: pki.ca, servername: 'big.test', path: '/huge', sessions: 1, streams });
     try {
       await until(() => attack.resets.length >= streams, 200);
@@ -111,6 +113,12 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
         expect(entry.data.error).toBe('client disconnected');
         expect(Number(entry.data.bytesOut)).toBeLessThanOrEqual(EDGE_HOLDS);
       }
+      // What crossed the tunnel for them: what the edge took, plus the stream's initial window (128 KiB,
+      // negotiated by the agent's dial), which does not grow for a reader that stopped. With the
+      // fixed 1 MiB window it was 1 MiB more per stream.
+      const pulled = readBytes(daemon.proc.pid!) - pulledBefore;
+      console.log(`${streams} stalled streams of 64 MiB answers pulled ${(pulled / KiB / streams).toFixed(0)} KiB each through the tunnel`);
+      expect(pulled).toBeLessThan(streams * (EDGE_HOLDS + STREAM_WINDOW_INITIAL));
     } finally {
       attack.close();
       log.close();

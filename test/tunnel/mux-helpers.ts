@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { MuxSession } from '../../src/tunnel/mux/session.ts';
+import { type MuxOptions, MuxSession } from '../../src/tunnel/mux/session.ts';
 
 /** Everything a test opened; `closeAll` (in afterEach) tears it down. */
 const open = new Set<{ close(): Promise<void> }>();
@@ -56,7 +56,7 @@ export async function muxPair(opts: { maxStreams?: number } = {}): Promise<MuxPa
 }
 
 /** A raw socket facing a MuxSession on the other end: the hostile peer writes frames by hand. */
-export async function rawPeer(sessionIsOpener: boolean, opts: { maxStreams?: number } = {}): Promise<{
+export async function rawPeer(sessionIsOpener: boolean, opts: Omit<MuxOptions, 'opener'> = {}): Promise<{
   session: MuxSession; raw: net.Socket; socket: net.Socket; closed: Promise<Error | undefined>;
 }> {
   const { server, client } = await socketPair();

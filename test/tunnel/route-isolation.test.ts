@@ -1,15 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edge, startTarget, startTunnel, type Tunnel, until } from './helpers.ts';
-import { startBulkTarget, stuckReaders } from './slow-readers.ts';
+import { readBytes, startBulkTarget, stuckReaders } from './slow-readers.ts';
 
 const MiB = 1024 * 1024;
 const STUCK = 1000;
-
-/** Bytes a process has read through syscalls (/proc/<pid>/io): the daemon's reads are mostly the tunnel's. */
-function readBytes(pid: number): number {
-  return Number(/rchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
-}
 
 describe('tunnel: one route\'s unread answers do not hold back another route of the same agent', () => {
   let tunnel: Tunnel;

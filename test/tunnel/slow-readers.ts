@@ -19,6 +19,11 @@ export async function stuckReaders(url: string, request: string, count: number):
   return { sockets, close: () => sockets.forEach((s) => s.destroy()) };
 }
 
+/** Bytes a process has read through syscalls (/proc/<pid>/io): the daemon's reads are mostly the tunnel's. */
+export function readBytes(pid: number): number {
+  return Number(/rchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+}
+
 /** Resident memory of a process, in MB (Linux /proc). */
 export function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];

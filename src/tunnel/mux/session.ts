@@ -2,10 +2,10 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { FRAME, FrameReader, MAX_DATA_FRAME } from './frame.ts';
 import { MuxStream, type StreamHost, StreamError } from './stream.ts';
+import { FIXED_WINDOW, grownWindow, type StreamWindows } from './windows.ts';
 import { FrameWriter } from './writer.ts';
 
-/** Receive window of each stream: the peer may send this much before we return credit. */
-export const STREAM_WINDOW = 1024 * 1024;
+export { STREAM_WINDOW, STREAM_WINDOW_INITIAL } from './windows.ts';
 /** Receive window of the whole connection, shared by its streams. */
 export const CONNECTION_WINDOW = 32 * 1024 * 1024;
 /** Credit goes back in steps of at least this much (a WINDOW frame per small read would cost more). */
@@ -30,6 +30,10 @@ export interface MuxOptions {
   opener: boolean;
   /** Most concurrent streams the accepting side takes; more are refused with RST. */
   maxStreams?: number;
+  /** Our receive window per stream (default: a fixed STREAM_WINDOW). */
+  receiveWindow?: StreamWindows;
+  /** The peer's receive window per stream, which we send into (default: a fixed STREAM_WINDOW). */
+  sendWindow?: StreamWindows;
 }
 
 /**
@@ -48,6 +52,10 @@ export class MuxSession extends EventEmitter implements StreamHost {
   readonly #streams = new Map<number, MuxStream>();
   readonly #reader: FrameReader;
   readonly #writer: FrameWriter;
+  readonly #recvWindow: StreamWindows;
+  readonly #sendWindow: StreamWindows;
+  /** Smoothed ping round trip in ms (0 until the first PONG): how fast "quickly" is for window growth. */
+  #srttMs = 0;
   #nextId: number;
   /** Received bytes not yet returned as connection credit, and credit waiting to be returned. */
   #recvOutstanding = 0;
@@ -71,6 +79,8 @@ export class MuxSession extends EventEmitter implements StreamHost {
     this.#socket = socket;
     this.#opener = opts.opener;
     this.#maxStreams = opts.maxStreams ?? 10_000;
+    this.#recvWindow = opts.receiveWindow ?? FIXED_WINDOW;
+    this.#sendWindow = opts.sendWindow ?? FIXED_WINDOW;
     this.#nextId = opts.opener ? 1 : 2;
     this.#reader = new FrameReader({
       data: (id, piece) => this.#onData(id, piece),
@@ -105,7 +115,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
     }
     const id = this.#nextId;
     this.#nextId += 2;
-    const stream = new MuxStream(this, id, STREAM_WINDOW, opts.allowHalfOpen ?? true);
+    const stream = new MuxStream(this, id, this.#sendWindow.initial, this.#recvWindow.initial, opts.allowHalfOpen ?? true);
     this.#streams.set(id, stream);
     this.#send(FRAME.OPEN, id, Buffer.from(JSON.stringify(target)));
     return stream;
@@ -183,7 +193,10 @@ export class MuxSession extends EventEmitter implements StreamHost {
     const back = consumed - stream.returned;
     if (back >= STREAM_RETURN_STEP && !stream.finReceived && this.#streams.has(stream.id)) {
       stream.returned = consumed;
-      this.#send(FRAME.WINDOW, stream.id, u32(back));
+      // A reader that keeps up gets a larger window: the credit returned grows it (windows.ts).
+      const grown = grownWindow(stream, consumed, this.#recvWindow.max, this.#srttMs);
+      this.#send(FRAME.WINDOW, stream.id, u32(back + grown - stream.recvWindow));
+      stream.recvWindow = grown;
     }
   }
 
@@ -208,7 +221,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
       this.#returnCredit(piece.length); // a stream that just closed: drop the bytes, keep the window
       return;
     }
-    if (stream.received + piece.length - stream.returned > STREAM_WINDOW) return this.#protocolError(`the peer overran the window of stream ${id}`);
+    if (stream.received + piece.length - stream.returned > stream.recvWindow) return this.#protocolError(`the peer overran the window of stream ${id}`);
     // Connection credit goes back on receipt: bytes a slow reader leaves in its stream are bounded by
     // the stream's window, and must not take the window every other stream shares (issue 14).
     this.#returnCredit(piece.length);
@@ -241,8 +254,8 @@ export class MuxSession extends EventEmitter implements StreamHost {
       stream.destroy(new StreamError(code, message));
     } else if (type === FRAME.WINDOW) {
       const increment = payload.length === 4 ? payload.readUInt32BE(0) : 0;
-      // Credit only comes back for bytes sent: a window never grows past its initial size.
-      if (increment === 0 || stream.sendCredit + increment > STREAM_WINDOW) return this.#protocolError('bad stream WINDOW');
+      // Credit only comes back for bytes sent, plus growth of the window up to the negotiated most.
+      if (increment === 0 || stream.sendCredit + increment > this.#sendWindow.max) return this.#protocolError('bad stream WINDOW');
       stream.sendCredit += increment;
       this.pump(stream);
     } else {
@@ -262,7 +275,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
     } catch {
       return refuse('BAD_TARGET', 'the stream target is not JSON');
     }
-    const stream = new MuxStream(this, id, STREAM_WINDOW, true);
+    const stream = new MuxStream(this, id, this.#sendWindow.initial, this.#recvWindow.initial, true);
     this.#streams.set(id, stream);
     this.emit('stream', stream, target);
   }
@@ -290,7 +303,9 @@ export class MuxSession extends EventEmitter implements StreamHost {
     const ping = this.#pings.get(seq);
     if (!ping) return;
     this.#pings.delete(seq);
-    ping.done(null, Number(process.hrtime.bigint() - ping.at) / 1e6);
+    const ms = Number(process.hrtime.bigint() - ping.at) / 1e6;
+    this.#srttMs = this.#srttMs === 0 ? ms : 0.875 * this.#srttMs + 0.125 * ms; // as TCP's SRTT (RFC 6298)
+    ping.done(null, ms);
   }
 
   #returnCredit(n: number): void {

@@ -1,4 +1,5 @@
 import { Duplex } from 'node:stream';
+import { nowMs } from './windows.ts';
 
 /** What a stream needs from its session (the session owns the socket and the windows). */
 export interface StreamHost {
@@ -34,6 +35,11 @@ export class MuxStream extends Duplex {
   /** Bytes received, and how many of them have been returned to the peer as credit. */
   received = 0;
   returned = 0;
+  /** Our receive window: what the peer may send beyond `returned` (grows for a reader that keeps up). */
+  recvWindow: number;
+  /** Window growth epoch (windows.ts): bytes consumed when it began, and when (ms, 0: no byte yet). */
+  epochConsumed = 0;
+  epochAt = 0;
   finSent = false;
   finReceived = false;
   /** Set when the peer reset the stream: no RST is owed back. */
@@ -41,11 +47,12 @@ export class MuxStream extends Duplex {
   #idle: NodeJS.Timeout | undefined;
   readonly #host: StreamHost;
 
-  constructor(host: StreamHost, id: number, sendCredit: number, allowHalfOpen: boolean) {
+  constructor(host: StreamHost, id: number, sendCredit: number, recvWindow: number, allowHalfOpen: boolean) {
     super({ allowHalfOpen, readableHighWaterMark: 64 * 1024, writableHighWaterMark: 64 * 1024 });
     this.#host = host;
     this.id = id;
     this.sendCredit = sendCredit;
+    this.recvWindow = recvWindow;
     // A session that dies destroys every stream with its reason; a pooled stream nobody is
     // using at that moment must not turn that into an uncaught 'error'. Users listen as usual.
     this.on('error', () => {});
@@ -82,6 +89,7 @@ export class MuxStream extends Duplex {
   /** Called by the session for every DATA piece. */
   deliver(piece: Buffer): void {
     this.received += piece.length;
+    if (this.epochAt === 0) this.epochAt = nowMs();
     this.#idle?.refresh();
     this.push(piece);
   }
