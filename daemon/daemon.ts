@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Counter } from 'prom-client';
 import { ApiKeys } from './auth/api-keys.ts';
@@ -22,6 +22,7 @@ import { endAllStreams } from './events/sse.ts';
 import { createApiHandler } from './http/app.ts';
 import { shedSlowHeaders } from './http/shed-slow-headers.ts';
 import { shedSlowH2Streams } from './http/shed-slow-h2-streams.ts';
+import { isLingering, lingerOnClose, lingeringEnd } from './http/linger-close.ts';
 import { shedSlowReaders } from './http/shed-slow-readers.ts';
 import { rawProblemResponse } from './http/problem.ts';
 import { type EdgeRouter, noRoutes } from './http/edge.ts';
@@ -174,11 +175,13 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   if (edgeTls) stopShedding.push(shedSlowH2Streams(edgeTls, readerLimits, () => shed.inc()));
   for (const server of [api, edge, ...(edgeTls ? [edgeTls as unknown as ApiServer] : [])]) {
     shedSlowHeaders(server, limits.headersTimeout);
+    lingerOnClose(server);
     stopShedding.push(shedSlowReaders(server, readerLimits, () => shed.inc()));
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (isLingering(socket)) return; // the rest of a refused request's body: read and dropped until it closes
       // A response already under way (a request timeout while its body still arrives) must not get a second one spliced in.
       const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-      if (socket.writable && err.code !== 'ECONNRESET' && !started) socket.end(rawProblemResponse(err));
+      if (socket.writable && err.code !== 'ECONNRESET' && !started) lingeringEnd(socket as Socket, rawProblemResponse(err));
       else socket.destroy();
     });
   }
