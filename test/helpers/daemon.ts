@@ -119,6 +119,11 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     throw err;
   }
   const url = String(info.api);
+  // A daemon that dies under a test shows up as ECONNREFUSED in it: say why, in the run's output.
+  let stopping = false;
+  proc.once('exit', (code, signal) => {
+    if (!stopping) console.error(`daemon ${url} exited (${signal ?? code}) without stop():\n${stderr.slice(-4000)}`);
+  });
   const adminKey = opts.adminKeyFrom?.adminKey ?? readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
   const dispatcher = opts.ca ? new Agent({ connect: { ca: opts.ca } }) : undefined;
   const client = (credential?: Credential) => new ApiClient({ server: url, credential, dispatcher });
@@ -126,6 +131,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     url, edgeUrl: String(info.edge), ...(info.edgeTls ? { edgeTlsUrl: String(info.edgeTls) } : {}), dataDir, databaseUrl: databaseUrl || undefined, adminKey, proc, logs, stderr: () => stderr,
     client, admin: client({ kind: 'api-key', token: adminKey }),
     stop(signal = 'SIGTERM') {
+      stopping = true;
       return new Promise((done) => {
         const finish = (code: number | null) => {
           running.delete(proc);

@@ -49,10 +49,16 @@ export async function openPostgres(url: string, appName = 'monctl'): Promise<Ope
   const pool = new pg.Pool(config);
   const health = new StorageHealth();
   // An idle client that dies (server restart) must not become an uncaught 'error'.
-  pool.on('error', (err) => {
+  const lost = (err: Error) => {
     const storage = storageErrorOfPg(err);
     if (storage) health.failed(storage);
-  });
+  };
+  pool.on('error', lost);
+  // The pool listens to its idle clients only: a client checked out between two
+  // queries (inside a transaction) emits 'error' with no listener when the server
+  // dies, an uncaught exception that ends the pod. Every client gets one for life;
+  // its next query fails (not queryable) and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', lost));
   const db = new Kysely<Database>({ dialect: new WatchedPostgresDialect({ pool }, health) });
   try {
     await sql`select 1`.execute(db); // fail the start now, with the server's own message
