@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/daemon.ts';
 
@@ -141,7 +141,21 @@ export function brokenCitations(file: string, source: string, read = (doc: strin
   return bad;
 }
 
+/** Markdown links from `file` to a repo file or heading that does not exist (web links are not followed). */
+export function brokenLinks(file: string, markdown: string, read = (doc: string) => readFileSync(join(ROOT, doc), 'utf8')): string[] {
+  const bad: string[] = [];
+  for (const [, link] of markdown.matchAll(/\]\(([^)\s]*)\)/g)) {
+    const [path, anchor] = link.split('#');
+    if (/^[a-z]+:/.test(path)) continue;
+    const target = path ? normalize(join(dirname(file), path)) : file;
+    if (path && !existsSync(join(ROOT, target))) bad.push(`${file}: ${link} (no such file)`);
+    else if (anchor && target.endsWith('.md') && !anchorsOf(read(target)).has(anchor)) bad.push(`${file}: ${link} (no such heading)`);
+  }
+  return bad;
+}
+
 const FILES = ['daemon', 'cli', 'src'].flatMap(sourceFiles);
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
 
 describe('citations in code comments', () => {
   it('no comment in daemon/, cli/ or src/ cites an issue number or CONTRACT: they cite docs/ or say the reason', () => {
@@ -153,6 +167,13 @@ describe('citations in code comments', () => {
     const cited = FILES.filter((f) => /(docs\/[\w.-]+|README)\.md#/.test(readFileSync(f, 'utf8')));
     expect(cited.length).toBeGreaterThan(20);
     expect(FILES.flatMap((f) => brokenCitations(f, readFileSync(f, 'utf8')))).toEqual([]);
+  });
+
+  it('links between README.md and docs/ point at files and headings that exist', () => {
+    expect(DOCS.flatMap((f) => brokenLinks(f, readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
+    const read = () => '## Errors\n';
+    expect(brokenLinks('docs/X.md', '[a](API.md#errors) [b](#errors) [c](https://example.com/#x)', read)).toEqual([]);
+    expect(brokenLinks('docs/X.md', '[a](API.md#nope) [b](NOPE.md)', read)).toEqual(['docs/X.md: API.md#nope (no such heading)', 'docs/X.md: NOPE.md (no such file)']);
   });
 
   it('the lexer finds comments, and only comments', () => {
