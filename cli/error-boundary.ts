@@ -8,7 +8,7 @@ const UNREACHABLE_HINT = 'hint: is the daemon running, and listening there? For 
 
 /**
  * The one place that turns an error into stderr text and an exit code
- * (CONTRACT section 7): the problem detail, then each field error the
+ * (docs/API.md#exit-codes-of-the-cli): the problem detail, then each field error the
  * detail does not already say as `  field: message` (the daemon's details
  * often quote them: "Invalid request body: password: …"); commander's usage errors are 2 (commander has already
  * printed them), help and version are 0.

@@ -56,7 +56,7 @@ export interface DaemonConfig {
   publicUrl?: string;
   /** Hard limit of one notification delivery attempt (daemon/alerts/notifiers default, 10 s, when absent). */
   notifierTimeoutMs?: number;
-  /** Incidents (issue 15): an agent's grace before it counts as down, CERT_EXPIRING thresholds in days; 60 and 14,7,1 when absent. */
+  /** Incidents: an agent's grace before it counts as down, CERT_EXPIRING thresholds in days; 60 and 14,7,1 when absent. */
   incidents?: { agentGraceSeconds: number; certExpiryDays: number[] };
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;

@@ -14,7 +14,7 @@ export interface TunnelControl {
   disconnectAgent(agentId: number, reason: string): void;
   /** Route definitions changed (created, updated, deleted): reload listeners and matching. */
   routesChanged(): void;
-  /** Runs a check at an agent, over its tunnel session (issue 19); `name` is for the messages. */
+  /** Runs a check at an agent, over its tunnel session; `name` is for the messages. */
   probeAgent(agentId: number, name: string, check: RemoteCheck): Promise<RemoteOutcome>;
   /** The probe load of an agent connected here. */
   probeLoad(agentId: number): ProbeLoad;

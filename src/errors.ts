@@ -1,7 +1,7 @@
 /**
  * One error model for both processes. Every error carries a stable `code`
  * (for scripts and tests), the HTTP status it maps to on the daemon side, and
- * the exit code it maps to on the CLI side (CONTRACT section 7).
+ * the exit code it maps to on the CLI side (docs/API.md#errors).
  */
 
 export interface FieldError {

@@ -23,7 +23,7 @@ export interface SoakOptions {
   resources: number;
   /** Subscribers of `/api/events`; a fifth as many watch the topology, a twentieth a route's log. */
   subscribers: number;
-  /** The shortest the API accepts (CONTRACT section 4). */
+  /** The shortest the API accepts (docs/API.md#resource-fields: 10 s). */
   intervalSeconds?: number;
   /** Fraction of the run left out of the RSS figures. */
   warmup?: number;

@@ -56,7 +56,7 @@ export class TunnelAgent {
     const relay = createStreamHandler(opts);
     const probeProtocol = opts.probeProtocol ?? PROBE_PROTOCOL;
     this.#probes = new ProbeServer({ concurrency: opts.probeConcurrency ?? 64, protocol: probeProtocol, log: opts.log });
-    // A probe stream (issue 19) or a connection to relay. With no probe protocol the agent acts as
+    // A probe stream (a remote check) or a connection to relay. With no probe protocol the agent acts as
     // one from before remote checks: the relay refuses the probe's OPEN as a bad target.
     this.#onStream = (stream, raw) => {
       const version = probeProtocol > 0 ? probeVersionOf(raw) : undefined;

@@ -142,7 +142,7 @@ let lean = false;
  * the checks' JavaScript, maps some 25 MB of compiler code and output for a
  * few hundred checks a second that need none of it (docs/DECISIONS.md,
  * "Probe locations"). WebAssembly is used for checks only; Maglev made no
- * difference to relaying (`--no-maglev` on agent.mjs, issue 13).
+ * difference to relaying (measured with `--no-maglev` on agent.mjs).
  */
 function leanCompilers(): void {
   if (lean) return;

@@ -23,7 +23,7 @@ export interface ResourceSpec {
   active?: boolean;
   failureThreshold?: number;
   successThreshold?: number;
-  /** Where it is checked: `daemon` and agent names (issue 19). */
+  /** Where it is checked: `daemon` and agent names (docs/API.md#check-locations). */
   locations?: string[];
   quorum?: 'any' | 'majority' | 'all';
 }

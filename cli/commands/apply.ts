@@ -34,7 +34,7 @@ export function register(program: Command): void {
       const steps = await makePlan(rt, spec, Boolean(opts.prune));
       const summary = (s: Step) => ({ action: s.action, kind: s.kind, name: s.name, ...(s.changes ? { changes: s.changes } : {}), ...s.shown });
       const deletions = steps.filter((s) => s.action === 'delete');
-      // Destructive (CONTRACT section 7): asked before the first write, so a "no" changes nothing.
+      // Destructive, so confirmed (README.md#the-cli): asked before the first write, so a "no" changes nothing.
       if (!opts.dryRun && deletions.length) {
         await confirm(`Delete ${deletions.length === 1 ? 'this' : `these ${deletions.length}`} (not in ${opts.file === '-' ? 'the file' : opts.file}, --prune)`, opts.yes,
           deletions.map((s) => `- ${s.kind} ${s.name}`));

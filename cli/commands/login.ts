@@ -11,7 +11,7 @@ import { resolveConnection } from '../config/connection.ts';
 import { readSecret } from '../io/prompt.ts';
 import { act } from '../runtime.ts';
 
-/** The session cookie and CSRF token of a form login (CONTRACT section 3). */
+/** The session cookie and CSRF token of a form login (docs/API.md#sessions-and-csrf). */
 async function formLogin(server: string, username: string, password: string): Promise<{ cookie: string; csrf: string }> {
   const cookieOf = (setCookie: string | undefined) => /(?:^|,\s*)(JSESSIONID=[^;]+)/.exec(setCookie ?? '')?.[1];
   const page = await send('GET', `${server}/login`, { accept: 'text/html' });

@@ -59,7 +59,7 @@ export const historyView: View<HistoryEntry> = {
   ],
 };
 
-/** Lists through the admin endpoints when the credential is ADMIN (CONTRACT section 4). */
+/** Lists through the admin endpoints when the credential is ADMIN (the public list leaves out inactive and hidden ones). */
 export const listAll = async (rt: Runtime): Promise<R[]> =>
   rt.isAdmin ? rt.client.call(ops.listAdminResources) : rt.client.call(ops.listResources);
 export const resourceId = (rt: Runtime, ref: string) => resolveRef(ref, 'resource', () => listAll(rt), (r) => r.name);
@@ -157,7 +157,7 @@ async function waitForCheck(rt: Runtime, id: number, timeoutS: number): Promise<
 const getOne = (rt: Runtime, id: number): Promise<R> =>
   rt.isAdmin ? rt.client.call(ops.getAdminResource, { params: { id } }) : rt.client.call(ops.getResource, { params: { id } });
 
-/** Prints a check result; exit 5 when it is NOT_AVAILABLE (CONTRACT section 7). */
+/** Prints a check result; exit 5 when it is NOT_AVAILABLE (docs/API.md#exit-codes-of-the-cli). */
 async function reportCheck(rt: Runtime, entry: HistoryEntry): Promise<void> {
   await rt.show(entry, historyView);
   if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;

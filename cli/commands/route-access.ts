@@ -3,7 +3,7 @@ import type { RateLimit, Route, RouteAuth, RouteUpdate } from '../../src/api/sch
 import { MonctlError } from '../../src/errors.ts';
 import { readSecret } from '../io/prompt.ts';
 
-/** The access-control flags of `routes add|update` (issue 17). */
+/** The access-control flags of `routes add|update` (docs/API.md#routes). */
 export interface AccessFlags {
   auth?: string;
   basicAuth?: string;

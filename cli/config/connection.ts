@@ -55,7 +55,7 @@ export function readConfig(env = process.env): ConfigFile {
 }
 
 /**
- * Where the CLI connects and with which credential (CONTRACT section 7).
+ * Where the CLI connects and with which credential (README.md#the-cli).
  * Precedence: flags, then environment, then the current context, then the
  * local daemon (cli/config/local-daemon.ts: MONCTL_LISTEN, MONCTL_CONFIG's
  * listen, else `http://127.0.0.1:8080`, with `<data dir>/admin-api-key`).

@@ -1,4 +1,4 @@
-/** Event kinds of the streams (CONTRACT section 6), listed here so that commands need not load schemas. */
+/** Event kinds of the streams (docs/API.md#events), listed here so that commands need not load schemas. */
 export const TOPOLOGY_KINDS = [
   'SNAPSHOT', 'AGENT_CONNECTED', 'AGENT_DISCONNECTED', 'REQUEST_IN_FLIGHT', 'REQUEST_COMPLETED', 'AGENT_CREATED',
   'AGENT_DELETED', 'TOKEN_ROTATED', 'ROUTE_CREATED', 'ROUTE_UPDATED', 'ROUTE_DELETED', 'POD_UP', 'POD_DOWN',

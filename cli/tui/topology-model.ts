@@ -107,7 +107,7 @@ export function describeEvent(kind: string, data: any, topo: Topology | null = n
   return `${time} ${kind} ${what}`;
 }
 
-/** A pod's load on its line (issue 18): what it checks and how many agent sessions it holds. */
+/** A pod's load on its line: what it checks and how many agent sessions it holds. */
 function podLoad(load: NonNullable<Topology['pods'][number]['load']>): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const shards = load.shards === null ? '' : `${load.shards} shards, `;
@@ -126,7 +126,7 @@ export function topologyTree(t: Topology): TreeLine[] {
   const routesOf = (agentId: number) => t.routes.filter((r) => r.agentId === agentId);
   const addAgent = (a: Agent, depth: number) => {
     const load = t.probes?.find((p) => p.agentId === a.id);
-    // The probe load of agents that run checks (issue 19).
+    // The probe load of agents that run checks for resources located there.
     const probes = load && (load.checksPerMinute || load.inFlight || load.skipped)
       ? `  checks: ${load.checksPerMinute}/min, ${load.inFlight} in flight${load.skipped ? `, ${load.skipped} skipped` : ''}` : '';
     lines.push({ depth, text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}${probes}`, status: a.status });

@@ -1,5 +1,5 @@
 /**
- * The contracts inside the alerts capability (issue 15), between the parts
+ * The contracts inside the alerts capability, between the parts
  * that produce alert events (incidents, agents, certificates), the router and
  * dispatcher that group and deliver them, and the notifier senders.
  *
@@ -16,7 +16,7 @@ export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /**
  * What an alert is about. A certificate of the HTTPS edge (CERT_RENEWAL_FAILED,
- * issue 17) has no resource or agent: only rules that list none route it.
+ * an ACME order that failed) has no resource or agent: only rules that list none route it.
  */
 export interface AlertSubject {
   type: 'resource' | 'agent' | 'certificate';

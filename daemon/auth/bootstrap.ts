@@ -7,7 +7,7 @@ import { hashPassword } from './passwords.ts';
 export const randomPassword = () => randomBytes(18).toString('base64url');
 
 /**
- * First start on an empty database (CONTRACT section 1): user `admin` with the
+ * First start on an empty database (README.md#first-start-logging-in-the-api-explorer): user `admin` with the
  * adminPassword setting (MONCTL_ADMIN_PASSWORD) or a random password printed
  * once on stderr, and an ADMIN key `bootstrap` written to
  * `<data-dir>/admin-api-key` (0600). The key file is written inside the

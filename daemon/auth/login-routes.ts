@@ -19,7 +19,7 @@ function redirect(res: ServerResponse, location: string, cookie?: string): void 
 }
 
 /**
- * `GET /login`, `POST /login`, `POST /logout` (CONTRACT section 3): the form
+ * `GET /login`, `POST /login`, `POST /logout` (docs/API.md#sessions-and-csrf): the form
  * login of the seed, with CSRF on every form post and throttling per username.
  */
 export function loginRoutes(ctx: DaemonContext) {

@@ -9,7 +9,7 @@ import { CertStore } from './store.ts';
 const RELOAD_MS = 60_000;
 
 /**
- * Certificates of the HTTPS edge (issue 17): uploaded ones, and with
+ * Certificates of the HTTPS edge (docs/API.md#certificates): uploaded ones, and with
  * `--acme-directory` ones ordered for route hostnames (daemon/certs/acme/).
  * Serves them by SNI to the TLS edge (daemon/http/edge-tls.ts), and answers
  * ACME challenges: HTTP-01 on the plain edge, TLS-ALPN-01 on the TLS edge.

@@ -23,7 +23,7 @@ interface Envelope { c: string; s: number; o: string; e?: Array<[string, unknown
 type Arrival = { envelope: Envelope; events: number; bytes: number } | 'resync';
 
 /**
- * Events of one pod reach the SSE subscribers of every pod (issue 18): a
+ * Events of one pod reach the SSE subscribers of every pod (docs/ARCHITECTURE.md#how-news-travels): a
  * publication on a cluster-wide channel is queued, numbered by the database
  * and announced by NOTIFY (event-announcer.ts, postgres-events.ts); every
  * pod, this one included, delivers what arrives in order, with the same

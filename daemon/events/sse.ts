@@ -37,7 +37,7 @@ function lastEventId(req: IncomingMessage): number | undefined {
 }
 
 /**
- * Serves one Server-Sent Events subscriber (CONTRACT section 6): replay after
+ * Serves one Server-Sent Events subscriber (docs/API.md#frames-and-resuming): replay after
  * `Last-Event-ID` from the channel's buffer, else a `SNAPSHOT`; then live
  * events; `: ping` comments; and a subscriber whose unsent bytes pass the limit
  * is disconnected so that it never slows the others.

@@ -31,7 +31,7 @@ export type Handlers = { [K in OperationId]?: Handler<Operations[K]> };
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Access rules of CONTRACT section 3, with CSRF for unsafe session calls. */
+/** Access rules (docs/API.md#roles-and-access), with CSRF for unsafe session calls. */
 export function authorize(op: OperationDef, principal: Principal, req: IncomingMessage): void {
   if (principal.kind === 'user' && principal.via === 'session' && UNSAFE.has(op.method)) {
     const sent = req.headers['x-csrf-token'];

@@ -19,7 +19,7 @@ export class CountedH2Response extends Http2ServerResponse {
 export const SHED_STREAMS_PER_SESSION = 128;
 
 /**
- * Sheds HTTP/2 streams whose client does not take their response (issue 25: a
+ * Sheds HTTP/2 streams whose client does not take their response (without it, a
  * client announcing a receive window of 0 kept 128 streams per session, each a
  * tunnel stream and a target connection, for as long as it pinged). The
  * socket's unsent bytes say nothing here: nghttp2 hands the socket only what

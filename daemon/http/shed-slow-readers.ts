@@ -61,7 +61,7 @@ export class ReadRate<K> {
 }
 
 /**
- * Sheds clients that read their responses slower than a floor (issue 14: a
+ * Sheds clients that read their responses slower than a floor (without it, a
  * client taking 64 B every 2 s stayed connected for 120 s; 1,000 of them held
  * 350 MB). Once a second, each connection with response bytes waiting in its
  * socket is checked (`ReadRate`), and destroyed when too slow (a proxied

@@ -3,7 +3,7 @@ import { badRequest, type FieldError } from '../../src/errors.ts';
 /**
  * Text that cannot be kept as sent is refused, never repaired: a lenient
  * decoder turns invalid UTF-8 and lone surrogates into U+FFFD, and two
- * different names then become one (issue 14).
+ * different names then become one.
  */
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });

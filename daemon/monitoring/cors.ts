@@ -7,8 +7,7 @@ import type { HandlersOf } from './state.ts';
 import { checkHostPort } from './targets.ts';
 
 /**
- * The CORS allow-list of `/api/` (seed "Cross-origin access", CONTRACT
- * section 4): kept in memory, reloaded after every change (effective on the
+ * The CORS allow-list of `/api/` (docs/API.md#cors): kept in memory, reloaded after every change (effective on the
  * next request) and every 10 s (changes made through another pod).
  */
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';

@@ -10,7 +10,7 @@ import type { MonitoringState } from './state.ts';
 import { VisibilityCache } from './visibility.ts';
 
 /**
- * The monitoring API (seed 000 with CONTRACT section 4): resources, groups
+ * The monitoring API (docs/API.md#resources): resources, groups
  * and visibility, check history, announcements, CORS, registry credentials
  * and `/api/events`. Probing and scheduling belong to the probes capability.
  */

@@ -10,7 +10,7 @@ const MAX_ROWS = 64;
 const STATUS: Record<ProbeResult['status'], string> = { AVAILABLE: 'available', NOT_AVAILABLE: 'not_available', UNKNOWN: 'unknown' };
 
 /**
- * The latest result of each location (issue 19), for resources checked
+ * The latest result of each location (docs/API.md#check-locations), for resources checked
  * anywhere but the daemon alone (the daemon-only case is the resource's own
  * latest-check columns). A location that could not check is `unknown`, with
  * the reason as its message. One upsert per chunk, newest round per location;

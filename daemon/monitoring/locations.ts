@@ -14,7 +14,7 @@ const CHUNK = 500;
 export const MAX_LOCATIONS = 16;
 
 /**
- * Where each resource is checked (issue 19), in order: the daemon or agents
+ * Where each resource is checked (docs/API.md#check-locations), in order: the daemon or agents
  * by id and name. A resource without location rows is checked by the daemon
  * alone. `ids` undefined: every resource with rows.
  */

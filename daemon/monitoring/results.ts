@@ -130,7 +130,7 @@ export async function recordResults(ctx: DaemonContext, items: RoundRecord[]): P
       const seen = latest.get(item.resourceId);
       if (!seen || item.result.checkedAt >= seen.result.checkedAt) latest.set(item.resourceId, item);
     }
-    // Streaks, incidents (with their outbox events) and certificate expiry: issue 15, daemon/alerts/.
+    // Streaks, incidents (with their outbox events) and certificate expiry: daemon/alerts/.
     const incidents = await applyIncidents(trx, ctx, current, kept);
     const changes: StatusChanged[] = [];
     const updates: LatestUpdate[] = [];

@@ -2,7 +2,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { ResourceType } from '../../src/api/schemas/monitoring.ts';
 
 /**
- * Target validation per resource type (CONTRACT section 4). Each function
+ * Target validation per resource type (docs/API.md#resource-fields). Each function
  * returns undefined when the target is fine, else the reason, which the
  * handler sends as a 400 naming `target`.
  */

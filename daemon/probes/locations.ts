@@ -4,7 +4,7 @@ import type { ProbeResult } from './types.ts';
 export { QUORUMS, type Quorum } from '../../src/probes/quorum.ts';
 
 /**
- * Where a resource is checked (issue 19) and how the locations' results
+ * Where a resource is checked (docs/API.md#check-locations) and how the locations' results
  * decide its status. Pure: the scheduler runs the checks, the result writer
  * records them.
  */

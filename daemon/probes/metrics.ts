@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 /**
  * The probe engine's Prometheus metrics. Per-resource series are labelled by
  * id and type only (names change; ids do not) and removed with the resource.
- * Every check series carries `location` (issue 19): `daemon`, or the name of
+ * Every check series carries `location`: `daemon`, or the name of
  * the agent that ran it (agent names never change).
  */
 export interface ProbeMetrics {

@@ -18,7 +18,7 @@ interface Entry {
   input: ProbeInput;
   intervalMs: number;
   host: string;
-  /** Where it is checked (issue 19); `local`: the daemon is one of them (its checks take the daemon's caps). */
+  /** Where it is checked (docs/API.md#check-locations); `local`: the daemon is one of them (its checks take the daemon's caps). */
   locations: Location[];
   quorum: Quorum;
   local: boolean;

@@ -17,7 +17,7 @@ import { StatusState } from './state.ts';
 type Ops = typeof statusPageOperations;
 
 /**
- * Status pages (issue 16): their admin API, the public server-rendered page
+ * Status pages (docs/API.md#status-pages): their admin API, the public server-rendered page
  * at `/status/{slug}` (and `/status`, and `/` on a page's custom hostname on
  * the edge listener), its JSON summary and live stream, and the badges.
  */

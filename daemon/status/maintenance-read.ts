@@ -4,7 +4,7 @@ import type { DaemonContext } from '../context.ts';
 
 /**
  * Maintenance windows as a status page shows them, from the alerts
- * capability's in-memory windows (issue 15: groups expanded to their
+ * capability's in-memory windows (groups expanded to their
  * resources, one-off or weekly in an IANA zone, DST-correct; reloaded on every
  * change through its API, and every minute for other pods): per window, the
  * opening in progress or else the next one within the horizon, with the

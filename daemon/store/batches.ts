@@ -4,7 +4,7 @@
  * Every row count is its own SQL text and so its own prepared statement.
  * Batches of arbitrary sizes either filled the statement cache with
  * near-duplicates of large compiled programs, or, left uncached, prepared and
- * freed one per batch; both showed as RSS creep in the soak (issue 8). Cut
+ * freed one per batch; both showed as RSS creep in the soak. Cut
  * into these sizes, a batch of any length runs as at most three statements of
  * each size below the largest, all of them prepared once and reused.
  */

@@ -39,7 +39,7 @@ export const agentHandlers: Handlers = {
     const { agent, routes, incidents } = await ctx.db.transaction().execute(async (trx) => {
       const agent = await trx.selectFrom('agents').select(['id', 'name']).where('id', '=', params.id).executeTakeFirst();
       if (!agent) throw notFound(`Agent ${params.id} does not exist`);
-      // A location of resources (issue 19): deleting it would silently change where they are checked.
+      // A location of resources (docs/API.md#check-locations): deleting it would silently change where they are checked.
       const using = await trx.selectFrom('resource_locations as l').innerJoin('resources as r', 'r.id', 'l.resource_id')
         .select('r.name').where('l.agent_id', '=', params.id).orderBy('r.id').limit(11).execute();
       if (using.length) {

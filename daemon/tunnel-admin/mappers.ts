@@ -3,7 +3,7 @@ import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { AgentRow, PodRow, RouteLogRow, RouteRow } from '../store/schema.ts';
 import { accessOf } from './route-access.ts';
 
-/** Rows (epoch ms, 0/1, snake_case) to the wire shapes of CONTRACT section 5. */
+/** Rows (epoch ms, 0/1, snake_case) to the wire shapes of docs/API.md#tunnel-administration. */
 export function toAgent(row: AgentRow): Agent {
   return {
     id: Number(row.id), name: row.name, status: row.status as AgentStatus, hasToken: row.token_hash !== null,

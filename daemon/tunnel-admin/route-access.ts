@@ -4,7 +4,7 @@ import { hashPassword } from '../auth/passwords.ts';
 import type { RouteRow } from '../store/schema.ts';
 import { normaliseCidr } from '../tunnel/access/cidr.ts';
 
-/** A route's access control as stored (issue 17): enforced by the edge, daemon/tunnel/access/. */
+/** A route's access control as stored: enforced by the edge, daemon/tunnel/access/. */
 export interface AccessDraft {
   auth: RouteAuth;
   basicUsers: StoredUser[];

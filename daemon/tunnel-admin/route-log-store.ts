@@ -6,7 +6,7 @@ import { toLogEntry } from './mappers.ts';
 import { ROUTE_LOG_COLUMNS, RouteLogSql } from './route-log-sql.ts';
 import { routeLogChannel } from './topology-events.ts';
 
-/** The newest entries kept per route (CONTRACT section 5). */
+/** The newest entries kept per route (docs/API.md#access-log). */
 export const ROUTE_LOG_RETENTION = 10_000;
 const FLUSH_EVERY_MS = 100;
 const FLUSH_AT = 500;

@@ -85,7 +85,7 @@ export const routeHandlers: Handlers = {
     const row = await ctx.db.selectFrom('routes').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!row) throw notFound(`Route ${params.id} does not exist`);
     const route = toRoute(row);
-    // The detail shows the certificate the HTTPS edge serves for the hostname (issue 17).
+    // The detail shows the certificate the HTTPS edge serves for the hostname (docs/API.md#routes).
     return row.type === 'HTTP' && row.hostname ? { ...route, certificate: await certificateOfHost(ctx, row.hostname) } : route;
   },
 

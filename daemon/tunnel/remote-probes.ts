@@ -10,7 +10,7 @@ import { podName } from '../tunnel-admin/pods.ts';
 import { publishTopology } from '../tunnel-admin/topology-events.ts';
 import type { AgentSessions } from './sessions.ts';
 
-/** How long past the check's own timeout the daemon waits for the agent's answer (issue 19). */
+/** How long past the check's own timeout the daemon waits for the agent's answer. */
 export const AGENT_GRACE_MS = 5_000;
 /** How often changed probe loads go out on the topology stream. */
 const LOAD_EVERY_MS = 5_000;

@@ -15,7 +15,7 @@ export interface LiveRoute {
   listenPort: number | null;
   /** Whether paths with `%2F` / `%5C` are forwarded (else refused with 400). */
   allowEncodedSlashes: boolean;
-  /** Access control at the edge (issue 17): daemon/tunnel/access/. */
+  /** Access control at the edge: daemon/tunnel/access/. */
   access: RouteAccess;
 }
 

@@ -28,7 +28,7 @@ export interface Link {
   targetTimeoutMs: number;
   /** Keep-alive HTTP connections per target (key: host, port, tls). */
   pools: Map<string, TargetPool>;
-  /** What the agent said about remote checks on its dial (issue 19); undefined: it runs none. */
+  /** What the agent said about remote checks on its dial; undefined: it runs none. */
   probes?: ProbeSupport;
   /** The agent's version, as it said on its dial. */
   version?: string;
@@ -127,7 +127,7 @@ export class AgentSessions {
     socket.setTimeout(0);
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 10_000);
-    // An agent that grows windows gets a small initial one for the DATA it sends us (issue 25: a
+    // An agent that grows windows gets a small initial one for the DATA it sends us (so that a
     // reader that does not read then pulls 128 KiB, not 1 MiB); others keep the fixed 1 MiB.
     const grows = req.headers[WINDOW_GROWTH_HEADER] === '1';
     const windowField = grows ? `${STREAM_WINDOW_HEADER}: ${STREAM_WINDOW_INITIAL}\r\n` : '';

@@ -28,7 +28,7 @@ export async function probeHttp(
     const statusLine = `${res.statusCode}${res.statusText ? ` ${res.statusText}` : ''}`;
     // Drain so the connection goes back to the pool; a large or slow body just closes it.
     await res.body.dump({ limit: DUMP_LIMIT, signal }).catch(() => undefined);
-    // HTTPS: the certificate of the connection the answer came on (CERT_EXPIRING, issue 15).
+    // HTTPS: the certificate of the connection the answer came on (for CERT_EXPIRING alerts).
     const notAfter = /^https:/i.test(target) ? dispatchers.certExpiry(target) : undefined;
     const cert = notAfter === undefined ? {} : { certNotAfter: notAfter };
     if (res.statusCode >= 200 && res.statusCode < 300) return { status: 'AVAILABLE', message: statusLine, errorCode: null, ...cert };

@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { ProbeResult, ResourceType } from '../probes/types.ts';
 
 /**
- * Remote checks over the tunnel (issue 19): a new kind of mux stream. The
+ * Remote checks over the tunnel (docs/API.md#check-locations): a new kind of mux stream. The
  * daemon opens a stream whose OPEN payload is `{"probe": <version>}` instead
  * of a `host:port` target, writes one JSON check and its FIN; the agent runs
  * the check with the daemon's own probe code (src/probes/) and answers one

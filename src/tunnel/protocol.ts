@@ -18,7 +18,7 @@ export const AGENT_VERSION_HEADER = 'x-monctl-agent-version';
 /** The agent's `--target-timeout` in ms, sent on its dial: the daemon applies it to response headers. */
 export const TARGET_TIMEOUT_HEADER = 'x-monctl-target-timeout-ms';
 /**
- * Window growth (issue 25). The agent's dial says it grows stream windows (`1`); the daemon's 101
+ * Window growth (docs/DECISIONS.md#tunnel-data-plane). The agent's dial says it grows stream windows (`1`); the daemon's 101
  * then names, in STREAM_WINDOW_HEADER, the initial window (bytes) of every stream's DATA towards
  * the daemon, which the daemon grows up to STREAM_WINDOW for streams whose readers keep up. An
  * agent that does not announce, or a daemon that does not answer, keeps the fixed 1 MiB window.

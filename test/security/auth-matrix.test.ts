@@ -5,7 +5,7 @@ import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { bearer, login, send, until } from '../helpers/http.ts';
 
 /**
- * CONTRACT section 3 as a matrix generated from the OpenAPI document: every
+ * docs/API.md#roles-and-access as a matrix generated from the OpenAPI document: every
  * operation, called by every kind of caller, must be let through or refused
  * exactly as its declared access says. "Let through" means the request got
  * past authentication (any status but 401/403: a 404 for the unknown id the

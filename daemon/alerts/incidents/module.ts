@@ -6,7 +6,7 @@ import { incidentHandlers } from './handlers.ts';
 import { registerIncidentMetrics } from './metrics.ts';
 
 /**
- * The producing side of alerts (issue 15): resource incidents are opened by
+ * The producing side of alerts: resource incidents are opened by
  * the result writer (engine.ts); this module runs the agent incident sweep,
  * keeps the maintenance windows in memory, counts open incidents, and serves
  * `/admin/api/incidents` and `/admin/api/maintenance`.

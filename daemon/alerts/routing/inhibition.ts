@@ -36,7 +36,7 @@ function endpoint(type: string, target: string): { host: string; port: number | 
  * A resource depends on an agent when its target's host is an HTTP route's
  * hostname, or its port is a TCP route's listen port on the daemon (whatever
  * the check speaks through it), or when the agent is one of the locations it
- * is checked from (issue 19).
+ * is checked from (docs/API.md#check-locations).
  */
 export async function holdsFor(
   db: Kysely<Database>,

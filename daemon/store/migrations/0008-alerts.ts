@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { ms, withId } from './util.ts';
 
 /**
- * Alerting (issue 15): incidents (the debounced view of checks), the alert
+ * Alerting (docs/DECISIONS.md#alerts-outbox-routing-delivery): incidents (the debounced view of checks), the alert
  * outbox, maintenance windows, notifiers, alert rules and the grouped
  * notifications with their delivery attempts. Lists of ids are JSON text:
  * they are read whole, never joined on.

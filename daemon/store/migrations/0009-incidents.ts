@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { ms } from './util.ts';
 
 /**
- * Incidents, maintenance and certificates (issue 15): the agent's open
+ * Incidents, maintenance and certificates (docs/API.md#incidents-and-maintenance): the agent's open
  * incident, set by a conditional update so that two daemons on one database
  * open one incident per outage, and unique maintenance window names (`apply -f`
  * manages windows by name), and the first failing check of the current

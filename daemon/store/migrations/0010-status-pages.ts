@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { ms, withId } from './util.ts';
 
 /**
- * Status pages (issue 16): public pages over groups of resources. `group_ids`
+ * Status pages (docs/API.md#status-pages): public pages over groups of resources. `group_ids`
  * is JSON text (read whole, in the page's order). A custom hostname serves the
  * page on the edge listener at `/`, so it is unique.
  */

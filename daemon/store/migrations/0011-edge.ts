@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import { ms, withId } from './util.ts';
 
 /**
- * The public edge (issue 17): access control per route, route-scoped API keys,
- * certificates (uploaded or ordered through ACME) and the ACME challenges in
- * flight. Lists are JSON text, read whole.
+ * The public edge (docs/DECISIONS.md#the-public-edge-https-certificates-acme-access-control):
+ * access control per route, route-scoped API keys, certificates (uploaded or
+ * ordered through ACME) and the ACME challenges in flight. Lists are JSON
+ * text, read whole.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   // none | basic | apiKey

@@ -6,7 +6,7 @@ import { isPostgres, ms, withId } from './util.ts';
 export const SHARDS = 64;
 
 /**
- * Several daemons (pods) on one PostgreSQL database (issue 18):
+ * Several daemons (pods) on one PostgreSQL database (README.md#several-daemons):
  * - cluster_members: one row per running daemon process (heartbeat in the
  *   database's clock), for the fair share of shards and the topology's load;
  * - shard_leases: which member runs the checks of which shard, until when;

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { ms } from './util.ts';
 
 /**
- * Checks from several locations (issue 19):
+ * Checks from several locations (docs/API.md#check-locations):
  * - `resource_locations`: where a resource is checked, in order; `agent_id`
  *   NULL is the daemon itself. A resource without rows is checked by the
  *   daemon alone (every resource before this migration). An agent that is a

@@ -3,7 +3,7 @@ import { notifyTableChanges } from '../dialect/postgres-schema.ts';
 import { isPostgres } from './util.ts';
 
 /**
- * The public edge, continued (issue 17):
+ * The public edge, continued (after 0011-edge):
  * - `status_pages.https_redirect`: a status page's custom hostname gets a
  *   route's HTTPS treatment (plain-HTTP requests for the page get a 308);
  * - on PostgreSQL, `certificates` notifies its changes like the other cached

@@ -3,7 +3,7 @@ import { notifyTableChanges } from '../dialect/postgres-schema.ts';
 import { isPostgres } from './util.ts';
 
 /**
- * Open streams follow their credentials on every pod (issue 25): on
+ * Open streams follow their credentials on every pod (docs/API.md#streams-and-credentials): on
  * PostgreSQL, writes that can take away what a key or session grants notify
  * like the cached tables do (dialect/postgres-schema.ts), whoever wrote them,
  * and every pod checks its open streams (daemon/auth/stream-guard.ts).

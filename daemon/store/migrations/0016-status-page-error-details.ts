@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Status pages safe to publish (issue 25): `status_pages.show_error_details`
+ * Status pages safe to publish: `status_pages.show_error_details`
  * (0 by default, also for existing pages) lets anonymous visitors see the
  * probes' own error messages; otherwise they see a generic cause.
  */

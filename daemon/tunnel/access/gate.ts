@@ -21,7 +21,7 @@ const header = (req: IncomingMessage, name: string) => {
 };
 
 /**
- * Access control per route, before anything reaches the agent (issue 17), in
+ * Access control per route, before anything reaches the agent (docs/API.md#routes), in
  * this order: plain HTTP to a route with httpsRedirect gets a 308; then the
  * client IP (ipDeny, then ipAllow: 403); then its rate (429, so that guessing
  * passwords is rate limited too); then auth (401 without valid credentials,

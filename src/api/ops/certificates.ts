@@ -5,7 +5,7 @@ import { Deleted, IdParams } from '../schemas/common.ts';
 
 const tag = 'Certificates';
 
-/** `/admin/api/certificates`: the certificates of the HTTPS edge (issue 17). */
+/** `/admin/api/certificates`: the certificates of the HTTPS edge (docs/API.md#certificates). */
 export const certificateOperations = {
   listCertificates: defineOperation({
     id: 'listCertificates', method: 'GET', path: '/admin/api/certificates', tag, access: 'admin',

@@ -7,7 +7,7 @@ import { MaintenanceCreate, MaintenanceUpdate, MaintenanceWindow } from '../sche
 const incidents = 'Incidents';
 const maintenance = 'Maintenance';
 
-/** Incidents and maintenance windows (issue 15), ADMIN only. */
+/** Incidents and maintenance windows (docs/API.md#incidents-and-maintenance), ADMIN only. */
 export const incidentOperations = {
   listIncidents: defineOperation({
     id: 'listIncidents', method: 'GET', path: '/admin/api/incidents', tag: incidents, access: 'admin',

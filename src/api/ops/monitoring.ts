@@ -2,7 +2,7 @@ import { announcementOperations } from './announcements.ts';
 import { monitoringAdminOperations } from './monitoring-admin.ts';
 import { resourceOperations } from './resources.ts';
 
-/** Every operation of the monitoring capability (seed 000 and CONTRACT section 4). */
+/** Every operation of the monitoring capability (docs/API.md#resources, docs/API.md#announcements). */
 export const monitoringOperations = {
   ...resourceOperations,
   ...announcementOperations,

@@ -7,7 +7,7 @@ import {
 
 const tag = 'Notifiers';
 
-/** `/admin/api/notifiers`: notification channels, their test message and their delivery log (issue 15). */
+/** `/admin/api/notifiers`: notification channels, their test message and their delivery log (docs/API.md#notifiers). */
 export const notifierOperations = {
   listNotifiers: defineOperation({
     id: 'listNotifiers', method: 'GET', path: '/admin/api/notifiers', tag, access: 'admin',

@@ -7,7 +7,7 @@ import {
 
 const tag = 'Resources';
 
-/** Resources, their checks and history (seed 000 with CONTRACT section 4). */
+/** Resources, their checks and history (docs/API.md#resources). */
 export const resourceOperations = {
   listResources: defineOperation({
     id: 'listResources', method: 'GET', path: '/api/resources', tag, access: 'public',

@@ -5,7 +5,7 @@ import { SlugParams, StatusPage, StatusPageCreate, StatusPagePatch, StatusSummar
 
 const tag = 'Status pages';
 
-/** Status pages: ADMIN management, the public summary and the public stream of a page's changes (issue 16). */
+/** Status pages: ADMIN management, the public summary and the public stream of a page's changes (docs/API.md#status-pages). */
 export const statusPageOperations = {
   listStatusPages: defineOperation({
     id: 'listStatusPages', method: 'GET', path: '/admin/api/status-pages', tag, access: 'admin',

@@ -7,7 +7,7 @@ const agents = 'Agents';
 const routes = 'Routes';
 const topology = 'Topology';
 
-/** The tunnel administration API of seed 001 (agents, routes, route log, topology, streams). */
+/** The tunnel administration API (docs/API.md#tunnel-administration: agents, routes, route log, topology, streams). */
 export const tunnelOperations = {
   listAgents: defineOperation({
     id: 'listAgents', method: 'GET', path: '/admin/api/agents', tag: agents, access: 'admin',

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
 
 /**
- * Certificates of the HTTPS edge (issue 17): uploaded (a PEM chain and its
+ * Certificates of the HTTPS edge (docs/API.md#certificates): uploaded (a PEM chain and its
  * key), or ordered by the daemon through ACME for route hostnames. Private
  * keys are sealed at rest and never returned.
  */

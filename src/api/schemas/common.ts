@@ -38,7 +38,7 @@ export const ProblemSchema = Type.Object(
   { title: 'Problem', description: 'RFC 9457 problem details' },
 );
 
-/** `?limit=&before=` for lists that grow without bound (CONTRACT section 2). */
+/** `?limit=&before=` for lists that grow without bound (docs/API.md#pagination). */
 export const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   before: Type.Optional(Id),

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Id, NullableDateTime, PageQuery, StringEnum } from './common.ts';
 
 /**
- * Incidents (issue 15): the debounced view of checks. A resource opens one
+ * Incidents (docs/API.md#incidents-and-maintenance): the debounced view of checks. A resource opens one
  * after `failureThreshold` consecutive NOT_AVAILABLE checks and resolves it
  * after `successThreshold` consecutive AVAILABLE ones; an agent opens one when
  * it stays DISCONNECTED longer than the daemon's `agentGraceSeconds`.

@@ -3,7 +3,7 @@ import { Body, DateTime, DateTimeInput, Id, NullableDateTime, StringEnum } from 
 import { Name } from './monitoring.ts';
 
 /**
- * Maintenance windows (issue 15): while one is open, checks of its resources
+ * Maintenance windows: while one is open, checks of its resources
  * (directly or through a group) and its agents run and are recorded as usual,
  * but an incident opened then is marked `maintenance` and sends nothing.
  */

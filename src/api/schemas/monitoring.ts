@@ -6,7 +6,7 @@ import { RESOURCE_TYPES } from '../kinds.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
- * events) with the CONTRACT section 4 additions. Field names and types follow
+ * events) with monctl's additions (docs/API.md#resources). Field names and types follow
  * the seed exactly; nullable fields are null until the first check.
  */
 export { RESOURCE_TYPES };
@@ -41,7 +41,7 @@ export const Quorum = StringEnum(QUORUMS, {
 });
 export type Quorum = (typeof QUORUMS)[number];
 export { QUORUMS };
-/** Where a resource is checked (issue 19). */
+/** Where a resource is checked (docs/API.md#check-locations). */
 export const LocationRef = Type.Union([
   Type.String({ minLength: 1, maxLength: 64, description: '`daemon`, an agent name, or an agent id' }),
   Id,
@@ -102,7 +102,7 @@ const detailFields = {
 };
 
 export const ResourceDetail = Type.Object({ ...Resource.properties, ...detailFields }, { title: 'ResourceDetail' });
-/** What only administrators see: the schedule and the alerting settings and state (issue 15). */
+/** What only administrators see: the schedule and the alerting settings and state. */
 const adminFields = {
   intervalSeconds: IntervalSeconds,
   failureThreshold: FailureThreshold,

@@ -4,7 +4,7 @@ import { ObjectName } from './tunnel.ts';
 import { EMAIL_SECURITIES, NOTIFIER_TYPES } from '../../notifier-fields.ts';
 
 /**
- * Notification channels (issue 15): where alerts are delivered. One body shape
+ * Notification channels (docs/API.md#notifiers): where alerts are delivered. One body shape
  * for every type; which `config` fields a type takes is checked by the daemon,
  * which names the field that does not belong. Secret fields are write-only:
  * reads say which are set (`secrets`), never their values.

@@ -3,7 +3,7 @@ import { AnnouncementKind } from './announcements.ts';
 import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
 import { CurrentStatus, GroupIds, Name, ResourceType } from './monitoring.ts';
 
-/** Status pages (issue 16): what the public sees, as a resource of the admin API and as a summary. */
+/** Status pages (docs/API.md#status-pages): what the public sees, as a resource of the admin API and as a summary. */
 export const Slug = Type.String({
   minLength: 1, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$',
   description: '1 to 64 of a-z, 0-9 and -, not starting or ending with -',

@@ -2,8 +2,8 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
 
 /**
- * Shapes of the tunnel administration API (CONTRACT section 5) and the
- * payloads of its two event streams (section 6), shared by the daemon, the
+ * Shapes of the tunnel administration API (docs/API.md#tunnel-administration) and the
+ * payloads of its two event streams (docs/API.md#events), shared by the daemon, the
  * typed client and the CLI's live views.
  */
 
@@ -52,7 +52,7 @@ const Target = Type.String({
   description: 'HTTP: an http(s):// URL seen from the agent; TCP: host:port',
 });
 
-/** Who may use an HTTP route at the edge (issue 17). */
+/** Who may use an HTTP route at the edge (docs/API.md#routes). */
 export const ROUTE_AUTHS = ['none', 'basic', 'apiKey'] as const;
 export type RouteAuth = (typeof ROUTE_AUTHS)[number];
 const Cidr = Type.String({ minLength: 1, maxLength: 64, description: 'an IPv4 or IPv6 address, or a CIDR block (10.0.0.0/8, 2001:db8::/32)' });
@@ -187,7 +187,7 @@ export const RouteLogEntry = Type.Object(
 );
 export type RouteLogEntry = Static<typeof RouteLogEntry>;
 
-/** What a pod carries (issue 18); in the topology only. */
+/** What a pod carries; in the topology only. */
 export const PodLoad = Type.Object(
   {
     shards: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'check shards (of 64) the pod holds; null for a single daemon on SQLite' }),
@@ -215,7 +215,7 @@ export const TopologyEdge = Type.Object(
   },
   { title: 'TopologyEdge' },
 );
-/** The checks an agent runs for resources located there (issue 19), as the daemon it is connected to sees them. */
+/** The checks an agent runs for resources located there, as the daemon it is connected to sees them. */
 export const ProbeLoad = Type.Object(
   {
     agentId: Id,

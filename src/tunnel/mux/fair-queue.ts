@@ -8,7 +8,7 @@
  * starts level with the ones keeping the socket busy and wins on its finish
  * tag: its small answer goes before their next frames, while they share the
  * rest evenly. So one stream's megabytes never sit in front of another's
- * first bytes (issue 25: 1,000 unread answers of one route held another route
+ * first bytes (without it, 1,000 unread answers of one route held another route
  * of the same agent for up to 0.8 s).
  * Tried first: round robin with FQ-CoDel's "new flows first" (a stream whose
  * writes wait for its queue to empty looked new at every write, and a new

@@ -15,7 +15,7 @@ const CONNECTION_RETURN_STEP = 256 * 1024;
 /** How long streams may drain what they received after the peer ended the connection. */
 const PEER_END_GRACE_MS = 30_000;
 /**
- * A peer that does not read must not make us hold its answers (issue 14: a PONG per PING grew the
+ * A peer that does not read must not make us hold its answers (without this, a PONG per PING grew the
  * daemon by 70 MB/s). Past this control-frame backlog the peer is not read until the socket drains;
  * past OUTPUT_HARD_CAP unsent bytes of any kind (DATA is bounded by the windows: 32 MiB) it is dropped.
  */
@@ -223,7 +223,7 @@ export class MuxSession extends EventEmitter implements StreamHost {
     }
     if (stream.received + piece.length - stream.returned > stream.recvWindow) return this.#protocolError(`the peer overran the window of stream ${id}`);
     // Connection credit goes back on receipt: bytes a slow reader leaves in its stream are bounded by
-    // the stream's window, and must not take the window every other stream shares (issue 14).
+    // the stream's window, and must not take the window every other stream shares.
     this.#returnCredit(piece.length);
     stream.deliver(piece);
   }

@@ -1,5 +1,5 @@
 /**
- * Per-stream receive windows that grow for readers that keep up (issue 25), as HTTP/2 and QUIC
+ * Per-stream receive windows that grow for readers that keep up, as HTTP/2 and QUIC
  * implementations auto-tune theirs: a stream starts with a small window, so a reader that does not
  * read pulls little from the peer, and a window its reader drained within about a round trip is
  * doubled, up to the negotiated most, so bulk transfers are not held to the small one.
@@ -7,12 +7,12 @@
 
 /**
  * Most a stream's receive window may be: the peer may send this much before we return credit. Peers
- * that did not negotiate window growth use it as a fixed window (the protocol before issue 25).
+ * that did not negotiate window growth use it as a fixed window (the protocol before window growth).
  */
 export const STREAM_WINDOW = 1024 * 1024;
 /**
  * Initial receive window of a stream whose window grows (negotiated on the dial, protocol.ts): a
- * reader that does not read pulls this much, not STREAM_WINDOW (issue 25: 1,000 stalled readers
+ * reader that does not read pulls this much, not STREAM_WINDOW (with that window, 1,000 stalled readers
  * pulled 1 GB from the agent); a reader that keeps up grows it to STREAM_WINDOW (below).
  */
 export const STREAM_WINDOW_INITIAL = 128 * 1024;
@@ -23,7 +23,7 @@ export interface StreamWindows {
   max: number;
 }
 
-/** The protocol before issue 25: every stream 1 MiB, never more. */
+/** The protocol before window growth: every stream 1 MiB, never more. */
 export const FIXED_WINDOW: StreamWindows = { initial: STREAM_WINDOW, max: STREAM_WINDOW };
 
 /**
