@@ -87,15 +87,17 @@ function argumentsAt(code: string, open: number): string[] {
 }
 
 /** A number, or a choice between numbers (`c ? 0 : 2`); not `128 + n`, a signal's exit status as shells give it. */
-const literal = (arg: string | undefined) => arg !== undefined && !/^\s*128\s*\+/.test(arg) && /^\s*\d+\s*$|\?\s*\d+\s*:|:\s*\d+\s*$/.test(arg);
+const literal = (arg: string | undefined) =>
+  arg !== undefined && !/^\s*128\s*\+/.test(arg) && /^\s*\d+\s*$|\?\s*\d+\s*:|:\s*\d+\s*$/.test(arg);
 
 /** Where an exit code goes: `process.exit(…)`, the third argument of `new MonctlError(…)`, `….exitCode = …`. */
 function literalExitCodes(text: string): number[] {
   const code = codeOnly(text);
   const at: number[] = [];
   for (const m of code.matchAll(/\bprocess\.exit\(|\bnew MonctlError\(|\bexitCode\s*=(?!=)([^;\n]*)/g)) {
-    const bad = m[1] !== undefined ? literal(m[1]) : literal(argumentsAt(code, m.index + m[0].length - 1)[m[0].startsWith('new') ? 2 : 0]);
-    if (bad) at.push(m.index);
+    // `exitCode = …` up to the end of the statement; a call's first argument, or MonctlError's third.
+    const arg = m[1] ?? argumentsAt(code, m.index + m[0].length - 1)[m[0].startsWith('new') ? 2 : 0];
+    if (literal(arg)) at.push(m.index);
   }
   return at;
 }
@@ -119,7 +121,10 @@ describe('exit codes', () => {
       "throw new MonctlError('usage', `a (${b.join(', ')}); c`\n  + 'd, e', 2);", "new MonctlError('io', 'x', 1, { cause });",
     ];
     for (const call of calls) expect(literalExitCodes(call), call).toHaveLength(1);
-    const named = ['process.exit(ExitCode.usage);', 'process.exit(128 + (signal === 15 ? 15 : 1));', "new MonctlError('x', `y ${f(1, 2)}`, ExitCode.usage);", 'if (exitCode === 0) x();'];
+    const named = [
+      'process.exit(ExitCode.usage);', 'process.exit(128 + (signal === 15 ? 15 : 1));',
+      "new MonctlError('x', `y ${f(1, 2)}`, ExitCode.usage);", 'if (exitCode === 0) x();',
+    ];
     for (const call of named) expect(literalExitCodes(call), call).toEqual([]);
   });
 
