@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { VERSION } from '../src/version.ts';
+import type { OpId } from './api/ops.ts';
 import type { GlobalOptions, Runtime } from './runtime.ts';
 
 /**
@@ -93,13 +94,13 @@ export function quickRoute(args: string[]): { noun: string; verb: string; opts: 
 
 /**
  * Reads whose `-o json` output is the daemon's answer as it is, by noun and
- * verb: the path of their one GET, by whether the credential is ADMIN. The
- * same choice as the command's action (listAll in cli/commands/resources.ts),
- * written out so as not to load cli/api/ops.ts; test/cli/quick.test.ts fails
- * if the two differ.
+ * verb: their one GET, by whether the credential is ADMIN. The same choice as
+ * the command's action (listAll in cli/commands/resources.ts), which
+ * test/cli/quick.test.ts compares; the path comes from the generated operation
+ * table (cli/api/ops.ts), loaded only when one of these runs.
  */
-const resourceList = (admin: boolean) => (admin ? '/admin/api/resources' : '/api/resources');
-const JSON_READS: Record<string, Record<string, (admin: boolean) => string>> = {
+const resourceList = (admin: boolean): OpId => (admin ? 'listAdminResources' : 'listResources');
+const JSON_READS: Record<string, Record<string, (admin: boolean) => OpId>> = {
   resources: { list: resourceList, ls: resourceList },
 };
 
@@ -109,12 +110,12 @@ const JSON_READS: Record<string, Record<string, (admin: boolean) => string>> = {
  * them), without loading the Runtime and the typed client, and when piped
  * without parsing the answer.
  */
-async function jsonRead(path: (admin: boolean) => string, opts: GlobalOptions): Promise<void> {
-  const [{ resolveConnection }, transport] = await Promise.all([import('./config/connection.ts'), import('./api/transport.ts')]);
+async function jsonRead(read: (admin: boolean) => OpId, opts: GlobalOptions): Promise<void> {
+  const [{ resolveConnection }, transport, { ops }] = await Promise.all([import('./config/connection.ts'), import('./api/transport.ts'), import('./api/ops.ts')]);
   const conn = resolveConnection({ server: opts.server, context: opts.context, caFile: opts.caFile });
   if (conn.caFile) (await import('../src/tls/ca-file.ts')).trustCaFile(conn.caFile, conn.caFileSource);
   const auth: Record<string, string> = conn.apiKey ? { authorization: `Bearer ${conn.apiKey}` } : {};
-  const res = await transport.send('GET', conn.server + path(conn.role === 'ADMIN'), { ...transport.baseHeaders(), ...auth });
+  const res = await transport.send('GET', conn.server + ops[read(conn.role === 'ADMIN')].path, { ...transport.baseHeaders(), ...auth });
   if (res.status < 200 || res.status >= 300) {
     const { problemFrom } = await import('../src/client/api-client.ts');
     throw problemFrom(res.status, res.headers['content-type'], res.text);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MonctlError } from '../src/errors.ts';
+import { ExitCode, MonctlError } from '../src/errors.ts';
 import { trustCaFile } from '../src/tls/ca-file.ts';
 import { CliClient } from './api/client.ts';
 import { type Connection, resolveConnection } from './config/connection.ts';
@@ -92,7 +92,7 @@ export function withOutput(cmd: Command): Command {
 export async function resolveRef<T extends { id: number }>(ref: string, noun: string, list: () => Promise<T[]>, name: (x: T) => string): Promise<number> {
   if (/^\d+$/.test(ref)) return Number(ref);
   const found = (await list()).filter((x) => name(x) === ref);
-  if (found.length === 0) throw new MonctlError('not-found', `no ${noun} named "${ref}"`, 3);
-  if (found.length > 1) throw new MonctlError('ambiguous', `several ${noun}s are named "${ref}": use the id`, 1);
+  if (found.length === 0) throw new MonctlError('not-found', `no ${noun} named "${ref}"`, ExitCode.notFound);
+  if (found.length > 1) throw new MonctlError('ambiguous', `several ${noun}s are named "${ref}": use the id`, ExitCode.error);
   return found[0].id;
 }

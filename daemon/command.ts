@@ -36,7 +36,7 @@ function configure(cmd: Command, keys?: string[]) {
 function usageExit(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
   for (const problem of err.problems) process.stderr.write(`monctl daemon: ${problem}\n`);
-  process.exit(2);
+  process.exit(ExitCode.usage);
 }
 
 const configOption = () => new Option('--config <file>', 'YAML config file: any of the settings, keys in camelCase').env('MONCTL_CONFIG');
@@ -48,7 +48,7 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
     .version(VERSION)
     .enablePositionalOptions()
     .showHelpAfterError()
-    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .exitOverride((err) => process.exit(err.exitCode === ExitCode.ok ? ExitCode.ok : ExitCode.usage))
     .addOption(configOption())
     .option('--print-config', 'print the effective configuration as YAML (secrets masked), check it, and exit');
   addSettingOptions(program, SETTINGS).addHelpText('after', HELP_AFTER);
@@ -90,7 +90,7 @@ async function runResetAdmin(cmd: Command): Promise<void> {
     say(`wrote new ADMIN API key ${done.keyId} to ${done.keyFile}`);
   } catch (err) {
     process.stderr.write(`monctl daemon reset-admin: ${(err as Error).message}\n`);
-    process.exit(err instanceof MonctlError ? err.exitCode : 1);
+    process.exit(err instanceof MonctlError ? err.exitCode : ExitCode.error);
   }
 }
 
@@ -173,17 +173,17 @@ async function runDaemon(program: Command): Promise<void> {
     const hint = e.code === 'EADDRINUSE' ? ' (is another daemon running? choose another --listen port)'
       : corrupt?.kind === 'corrupt' ? `; the database file is corrupt: ${integrityCheckAdvice(config.dataDir)}` : '';
     process.stderr.write(`monctl daemon: ${e.message}${hint}\n`);
-    process.exit(1);
+    process.exit(ExitCode.error);
   }
 
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) process.exit(1); // a second signal means now
+    if (stopping) process.exit(ExitCode.error); // a second signal means now
     stopping = true;
     daemon.ctx.log.info({ signal }, 'shutting down');
-    daemon.stop().then(() => process.exit(0), (err) => {
+    daemon.stop().then(() => process.exit(ExitCode.ok), (err) => {
       daemon.ctx.log.error({ err }, 'shutdown failed');
-      process.exit(1);
+      process.exit(ExitCode.error);
     });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -20,12 +20,22 @@ export interface Problem {
   [extension: string]: unknown;
 }
 
+/**
+ * Every exit code of `monctl`, the daemon's commands and the agent, by name:
+ * code says `process.exit(ExitCode.usage)`, never a bare number (README, The
+ * CLI, lists them for users; scripts depend on the numbers, so they never change).
+ */
 export const ExitCode = {
   ok: 0,
+  /** Anything else that went wrong: a 4xx/5xx other than below, no connection, a damaged database. */
   error: 1,
+  /** A bad command line, flag value, input file or configuration. */
   usage: 2,
+  /** What was named does not exist (HTTP 404, no such context, no database file). */
   notFound: 3,
+  /** Not authenticated or not allowed (HTTP 401/403, a refused login or agent token). */
   auth: 4,
+  /** A check, or `resources add --wait`, ended NOT_AVAILABLE. */
   notAvailable: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

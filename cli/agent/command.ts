@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
+import { ExitCode } from '../../src/errors.ts';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat, logDestination } from '../../src/log-format.ts';
 import { readCaFile } from '../../src/tls/ca-file.ts';
 import { PROBE_PROTOCOL } from '../../src/tunnel/probe-protocol.ts';
@@ -77,7 +78,7 @@ export function configureAgentCommand(cmd: Command): Command {
       const flags = command.optsWithGlobals<AgentFlags>();
       const usage = (message: string) => {
         process.stderr.write(`monctl agent: ${message}\n`);
-        process.exit(2);
+        process.exit(ExitCode.usage);
       };
       if (!flags.server) return usage('--server is required (or MONCTL_SERVER)');
       try {
@@ -117,19 +118,19 @@ export function configureAgentCommand(cmd: Command): Command {
       });
       let stopping = false;
       const shutdown = (signal: string) => {
-        if (stopping) process.exit(1);
+        if (stopping) process.exit(ExitCode.error);
         stopping = true;
         log.info({ signal }, 'agent stopping');
-        agent.stop().then(() => process.exit(0), () => process.exit(1));
+        agent.stop().then(() => process.exit(ExitCode.ok), () => process.exit(ExitCode.error));
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
       log.info({ server: flags.server, skipTls: Boolean(flags.skipTls), caFile: flags.caFile, probeConcurrency, probeProtocol }, 'agent starting');
       const exit = await agent.run();
-      if (exit === 'replaced') process.exit(1);
+      if (exit === 'replaced') process.exit(ExitCode.error);
       if (exit === 'rejected') {
         process.stderr.write(`monctl agent: ${rejectedMessage(maxAuthFailures)}\n`);
-        process.exit(4);
+        process.exit(ExitCode.auth);
       }
     });
 }

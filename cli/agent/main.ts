@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { VERSION } from '../../src/version.ts';
+import { ExitCode } from '../../src/errors.ts';
 import { configureAgentCommand } from './command.ts';
 
 /**
@@ -17,8 +18,8 @@ if (argv[0] === 'agent') argv.shift();
 const program = configureAgentCommand(new Command('monctl-agent'))
   .version(VERSION)
   .showHelpAfterError()
-  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  .exitOverride((err) => process.exit(err.exitCode === ExitCode.ok ? ExitCode.ok : ExitCode.usage));
 program.parseAsync(argv, { from: 'user' }).catch((err: Error) => {
   process.stderr.write(`monctl-agent: ${err.message}\n`);
-  process.exit(1);
+  process.exit(ExitCode.error);
 });

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { explainCertificateFailure } from '../../src/tls/certificate-error.ts';
 import { VERSION } from '../../src/version.ts';
 
@@ -48,7 +48,7 @@ export async function send(method: string, url: string, headers: Record<string, 
     // EPROTO on https: the other end answered, but not with TLS (a plain-HTTP daemon).
     const plain = https && err.code === 'EPROTO' ? `cannot reach ${u.origin}: it does not speak TLS there (EPROTO); for a plain-HTTP daemon use http://` : undefined;
     const message = explainCertificateFailure(u.origin, err) ?? plain ?? `cannot reach ${u.origin}: ${err.code ?? err.message}`;
-    throw new MonctlError('connection', message, 1, { cause: err });
+    throw new MonctlError('connection', message, ExitCode.error, { cause: err });
   });
   // An HTTPS listener closes a plain-HTTP connection without a byte.
   if (raw.length === 0 && !https) throw new MonctlError('connection', `${u.origin} closed the connection without answering; if it serves HTTPS, use https://`);

@@ -1,4 +1,4 @@
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import type { AlertRuleSpec } from './alert-rules-spec.ts';
@@ -27,7 +27,7 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
     const [n, r, g, a] = await Promise.all([c.call(ops.listNotifiers), c.call(ops.listAdminResources), c.call(ops.listGroups), c.call(ops.listAgents)]);
     const ids = (kind: string, list: Named[], wanted: string[]) => wanted.map((name) => {
       const found = list.find((x) => x.name === name);
-      if (!found) throw new MonctlError('not-found', `alert rule ${spec.name}: no ${kind} named "${name}"`, 3);
+      if (!found) throw new MonctlError('not-found', `alert rule ${spec.name}: no ${kind} named "${name}"`, ExitCode.notFound);
       return found.id;
     });
     return {

@@ -1,4 +1,4 @@
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { type AlertRuleSpec, validateAlertRules } from './alert-rules-spec.ts';
 import { type MaintenanceSpec, validateMaintenance } from './maintenance.ts';
 import { type NotifierSpec, validateNotifiers } from './notifiers-spec.ts';
@@ -54,14 +54,14 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new MonctlError('invalid-file', `${file}: invalid JSON: ${(err as Error).message}`, 2);
+      throw new MonctlError('invalid-file', `${file}: invalid JSON: ${(err as Error).message}`, ExitCode.usage);
     }
   }
   const { parse } = await import('yaml');
   try {
     return parse(text);
   } catch (err) {
-    throw new MonctlError('invalid-file', `${file}: invalid YAML: ${(err as Error).message.split('\n')[0]}`, 2);
+    throw new MonctlError('invalid-file', `${file}: invalid YAML: ${(err as Error).message.split('\n')[0]}`, ExitCode.usage);
   }
 }
 
@@ -71,7 +71,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
   const spec: Spec = { groups: [], resources: [], announcements: [], notifiers: [], alertRules: [], maintenance: [], managesMaintenance: false, statusPages: [] };
-  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`, 2);
+  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`, ExitCode.usage);
   for (const key of Object.keys(raw)) if (!(SECTIONS as readonly string[]).includes(key)) err(key, `unknown section${didYouMean(key, SECTIONS)}`);
 
   const list = (key: (typeof SECTIONS)[number]): Obj[] => {
@@ -192,6 +192,6 @@ export function validateSpec(raw: unknown, file: string): Spec {
     slugs.add(p.slug);
   });
   // Exit 2: a usage error, like a bad flag (the file is the command's input).
-  if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`, 2);
+  if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`, ExitCode.usage);
   return spec;
 }

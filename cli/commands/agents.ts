@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Agent } from '../../src/api/schemas/tunnel.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import { openSecretFile, type SecretFile } from '../io/secret-file.ts';
@@ -49,7 +49,7 @@ async function handOver(rt: Runtime, file: SecretFile | undefined, flags: TokenF
 
 /** Runs `make` with the token file open, removing the file if no token came of it. */
 async function withTokenFileOpen(flags: TokenFlags, make: (file: SecretFile | undefined) => Promise<void>): Promise<void> {
-  if (flags.force && !flags.outputFile) throw new MonctlError('usage', '--force goes with --output-file', 2);
+  if (flags.force && !flags.outputFile) throw new MonctlError('usage', '--force goes with --output-file', ExitCode.usage);
   const file = flags.outputFile ? openSecretFile(flags.outputFile, Boolean(flags.force)) : undefined;
   let done = false;
   try {
@@ -75,7 +75,7 @@ export function register(program: Command): void {
     .argument('<name>')
     .option('--token', 'also generate its registration token and print it (or write it: --output-file)')
     .action(act(async (rt, name: string, opts: TokenFlags & { token?: boolean }) => {
-      if (opts.outputFile && !opts.token) throw new MonctlError('usage', '--output-file goes with --token', 2);
+      if (opts.outputFile && !opts.token) throw new MonctlError('usage', '--output-file goes with --token', ExitCode.usage);
       await withTokenFileOpen(opts, async (file) => {
         const agent = await rt.client.call(ops.createAgent, { body: { name } });
         if (!opts.token) return rt.done(agent, `Created agent ${agent.name} (id ${agent.id}). Generate its token with: monctl agents token ${agent.name}`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { AlertRule } from '../../src/api/schemas/alert-rules.ts';
 import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -33,7 +33,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, ...val
 function kinds(values: string[]): R['events'] {
   return values.map((v) => {
     const k = v.toUpperCase().replaceAll('-', '_');
-    if (!(KINDS as readonly string[]).includes(k)) throw new MonctlError('usage', `--event must be one of ${KINDS.join(', ')}, not "${v}"`, 2);
+    if (!(KINDS as readonly string[]).includes(k)) throw new MonctlError('usage', `--event must be one of ${KINDS.join(', ')}, not "${v}"`, ExitCode.usage);
     return k as R['events'][number];
   });
 }
@@ -41,7 +41,7 @@ function kinds(values: string[]): R['events'] {
 function number(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value.replace(/[sm]$/, ''));
-  if (!Number.isFinite(n) || n < 0) throw new MonctlError('usage', `${name} must be a number ≥ 0, not "${value}"`, 2);
+  if (!Number.isFinite(n) || n < 0) throw new MonctlError('usage', `${name} must be a number ≥ 0, not "${value}"`, ExitCode.usage);
   return n;
 }
 
@@ -114,8 +114,8 @@ export function register(program: Command): void {
 
   withOutput(options(rules.command('add').description('create an alert rule (every resource and agent unless limited)').argument('<name>')))
     .action(act(async (rt, name: string, opts: RuleOpts) => {
-      if (!opts.event?.length) throw new MonctlError('usage', 'give at least one --event', 2);
-      if (!opts.notifier?.length) throw new MonctlError('usage', 'give at least one --notifier', 2);
+      if (!opts.event?.length) throw new MonctlError('usage', 'give at least one --event', ExitCode.usage);
+      if (!opts.notifier?.length) throw new MonctlError('usage', 'give at least one --notifier', ExitCode.usage);
       const r = await rt.client.call(ops.createAlertRule, { body: await body(rt, { ...opts, name }) });
       await rt.done(r, `Created alert rule ${r.name} (id ${r.id}).`);
     }));

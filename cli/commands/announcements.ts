@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { Announcement } from '../../src/api/schemas/announcements.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm, readStdin, stdinIsTty } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -30,7 +30,7 @@ const view: View<A> = {
 export type Kind = 'INFORMATION' | 'WARNING' | 'PROBLEM';
 export function kind(value: string): Kind {
   const k = value.toUpperCase();
-  if (k !== 'INFORMATION' && k !== 'WARNING' && k !== 'PROBLEM') throw new MonctlError('usage', `kind must be INFORMATION, WARNING or PROBLEM, not "${value}"`, 2);
+  if (k !== 'INFORMATION' && k !== 'WARNING' && k !== 'PROBLEM') throw new MonctlError('usage', `kind must be INFORMATION, WARNING or PROBLEM, not "${value}"`, ExitCode.usage);
   return k;
 }
 
@@ -41,15 +41,15 @@ async function content(file: string | undefined, required: boolean): Promise<str
     try {
       return readFileSync(file, 'utf8');
     } catch (err) {
-      throw new MonctlError('usage', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+      throw new MonctlError('usage', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, ExitCode.usage);
     }
   }
-  if (required) throw new MonctlError('usage', 'the content comes from --file FILE or stdin', 2);
+  if (required) throw new MonctlError('usage', 'the content comes from --file FILE or stdin', ExitCode.usage);
   return undefined;
 }
 
 const numericId = (ref: string) => {
-  if (!/^\d+$/.test(ref)) throw new MonctlError('usage', `announcement id must be a number, not "${ref}"`, 2);
+  if (!/^\d+$/.test(ref)) throw new MonctlError('usage', `announcement id must be a number, not "${ref}"`, ExitCode.usage);
   return Number(ref);
 };
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { makePlan, type Step } from '../apply/plan.ts';
 import { parseSpecText, validateSpec } from '../apply/spec.ts';
 import { confirm, readStdin } from '../io/prompt.ts';
@@ -23,12 +23,12 @@ export function register(program: Command): void {
     .option('-y, --yes', 'do not ask before --prune deletes')
     .action(act(async (rt, opts: { file?: string; prune?: boolean; dryRun?: boolean; yes?: boolean; helpFields?: boolean }) => {
       if (opts.helpFields) return void process.stdout.write((await import('../apply/fields.ts')).fieldReference());
-      if (opts.file === undefined) throw new MonctlError('usage', "required option '-f, --file <file>' not specified (or --help-fields)", 2);
+      if (opts.file === undefined) throw new MonctlError('usage', "required option '-f, --file <file>' not specified (or --help-fields)", ExitCode.usage);
       let text: string;
       try {
         text = opts.file === '-' ? await readStdin() : readFileSync(opts.file, 'utf8');
       } catch (err) {
-        throw new MonctlError('usage', `cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+        throw new MonctlError('usage', `cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, ExitCode.usage);
       }
       const spec = validateSpec(await parseSpecText(text, opts.file), opts.file);
       const steps = await makePlan(rt, spec, Boolean(opts.prune));

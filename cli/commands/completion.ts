@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 
 /**
  * `monctl completion bash|zsh|fish`: scripts generated from the command tree
@@ -82,7 +82,7 @@ export function register(program: Command): void {
     .argument('<shell>', 'bash, zsh or fish')
     .action(async (shell: string) => {
       const make = { bash, zsh, fish }[shell];
-      if (!make) throw new MonctlError('usage', `no completion for "${shell}" (bash, zsh or fish)`, 2);
+      if (!make) throw new MonctlError('usage', `no completion for "${shell}" (bash, zsh or fish)`, ExitCode.usage);
       // Completion needs every noun: load the rest of the table into this program.
       const { nouns } = await import('../main.ts');
       for (const [name, load] of Object.entries(nouns)) if (!program.commands.some((c) => c.name() === name)) await load(program);

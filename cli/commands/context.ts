@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { type Context, readConfig, writeConfig } from '../config/config-file.ts';
 import { act, withOutput } from '../runtime.ts';
 
@@ -30,7 +30,7 @@ export function register(program: Command): void {
   context.command('use').description('make a context current').argument('<name>')
     .action(act(async (_rt, name: string) => {
       const config = readConfig();
-      if (!config.contexts[name]) throw new MonctlError('not-found', `no context named "${name}"`, 3);
+      if (!config.contexts[name]) throw new MonctlError('not-found', `no context named "${name}"`, ExitCode.notFound);
       config.current = name;
       writeConfig(config);
       process.stdout.write(`Current context is now "${name}".\n`);
@@ -39,7 +39,7 @@ export function register(program: Command): void {
   context.command('rm').description('remove a context (its API key stays valid on the server)').argument('<name>')
     .action(act(async (_rt, name: string) => {
       const config = readConfig();
-      if (!config.contexts[name]) throw new MonctlError('not-found', `no context named "${name}"`, 3);
+      if (!config.contexts[name]) throw new MonctlError('not-found', `no context named "${name}"`, ExitCode.notFound);
       delete config.contexts[name];
       if (config.current === name) config.current = undefined;
       writeConfig(config);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { Group } from '../../src/api/schemas/monitoring.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -21,7 +21,7 @@ const view: View<G> = {
 export function visibility(value: string): 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN' {
   const v = value.toUpperCase();
   if (v !== 'PUBLIC' && v !== 'AUTHENTICATED' && v !== 'HIDDEN') {
-    throw new MonctlError('usage', `visibility must be PUBLIC, AUTHENTICATED or HIDDEN, not "${value}"`, 2);
+    throw new MonctlError('usage', `visibility must be PUBLIC, AUTHENTICATED or HIDDEN, not "${value}"`, ExitCode.usage);
   }
   return v;
 }
@@ -38,7 +38,7 @@ export function register(program: Command): void {
     .action(act(async (rt, ref: string) => {
       const id = await groupId(rt, ref);
       const g = (await rt.client.call(ops.listGroups)).find((x) => x.id === id);
-      if (!g) throw new MonctlError('not-found', `group ${ref} does not exist`, 3);
+      if (!g) throw new MonctlError('not-found', `group ${ref} does not exist`, ExitCode.notFound);
       await rt.show(g, view);
     }));
 
@@ -53,10 +53,10 @@ export function register(program: Command): void {
     .option('--name <name>', 'new name')
     .option('--visibility <v>', 'PUBLIC, AUTHENTICATED or HIDDEN')
     .action(act(async (rt, ref: string, opts: { name?: string; visibility?: string }) => {
-      if (!opts.name && !opts.visibility) throw new MonctlError('usage', 'nothing to update: give --name and/or --visibility', 2);
+      if (!opts.name && !opts.visibility) throw new MonctlError('usage', 'nothing to update: give --name and/or --visibility', ExitCode.usage);
       const id = await groupId(rt, ref);
       const current = (await rt.client.call(ops.listGroups)).find((x) => x.id === id);
-      if (!current) throw new MonctlError('not-found', `group ${ref} does not exist`, 3);
+      if (!current) throw new MonctlError('not-found', `group ${ref} does not exist`, ExitCode.notFound);
       // PUT replaces: start from the stored values.
       const body = { name: opts.name ?? current.name, visibility: opts.visibility ? visibility(opts.visibility) : current.visibility };
       const g = await rt.client.call(ops.updateGroup, { params: { id }, body });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Incident } from '../../src/api/schemas/incidents.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
@@ -59,7 +59,7 @@ async function named(rt: Runtime, list: Incident[]): Promise<Row[]> {
 
 function state(value: string | undefined): 'open' | 'resolved' | undefined {
   if (value === undefined) return undefined;
-  if (value !== 'open' && value !== 'resolved') throw new MonctlError('usage', `--state must be open or resolved, not "${value}"`, 2);
+  if (value !== 'open' && value !== 'resolved') throw new MonctlError('usage', `--state must be open or resolved, not "${value}"`, ExitCode.usage);
   return value;
 }
 
@@ -72,7 +72,7 @@ export function register(program: Command): void {
     .option('--state <state>', 'open or resolved')
     .option('--limit <n>', 'how many (1 to 1000)', '100')
     .action(act(async (rt, opts: { resource?: string; agent?: string; state?: string; limit: string }) => {
-      if (!/^\d+$/.test(opts.limit)) throw new MonctlError('usage', `--limit must be a number, not "${opts.limit}"`, 2);
+      if (!/^\d+$/.test(opts.limit)) throw new MonctlError('usage', `--limit must be a number, not "${opts.limit}"`, ExitCode.usage);
       const { resourceId } = await import('./resources.ts');
       const query = {
         limit: Number(opts.limit),
@@ -86,7 +86,7 @@ export function register(program: Command): void {
 
   withOutput(incidents.command('get').description('show an incident').argument('<id>', 'incident id'))
     .action(act(async (rt, id: string) => {
-      if (!/^\d+$/.test(id)) throw new MonctlError('usage', `an incident is named by its id, not "${id}"`, 2);
+      if (!/^\d+$/.test(id)) throw new MonctlError('usage', `an incident is named by its id, not "${id}"`, ExitCode.usage);
       const [incident] = await named(rt, [await rt.client.call(ops.getIncident, { params: { id: Number(id) } })]);
       await rt.show(incident, view);
     }));

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { ApiKey } from '../../src/api/schemas/auth.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -35,7 +35,7 @@ export function register(program: Command): void {
     .option('--route <route>', 'a route key instead: it opens this route (auth apiKey) at the edge and nothing on the API; repeatable', collect)
     .action(act(async (rt, name: string, opts: { role: string; expiresAt?: string; route?: string[] }) => {
       const role = opts.role.toUpperCase();
-      if (role !== 'ADMIN' && role !== 'USER') throw new MonctlError('usage', `role must be ADMIN or USER, not "${opts.role}"`, 2);
+      if (role !== 'ADMIN' && role !== 'USER') throw new MonctlError('usage', `role must be ADMIN or USER, not "${opts.role}"`, ExitCode.usage);
       const routeIds = opts.route?.length
         ? await Promise.all(opts.route.map((ref) => resolveRef(ref, 'route', () => rt.client.call(ops.listRoutes), (r) => r.name)))
         : undefined;

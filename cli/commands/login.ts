@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { trustCaFile } from '../../src/tls/ca-file.ts';
 import { CliClient } from '../api/client.ts';
 import { ops } from '../api/ops.ts';
@@ -21,10 +21,10 @@ async function formLogin(server: string, username: string, password: string): Pr
   const res = await send('POST', `${server}/login`, {
     cookie: preCookie, 'content-type': 'application/x-www-form-urlencoded',
   }, new URLSearchParams({ username, password, _csrf: csrf }).toString());
-  if (res.status === 429) throw new MonctlError('throttled', `too many failed logins for ${username}; try again later`, 4);
+  if (res.status === 429) throw new MonctlError('throttled', `too many failed logins for ${username}; try again later`, ExitCode.auth);
   const location = res.headers.location ?? '';
   const cookie = cookieOf(res.headers['set-cookie']);
-  if (res.status !== 302 || location.includes('error') || !cookie) throw new MonctlError('login', 'login failed: wrong username or password', 4);
+  if (res.status !== 302 || location.includes('error') || !cookie) throw new MonctlError('login', 'login failed: wrong username or password', ExitCode.auth);
   return { cookie, csrf };
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { trustCaFile } from '../../src/tls/ca-file.ts';
 import { CliClient } from '../api/client.ts';
 import { ops } from '../api/ops.ts';
@@ -14,7 +14,7 @@ export function register(program: Command): void {
       const config = readConfig();
       const target = name ?? rt.opts.context ?? config.current;
       const ctx = target ? config.contexts[target] : undefined;
-      if (!target || !ctx) throw new MonctlError('not-found', target ? `no context named "${target}"` : 'not logged in (no current context)', 3);
+      if (!target || !ctx) throw new MonctlError('not-found', target ? `no context named "${target}"` : 'not logged in (no current context)', ExitCode.notFound);
       if (ctx.managed && ctx.apiKey && ctx.keyId != null) {
         // The key was created for this login: revoke it rather than leave it usable.
         try {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { MaintenanceCreate, MaintenanceWindow } from '../../src/api/schemas/maintenance.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { type FlagNames, namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
@@ -33,7 +33,7 @@ const view: View<Row> = {
 export function parseMinutes(text: string): number {
   const m = /^\s*(?:(\d+)h)?\s*(?:(\d+)m?)?\s*$/i.exec(text);
   const total = m && (m[1] || m[2]) ? Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) : NaN;
-  if (!Number.isInteger(total) || total < 1) throw new MonctlError('usage', `--duration must be like 90m, 1h30m or 2h, not "${text}"`, 2);
+  if (!Number.isInteger(total) || total < 1) throw new MonctlError('usage', `--duration must be like 90m, 1h30m or 2h, not "${text}"`, ExitCode.usage);
   return total;
 }
 
@@ -53,7 +53,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
  */
 export function parseInstant(flag: string, text: string, from: number): string {
   if (text.trim().toLowerCase() === 'now') {
-    if (flag === '--end') throw new MonctlError('usage', '--end cannot be now: give a date-time or a duration after --start, e.g. +2h', 2);
+    if (flag === '--end') throw new MonctlError('usage', '--end cannot be now: give a date-time or a duration after --start, e.g. +2h', ExitCode.usage);
     return iso(from);
   }
   if (!text.startsWith('+')) return text;
@@ -61,7 +61,7 @@ export function parseInstant(flag: string, text: string, from: number): string {
     try {
       return parseMinutes(text.slice(1));
     } catch {
-      throw new MonctlError('usage', `${flag} must be now, +DURATION (e.g. +30m, +1h30m) or a date-time such as 2026-12-01T22:00:00+01:00, not "${text}"`, 2);
+      throw new MonctlError('usage', `${flag} must be now, +DURATION (e.g. +30m, +1h30m) or a date-time such as 2026-12-01T22:00:00+01:00, not "${text}"`, ExitCode.usage);
     }
   })();
   return iso(from + minutes * 60_000);
@@ -71,7 +71,7 @@ const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
 
 export function parseDays(text: string): Array<'MON'> {
   const days = text.split(',').map((d) => d.trim().toUpperCase().slice(0, 3));
-  for (const d of days) if (!DAYS.includes(d)) throw new MonctlError('usage', `--weekly takes days such as MON,WED (MON to SUN), not "${text}"`, 2);
+  for (const d of days) if (!DAYS.includes(d)) throw new MonctlError('usage', `--weekly takes days such as MON,WED (MON to SUN), not "${text}"`, ExitCode.usage);
   return [...new Set(days)] as Array<'MON'>;
 }
 
@@ -106,7 +106,7 @@ async function bodyOf(rt: Runtime, name: string, f: AddFlags): Promise<Maintenan
   const oneOff = f.start !== undefined || f.end !== undefined;
   const weekly = f.weekly !== undefined || f.at !== undefined || f.duration !== undefined || f.tz !== undefined;
   if (oneOff === weekly) {
-    throw new MonctlError('usage', 'give either --start and --end (one-off), or --weekly DAYS --at HH:MM --duration D [--tz ZONE]', 2);
+    throw new MonctlError('usage', 'give either --start and --end (one-off), or --weekly DAYS --at HH:MM --duration D [--tz ZONE]', ExitCode.usage);
   }
   const { resourceId, groupIds } = await import('./resources.ts');
   const targets = {
@@ -115,16 +115,16 @@ async function bodyOf(rt: Runtime, name: string, f: AddFlags): Promise<Maintenan
     agentIds: await Promise.all((f.agent ?? []).map((a) => resolveRef(a, 'agent', () => rt.client.call(ops.listAgents), (x) => x.name))),
   };
   if (targets.resourceIds.length + targets.groupIds.length + targets.agentIds.length === 0) {
-    throw new MonctlError('usage', 'name what the window covers: --resource, --group and/or --agent (repeatable)', 2);
+    throw new MonctlError('usage', 'name what the window covers: --resource, --group and/or --agent (repeatable)', ExitCode.usage);
   }
   if (oneOff) {
-    if (!f.start || !f.end) throw new MonctlError('usage', 'a one-off window needs both --start and --end', 2);
+    if (!f.start || !f.end) throw new MonctlError('usage', 'a one-off window needs both --start and --end', ExitCode.usage);
     const startsAt = parseInstant('--start', f.start, Date.now());
     // `--end +2h` counts from the start; from now when the start is a date-time the CLI does not read.
     const start = Date.parse(startsAt);
     return { name, kind: 'ONE_OFF', startsAt, endsAt: parseInstant('--end', f.end, Number.isNaN(start) ? Date.now() : start), ...targets };
   }
-  if (!f.weekly || !f.at || !f.duration) throw new MonctlError('usage', 'a weekly window needs --weekly DAYS, --at HH:MM and --duration', 2);
+  if (!f.weekly || !f.at || !f.duration) throw new MonctlError('usage', 'a weekly window needs --weekly DAYS, --at HH:MM and --duration', ExitCode.usage);
   // The time zone of this machine unless told: "02:00" means what the user reads on their clock.
   const timeZone = f.tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   return { name, kind: 'WEEKLY', days: parseDays(f.weekly), startTime: f.at, durationMinutes: parseMinutes(f.duration), timeZone, ...targets };

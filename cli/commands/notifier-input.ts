@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { NotifierConfigPatch, NotifierType } from '../../src/api/schemas/notifiers.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { readSecret, readStdin, stdinIsTty } from '../io/prompt.ts';
 
 /**
@@ -60,13 +60,13 @@ async function readSecrets(labels: string[]): Promise<string[]> {
   }
   const lines = (await readStdin()).split(/\r?\n/);
   return labels.map((label, i) => {
-    if (!lines[i]) throw new MonctlError('usage', `expected ${labels.length === 1 ? 'a line' : `${labels.length} lines`} on stdin (${labels.join('; ')}): ${label} is missing`, 2);
+    if (!lines[i]) throw new MonctlError('usage', `expected ${labels.length === 1 ? 'a line' : `${labels.length} lines`} on stdin (${labels.join('; ')}): ${label} is missing`, ExitCode.usage);
     return lines[i];
   });
 }
 
 function usage(message: string): never {
-  throw new MonctlError('usage', message, 2);
+  throw new MonctlError('usage', message, ExitCode.usage);
 }
 
 /** The config fields the flags set, secrets read in; for add (`type` known) or update (`type` of the notifier). */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Notifier, NotifierDelivery } from '../../src/api/schemas/notifiers.ts';
 import { NOTIFIER_TYPES, type NotifierType } from '../../src/notifier-fields.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import { openSecretFile } from '../io/secret-file.ts';
@@ -59,7 +59,7 @@ interface SecretOut { outputFile?: string; force?: boolean }
 
 /** Hands a webhook signing secret over once: to a new 0600 file, or alone on stdout with the warning on stderr. */
 async function handOver(rt: Runtime, flags: SecretOut, make: () => Promise<{ secret: string; data: unknown; about: string }>): Promise<void> {
-  if (flags.force && !flags.outputFile) throw new MonctlError('usage', '--force goes with --output-file', 2);
+  if (flags.force && !flags.outputFile) throw new MonctlError('usage', '--force goes with --output-file', ExitCode.usage);
   const file = flags.outputFile ? openSecretFile(flags.outputFile, Boolean(flags.force)) : undefined;
   let made: Awaited<ReturnType<typeof make>>;
   try {
@@ -96,8 +96,8 @@ export function register(program: Command): void {
     .option('--disabled', 'create it disabled')
     .action(act(async (rt, name: string, f: NotifierFlags & SecretOut & { type: string; disabled?: boolean }) => {
       const type = f.type.toUpperCase() as NotifierType;
-      if (!NOTIFIER_TYPES.includes(type)) throw new MonctlError('usage', `--type must be one of ${NOTIFIER_TYPES.join(', ')}`, 2);
-      if (f.outputFile && type !== 'WEBHOOK') throw new MonctlError('usage', '--output-file is for the signing secret of a WEBHOOK', 2);
+      if (!NOTIFIER_TYPES.includes(type)) throw new MonctlError('usage', `--type must be one of ${NOTIFIER_TYPES.join(', ')}`, ExitCode.usage);
+      if (f.outputFile && type !== 'WEBHOOK') throw new MonctlError('usage', '--output-file is for the signing secret of a WEBHOOK', ExitCode.usage);
       const config = await configOf(type, f, false);
       const create = () => rt.client.call(ops.createNotifier, { body: { name, type, enabled: !f.disabled, config: config as never } });
       if (type !== 'WEBHOOK') {
@@ -115,14 +115,14 @@ export function register(program: Command): void {
     .option('--enable', 'send to it')
     .option('--disable', 'stop sending to it')
     .action(act(async (rt, ref: string, f: NotifierFlags & { name?: string; enable?: boolean; disable?: boolean }) => {
-      if (f.enable && f.disable) throw new MonctlError('usage', 'give --enable or --disable, not both', 2);
+      if (f.enable && f.disable) throw new MonctlError('usage', 'give --enable or --disable, not both', ExitCode.usage);
       const current = await rt.client.call(ops.getNotifier, { params: { id: await notifierId(rt, ref) } });
       const config = await configOf(current.type, f, true);
       const body = {
         ...(f.name ? { name: f.name } : {}), ...(f.enable || f.disable ? { enabled: Boolean(f.enable) } : {}),
         ...(Object.keys(config).length ? { config } : {}),
       };
-      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);
+      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
       const n = await rt.client.call(ops.updateNotifier, { params: { id: current.id }, body });
       await rt.done(n, `Updated notifier ${n.name} (id ${n.id}).`);
     }));
@@ -142,7 +142,7 @@ export function register(program: Command): void {
       const result = await rt.client.call(ops.testNotifier, { params: { id: await notifierId(rt, ref) } });
       if (rt.structured) {
         await rt.show(result);
-        if (!result.ok) process.exitCode = 1;
+        if (!result.ok) process.exitCode = ExitCode.error;
         return;
       }
       const how = `${result.statusCode !== null ? `status ${result.statusCode}, ` : ''}${result.latencyMs} ms`;

@@ -69,13 +69,13 @@ export const groupIds = (rt: Runtime, refs: string[]) =>
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 function interval(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new MonctlError('usage', `--interval must be a number of seconds, not "${text}"`, 2);
+  if (!/^\d+$/.test(text)) throw new MonctlError('usage', `--interval must be a number of seconds, not "${text}"`, ExitCode.usage);
   return Number(text);
 }
 /** A threshold, 1 to 100 (the daemon checks the range too, and says which field). */
 function threshold(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100) throw new MonctlError('usage', `${flag} must be a number from 1 to 100, not "${text}"`, 2);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100) throw new MonctlError('usage', `${flag} must be a number from 1 to 100, not "${text}"`, ExitCode.usage);
   return Number(text);
 }
 
@@ -89,7 +89,7 @@ const FLAGS: FlagNames = {
 /** `--type`, checked before any request: the daemon's 400 would name `resourceType` and exit 1. */
 function resourceType(text: string): (typeof RESOURCE_TYPES)[number] {
   const type = text.toUpperCase();
-  if (!(RESOURCE_TYPES as readonly string[]).includes(type)) throw new MonctlError('usage', `--type must be one of ${RESOURCE_TYPES.join(', ')}, not "${text}"`, 2);
+  if (!(RESOURCE_TYPES as readonly string[]).includes(type)) throw new MonctlError('usage', `--type must be one of ${RESOURCE_TYPES.join(', ')}, not "${text}"`, ExitCode.usage);
   return type as (typeof RESOURCE_TYPES)[number];
 }
 
@@ -124,7 +124,7 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.type) body.resourceType = resourceType(f.type);
   if (f.target) body.target = f.target;
   if (f.interval !== undefined) body.intervalSeconds = interval(f.interval);
-  if (f.group && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', 2);
+  if (f.group && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', ExitCode.usage);
   if (f.group) body.groupIds = await groupIds(rt, f.group);
   if (f.groups === false) body.groupIds = [];
   if (f.skipTls !== undefined) body.skipTLS = f.skipTls;
@@ -136,7 +136,7 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.location) body.locations = f.location;
   if (f.quorum !== undefined) {
     const q = f.quorum.toLowerCase();
-    if (!(QUORUMS as readonly string[]).includes(q)) throw new MonctlError('usage', `--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`, 2);
+    if (!(QUORUMS as readonly string[]).includes(q)) throw new MonctlError('usage', `--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`, ExitCode.usage);
     body.quorum = q as (typeof QUORUMS)[number];
   }
   return body;
@@ -184,15 +184,15 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'how long --wait waits', '120')
     .action(act(async (rt, name: string, f: Flags & { inactive?: boolean; wait?: boolean; timeout: string }) => {
       if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
-      if (!f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', 2);
+      if (!f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', ExitCode.usage);
       if (!f.type) {
         throw new MonctlError('usage', `resources add needs --type (one of ${RESOURCE_TYPES.join(', ')}): `
-          + `--target "${f.target}" is not an http:// or https:// URL, the one kind whose type goes without saying`, 2);
+          + `--target "${f.target}" is not an http:// or https:// URL, the one kind whose type goes without saying`, ExitCode.usage);
       }
       // An inactive resource is never checked on schedule: refuse before creating it rather than wait for nothing.
       if (f.wait && f.inactive) {
         throw new MonctlError('usage', `--wait waits for the first scheduled check, and an inactive resource has none; nothing was created.\n`
-          + `Drop --inactive, or add it and run: monctl resources check ${name}`, 2);
+          + `Drop --inactive, or add it and run: monctl resources check ${name}`, ExitCode.usage);
       }
       const body = { ...(await bodyOf(rt, f)), name } as Static<typeof ResourcePatch> & { name: string; resourceType: 'HTTP'; target: string };
       const created = await namingFlags(FLAGS, () => rt.client.call(ops.createResource, { body }));
@@ -214,7 +214,7 @@ export function register(program: Command): void {
     .option('--no-groups', 'take it out of every group (--group replaces the groups)'))
     .action(act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
       const body = await bodyOf(rt, f);
-      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);
+      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
       const id = await resourceId(rt, ref);
       const r = await namingFlags({ ...FLAGS, name: '--name' }, () => rt.client.call(ops.updateResource, { params: { id }, body }));
       await rt.done(r, `Updated resource ${r.name} (id ${r.id}).`);

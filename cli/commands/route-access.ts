@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { RateLimit, Route, RouteAuth, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { readSecret } from '../io/prompt.ts';
 
 /** The access-control flags of `routes add|update` (docs/API.md#routes). */
@@ -34,7 +34,7 @@ export function checkHttpOnly(f: AccessFlags, type: string | undefined): void {
   if (type?.toUpperCase() !== 'TCP') return;
   const flag = f.basicAuth !== undefined ? '--basic-auth' : f.httpsRedirect === true ? '--https-redirect'
     : f.auth !== undefined && f.auth.toLowerCase() !== 'none' ? '--auth' : undefined;
-  if (flag) throw new MonctlError('usage', `${flag} is for HTTP routes only: a TCP route takes --ip-allow, --ip-deny and --rate-limit`, 2);
+  if (flag) throw new MonctlError('usage', `${flag} is for HTTP routes only: a TCP route takes --ip-allow, --ip-deny and --rate-limit`, ExitCode.usage);
 }
 
 const cidrs = (text: string) => text.split(',').map((c) => c.trim()).filter(Boolean);
@@ -44,7 +44,7 @@ export function parseRateLimit(text: string): RateLimit | null {
   if (text.trim().toLowerCase() === 'off') return null;
   const m = /^\s*(\d+(?:\.\d+)?)(?:\/s)?(?::(\d+))?\s*$/.exec(text);
   const perSecond = m ? Number(m[1]) : NaN;
-  if (!m || !(perSecond > 0)) throw new MonctlError('usage', `--rate-limit must be RATE[:BURST] (requests per second, e.g. 10:20) or off, not "${text}"`, 2);
+  if (!m || !(perSecond > 0)) throw new MonctlError('usage', `--rate-limit must be RATE[:BURST] (requests per second, e.g. 10:20) or off, not "${text}"`, ExitCode.usage);
   return { perSecond, burst: m[2] ? Number(m[2]) : Math.max(1, Math.ceil(perSecond)) };
 }
 
@@ -56,11 +56,11 @@ export async function accessBody(f: AccessFlags, current?: Route): Promise<Route
   const body: RouteUpdate = {};
   if (f.auth !== undefined) {
     const auth = AUTHS[f.auth.toLowerCase()];
-    if (!auth) throw new MonctlError('usage', `--auth must be none, basic or apiKey, not "${f.auth}"`, 2);
+    if (!auth) throw new MonctlError('usage', `--auth must be none, basic or apiKey, not "${f.auth}"`, ExitCode.usage);
     body.auth = auth;
   }
   if (f.basicAuth !== undefined) {
-    if (f.auth !== undefined && body.auth !== 'basic') throw new MonctlError('usage', '--basic-auth needs --auth basic (or no --auth)', 2);
+    if (f.auth !== undefined && body.auth !== 'basic') throw new MonctlError('usage', '--basic-auth needs --auth basic (or no --auth)', ExitCode.usage);
     const password = await readSecret(`Password for ${f.basicAuth}`, { confirm: true });
     const others = (current?.basicUsers ?? []).filter((u) => u !== f.basicAuth).map((username) => ({ username }));
     body.auth = 'basic';

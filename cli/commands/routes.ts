@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Route, RouteCreate, RouteLogEntry, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -87,7 +87,7 @@ async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }, curre
   if (f.hostname) body.hostname = f.hostname;
   if (f.pathPrefix) body.pathPrefix = f.pathPrefix;
   if (f.listenPort) {
-    if (!/^\d+$/.test(f.listenPort)) throw new MonctlError('usage', '--listen-port must be a number', 2);
+    if (!/^\d+$/.test(f.listenPort)) throw new MonctlError('usage', '--listen-port must be a number', ExitCode.usage);
     body.listenPort = Number(f.listenPort);
   }
   if (f.allowEncodedSlashes !== undefined) body.allowEncodedSlashes = f.allowEncodedSlashes;
@@ -113,7 +113,7 @@ export function register(program: Command): void {
 
   withOutput(withRouteFlags(routes.command('add').description('create a route').argument('<name>')))
     .action(act(async (rt, name: string, f: RouteFlags) => {
-      if (!f.agent || !f.target) throw new MonctlError('usage', 'routes add needs --agent and --target', 2);
+      if (!f.agent || !f.target) throw new MonctlError('usage', 'routes add needs --agent and --target', ExitCode.usage);
       // A listen port means TCP unless said otherwise.
       const body = { name, type: f.listenPort ? 'TCP' : 'HTTP', ...(await bodyOf(rt, f)) } as RouteCreate;
       const route = await rt.client.call(ops.createRoute, { body });
@@ -129,7 +129,7 @@ export function register(program: Command): void {
       const current = wantsHttpOnly(f) ? await rt.client.call(ops.getRoute, { params: { id } }) : undefined;
       const body = await bodyOf(rt, f, current);
       if (f.name) body.name = f.name;
-      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', 2);
+      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
       const route = await rt.client.call(ops.updateRoute, { params: { id }, body });
       await rt.done(route, `Updated route ${route.name} (id ${route.id}).`);
     }));

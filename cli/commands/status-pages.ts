@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { StatusPage, StatusPagePatch } from '../../src/api/schemas/status-pages.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -75,7 +75,7 @@ async function bodyOf(rt: Runtime, f: Flags, update: boolean): Promise<Patch> {
   if (f.slug !== undefined) body.slug = f.slug;
   if (f.title !== undefined) body.title = f.title;
   if (f.description !== undefined) body.description = f.description === false ? null : f.description;
-  if (f.group?.length && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', 2);
+  if (f.group?.length && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', ExitCode.usage);
   if (f.group?.length) body.groupIds = await groupIds(rt, f.group);
   else if (f.groups === false) body.groupIds = [];
   if (f.hostname !== undefined) body.customHostname = f.hostname === false ? null : f.hostname;
@@ -106,7 +106,7 @@ export function register(program: Command): void {
 
   withOutput(withPageFlags(pages.command('add').description('create a status page').argument('<slug>', 'a-z, 0-9 and -: the page is at /status/<slug>'), false))
     .action(act(async (rt, slug: string, f: Flags) => {
-      if (!f.title) throw new MonctlError('usage', 'give the page a --title', 2);
+      if (!f.title) throw new MonctlError('usage', 'give the page a --title', ExitCode.usage);
       const body = { ...(await bodyOf(rt, f, false)), slug, title: f.title };
       const page = await rt.client.call(ops.createStatusPage, { body });
       await rt.done(page, `Created status page ${page.slug} (id ${page.id}): /status/${page.slug}${page.customHostname ? ` and http://${page.customHostname}/ on the edge` : ''}.`);
@@ -115,7 +115,7 @@ export function register(program: Command): void {
   withOutput(withPageFlags(pages.command('update').description('change a status page').argument('<page>', 'id or slug'), true))
     .action(act(async (rt, ref: string, f: Flags) => {
       const body = await bodyOf(rt, f, true);
-      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option (see --help)', 2);
+      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option (see --help)', ExitCode.usage);
       const id = await pageId(rt, ref);
       const page = await rt.client.call(ops.updateStatusPage, { params: { id }, body });
       await rt.done(page, `Updated status page ${page.slug} (id ${page.id}).`);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { User } from '../../src/api/schemas/auth.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm, readSecret } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
@@ -20,7 +20,7 @@ const view: View<U> = {
 
 const role = (value: string) => {
   const r = value.toUpperCase();
-  if (r !== 'ADMIN' && r !== 'USER') throw new MonctlError('usage', `role must be ADMIN or USER, not "${value}"`, 2);
+  if (r !== 'ADMIN' && r !== 'USER') throw new MonctlError('usage', `role must be ADMIN or USER, not "${value}"`, ExitCode.usage);
   return r as 'ADMIN' | 'USER';
 };
 const userId = (rt: Runtime, ref: string) => resolveRef(ref, 'user', () => rt.client.call(ops.listUsers), (u) => u.username);
@@ -46,7 +46,7 @@ export function register(program: Command): void {
     .option('--role <role>', 'ADMIN or USER')
     .option('--password', 'set a new password')
     .action(act(async (rt, ref: string, opts: { role?: string; password?: boolean }) => {
-      if (!opts.role && !opts.password) throw new MonctlError('usage', 'nothing to update: give --role and/or --password', 2);
+      if (!opts.role && !opts.password) throw new MonctlError('usage', 'nothing to update: give --role and/or --password', ExitCode.usage);
       const body: { role?: 'ADMIN' | 'USER'; password?: string } = {};
       if (opts.role) body.role = role(opts.role);
       const id = await userId(rt, ref);

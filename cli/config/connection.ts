@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { defaultConfigDir } from '../../src/config/paths.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { localDaemon } from './local-daemon.ts';
 
 // node:fs through getBuiltinModule: its ESM facade costs every cold start ~6 ms of CPU.
@@ -99,7 +99,7 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   const config = readConfig(env);
   const contextName = flags.context ?? env.MONCTL_CONTEXT ?? config.current;
   const ctx = contextName ? config.contexts[contextName] : undefined;
-  if (flags.context && !ctx) throw new MonctlError('usage', `no context named "${flags.context}" (see monctl context list)`, 2);
+  if (flags.context && !ctx) throw new MonctlError('usage', `no context named "${flags.context}" (see monctl context list)`, ExitCode.usage);
 
   let server: string;
   let serverSource: string;
@@ -111,7 +111,7 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   try {
     new URL(server);
   } catch {
-    throw new MonctlError('usage', `invalid server URL: ${server}`, 2);
+    throw new MonctlError('usage', `invalid server URL: ${server}`, ExitCode.usage);
   }
 
   let apiKey: string | undefined;

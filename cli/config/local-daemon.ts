@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { ADMIN_KEY_FILE, DEFAULT_SERVER, defaultDataDir } from '../../src/config/paths.ts';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 
 // node:fs through getBuiltinModule: its ESM facade costs every cold start ~6 ms of CPU.
 const { readFileSync } = process.getBuiltinModule('node:fs');
@@ -41,13 +41,13 @@ export async function loadDaemonConfig(env = process.env): Promise<void> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new MonctlError('config', `MONCTL_CONFIG: cannot read ${path}: ${(err as Error).message}`, 2);
+    throw new MonctlError('config', `MONCTL_CONFIG: cannot read ${path}: ${(err as Error).message}`, ExitCode.usage);
   }
   let doc: unknown;
   try {
     doc = (await import('yaml')).parse(text);
   } catch (err) {
-    throw new MonctlError('config', `MONCTL_CONFIG: ${path} is not valid YAML: ${(err as Error).message}`, 2);
+    throw new MonctlError('config', `MONCTL_CONFIG: ${path} is not valid YAML: ${(err as Error).message}`, ExitCode.usage);
   }
   const map = (doc && typeof doc === 'object' ? doc : {}) as Record<string, unknown>;
   const str = (key: string) => (typeof map[key] === 'string' && map[key] !== '' ? (map[key] as string) : undefined);
@@ -74,7 +74,7 @@ export function localDaemon(env = process.env): LocalDaemon {
   if (env.MONCTL_LISTEN) [server, serverSource] = [serverOfListen(env.MONCTL_LISTEN, tls) ?? '', 'env MONCTL_LISTEN'];
   else if (file?.listen) [server, serverSource] = [serverOfListen(file.listen, tls) ?? '', `MONCTL_CONFIG ${file.path}: listen`];
   else if (tls) server = server.replace(/^http:/, 'https:');
-  if (!server) throw new MonctlError('usage', `${serverSource} is not HOST:PORT`, 2);
+  if (!server) throw new MonctlError('usage', `${serverSource} is not HOST:PORT`, ExitCode.usage);
   const dataDir = env.MONCTL_DATA_DIR || file?.dataDir || defaultDataDir(env);
   return { server, serverSource, keyFile: join(dataDir, ADMIN_KEY_FILE) };
 }

@@ -1,4 +1,4 @@
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 
 /**
  * Questions to a person on a terminal; scripts feed stdin instead. Secrets
@@ -35,14 +35,14 @@ async function ask(question: string, hidden: boolean): Promise<string> {
 export async function readSecret(label: string, opts: { confirm?: boolean } = {}): Promise<string> {
   if (!stdinIsTty()) {
     const value = (await readStdin()).split(/\r?\n/)[0] ?? '';
-    if (!value) throw new MonctlError('usage', `${label} expected on stdin`, 2);
+    if (!value) throw new MonctlError('usage', `${label} expected on stdin`, ExitCode.usage);
     return value;
   }
   const value = await ask(`${label}: `, true);
   if (opts.confirm && (await ask(`Repeat ${label.toLowerCase()}: `, true)) !== value) {
-    throw new MonctlError('usage', `the two ${label.toLowerCase()} entries differ`, 2);
+    throw new MonctlError('usage', `the two ${label.toLowerCase()} entries differ`, ExitCode.usage);
   }
-  if (!value) throw new MonctlError('usage', `${label} must not be empty`, 2);
+  if (!value) throw new MonctlError('usage', `${label} must not be empty`, ExitCode.usage);
   return value;
 }
 
@@ -56,9 +56,9 @@ export async function confirm(what: string, yes: boolean | undefined, items: str
   if (yes) return;
   const list = items.map((i) => `\n  ${i}`).join('');
   if (!stdinIsTty()) {
-    throw new MonctlError('usage', `refusing to ${what.charAt(0).toLowerCase()}${what.slice(1)} without --yes (stdin is not a terminal)${list && `:${list}`}`, 2);
+    throw new MonctlError('usage', `refusing to ${what.charAt(0).toLowerCase()}${what.slice(1)} without --yes (stdin is not a terminal)${list && `:${list}`}`, ExitCode.usage);
   }
   if (list) process.stderr.write(`${list.slice(1)}\n`);
   const answer = await ask(`${what}? [y/N] `, false);
-  if (!/^y(es)?$/i.test(answer.trim())) throw new MonctlError('aborted', 'aborted', 1);
+  if (!/^y(es)?$/i.test(answer.trim())) throw new MonctlError('aborted', 'aborted', ExitCode.error);
 }

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 
 /**
  * A file for a secret (`agents token --output-file`), created mode 0600 from
@@ -24,7 +24,7 @@ export function openSecretFile(path: string, force: boolean): SecretFile {
     fd = openSync(target, 'wx', 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' && !force) throw new MonctlError('usage', `${path} exists; nothing was changed (--force replaces it)`, 2);
+    if (code === 'EEXIST' && !force) throw new MonctlError('usage', `${path} exists; nothing was changed (--force replaces it)`, ExitCode.usage);
     throw new MonctlError('io', `cannot create ${path}: ${code ?? (err as Error).message}; nothing was changed`);
   }
   let open = true;
@@ -41,7 +41,7 @@ export function openSecretFile(path: string, force: boolean): SecretFile {
         if (force) renameSync(target, path);
       } catch (err) {
         close();
-        throw new MonctlError('io', `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (the secret was made but not saved: make a new one)`, 1, { cause: err });
+        throw new MonctlError('io', `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (the secret was made but not saved: make a new one)`, ExitCode.error, { cause: err });
       }
     },
     abandon() {

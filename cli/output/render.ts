@@ -1,4 +1,4 @@
-import { MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { type Colour, paint, statusColour } from './style.ts';
 
 /**
@@ -83,7 +83,7 @@ export function formatList(): string {
 }
 
 export function checkFormat(name: string): string {
-  if (!Object.hasOwn(formats, name)) throw new MonctlError('usage', `unknown output format "${name}" (one of ${formatList()})`, 2);
+  if (!Object.hasOwn(formats, name)) throw new MonctlError('usage', `unknown output format "${name}" (one of ${formatList()})`, ExitCode.usage);
   return name;
 }
 

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { fillPath, type InputOf, type OperationDef, type ResponseOf } from '../api/operation.ts';
-import { HttpError, MonctlError, type Problem } from '../errors.ts';
+import { ExitCode, HttpError, MonctlError, type Problem } from '../errors.ts';
 import { explainCertificateFailure } from '../tls/certificate-error.ts';
 
 export type Credential =
@@ -88,7 +88,7 @@ export class ApiClient {
     } catch (err) {
       const cause = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       const message = explainCertificateFailure(this.server, err) ?? `cannot reach ${this.server}: ${cause}`;
-      throw new MonctlError('connection', message, 1, { cause: err });
+      throw new MonctlError('connection', message, ExitCode.error, { cause: err });
     }
     const text = await res.body.text();
     if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, text };

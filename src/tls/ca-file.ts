@@ -1,4 +1,4 @@
-import { MonctlError } from '../errors.ts';
+import { ExitCode, MonctlError } from '../errors.ts';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -12,16 +12,16 @@ export function readCaFile(file: string, source = '--ca-file'): string[] {
   try {
     text = process.getBuiltinModule('node:fs').readFileSync(file, 'utf8');
   } catch (err) {
-    throw new MonctlError('usage', `${source} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, 2);
+    throw new MonctlError('usage', `${source} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, ExitCode.usage);
   }
   const certs = text.match(PEM_CERT) ?? [];
   const { X509Certificate } = process.getBuiltinModule('node:crypto');
   try {
     for (const pem of certs) new X509Certificate(pem);
   } catch (err) {
-    throw new MonctlError('usage', `${source} ${file}: not a valid PEM certificate (${(err as Error).message})`, 2);
+    throw new MonctlError('usage', `${source} ${file}: not a valid PEM certificate (${(err as Error).message})`, ExitCode.usage);
   }
-  if (certs.length === 0) throw new MonctlError('usage', `${source} ${file}: no PEM certificate in it`, 2);
+  if (certs.length === 0) throw new MonctlError('usage', `${source} ${file}: no PEM certificate in it`, ExitCode.usage);
   return certs;
 }
 

@@ -4,8 +4,14 @@ import { operations } from '../../src/api/operations.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/daemon.ts';
+import { CLI_OPS_FILE, renderCliOps } from '../../scripts/gen-cli-ops.ts';
 
 describe('the CLI operation table', () => {
+  it('is what scripts/gen-cli-ops.ts generates from src/api now (else: npm run gen:ops)', () => {
+    expect(readFileSync(CLI_OPS_FILE, 'utf8')).toBe(renderCliOps());
+    expect(Object.keys(ops).sort()).toEqual(Object.keys(operations).sort());
+  });
+
   it('matches the API declarations (id, method, path)', () => {
     for (const [id, op] of Object.entries(ops)) {
       const real = operations[id as keyof typeof operations];
