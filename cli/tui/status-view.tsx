@@ -1,10 +1,10 @@
 import './live-terminal.ts';
 import { Box, Text, useApp, useInput } from 'ink';
 import React, { useEffect, useRef, useState } from 'react';
-import type { Subscribe } from './topology-view.ts';
+import type { Subscribe } from './topology-view.tsx';
 import type { StreamState } from './stream.ts';
-import { TitleBar, useTerminalSize } from './screen.ts';
-import { type Column, fitColumns, TableHeader, TableRow } from './table.ts';
+import { TitleBar, useTerminalSize } from './screen.tsx';
+import { type Column, fitColumns, TableHeader, TableRow } from './table.tsx';
 import {
   age, applyMarks, applyResource, applyStatusEvent, type Marks, marksOf, type ResourceInfo, type Row, type Rows, sparkline, visibleRows,
 } from './status-model.ts';

@@ -4,7 +4,7 @@ import React, { useEffect, useState } from 'react';
 import type { Topology } from '../../src/api/schemas/tunnel.ts';
 import type { StreamEvent, StreamState } from './stream.ts';
 import { applyTopologyEvent, describeEvent, topologyTree } from './topology-model.ts';
-import { TitleBar, useTerminalSize } from './screen.ts';
+import { TitleBar, useTerminalSize } from './screen.tsx';
 
 const h = React.createElement;
 

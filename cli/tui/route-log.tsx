@@ -5,10 +5,10 @@ import type { Route, RouteLogEntry } from '../../src/api/schemas/tunnel.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import { ROUTE_LOG_KINDS } from './kinds.ts';
-import { TitleBar, useTerminalSize } from './screen.ts';
+import { TitleBar, useTerminalSize } from './screen.tsx';
 import { openStream, printNdjson, type StreamState } from './stream.ts';
-import { type Column, fitColumns, TableHeader, TableRow } from './table.ts';
-import type { Subscribe } from './topology-view.ts';
+import { type Column, fitColumns, TableHeader, TableRow } from './table.tsx';
+import type { Subscribe } from './topology-view.tsx';
 
 const h = React.createElement;
 const text = (v: unknown) => (v === null || v === undefined ? '-' : String(v));
@@ -81,7 +81,7 @@ export async function followRouteLog(rt: Runtime, id: number): Promise<void> {
   // The stream carries new entries only: the recent past comes from the REST log.
   const backlog = async () => (await rt.client.call(ops.getRouteLog, { params: { id }, query: { limit: 20 } })).reverse();
   if (!rt.tty) return printNdjson(rt, path, ROUTE_LOG_KINDS, { event: 'LOG', items: backlog });
-  const [{ runInk }, route] = await Promise.all([import('./run-ink.ts'), rt.client.call(ops.getRoute, { params: { id } })]);
+  const [{ runInk }, route] = await Promise.all([import('./run-ink.tsx'), rt.client.call(ops.getRoute, { params: { id } })]);
   await runInk((onFatal) => ({
     type: RouteLogApp,
     props: { title: routeTitle(route), backlog, subscribe: ((handlers) => openStream(rt, path, ROUTE_LOG_KINDS, handlers)) satisfies Subscribe, onFatal },

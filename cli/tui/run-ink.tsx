@@ -1,7 +1,7 @@
 import './live-terminal.ts';
 import { render } from 'ink';
 import React from 'react';
-import { createScreen } from './screen.ts';
+import { createScreen } from './screen.tsx';
 
 /** The terminal's alternate screen: the view starts at the top, and the shell's screen is back on exit (as with less or top). */
 const ENTER_ALT = '\u001b[?1049h\u001b[H';
