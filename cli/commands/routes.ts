@@ -152,7 +152,7 @@ export function register(program: Command): void {
     .action(act(async (rt, ref: string, opts: { limit: string; before?: string; follow?: boolean }) => {
       const id = await routeId(rt, ref);
       if (opts.follow) {
-        const { followRouteLog } = await import('../tui/route-log.ts');
+        const { followRouteLog } = await import('../tui/route-log.tsx');
         return followRouteLog(rt, id);
       }
       const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ops } from '../api/ops.ts';
 import { MONITORING_KINDS } from '../tui/kinds.ts';
 import type { Marks } from '../tui/status-model.ts';
-import type { Subscribe } from '../tui/topology-view.ts';
+import type { Subscribe } from '../tui/topology-view.tsx';
 import { act, type Runtime, withOutput } from '../runtime.ts';
 
 /** Open incidents and resources in maintenance, from the admin API (the stream brings incident changes in between). */
@@ -17,8 +17,8 @@ async function adminMarks(rt: Runtime): Promise<Marks> {
 async function watch(rt: Runtime): Promise<void> {
   const { printNdjson, openStream } = await import('../tui/stream.ts');
   if (!rt.tty) return printNdjson(rt, ops.monitoringEvents.path, MONITORING_KINDS);
-  const { runInk } = await import('../tui/run-ink.ts');
-  const { StatusApp } = await import('../tui/status-view.ts');
+  const { runInk } = await import('../tui/run-ink.tsx');
+  const { StatusApp } = await import('../tui/status-view.tsx');
   const marks = rt.isAdmin ? () => adminMarks(rt) : undefined;
   // Resources created while the view runs: the stream's events carry only their id.
   const lookup = (id: number) => rt.client.call(ops.getResource, { params: { id } });

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { TOPOLOGY_KINDS } from '../tui/kinds.ts';
 import { ops } from '../api/ops.ts';
-import type { Subscribe } from '../tui/topology-view.ts';
+import type { Subscribe } from '../tui/topology-view.tsx';
 import { act, type Runtime, withOutput } from '../runtime.ts';
 
 async function watch(rt: Runtime): Promise<void> {
   const { printNdjson, openStream } = await import('../tui/stream.ts');
   if (!rt.tty) return printNdjson(rt, ops.topologyEvents.path, TOPOLOGY_KINDS);
-  const { runInk } = await import('../tui/run-ink.ts');
-  const { TopologyApp } = await import('../tui/topology-view.ts');
+  const { runInk } = await import('../tui/run-ink.tsx');
+  const { TopologyApp } = await import('../tui/topology-view.tsx');
   await runInk((onFatal) => ({
     type: TopologyApp,
     props: { subscribe: ((handlers) => openStream(rt, ops.topologyEvents.path, TOPOLOGY_KINDS, handlers)) satisfies Subscribe, onFatal },

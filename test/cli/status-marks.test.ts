@@ -2,7 +2,7 @@ import { render } from 'ink-testing-library';
 import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { applyMarks, applyStatusEvent, marksOf, visibleRows } from '../../cli/tui/status-model.ts';
-import { StatusApp, StatusView } from '../../cli/tui/status-view.ts';
+import { StatusApp, StatusView } from '../../cli/tui/status-view.tsx';
 import type { StreamEvent, StreamState } from '../../cli/tui/stream.ts';
 
 const h = React.createElement;

@@ -2,13 +2,13 @@ import { render } from 'ink-testing-library';
 import React from 'react';
 import { describe, expect, it } from 'vitest';
 import type { Topology } from '../../src/api/schemas/tunnel.ts';
-import { routeLogColumns, routeTitle } from '../../cli/tui/route-log.ts';
+import { routeLogColumns, routeTitle } from '../../cli/tui/route-log.tsx';
 import { applyStatusEvent, age, sparkline } from '../../cli/tui/status-model.ts';
-import { StatusApp, StatusView, statusColumns } from '../../cli/tui/status-view.ts';
-import { fitColumns, GAP } from '../../cli/tui/table.ts';
+import { StatusApp, StatusView, statusColumns } from '../../cli/tui/status-view.tsx';
+import { fitColumns, GAP } from '../../cli/tui/table.tsx';
 import type { StreamEvent, StreamState } from '../../cli/tui/stream.ts';
 import { applyTopologyEvent, topologyTree } from '../../cli/tui/topology-model.ts';
-import { TopologyApp, TopologyView } from '../../cli/tui/topology-view.ts';
+import { TopologyApp, TopologyView } from '../../cli/tui/topology-view.tsx';
 
 const h = React.createElement;
 const at = '2026-11-21T10:00:00';
@@ -172,7 +172,7 @@ describe('status model and view', () => {
   });
 });
 
-describe('table layout (cli/tui/table.ts)', () => {
+describe('table layout (cli/tui/table.tsx)', () => {
   const now = Date.now();
   const sum = (placed: Array<{ width: number }>) => placed.reduce((n, p) => n + p.width, 0) + GAP * (placed.length - 1);
 

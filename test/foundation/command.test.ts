@@ -57,6 +57,8 @@ describe('monctl daemon command line', () => {
     const argv = readFileSync(`/proc/${run.proc.pid}/cmdline`, 'utf8').split('\0');
     expect(argv).toContain('--max-semi-space-size=16');
     expect(argv.some((a) => a.endsWith('bin/monctl.ts'))).toBe(true);
+    // The .tsx hook is for the CLI's views: the daemon starts without it.
+    expect(argv.some((a) => a.includes('tsx-hook'))).toBe(false);
 
     run.proc.kill('SIGTERM');
     expect(await run.exited).toBe(0);

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -87,6 +87,34 @@ describe.each(['24', OLDEST])('the global monctl on Node %s', (version) => {
       await d.stop();
       await target.close();
       rmSync(tokenDir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a live view in a terminal (the bundled Ink views), and quits on q', async () => {
+    const d = await startDaemon({ command: monctl(), env });
+    const socket = `monctl-install-${process.pid}-${version}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const screen = () => tmux('capture-pane', '-p', '-t', 'view');
+    try {
+      tmux('new-session', '-d', '-s', 'view', '-x', '100', '-y', '20', `PATH=${env.PATH} MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${monctl()} topology --watch`);
+      await until(() => /monctl topology {2}● live/.test(screen()) && /SNAPSHOT 1 pods/.test(screen()));
+      expect(screen()).toMatch(/╭─+╮\n│ pod \S+ \(v/);
+      tmux('send-keys', '-t', 'view', 'q');
+      await until(() => {
+        try {
+          tmux('has-session', '-t', 'view');
+          return false;
+        } catch {
+          return true; // the session ended with the view
+        }
+      });
+    } finally {
+      try {
+        tmux('kill-server');
+      } catch {
+        // already gone with its last session
+      }
+      await d.stop();
     }
   });
 });

@@ -1,16 +1,15 @@
 import './live-terminal.ts';
 import { Box, Text, useApp, useInput } from 'ink';
-import React, { useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Route, RouteLogEntry } from '../../src/api/schemas/tunnel.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import { ROUTE_LOG_KINDS } from './kinds.ts';
-import { TitleBar, useTerminalSize } from './screen.ts';
+import { TitleBar, useTerminalSize } from './screen.tsx';
 import { openStream, printNdjson, type StreamState } from './stream.ts';
-import { type Column, fitColumns, TableHeader, TableRow } from './table.ts';
-import type { Subscribe } from './topology-view.ts';
+import { type Column, fitColumns, TableHeader, TableRow } from './table.tsx';
+import type { Subscribe } from './topology-view.tsx';
 
-const h = React.createElement;
 const text = (v: unknown) => (v === null || v === undefined ? '-' : String(v));
 const colourOf = (e: RouteLogEntry) => (e.error || (e.status ?? 500) >= 500 ? 'red' : (e.status ?? 0) >= 400 ? 'yellow' : undefined);
 
@@ -37,11 +36,13 @@ export function RouteLogView(props: { title: string; entries: RouteLogEntry[]; s
   const { title, entries, state, max = 30 } = props;
   const size = useTerminalSize();
   const placed = fitColumns(routeLogColumns, props.width ?? size.columns);
-  return h(Box, { flexDirection: 'column' },
-    h(TitleBar, { title, state, hint: 'q to quit' }),
-    h(TableHeader<RouteLogEntry>, { placed }),
-    ...entries.slice(-max).map((e) => h(TableRow<RouteLogEntry>, { key: e.id, placed, row: e })),
-    entries.length === 0 ? h(Text, { dimColor: true }, 'waiting for requests…') : null,
+  return (
+    <Box flexDirection="column">
+      <TitleBar title={title} state={state} hint="q to quit" />
+      <TableHeader placed={placed} />
+      {entries.slice(-max).map((e) => <TableRow key={e.id} placed={placed} row={e} />)}
+      {entries.length === 0 ? <Text dimColor>waiting for requests…</Text> : null}
+    </Box>
   );
 }
 
@@ -72,7 +73,7 @@ function RouteLogApp(props: { title: string; subscribe: Subscribe; backlog: () =
   useInput((input) => {
     if (input === 'q') exit();
   });
-  return h(RouteLogView, { title: props.title, entries, state, max: Math.max(1, size.rows - 3), width: size.columns });
+  return <RouteLogView title={props.title} entries={entries} state={state} max={Math.max(1, size.rows - 3)} width={size.columns} />;
 }
 
 /** `routes log ID --follow`: Ink on a terminal, NDJSON when piped. */
@@ -81,7 +82,7 @@ export async function followRouteLog(rt: Runtime, id: number): Promise<void> {
   // The stream carries new entries only: the recent past comes from the REST log.
   const backlog = async () => (await rt.client.call(ops.getRouteLog, { params: { id }, query: { limit: 20 } })).reverse();
   if (!rt.tty) return printNdjson(rt, path, ROUTE_LOG_KINDS, { event: 'LOG', items: backlog });
-  const [{ runInk }, route] = await Promise.all([import('./run-ink.ts'), rt.client.call(ops.getRoute, { params: { id } })]);
+  const [{ runInk }, route] = await Promise.all([import('./run-ink.tsx'), rt.client.call(ops.getRoute, { params: { id } })]);
   await runInk((onFatal) => ({
     type: RouteLogApp,
     props: { title: routeTitle(route), backlog, subscribe: ((handlers) => openStream(rt, path, ROUTE_LOG_KINDS, handlers)) satisfies Subscribe, onFatal },

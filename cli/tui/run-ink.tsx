@@ -1,7 +1,7 @@
 import './live-terminal.ts';
 import { render } from 'ink';
-import React from 'react';
-import { createScreen } from './screen.ts';
+import type { FunctionComponent } from 'react';
+import { createScreen } from './screen.tsx';
 
 /** The terminal's alternate screen: the view starts at the top, and the shell's screen is back on exit (as with less or top). */
 const ENTER_ALT = '\u001b[?1049h\u001b[H';
@@ -12,12 +12,12 @@ const LEAVE_ALT = '\u001b[?1049l';
  * (stream refused, route gone) is rethrown for the CLI's error boundary.
  * A resize re-lays the whole screen out (see `createScreen`).
  */
-export async function runInk(make: (onFatal: (err: Error) => void) => { type: React.FunctionComponent<any>; props: Record<string, unknown> }): Promise<void> {
+export async function runInk(make: (onFatal: (err: Error) => void) => { type: FunctionComponent<any>; props: Record<string, unknown> }): Promise<void> {
   let fatal: Error | undefined;
-  const { type, props } = make((err) => (fatal = err));
+  const { type: View, props } = make((err) => (fatal = err));
   const { Screen, onRender } = createScreen();
   process.stdout.write(ENTER_ALT);
-  const app = render(React.createElement(Screen, null, React.createElement(type, props)), { exitOnCtrlC: true, onRender });
+  const app = render(<Screen><View {...props} /></Screen>, { exitOnCtrlC: true, onRender });
   // Killed rather than quit: still hand the shell its screen back.
   const signals = ['SIGTERM', 'SIGHUP'] as const;
   const killed = (signal: NodeJS.Signals) => {

@@ -1,9 +1,7 @@
 import './live-terminal.ts';
 import { Box, Text, useStdout } from 'ink';
-import React, { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import type { StreamState } from './stream.ts';
-
-const h = React.createElement;
 
 export interface Size {
   columns: number;
@@ -37,7 +35,7 @@ export function createScreen() {
   let write: ((data: string) => void) | undefined;
   let current = '';
 
-  function Screen(props: { children: React.ReactNode }) {
+  function Screen(props: { children: ReactNode }) {
     const { stdout, write: inkWrite } = useStdout();
     const read = (): Size => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
     const [size, setSize] = useState(read);
@@ -55,7 +53,7 @@ export function createScreen() {
         stdout.off('resize', resized);
       };
     }, []);
-    return h(SizeContext.Provider, { value: size }, props.children);
+    return <SizeContext.Provider value={size}>{props.children}</SizeContext.Provider>;
   }
 
   /** Ink's `onRender`: called before each frame is written; the clear waits until that frame is out. */
@@ -70,7 +68,7 @@ export function createScreen() {
 export function StateBadge(props: { state: StreamState }) {
   const { state } = props;
   const colour = state === 'live' ? 'green' : state === 'reconnecting' ? 'red' : 'yellow';
-  return h(Text, { color: colour, wrap: 'truncate-end' }, state === 'reconnecting' ? '● reconnecting…' : state === 'live' ? '● live' : '● connecting…');
+  return <Text color={colour} wrap="truncate-end">{state === 'reconnecting' ? '● reconnecting…' : state === 'live' ? '● live' : '● connecting…'}</Text>;
 }
 
 /**
@@ -79,9 +77,12 @@ export function StateBadge(props: { state: StreamState }) {
  * before it could wrap, the state is kept whole.
  */
 export function TitleBar(props: { title: string; state: StreamState; hint: string; editing?: boolean }) {
-  return h(Box, { height: 1, flexShrink: 0 },
-    // The title gives way first (a long route name), the hint only when the title cannot.
-    h(Box, { flexShrink: 100 }, h(Text, { bold: true, wrap: 'truncate-end' }, props.title)),
-    h(Box, { flexShrink: 0, marginLeft: 2 }, h(StateBadge, { state: props.state })),
-    h(Box, { flexShrink: 1, marginLeft: 2 }, h(Text, { dimColor: !props.editing, wrap: 'truncate-end' }, props.hint)));
+  return (
+    <Box height={1} flexShrink={0}>
+      {/* The title gives way first (a long route name), the hint only when the title cannot. */}
+      <Box flexShrink={100}><Text bold wrap="truncate-end">{props.title}</Text></Box>
+      <Box flexShrink={0} marginLeft={2}><StateBadge state={props.state} /></Box>
+      <Box flexShrink={1} marginLeft={2}><Text dimColor={!props.editing} wrap="truncate-end">{props.hint}</Text></Box>
+    </Box>
+  );
 }

@@ -1,12 +1,10 @@
 import './live-terminal.ts';
 import { Box, Text, useApp, useInput } from 'ink';
-import React, { useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Topology } from '../../src/api/schemas/tunnel.ts';
 import type { StreamEvent, StreamState } from './stream.ts';
 import { applyTopologyEvent, describeEvent, topologyTree } from './topology-model.ts';
-import { TitleBar, useTerminalSize } from './screen.ts';
-
-const h = React.createElement;
+import { TitleBar, useTerminalSize } from './screen.tsx';
 
 const colourOf = (status?: string) =>
   status === 'CONNECTED' || status === 'up' ? 'green' : status === 'DISCONNECTED' ? 'red' : status === 'PENDING' ? 'yellow' : undefined;
@@ -29,15 +27,21 @@ export function TopologyView(props: TopologyViewProps) {
   const { topology, events, state, maxEvents = 10, maxLines = 1000 } = props;
   const full = topology ? topologyTree(topology) : [];
   const tree = full.slice(0, Math.max(1, maxLines));
-  return h(Box, { flexDirection: 'column' },
-    h(TitleBar, { title: 'monctl topology', state, hint: 'q to quit' }),
-    h(Box, { flexDirection: 'column', borderStyle: 'round', paddingX: 1 },
-      topology ? (tree.length ? tree.map((l, i) => h(Text, { key: i, color: colourOf(l.status), wrap: 'truncate-end' }, `${'  '.repeat(l.depth)}${l.depth ? '└ ' : ''}${l.text}`)) : h(Text, { dimColor: true }, 'no pods'))
-        : h(Text, { dimColor: true }, 'waiting for the snapshot…'),
-      full.length > tree.length ? h(Text, { dimColor: true, wrap: 'truncate-end' }, `… ${full.length - tree.length} more lines`) : null),
-    h(Text, { bold: true }, 'Events'),
-    h(Box, { flexDirection: 'column', paddingX: 1 },
-      events.length ? events.slice(-maxEvents).map((e, i) => h(Text, { key: i, wrap: 'truncate-end' }, e)) : h(Text, { dimColor: true }, 'none yet')),
+  const lines = tree.map((l, i) => (
+    <Text key={i} color={colourOf(l.status)} wrap="truncate-end">{`${'  '.repeat(l.depth)}${l.depth ? '└ ' : ''}${l.text}`}</Text>
+  ));
+  return (
+    <Box flexDirection="column">
+      <TitleBar title="monctl topology" state={state} hint="q to quit" />
+      <Box flexDirection="column" borderStyle="round" paddingX={1}>
+        {topology ? (tree.length ? lines : <Text dimColor>no pods</Text>) : <Text dimColor>waiting for the snapshot…</Text>}
+        {full.length > tree.length ? <Text dimColor wrap="truncate-end">{`… ${full.length - tree.length} more lines`}</Text> : null}
+      </Box>
+      <Text bold>Events</Text>
+      <Box flexDirection="column" paddingX={1}>
+        {events.length ? events.slice(-maxEvents).map((e, i) => <Text key={i} wrap="truncate-end">{e}</Text>) : <Text dimColor>none yet</Text>}
+      </Box>
+    </Box>
   );
 }
 
@@ -69,5 +73,5 @@ export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error)
   });
   const rows = size.rows;
   const maxEvents = Math.max(3, Math.min(10, Math.floor(rows / 4)));
-  return h(TopologyView, { topology, events, state, maxEvents, maxLines: rows - maxEvents - 7 });
+  return <TopologyView topology={topology} events={events} state={state} maxEvents={maxEvents} maxLines={rows - maxEvents - 7} />;
 }

@@ -1,8 +1,6 @@
 import './live-terminal.ts';
 import { Box, Text } from 'ink';
-import React from 'react';
-
-const h = React.createElement;
+import type { ReactNode } from 'react';
 
 /** What a cell shows: plain text, or coloured runs (a sparkline, `incident 5m maint`) read as one text. */
 export type Cell = string | Array<{ text: string; color?: string }>;
@@ -69,15 +67,21 @@ export function fitColumns<T>(columns: Array<Column<T>>, total: number): Array<P
 
 function cellNode(cell: Cell, color: string | undefined, bold = false) {
   // truncate-end: a long value ends in `…` inside its own box and never runs into the next column.
-  if (typeof cell === 'string') return h(Text, { wrap: 'truncate-end', color, bold }, cell);
-  return h(Text, { wrap: 'truncate-end' }, ...cell.map((run, i) => h(Text, { key: i, color: run.color }, run.text)));
+  if (typeof cell === 'string') return <Text wrap="truncate-end" color={color} bold={bold}>{cell}</Text>;
+  return <Text wrap="truncate-end">{cell.map((run, i) => <Text key={i} color={run.color}>{run.text}</Text>)}</Text>;
 }
 
-function line<T>(placed: Array<Placed<T>>, node: (p: Placed<T>) => React.ReactNode) {
-  return h(Box, { height: 1, flexShrink: 0 }, ...placed.map((p, i) => h(Box, {
-    key: p.column.header, width: p.width, flexShrink: 0, marginRight: i < placed.length - 1 ? GAP : 0,
-    justifyContent: p.column.align === 'right' ? 'flex-end' : 'flex-start',
-  }, node(p))));
+function line<T>(placed: Array<Placed<T>>, node: (p: Placed<T>) => ReactNode) {
+  return (
+    <Box height={1} flexShrink={0}>
+      {placed.map((p, i) => (
+        <Box key={p.column.header} width={p.width} flexShrink={0} marginRight={i < placed.length - 1 ? GAP : 0}
+          justifyContent={p.column.align === 'right' ? 'flex-end' : 'flex-start'}>
+          {node(p)}
+        </Box>
+      ))}
+    </Box>
+  );
 }
 
 /** The header row, in the same boxes as the rows below it. */

@@ -1,15 +1,14 @@
 import './live-terminal.ts';
 import { Box, Text, useApp, useInput } from 'ink';
-import React, { useEffect, useRef, useState } from 'react';
-import type { Subscribe } from './topology-view.ts';
+import { useEffect, useRef, useState } from 'react';
+import type { Subscribe } from './topology-view.tsx';
 import type { StreamState } from './stream.ts';
-import { TitleBar, useTerminalSize } from './screen.ts';
-import { type Column, fitColumns, TableHeader, TableRow } from './table.ts';
+import { TitleBar, useTerminalSize } from './screen.tsx';
+import { type Column, fitColumns, TableHeader, TableRow } from './table.tsx';
 import {
   age, applyMarks, applyResource, applyStatusEvent, type Marks, marksOf, type ResourceInfo, type Row, type Rows, sparkline, visibleRows,
 } from './status-model.ts';
 
-const h = React.createElement;
 const colourOf = (s: string) => (s === 'available' ? 'green' : s === 'not_available' ? 'red' : s === 'unknown' ? 'yellow' : 'gray');
 
 /**
@@ -52,12 +51,15 @@ export function StatusView(props: StatusViewProps) {
   const all = visibleRows(rows, filter);
   const list = all.slice(0, Math.max(1, maxRows));
   const placed = fitColumns(statusColumns(now), width);
-  return h(Box, { flexDirection: 'column' },
-    h(TitleBar, { title: 'monctl status', state, editing, hint: editing ? `/${filter}█` : filter ? `filter: ${filter}` : '/ to filter, q to quit' }),
-    h(TableHeader<Row>, { placed }),
-    ...list.map((r) => h(TableRow<Row>, { key: r.id, placed, row: r })),
-    list.length === 0 ? h(Text, { dimColor: true }, rows.size ? 'no resource matches the filter' : 'no resources yet') : null,
-    all.length > list.length ? h(Text, { dimColor: true, wrap: 'truncate-end' }, `… ${all.length - list.length} more (/ to filter)`) : null,
+  const hint = editing ? `/${filter}█` : filter ? `filter: ${filter}` : '/ to filter, q to quit';
+  return (
+    <Box flexDirection="column">
+      <TitleBar title="monctl status" state={state} editing={editing} hint={hint} />
+      <TableHeader placed={placed} />
+      {list.map((r) => <TableRow key={r.id} placed={placed} row={r} />)}
+      {list.length === 0 ? <Text dimColor>{rows.size ? 'no resource matches the filter' : 'no resources yet'}</Text> : null}
+      {all.length > list.length ? <Text dimColor wrap="truncate-end">{`… ${all.length - list.length} more (/ to filter)`}</Text> : null}
+    </Box>
   );
 }
 
@@ -131,5 +133,5 @@ export function StatusApp(props: StatusAppProps) {
     else if (input === '/') setEditing(true);
     else if (key.escape) setFilter('');
   });
-  return h(StatusView, { rows, state, filter, editing, now, maxRows: size.rows - 4, width: size.columns });
+  return <StatusView rows={rows} state={state} filter={filter} editing={editing} now={now} maxRows={size.rows - 4} width={size.columns} />;
 }
