@@ -37,6 +37,7 @@ import type { DaemonModule } from './module.ts';
 import { moduleFactories } from './modules.ts';
 import { lockDataDir } from './store/dialect/sqlite-lock.ts';
 import { openStore } from './store/store.ts';
+import { type RunningServices, startServices } from './services.ts';
 import { logStorageHealth } from './store/storage-log.ts';
 import { nothingConnected } from './tunnel-control.ts';
 
@@ -119,6 +120,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   logStorageHealth(store.health, log, config.dataDir);
   let ctx: DaemonContext;
   let relay: EventRelay | undefined;
+  let services: RunningServices | undefined;
   const modules: DaemonModule[] = [];
   try {
     const installSecret = await loadInstallSecret(store.db);
@@ -131,14 +133,17 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log, config.podEvents ?? DEFAULT_RELAY_LIMITS, metrics.registry);
     const keys = new ApiKeys(store.db, installSecret);
     const sessions = new Sessions(store.db, installSecret);
+    // The shared services, built here once and in the open: no module creates one for the others.
+    services = await startServices({ config, db: store.db, log, bus, events, installSecret });
     ctx = {
       config, log, store, db: store.db, metrics, events, bus, cluster, keys, sessions,
       streams: guardStreams(keys, sessions, config, log, metrics.registry, cluster),
-      loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
+      loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false, ...services.services,
     };
     if (cluster) shareLoginThrottle(ctx.loginThrottle, cluster);
     for (const factory of moduleFactories) modules.push(await factory(ctx));
   } catch (err) {
+    await services?.stop();
     await store.close();
     lock.release();
     throw err;
@@ -211,7 +216,10 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       tls?.close();
       ocsp.close();
       stopShedding.forEach((stop) => stop());
-      return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules, () => relay?.drain()).finally(() => lock.release());
+      return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules, async () => {
+        await services!.stop();
+        await relay?.drain();
+      }).finally(() => lock.release());
     },
   };
   log.info({ api: running.apiUrl, edge: running.edgeUrl, ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}), dataDir: config.dataDir, database: store.location, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
@@ -243,7 +251,7 @@ async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: Daem
       ctx.log.error({ err, module: module.name }, 'module failed to stop');
     }
   }
-  await beforeClose(); // events still queued for the other pods
+  await beforeClose(); // the shared services, and events still queued for the other pods
   await ctx.store.close();
   ctx.log.info('stopped');
 }
