@@ -3,7 +3,6 @@ import { MaintenanceCache } from './alerts/maintenance/cache.ts';
 import { PodIdentity } from './cluster/pod-identity.ts';
 import type { DaemonContext } from './context.ts';
 import { getRegistryCredential } from './monitoring/registry-credentials-store.ts';
-import { defaultProbeConfig } from './probes/config.ts';
 import { createDaemonProber } from './probes/prober.ts';
 import { RouteLogWriter } from './tunnel-admin/route-log-store.ts';
 
@@ -30,9 +29,9 @@ export async function startServices(deps: ServiceDeps): Promise<RunningServices>
   const { config, log } = deps;
   const pod = new PodIdentity(config);
   const prober = createDaemonProber({
-    timeoutMs: (config.probes ?? defaultProbeConfig()).httpTimeoutMs, log, credential: (registry) => getRegistryCredential(deps, registry),
+    timeoutMs: config.probes.httpTimeoutMs, log, credential: (registry) => getRegistryCredential(deps, registry),
   });
-  const notifierPool = createNotifierDispatcher(config.notifierTimeoutMs ?? 10_000);
+  const notifierPool = createNotifierDispatcher(config.notifierTimeoutMs);
   const maintenance = new MaintenanceCache(deps);
   const routeLog = new RouteLogWriter(deps);
   const stops: Array<[string, () => Promise<void> | void]> = [

@@ -4,7 +4,7 @@ import { NOTIFICATION_FAILED } from '../../src/api/schemas/alert-rules.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { ModuleFactory } from '../module.ts';
 import { Dispatcher } from './delivery/dispatcher.ts';
-import { DEFAULT_NOTIFIER_TIMEOUT_MS, loadSender } from './notifiers/senders.ts';
+import { loadSender } from './notifiers/senders.ts';
 import { registerAlertMetrics } from './metrics.ts';
 import { Loop } from './loop.ts';
 import { remindOnce } from './routing/reminders.ts';
@@ -32,7 +32,7 @@ export const alertsModule: ModuleFactory = (ctx) => {
   const router = new Router(ctx, rules, pod);
   const dispatcher = new Dispatcher({
     db: ctx.db, log: ctx.log, pod, loadSender: (id) => loadSender(ctx, id),
-    retryBaseMs: ctx.config.notifierRetryBaseMs ?? 5000, timeoutMs: ctx.config.notifierTimeoutMs ?? DEFAULT_NOTIFIER_TIMEOUT_MS,
+    retryBaseMs: ctx.config.notifierRetryBaseMs, timeoutMs: ctx.config.notifierTimeoutMs,
     onAttempt: metrics.attempt,
     onFailed: (failed) => {
       ctx.log.warn(failed, 'notification given up');

@@ -1,6 +1,5 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
-import { defaultProbeConfig } from './config.ts';
 import { createProbeMetrics } from './metrics.ts';
 import { runRollups } from './rollups.ts';
 import { scheduledShards } from '../cluster/scheduled-shards.ts';
@@ -16,7 +15,7 @@ const ROLLUP_EVERY_MS = 5 * 60_000;
  * monitoring API uses the same prober (`ctx.prober`).
  */
 export function probesModule(ctx: DaemonContext): DaemonModule {
-  const config = ctx.config.probes ?? defaultProbeConfig();
+  const config = ctx.config.probes;
   const metrics = createProbeMetrics(ctx.metrics.registry);
   // Pods on PostgreSQL schedule the resources of the shards they lease; one daemon schedules them all.
   let leases: ShardLeases | undefined;

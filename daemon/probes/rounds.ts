@@ -3,7 +3,6 @@ import type { RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { DaemonConfig } from '../config.ts';
 import type { DaemonContext } from '../context.ts';
 import { getRegistryCredential } from '../monitoring/registry-credentials-store.ts';
-import { defaultProbeConfig } from './config.ts';
 import { type Location, type LocationCheck, notChecked } from './locations.ts';
 import type { Prober } from './prober.ts';
 import type { ProbeInput } from './types.ts';
@@ -43,7 +42,7 @@ export async function runRound(
 
 /** The check as an agent is sent it: the daemon's timeout, and a DOCKER registry's stored credential. */
 async function remoteCheck(ctx: RoundDeps, input: ProbeInput): Promise<RemoteCheck> {
-  const timeoutMs = (ctx.config.probes ?? defaultProbeConfig()).httpTimeoutMs;
+  const timeoutMs = ctx.config.probes.httpTimeoutMs;
   const check: RemoteCheck = { type: input.type, target: input.target, skipTLS: input.skipTLS, recursive: input.recursive, timeoutMs };
   if (input.type !== 'DOCKER') return check;
   let registry: string;

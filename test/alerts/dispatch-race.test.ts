@@ -6,8 +6,9 @@ import type { Agent } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../../daemon/alerts/delivery/dispatcher.ts';
 import { createNotifierDispatcher } from '../../daemon/alerts/notifiers/http-post.ts';
-import { DEFAULT_NOTIFIER_TIMEOUT_MS, loadSender } from '../../daemon/alerts/notifiers/senders.ts';
+import { loadSender } from '../../daemon/alerts/notifiers/senders.ts';
 import { loadInstallSecret } from '../../daemon/auth/install-secret.ts';
+import { defaultDaemonConfig } from '../../daemon/config/daemon-config.ts';
 import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
 import { startDaemon } from '../helpers/daemon.ts';
 import { bearer, send } from '../helpers/http.ts';
@@ -76,9 +77,10 @@ it('two dispatchers on one database send each of 1,000 notifications exactly onc
   const log = pino({ level: 'silent' });
   const dispatcherOn = async (store: OpenedStore, pod: string) => {
     // Each with its own notifier pool, as two daemons would have.
-    const notifierPool = createNotifierDispatcher(DEFAULT_NOTIFIER_TIMEOUT_MS);
+    const config = defaultDaemonConfig();
+    const notifierPool = createNotifierDispatcher(config.notifierTimeoutMs);
     pools.push(notifierPool);
-    const ctx = { db: store.db, log, config: { notifierTimeoutMs: DEFAULT_NOTIFIER_TIMEOUT_MS }, installSecret: await loadInstallSecret(store.db), notifierPool };
+    const ctx = { db: store.db, log, config, installSecret: await loadInstallSecret(store.db), notifierPool };
     return new Dispatcher({ db: store.db, log, pod, loadSender: (id) => loadSender(ctx, id), retryBaseMs: 60_000, timeoutMs: 10_000 });
   };
   const dispatchers = [await dispatcherOn(a, 'pod-a'), await dispatcherOn(b, 'pod-b')];

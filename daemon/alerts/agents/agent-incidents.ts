@@ -3,7 +3,6 @@ import type { DaemonContext } from '../../context.ts';
 import type { AgentRow, Database } from '../../store/schema.ts';
 import type { IncidentDeps } from '../incidents/engine.ts';
 import { type IncidentChange, publishIncidents } from '../incidents/events.ts';
-import { DEFAULT_AGENT_GRACE_SECONDS } from '../incidents/defaults.ts';
 import { openIncident, resolveIncident } from '../incidents/store.ts';
 import type { IncidentSubject } from '../types.ts';
 
@@ -58,7 +57,7 @@ export class AgentIncidentSweep {
 
   /** One pass: opens what is due, resolves what is back. */
   async sweep(now = Date.now()): Promise<void> {
-    const graceMs = (this.#ctx.config.incidents?.agentGraceSeconds ?? DEFAULT_AGENT_GRACE_SECONDS) * 1000;
+    const graceMs = this.#ctx.config.incidents.agentGraceSeconds * 1000;
     const rows = await this.#ctx.db.selectFrom('agents')
       .select(['id', 'name', 'status', 'last_seen_at', 'connected_at', 'remote_address', 'open_incident_id'])
       .where((eb) => eb.or([

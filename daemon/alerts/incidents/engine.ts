@@ -7,7 +7,6 @@ import type { Database, ResourcesTable } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';
 import type { IncidentSubject } from '../types.ts';
 import { certStep } from './cert-expiry.ts';
-import { DEFAULT_CERT_EXPIRY_DAYS } from './defaults.ts';
 import { type IncidentChange, publishIncidents } from './events.ts';
 import { openIncident, resolveIncident } from './store.ts';
 import { OPENED_HERE, type StreakState, walkStreaks } from './streaks.ts';
@@ -85,8 +84,7 @@ export async function applyIncidents(
   const changed = new Map<number, AlertColumns>();
   const changes: IncidentChange[] = [];
   const countChecks: Array<{ id: number; add: number }> = [];
-  // `config?.`: a bare context (tests of the writer) has none.
-  const thresholds = ctx.config?.incidents?.certExpiryDays ?? DEFAULT_CERT_EXPIRY_DAYS;
+  const thresholds = ctx.config.incidents.certExpiryDays;
 
   for (const [resourceId, results] of byResource) {
     const row = rows.get(resourceId)!;

@@ -21,8 +21,6 @@ import { sendWebhook } from './webhook.ts';
  * `latencyMs` is the attempt's wall time (monotonic clock), for
  * `monctl_notification_delivery_seconds`.
  */
-export const DEFAULT_NOTIFIER_TIMEOUT_MS = 10_000;
-
 export interface NotifierSender {
   notifier: { id: number; name: string; type: NotifierType; enabled: boolean };
   send(message: OutgoingMessage, signal: AbortSignal): Promise<SendOutcome>;
@@ -55,7 +53,7 @@ export async function loadSender(ctx: SenderDeps, notifierId: number): Promise<N
       const rendered = renderMessage(message, { publicUrl, notifierName: n.name });
       const started = performance.now();
       try {
-        return await deliver(ctx, n, message, rendered, { dispatcher: ctx.notifierPool, timeoutMs: ctx.config.notifierTimeoutMs ?? DEFAULT_NOTIFIER_TIMEOUT_MS, signal }, publicUrl);
+        return await deliver(ctx, n, message, rendered, { dispatcher: ctx.notifierPool, timeoutMs: ctx.config.notifierTimeoutMs, signal }, publicUrl);
       } catch (err) {
         // A bug of ours must not take the dispatcher down: it is a failed attempt like any other.
         ctx.log.error({ err, notifier: n.name }, 'notifier send failed unexpectedly');
