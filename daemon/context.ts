@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Agent } from 'undici';
 import type { Prober } from '../src/probes/runner.ts';
-import type { MaintenanceCache } from './alerts/maintenance/cache.ts';
 import type { ApiKeys } from './auth/api-keys.ts';
 import type { Bus } from './bus.ts';
 import type { LoginThrottle } from './auth/login-throttle.ts';
@@ -16,7 +15,6 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { Database } from './store/schema.ts';
 import type { TunnelControl } from './tunnel-control.ts';
 import type { OpenedStore } from './store/store.ts';
-import type { RouteLogWriter } from './tunnel-admin/route-log-store.ts';
 
 /** What every capability of the daemon is given. Built once at start. */
 export interface DaemonContext {
@@ -39,15 +37,14 @@ export interface DaemonContext {
   /** This daemon's pod: its name from the start, its row id once tunnel-admin registered it. */
   pod: PodIdentity;
   // The shared services: built once by daemon/services.ts before the modules, stopped after them in reverse
-  // order. Each takes only what it uses of the context, so a test builds one without a daemon.
+  // order. Each takes only what it uses of the context, so a test builds one without a daemon. Two of them
+  // belong to capabilities, which add their field here themselves, so that this file imports nothing above
+  // it (TypeScript merges each `declare module` into this interface): `maintenance`
+  // (alerts/maintenance/cache.ts) and `routeLog` (tunnel-admin/route-log-store.ts).
   /** Every check, scheduled or on demand, goes through this one prober (its pools and token caches). */
   prober: Prober;
   /** The HTTP pool of every notifier send (`--notifier-timeout`). */
   notifierPool: Agent;
-  /** The maintenance windows in memory, for the incident engine and the status pages. */
-  maintenance: MaintenanceCache;
-  /** Batches the tunnel's route log entries into the database. */
-  routeLog: RouteLogWriter;
   /** The data plane, as the control plane sees it (replaced by the tunnel capability). */
   tunnel: TunnelControl;
   /** Set while the daemon drains for shutdown. */

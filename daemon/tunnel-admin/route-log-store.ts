@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type {} from '../context.ts';
 import type { EventHub } from '../events/channel.ts';
 import type { Logger } from '../logger.ts';
 import { shapedChunks } from '../store/batches.ts';
@@ -33,6 +34,13 @@ export interface NewRouteLogEntry {
   agentId: number | null;
   podId: number | null;
   error: string | null;
+}
+
+declare module '../context.ts' {
+  interface DaemonContext {
+    /** Batches the tunnel's route log entries into the database (built by daemon/services.ts). */
+    routeLog: RouteLogWriter;
+  }
 }
 
 /** What the writer uses of the daemon. */

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Bus } from '../../bus.ts';
+import type {} from '../../context.ts';
 import type { Logger } from '../../logger.ts';
 import type { Database, MaintenanceWindowsTable } from '../../store/schema.ts';
 import { CoalescedReload } from '../../util/coalesced.ts';
@@ -22,6 +23,13 @@ export interface CachedWindow {
 
 /** How often the windows are read again at the latest: other pods on the database may have changed them. */
 export const RELOAD_EVERY_MS = 60_000;
+
+declare module '../../context.ts' {
+  interface DaemonContext {
+    /** The maintenance windows in memory, for the incident engine and the status pages (built by daemon/services.ts). */
+    maintenance: MaintenanceCache;
+  }
+}
 
 /** What the cache uses of the daemon. */
 export interface MaintenanceDeps {
