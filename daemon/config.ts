@@ -4,60 +4,63 @@ import type { ProbeConfig } from './probes/config.ts';
 
 /**
  * The daemon's settings once flags, `MONCTL_*` env vars and the config file are
- * resolved (daemon/config/). Optional fields have defaults where they are used,
- * so a daemon started in-process (tests) needs only the required ones.
+ * resolved (daemon/config/). Every setting with a default in the settings
+ * table (daemon/config/settings.ts) is present, so no module applies a default
+ * of its own; the optional fields are the settings that are off when unset. A
+ * daemon started in-process (tests) takes defaultDaemonConfig() with its own values.
  */
 export interface DaemonConfig {
   listen: { host: string; port: number };
   edgeListen: { host: string; port: number };
   /** The HTTPS edge (`--edge-tls-listen`); none when absent. Its port is the bound one once listening. */
   edgeTlsListen?: { host: string; port: number };
-  /** Proxies whose X-Forwarded-For the edge believes (CIDR blocks); none when absent. */
-  trustedProxies?: string[];
-  /** ACME (`--acme-directory`): certificates for route hostnames; off when absent. renewAt: fraction of the lifetime. */
-  acme?: { directory: string; email?: string; challenges: Array<'http-01' | 'tls-alpn-01'>; renewAt: number };
+  /** Proxies whose X-Forwarded-For the edge believes (CIDR blocks); empty when unset. */
+  trustedProxies: string[];
+  /** ACME (`--acme-directory`): certificates for route hostnames; off when absent. */
+  acme?: { directory: string; email?: string; challenges: Array<'http-01' | 'tls-alpn-01'> };
+  /** ACME certificates are renewed once this fraction of their lifetime has passed (shown for ACME certificates even with ACME off). */
+  acmeRenewAt: number;
   dataDir: string;
   /** PostgreSQL shared by several pods (`--database`); SQLite in dataDir when absent. */
   databaseUrl?: string;
   logLevel: string;
-  /** json when absent. */
-  logFormat?: LogFormat;
+  logFormat: LogFormat;
   /** Milliseconds between SSE `: ping` comments. */
   sseHeartbeatMs: number;
   /** The first wait before a failed notification is retried (doubling from there). */
-  notifierRetryBaseMs?: number;
-  /** Unsent bytes an SSE subscriber may have before it is cut off (daemon/events/sse.ts default when absent). */
-  sseMaxQueuedBytes?: number;
-  /** Status pages' live streams: at once, per client address (IPv6 /64), per connection (daemon/status/live-caps.ts defaults when absent). */
-  statusStreams?: { max: number; perClient: number; perConnection: number };
-  /** An authenticated stream ends after this long at most, and the client reconnects (daemon/auth/stream-guard.ts default, 1 h, when absent). */
-  streamMaxLifetimeMs?: number;
+  notifierRetryBaseMs: number;
+  /** Unsent bytes an SSE subscriber may have before it is cut off. */
+  sseMaxQueuedBytes: number;
+  /** Status pages' live streams: at once, per client address (IPv6 /64), per connection. */
+  statusStreams: { max: number; perClient: number; perConnection: number };
+  /** An authenticated stream ends after this long at most, and the client reconnects. */
+  streamMaxLifetimeMs: number;
   /** Validate every response against its schema (tests turn it on). */
   checkResponses: boolean;
-  /** Probe engine tunables (daemon/probes/config.ts); defaults when absent. */
-  probes?: ProbeConfig;
-  /** Timeouts of both listeners, in milliseconds (daemon.ts SERVER_LIMITS when absent). */
-  server?: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; slowReaderFloor?: number; slowReaderWindowMs?: number };
+  /** Probe engine tunables (daemon/probes/config.ts). */
+  probes: ProbeConfig;
+  /** Timeouts of both listeners in milliseconds, and the slow-reader floor (bytes per second) over its window. */
+  server: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; slowReaderFloor: number; slowReaderWindowMs: number };
   /** HTTPS: PEM files, both or neither (checked when the config is resolved). */
   tls?: { certFile: string; keyFile: string };
-  /** Protocols, ciphers and curves of every TLS listener and context (daemon/http/tls-profile.ts); intermediate when absent. */
-  tlsProfile?: TlsProfile;
-  /** OCSP stapling: the longest time between fetches of one certificate's response (daemon/http/ocsp-stapler.ts default when absent). */
-  ocspRefreshMs?: number;
+  /** Protocols, ciphers and curves of every TLS listener and context (daemon/http/tls-profile.ts). */
+  tlsProfile: TlsProfile;
+  /** OCSP stapling: the longest time between fetches of one certificate's response. */
+  ocspRefreshMs: number;
   /** The pod's name among daemons sharing a database; `<hostname>:<API port>` when absent. */
   podName?: string;
-  /** Pods: events of cluster-wide channels that may wait in each direction (daemon/cluster/relay-metrics.ts defaults when absent). */
-  podEvents?: { maxEvents: number; maxBytes: number };
-  /** `/actuator/prometheus`: which per-resource series it shows, and whether it needs a credential; all and none when absent. */
-  metrics?: { detail: 'all' | 'public'; auth: 'none' | 'key' };
-  /** Bad-token agent dials per source within windowMs before 429 (daemon/tunnel/dial-guard.ts defaults when absent). */
-  tunnelDials?: { maxRefusals: number; windowMs: number };
+  /** Pods: events of cluster-wide channels that may wait in each direction. */
+  podEvents: { maxEvents: number; maxBytes: number };
+  /** `/actuator/prometheus`: which per-resource series it shows, and whether it needs a credential. */
+  metrics: { detail: 'all' | 'public'; auth: 'none' | 'key' };
+  /** Bad-token agent dials per source within windowMs before 429. */
+  tunnelDials: { maxRefusals: number; windowMs: number };
   /** The URL people reach the daemon at (`--public-url`), without a trailing slash; notifications link to it. */
   publicUrl?: string;
-  /** Hard limit of one notification delivery attempt (daemon/alerts/notifiers default, 10 s, when absent). */
-  notifierTimeoutMs?: number;
-  /** Incidents: an agent's grace before it counts as down, CERT_EXPIRING thresholds in days; 60 and 14,7,1 when absent. */
-  incidents?: { agentGraceSeconds: number; certExpiryDays: number[] };
+  /** Hard limit of one notification delivery attempt. */
+  notifierTimeoutMs: number;
+  /** Incidents: an agent's grace before it counts as down, CERT_EXPIRING thresholds in days. */
+  incidents: { agentGraceSeconds: number; certExpiryDays: number[] };
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;
 }

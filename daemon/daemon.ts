@@ -12,7 +12,6 @@ import { guardStreams } from './auth/stream-guard.ts';
 import { Bus } from './bus.ts';
 import { relayBus } from './cluster/bus-relay.ts';
 import { EventRelay } from './cluster/event-relay.ts';
-import { DEFAULT_RELAY_LIMITS } from './cluster/relay-limits.ts';
 import { shareLoginThrottle } from './cluster/login-sharing.ts';
 import { PodMessages } from './cluster/pod-messages.ts';
 import type { DaemonConfig } from './config.ts';
@@ -37,6 +36,7 @@ import type { DaemonModule } from './module.ts';
 import { moduleFactories } from './modules.ts';
 import { lockDataDir } from './store/dialect/sqlite-lock.ts';
 import { openStore } from './store/store.ts';
+import { type RunningServices, startServices } from './services.ts';
 import { logStorageHealth } from './store/storage-log.ts';
 import { nothingConnected } from './tunnel-control.ts';
 
@@ -53,11 +53,8 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-/** Slow or oversized clients are shed by these limits instead of holding sockets forever (timeouts: the defaults of the settings). */
-const SERVER_LIMITS = {
-  requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024,
-  connectionsCheckingInterval: checkingInterval(30_000),
-};
+/** Headers beyond this size are refused (431); the timeouts come from the settings (serverLimits). */
+const MAX_HEADER_SIZE = 16 * 1024;
 
 /**
  * Node enforces `requestTimeout` only from a sweep every
@@ -88,13 +85,13 @@ function urlOf(address: AddressInfo, scheme = 'http'): string {
   return `${scheme}://${host}:${address.port}`;
 }
 
-/** SERVER_LIMITS with the configured timeouts. */
-function serverLimits(config: DaemonConfig): typeof SERVER_LIMITS {
+/** Slow or oversized clients are shed by these limits instead of holding sockets forever. */
+function serverLimits(config: DaemonConfig) {
   const t = config.server;
-  return t ? {
-    ...SERVER_LIMITS, requestTimeout: t.requestTimeoutMs, headersTimeout: t.headersTimeoutMs, keepAliveTimeout: t.keepAliveTimeoutMs,
+  return {
+    requestTimeout: t.requestTimeoutMs, headersTimeout: t.headersTimeoutMs, keepAliveTimeout: t.keepAliveTimeoutMs, maxHeaderSize: MAX_HEADER_SIZE,
     connectionsCheckingInterval: checkingInterval(t.requestTimeoutMs),
-  } : SERVER_LIMITS;
+  };
 }
 
 export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> {
@@ -104,7 +101,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     chmodSync(config.dataDir, 0o700);
   }
-  const log = createLogger(config.logLevel, await logDestination(config.logFormat ?? 'json'));
+  const log = createLogger(config.logLevel, await logDestination(config.logFormat));
   const limits = serverLimits(config);
   // One daemon per SQLite data directory: a second one exits here, naming the holder's PID.
   // On PostgreSQL several daemons (pods) share the database by design.
@@ -119,6 +116,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   logStorageHealth(store.health, log, config.dataDir);
   let ctx: DaemonContext;
   let relay: EventRelay | undefined;
+  let services: RunningServices | undefined;
   const modules: DaemonModule[] = [];
   try {
     const installSecret = await loadInstallSecret(store.db);
@@ -128,17 +126,20 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     if (cluster) relayBus(bus, cluster);
     const events = new EventHub();
     const metrics = createMetrics();
-    if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log, config.podEvents ?? DEFAULT_RELAY_LIMITS, metrics.registry);
+    if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log, config.podEvents, metrics.registry);
     const keys = new ApiKeys(store.db, installSecret);
     const sessions = new Sessions(store.db, installSecret);
+    // The shared services, built here once and in the open: no module creates one for the others.
+    services = await startServices({ config, db: store.db, log, bus, events, installSecret });
     ctx = {
       config, log, store, db: store.db, metrics, events, bus, cluster, keys, sessions,
       streams: guardStreams(keys, sessions, config, log, metrics.registry, cluster),
-      loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false,
+      loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false, ...services.services,
     };
     if (cluster) shareLoginThrottle(ctx.loginThrottle, cluster);
     for (const factory of moduleFactories) modules.push(await factory(ctx));
   } catch (err) {
+    await services?.stop();
     await store.close();
     lock.release();
     throw err;
@@ -170,7 +171,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     name: 'monctl_http_slow_readers_shed_total', help: 'Clients disconnected for reading responses slower than --slow-reader-floor',
     registers: [ctx.metrics.registry],
   });
-  const readerLimits = { floorBytesPerSec: config.server?.slowReaderFloor ?? 1024, windowMs: config.server?.slowReaderWindowMs ?? 20_000 };
+  const readerLimits = { floorBytesPerSec: config.server.slowReaderFloor, windowMs: config.server.slowReaderWindowMs };
   // HTTP/2 streams of the HTTPS edge are held to the same floor one by one: their socket's buffer says nothing of them.
   if (edgeTls) stopShedding.push(shedSlowH2Streams(edgeTls, readerLimits, () => shed.inc()));
   for (const server of [api, edge, ...(edgeTls ? [edgeTls as unknown as ApiServer] : [])]) {
@@ -211,7 +212,10 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       tls?.close();
       ocsp.close();
       stopShedding.forEach((stop) => stop());
-      return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules, () => relay?.drain()).finally(() => lock.release());
+      return stopDaemon(ctx, [api, edge, ...(edgeTls ? [edgeTls] : [])], modules, async () => {
+        await services!.stop();
+        await relay?.drain();
+      }).finally(() => lock.release());
     },
   };
   log.info({ api: running.apiUrl, edge: running.edgeUrl, ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}), dataDir: config.dataDir, database: store.location, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
@@ -243,7 +247,7 @@ async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: Daem
       ctx.log.error({ err, module: module.name }, 'module failed to stop');
     }
   }
-  await beforeClose(); // events still queued for the other pods
+  await beforeClose(); // the shared services, and events still queued for the other pods
   await ctx.store.close();
   ctx.log.info('stopped');
 }

@@ -23,7 +23,7 @@ export const moduleFactories: ModuleFactory[] = [
   tunnelAdminModule, // before tunnel: the pod exists before agents connect, and stops after it
   tunnelModule,
   notifiersModule,
-  alertsModule, // after notifiers: it stops first, so no send is in flight when their HTTP pool closes
+  alertsModule, // stops before the notifiers' HTTP pool (a service, daemon/services.ts) closes, so no send is in flight
   statusModule, // after monitoring: it follows the monitoring channel and the bus
   certsModule, // after tunnel and status: ACME reads their hostnames
   incidentsModule, // last: its sweep stops first, before the tunnel marks agents disconnected on drain

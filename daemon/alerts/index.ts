@@ -3,12 +3,10 @@ import { MONITORING_CHANNEL } from '../../src/api/schemas/monitoring.ts';
 import { NOTIFICATION_FAILED } from '../../src/api/schemas/alert-rules.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { ModuleFactory } from '../module.ts';
-import { podName } from '../tunnel-admin/pods.ts';
 import { Dispatcher } from './delivery/dispatcher.ts';
-import { DEFAULT_NOTIFIER_TIMEOUT_MS, loadSender } from './notifiers/senders.ts';
+import { loadSender } from './notifiers/senders.ts';
 import { registerAlertMetrics } from './metrics.ts';
 import { Loop } from './loop.ts';
-import { getMaintenance } from './maintenance/cache.ts';
 import { remindOnce } from './routing/reminders.ts';
 import { Router } from './routing/router.ts';
 import { alertRuleHandlers } from './rules/handlers.ts';
@@ -28,13 +26,13 @@ export const alertsModule: ModuleFactory = (ctx) => {
   const rules = new RuleCache(ctx.db);
   // Pods: rules and windows changed through another pod.
   ctx.cluster?.onTables(['alert_rules'], () => rules.invalidate());
-  ctx.cluster?.onTables(['maintenance_windows', 'resource_groups'], () => getMaintenance(ctx).reload());
-  const pod = podName(ctx);
+  ctx.cluster?.onTables(['maintenance_windows', 'resource_groups'], () => ctx.maintenance.reload());
+  const pod = ctx.pod.name;
   const metrics = registerAlertMetrics(ctx);
   const router = new Router(ctx, rules, pod);
   const dispatcher = new Dispatcher({
     db: ctx.db, log: ctx.log, pod, loadSender: (id) => loadSender(ctx, id),
-    retryBaseMs: ctx.config.notifierRetryBaseMs ?? 5000, timeoutMs: ctx.config.notifierTimeoutMs ?? DEFAULT_NOTIFIER_TIMEOUT_MS,
+    retryBaseMs: ctx.config.notifierRetryBaseMs, timeoutMs: ctx.config.notifierTimeoutMs,
     onAttempt: metrics.attempt,
     onFailed: (failed) => {
       ctx.log.warn(failed, 'notification given up');

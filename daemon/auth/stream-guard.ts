@@ -6,7 +6,6 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeys } from './api-keys.ts';
 import type { Principal } from './principal.ts';
 import type { Sessions } from './sessions.ts';
-import { DEFAULT_STREAM_MAX_LIFETIME_MS } from './stream-lifetime.ts';
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 /** What ends a stream: its response's `end` (the stream's own 'close' handler then cleans up). */
@@ -157,7 +156,7 @@ export class StreamGuard {
  * key's streams at their maximum lifetime.
  */
 export function guardStreams(keys: ApiKeys, sessions: Sessions, config: DaemonConfig, log: Logger, registry: Registry, cluster?: PodMessages): StreamGuard {
-  const guard = new StreamGuard(keys, sessions, { maxLifetimeMs: config.streamMaxLifetimeMs ?? DEFAULT_STREAM_MAX_LIFETIME_MS, log, registry });
+  const guard = new StreamGuard(keys, sessions, { maxLifetimeMs: config.streamMaxLifetimeMs, log, registry });
   cluster?.onTables(CREDENTIAL_TABLES, () => guard.changed());
   return guard;
 }

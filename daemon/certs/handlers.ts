@@ -11,13 +11,13 @@ export function certificateHandlers(store: CertStore, changed: () => void): Hand
   return {
     async listCertificates({ ctx }) {
       const rows = await ctx.db.selectFrom('certificates').selectAll().orderBy('id').execute();
-      return rows.map((row) => toCertificate(row, ctx.config.acme?.renewAt ?? 2 / 3));
+      return rows.map((row) => toCertificate(row, ctx.config.acmeRenewAt));
     },
 
     async getCertificate({ ctx, params }) {
       const row = await ctx.db.selectFrom('certificates').selectAll().where('id', '=', params.id).executeTakeFirst();
       if (!row) throw notFound(`Certificate ${params.id} does not exist`);
-      return toCertificate(row, ctx.config.acme?.renewAt ?? 2 / 3);
+      return toCertificate(row, ctx.config.acmeRenewAt);
     },
 
     async uploadCertificate({ ctx, body }) {
@@ -31,7 +31,7 @@ export function certificateHandlers(store: CertStore, changed: () => void): Hand
       }).returningAll().executeTakeFirstOrThrow();
       await store.reload();
       changed();
-      return toCertificate(row, ctx.config.acme?.renewAt ?? 2 / 3);
+      return toCertificate(row, ctx.config.acmeRenewAt);
     },
 
     async deleteCertificate({ ctx, params }) {

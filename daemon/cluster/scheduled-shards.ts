@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import type { DaemonContext } from '../context.ts';
 import type { Scheduler } from '../probes/scheduler.ts';
 import { SHARDS } from '../store/migrations/0012-pods.ts';
-import { podName } from '../tunnel-admin/pods.ts';
 import { ShardLeases } from './shard-leases.ts';
 
 /**
@@ -18,7 +17,7 @@ export function scheduledShards(ctx: DaemonContext, scheduler: () => Scheduler):
     gained: (shards) => scheduler().adopt((eb) => eb(eb('id', '%', SHARDS), 'in', shards)),
     lost: () => scheduler().release().catch((err) => ctx.log.warn({ err }, 'writing the next due times of released shards failed')),
   }, {
-    podName: podName(ctx),
+    podName: ctx.pod.name,
     apiUrl: `${ctx.config.tls ? 'https' : 'http'}://${reachable(host)}:${port}`,
     edgeUrl: `http://${reachable(ctx.config.edgeListen.host)}:${ctx.config.edgeListen.port}`,
     resources: () => scheduler().stats().scheduled,

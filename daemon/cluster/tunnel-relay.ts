@@ -7,7 +7,6 @@ import type { StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel/remote-probes.ts';
 import { KeptAlivePool, TargetConnection } from '../tunnel/target-connection.ts';
-import { podName } from '../tunnel-admin/pods.ts';
 
 /** The upgrade a pod answers for another pod's edge (cluster/relay-accept.ts). */
 export const RELAY_PATH = '/admin/tunnel/relay';
@@ -44,7 +43,7 @@ export class PodRelay {
 
   constructor(ctx: DaemonContext) {
     this.#ctx = ctx;
-    this.#self = podName(ctx);
+    this.#self = ctx.pod.name;
   }
 
   /** The API URL of the live pod holding the agent's session (not this one), if any. */

@@ -4,7 +4,7 @@ import type { DaemonConfig } from '../config.ts';
 import type { TlsProfile } from '../http/tls-profile.ts';
 import { ConfigError } from './file.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
-import { type Setting, settingOf } from './settings.ts';
+import { type Setting, SETTINGS, settingOf } from './settings.ts';
 
 type HostPort = { host: string; port: number };
 
@@ -19,9 +19,10 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     ...(get<string | undefined>('acmeDirectory') ? {
       acme: {
         directory: get<string>('acmeDirectory'), email: get<string | undefined>('acmeEmail'),
-        challenges: get<Array<'http-01' | 'tls-alpn-01'>>('acmeChallenges'), renewAt: get<number>('acmeRenewAt'),
+        challenges: get<Array<'http-01' | 'tls-alpn-01'>>('acmeChallenges'),
       },
     } : {}),
+    acmeRenewAt: get<number>('acmeRenewAt'),
     dataDir: get<string>('dataDir'),
     databaseUrl: get<string | undefined>('database'),
     logLevel: get<string>('logLevel'),
@@ -60,6 +61,15 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
   const tls = tlsOf(r);
   if (tls) config.tls = tls;
   return config;
+}
+
+/**
+ * Every setting at its settings-table default, with `values` on top: the
+ * config of a daemon started in-process (tests), which sets only what it needs.
+ */
+export function defaultDaemonConfig(values: Partial<DaemonConfig> = {}): DaemonConfig {
+  const defaults = new Map(SETTINGS.flatMap((s) => (s.default ? [[s.key, s.default()] as const] : [])));
+  return { ...toDaemonConfig({ values: defaults, sources: new Map(), notices: [] }), ...values };
 }
 
 function tlsOf(r: Resolved): DaemonConfig['tls'] {

@@ -5,8 +5,6 @@ import type { Logger } from '../logger.ts';
 import { fetchOcspResponse } from './ocsp-fetch.ts';
 import { type OcspAnswer, ocspSubject, type OcspSubject, ocspUrl, readOcspResponse } from './ocsp-message.ts';
 
-/** Default of `--ocsp-refresh`: the longest a staple goes without a fresh fetch. */
-export const DEFAULT_OCSP_REFRESH_MS = 3_600_000;
 /** A failed fetch is retried after a minute, doubling, never later than the refresh period. */
 const RETRY_MS = 60_000;
 /** Never sooner than this between two fetches for one certificate, whatever the settings. */
@@ -39,8 +37,8 @@ interface Entry {
 export interface OcspStaplerOptions {
   log: Logger;
   registry: Registry;
-  /** `--ocsp-refresh`. */
-  refreshMs?: number;
+  /** `--ocsp-refresh`: the longest a staple goes without a fresh fetch. */
+  refreshMs: number;
 }
 
 /**
@@ -65,7 +63,7 @@ export class OcspStapler {
 
   constructor(opts: OcspStaplerOptions) {
     this.#log = opts.log;
-    this.#refreshMs = Math.max(MIN_REFRESH_MS, opts.refreshMs ?? DEFAULT_OCSP_REFRESH_MS);
+    this.#refreshMs = Math.max(MIN_REFRESH_MS, opts.refreshMs);
     this.#fetches = new Counter({
       name: 'monctl_tls_ocsp_fetches_total', help: 'OCSP responses fetched for stapling, by outcome (good, revoked, unknown, failed)',
       labelNames: ['result'], registers: [opts.registry],

@@ -38,7 +38,7 @@ async function publicResourceIds(ctx: DaemonContext): Promise<Set<string> | unde
  * keeps per-resource series of PUBLIC resources only, whoever scrapes.
  */
 export async function serveMetrics(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { detail, auth } = ctx.config.metrics ?? { detail: 'all', auth: 'none' };
+  const { detail, auth } = ctx.config.metrics;
   if (auth === 'key') {
     const principal = await resolvePrincipal(req, ctx.keys, ctx.sessions); // 401 for a wrong key
     if (principal.kind === 'anonymous') {

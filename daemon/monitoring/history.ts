@@ -1,7 +1,6 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { HttpError, notFound } from '../../src/errors.ts';
 import type { RequestContext } from '../http/bind.ts';
-import { getProber } from '../probes/prober.ts';
 import type { ResourceType } from '../probes/types.ts';
 import { toHistoryEntry } from './mappers.ts';
 import { decide, type Quorum } from '../probes/locations.ts';
@@ -48,7 +47,7 @@ export async function checkResource({ ctx, params }: RequestContext<Ops['checkRe
     resourceId: row.id, type: row.resource_type as ResourceType, target: row.target,
     skipTLS: row.skip_tls === 1, recursive: row.recursive === 1,
   };
-  const checks = await runRound(ctx, getProber(ctx), input, locations, Date.now());
+  const checks = await runRound(ctx, ctx.prober, input, locations, Date.now());
   const entries = await recordResults(ctx, [{ resourceId: row.id, result: decide(row.quorum as Quorum, checks), checks }]);
   const exists = entries.length > 0 || await ctx.db.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst();
   // Deleted while the probe ran: nothing was recorded.

@@ -33,7 +33,7 @@ export function normalizeRegistry(registry: string): string {
 
 /** The credential for a registry (`host[:port]`), decrypted, or undefined when none is stored. */
 export async function getRegistryCredential(
-  ctx: DaemonContext,
+  ctx: Pick<DaemonContext, 'db' | 'log' | 'installSecret'>,
   registry: string,
 ): Promise<{ username: string; password: string } | undefined> {
   const row = await ctx.db.selectFrom('registry_credentials').select(['username', 'password_enc'])

@@ -3,7 +3,7 @@ import {
   STATUS_CHANGED, type StatusChanged,
 } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime } from '../../src/time.ts';
-import { applyIncidents, ENGINE_COLUMNS, type EngineRow } from '../alerts/incidents/engine.ts';
+import { applyIncidents, ENGINE_COLUMNS, type EngineRow, type IncidentDeps } from '../alerts/incidents/engine.ts';
 import type { DaemonContext } from '../context.ts';
 import { DAEMON, type LocationCheck } from '../probes/locations.ts';
 import type { ProbeResult } from '../probes/types.ts';
@@ -75,6 +75,9 @@ function keptLatest(row: EngineRow & LatestRow) {
   };
 }
 
+/** What the result writer uses of the daemon (the incident engine runs inside it). */
+export type ResultWriterDeps = Pick<DaemonContext, 'db'> & IncidentDeps;
+
 /**
  * The result writer: records a batch of probe results in ONE transaction
  * (history rows, each resource's latest_* fields and current_status), skips
@@ -83,7 +86,7 @@ function keptLatest(row: EngineRow & LatestRow) {
  * `STATUS_CHANGED` where `currentStatus` moved and `INCIDENT_*` where an
  * incident opened or resolved. Returns the history entries of the recorded items, in input order.
  */
-export async function recordResults(ctx: DaemonContext, items: RoundRecord[]): Promise<HistoryEntry[]> {
+export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[]): Promise<HistoryEntry[]> {
   if (items.length === 0) return [];
   const ids = [...new Set(items.map((i) => i.resourceId))];
 

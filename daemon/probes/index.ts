@@ -1,8 +1,6 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
-import { defaultProbeConfig } from './config.ts';
 import { createProbeMetrics } from './metrics.ts';
-import { getProber } from './prober.ts';
 import { runRollups } from './rollups.ts';
 import { scheduledShards } from '../cluster/scheduled-shards.ts';
 import type { ShardLeases } from '../cluster/shard-leases.ts';
@@ -14,15 +12,14 @@ const ROLLUP_EVERY_MS = 5 * 60_000;
 /**
  * The probes capability: the central scheduler, the result batches, the
  * probe metrics, and the rollup/retention job. The on-demand check of the
- * monitoring API uses the same prober (`getProber`).
+ * monitoring API uses the same prober (`ctx.prober`).
  */
 export function probesModule(ctx: DaemonContext): DaemonModule {
-  const config = ctx.config.probes ?? defaultProbeConfig();
-  const prober = getProber(ctx);
+  const config = ctx.config.probes;
   const metrics = createProbeMetrics(ctx.metrics.registry);
   // Pods on PostgreSQL schedule the resources of the shards they lease; one daemon schedules them all.
   let leases: ShardLeases | undefined;
-  const scheduler = new Scheduler(ctx, prober, metrics, config, ctx.store?.dialect === 'postgres' ? { owns: (id) => leases?.owns(id) ?? false } : undefined);
+  const scheduler = new Scheduler(ctx, ctx.prober, metrics, config, ctx.store?.dialect === 'postgres' ? { owns: (id) => leases?.owns(id) ?? false } : undefined);
   let rollupTimer: NodeJS.Timeout | undefined;
   let rollup: Promise<unknown> = Promise.resolve();
   let stopping = false;
@@ -58,7 +55,6 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
       await leases?.stop();
       await scheduler.stop();
       await rollup;
-      await prober.close();
     },
   };
 }

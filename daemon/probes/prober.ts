@@ -1,26 +1,28 @@
-import type { DaemonContext } from '../context.ts';
-import { getRegistryCredential } from '../monitoring/registry-credentials-store.ts';
-import { createProbeRunner, type Prober } from '../../src/probes/runner.ts';
-import { defaultProbeConfig } from './config.ts';
+import type { Logger } from '../logger.ts';
+import { createProbeRunner, type CredentialLookup, type Prober } from '../../src/probes/runner.ts';
 
 export type { Prober };
 
-const probers = new WeakMap<DaemonContext, Prober>();
+/** What the prober uses of the daemon. */
+export interface ProberDeps {
+  /** The httpTimeout setting. */
+  timeoutMs: number;
+  /** The stored registry credentials (the daemon passes monitoring's store). */
+  credential: CredentialLookup;
+  log: Logger;
+}
 
 /**
- * The prober of a daemon: one per context, so connection pools and token
- * caches are shared by every check. The check code itself is shared with the
- * agent (src/probes/runner.ts); the daemon adds its stored registry credentials.
+ * The prober of a daemon (`ctx.prober`), built once by daemon/services.ts, so
+ * connection pools and token caches are shared by every check, scheduled or
+ * on demand; closed after the modules stop. The check code itself is shared
+ * with the agent (src/probes/runner.ts); the daemon adds its stored registry
+ * credentials.
  */
-export function getProber(ctx: DaemonContext): Prober {
-  let prober = probers.get(ctx);
-  if (!prober) {
-    prober = createProbeRunner({
-      timeoutMs: (ctx.config.probes ?? defaultProbeConfig()).httpTimeoutMs,
-      credential: (registry) => getRegistryCredential(ctx, registry),
-      onBug: (err, input) => ctx.log.error({ err, resourceId: input.resourceId }, 'probe failed unexpectedly'),
-    });
-    probers.set(ctx, prober);
-  }
-  return prober;
+export function createDaemonProber(deps: ProberDeps): Prober {
+  return createProbeRunner({
+    timeoutMs: deps.timeoutMs,
+    credential: deps.credential,
+    onBug: (err, input) => deps.log.error({ err, resourceId: input.resourceId }, 'probe failed unexpectedly'),
+  });
 }

@@ -1,11 +1,14 @@
 import { parseImageReference, parseNamespace } from '../../src/probes/docker/reference.ts';
 import type { RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import type { DaemonConfig } from '../config.ts';
 import type { DaemonContext } from '../context.ts';
 import { getRegistryCredential } from '../monitoring/registry-credentials-store.ts';
-import { defaultProbeConfig } from './config.ts';
 import { type Location, type LocationCheck, notChecked } from './locations.ts';
 import type { Prober } from './prober.ts';
 import type { ProbeInput } from './types.ts';
+
+/** What a round uses of the daemon: the tunnel to the agents, and the stored registry credentials. */
+export type RoundDeps = Pick<DaemonContext, 'db' | 'log' | 'installSecret' | 'tunnel'> & { config: Pick<DaemonConfig, 'probes'> };
 
 /** When a location's check started, for the lag histogram (`delayMs` past its due time). */
 export type StartObserver = (location: Location, delayMs: number) => void;
@@ -18,7 +21,7 @@ export type StartObserver = (location: Location, delayMs: number) => void;
  * cannot check is `unknown` with the reason.
  */
 export async function runRound(
-  ctx: DaemonContext, prober: Prober, input: ProbeInput, locations: readonly Location[], due: number, started?: StartObserver,
+  ctx: RoundDeps, prober: Prober, input: ProbeInput, locations: readonly Location[], due: number, started?: StartObserver,
 ): Promise<LocationCheck[]> {
   return Promise.all(locations.map(async (location): Promise<LocationCheck> => {
     if (location.agentId === 0) return { location, ran: true, result: await prober.probe(input) };
@@ -38,8 +41,8 @@ export async function runRound(
 }
 
 /** The check as an agent is sent it: the daemon's timeout, and a DOCKER registry's stored credential. */
-async function remoteCheck(ctx: DaemonContext, input: ProbeInput): Promise<RemoteCheck> {
-  const timeoutMs = (ctx.config.probes ?? defaultProbeConfig()).httpTimeoutMs;
+async function remoteCheck(ctx: RoundDeps, input: ProbeInput): Promise<RemoteCheck> {
+  const timeoutMs = ctx.config.probes.httpTimeoutMs;
   const check: RemoteCheck = { type: input.type, target: input.target, skipTLS: input.skipTLS, recursive: input.recursive, timeoutMs };
   if (input.type !== 'DOCKER') return check;
   let registry: string;

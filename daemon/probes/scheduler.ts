@@ -10,9 +10,9 @@ import { type ProbeMetrics, statusValue } from './metrics.ts';
 import { persistNextRuns } from './next-runs.ts';
 import { ownsEverything, type ResourceOwnership, takeoverDue } from './ownership.ts';
 import type { Prober } from './prober.ts';
-import { runRound } from './rounds.ts';
+import { type RoundDeps, runRound } from './rounds.ts';
 import type { ProbeInput, ResourceType } from './types.ts';
-import { BatchWriter } from './writer.ts';
+import { BatchWriter, type WriterDeps } from './writer.ts';
 
 interface Entry {
   input: ProbeInput;
@@ -32,7 +32,10 @@ interface Entry {
 interface Row { id: number; resource_type: string; target: string; skip_tls: number; recursive: number; interval_seconds: number; next_run_at: number | null; active: number; quorum: string }
 
 const COLUMNS = ['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active', 'quorum'] as const;
-const selectResources = (ctx: DaemonContext) => ctx.db.selectFrom('resources').select(COLUMNS);
+/** What the scheduler uses of the daemon: its rounds, its result writer, and the bus for resource changes. */
+export type SchedulerDeps = RoundDeps & WriterDeps & Pick<DaemonContext, 'bus'>;
+
+const selectResources = (ctx: SchedulerDeps) => ctx.db.selectFrom('resources').select(COLUMNS);
 
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
@@ -51,7 +54,7 @@ const MAX_SPREAD_MS = 5 * 60_000;
  * round's status (daemon/probes/locations.ts).
  */
 export class Scheduler {
-  private readonly ctx: DaemonContext;
+  private readonly ctx: SchedulerDeps;
   private readonly prober: Prober;
   private readonly metrics: ProbeMetrics;
   private readonly config: ProbeConfig;
@@ -80,7 +83,7 @@ export class Scheduler {
   /** Which resources this pod schedules (all of them, but for pods sharing PostgreSQL). */
   private readonly ownership: ResourceOwnership;
 
-  constructor(ctx: DaemonContext, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig, ownership: ResourceOwnership = ownsEverything) {
+  constructor(ctx: SchedulerDeps, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig, ownership: ResourceOwnership = ownsEverything) {
     this.ctx = ctx;
     this.prober = prober;
     this.metrics = metrics;

@@ -1,5 +1,5 @@
-import type { DaemonContext } from '../context.ts';
-import { type RoundRecord, recordResults } from '../monitoring/results.ts';
+import type { Logger } from '../logger.ts';
+import { type ResultWriterDeps, type RoundRecord, recordResults } from '../monitoring/results.ts';
 import type { LocationCheck } from './locations.ts';
 import { persistNextRuns } from './next-runs.ts';
 import type { ProbeResult } from './types.ts';
@@ -9,6 +9,9 @@ const BATCH = 200;
 const FLUSH_MS = 500;
 const PERSIST_MS = 5_000;
 
+/** What the batch writer uses of the daemon. */
+export type WriterDeps = ResultWriterDeps & { log: Logger };
+
 /**
  * The scheduler's writes: check results in batches (one transaction each,
  * through the monitoring capability's `recordResults`) and `next_run_at` in
@@ -16,7 +19,7 @@ const PERSIST_MS = 5_000;
  * nothing is written.
  */
 export class BatchWriter {
-  private readonly ctx: DaemonContext;
+  private readonly ctx: WriterDeps;
   private results: RoundRecord[] = [];
   private nextRuns = new Map<number, number>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -24,7 +27,7 @@ export class BatchWriter {
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(ctx: DaemonContext) {
+  constructor(ctx: WriterDeps) {
     this.ctx = ctx;
     this.persistTimer = setInterval(() => this.persist(), PERSIST_MS);
     this.persistTimer.unref();

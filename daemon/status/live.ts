@@ -6,7 +6,7 @@ import { serveStream } from '../events/sse.ts';
 import { AUDIENCES, type Audience, type LiveState, type PageRow, readLiveState, shownStatus } from './live-state.ts';
 import { updatedText } from './render/page-html.ts';
 import { registerStreamCapMetrics } from './live-metrics.ts';
-import { STATUS_STREAM_LIMITS, StreamCaps } from './live-caps.ts';
+import { StreamCaps } from './live-caps.ts';
 import type { StatusState } from './state.ts';
 
 /** Changes are gathered this long before the watched pages are read again (a burst of results is one read). */
@@ -66,7 +66,7 @@ export class LiveStreams {
   constructor(state: StatusState) {
     this.#state = state;
     const shed = registerStreamCapMetrics(state.ctx.metrics.registry, () => this.#caps.open);
-    this.#caps = new StreamCaps(state.ctx.config.statusStreams ?? STATUS_STREAM_LIMITS, (limit) => shed.inc({ limit }));
+    this.#caps = new StreamCaps(state.ctx.config.statusStreams, (limit) => shed.inc({ limit }));
   }
 
   start(): void {

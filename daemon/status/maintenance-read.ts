@@ -1,4 +1,4 @@
-import { type CachedWindow, getMaintenance, maintenanceFor } from '../alerts/maintenance/cache.ts';
+import { type CachedWindow, maintenanceFor } from '../alerts/maintenance/cache.ts';
 import { isActive } from '../alerts/maintenance/schedule.ts';
 import type { DaemonContext } from '../context.ts';
 
@@ -20,7 +20,7 @@ export interface WindowOccurrence {
 }
 
 export async function pageMaintenance(ctx: DaemonContext, resourceIds: number[], now: number, horizonMs: number): Promise<WindowOccurrence[]> {
-  return (await maintenanceFor(ctx, { resourceIds }, now, horizonMs)).map(({ window, occurrence }) => ({
+  return (await maintenanceFor(ctx.maintenance, { resourceIds }, now, horizonMs)).map(({ window, occurrence }) => ({
     id: window.id, name: window.name, startsAt: occurrence.start, endsAt: occurrence.end,
     resourceIds: resourceIds.filter((id) => window.covers.has(id)),
   }));
@@ -28,7 +28,7 @@ export async function pageMaintenance(ctx: DaemonContext, resourceIds: number[],
 
 /** Whether a window covering the resource is open now (the `inMaintenance` of the admin resource). */
 export function inMaintenance(ctx: DaemonContext, resourceId: number, now = Date.now()): boolean {
-  return getMaintenance(ctx).resourceInMaintenance(resourceId, now);
+  return ctx.maintenance.resourceInMaintenance(resourceId, now);
 }
 
 /**
@@ -37,6 +37,6 @@ export function inMaintenance(ctx: DaemonContext, resourceId: number, now = Date
  * resource is a set lookup per open window.
  */
 export function maintenanceTest(ctx: DaemonContext, now = Date.now()): (resourceId: number) => boolean {
-  const open: CachedWindow[] = getMaintenance(ctx).windows.filter((w) => isActive(w.schedule, now));
+  const open: CachedWindow[] = ctx.maintenance.windows.filter((w) => isActive(w.schedule, now));
   return (resourceId) => open.some((w) => w.covers.has(resourceId));
 }

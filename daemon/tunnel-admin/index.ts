@@ -1,26 +1,24 @@
 import { registerSseMetrics } from '../events/metrics.ts';
 import type { ModuleFactory } from '../module.ts';
 import { agentHandlers } from './agents.ts';
-import { registerPod, unregisterPod } from './pods.ts';
+import { registerPod } from './pods.ts';
 import { routeLogHandlers } from './route-log.ts';
-import { routeLogWriter } from './route-log-store.ts';
 import { routeHandlers } from './routes.ts';
 import { topologyHandlers } from './topology.ts';
 
 /**
  * The tunnel's control plane: agents and their tokens, routes, the route log,
  * the topology and its stream. This daemon registers as a pod before any
- * listener accepts, so `currentPodId` always answers for the data plane.
+ * listener accepts, so `ctx.pod.id` always answers for the data plane.
  */
 export const tunnelAdminModule: ModuleFactory = async (ctx) => {
   registerSseMetrics(ctx.metrics.registry);
-  await registerPod(ctx);
+  const pod = await registerPod(ctx);
   return {
     name: 'tunnel-admin',
     handlers: { ...agentHandlers, ...routeHandlers, ...routeLogHandlers, ...topologyHandlers },
     async stop() {
-      await routeLogWriter(ctx).close();
-      await unregisterPod(ctx);
+      await pod.unregister();
     },
   };
 };

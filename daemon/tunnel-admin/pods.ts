@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { VERSION } from '../../src/version.ts';
 import type { DaemonContext } from '../context.ts';
 import type { PodRow } from '../store/schema.ts';
@@ -9,25 +8,13 @@ import { publishTopology } from './topology-events.ts';
 export const POD_HEARTBEAT_MS = 30_000;
 export const POD_STALE_MS = 3 * POD_HEARTBEAT_MS;
 
-interface PodState { row: PodRow; timer: NodeJS.Timeout }
-const pods = new WeakMap<DaemonContext, PodState>();
+/** What the registration uses of the daemon. */
+export type PodDeps = Pick<DaemonContext, 'db' | 'log' | 'events' | 'pod'>;
 
-const names = new WeakMap<DaemonContext, string>();
-
-/**
- * The podName setting (`MONCTL_POD_NAME`), else `<hostname>:<API port>`: the
- * same daemon gets the same pod id after a restart. Fixed at the first call
- * (the pod's registration, before the listeners bind), so that every part of
- * the daemon (the pods row, cluster_members, relays) names it alike.
- */
-export function podName(ctx: DaemonContext): string {
-  let name = names.get(ctx);
-  if (name === undefined) {
-    const configured = ctx.config.podName?.trim();
-    name = (configured || `${hostname()}:${ctx.config.listen.port}`).slice(0, 200);
-    names.set(ctx, name);
-  }
-  return name;
+/** This daemon's pod row, kept alive by a heartbeat until `unregister`. */
+export interface RegisteredPod {
+  row: PodRow;
+  unregister(): Promise<void>;
 }
 
 /**
@@ -35,8 +22,8 @@ export function podName(ctx: DaemonContext): string {
  * marks agents left CONNECTED to it by a crash as DISCONNECTED, publishes
  * POD_UP and keeps `last_seen_at` fresh.
  */
-export async function registerPod(ctx: DaemonContext): Promise<PodRow> {
-  const name = podName(ctx);
+export async function registerPod(ctx: PodDeps): Promise<RegisteredPod> {
+  const name = ctx.pod.name;
   const now = Date.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('pods').select('id').where('name', '=', name).executeTakeFirst();
@@ -54,24 +41,15 @@ export async function registerPod(ctx: DaemonContext): Promise<PodRow> {
       .catch((err) => ctx.log.warn({ err }, 'pod heartbeat failed'));
   }, POD_HEARTBEAT_MS);
   timer.unref();
-  pods.set(ctx, { row, timer });
+  ctx.pod.registered(Number(row.id));
   publishTopology(ctx, 'POD_UP', { pod: toPod(row) });
-  return row;
-}
-
-/** The id of this daemon's pod; registered before the listeners accept anything. */
-export function currentPodId(ctx: DaemonContext): number {
-  const state = pods.get(ctx);
-  if (!state) throw new Error('pod not registered yet');
-  return Number(state.row.id);
-}
-
-/** On shutdown: the pod row says stopped, the stream says POD_DOWN. */
-export async function unregisterPod(ctx: DaemonContext): Promise<void> {
-  const state = pods.get(ctx);
-  if (!state) return;
-  clearInterval(state.timer);
-  pods.delete(ctx);
-  await ctx.db.updateTable('pods').set({ stopped_at: Date.now() }).where('id', '=', state.row.id).execute();
-  publishTopology(ctx, 'POD_DOWN', { pod: toPod(state.row) });
+  return {
+    row,
+    /** On shutdown: the pod row says stopped, the stream says POD_DOWN. */
+    async unregister() {
+      clearInterval(timer);
+      await ctx.db.updateTable('pods').set({ stopped_at: Date.now() }).where('id', '=', row.id).execute();
+      publishTopology(ctx, 'POD_DOWN', { pod: toPod(row) });
+    },
+  };
 }

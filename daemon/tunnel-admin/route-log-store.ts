@@ -1,6 +1,9 @@
-import type { DaemonContext } from '../context.ts';
+import type { Kysely } from 'kysely';
+import type {} from '../context.ts';
+import type { EventHub } from '../events/channel.ts';
+import type { Logger } from '../logger.ts';
 import { shapedChunks } from '../store/batches.ts';
-import type { RouteLogRow } from '../store/schema.ts';
+import type { Database, RouteLogRow } from '../store/schema.ts';
 import { isForeignKeyViolation } from '../store/storage-error.ts';
 import { toLogEntry } from './mappers.ts';
 import { ROUTE_LOG_COLUMNS, RouteLogSql } from './route-log-sql.ts';
@@ -33,6 +36,20 @@ export interface NewRouteLogEntry {
   error: string | null;
 }
 
+declare module '../context.ts' {
+  interface DaemonContext {
+    /** Batches the tunnel's route log entries into the database (built by daemon/services.ts). */
+    routeLog: RouteLogWriter;
+  }
+}
+
+/** What the writer uses of the daemon. */
+export interface RouteLogDeps {
+  db: Kysely<Database>;
+  log: Logger;
+  events: EventHub;
+}
+
 const clip = (text: string | null, max: number) => (text === null ? null : text.slice(0, max));
 
 /**
@@ -40,9 +57,12 @@ const clip = (text: string | null, max: number) => (text === null ? null : text.
  * 100 ms or at 500 queued; prunes each touched route to its newest 10,000;
  * after commit publishes `LOG` on `route-log:<id>` when that route is watched
  * (its rows are built from the values and the ids the insert returned).
+ * One per daemon (`ctx.routeLog`), built by daemon/services.ts and closed
+ * after the modules stop; the data plane appends to it for every finished
+ * request or TCP connection, and `append` never throws.
  */
 export class RouteLogWriter {
-  readonly #ctx: DaemonContext;
+  readonly #ctx: RouteLogDeps;
   readonly #sql: RouteLogSql;
   #queue: NewRouteLogEntry[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -50,7 +70,7 @@ export class RouteLogWriter {
   #closed = false;
   dropped = 0;
 
-  constructor(ctx: DaemonContext) {
+  constructor(ctx: RouteLogDeps) {
     this.#ctx = ctx;
     this.#sql = new RouteLogSql(ctx.db, ROUTE_LOG_RETENTION);
   }
@@ -142,20 +162,4 @@ function toRow(id: number, v: unknown[]): RouteLogRow {
   const row: Record<string, unknown> = { id };
   ROUTE_LOG_COLUMNS.forEach((column, i) => { row[column] = v[i]; });
   return row as unknown as RouteLogRow;
-}
-
-const writers = new WeakMap<DaemonContext, RouteLogWriter>();
-
-export function routeLogWriter(ctx: DaemonContext): RouteLogWriter {
-  let writer = writers.get(ctx);
-  if (!writer) {
-    writer = new RouteLogWriter(ctx);
-    writers.set(ctx, writer);
-  }
-  return writer;
-}
-
-/** What the data plane calls for every finished request or TCP connection. Never throws. */
-export function appendRouteLog(ctx: DaemonContext, entry: NewRouteLogEntry): void {
-  routeLogWriter(ctx).append(entry);
 }

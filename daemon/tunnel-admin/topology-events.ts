@@ -1,5 +1,5 @@
 import type { TopologyEventData, TopologyEventKind } from '../../src/api/schemas/tunnel.ts';
-import type { DaemonContext } from '../context.ts';
+import type { EventHub } from '../events/channel.ts';
 
 /** The hub channel behind `/admin/sse/topology`. */
 export const TOPOLOGY_CHANNEL = 'topology';
@@ -13,7 +13,7 @@ export const routeLogChannel = (routeId: number) => `route-log:${routeId}`;
  * live view cannot drift.
  */
 export function publishTopology<K extends Exclude<TopologyEventKind, 'SNAPSHOT'>>(
-  ctx: DaemonContext, kind: K, data: TopologyEventData<K>,
+  ctx: { events: EventHub }, kind: K, data: TopologyEventData<K>,
 ): void {
   ctx.events.channel(TOPOLOGY_CHANNEL).publish(kind, data);
 }

@@ -5,7 +5,7 @@ import { liveLoads } from '../store/dialect/postgres-leases.ts';
 import { serveStream } from '../events/sse.ts';
 import type { Handlers } from '../http/bind.ts';
 import { toAgent, toPod, toRoute } from './mappers.ts';
-import { podName, POD_STALE_MS } from './pods.ts';
+import { POD_STALE_MS } from './pods.ts';
 import { TOPOLOGY_CHANNEL } from './topology-events.ts';
 
 /**
@@ -24,7 +24,7 @@ export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
     ctx.cluster ? liveLoads(ctx.db, LEASE_MS) : undefined,
     ownLoad(ctx),
   ]);
-  const self = podName(ctx);
+  const self = ctx.pod.name;
   // Pods: the live members (heartbeat within a lease); none at all when the pods run no scheduler (--scheduler off).
   const podRows = loads?.size ? allPods.filter((p) => p.name === self || loads.has(p.name)) : allPods;
   const edges: Topology['edges'] = [];

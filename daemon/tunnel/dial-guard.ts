@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
 import type { HttpError } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
-import { DIAL_LIMIT_DEFAULTS, DialLimiter, dialSource } from './dial-limiter.ts';
+import { DialLimiter, dialSource } from './dial-limiter.ts';
 import { problem } from './raw-response.ts';
 
 export type RefusalReason = 'bad_token' | 'rate_limited' | 'bad_upgrade' | 'draining';
@@ -28,7 +28,7 @@ export class DialGuard {
 
   constructor(ctx: DaemonContext) {
     this.#ctx = ctx;
-    const { maxRefusals, windowMs } = ctx.config.tunnelDials ?? DIAL_LIMIT_DEFAULTS;
+    const { maxRefusals, windowMs } = ctx.config.tunnelDials;
     this.#limiter = new DialLimiter(maxRefusals, windowMs);
     this.#windowMs = windowMs;
     const registry = ctx.metrics.registry;

@@ -31,7 +31,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const tcp = new TcpListeners(ctx, sessions, observer, gate, relay);
   const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
-  setTrustedProxies(ctx.config.trustedProxies ?? []);
+  setTrustedProxies(ctx.config.trustedProxies);
   const deps: EdgeDeps = { ctx, table, sessions, observer, gate, relay };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
 

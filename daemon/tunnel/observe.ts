@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { DaemonContext } from '../context.ts';
 import { publishTopology } from '../tunnel-admin/agent-status.ts';
-import { appendRouteLog } from '../tunnel-admin/route-log-store.ts';
-import { currentPodId } from '../tunnel-admin/pods.ts';
 import type { LiveRoute } from './route-table.ts';
 
 /** One request or TCP connection through a route, from arrival to its last byte. */
@@ -92,7 +90,7 @@ export class Observer {
 
   podId(): number | null {
     try {
-      return currentPodId(this.#ctx);
+      return this.#ctx.pod.id;
     } catch {
       return null;
     }
@@ -149,7 +147,7 @@ export class Observer {
         series.sent.inc(exchange.bytesOut);
         series.duration.observe(seconds);
         publishTopology(ctx, 'REQUEST_COMPLETED', { routeId, agentId, requestId, status, durationMs, inFlight: left });
-        appendRouteLog(ctx, {
+        ctx.routeLog.append({
           routeId, at, method: info.method, path: info.path, status, durationMs, bytesIn: exchange.bytesIn,
           bytesOut: exchange.bytesOut, clientIp: info.clientIp, agentId, podId: this.podId(), error: error ?? null,
         });

@@ -6,7 +6,6 @@ import {
 } from '../../src/tunnel/probe-protocol.ts';
 import type { PodRelay } from '../cluster/tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
-import { podName } from '../tunnel-admin/pods.ts';
 import { publishTopology } from '../tunnel-admin/topology-events.ts';
 import type { AgentSessions } from './sessions.ts';
 
@@ -46,6 +45,9 @@ class Load {
   }
 }
 
+/** What the agents' side of remote checks uses of the daemon. */
+export type AgentProbeDeps = Pick<DaemonContext, 'db' | 'metrics' | 'events' | 'pod'>;
+
 /**
  * The daemon's side of remote checks: each check is one probe stream on the
  * agent's tunnel session (src/tunnel/probe-protocol.ts). An agent that is not
@@ -55,7 +57,7 @@ class Load {
  * failed check: the location is `unknown`, with the reason.
  */
 export class AgentProbes {
-  readonly #ctx: DaemonContext;
+  readonly #ctx: AgentProbeDeps;
   readonly #sessions: AgentSessions;
   readonly #loads = new Map<number, Load>();
   readonly #skipped: Counter<'agent'>;
@@ -63,7 +65,7 @@ export class AgentProbes {
   readonly #relay: PodRelay | undefined;
 
   /** `relay` (pods): a check for an agent connected to another pod goes there. */
-  constructor(ctx: DaemonContext, sessions: AgentSessions, relay?: PodRelay) {
+  constructor(ctx: AgentProbeDeps, sessions: AgentSessions, relay?: PodRelay) {
     this.#ctx = ctx;
     this.#sessions = sessions;
     this.#relay = relay;
@@ -141,7 +143,7 @@ export class AgentProbes {
     const row = await this.#ctx.db.selectFrom('agents').leftJoin('pods', 'pods.id', 'agents.pod_id')
       .select(['agents.status', 'pods.name as pod']).where('agents.id', '=', agentId).executeTakeFirst().catch(() => undefined);
     if (row?.status === 'CONNECTED' && row.pod) {
-      const here = podName(this.#ctx);
+      const here = this.#ctx.pod.name;
       if (row.pod !== here) return `agent ${name} is connected to pod ${row.pod}, not to pod ${here} which checks this resource`;
     }
     return `agent ${name} is not connected`;

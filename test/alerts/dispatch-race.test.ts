@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import type { Agent } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../../daemon/alerts/delivery/dispatcher.ts';
+import { createNotifierDispatcher } from '../../daemon/alerts/notifiers/http-post.ts';
 import { loadSender } from '../../daemon/alerts/notifiers/senders.ts';
 import { loadInstallSecret } from '../../daemon/auth/install-secret.ts';
-import type { DaemonContext } from '../../daemon/context.ts';
+import { defaultDaemonConfig } from '../../daemon/config/daemon-config.ts';
 import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
 import { startDaemon } from '../helpers/daemon.ts';
 import { bearer, send } from '../helpers/http.ts';
@@ -25,6 +27,7 @@ let signingSecret = '';
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let databaseUrl: string | undefined;
 const stores: OpenedStore[] = [];
+const pools: Agent[] = [];
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'monctl-race-'));
@@ -43,6 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
+  await Promise.all(pools.map((p) => p.close()));
   await receiver?.close();
   rmSync(base, { recursive: true, force: true });
 });
@@ -72,7 +76,11 @@ it('two dispatchers on one database send each of 1,000 notifications exactly onc
 
   const log = pino({ level: 'silent' });
   const dispatcherOn = async (store: OpenedStore, pod: string) => {
-    const ctx = { db: store.db, log, config: {}, installSecret: await loadInstallSecret(store.db) } as unknown as DaemonContext;
+    // Each with its own notifier pool, as two daemons would have.
+    const config = defaultDaemonConfig();
+    const notifierPool = createNotifierDispatcher(config.notifierTimeoutMs);
+    pools.push(notifierPool);
+    const ctx = { db: store.db, log, config, installSecret: await loadInstallSecret(store.db), notifierPool };
     return new Dispatcher({ db: store.db, log, pod, loadSender: (id) => loadSender(ctx, id), retryBaseMs: 60_000, timeoutMs: 10_000 });
   };
   const dispatchers = [await dispatcherOn(a, 'pod-a'), await dispatcherOn(b, 'pod-b')];

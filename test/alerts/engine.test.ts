@@ -2,14 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AgentIncidentSweep } from '../../daemon/alerts/agents/agent-incidents.ts';
+import { AgentIncidentSweep, type SweepDeps } from '../../daemon/alerts/agents/agent-incidents.ts';
 import { stopWatching } from '../../daemon/alerts/incidents/lifecycle.ts';
-import { getMaintenance, maintenanceFor } from '../../daemon/alerts/maintenance/cache.ts';
+import { MaintenanceCache, maintenanceFor } from '../../daemon/alerts/maintenance/cache.ts';
 import { Bus } from '../../daemon/bus.ts';
-import type { DaemonContext } from '../../daemon/context.ts';
 import { EventHub, type HubEvent } from '../../daemon/events/channel.ts';
 import { createLogger } from '../../daemon/logger.ts';
-import { recordResults } from '../../daemon/monitoring/results.ts';
+import { recordResults, type ResultWriterDeps } from '../../daemon/monitoring/results.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
 import type { OpenedStore } from '../../daemon/store/store.ts';
 import { openTestStore } from '../helpers/test-database.ts';
@@ -18,7 +17,7 @@ import { openTestStore } from '../helpers/test-database.ts';
 describe('incident engine', () => {
   let dir: string;
   let store: OpenedStore;
-  let ctx: DaemonContext;
+  let ctx: ResultWriterDeps & SweepDeps;
   const events: HubEvent[] = [];
   let t = Date.UTC(2026, 10, 21, 10, 0, 0);
 
@@ -27,10 +26,11 @@ describe('incident engine', () => {
     store = await openTestStore(dir);
     const hub = new EventHub();
     hub.channel('monitoring').listen((e) => events.push(e));
+    const base = { db: store.db, bus: new Bus(), log: createLogger('silent') };
     ctx = {
-      db: store.db, events: hub, bus: new Bus(), log: createLogger('silent'),
+      ...base, events: hub, maintenance: new MaintenanceCache(base),
       config: { incidents: { agentGraceSeconds: 60, certExpiryDays: [14, 7, 1] } },
-    } as unknown as DaemonContext;
+    };
   });
   afterAll(async () => {
     await store?.close();
@@ -135,7 +135,7 @@ describe('incident engine', () => {
       name: 'now', kind: 'ONE_OFF', starts_at: t - 1000, ends_at: t + 3_600_000, days: null, start_time: null, duration_minutes: null,
       time_zone: null, resource_ids: '[]', group_ids: JSON.stringify([group.id]), agent_ids: '[]', created_at: 0, updated_at: 0,
     }).execute();
-    await getMaintenance(ctx).reload();
+    await ctx.maintenance.reload();
     await recordResults(ctx, [inside, outside].map((resourceId) => ({ resourceId, result: result('NOT_AVAILABLE', '500') })));
     expect((await incidents(inside))[0].maintenance).toBe(1);
     expect((await incidents(outside))[0].maintenance).toBe(0);
@@ -143,7 +143,7 @@ describe('incident engine', () => {
     expect((await outbox(inside)).map((r) => [r.kind, r.suppressed])).toEqual([['INCIDENT_OPENED', 'maintenance'], ['INCIDENT_RESOLVED', 'maintenance']]);
     expect((await outbox(outside)).map((r) => [r.kind, r.suppressed])).toEqual([['INCIDENT_OPENED', null], ['INCIDENT_RESOLVED', null]]);
     await store.db.deleteFrom('maintenance_windows').execute();
-    await getMaintenance(ctx).reload();
+    await ctx.maintenance.reload();
   });
 
   it('deleting or deactivating a resource resolves its open incident, suppressed', async () => {
@@ -212,13 +212,13 @@ describe('incident engine', () => {
       row('tuesdays', { kind: 'WEEKLY', days: '["TUE"]', start_time: '01:00', duration_minutes: 60, time_zone: 'UTC', resource_ids: JSON.stringify([member]) }),
       row('far-away', { starts_at: now + 30 * 86_400_000, ends_at: now + 31 * 86_400_000, resource_ids: JSON.stringify([member]) }),
     ]).execute();
-    await getMaintenance(ctx).reload();
+    await ctx.maintenance.reload();
     const names = async (targets: { resourceIds?: number[]; groupIds?: number[] }) =>
-      (await maintenanceFor(ctx, targets, now)).map((m) => [m.window.name, m.active, m.occurrence.start]);
+      (await maintenanceFor(ctx.maintenance, targets, now)).map((m) => [m.window.name, m.active, m.occurrence.start]);
     expect(await names({ groupIds: [group.id] })).toEqual([['open-now', true, now - 1000]]);
     expect(await names({ resourceIds: [member] })).toEqual([['open-now', true, now - 1000], ['tuesdays', false, Date.UTC(2026, 0, 6, 1, 0)]]);
     expect(await names({ resourceIds: [loner] })).toEqual([]);
     await store.db.deleteFrom('maintenance_windows').execute();
-    await getMaintenance(ctx).reload();
+    await ctx.maintenance.reload();
   });
 });

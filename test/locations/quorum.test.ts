@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MaintenanceCache } from '../../daemon/alerts/maintenance/cache.ts';
 import { holdsFor } from '../../daemon/alerts/routing/inhibition.ts';
 import { Bus } from '../../daemon/bus.ts';
-import type { DaemonContext } from '../../daemon/context.ts';
 import { EventHub } from '../../daemon/events/channel.ts';
 import { createLogger } from '../../daemon/logger.ts';
 import { setLocations } from '../../daemon/monitoring/locations.ts';
-import { recordResults } from '../../daemon/monitoring/results.ts';
+import { recordResults, type ResultWriterDeps } from '../../daemon/monitoring/results.ts';
 import { DAEMON_LOCATION, decide, type Location, type LocationCheck, notChecked, type Quorum } from '../../daemon/probes/locations.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
 import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
@@ -60,15 +60,15 @@ describe('the quorum decides a round', () => {
 describe('rounds recorded', () => {
   let dir: string;
   let store: OpenedStore;
-  let ctx: DaemonContext;
+  let ctx: ResultWriterDeps;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'monctl-quorum-'));
     store = await openStore(dir);
     ctx = {
-      db: store.db, events: new EventHub(), bus: new Bus(), log: createLogger('silent'),
+      db: store.db, events: new EventHub(), maintenance: new MaintenanceCache({ db: store.db, bus: new Bus(), log: createLogger('silent') }),
       config: { incidents: { agentGraceSeconds: 60, certExpiryDays: [14, 7, 1] } },
-    } as unknown as DaemonContext;
+    };
     const now = Date.now();
     await store.db.insertInto('agents').values([
       { id: 1, name: 'office', status: 'CONNECTED', created_at: now }, { id: 2, name: 'lab', status: 'CONNECTED', created_at: now },

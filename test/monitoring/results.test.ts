@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DaemonContext } from '../../daemon/context.ts';
+import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../../daemon/alerts/incidents/defaults.ts';
+import { MaintenanceCache } from '../../daemon/alerts/maintenance/cache.ts';
+import { Bus } from '../../daemon/bus.ts';
 import { EventHub, type HubEvent } from '../../daemon/events/channel.ts';
-import { createLogger } from '../../daemon/logger.ts';
+import { createLogger, type Logger } from '../../daemon/logger.ts';
 import { getRegistryCredential, registryBox } from '../../daemon/monitoring/registry-credentials-store.ts';
-import { recordResults } from '../../daemon/monitoring/results.ts';
+import { recordResults, type ResultWriterDeps } from '../../daemon/monitoring/results.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
 import type { OpenedStore } from '../../daemon/store/store.ts';
 import { openTestStore } from '../helpers/test-database.ts';
@@ -15,7 +17,7 @@ import { openTestStore } from '../helpers/test-database.ts';
 describe('recordResults', () => {
   let dir: string;
   let store: OpenedStore;
-  let ctx: DaemonContext;
+  let ctx: ResultWriterDeps & { log: Logger; installSecret: Uint8Array };
   const events: HubEvent[] = [];
 
   beforeAll(async () => {
@@ -23,7 +25,11 @@ describe('recordResults', () => {
     store = await openTestStore(dir);
     const hub = new EventHub();
     hub.channel('monitoring').listen((e) => events.push(e));
-    ctx = { db: store.db, events: hub, log: createLogger('silent'), installSecret: new Uint8Array(32).fill(7) } as unknown as DaemonContext;
+    const base = { db: store.db, bus: new Bus(), log: createLogger('silent') };
+    ctx = {
+      ...base, events: hub, installSecret: new Uint8Array(32).fill(7), maintenance: new MaintenanceCache(base),
+      config: { incidents: { agentGraceSeconds: DEFAULT_AGENT_GRACE_SECONDS, certExpiryDays: [...DEFAULT_CERT_EXPIRY_DAYS] } },
+    };
     const now = Date.now();
     for (const [name, active] of [['a', 1], ['b', 1], ['off', 0]] as const) {
       await store.db.insertInto('resources').values({
@@ -124,7 +130,7 @@ describe('recordResults', () => {
     await store.db.insertInto('registry_credentials').values({ registry: 'docker.io', username: 'me', password_enc: sealed, created_at: 1 }).execute();
     expect(await getRegistryCredential(ctx, 'registry-1.docker.io')).toEqual({ username: 'me', password: 's3cret' });
     expect(await getRegistryCredential(ctx, 'ghcr.io')).toBeUndefined();
-    const other = { ...ctx, installSecret: new Uint8Array(32).fill(8) } as DaemonContext;
+    const other = { ...ctx, installSecret: new Uint8Array(32).fill(8) };
     expect(await getRegistryCredential(other, 'docker.io')).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSender, recordAttempt } from '../../daemon/alerts/notifiers/senders.ts';
 import type { AlertItem, OutgoingMessage } from '../../daemon/alerts/types.ts';
+import { defaultDaemonConfig } from '../../daemon/config/daemon-config.ts';
 import { type RunningDaemon, startDaemon } from '../../daemon/daemon.ts';
 import { ApiClient } from '../../src/client/api-client.ts';
 import { operations } from '../../src/api/operations.ts';
@@ -23,10 +24,10 @@ const PUBLIC = 'https://monctl.example.test';
 
 beforeAll(async () => {
   process.env.MONCTL_ADMIN_PASSWORD ??= 'in-process-admin-password';
-  daemon = await startDaemon({
+  daemon = await startDaemon(defaultDaemonConfig({
     listen: { host: '127.0.0.1', port: 0 }, edgeListen: { host: '127.0.0.1', port: 0 }, dataDir: join(base, 'data'),
     logLevel: 'silent', sseHeartbeatMs: 15_000, checkResponses: true, publicUrl: PUBLIC, notifierTimeoutMs: 2_000,
-  });
+  }));
   const { readFileSync } = await import('node:fs');
   admin = new ApiClient({ server: daemon.apiUrl, credential: { kind: 'api-key', token: readFileSync(join(base, 'data', 'admin-api-key'), 'utf8').trim() } });
 });

@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProbeMetrics } from '../../daemon/probes/metrics.ts';
-import { getProber } from '../../daemon/probes/prober.ts';
 import { Scheduler } from '../../daemon/probes/scheduler.ts';
 import { insertResources, openContext, type TestContext } from './helpers/context.ts';
 
@@ -35,12 +34,12 @@ afterEach(async () => {
 });
 
 async function scheduler(tc: TestContext): Promise<{ s: Scheduler; runs: Array<{ id: number; due: number; at: number }> }> {
-  const s = new Scheduler(tc.ctx, getProber(tc.ctx), createProbeMetrics(tc.ctx.metrics.registry), tc.ctx.config.probes!);
+  const s = new Scheduler(tc.ctx, tc.ctx.prober, createProbeMetrics(tc.ctx.metrics.registry), tc.ctx.config.probes!);
   const runs: Array<{ id: number; due: number; at: number }> = [];
   s.onRun = (id, due) => runs.push({ id, due, at: Date.now() });
   cleanups.push(async () => {
     await s.stop();
-    await getProber(tc.ctx).close();
+    await tc.ctx.prober.close();
   });
   await s.start();
   return { s, runs };

@@ -3,7 +3,6 @@ import { Value } from '@sinclair/typebox/value';
 import { TopologyEvents } from '../../src/api/schemas/tunnel.ts';
 import { findAgentByToken } from '../../daemon/tunnel-admin/agent-auth.ts';
 import { markConnected, markDisconnected, publishTopology } from '../../daemon/tunnel-admin/agent-status.ts';
-import { currentPodId } from '../../daemon/tunnel-admin/pods.ts';
 import { InProcessDaemon } from './in-process.ts';
 import { watch } from './sse-client.ts';
 
@@ -31,7 +30,7 @@ describe('data-plane seams', () => {
 
   it('marks agents connected and disconnected, with topology events and edges', async () => {
     const id = (await d.call('POST', '/admin/api/agents', { name: 'seam-status' })).json().id;
-    const podId = currentPodId(d.ctx);
+    const podId = d.ctx.pod.id;
     const w = watch(`${d.url}/admin/sse/topology`, d.key);
     try {
       await w.until((ev) => ev.length >= 1);

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultDaemonConfig } from '../../daemon/config/daemon-config.ts';
 import { type RunningDaemon, startDaemon } from '../../daemon/daemon.ts';
 import { send } from '../helpers/http.ts';
 
@@ -20,10 +21,10 @@ export class InProcessDaemon {
 
   async start(): Promise<void> {
     process.env.MONCTL_ADMIN_PASSWORD ??= 'in-process-admin-password';
-    this.daemon = await startDaemon({
+    this.daemon = await startDaemon(defaultDaemonConfig({
       listen: { host: '127.0.0.1', port: 0 }, edgeListen: { host: '127.0.0.1', port: 0 }, dataDir: this.dataDir,
       logLevel: 'silent', sseHeartbeatMs: 15_000, checkResponses: true,
-    });
+    }));
     this.key = readFileSync(join(this.dataDir, 'admin-api-key'), 'utf8').trim();
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendRouteLog, type NewRouteLogEntry, routeLogWriter } from '../../daemon/tunnel-admin/route-log-store.ts';
+import type { NewRouteLogEntry } from '../../daemon/tunnel-admin/route-log-store.ts';
 import { expectProblem, fieldsOf, until } from '../helpers/http.ts';
 import { InProcessDaemon } from './in-process.ts';
 import { watch } from './sse-client.ts';
@@ -30,8 +30,8 @@ afterAll(async () => {
 
 describe('route log', () => {
   it('pages most recent first with Link rel=next and keeps the newest 10,000', async () => {
-    for (let i = 0; i < 10_250; i++) appendRouteLog(d.ctx, entry(routeId, i));
-    await routeLogWriter(d.ctx).flush();
+    for (let i = 0; i < 10_250; i++) d.ctx.routeLog.append(entry(routeId, i));
+    await d.ctx.routeLog.flush();
     const first = await call('GET', `/admin/api/routes/${routeId}/log`);
     expect(first.status).toBe(200);
     expect(first.json()).toHaveLength(100);
@@ -64,8 +64,8 @@ describe('route log', () => {
     const w = watch(`${d.url}/admin/sse/routes/${routeId}/log`, d.key);
     try {
       await until(() => d.ctx.events.channel(`route-log:${routeId}`).subscriberCount === 1);
-      appendRouteLog(d.ctx, entry(otherRouteId, 1));
-      for (let i = 0; i < 3; i++) appendRouteLog(d.ctx, { ...entry(routeId, i), path: `/live/${i}` });
+      d.ctx.routeLog.append(entry(otherRouteId, 1));
+      for (let i = 0; i < 3; i++) d.ctx.routeLog.append({ ...entry(routeId, i), path: `/live/${i}` });
       await w.until((ev) => ev.length >= 3);
       expect(w.events.map((e) => e.kind)).toEqual(['LOG', 'LOG', 'LOG']);
       expect(w.events.map((e) => e.data.path)).toEqual(['/live/0', '/live/1', '/live/2']);
@@ -80,10 +80,10 @@ describe('route log', () => {
   it('drops entries of a deleted route without losing the rest of the batch', async () => {
     const agentId = (await call('GET', '/admin/api/agents')).json()[0].id;
     const temp = (await call('POST', '/admin/api/routes', { name: 'temp', type: 'HTTP', agentId, hostname: 'temp.test', target: 'http://x/' })).json().id;
-    appendRouteLog(d.ctx, entry(temp, 1));
+    d.ctx.routeLog.append(entry(temp, 1));
     expect((await call('DELETE', `/admin/api/routes/${temp}`)).status).toBe(200);
-    appendRouteLog(d.ctx, { ...entry(otherRouteId, 2), path: '/survivor' });
-    await routeLogWriter(d.ctx).flush();
+    d.ctx.routeLog.append({ ...entry(otherRouteId, 2), path: '/survivor' });
+    await d.ctx.routeLog.flush();
     expect((await call('GET', `/admin/api/routes/${otherRouteId}/log?limit=1`)).json()[0].path).toBe('/survivor');
   });
 
@@ -103,7 +103,7 @@ describe('route log', () => {
 
   it('writes what is queued when the daemon stops', async () => {
     const podBefore = (await call('GET', '/admin/api/topology')).json().pods;
-    for (let i = 0; i < 5; i++) appendRouteLog(d.ctx, { ...entry(otherRouteId, i), path: `/last/${i}` });
+    for (let i = 0; i < 5; i++) d.ctx.routeLog.append({ ...entry(otherRouteId, i), path: `/last/${i}` });
     await d.stop();
     await d.start();
     const log = (await call('GET', `/admin/api/routes/${otherRouteId}/log?limit=5`)).json();

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryDelay } from '../../daemon/certs/acme/backoff.ts';
 import { claimOrder } from '../../daemon/certs/acme/claim.ts';
-import { recordFailed, recordIssued } from '../../daemon/certs/acme/outcome.ts';
-import type { DaemonContext } from '../../daemon/context.ts';
+import { type OutcomeDeps, recordFailed, recordIssued } from '../../daemon/certs/acme/outcome.ts';
 import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 
@@ -18,7 +17,7 @@ import { makePki, type TestPki } from '../helpers/tls.ts';
 describe('ACME order claims', () => {
   let dir: string;
   let store: OpenedStore;
-  let ctx: DaemonContext;
+  let ctx: OutcomeDeps;
   let pki: TestPki;
   let id: number;
   const row = () => store.db.selectFrom('certificates').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -27,7 +26,7 @@ describe('ACME order claims', () => {
     dir = mkdtempSync(join(tmpdir(), 'monctl-claims-'));
     store = await openStore(dir);
     pki = makePki('claims CA');
-    ctx = { db: store.db, installSecret: new Uint8Array(32).fill(3) } as unknown as DaemonContext;
+    ctx = { db: store.db, installSecret: new Uint8Array(32).fill(3) };
     const now = Date.now();
     id = (await store.db.insertInto('certificates').values({
       source: 'ACME', acme_name: 'claimed.test', hostnames: '["claimed.test"]', created_at: now, updated_at: now,

@@ -1,10 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { DaemonContext } from '../../context.ts';
 import type { AgentRow, Database } from '../../store/schema.ts';
+import type { IncidentDeps } from '../incidents/engine.ts';
 import { type IncidentChange, publishIncidents } from '../incidents/events.ts';
-import { DEFAULT_AGENT_GRACE_SECONDS } from '../incidents/defaults.ts';
 import { openIncident, resolveIncident } from '../incidents/store.ts';
-import { getMaintenance } from '../maintenance/cache.ts';
 import type { IncidentSubject } from '../types.ts';
 
 /** How often the agents table is looked at. */
@@ -16,6 +15,9 @@ type Row = Pick<AgentRow, 'id' | 'name' | 'status' | 'last_seen_at' | 'connected
 
 const subjectOf = (row: Pick<Row, 'id' | 'name' | 'remote_address'>): IncidentSubject =>
   ({ type: 'agent', id: Number(row.id), name: row.name, target: row.remote_address });
+
+/** What the sweep uses of the daemon. */
+export type SweepDeps = Pick<DaemonContext, 'db' | 'log'> & IncidentDeps;
 
 /** Thrown inside a transaction to roll it back: another daemon (or a reconnect) got there first. */
 class Lost extends Error {}
@@ -29,12 +31,12 @@ class Lost extends Error {}
  * transaction claims the agent; otherwise the transaction rolls back.
  */
 export class AgentIncidentSweep {
-  readonly #ctx: DaemonContext;
+  readonly #ctx: SweepDeps;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> = Promise.resolve();
   #stopped = false;
 
-  constructor(ctx: DaemonContext) {
+  constructor(ctx: SweepDeps) {
     this.#ctx = ctx;
   }
 
@@ -55,7 +57,7 @@ export class AgentIncidentSweep {
 
   /** One pass: opens what is due, resolves what is back. */
   async sweep(now = Date.now()): Promise<void> {
-    const graceMs = (this.#ctx.config.incidents?.agentGraceSeconds ?? DEFAULT_AGENT_GRACE_SECONDS) * 1000;
+    const graceMs = this.#ctx.config.incidents.agentGraceSeconds * 1000;
     const rows = await this.#ctx.db.selectFrom('agents')
       .select(['id', 'name', 'status', 'last_seen_at', 'connected_at', 'remote_address', 'open_incident_id'])
       .where((eb) => eb.or([
@@ -63,7 +65,7 @@ export class AgentIncidentSweep {
         eb.and([eb('status', '!=', 'DISCONNECTED'), eb('open_incident_id', 'is not', null)]),
       ])).execute();
     if (rows.length === 0) return;
-    const maintenance = getMaintenance(this.#ctx);
+    const maintenance = this.#ctx.maintenance;
     await maintenance.ready();
     const changes: IncidentChange[] = [];
     for (const row of rows) {

@@ -1,13 +1,12 @@
 import { type Selectable, sql, type Transaction } from 'kysely';
+import type { DaemonConfig } from '../../config.ts';
 import type { DaemonContext } from '../../context.ts';
 import type { ProbeResult } from '../../probes/types.ts';
 import { shapedChunks } from '../../store/batches.ts';
 import type { Database, ResourcesTable } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';
-import { getMaintenance } from '../maintenance/cache.ts';
 import type { IncidentSubject } from '../types.ts';
 import { certStep } from './cert-expiry.ts';
-import { DEFAULT_CERT_EXPIRY_DAYS } from './defaults.ts';
 import { type IncidentChange, publishIncidents } from './events.ts';
 import { openIncident, resolveIncident } from './store.ts';
 import { OPENED_HERE, type StreakState, walkStreaks } from './streaks.ts';
@@ -57,6 +56,9 @@ function columnsOf(row: EngineRow): AlertColumns {
 
 const subjectOf = (row: EngineRow): IncidentSubject => ({ type: 'resource', id: Number(row.id), name: row.name, target: row.target });
 
+/** What the incident engine uses of the daemon. */
+export type IncidentDeps = Pick<DaemonContext, 'events' | 'maintenance'> & { config: Pick<DaemonConfig, 'incidents'> };
+
 /**
  * The incident engine, run inside the result writer's transaction: per active
  * resource, its new results in check order move the streaks, open or resolve
@@ -67,7 +69,7 @@ const subjectOf = (row: EngineRow): IncidentSubject => ({ type: 'resource', id: 
  * checks, two per incident opened or resolved, one per CERT_EXPIRING.
  */
 export async function applyIncidents(
-  trx: Transaction<Database>, ctx: DaemonContext, rows: ReadonlyMap<number, EngineRow>,
+  trx: Transaction<Database>, ctx: IncidentDeps, rows: ReadonlyMap<number, EngineRow>,
   items: ReadonlyArray<{ resourceId: number; result: ProbeResult }>,
 ): Promise<IncidentOutcome> {
   const byResource = new Map<number, ProbeResult[]>();
@@ -82,8 +84,7 @@ export async function applyIncidents(
   const changed = new Map<number, AlertColumns>();
   const changes: IncidentChange[] = [];
   const countChecks: Array<{ id: number; add: number }> = [];
-  // `config?.`: a bare context (tests of the writer) has none.
-  const thresholds = ctx.config?.incidents?.certExpiryDays ?? DEFAULT_CERT_EXPIRY_DAYS;
+  const thresholds = ctx.config.incidents.certExpiryDays;
 
   for (const [resourceId, results] of byResource) {
     const row = rows.get(resourceId)!;
@@ -136,8 +137,8 @@ export async function applyIncidents(
 }
 
 /** The maintenance cache is read once per daemon, and only when an incident opens. */
-async function inMaintenance(trx: Transaction<Database>, ctx: DaemonContext, resourceId: number, at: number): Promise<boolean> {
-  const cache = getMaintenance(ctx);
+async function inMaintenance(trx: Transaction<Database>, ctx: IncidentDeps, resourceId: number, at: number): Promise<boolean> {
+  const cache = ctx.maintenance;
   await cache.ready(trx);
   return cache.resourceInMaintenance(resourceId, at);
 }

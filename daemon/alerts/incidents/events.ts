@@ -12,7 +12,7 @@ export interface IncidentChange { kind: 'opened' | 'resolved'; row: IncidentRow 
  * see the incidents of the resources they may see, as with STATUS_CHANGED;
  * agent incidents (no resourceId) reach ADMIN only.
  */
-export function publishIncidents(ctx: DaemonContext, changes: readonly IncidentChange[]): void {
+export function publishIncidents(ctx: Pick<DaemonContext, 'events'>, changes: readonly IncidentChange[]): void {
   if (changes.length === 0) return;
   const channel = ctx.events.channel(MONITORING_CHANNEL);
   const now = Date.now();

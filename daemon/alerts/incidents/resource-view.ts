@@ -2,7 +2,6 @@ import { type Kysely, sql } from 'kysely';
 import type { Incident } from '../../../src/api/schemas/incidents.ts';
 import type { DaemonContext } from '../../context.ts';
 import type { Database } from '../../store/schema.ts';
-import { getMaintenance } from '../maintenance/cache.ts';
 import { toIncident } from './mappers.ts';
 
 /** Incidents shown on the admin resource detail. */
@@ -18,7 +17,7 @@ export async function recentIncidents(db: Kysely<Database>, resourceId: number, 
 
 /** `inMaintenance` for resource views, from the in-memory windows (no query per resource). */
 export async function maintenanceOf(ctx: DaemonContext): Promise<(resourceId: number) => boolean> {
-  const cache = getMaintenance(ctx);
+  const cache = ctx.maintenance;
   await cache.ready();
   const now = Date.now();
   return (id) => cache.resourceInMaintenance(id, now);

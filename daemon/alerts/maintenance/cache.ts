@@ -1,5 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DaemonContext } from '../../context.ts';
+import type { Bus } from '../../bus.ts';
+import type {} from '../../context.ts';
+import type { Logger } from '../../logger.ts';
 import type { Database, MaintenanceWindowsTable } from '../../store/schema.ts';
 import { CoalescedReload } from '../../util/coalesced.ts';
 import { currentOrNext, isActive, type Occurrence, type WindowSchedule } from './schedule.ts';
@@ -21,6 +23,20 @@ export interface CachedWindow {
 
 /** How often the windows are read again at the latest: other pods on the database may have changed them. */
 export const RELOAD_EVERY_MS = 60_000;
+
+declare module '../../context.ts' {
+  interface DaemonContext {
+    /** The maintenance windows in memory, for the incident engine and the status pages (built by daemon/services.ts). */
+    maintenance: MaintenanceCache;
+  }
+}
+
+/** What the cache uses of the daemon. */
+export interface MaintenanceDeps {
+  db: Kysely<Database>;
+  bus: Bus;
+  log: Logger;
+}
 
 const ids = (text: string): number[] => {
   try {
@@ -55,10 +71,12 @@ export function scheduleOf(row: WindowRow): WindowSchedule {
  * Every maintenance window in memory, so that the incident engine asks "is
  * this resource in maintenance?" without a query per batch. Reloaded when a
  * window changes here, when a resource changes (its groups may have), and every
- * minute. Groups are expanded to their resources at load time.
+ * minute. Groups are expanded to their resources at load time. One per
+ * daemon (`ctx.maintenance`): daemon/services.ts builds it, reads it once and
+ * starts it before the modules, and stops it after them.
  */
 export class MaintenanceCache {
-  readonly #ctx: DaemonContext;
+  readonly #ctx: MaintenanceDeps;
   #windows: CachedWindow[] = [];
   #loaded: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -69,7 +87,7 @@ export class MaintenanceCache {
     if (this.#windows.some((w) => w.groupIds.length > 0)) void this.reload().catch(() => undefined);
   };
 
-  constructor(ctx: DaemonContext) {
+  constructor(ctx: MaintenanceDeps) {
     this.#ctx = ctx;
   }
 
@@ -168,18 +186,6 @@ export class MaintenanceCache {
   }
 }
 
-const caches = new WeakMap<DaemonContext, MaintenanceCache>();
-
-/** The maintenance cache of a daemon (one per context, like the prober). */
-export function getMaintenance(ctx: DaemonContext): MaintenanceCache {
-  let cache = caches.get(ctx);
-  if (!cache) {
-    cache = new MaintenanceCache(ctx);
-    caches.set(ctx, cache);
-  }
-  return cache;
-}
-
 /**
  * For the status page: the maintenance windows touching these resources or
  * groups (a window on a group, or on a resource listed or in one of its
@@ -188,9 +194,8 @@ export function getMaintenance(ctx: DaemonContext): MaintenanceCache {
  * this daemon has not yet.
  */
 export async function maintenanceFor(
-  ctx: DaemonContext, targets: { resourceIds?: number[]; groupIds?: number[] }, at = Date.now(), horizonMs?: number,
+  cache: MaintenanceCache, targets: { resourceIds?: number[]; groupIds?: number[] }, at = Date.now(), horizonMs?: number,
 ): Promise<Array<{ window: CachedWindow; occurrence: Occurrence; active: boolean }>> {
-  const cache = getMaintenance(ctx);
   await cache.ready();
   return cache.activeAndUpcoming(targets, at, horizonMs);
 }

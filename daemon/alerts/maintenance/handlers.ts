@@ -5,7 +5,6 @@ import { uniqueViolation } from '../../monitoring/resource-store.ts';
 import type { HandlersOf } from '../../monitoring/state.ts';
 import type { Database } from '../../store/schema.ts';
 import type { Kysely, Transaction } from 'kysely';
-import { getMaintenance } from './cache.ts';
 import { checkTargets, columns, draftFromCreate, draftFromUpdate, toWindow } from './rules.ts';
 
 type Ops = Pick<typeof incidentOperations,
@@ -18,7 +17,7 @@ async function checkNameFree(db: Kysely<Database> | Transaction<Database>, name:
 }
 
 /** This daemon's cache reads the change at once; other pods within a minute. */
-const changed = (ctx: DaemonContext) => getMaintenance(ctx).reload();
+const changed = (ctx: DaemonContext) => ctx.maintenance.reload();
 
 /** Handlers of `/admin/api/maintenance`. */
 export const maintenanceHandlers: HandlersOf<Ops> = {

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Agent } from 'undici';
 import type { NotifierType } from '../../../src/api/schemas/notifiers.ts';
+import type { DaemonConfig } from '../../config.ts';
 import type { DaemonContext } from '../../context.ts';
 import type { Database } from '../../store/schema.ts';
 import type { OutgoingMessage, SendOutcome } from '../types.ts';
 import type { LoadedNotifier } from './config-types.ts';
 import { sendEmail } from './email.ts';
-import { createNotifierDispatcher, type PostOptions } from './http-post.ts';
+import type { PostOptions } from './http-post.ts';
 import { sendNtfy } from './ntfy.ts';
 import { type RenderedMessage, renderMessage } from './render.ts';
 import { sendSlack } from './slack.ts';
@@ -20,35 +21,22 @@ import { sendWebhook } from './webhook.ts';
  * `latencyMs` is the attempt's wall time (monotonic clock), for
  * `monctl_notification_delivery_seconds`.
  */
-export const DEFAULT_NOTIFIER_TIMEOUT_MS = 10_000;
-
 export interface NotifierSender {
   notifier: { id: number; name: string; type: NotifierType; enabled: boolean };
   send(message: OutgoingMessage, signal: AbortSignal): Promise<SendOutcome>;
 }
 
-const pools = new WeakMap<DaemonContext, Agent>();
-
-/** The HTTP pool of this daemon's notifiers (closed by closeNotifierPool at stop). */
-function poolOf(ctx: DaemonContext): Agent {
-  let pool = pools.get(ctx);
-  if (!pool) {
-    pool = createNotifierDispatcher(timeoutOf(ctx));
-    pools.set(ctx, pool);
-  }
-  return pool;
-}
-
-export async function closeNotifierPool(ctx: DaemonContext): Promise<void> {
-  const pool = pools.get(ctx);
-  pools.delete(ctx);
-  await pool?.close().catch(() => undefined);
-}
-
-const timeoutOf = (ctx: DaemonContext) => ctx.config.notifierTimeoutMs ?? DEFAULT_NOTIFIER_TIMEOUT_MS;
+/**
+ * What a sender uses of the daemon: the notifiers' one HTTP pool
+ * (`ctx.notifierPool`, createNotifierDispatcher built by daemon/services.ts and closed after the
+ * modules stop) and the send timeout it was built with.
+ */
+export type SenderDeps = Pick<DaemonContext, 'db' | 'log' | 'installSecret' | 'notifierPool'> & {
+  config: Pick<DaemonConfig, 'publicUrl' | 'notifierTimeoutMs'>;
+};
 
 /** The notifier `notifierId` ready to send, or undefined when it does not exist (deleted since the message was made). */
-export async function loadSender(ctx: DaemonContext, notifierId: number): Promise<NotifierSender | undefined> {
+export async function loadSender(ctx: SenderDeps, notifierId: number): Promise<NotifierSender | undefined> {
   const row = await ctx.db.selectFrom('notifiers').selectAll().where('id', '=', notifierId).executeTakeFirst();
   if (!row) return undefined;
   const secrets = openSecrets(ctx, row.secrets_enc);
@@ -65,7 +53,7 @@ export async function loadSender(ctx: DaemonContext, notifierId: number): Promis
       const rendered = renderMessage(message, { publicUrl, notifierName: n.name });
       const started = performance.now();
       try {
-        return await deliver(ctx, n, message, rendered, { dispatcher: poolOf(ctx), timeoutMs: timeoutOf(ctx), signal }, publicUrl);
+        return await deliver(ctx, n, message, rendered, { dispatcher: ctx.notifierPool, timeoutMs: ctx.config.notifierTimeoutMs, signal }, publicUrl);
       } catch (err) {
         // A bug of ours must not take the dispatcher down: it is a failed attempt like any other.
         ctx.log.error({ err, notifier: n.name }, 'notifier send failed unexpectedly');
@@ -75,7 +63,7 @@ export async function loadSender(ctx: DaemonContext, notifierId: number): Promis
   };
 }
 
-function deliver(ctx: DaemonContext, n: LoadedNotifier, message: OutgoingMessage, rendered: RenderedMessage, io: PostOptions,
+function deliver(ctx: SenderDeps, n: LoadedNotifier, message: OutgoingMessage, rendered: RenderedMessage, io: PostOptions,
   publicUrl: string | null): Promise<SendOutcome> {
   switch (n.type) {
     case 'WEBHOOK': return sendWebhook(n, message, rendered, publicUrl, io);

@@ -143,13 +143,13 @@ export class AcmeManager {
     if (row.next_attempt_at !== null && Number(row.next_attempt_at) > now) return false;
     if (row.claimed_until !== null && Number(row.claimed_until) > now) return false;
     if (row.cert_pem === null || row.not_before === null || row.not_after === null) return true;
-    return now >= renewTime(Number(row.not_before), Number(row.not_after), this.#ctx.config.acme!.renewAt);
+    return now >= renewTime(Number(row.not_before), Number(row.not_after), this.#ctx.config.acmeRenewAt);
   }
 
   /** Claims the row as read (a daemon that got there first changed it), orders, records the outcome. */
   async #renew(row: CertificateRow, types: ChallengeType[]): Promise<void> {
     const now = Date.now();
-    const claim = `${this.#ctx.config.podName ?? 'pod'}:${this.#pod}:${now}`;
+    const claim = `${this.#ctx.pod.name}:${this.#pod}:${now}`;
     if (!await claimOrder(this.#ctx.db, row, claim, now)) return;
     const name = row.acme_name!;
     this.#ctx.log.info({ hostname: name, renewal: row.cert_pem !== null }, 'acme: ordering a certificate');

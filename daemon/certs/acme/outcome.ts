@@ -6,8 +6,11 @@ import { describeChain } from '../pem.ts';
 import { retryDelay } from './backoff.ts';
 import type { Issued } from './order.ts';
 
+/** What recording an order's outcome uses of the daemon. */
+export type OutcomeDeps = Pick<DaemonContext, 'db' | 'installSecret'>;
+
 /** Writes a new certificate to the row this daemon claimed (nothing when the claim was lost meanwhile). */
-export async function recordIssued(ctx: DaemonContext, row: CertificateRow, claim: string, issued: Issued): Promise<boolean> {
+export async function recordIssued(ctx: OutcomeDeps, row: CertificateRow, claim: string, issued: Issued): Promise<boolean> {
   const d = describeChain(issued.chainPem);
   const now = Date.now();
   const result = await ctx.db.updateTable('certificates').set({
@@ -25,7 +28,7 @@ export async function recordIssued(ctx: DaemonContext, row: CertificateRow, clai
  * hour (doubling up to a day), and its CERT_RENEWAL_FAILED alert event in
  * the same transaction.
  */
-export async function recordFailed(ctx: DaemonContext, row: CertificateRow, claim: string, error: string): Promise<number | undefined> {
+export async function recordFailed(ctx: OutcomeDeps, row: CertificateRow, claim: string, error: string): Promise<number | undefined> {
   const now = Date.now();
   const failures = Number(row.failures) + 1;
   const next = now + retryDelay(failures);

@@ -1,16 +1,26 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../../../daemon/alerts/incidents/defaults.ts';
+import { MaintenanceCache } from '../../../daemon/alerts/maintenance/cache.ts';
 import { Bus } from '../../../daemon/bus.ts';
+import { PodIdentity } from '../../../daemon/cluster/pod-identity.ts';
 import type { DaemonContext } from '../../../daemon/context.ts';
 import { EventHub } from '../../../daemon/events/channel.ts';
 import { createLogger } from '../../../daemon/logger.ts';
 import { createMetrics } from '../../../daemon/metrics/metrics.ts';
 import { defaultProbeConfig, type ProbeConfig } from '../../../daemon/probes/config.ts';
+import { createDaemonProber } from '../../../daemon/probes/prober.ts';
+import type { SchedulerDeps } from '../../../daemon/probes/scheduler.ts';
 import { openStore } from '../../../daemon/store/store.ts';
+import type { AgentProbeDeps } from '../../../daemon/tunnel/remote-probes.ts';
+import { nothingConnected } from '../../../daemon/tunnel-control.ts';
+
+/** What the probe engine's tests use of a daemon: the scheduler's and the remote checks' dependencies, and one prober. */
+export type ProbeContext = SchedulerDeps & AgentProbeDeps & Pick<DaemonContext, 'prober' | 'store'> & { config: { probes: ProbeConfig } };
 
 export interface TestContext {
-  ctx: DaemonContext;
+  ctx: ProbeContext;
   dataDir: string;
   /** Closes the database and removes the directory unless `keep`. */
   close(keep?: boolean): Promise<void>;
@@ -24,13 +34,20 @@ export interface TestContext {
 export async function openContext(probes: Partial<ProbeConfig> = {}, dataDir?: string): Promise<TestContext> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'monctl-sched-'));
   const store = await openStore(dir);
-  const ctx = {
-    config: { probes: { ...defaultProbeConfig(), ...probes } },
-    db: store.db, store, log: createLogger('silent'), metrics: createMetrics(), events: new EventHub(), bus: new Bus(), draining: false,
-  } as unknown as DaemonContext;
+  const config = {
+    probes: { ...defaultProbeConfig(), ...probes },
+    incidents: { agentGraceSeconds: DEFAULT_AGENT_GRACE_SECONDS, certExpiryDays: [...DEFAULT_CERT_EXPIRY_DAYS] },
+  };
+  const base = { db: store.db, log: createLogger('silent'), bus: new Bus() };
+  const ctx: ProbeContext = {
+    ...base, config, store, metrics: createMetrics(), events: new EventHub(), installSecret: new Uint8Array(32).fill(5),
+    tunnel: nothingConnected, pod: new PodIdentity({ podName: 'probe-tests', listen: { port: 0 } }), maintenance: new MaintenanceCache(base),
+    prober: createDaemonProber({ timeoutMs: config.probes.httpTimeoutMs, log: base.log, credential: async () => undefined }),
+  };
   return {
     ctx, dataDir: dir,
     async close(keep = false) {
+      await ctx.prober.close();
       await store.close();
       if (!keep) rmSync(dir, { recursive: true, force: true });
     },
@@ -38,7 +55,7 @@ export async function openContext(probes: Partial<ProbeConfig> = {}, dataDir?: s
 }
 
 /** Inserts resources directly (intervals below the API's 10 s minimum keep the tests short). */
-export async function insertResources(ctx: DaemonContext, rows: Array<{ target: string; type?: string; interval?: number; active?: boolean; nextRunAt?: number | null }>): Promise<number[]> {
+export async function insertResources(ctx: Pick<DaemonContext, 'db'>, rows: Array<{ target: string; type?: string; interval?: number; active?: boolean; nextRunAt?: number | null }>): Promise<number[]> {
   const now = Date.now();
   const ids: number[] = [];
   for (const [i, r] of rows.entries()) {
