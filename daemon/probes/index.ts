@@ -4,7 +4,7 @@ import { defaultProbeConfig } from './config.ts';
 import { createProbeMetrics } from './metrics.ts';
 import { getProber } from './prober.ts';
 import { runRollups } from './rollups.ts';
-import { scheduledShards } from '../cluster/scheduled-shards.ts';
+import { scheduledShards } from './scheduled-shards.ts';
 import type { ShardLeases } from '../cluster/shard-leases.ts';
 import { Scheduler } from './scheduler.ts';
 
