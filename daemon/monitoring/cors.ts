@@ -3,7 +3,7 @@ import type { monitoringAdminOperations } from '../../src/api/ops/monitoring-adm
 import { invalidField, notFound } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import type { RouteHandler } from '../http/router-like.ts';
-import type { HandlersOf } from './state.ts';
+import type { HandlersOf } from '../http/bind.ts';
 import { checkHostPort } from './targets.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { DaemonContext } from '../context.ts';
-import { SecretBox } from './secret-box.ts';
+import { SecretBox } from '../auth/secret-box.ts';
 
 /**
  * Registry credentials for DOCKER checks of private registries. Passwords are

@@ -4,8 +4,8 @@ import { conflict, invalidField, notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { RegistryCredentialsTable } from '../store/schema.ts';
 import { normalizeRegistry, registryBox } from './registry-credentials-store.ts';
-import { uniqueViolation } from './resource-store.ts';
-import type { HandlersOf } from './state.ts';
+import { uniqueViolation } from '../store/unique-violation.ts';
+import type { HandlersOf } from '../http/bind.ts';
 import { checkHostPort } from './targets.ts';
 
 type Ops = Pick<typeof monitoringAdminOperations, 'listRegistryCredentials' | 'createRegistryCredential' | 'deleteRegistryCredential'>;
