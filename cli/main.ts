@@ -40,13 +40,21 @@ const modules: Record<string, () => Promise<NounModule>> = {
   incidents: () => import('./commands/incidents.ts'),
   maintenance: () => import('./commands/maintenance.ts'),
   apply: () => import('./commands/apply.ts'),
-  completion: () => import('./commands/completion.ts'),
+  completion: async () => {
+    const { register } = await import('./commands/completion.ts');
+    return { register: (program) => register(program, loadMissingNouns) };
+  },
   agent: async () => ({ register: (await import('./agent/command.ts')).registerAgentCommand }),
 };
 
 export const nouns: Record<string, (program: Command) => Promise<void>> = Object.fromEntries(
   Object.entries(modules).map(([name, load]) => [name, async (p: Command) => (await load()).register(p)]),
 );
+
+/** Loads every noun the program does not have yet: completion's scripts cover the whole tree. */
+async function loadMissingNouns(program: Command): Promise<void> {
+  for (const [name, load] of Object.entries(nouns)) if (!program.commands.some((c) => c.name() === name)) await load(program);
+}
 
 /** Command aliases, so that the alias loads its noun's module. */
 const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', maint: 'maintenance', sp: 'status-pages' };

@@ -6,13 +6,11 @@ import {
 } from '../../src/tunnel/probe-protocol.ts';
 import type { PodRelay } from './tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
-import type { RemoteOutcome } from '../tunnel-control.ts';
+import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel-control.ts';
 import { podName } from '../tunnel-admin/pods.ts';
 import { publishTopology } from '../tunnel-admin/topology-events.ts';
 import type { AgentSessions } from './sessions.ts';
 
-/** How long past the check's own timeout the daemon waits for the agent's answer (issue 19). */
-export const AGENT_GRACE_MS = 5_000;
 /** How often changed probe loads go out on the topology stream. */
 const LOAD_EVERY_MS = 5_000;
 

@@ -5,8 +5,7 @@ import type { Duplex } from 'node:stream';
 import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
-import type { RemoteOutcome } from '../tunnel-control.ts';
-import { AGENT_GRACE_MS } from './remote-probes.ts';
+import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel-control.ts';
 import { KeptAlivePool, TargetConnection } from './target-connection.ts';
 import { podName } from '../tunnel-admin/pods.ts';
 
