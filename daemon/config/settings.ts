@@ -6,7 +6,7 @@ import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts
 import { defaultProbeConfig } from '../probes/config.ts';
 import { STATUS_STREAM_LIMITS } from '../status/live-caps.ts';
 import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
-import { normaliseCidr } from '../tunnel/access/cidr.ts';
+import { normaliseCidr } from '../util/cidr.ts';
 import { TLS_PROFILES } from '../http/tls-profile.ts';
 import * as t from './types.ts';
 
