@@ -12,7 +12,7 @@ import { guardStreams } from './auth/stream-guard.ts';
 import { Bus } from './bus.ts';
 import { relayBus } from './cluster/bus-relay.ts';
 import { EventRelay } from './cluster/event-relay.ts';
-import { DEFAULT_RELAY_LIMITS } from './cluster/relay-limits.ts';
+import { DEFAULT_RELAY_LIMITS } from './config/relay-limits.ts';
 import { shareLoginThrottle } from './cluster/login-sharing.ts';
 import { PodMessages } from './cluster/pod-messages.ts';
 import type { DaemonConfig } from './config.ts';

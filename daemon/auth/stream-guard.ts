@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeys } from './api-keys.ts';
 import type { Principal } from './principal.ts';
 import type { Sessions } from './sessions.ts';
-import { DEFAULT_STREAM_MAX_LIFETIME_MS } from './stream-lifetime.ts';
+import { DEFAULT_STREAM_MAX_LIFETIME_MS } from '../config/stream-lifetime.ts';
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 /** What ends a stream: its response's `end` (the stream's own 'close' handler then cleans up). */

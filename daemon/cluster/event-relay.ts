@@ -8,7 +8,7 @@ import type { PodNotifications } from '../store/opened-store.ts';
 import type { Database } from '../store/schema.ts';
 import { TOPOLOGY_CHANNEL } from '../../src/api/schemas/tunnel.ts';
 import { EventAnnouncer } from './event-announcer.ts';
-import type { RelayLimits } from './relay-limits.ts';
+import type { RelayLimits } from '../config/relay-limits.ts';
 import { type CountLoss, registerRelayMetrics } from './relay-metrics.ts';
 
 /** The channels every pod shares. Status-page channels are derived on each pod from these; route logs stay per pod. */

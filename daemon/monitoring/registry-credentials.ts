@@ -3,7 +3,7 @@ import type { monitoringAdminOperations } from '../../src/api/ops/monitoring-adm
 import { conflict, invalidField, notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { RegistryCredentialsTable } from '../store/schema.ts';
-import { normaliseRegistry, registryBox } from './registry-credentials-store.ts';
+import { normaliseRegistry, registryBox } from '../probes/registry-credentials-store.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import type { HandlersOf } from '../http/bind.ts';
 import { checkHostPort } from './targets.ts';

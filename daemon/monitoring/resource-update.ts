@@ -12,8 +12,8 @@ import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
 import { toAdminResource } from './mappers.ts';
 import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
-import { locationsOfOne, resolveLocations, sameLocations, setLocations } from './locations.ts';
-import { effectiveStatus } from './results.ts';
+import { locationsOfOne, resolveLocations, sameLocations, setLocations } from '../probes/resource-locations.ts';
+import { effectiveStatus } from '../probes/results.ts';
 import type { MonitoringState } from './state.ts';
 
 /**

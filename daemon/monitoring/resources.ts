@@ -1,7 +1,7 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
 import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
-import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from './locations.ts';
+import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from '../probes/resource-locations.ts';
 import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';

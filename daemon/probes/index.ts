@@ -1,6 +1,6 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
-import { defaultProbeConfig } from './config.ts';
+import { defaultProbeConfig } from '../config/probe-config.ts';
 import { createProbeMetrics } from './metrics.ts';
 import { getProber } from './prober.ts';
 import { runRollups } from './rollups.ts';

@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
-import { getRegistryCredential } from '../monitoring/registry-credentials-store.ts';
+import { getRegistryCredential } from './registry-credentials-store.ts';
 import { createProbeRunner, type Prober } from '../../src/probes/runner.ts';
-import { defaultProbeConfig } from './config.ts';
+import { defaultProbeConfig } from '../config/probe-config.ts';
 
 export type { Prober };
 

@@ -1,8 +1,8 @@
 import { parseImageReference, parseNamespace } from '../../src/probes/docker/reference.ts';
 import type { RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { DaemonContext } from '../context.ts';
-import { getRegistryCredential } from '../monitoring/registry-credentials-store.ts';
-import { defaultProbeConfig } from './config.ts';
+import { getRegistryCredential } from './registry-credentials-store.ts';
+import { defaultProbeConfig } from '../config/probe-config.ts';
 import { type Location, type LocationCheck, notChecked } from './locations.ts';
 import type { Prober } from './prober.ts';
 import type { ProbeInput } from './types.ts';

@@ -1,5 +1,5 @@
 import type { DaemonContext } from '../context.ts';
-import { type RoundRecord, recordResults } from '../monitoring/results.ts';
+import { type RoundRecord, recordResults } from './results.ts';
 import type { LocationCheck } from './locations.ts';
 import { persistNextRuns } from './next-runs.ts';
 import type { ProbeResult } from './types.ts';

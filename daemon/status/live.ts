@@ -6,7 +6,8 @@ import { serveStream } from '../events/sse.ts';
 import { AUDIENCES, type Audience, type LiveState, type PageRow, readLiveState, shownStatus } from './live-state.ts';
 import { updatedText } from './render/page-html.ts';
 import { registerStreamCapMetrics } from './live-metrics.ts';
-import { STATUS_STREAM_LIMITS, StreamCaps } from './live-caps.ts';
+import { STATUS_STREAM_LIMITS } from '../config/values.ts';
+import { StreamCaps } from './live-caps.ts';
 import type { StatusState } from './state.ts';
 
 /** Changes are gathered this long before the watched pages are read again (a burst of results is one read). */

@@ -7,7 +7,7 @@ import { uniqueViolation } from '../store/unique-violation.ts';
 import type { HandlersOf } from '../http/bind.ts';
 import type { Database, StatusPagesTable } from '../store/schema.ts';
 import { normaliseHostname } from '../util/hostname.ts';
-import { pageOnHost, routeOnPageHost } from './hostname-clash.ts';
+import { pageOnHost, routeOnPageHost } from '../tunnel-admin/hostname-clash.ts';
 import { parseIds } from './json-ids.ts';
 import type { StatusState } from './state.ts';
 

@@ -1,7 +1,8 @@
 import { Counter } from 'prom-client';
 import type { HttpError } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
-import { DIAL_LIMIT_DEFAULTS, DialLimiter, dialSource } from './dial-limiter.ts';
+import { DIAL_LIMIT_DEFAULTS } from '../config/values.ts';
+import { DialLimiter, dialSource } from './dial-limiter.ts';
 import { problem } from './raw-response.ts';
 
 export type RefusalReason = 'bad_token' | 'rate_limited' | 'bad_upgrade' | 'draining';

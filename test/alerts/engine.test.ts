@@ -9,7 +9,7 @@ import { Bus } from '../../daemon/bus.ts';
 import type { DaemonContext } from '../../daemon/context.ts';
 import { EventHub, type HubEvent } from '../../daemon/events/channel.ts';
 import { createLogger } from '../../daemon/logger.ts';
-import { recordResults } from '../../daemon/monitoring/results.ts';
+import { recordResults } from '../../daemon/probes/results.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
 import type { OpenedStore } from '../../daemon/store/store.ts';
 import { openTestStore } from '../helpers/test-database.ts';

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DaemonContext } from '../../context.ts';
 import type { AgentRow, Database } from '../../store/schema.ts';
 import { type IncidentChange, publishIncidents } from '../incidents/events.ts';
-import { DEFAULT_AGENT_GRACE_SECONDS } from '../incidents/defaults.ts';
+import { DEFAULT_AGENT_GRACE_SECONDS } from '../../config/incident-defaults.ts';
 import { openIncident, resolveIncident } from '../incidents/store.ts';
 import { getMaintenance } from '../maintenance/cache.ts';
 import type { IncidentSubject } from '../types.ts';

@@ -1,13 +1,13 @@
 import { type Selectable, sql, type Transaction } from 'kysely';
 import type { DaemonContext } from '../../context.ts';
-import type { ProbeResult } from '../../probes/types.ts';
+import type { ProbeResult } from '../../../src/probes/types.ts';
 import { shapedChunks } from '../../store/batches.ts';
 import type { Database, ResourcesTable } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';
 import { getMaintenance } from '../maintenance/cache.ts';
 import type { IncidentSubject } from '../types.ts';
 import { certStep } from './cert-expiry.ts';
-import { DEFAULT_CERT_EXPIRY_DAYS } from './defaults.ts';
+import { DEFAULT_CERT_EXPIRY_DAYS } from '../../config/incident-defaults.ts';
 import { type IncidentChange, publishIncidents } from './events.ts';
 import { openIncident, resolveIncident } from './store.ts';
 import { OPENED_HERE, type StreakState, walkStreaks } from './streaks.ts';

@@ -6,7 +6,7 @@ import type { DaemonContext } from '../../../daemon/context.ts';
 import { EventHub } from '../../../daemon/events/channel.ts';
 import { createLogger } from '../../../daemon/logger.ts';
 import { createMetrics } from '../../../daemon/metrics/metrics.ts';
-import { defaultProbeConfig, type ProbeConfig } from '../../../daemon/probes/config.ts';
+import { defaultProbeConfig, type ProbeConfig } from '../../../daemon/config/probe-config.ts';
 import { openStore } from '../../../daemon/store/store.ts';
 
 export interface TestContext {

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { LocationResult } from '../../src/api/schemas/monitoring.ts';
 import { invalidField } from '../../src/errors.ts';
 import { formatNullable } from '../../src/time.ts';
-import { DAEMON, DAEMON_LOCATION, type Location } from '../probes/locations.ts';
+import { DAEMON, DAEMON_LOCATION, type Location } from './locations.ts';
 import type { Database, ResourceRow } from '../store/schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
