@@ -50,7 +50,7 @@ export const LAYERS: Layers = [
 /**
  * Upward imports left only because a shared service is still created by its first caller
  * (a WeakMap keyed by the context) instead of being built by daemon.ts and put on the context.
- * Issue 26 item 2 removes them; this list must then be emptied (the test fails on a stale entry).
+ * When daemon.ts builds them, the list must be emptied (the test fails on a stale entry).
  */
 export const PENDING_SERVICES_ON_CONTEXT = [
   'daemon/probes/scheduled-shards.ts -> daemon/tunnel-admin/pods.ts', // podName(ctx)
