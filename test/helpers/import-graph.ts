@@ -1,14 +1,11 @@
 /**
- * The relative-import graph of the source tree, for test/architecture.test.ts and for measuring by hand:
- * `node test/helpers/import-graph.ts` prints the circles, the upward imports and the files over 200 lines.
- * Pure functions over (file, source) pairs, so the test can feed them planted sources and show they fail.
+ * The relative-import graph of the source tree, for test/architecture.test.ts: circles, imports
+ * against the dependency order. Pure functions over (file, source) pairs, so the test
+ * can feed them planted sources and show that they fail.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The repository root (this file lives in test/helpers/). */
-export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { ROOT } from './daemon.ts';
 
 /** Every relative import specifier of a source file (static, dynamic, re-export, type-only). */
 export function importsOf(source: string): string[] {
@@ -33,7 +30,7 @@ export function filesUnder(dir: string): string[] {
 export type ImportGraph = Map<string, string[]>;
 
 /** Builds the graph of `files` (absolute paths) as `read` sees them. */
-export function importGraph(files: string[], read = (f: string) => readFileSync(f, 'utf8'), root = REPO): ImportGraph {
+export function importGraph(files: string[], read = (f: string) => readFileSync(f, 'utf8'), root = ROOT): ImportGraph {
   const graph: ImportGraph = new Map();
   for (const file of files) {
     const targets = importsOf(read(file))
@@ -142,12 +139,4 @@ export function upwardImports(graph: ImportGraph, layers: Layers): string[] {
 /** Files of `graph` that no layer places, so a new folder cannot slip past the order. */
 export function unplaced(graph: ImportGraph, layers: Layers, under: string[]): string[] {
   return [...graph.keys()].filter((file) => under.some((top) => file.startsWith(`${top}/`)) && !placeOf(file, layers)).sort();
-}
-
-/** Source files over `limit` lines, with their line counts. */
-export function longFiles(files: string[], limit = 200, read = (f: string) => readFileSync(f, 'utf8')): string[] {
-  return files
-    .map((file) => ({ file, lines: read(file).split('\n').length - 1 }))
-    .filter(({ lines }) => lines > limit)
-    .map(({ file, lines }) => `${relative(REPO, file)} ${lines}`);
 }
