@@ -77,7 +77,7 @@ function fish(root: Node): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Registers every noun the program lacks: main.ts's table, handed in so that this module does not import main.ts. */
+/** Registers every noun the program lacks: handed in by the noun table (cli/nouns.ts), which loads this module, so that this module does not import it. */
 export type LoadEveryNoun = (program: Command) => Promise<void>;
 
 export function register(program: Command, loadEveryNoun: LoadEveryNoun): void {
