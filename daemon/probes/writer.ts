@@ -11,7 +11,7 @@ const PERSIST_MS = 5_000;
 
 /**
  * The scheduler's writes: check results in batches (one transaction each,
- * through the monitoring capability's `recordResults`) and `next_run_at` in
+ * through `recordResults`, results.ts) and `next_run_at` in
  * batches every few seconds. Writes run one after another; after `close()`
  * nothing is written.
  */
