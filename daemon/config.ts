@@ -1,6 +1,6 @@
 import type { LogFormat } from '../src/log-format.ts';
-import type { TlsProfile } from './http/tls-profile.ts';
-import type { ProbeConfig } from './probes/config.ts';
+import type { TlsProfile } from './config/values.ts';
+import type { ProbeConfig } from './config/probe-config.ts';
 
 /**
  * The daemon's settings once flags, `MONCTL_*` env vars and the config file are
@@ -37,7 +37,7 @@ export interface DaemonConfig {
   streamMaxLifetimeMs: number;
   /** Validate every response against its schema (tests turn it on). */
   checkResponses: boolean;
-  /** Probe engine tunables (daemon/probes/config.ts). */
+  /** Probe engine tunables (daemon/config/probe-config.ts). */
   probes: ProbeConfig;
   /** Timeouts of both listeners in milliseconds, and the slow-reader floor (bytes per second) over its window. */
   server: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; slowReaderFloor: number; slowReaderWindowMs: number };

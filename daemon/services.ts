@@ -2,7 +2,7 @@ import { createNotifierDispatcher } from './alerts/notifiers/http-post.ts';
 import { MaintenanceCache } from './alerts/maintenance/cache.ts';
 import { PodIdentity } from './cluster/pod-identity.ts';
 import type { DaemonContext } from './context.ts';
-import { getRegistryCredential } from './monitoring/registry-credentials-store.ts';
+import { getRegistryCredential } from './probes/registry-credentials-store.ts';
 import { createDaemonProber } from './probes/prober.ts';
 import { RouteLogWriter } from './tunnel-admin/route-log-store.ts';
 

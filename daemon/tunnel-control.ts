@@ -1,6 +1,11 @@
 import type { ProbeLoad } from '../src/api/schemas/tunnel.ts';
-import type { RemoteCheck } from '../src/tunnel/probe-protocol.ts';
-import type { RemoteOutcome } from './tunnel/remote-probes.ts';
+import type { RemoteAnswer, RemoteCheck } from '../src/tunnel/probe-protocol.ts';
+
+/** How long past the check's own timeout the daemon waits for the agent's answer. */
+export const AGENT_GRACE_MS = 5_000;
+
+/** A remote check's outcome: `ran: false` when the agent did not check, and the message says why. */
+export type RemoteOutcome = ({ ran: true } & RemoteAnswer) | { ran: false; message: string };
 
 /**
  * What the control plane (tunnel administration API) asks of the data plane

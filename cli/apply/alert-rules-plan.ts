@@ -2,7 +2,7 @@ import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import type { AlertRuleSpec } from './alert-rules-spec.ts';
-import type { Step } from './plan.ts';
+import type { Step } from './step.ts';
 
 type Named = { id: number; name: string };
 

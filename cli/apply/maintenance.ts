@@ -3,7 +3,7 @@ import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import { didYouMean, fieldNames } from './fields.ts';
-import type { Step } from './plan.ts';
+import type { Step } from './step.ts';
 
 /**
  * Maintenance windows in `monctl apply -f`, matched by name, with the API's

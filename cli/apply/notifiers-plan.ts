@@ -4,7 +4,7 @@ import { priorityOf } from '../../src/notifier-fields.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import type { NotifierSpec } from './notifiers-spec.ts';
-import type { Step } from './plan.ts';
+import type { Step } from './step.ts';
 
 /**
  * The steps that make the daemon's notifiers match the file, by name. Config

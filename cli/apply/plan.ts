@@ -7,6 +7,9 @@ import { planMaintenance } from './maintenance.ts';
 import { notifierSteps } from './notifiers-plan.ts';
 import type { Spec } from './spec.ts';
 import { planStatusPages } from './status-pages.ts';
+import type { Step } from './step.ts';
+
+const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash-([0-9a-f]+)">/;
 
 /**
  * The difference between the file and the daemon, as a list of steps.
@@ -16,18 +19,6 @@ import { planStatusPages } from './status-pages.ts';
  * activeUntil, so a change in the file is seen even though the daemon
  * rewrites the HTML.
  */
-export interface Step {
-  action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance' | 'status page';
-  name: string;
-  changes?: string[];
-  run: () => Promise<void>;
-  /** What the daemon showed once while the step ran (a generated signing secret), for apply to print. */
-  shown?: Record<string, string>;
-}
-
-const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash-([0-9a-f]+)">/;
-
 export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
   const c = rt.client;
   const [groups, resources, announcements, notifiers, alertRules] = await Promise.all([

@@ -1,7 +1,7 @@
 import type { CliClient } from '../api/client.ts';
 import { ops } from '../api/ops.ts';
 import { didYouMean, fieldNames } from './fields.ts';
-import type { Step } from './plan.ts';
+import type { Step } from './step.ts';
 
 /**
  * Status pages in `monctl apply -f` files, matched by slug. Groups are named

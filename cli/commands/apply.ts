@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
-import { makePlan, type Step } from '../apply/plan.ts';
+import { makePlan } from '../apply/plan.ts';
+import type { Step } from '../apply/step.ts';
 import { parseSpecText, validateSpec } from '../apply/spec.ts';
 import { confirm, readStdin } from '../io/prompt.ts';
 import { paint } from '../output/style.ts';

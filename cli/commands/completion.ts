@@ -77,15 +77,17 @@ function fish(root: Node): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function register(program: Command): void {
+/** Registers every noun the program lacks: handed in by the noun table (cli/nouns.ts), which loads this module, so that this module does not import it. */
+export type LoadEveryNoun = (program: Command) => Promise<void>;
+
+export function register(program: Command, loadEveryNoun: LoadEveryNoun): void {
   program.command('completion').description('shell completion script: bash, zsh or fish')
     .argument('<shell>', 'bash, zsh or fish')
     .action(async (shell: string) => {
       const make = { bash, zsh, fish }[shell];
       if (!make) throw new MonctlError('usage', `no completion for "${shell}" (bash, zsh or fish)`, ExitCode.usage);
       // Completion needs every noun: load the rest of the table into this program.
-      const { nouns } = await import('../main.ts');
-      for (const [name, load] of Object.entries(nouns)) if (!program.commands.some((c) => c.name() === name)) await load(program);
+      await loadEveryNoun(program);
       process.stdout.write(make(tree(program)));
     });
 }

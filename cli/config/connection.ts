@@ -80,7 +80,7 @@ export interface ConnectionFlags {
   caFile?: string;
 }
 
-const normalize = (url: string) => url.replace(/\/+$/, '');
+const normalise = (url: string) => url.replace(/\/+$/, '');
 
 export function localKeyPath(env = process.env): string {
   return localDaemon(env).keyFile;
@@ -107,7 +107,7 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   else if (env.MONCTL_SERVER) [server, serverSource] = [env.MONCTL_SERVER, 'env MONCTL_SERVER'];
   else if (ctx) [server, serverSource] = [ctx.server, `context ${contextName}`];
   else ({ server, serverSource } = localDaemon(env));
-  server = normalize(server);
+  server = normalise(server);
   try {
     new URL(server);
   } catch {
@@ -119,7 +119,7 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   let usedContext: string | undefined;
   if (env.MONCTL_API_KEY) [apiKey, credentialSource] = [env.MONCTL_API_KEY.trim(), 'env MONCTL_API_KEY'];
   // A context's key goes only to that context's server, never to one named by a flag or env.
-  else if (ctx?.apiKey && normalize(ctx.server) === server) {
+  else if (ctx?.apiKey && normalise(ctx.server) === server) {
     [apiKey, credentialSource, usedContext] = [ctx.apiKey, `context ${contextName}`, contextName];
   } else if (isLoopback(server)) {
     const path = localKeyPath(env);
@@ -137,7 +137,7 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   let caFileSource: string | undefined;
   if (flags.caFile) [caFile, caFileSource] = [flags.caFile, '--ca-file'];
   else if (env.MONCTL_CA_FILE) [caFile, caFileSource] = [env.MONCTL_CA_FILE, 'MONCTL_CA_FILE'];
-  else if (ctx?.caFile && normalize(ctx.server) === server) [caFile, caFileSource] = [ctx.caFile, `context ${contextName}: caFile`];
+  else if (ctx?.caFile && normalise(ctx.server) === server) [caFile, caFileSource] = [ctx.caFile, `context ${contextName}: caFile`];
   return {
     server, serverSource, apiKey, credentialSource, context: usedContext, role: apiKey ? roleOf(apiKey) : undefined, caFile, caFileSource,
   };

@@ -1,6 +1,6 @@
 import type { certificateOperations } from '../../src/api/ops/certificates.ts';
 import { notFound } from '../../src/errors.ts';
-import type { HandlersOf } from '../monitoring/state.ts';
+import type { HandlersOf } from '../http/bind.ts';
 import { certBox } from './box.ts';
 import { toCertificate } from './mappers.ts';
 import { checkUpload } from './pem.ts';

@@ -1,14 +1,14 @@
 import { isIP } from 'node:net';
-import { normalizeHostname } from '../tunnel-admin/route-rules.ts';
+import { normaliseHostname } from '../util/hostname.ts';
 
 /** A DNS name or a wildcard `*.example.com` (one leftmost label), lower-cased; undefined when neither. */
 export function normaliseCertName(text: string): string | undefined {
   const name = text.trim().toLowerCase().replace(/\.$/, '');
   if (name.startsWith('*.')) {
-    const rest = normalizeHostname(name.slice(2));
+    const rest = normaliseHostname(name.slice(2));
     return rest && !isIP(rest) && rest.includes('.') ? `*.${rest}` : undefined;
   }
-  const host = normalizeHostname(name);
+  const host = normaliseHostname(name);
   return host && !isIP(host) ? host : undefined;
 }
 

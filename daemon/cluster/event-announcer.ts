@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../logger.ts';
 import { announceEvents, announceRestart } from '../store/dialect/postgres-events.ts';
 import type { Database } from '../store/schema.ts';
-import type { RelayLimits } from './relay-limits.ts';
+import type { RelayLimits } from '../config/relay-limits.ts';
 import type { CountLoss, LossReason } from './relay-metrics.ts';
 
 /** Bytes of events per notification; the rest of the 8,000-byte payload is the envelope. */

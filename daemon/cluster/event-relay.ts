@@ -6,9 +6,9 @@ import type { Logger } from '../logger.ts';
 import { channelSeqs, EVENTS_CHANNEL, forgetSpilled, spilledEvents } from '../store/dialect/postgres-events.ts';
 import type { PodNotifications } from '../store/opened-store.ts';
 import type { Database } from '../store/schema.ts';
-import { TOPOLOGY_CHANNEL } from '../tunnel-admin/topology-events.ts';
+import { TOPOLOGY_CHANNEL } from '../../src/api/schemas/tunnel.ts';
 import { EventAnnouncer } from './event-announcer.ts';
-import type { RelayLimits } from './relay-limits.ts';
+import type { RelayLimits } from '../config/relay-limits.ts';
 import { type CountLoss, registerRelayMetrics } from './relay-metrics.ts';
 
 /** The channels every pod shares. Status-page channels are derived on each pod from these; route logs stay per pod. */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { DaemonContext } from '../context.ts';
-import type { ResourceOwnership } from '../probes/ownership.ts';
+import type { Kysely } from 'kysely';
+import type { Logger } from '../logger.ts';
 import {
   claimShards, heartbeat, leaveCluster, liveMembers, releaseShards, renewLeases,
 } from '../store/dialect/postgres-leases.ts';
 import { SHARDS } from '../store/migrations/0012-pods.ts';
+import type { Database } from '../store/schema.ts';
 
 /** How often a member renews its leases and looks at the others; a lease lasts LEASE_MS past its last renewal. */
 export const TICK_MS = 2_000;
@@ -13,6 +14,9 @@ export const LEASE_MS = 6_000;
 const SAFETY_MS = 500;
 /** Rows of members silent this long are deleted. */
 const FORGET_MS = 60_000;
+
+/** What the leases need of the daemon: its database and its log. */
+export interface LeaseDeps { db: Kysely<Database>; log: Logger }
 
 export interface ShardHandlers {
   /** The member now holds these shards: schedule their resources. */
@@ -39,9 +43,9 @@ export interface ShardLoad { podName: string; apiUrl: string | null; edgeUrl: st
  * renewal ran, later). A member that cannot reach the database stops using
  * its shards then, and claims no work until it can.
  */
-export class ShardLeases implements ResourceOwnership {
+export class ShardLeases {
   readonly instance = randomUUID();
-  readonly #ctx: DaemonContext;
+  readonly #ctx: LeaseDeps;
   readonly #handlers: ShardHandlers;
   readonly #load: ShardLoad;
   readonly #startedAt = Date.now();
@@ -53,7 +57,7 @@ export class ShardLeases implements ResourceOwnership {
   #stopped = false;
   #failing = false;
 
-  constructor(ctx: DaemonContext, handlers: ShardHandlers, load: ShardLoad) {
+  constructor(ctx: LeaseDeps, handlers: ShardHandlers, load: ShardLoad) {
     this.#ctx = ctx;
     this.#handlers = handlers;
     this.#load = load;

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { LogFormat } from '../../src/log-format.ts';
 import type { DaemonConfig } from '../config.ts';
-import type { TlsProfile } from '../http/tls-profile.ts';
+import type { TlsProfile } from './values.ts';
 import { ConfigError } from './file.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
 import { type Setting, SETTINGS, settingOf } from './settings.ts';

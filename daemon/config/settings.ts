@@ -1,13 +1,11 @@
 import { defaultDataDir } from '../../src/config/paths.ts';
 import { defaultLogFormat, LOG_FORMATS } from '../../src/log-format.ts';
-import { DEFAULT_STREAM_MAX_LIFETIME_MS } from '../auth/stream-lifetime.ts';
-import { DEFAULT_RELAY_LIMITS } from '../cluster/relay-limits.ts';
-import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../alerts/incidents/defaults.ts';
-import { defaultProbeConfig } from '../probes/config.ts';
-import { STATUS_STREAM_LIMITS } from '../status/live-caps.ts';
-import { DIAL_LIMIT_DEFAULTS } from '../tunnel/dial-limiter.ts';
-import { normaliseCidr } from '../tunnel/access/cidr.ts';
-import { TLS_PROFILES } from '../http/tls-profile.ts';
+import { DEFAULT_STREAM_MAX_LIFETIME_MS } from './stream-lifetime.ts';
+import { DEFAULT_RELAY_LIMITS } from './relay-limits.ts';
+import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from './incident-defaults.ts';
+import { defaultProbeConfig } from './probe-config.ts';
+import { normaliseCidr } from '../util/cidr.ts';
+import { DIAL_LIMIT_DEFAULTS, STATUS_STREAM_LIMITS, TLS_PROFILES } from './values.ts';
 import * as t from './types.ts';
 
 /**

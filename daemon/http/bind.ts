@@ -29,6 +29,9 @@ export interface RequestContext<O extends OperationDef> {
 export type Handler<O extends OperationDef> = (rc: RequestContext<O>) => Promise<ResponseOf<O> | RawJson> | ResponseOf<O> | RawJson;
 export type Handlers = { [K in OperationId]?: Handler<Operations[K]> };
 
+/** Handlers for one table of operations, typed by that table (before it joins src/api/operations.ts). */
+export type HandlersOf<T extends Record<string, OperationDef>> = { [K in keyof T]: Handler<T[K]> };
+
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Access rules (docs/API.md#roles-and-access), with CSRF for unsafe session calls. */

@@ -5,7 +5,8 @@ import type { Duplex } from 'node:stream';
 import type { SecureContext } from 'node:tls';
 import { boundH2Request } from './h2-request-timeout.ts';
 import { CountedH2Response } from './shed-slow-h2-streams.ts';
-import { type TlsProfile, tlsProfileOptions } from './tls-profile.ts';
+import type { TlsProfile } from '../config/values.ts';
+import { tlsProfileOptions } from './tls-profile.ts';
 
 /** ALPN protocol of the TLS-ALPN-01 challenge (RFC 8737). */
 export const ACME_TLS_ALPN = 'acme-tls/1';

@@ -1,8 +1,5 @@
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
-
-/** `--tls-profile`: Mozilla's server-side TLS recommendations (v5.7). */
-export const TLS_PROFILES = ['intermediate', 'modern'] as const;
-export type TlsProfile = (typeof TLS_PROFILES)[number];
+import type { TlsProfile } from '../config/values.ts';
 
 /** TLS 1.3 suites of both profiles, in Mozilla's order (OpenSSL names). */
 export const TLS13_CIPHERS = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];

@@ -3,7 +3,8 @@ import type { Server as HttpsServer } from 'node:https';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '../logger.ts';
 import { describeCertificate, loadTlsPair, type TlsFiles, type TlsPair } from './tls.ts';
-import { type TlsProfile, tlsProfileOptions } from './tls-profile.ts';
+import type { TlsProfile } from '../config/values.ts';
+import { tlsProfileOptions } from './tls-profile.ts';
 
 /** Quiet time after the last file event before the pair is read. */
 const DEBOUNCE_MS = 250;

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createSecureContext } from 'node:tls';
-import { type TlsProfile, tlsProfileOptions } from './tls-profile.ts';
+import type { TlsProfile } from '../config/values.ts';
+import { tlsProfileOptions } from './tls-profile.ts';
 
 /** The API listener: plain HTTP, or HTTPS with --tls-cert/--tls-key. */
 export type ApiServer = HttpServer | HttpsServer;

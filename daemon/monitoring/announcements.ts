@@ -5,7 +5,7 @@ import { invalidField, notFound } from '../../src/errors.ts';
 import { formatDateTime, formatNullable, parseDateTime } from '../../src/time.ts';
 import type { AnnouncementsTable } from '../store/schema.ts';
 import { sanitizeAnnouncement } from './sanitize.ts';
-import type { HandlersOf } from './state.ts';
+import type { HandlersOf } from '../http/bind.ts';
 
 type Ops = typeof announcementOperations;
 type Kind = 'INFORMATION' | 'WARNING' | 'PROBLEM';

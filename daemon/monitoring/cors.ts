@@ -3,7 +3,7 @@ import type { monitoringAdminOperations } from '../../src/api/ops/monitoring-adm
 import { invalidField, notFound } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import type { RouteHandler } from '../http/router-like.ts';
-import type { HandlersOf } from './state.ts';
+import type { HandlersOf } from '../http/bind.ts';
 import { checkHostPort } from './targets.ts';
 
 /**
@@ -21,7 +21,7 @@ const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
  * without leading zeros and dropped when it is the scheme's default, as
  * browsers send it), or throws a 400 naming `origin` with the reason.
  */
-export function normalizeOrigin(input: string): string {
+export function normaliseOrigin(input: string): string {
   const bad = (reason: string) => invalidField('origin', reason);
   const text = input.trim();
   if (text.includes('*')) throw bad('wildcards are not allowed: list each origin');
@@ -48,7 +48,7 @@ export function normalizeOrigin(input: string): string {
 
 function lenient(text: string): string | undefined {
   try {
-    return normalizeOrigin(text);
+    return normaliseOrigin(text);
   } catch {
     return undefined;
   }
@@ -148,7 +148,7 @@ export function corsHandlers(cors: CorsList): HandlersOf<Ops> {
     },
 
     async addCorsOrigin({ ctx, body }) {
-      const origin = normalizeOrigin(body.origin);
+      const origin = normaliseOrigin(body.origin);
       await ctx.db.insertInto('cors_origins').values({ origin, created_at: Date.now() })
         .onConflict((oc) => oc.column('origin').doNothing()).execute();
       await cors.reload();

@@ -5,7 +5,7 @@ import { formatNullable } from '../../src/time.ts';
 import type { HubEvent } from '../events/channel.ts';
 import { serveStream } from '../events/sse.ts';
 import type { RequestContext } from '../http/bind.ts';
-import { effectiveStatus } from './results.ts';
+import { effectiveStatus } from '../probes/results.ts';
 import type { MonitoringState } from './state.ts';
 import { mayEnter, visibleTo } from './visibility.ts';
 

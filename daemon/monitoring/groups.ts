@@ -1,8 +1,9 @@
 import type { monitoringAdminOperations } from '../../src/api/ops/monitoring-admin.ts';
 import { conflict, notFound } from '../../src/errors.ts';
 import { toGroup } from './mappers.ts';
-import { uniqueViolation } from './resource-store.ts';
-import type { HandlersOf, MonitoringState } from './state.ts';
+import { uniqueViolation } from '../store/unique-violation.ts';
+import type { HandlersOf } from '../http/bind.ts';
+import type { MonitoringState } from './state.ts';
 
 type Ops = Pick<typeof monitoringAdminOperations, 'listGroups' | 'getGroup' | 'createGroup' | 'updateGroup' | 'deleteGroup'>;
 

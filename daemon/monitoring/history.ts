@@ -5,8 +5,8 @@ import type { ResourceType } from '../probes/types.ts';
 import { toHistoryEntry } from './mappers.ts';
 import { decide, type Quorum } from '../probes/locations.ts';
 import { runRound } from '../probes/rounds.ts';
-import { locationsOfOne } from './locations.ts';
-import { recordResults } from './results.ts';
+import { locationsOfOne } from '../probes/resource-locations.ts';
+import { recordResults } from '../probes/results.ts';
 import { visibleTo } from './visibility.ts';
 
 type Ops = typeof resourceOperations;

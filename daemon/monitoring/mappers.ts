@@ -5,13 +5,12 @@ import type {
 } from '../../src/api/schemas/monitoring.ts';
 import { QUORUMS } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
-import type { CheckHistoryTable, GroupsTable, ResourcesTable } from '../store/schema.ts';
+import type { CheckHistoryTable, GroupsTable, ResourceRow } from '../store/schema.ts';
 import { DAEMON_LOCATION, type Location } from '../probes/locations.ts';
-import { locationNames } from './locations.ts';
-import { effectiveStatus } from './results.ts';
+import { locationNames } from '../probes/resource-locations.ts';
+import { effectiveStatus } from '../probes/results.ts';
 
 /** Database rows to the API's JSON shapes. */
-export type ResourceRow = Selectable<ResourcesTable>;
 export type GroupRef = { id: number; name: string };
 
 export function toResource(row: ResourceRow): Static<typeof Resource> {

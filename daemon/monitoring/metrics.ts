@@ -1,7 +1,7 @@
 import { Gauge } from 'prom-client';
 import { CURRENT_STATUSES } from '../../src/api/schemas/monitoring.ts';
 import type { DaemonContext } from '../context.ts';
-import { effectiveStatus } from './results.ts';
+import { effectiveStatus } from '../probes/results.ts';
 
 /** `monctl_resources{status}`: resources by `currentStatus`, counted from the database at scrape time. */
 export function registerMonitoringMetrics(ctx: DaemonContext): void {

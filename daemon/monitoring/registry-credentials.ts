@@ -3,9 +3,9 @@ import type { monitoringAdminOperations } from '../../src/api/ops/monitoring-adm
 import { conflict, invalidField, notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { RegistryCredentialsTable } from '../store/schema.ts';
-import { normalizeRegistry, registryBox } from './registry-credentials-store.ts';
-import { uniqueViolation } from './resource-store.ts';
-import type { HandlersOf } from './state.ts';
+import { normaliseRegistry, registryBox } from '../probes/registry-credentials-store.ts';
+import { uniqueViolation } from '../store/unique-violation.ts';
+import type { HandlersOf } from '../http/bind.ts';
 import { checkHostPort } from './targets.ts';
 
 type Ops = Pick<typeof monitoringAdminOperations, 'listRegistryCredentials' | 'createRegistryCredential' | 'deleteRegistryCredential'>;
@@ -23,7 +23,7 @@ export const registryCredentialHandlers: HandlersOf<Ops> = {
   },
 
   async createRegistryCredential({ ctx, body }) {
-    const registry = normalizeRegistry(body.registry);
+    const registry = normaliseRegistry(body.registry);
     const reason = checkHostPort(registry, false);
     if (reason) throw invalidField('registry', `must be host[:port] of a registry: ${reason}`);
     const sealed = registryBox(ctx).seal(body.password);

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ResourceType } from '../../src/api/schemas/monitoring.ts';
-import { conflict, HttpError, invalidField } from '../../src/errors.ts';
+import { conflict, invalidField } from '../../src/errors.ts';
 import type { Database } from '../store/schema.ts';
 import type { GroupRef } from './mappers.ts';
 import { checkTarget } from './targets.ts';
@@ -59,14 +59,4 @@ export async function setGroups(db: Db, resourceId: number, groupIds: number[]):
   if (groupIds.length) {
     await db.insertInto('resource_groups').values(groupIds.map((group_id) => ({ resource_id: resourceId, group_id }))).execute();
   }
-}
-
-/** A unique-constraint failure that slipped past the checks (another pod raced us): 409, not 500. */
-export function uniqueViolation(err: unknown, field: string): HttpError | undefined {
-  const text = String((err as Error)?.message ?? '');
-  const code = (err as { code?: string })?.code ?? '';
-  if (/UNIQUE constraint|duplicate key/i.test(text) || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505') {
-    return conflict(`That ${field} is taken`, field);
-  }
-  return undefined;
 }

@@ -10,9 +10,10 @@ import { publishIncidents } from '../alerts/incidents/events.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
 import { toAdminResource } from './mappers.ts';
-import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
-import { locationsOfOne, resolveLocations, sameLocations, setLocations } from './locations.ts';
-import { effectiveStatus } from './results.ts';
+import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
+import { uniqueViolation } from '../store/unique-violation.ts';
+import { locationsOfOne, resolveLocations, sameLocations, setLocations } from '../probes/resource-locations.ts';
+import { effectiveStatus } from '../probes/results.ts';
 import type { MonitoringState } from './state.ts';
 
 /**

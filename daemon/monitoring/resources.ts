@@ -1,10 +1,12 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
 import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
-import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from './locations.ts';
-import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups, uniqueViolation } from './resource-store.ts';
+import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from '../probes/resource-locations.ts';
+import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
+import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
-import type { HandlersOf, MonitoringState } from './state.ts';
+import type { HandlersOf } from '../http/bind.ts';
+import type { MonitoringState } from './state.ts';
 import { visibleTo } from './visibility.ts';
 import { audience, detailKey, listKey } from './read-cache.ts';
 import { checkResource, getResourceHistory } from './history.ts';

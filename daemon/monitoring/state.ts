@@ -1,5 +1,3 @@
-import type { OperationDef } from '../../src/api/operation.ts';
-import type { Handler } from '../http/bind.ts';
 import type { CorsList } from './cors.ts';
 import type { ReadCache } from './read-cache.ts';
 import type { VisibilityCache } from './visibility.ts';
@@ -11,6 +9,3 @@ export interface MonitoringState {
   /** Rendered hot reads, dropped when what they show changes. */
   reads: ReadCache;
 }
-
-/** Handlers for one table of operations, typed by that table (before it joins src/api/operations.ts). */
-export type HandlersOf<T extends Record<string, OperationDef>> = { [K in keyof T]: Handler<T[K]> };

@@ -2,7 +2,7 @@ import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import { createProbeMetrics } from './metrics.ts';
 import { runRollups } from './rollups.ts';
-import { scheduledShards } from '../cluster/scheduled-shards.ts';
+import { scheduledShards } from './scheduled-shards.ts';
 import type { ShardLeases } from '../cluster/shard-leases.ts';
 import { Scheduler } from './scheduler.ts';
 

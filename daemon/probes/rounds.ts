@@ -2,7 +2,7 @@ import { parseImageReference, parseNamespace } from '../../src/probes/docker/ref
 import type { RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { DaemonConfig } from '../config.ts';
 import type { DaemonContext } from '../context.ts';
-import { getRegistryCredential } from '../monitoring/registry-credentials-store.ts';
+import { getRegistryCredential } from './registry-credentials-store.ts';
 import { type Location, type LocationCheck, notChecked } from './locations.ts';
 import type { Prober } from './prober.ts';
 import type { ProbeInput } from './types.ts';

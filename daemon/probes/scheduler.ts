@@ -1,8 +1,8 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { DaemonContext } from '../context.ts';
-import { locationsOf, sameLocations } from '../monitoring/locations.ts';
+import { locationsOf, sameLocations } from './resource-locations.ts';
 import type { Database } from '../store/schema.ts';
-import type { ProbeConfig } from './config.ts';
+import type { ProbeConfig } from '../config/probe-config.ts';
 import { DueHeap } from './heap.ts';
 import { hostKey } from './host-key.ts';
 import { DAEMON, DAEMON_LOCATION, decide, type Location, type LocationCheck, type Quorum } from './locations.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.ts';
-import { type ResultWriterDeps, type RoundRecord, recordResults } from '../monitoring/results.ts';
+import { type ResultWriterDeps, type RoundRecord, recordResults } from './results.ts';
 import type { LocationCheck } from './locations.ts';
 import { persistNextRuns } from './next-runs.ts';
 import type { ProbeResult } from './types.ts';
@@ -14,7 +14,7 @@ export type WriterDeps = ResultWriterDeps & { log: Logger };
 
 /**
  * The scheduler's writes: check results in batches (one transaction each,
- * through the monitoring capability's `recordResults`) and `next_run_at` in
+ * through `recordResults`, results.ts) and `next_run_at` in
  * batches every few seconds. Writes run one after another; after `close()`
  * nothing is written.
  */

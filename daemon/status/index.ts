@@ -6,7 +6,7 @@ import { markRoute } from '../http/app.ts';
 import { httpsRedirect } from '../http/https-redirect.ts';
 import { sendProblem } from '../http/problem.ts';
 import type { ModuleFactory } from '../module.ts';
-import type { HandlersOf } from '../monitoring/state.ts';
+import type { HandlersOf } from '../http/bind.ts';
 import { badgeRoute } from './badges/badges.ts';
 import { LiveStreams } from './live.ts';
 import { PageTable } from './page-table.ts';

@@ -3,17 +3,8 @@ import type { Http2ServerRequest } from 'node:http2';
 import { HttpError } from '../../src/errors.ts';
 import { edgeClientIp } from '../tunnel/access/client-ip.ts';
 import { dialSource } from '../tunnel/dial-limiter.ts';
+import type { StreamLimits } from '../config/values.ts';
 
-/**
- * Defaults of --status-streams-max, --status-streams-per-client and
- * --status-streams-per-connection. A client is an IPv4 address or an IPv6 /64:
- * 100 of them, each at its cap, fill the global bound. An office behind one
- * NAT address shares 100 streams; a browser opens one per tab, and shares one
- * HTTP/2 connection between the tabs of an origin.
- */
-export const STATUS_STREAM_LIMITS = { max: 5_000, perClient: 100, perConnection: 32 };
-
-export type StreamLimits = typeof STATUS_STREAM_LIMITS;
 export type ShedLimit = 'client' | 'connection';
 
 /**

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { CurrentStatus, ResourceType, Visibility } from '../../src/api/schemas/monitoring.ts';
 import type { OverallState } from '../../src/api/schemas/status-pages.ts';
 import type { DaemonContext } from '../context.ts';
-import { effectiveStatus } from '../monitoring/results.ts';
+import { effectiveStatus } from '../probes/results.ts';
 import type { StatusPagesTable } from '../store/schema.ts';
 import { parseIds } from './json-ids.ts';
 import { maintenanceTest, pageMaintenance, type WindowOccurrence } from './maintenance-read.ts';

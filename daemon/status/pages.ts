@@ -2,11 +2,12 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { statusPageOperations } from '../../src/api/ops/status-pages.ts';
 import { conflict, invalidField, notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
-import { checkGroupIds, uniqueViolation } from '../monitoring/resource-store.ts';
-import type { HandlersOf } from '../monitoring/state.ts';
+import { checkGroupIds } from '../monitoring/resource-store.ts';
+import { uniqueViolation } from '../store/unique-violation.ts';
+import type { HandlersOf } from '../http/bind.ts';
 import type { Database, StatusPagesTable } from '../store/schema.ts';
-import { normalizeHostname } from '../tunnel-admin/route-rules.ts';
-import { pageOnHost, routeOnPageHost } from './hostname-clash.ts';
+import { normaliseHostname } from '../util/hostname.ts';
+import { pageOnHost, routeOnPageHost } from '../tunnel-admin/hostname-clash.ts';
 import { parseIds } from './json-ids.ts';
 import type { StatusState } from './state.ts';
 
@@ -35,7 +36,7 @@ export function toStatusPage(row: Row) {
 /** A custom hostname as stored: lower case, no trailing dot; 400 when it is not a host name. */
 function hostname(value: string | null | undefined): string | null | undefined {
   if (value === undefined || value === null) return value;
-  const host = normalizeHostname(value);
+  const host = normaliseHostname(value);
   if (!host) throw invalidField('customHostname', 'must be a DNS name');
   return host;
 }

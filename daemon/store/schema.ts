@@ -405,6 +405,7 @@ export type UserRow = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type ResourceUpdate = Updateable<ResourcesTable>;
 export type PodRow = Selectable<PodsTable>;
+export type ResourceRow = Selectable<ResourcesTable>;
 export type AgentRow = Selectable<AgentsTable>;
 export type RouteRow = Selectable<RoutesTable>;
 export type RouteLogRow = Selectable<RouteLogTable>;

@@ -1,5 +1,5 @@
 import { explorerRoutes } from '../docs/explorer.ts';
-import { serveMetrics } from '../metrics/scrape.ts';
+import { serveMetrics } from './scrape.ts';
 import type { ModuleFactory } from '../module.ts';
 
 /** Health, metrics, the OpenAPI document and the explorer. */

@@ -2,7 +2,7 @@ import type { RateLimit, RouteAuth, RouteCreate, RouteType, RouteUpdate } from '
 import { invalidField } from '../../src/errors.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { RouteRow } from '../store/schema.ts';
-import { normaliseCidr } from '../tunnel/access/cidr.ts';
+import { normaliseCidr } from '../util/cidr.ts';
 
 /** A route's access control as stored: enforced by the edge, daemon/tunnel/access/. */
 export interface AccessDraft {

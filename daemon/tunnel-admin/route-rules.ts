@@ -4,7 +4,8 @@ import type { RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/
 import { HttpError, invalidField } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import type { RouteRow } from '../store/schema.ts';
-import { normalisePath } from '../tunnel/path-normalise.ts';
+import { normaliseHostname } from '../util/hostname.ts';
+import { normalisePath } from '../util/path-normalise.ts';
 
 /** A route as it will be stored, after defaults and merging. */
 export interface RouteDraft {
@@ -19,17 +20,6 @@ export interface RouteDraft {
   enabled: boolean;
 }
 
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-/** A DNS name or an IP address, lower-cased, without a trailing dot; undefined when neither. */
-export function normalizeHostname(text: string): string | undefined {
-  const host = text.trim().toLowerCase().replace(/\.$/, '');
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (isIP(bare)) return bare;
-  if (host.length === 0 || host.length > 253) return undefined;
-  return host.split('.').every((label) => LABEL.test(label)) ? host : undefined;
-}
-
 /** `host:port` (IPv6 in brackets, port 1..65535). */
 /** `host:port` of a TCP route (IPv6 in brackets), or undefined when it is not one. */
 export function parseTcpTarget(text: string): { host: string; port: number } | undefined {
@@ -37,7 +27,7 @@ export function parseTcpTarget(text: string): { host: string; port: number } | u
   if (!m) return undefined;
   const port = Number(m[3]);
   if (port < 1 || port > 65535) return undefined;
-  const valid = m[1] !== undefined ? isIP(m[1]) === 6 : normalizeHostname(m[2]) !== undefined;
+  const valid = m[1] !== undefined ? isIP(m[1]) === 6 : normaliseHostname(m[2]) !== undefined;
   return valid ? { host: m[1] ?? m[2], port } : undefined;
 }
 
@@ -102,7 +92,7 @@ function checkPrefixNormal(prefix: string, allowEncodedSlashes: boolean): void {
 function checkDraft(d: RouteDraft): RouteDraft {
   if (d.type === 'HTTP') {
     if (d.hostname === null) throw invalidField('hostname', 'is required for HTTP routes');
-    const host = normalizeHostname(d.hostname);
+    const host = normaliseHostname(d.hostname);
     if (!host) throw invalidField('hostname', 'must be a DNS name or an IP address');
     if (!/^\/[^\s?#]*$/.test(d.pathPrefix ?? '')) throw invalidField('pathPrefix', 'must start with / and contain no spaces, ? or #');
     checkPrefixNormal(d.pathPrefix!, d.allowEncodedSlashes);

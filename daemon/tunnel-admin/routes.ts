@@ -3,7 +3,7 @@ import type { Handlers } from '../http/bind.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { certificateOfHost } from '../certs/route-state.ts';
-import { checkRouteAgainstPages } from '../status/hostname-clash.ts';
+import { checkRouteAgainstPages } from './hostname-clash.ts';
 import { toRoute } from './mappers.ts';
 import { accessColumns, accessDraft } from './route-access.ts';
 import { checkPortFree, draftFromCreate, draftFromUpdate, type RouteDraft } from './route-rules.ts';

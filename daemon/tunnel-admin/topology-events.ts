@@ -1,8 +1,5 @@
-import type { TopologyEventData, TopologyEventKind } from '../../src/api/schemas/tunnel.ts';
+import { TOPOLOGY_CHANNEL, type TopologyEventData, type TopologyEventKind } from '../../src/api/schemas/tunnel.ts';
 import type { EventHub } from '../events/channel.ts';
-
-/** The hub channel behind `/admin/sse/topology`. */
-export const TOPOLOGY_CHANNEL = 'topology';
 
 /** The hub channel behind `/admin/sse/routes/{id}/log`. */
 export const routeLogChannel = (routeId: number) => `route-log:${routeId}`;

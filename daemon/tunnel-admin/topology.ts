@@ -6,7 +6,7 @@ import { serveStream } from '../events/sse.ts';
 import type { Handlers } from '../http/bind.ts';
 import { toAgent, toPod, toRoute } from './mappers.ts';
 import { POD_STALE_MS } from './pods.ts';
-import { TOPOLOGY_CHANNEL } from './topology-events.ts';
+import { TOPOLOGY_CHANNEL } from '../../src/api/schemas/tunnel.ts';
 
 /**
  * Pods that are running (not stopped, heard from recently), every agent, every

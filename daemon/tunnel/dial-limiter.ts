@@ -17,9 +17,6 @@ export function dialSource(address: string | undefined): string {
   }
 }
 
-/** Defaults of --tunnel-max-refusals and --tunnel-refusal-window. */
-export const DIAL_LIMIT_DEFAULTS = { maxRefusals: 10, windowMs: 60_000 };
-
 /** Dials refused since the last summary, by reason. */
 export interface Unreported {
   badToken: number;

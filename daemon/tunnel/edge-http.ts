@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Duplex } from 'node:stream';
 import { HttpError } from '../../src/errors.ts';
 import { endToEndRawHeaders } from '../../src/tunnel/protocol.ts';
-import type { PodRelay } from '../cluster/tunnel-relay.ts';
+import type { PodRelay } from './tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { routeRequest, type Routing } from './edge-route.ts';
@@ -72,7 +72,7 @@ function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
   new HttpExchange(req, res, exchange, conn, link.targetTimeoutMs).start(requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)));
 }
 
-/** The agent's session is not here: through the pod that holds it (cluster/tunnel-relay.ts), else 502. */
+/** The agent's session is not here: through the pod that holds it (tunnel/tunnel-relay.ts), else 502. */
 async function relayed(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse, routing: Exclude<Routing, { error: HttpError }>,
   exchange: Exchange, target: NonNullable<ReturnType<typeof parseHttpTarget>>): Promise<void> {
   const { route } = routing;

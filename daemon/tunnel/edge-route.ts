@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
 import type { EdgeGate } from './access/gate.ts';
-import { normalisePath } from './path-normalise.ts';
+import { normalisePath } from '../util/path-normalise.ts';
 import type { LiveRoute, RouteTable } from './route-table.ts';
 
 /** What the edge makes of a request's target before forwarding it. */
@@ -47,7 +47,7 @@ export function parseRequestTarget(url: string, hostHeader: string | undefined):
 const refused = (detail: string) => new HttpError(400, 'bad-request-target', detail);
 
 /**
- * Matches a request to a route on its normalised path (see path-normalise.ts).
+ * Matches a request to a route on its normalised path (see util/path-normalise.ts).
  * A miss while routes reload waits for the reload (a just-created route is
  * served); otherwise the answer is synchronous (no promise per request).
  */

@@ -42,7 +42,7 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   const link = deps.sessions.get(route.agentId);
   const target = parseHttpTarget(route.target);
   if (!target) return fail(502, 'target-unavailable', 'invalid target URL');
-  // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
+  // Pods: an agent connected to another pod is reached through it (tunnel/tunnel-relay.ts).
   const holder = !link && deps.relay ? await deps.relay.holder(route.agentId).catch(() => undefined) : undefined;
   if (!link && !holder) return fail(502, 'agent-unavailable', 'agent not connected');
   const headers = { ...forwardHeaders(req, route, target, routing.host), connection: 'Upgrade', upgrade: String(req.headers.upgrade ?? '') };

@@ -1,5 +1,5 @@
-import { acceptRelay } from '../cluster/relay-accept.ts';
-import { PodRelay } from '../cluster/tunnel-relay.ts';
+import { acceptRelay } from './relay-accept.ts';
+import { PodRelay } from './tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import type { TunnelControl } from '../tunnel-control.ts';
@@ -24,7 +24,7 @@ const DRAIN_GRACE_MS = 5_000;
 export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const observer = new Observer(ctx);
   const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
-  // Pods: an agent connected to another pod is reached through it (cluster/tunnel-relay.ts).
+  // Pods: an agent connected to another pod is reached through it (tunnel/tunnel-relay.ts).
   const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
   // One gate (one rate limiter, one bounded table of buckets) for HTTP requests and TCP connections.
   const gate = new EdgeGate(ctx, (routeId, reason) => observer.refused(routeId, reason));

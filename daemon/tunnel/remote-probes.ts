@@ -2,20 +2,16 @@ import { Counter } from 'prom-client';
 import type { ProbeLoad } from '../../src/api/schemas/tunnel.ts';
 import { StreamError } from '../../src/tunnel/mux/stream.ts';
 import {
-  OLD_AGENT_RESET, PROBE_PROTOCOL, PROBE_RESET, parseRemoteAnswer, probeStreamTarget, readJsonMessage, type RemoteAnswer, type RemoteCheck,
+  OLD_AGENT_RESET, PROBE_PROTOCOL, PROBE_RESET, parseRemoteAnswer, probeStreamTarget, readJsonMessage, type RemoteCheck,
 } from '../../src/tunnel/probe-protocol.ts';
-import type { PodRelay } from '../cluster/tunnel-relay.ts';
+import type { PodRelay } from './tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
+import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel-control.ts';
 import { publishTopology } from '../tunnel-admin/topology-events.ts';
 import type { AgentSessions } from './sessions.ts';
 
-/** How long past the check's own timeout the daemon waits for the agent's answer. */
-export const AGENT_GRACE_MS = 5_000;
 /** How often changed probe loads go out on the topology stream. */
 const LOAD_EVERY_MS = 5_000;
-
-/** A remote check's outcome: `ran: false` when the agent did not check, and the message says why. */
-export type RemoteOutcome = ({ ran: true } & RemoteAnswer) | { ran: false; message: string };
 
 /** Checks answered per second over the last minute, in flight, skipped: one agent's probe load. */
 class Load {

@@ -2,7 +2,7 @@ import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { CoalescedReload } from '../util/coalesced.ts';
 import { compileAccess, type RouteAccess } from './access/compile.ts';
-import { underPrefix } from './path-normalise.ts';
+import { underPrefix } from '../util/path-normalise.ts';
 
 /** An enabled route as the data plane needs it. */
 export interface LiveRoute {

@@ -25,7 +25,7 @@ export interface ExchangeHandler {
 
 const failure = (code: string, message: string) => Object.assign(new Error(message), { code });
 
-/** Where a connection goes back when idle: a session's pool, or a pool of relays through another pod (cluster/tunnel-relay.ts). */
+/** Where a connection goes back when idle: a session's pool, or a pool of relays through another pod (tunnel/tunnel-relay.ts). */
 export interface ConnectionPool {
   release(conn: TargetConnection): boolean;
   forget(conn: TargetConnection): void;

@@ -1,7 +1,7 @@
 import net, { type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { splice } from '../../src/tunnel/splice.ts';
-import type { PodRelay } from '../cluster/tunnel-relay.ts';
+import type { PodRelay } from './tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import { parseTcpTarget } from '../tunnel-admin/route-rules.ts';
 import type { EdgeGate } from './access/gate.ts';

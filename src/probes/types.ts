@@ -1,7 +1,7 @@
 /**
  * The probe interface: one check of one target, nothing written. The
  * scheduler and `POST /api/resources/{id}/check` both call `probe()` and hand
- * the result to the monitoring capability's result writer.
+ * the result to the result writer (daemon/probes/results.ts).
  */
 export type ResourceType = 'HTTP' | 'TCP' | 'DOCKER';
 

@@ -8,7 +8,7 @@ import { MaintenanceCache, maintenanceFor } from '../../daemon/alerts/maintenanc
 import { Bus } from '../../daemon/bus.ts';
 import { EventHub, type HubEvent } from '../../daemon/events/channel.ts';
 import { createLogger } from '../../daemon/logger.ts';
-import { recordResults, type ResultWriterDeps } from '../../daemon/monitoring/results.ts';
+import { recordResults, type ResultWriterDeps } from '../../daemon/probes/results.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
 import type { OpenedStore } from '../../daemon/store/store.ts';
 import { openTestStore } from '../helpers/test-database.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOrigin } from '../../daemon/monitoring/cors.ts';
+import { normaliseOrigin } from '../../daemon/monitoring/cors.ts';
 import { checkTarget } from '../../daemon/monitoring/targets.ts';
 
 describe('target validation', () => {
@@ -29,17 +29,17 @@ describe('target validation', () => {
 
 describe('CORS origins', () => {
   it('accepts scheme://host[:port] and canonicalises it', () => {
-    expect(normalizeOrigin('https://example.com')).toBe('https://example.com');
-    expect(normalizeOrigin('https://App.Example.com:443')).toBe('https://app.example.com');
-    expect(normalizeOrigin('http://localhost:5173')).toBe('http://localhost:5173');
-    expect(normalizeOrigin('https://example.com:8443')).toBe('https://example.com:8443');
-    expect(normalizeOrigin('http://[::1]:3000')).toBe('http://[::1]:3000');
+    expect(normaliseOrigin('https://example.com')).toBe('https://example.com');
+    expect(normaliseOrigin('https://App.Example.com:443')).toBe('https://app.example.com');
+    expect(normaliseOrigin('http://localhost:5173')).toBe('http://localhost:5173');
+    expect(normaliseOrigin('https://example.com:8443')).toBe('https://example.com:8443');
+    expect(normaliseOrigin('http://[::1]:3000')).toBe('http://[::1]:3000');
   });
 
   it('refuses each invalid form with its reason', () => {
     const reason = (o: string) => {
       try {
-        normalizeOrigin(o);
+        normaliseOrigin(o);
         return 'accepted';
       } catch (err) {
         return (err as { errors: Array<{ field: string; message: string }> }).errors[0];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalisePath, underPrefix } from '../../daemon/tunnel/path-normalise.ts';
+import { normalisePath, underPrefix } from '../../daemon/util/path-normalise.ts';
 
 const ok = (raw: string) => {
   const out = normalisePath(raw);

@@ -1,7 +1,7 @@
 import { type Selectable, sql, type Transaction } from 'kysely';
 import type { DaemonConfig } from '../../config.ts';
 import type { DaemonContext } from '../../context.ts';
-import type { ProbeResult } from '../../probes/types.ts';
+import type { ProbeResult } from '../../../src/probes/types.ts';
 import { shapedChunks } from '../../store/batches.ts';
 import type { Database, ResourcesTable } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';

@@ -1,6 +1,6 @@
 import type { incidentOperations } from '../../../src/api/ops/incidents.ts';
 import { notFound } from '../../../src/errors.ts';
-import type { HandlersOf } from '../../monitoring/state.ts';
+import type { HandlersOf } from '../../http/bind.ts';
 import { toIncident } from './mappers.ts';
 
 type Ops = Pick<typeof incidentOperations, 'listIncidents' | 'getIncident'>;

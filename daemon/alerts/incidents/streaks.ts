@@ -1,4 +1,4 @@
-import type { ProbeResult } from '../../probes/types.ts';
+import type { ProbeResult } from '../../../src/probes/types.ts';
 
 /** What the engine keeps per resource between checks (columns of `resources`). */
 export interface StreakState {

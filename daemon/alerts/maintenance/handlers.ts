@@ -1,8 +1,8 @@
 import type { incidentOperations } from '../../../src/api/ops/incidents.ts';
 import { conflict, notFound } from '../../../src/errors.ts';
 import type { DaemonContext } from '../../context.ts';
-import { uniqueViolation } from '../../monitoring/resource-store.ts';
-import type { HandlersOf } from '../../monitoring/state.ts';
+import { uniqueViolation } from '../../store/unique-violation.ts';
+import type { HandlersOf } from '../../http/bind.ts';
 import type { Database } from '../../store/schema.ts';
 import type { Kysely, Transaction } from 'kysely';
 import { checkTargets, columns, draftFromCreate, draftFromUpdate, toWindow } from './rules.ts';

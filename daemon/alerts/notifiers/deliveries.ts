@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { notifierOperations } from '../../../src/api/ops/notifiers.ts';
 import { conflict, notFound } from '../../../src/errors.ts';
 import { formatDateTime } from '../../../src/time.ts';
-import type { HandlersOf } from '../../monitoring/state.ts';
+import type { HandlersOf } from '../../http/bind.ts';
 import { loadSender, recordAttempt } from './senders.ts';
 import { generateSigningSecret } from './signing.ts';
 import { notifierRow, openSecrets, sealSecrets } from './store.ts';

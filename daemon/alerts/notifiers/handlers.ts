@@ -2,13 +2,13 @@ import type { notifierOperations } from '../../../src/api/ops/notifiers.ts';
 import type { NotifierType } from '../../../src/api/schemas/notifiers.ts';
 import { conflict } from '../../../src/errors.ts';
 import type { DaemonContext } from '../../context.ts';
-import { uniqueViolation } from '../../monitoring/resource-store.ts';
-import type { HandlersOf } from '../../monitoring/state.ts';
+import { uniqueViolation } from '../../store/unique-violation.ts';
+import type { HandlersOf } from '../../http/bind.ts';
 import { deliveryHandlers } from './deliveries.ts';
 import { generateSigningSecret } from './signing.ts';
 import { notifierRow, type NotifierRow, openSecrets, sealSecrets, toNotifier } from './store.ts';
 import { applyPatch } from './update.ts';
-import { type FlatConfig, normalize } from './validate.ts';
+import { type FlatConfig, normalise } from './validate.ts';
 
 type Ops = typeof notifierOperations;
 
@@ -36,7 +36,7 @@ export const notifierHandlers: HandlersOf<Ops> = {
     const input = { ...body.config } as FlatConfig;
     const generated = type === 'WEBHOOK' && input.signingSecret === undefined ? generateSigningSecret() : undefined;
     if (generated) input.signingSecret = generated;
-    const { config, secrets } = normalize(type, input);
+    const { config, secrets } = normalise(type, input);
     const now = Date.now();
     const row = await ctx.db.insertInto('notifiers').values({
       name: body.name, type, enabled: body.enabled === false ? 0 : 1, config: JSON.stringify(config),

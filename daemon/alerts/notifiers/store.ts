@@ -3,7 +3,7 @@ import type { Notifier, NotifierType } from '../../../src/api/schemas/notifiers.
 import { notFound } from '../../../src/errors.ts';
 import { formatDateTime } from '../../../src/time.ts';
 import type { DaemonContext } from '../../context.ts';
-import { SecretBox } from '../../monitoring/secret-box.ts';
+import { SecretBox } from '../../auth/secret-box.ts';
 import type { NotifiersTable } from '../../store/schema.ts';
 import type { LoadedNotifier, StoredConfig, StoredSecrets } from './config-types.ts';
 

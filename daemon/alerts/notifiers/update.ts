@@ -3,7 +3,7 @@ import type { NotifierPatch, NotifierType } from '../../../src/api/schemas/notif
 import { badRequest, type FieldError } from '../../../src/errors.ts';
 import type { StoredConfig, StoredSecrets } from './config-types.ts';
 import { DEFAULT_PORTS } from '../../../src/notifier-fields.ts';
-import { type FlatConfig, normalize } from './validate.ts';
+import { type FlatConfig, normalise } from './validate.ts';
 
 type ConfigPatch = NonNullable<Static<typeof NotifierPatch>['config']>;
 
@@ -38,7 +38,7 @@ export function applyPatch(type: NotifierType, config: StoredConfig, secrets: St
     throw badRequest('Invalid notifier: config.signingSecret: cannot be removed (rotate it instead)',
       [{ field: 'config.signingSecret', message: 'cannot be removed (rotate it instead)' }]);
   }
-  const next = normalize(type, flat as FlatConfig);
+  const next = normalise(type, flat as FlatConfig);
   const errors = resentSecrets(type, config, next, patch);
   if (errors.length) throw badRequest(`Invalid notifier: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
   return next;

@@ -32,7 +32,7 @@ export function urlProblem(value: string, secret: boolean): string | undefined {
   return undefined;
 }
 
-export function normalize(type: NotifierType, flat: FlatConfig): { config: StoredConfig; secrets: StoredSecrets } {
+export function normalise(type: NotifierType, flat: FlatConfig): { config: StoredConfig; secrets: StoredSecrets } {
   const errors: FieldError[] = [];
   const err = (field: string, message: string) => errors.push({ field: `config.${field}`, message });
   const spec = NOTIFIER_FIELDS[type];

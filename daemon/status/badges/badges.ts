@@ -5,7 +5,7 @@ import type { DaemonContext } from '../../context.ts';
 import { parseQueryStrict } from '../../http/well-formed.ts';
 import { NOSNIFF } from '../../http/page-headers.ts';
 import { varyWith } from '../../http/vary.ts';
-import { effectiveStatus } from '../../monitoring/results.ts';
+import { effectiveStatus } from '../../probes/results.ts';
 import { visibleTo } from '../../monitoring/visibility.ts';
 import { inMaintenance } from '../maintenance-read.ts';
 import { pct } from '../render/escape.ts';

@@ -1,7 +1,7 @@
 import type { RouteAuth } from '../../../src/api/schemas/tunnel.ts';
 import type { RouteRow } from '../../store/schema.ts';
 import { accessOf } from '../../tunnel-admin/route-access.ts';
-import { type Block, parseCidr } from './cidr.ts';
+import { type Block, parseCidr } from '../../util/cidr.ts';
 
 /** A route's access control, ready for the edge: parsed once per route reload. */
 export interface RouteAccess {

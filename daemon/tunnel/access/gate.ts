@@ -5,7 +5,7 @@ import type { DaemonContext } from '../../context.ts';
 import { httpsRedirect } from '../../http/https-redirect.ts';
 import type { LiveRoute } from '../route-table.ts';
 import { BasicAuth, BUSY } from './basic-auth.ts';
-import { inBlocks, parseIp } from './cidr.ts';
+import { inBlocks, parseIp } from '../../util/cidr.ts';
 import { edgeClientIp } from './client-ip.ts';
 import { RateLimiter } from './rate-limit.ts';
 

@@ -241,6 +241,9 @@ export type Topology = Static<typeof Topology>;
 const Named = Type.Object({ id: Id, name: Type.String() });
 
 /** Payload of each event kind of `/admin/sse/topology`, by kind. */
+/** The hub channel behind `/admin/sse/topology`; pods relay it to each other (daemon/cluster/event-relay.ts). */
+export const TOPOLOGY_CHANNEL = 'topology';
+
 export const TopologyEvents = {
   SNAPSHOT: Topology,
   AGENT_CREATED: Type.Object({ agent: Agent }),

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../../../daemon/alerts/incidents/defaults.ts';
+import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../../../daemon/config/incident-defaults.ts';
 import { MaintenanceCache } from '../../../daemon/alerts/maintenance/cache.ts';
 import { Bus } from '../../../daemon/bus.ts';
 import { PodIdentity } from '../../../daemon/cluster/pod-identity.ts';
@@ -9,7 +9,7 @@ import type { DaemonContext } from '../../../daemon/context.ts';
 import { EventHub } from '../../../daemon/events/channel.ts';
 import { createLogger } from '../../../daemon/logger.ts';
 import { createMetrics } from '../../../daemon/metrics/metrics.ts';
-import { defaultProbeConfig, type ProbeConfig } from '../../../daemon/probes/config.ts';
+import { defaultProbeConfig, type ProbeConfig } from '../../../daemon/config/probe-config.ts';
 import { createDaemonProber } from '../../../daemon/probes/prober.ts';
 import type { SchedulerDeps } from '../../../daemon/probes/scheduler.ts';
 import { openStore } from '../../../daemon/store/store.ts';

@@ -5,10 +5,10 @@ import type { Duplex } from 'node:stream';
 import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
-import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel/remote-probes.ts';
-import { KeptAlivePool, TargetConnection } from '../tunnel/target-connection.ts';
+import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel-control.ts';
+import { KeptAlivePool, TargetConnection } from './target-connection.ts';
 
-/** The upgrade a pod answers for another pod's edge (cluster/relay-accept.ts). */
+/** The upgrade a pod answers for another pod's edge (tunnel/relay-accept.ts). */
 export const RELAY_PATH = '/admin/tunnel/relay';
 export const RELAY_UPGRADE = 'monctl-relay';
 export const RELAY_AGENT_HEADER = 'x-monctl-relay-agent';

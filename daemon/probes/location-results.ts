@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { LocationCheck } from '../probes/locations.ts';
-import type { ProbeResult } from '../probes/types.ts';
+import type { LocationCheck } from './locations.ts';
+import type { ProbeResult } from './types.ts';
 import { shapedChunks } from '../store/batches.ts';
 import type { Database } from '../store/schema.ts';
 

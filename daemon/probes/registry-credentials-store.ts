@@ -1,5 +1,5 @@
 import type { DaemonContext } from '../context.ts';
-import { SecretBox } from './secret-box.ts';
+import { SecretBox } from '../auth/secret-box.ts';
 
 /**
  * Registry credentials for DOCKER checks of private registries. Passwords are
@@ -25,7 +25,7 @@ const ALIASES: Record<string, string> = {
 };
 
 /** The key a registry is stored under: lower-case `host[:port]`, Docker Hub aliases folded. */
-export function normalizeRegistry(registry: string): string {
+export function normaliseRegistry(registry: string): string {
   const lower = registry.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/+$/, '');
   // Own keys only: a registry named `constructor` must not find Object's.
   return Object.hasOwn(ALIASES, lower) ? ALIASES[lower] : lower;
@@ -37,7 +37,7 @@ export async function getRegistryCredential(
   registry: string,
 ): Promise<{ username: string; password: string } | undefined> {
   const row = await ctx.db.selectFrom('registry_credentials').select(['username', 'password_enc'])
-    .where('registry', '=', normalizeRegistry(registry)).executeTakeFirst();
+    .where('registry', '=', normaliseRegistry(registry)).executeTakeFirst();
   if (!row) return undefined;
   const password = registryBox(ctx).open(row.password_enc);
   if (password === undefined) {

@@ -5,13 +5,13 @@ import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protoc
 import { parseStreamTarget } from '../../src/tunnel/protocol.ts';
 import { splice } from '../../src/tunnel/splice.ts';
 import type { DaemonContext } from '../context.ts';
-import { problem, rawProblem } from '../tunnel/raw-response.ts';
-import type { AgentProbes } from '../tunnel/remote-probes.ts';
-import type { AgentSessions } from '../tunnel/sessions.ts';
+import { problem, rawProblem } from './raw-response.ts';
+import type { AgentProbes } from './remote-probes.ts';
+import type { AgentSessions } from './sessions.ts';
 import { RELAY_AGENT_HEADER, RELAY_PATH, RELAY_PROBE_HEADER, RELAY_TARGET_HEADER, RELAY_UPGRADE, relayToken } from './tunnel-relay.ts';
 
 /**
- * The holder's side of a relay (cluster/tunnel-relay.ts): another pod of
+ * The holder's side of a relay (tunnel/tunnel-relay.ts): another pod of
  * the same database (it knows the relay token) asks for a stream to a
  * target through an agent connected here; the upgraded socket is piped to a
  * new tunnel stream, both ways (half-close kept), until both ends close. Or

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import type { DaemonContext } from '../context.ts';
-import type { Scheduler } from '../probes/scheduler.ts';
+import type { Scheduler } from './scheduler.ts';
 import { SHARDS } from '../store/migrations/0012-pods.ts';
-import { ShardLeases } from './shard-leases.ts';
+import { ShardLeases } from '../cluster/shard-leases.ts';
 
 /**
  * Shard leases driving a scheduler: shards gained are adopted (their active

@@ -2,9 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { LocationResult } from '../../src/api/schemas/monitoring.ts';
 import { invalidField } from '../../src/errors.ts';
 import { formatNullable } from '../../src/time.ts';
-import { DAEMON, DAEMON_LOCATION, type Location } from '../probes/locations.ts';
-import type { Database } from '../store/schema.ts';
-import type { ResourceRow } from './mappers.ts';
+import { DAEMON, DAEMON_LOCATION, type Location } from './locations.ts';
+import type { Database, ResourceRow } from '../store/schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

@@ -5,8 +5,8 @@ import {
 import { formatDateTime } from '../../src/time.ts';
 import { applyIncidents, ENGINE_COLUMNS, type EngineRow, type IncidentDeps } from '../alerts/incidents/engine.ts';
 import type { DaemonContext } from '../context.ts';
-import { DAEMON, type LocationCheck } from '../probes/locations.ts';
-import type { ProbeResult } from '../probes/types.ts';
+import { DAEMON, type LocationCheck } from './locations.ts';
+import type { ProbeResult } from './types.ts';
 import { shapedChunks } from '../store/batches.ts';
 import { type LatestUpdate, updateLatest } from './latest-update.ts';
 import { recordLocationResults } from './location-results.ts';

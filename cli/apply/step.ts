@@ -1,0 +1,10 @@
+/** One change `monctl apply` makes: planned by the per-section planners (cli/apply/*-plan.ts), listed and run by cli/commands/apply.ts. */
+export interface Step {
+  action: 'create' | 'update' | 'delete';
+  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance' | 'status page';
+  name: string;
+  changes?: string[];
+  run: () => Promise<void>;
+  /** What the daemon showed once while the step ran (a generated signing secret), for apply to print. */
+  shown?: Record<string, string>;
+}

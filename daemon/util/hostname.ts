@@ -1,0 +1,12 @@
+import { isIP } from 'node:net';
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** A DNS name or an IP address, lower-cased, without a trailing dot; undefined when neither. */
+export function normaliseHostname(text: string): string | undefined {
+  const host = text.trim().toLowerCase().replace(/\.$/, '');
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (isIP(bare)) return bare;
+  if (host.length === 0 || host.length > 253) return undefined;
+  return host.split('.').every((label) => LABEL.test(label)) ? host : undefined;
+}
