@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { VERSION } from '../src/version.ts';
 import type { OpId } from './api/ops.ts';
 import { modules, nouns } from './nouns.ts';
-import type { GlobalOptions, Runtime } from './runtime.ts';
+import type { GlobalOptions } from './runtime.ts';
 
 /** Command aliases, so that the alias loads its noun's module. */
 const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', maint: 'maintenance', sp: 'status-pages' };

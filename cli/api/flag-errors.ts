@@ -7,7 +7,7 @@ import { HttpError } from '../../src/errors.ts';
  */
 export type FlagNames = Record<string, string>;
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The text with each mapped field named by its flag. A camelCase field
@@ -18,7 +18,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function withFlagNames(text: string, flags: FlagNames): string {
   let out = text;
   for (const [field, flag] of Object.entries(flags)) {
-    const word = /[A-Z]/.test(field) ? `(?<![\\w-])${escape(field)}(?!\\w)` : `(?<=^|for |\\n)${escape(field)}(?=:)`;
+    const word = /[A-Z]/.test(field) ? `(?<![\\w-])${escapeRegExp(field)}(?!\\w)` : `(?<=^|for |\\n)${escapeRegExp(field)}(?=:)`;
     out = out.replace(new RegExp(word, 'g'), flag);
   }
   return out;

@@ -48,7 +48,7 @@ function number(name: string, value: string | undefined): number | undefined {
 interface RuleOpts { event?: string[]; notifier?: string[]; resource?: string[]; group?: string[]; agent?: string[];
   groupWait?: string; repeat?: string; disabled?: boolean; enabled?: boolean; all?: boolean; name?: string }
 
-async function ids(rt: Runtime, refs: string[] | undefined, noun: string, list: () => Promise<Array<{ id: number; name: string }>>) {
+async function ids(refs: string[] | undefined, noun: string, list: () => Promise<Array<{ id: number; name: string }>>) {
   if (!refs) return undefined;
   let cache: Array<{ id: number; name: string }> | undefined;
   const cached = async () => (cache ??= await list());
@@ -57,10 +57,10 @@ async function ids(rt: Runtime, refs: string[] | undefined, noun: string, list: 
 
 async function body(rt: Runtime, opts: RuleOpts, current?: R) {
   const [notifierIds, resourceIds, groupIds, agentIds] = await Promise.all([
-    ids(rt, opts.notifier, 'notifier', () => rt.client.call(ops.listNotifiers)),
-    ids(rt, opts.resource, 'resource', () => rt.client.call(ops.listAdminResources)),
-    ids(rt, opts.group, 'group', () => rt.client.call(ops.listGroups)),
-    ids(rt, opts.agent, 'agent', () => rt.client.call(ops.listAgents)),
+    ids(opts.notifier, 'notifier', () => rt.client.call(ops.listNotifiers)),
+    ids(opts.resource, 'resource', () => rt.client.call(ops.listAdminResources)),
+    ids(opts.group, 'group', () => rt.client.call(ops.listGroups)),
+    ids(opts.agent, 'agent', () => rt.client.call(ops.listAgents)),
   ]);
   const all = opts.all === true;
   return {

@@ -18,9 +18,9 @@ interface Outgoing {
   /** Events ever queued / taken to be announced (announced or lost): positions in the channel's stream. */
   queued: number;
   taken: number;
-  /** A restart marker is owed once `taken` reaches this; `then`: another one, for a loss after that. */
+  /** A restart marker is owed once `taken` reaches this; `markNext`: another one, for a loss after that. */
   markAt?: number;
-  then?: number;
+  markNext?: number;
 }
 
 /**
@@ -156,15 +156,15 @@ export class EventAnnouncer {
       this.#log.debug({ err, channel: name }, 'the restart marker could not be announced yet');
       return false;
     }
-    out.markAt = out.then;
-    out.then = undefined;
+    out.markAt = out.markNext;
+    out.markNext = undefined;
     return true;
   }
 
   /** A marker is owed once the channel's events up to `position` are announced (every older event of the stream). */
   #owe(out: Outgoing, position: number): void {
     if (out.markAt === undefined) out.markAt = position;
-    else if (position > out.markAt) out.then = Math.max(out.then ?? 0, position);
+    else if (position > out.markAt) out.markNext = Math.max(out.markNext ?? 0, position);
   }
 
   /** One warning per episode: from the first loss until every owed marker is announced. */

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
-import { type Resolved, type Source } from './resolve.ts';
-import { type Setting } from './settings.ts';
+import type { Resolved, Source } from './resolve.ts';
+import type { Setting } from './settings.ts';
 import { MASK } from './types.ts';
 
 function origin(source: Source): string {

@@ -39,7 +39,6 @@ export class Observer {
   readonly #requests: Counter<'route' | 'status'>;
   readonly #received: Counter<'route'>;
   readonly #sent: Counter<'route'>;
-  readonly #gauge: Gauge<'route'>;
   readonly #duration: Histogram<'route'>;
   readonly #refused: Counter<'route' | 'reason'>;
   readonly agents: Gauge;
@@ -61,7 +60,7 @@ export class Observer {
     const inFlight = this.#inFlight;
     const byRoute = this.#byRoute;
     // Read at scrape time rather than set twice per request: every route seen so far, 0 when idle.
-    this.#gauge = new Gauge({
+    new Gauge({ // registers itself; read at scrape time
       name: 'monctl_tunnel_requests_in_flight', help: 'Requests and TCP connections in flight, per route', labelNames: ['route'] as const, registers,
       collect() {
         for (const [routeId, series] of byRoute) this.set({ route: series.route }, inFlight.get(routeId) ?? 0);

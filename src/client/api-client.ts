@@ -66,6 +66,7 @@ export class ApiClient {
   }
 
   // The input may be left out when all of its fields are optional (InputOf is an object type, never undefined).
+  // biome-ignore lint/complexity/noBannedTypes: `{} extends X` asks whether X has only optional fields (then the input may be left out)
   async call<O extends OperationDef>(op: O, ...[input]: {} extends InputOf<O> ? [InputOf<O>?] : [InputOf<O>]): Promise<ResponseOf<O>> {
     const body = (input as { body?: unknown } | undefined)?.body;
     const res = await this.raw(op.method, this.url(op, input), body === undefined ? undefined : JSON.stringify(body));

@@ -138,7 +138,7 @@ maintenance:
     expect(windows.map((w: { name: string }) => w.name).sort()).toEqual(['migration', 'nightly']);
     expect((await ok(['apply', '-f', path])).stdout).toMatch(/^No changes/);
 
-    writeFileSync(path, spec(120).replace('failureThreshold: 4', 'failureThreshold: 5').replace(/  - name: migration[\s\S]*$/, ''));
+    writeFileSync(path, spec(120).replace('failureThreshold: 4', 'failureThreshold: 5').replace(/ {2}- name: migration[\s\S]*$/, ''));
     const second = await ok(['apply', '-f', path, '--prune', '--yes']);
     expect(second.stdout).toMatch(/~ update resource shop \(failureThreshold\)/);
     expect(second.stdout).toMatch(/~ update maintenance nightly \(durationMinutes\)/);

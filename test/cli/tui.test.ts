@@ -72,7 +72,7 @@ describe('topology model', () => {
   it('shows the probe load of agents that run checks (issue 19)', () => {
     expect(topologyTree(snapshot)[1].text).not.toMatch(/checks:/);
     const t = applyTopologyEvent(snapshot, 'PROBE_LOAD', { agentId: 3, checksPerMinute: 120, inFlight: 4, skipped: 2 })!;
-    expect(topologyTree(t)[1].text).toMatch(/^agent edge \[CONNECTED\]  checks: 120\/min, 4 in flight, 2 skipped$/);
+    expect(topologyTree(t)[1].text).toMatch(/^agent edge \[CONNECTED\] {2}checks: 120\/min, 4 in flight, 2 skipped$/);
     expect(t.probes.find((p) => p.agentId === 4)).toEqual({ agentId: 4, checksPerMinute: 0, inFlight: 0, skipped: 0 });
   });
 });

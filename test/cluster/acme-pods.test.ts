@@ -31,7 +31,7 @@ const NAMES = ['p1.test', 'p2.test', 'p3.test', 'p4.test'];
 describe('ACME on pods: one order per name', () => {
   let pebble: Pebble;
   let pods: TestDaemon[] = [];
-  let routeIds: number[] = [];
+  const routeIds: number[] = [];
 
   beforeAll(async () => {
     const [httpPort, tlsPort] = [await freePort(), await freePort()];

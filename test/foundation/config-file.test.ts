@@ -24,7 +24,7 @@ const printConfig = (args: string[], env: Record<string, string> = {}) => runMon
 /** `key: value  # source` lines of --print-config, by key. */
 function sourcesOf(stdout: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of stdout.matchAll(/^(?:# )?(\w+): .*?  # (.*)$/gm)) out[m[1]] = m[2];
+  for (const m of stdout.matchAll(/^(?:# )?(\w+): .*? {2}# (.*)$/gm)) out[m[1]] = m[2];
   return out;
 }
 

@@ -16,7 +16,7 @@ interface Op { id: string; method: string; path: string; access: Access; stream:
 interface Caller { name: string; headers: () => Record<string, string>; expect: (op: Op) => 'pass' | 401 | 403 }
 
 let d: TestDaemon;
-let ops: Op[] = [];
+const ops: Op[] = [];
 const creds: Record<string, Record<string, string>> = {};
 
 /** Status only: streams never end, so the body is not read. */

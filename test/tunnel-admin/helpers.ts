@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { type TestDaemon } from '../helpers/daemon.ts';
+import type { TestDaemon } from '../helpers/daemon.ts';
 import { send, type WireResponse } from '../helpers/http.ts';
 
 /** JSON call with the daemon's ADMIN key in X-API-KEY (the seed's credential form). */

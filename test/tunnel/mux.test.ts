@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MuxStream, StreamError } from '../../src/tunnel/mux/stream.ts';
+import { type MuxStream, StreamError } from '../../src/tunnel/mux/stream.ts';
 import { STREAM_WINDOW } from '../../src/tunnel/mux/session.ts';
 import { closeAll, collect, digest, errorOf, muxPair, sha, sleep, until, writeAll } from './mux-helpers.ts';
 

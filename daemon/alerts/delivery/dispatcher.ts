@@ -118,7 +118,7 @@ export class Dispatcher {
     const row = await db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const message = await loadMessage(db, row);
     const sender = await this.#o.loadSender(row.notifier_id);
-    if (!sender || !sender.notifier.enabled || message.items.length === 0) {
+    if (!sender?.notifier.enabled || message.items.length === 0) {
       const why = !sender ? 'the notifier was deleted' : !sender.notifier.enabled ? 'the notifier is disabled' : 'no alerts left to send';
       await this.#finish(row, { ok: false, statusCode: null, error: why, latencyMs: 0, retryable: false }, sender);
       return;

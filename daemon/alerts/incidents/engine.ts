@@ -75,7 +75,7 @@ export async function applyIncidents(
   const byResource = new Map<number, ProbeResult[]>();
   for (const { resourceId, result } of items) {
     const row = rows.get(resourceId);
-    if (!row || !row.active) continue; // an inactive resource has no incidents (docs/DECISIONS.md)
+    if (!row?.active) continue; // an inactive resource has no incidents (docs/DECISIONS.md)
     if (row.latest_checked_at !== null && result.checkedAt < Number(row.latest_checked_at)) continue; // late: history only
     const list = byResource.get(resourceId) ?? [];
     list.push(result);

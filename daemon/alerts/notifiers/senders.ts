@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Agent } from 'undici';
 import type { NotifierType } from '../../../src/api/schemas/notifiers.ts';
 import type { DaemonConfig } from '../../config.ts';
 import type { DaemonContext } from '../../context.ts';

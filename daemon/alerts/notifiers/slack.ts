@@ -9,10 +9,10 @@ import type { RenderedMessage } from './render.ts';
  * wants `&`, `<` and `>` escaped in it, and the others show the entities
  * as the characters.
  */
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function slackBody(rendered: RenderedMessage): string {
-  return JSON.stringify({ text: `${escape(rendered.title)}\n${escape(rendered.text)}` });
+  return JSON.stringify({ text: `${escapeMrkdwn(rendered.title)}\n${escapeMrkdwn(rendered.text)}` });
 }
 
 export function sendSlack(n: LoadedNotifier, _message: OutgoingMessage, rendered: RenderedMessage, io: PostOptions): Promise<SendOutcome> {
