@@ -17,8 +17,19 @@ export const POSTGRES_SUITES = [
   'test/security/auth-matrix.test.ts',
   'test/security/input-integrity.test.ts',
   'test/security/stream-credentials.test.ts',
-  ...['admin-key-protection', 'credentials', 'explorer-session', 'health-details', 'login', 'metrics-visibility', 'metrics', 'problems', 'restart', 'shutdown',
-    'users-keys'].map((name) => `test/foundation/${name}.test.ts`),
+  ...[
+    'admin-key-protection',
+    'credentials',
+    'explorer-session',
+    'health-details',
+    'login',
+    'metrics-visibility',
+    'metrics',
+    'problems',
+    'restart',
+    'shutdown',
+    'users-keys',
+  ].map((name) => `test/foundation/${name}.test.ts`),
 ];
 
 // Tests run real daemons and servers on loopback: generous timeouts, and at

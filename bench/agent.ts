@@ -45,16 +45,21 @@ const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 async function download(edge: URL, host: string, conns: number, until: number): Promise<number> {
   let bytes = 0;
   const agent = new http.Agent({ keepAlive: true });
-  const one = () => new Promise<void>((resolve, reject) => {
-    http.get({ host: edge.hostname, port: edge.port, path: '/big', headers: { host }, agent }, (res) => {
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.on('end', resolve);
-      res.on('error', reject);
-    }).on('error', reject);
-  });
-  await Promise.all(Array.from({ length: conns }, async () => {
-    while (Date.now() < until) await one();
-  }));
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      http
+        .get({ host: edge.hostname, port: edge.port, path: '/big', headers: { host }, agent }, (res) => {
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          res.on('end', resolve);
+          res.on('error', reject);
+        })
+        .on('error', reject);
+    });
+  await Promise.all(
+    Array.from({ length: conns }, async () => {
+      while (Date.now() < until) await one();
+    }),
+  );
   agent.destroy();
   return bytes / 1e6;
 }
@@ -78,7 +83,9 @@ try {
     const agentRow = await d.admin.call(operations.createAgent, { body: { name } });
     const { token } = await d.admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
     writeFileSync(join(dir, name), token, { mode: 0o600 });
-    await d.admin.call(operations.createRoute, { body: { name, type: 'HTTP', agentId: agentRow.id, target: targetUrl, hostname: `${name}.test` } });
+    await d.admin.call(operations.createRoute, {
+      body: { name, type: 'HTTP', agentId: agentRow.id, target: targetUrl, hostname: `${name}.test` },
+    });
     const child = spawn(cmd, [...args, '--server', d.url, '--token-file', join(dir, name), '--log-level', 'warn'], { stdio: 'inherit' });
     children.push(child);
     while ((await d.admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED') await sleep(100);
@@ -100,9 +107,13 @@ try {
 
 const base = rows[0];
 console.log(`Agent RSS, idle (3 s after connecting) and peak (VmHWM) during ${seconds} s of 4 concurrent 100 MB downloads.`);
-console.log(`dist/monctl-agent: ${fmt(statSync(join(ROOT, 'dist/monctl-agent')).size / 1e6)} MB; dist/agent.mjs: ${fmt(statSync(join(ROOT, 'dist/agent.mjs')).size / 1e3)} KB.\n`);
+console.log(
+  `dist/monctl-agent: ${fmt(statSync(join(ROOT, 'dist/monctl-agent')).size / 1e6)} MB; dist/agent.mjs: ${fmt(statSync(join(ROOT, 'dist/agent.mjs')).size / 1e3)} KB.\n`,
+);
 console.log('agent  idle MB  peak MB  MB/s     idle vs ts  peak vs ts  targets (idle < 50, peak < 80)');
 for (const r of rows) {
   const verdict = r.idle < 50 && r.peak < 80 ? 'PASS' : 'MISS';
-  console.log(`${r.name.padEnd(6)} ${fmt(r.idle).padStart(7)}  ${fmt(r.peak).padStart(7)}  ${fmt(r.mbps).padStart(7)}  ${fmt(r.idle / base.idle, 2).padStart(10)}  ${fmt(r.peak / base.peak, 2).padStart(10)}  ${verdict}`);
+  console.log(
+    `${r.name.padEnd(6)} ${fmt(r.idle).padStart(7)}  ${fmt(r.peak).padStart(7)}  ${fmt(r.mbps).padStart(7)}  ${fmt(r.idle / base.idle, 2).padStart(10)}  ${fmt(r.peak / base.peak, 2).padStart(10)}  ${verdict}`,
+  );
 }

@@ -48,15 +48,23 @@ async function serveTargets(count: number): Promise<void> {
   process.stdout.write(`${JSON.stringify({ ports })}\n`);
 }
 
-interface Received { kind: string; at: number; named: number }
+interface Received {
+  kind: string;
+  at: number;
+  named: number;
+}
 
 /** Receivers of the three HTTP notifier kinds on one loopback server; each message is recorded with when it was accepted. */
 async function startReceivers(): Promise<{ url: string; got: Received[]; close: () => Promise<void> }> {
   const got: Received[] = [];
-  const body = (req: IncomingMessage) => new Promise<string>((resolve) => {
-    let text = '';
-    req.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve(text));
-  });
+  const body = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let text = '';
+      req
+        .setEncoding('utf8')
+        .on('data', (c) => (text += c))
+        .on('end', () => resolve(text));
+    });
   const server = createServer(async (req, res) => {
     const text = await body(req);
     const kind = req.url!.split('/')[1];
@@ -86,7 +94,9 @@ async function main(): Promise<void> {
   const interval = flag('interval', 10);
   const groupWait = flag('group-wait', 30);
   const children: ChildProcess[] = [];
-  const targets = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', '8'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const targets = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', '8'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(targets);
   process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
   const { ports } = JSON.parse(await new Promise<string>((resolve) => targets.stdout!.once('data', (d) => resolve(String(d)))));
@@ -99,7 +109,8 @@ async function main(): Promise<void> {
   const api = new Agent({ connections: 8 });
   const call = async (method: string, path: string, payload?: unknown) => {
     const res = await request(`${daemon.url}${path}`, {
-      method: method as 'POST', dispatcher: api,
+      method: method as 'POST',
+      dispatcher: api,
       headers: { authorization: `Bearer ${daemon.adminKey}`, 'content-type': 'application/json' },
       body: payload === undefined ? undefined : JSON.stringify(payload),
     });
@@ -115,18 +126,26 @@ async function main(): Promise<void> {
       await call('POST', '/admin/api/notifiers', { name: 'phone', type: 'NTFY', config: { url: `${receivers.url}/ntfy`, topic: 'ops' } }),
     ];
     await call('POST', '/admin/api/alert-rules', {
-      name: 'everything', events: ['INCIDENT_OPENED'], notifierIds: notifiers.map((x) => x.id), groupWaitSeconds: groupWait,
+      name: 'everything',
+      events: ['INCIDENT_OPENED'],
+      notifierIds: notifiers.map((x) => x.id),
+      groupWaitSeconds: groupWait,
     });
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < n) {
-        const i = next++;
-        await call('POST', '/api/resources', {
-          name: `bench-${i}`, resourceType: 'HTTP', target: `http://127.0.0.1:${ports[i % ports.length]}/r/${i}`,
-          intervalSeconds: interval, failureThreshold: 1,
-        });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < n) {
+          const i = next++;
+          await call('POST', '/api/resources', {
+            name: `bench-${i}`,
+            resourceType: 'HTTP',
+            target: `http://127.0.0.1:${ports[i % ports.length]}/r/${i}`,
+            intervalSeconds: interval,
+            failureThreshold: 1,
+          });
+        }
+      }),
+    );
     while ((await stats()).checked < n) await sleep(200);
     await sleep(interval * 1000); // a whole interval of steady checks
     const pid = daemon.proc.pid!;
@@ -147,16 +166,22 @@ async function main(): Promise<void> {
     const lastAt = Math.max(...receivers.got.map((g) => g.at));
     const reach = (lastAt - firstFailAt) / 1000;
     const seconds = (Date.now() - downAt) / 1000;
-    console.log(`incidents open:          ${Array.isArray(incidents) ? incidents.length : incidents.items?.length ?? '?'} (first page, at most 1000)`);
+    console.log(
+      `incidents open:          ${Array.isArray(incidents) ? incidents.length : (incidents.items?.length ?? '?')} (first page, at most 1000)`,
+    );
     for (const kind of ['webhook', 'slack', 'ntfy']) {
       const mine = receivers.got.filter((g) => g.kind === kind);
-      console.log(`${`${kind} messages:`.padEnd(24)} ${mine.length}${kind === 'webhook' ? `, alerts in them: ${mine.reduce((s, g) => s + g.named, 0)}` : ''}`);
+      console.log(
+        `${`${kind} messages:`.padEnd(24)} ${mine.length}${kind === 'webhook' ? `, alerts in them: ${mine.reduce((s, g) => s + g.named, 0)}` : ''}`,
+      );
     }
     console.log(`first failing check → last notification accepted: ${fmt(reach)} s (target ≤ group wait + 5 = ${groupWait + 5} s)`);
     console.log(`ratio to the group wait:  ${fmt(reach / groupWait, 3)} (the wait itself is the floor: 1.0 means no delay of ours)`);
     console.log(`daemon CPU:              ${fmt((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1000, 2)} s over ${fmt(seconds)} s`);
     console.log(`daemon RSS:              ${fmt(maxRss)} MB max sampled each 0.5 s`);
-    console.log(`verdict:                 ${reach <= groupWait + 5 && receivers.got.length === expected ? 'met' : 'NOT met'} (messages ${receivers.got.length}, expected ${expected})`);
+    console.log(
+      `verdict:                 ${reach <= groupWait + 5 && receivers.got.length === expected ? 'met' : 'NOT met'} (messages ${receivers.got.length}, expected ${expected})`,
+    );
   } finally {
     await api.close();
     await daemon.stop();

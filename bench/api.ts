@@ -25,10 +25,12 @@ const daemon = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' } });
 try {
   const ids: number[] = [];
   for (let i = 0; i < count; i += 20) {
-    const batch = Array.from({ length: Math.min(20, count - i) }, (_, j) => daemon.admin.call(operations.createResource, {
-      // A target nothing listens on, checked once a day: the bench measures the API, not probes.
-      body: { name: `bench-${i + j}`, resourceType: 'HTTP', target: `http://127.0.0.1:9/r${i + j}`, intervalSeconds: 86400 },
-    }));
+    const batch = Array.from({ length: Math.min(20, count - i) }, (_, j) =>
+      daemon.admin.call(operations.createResource, {
+        // A target nothing listens on, checked once a day: the bench measures the API, not probes.
+        body: { name: `bench-${i + j}`, resourceType: 'HTTP', target: `http://127.0.0.1:9/r${i + j}`, intervalSeconds: 86400 },
+      }),
+    );
     for (const created of await Promise.all(batch)) ids.push(created.id);
   }
   const cases = [
@@ -57,8 +59,10 @@ try {
     const { ours, base, ratio } = [...runs].sort((a, b) => a.ratio - b.ratio)[Math.floor(runs.length / 2)];
     const failures = runs.reduce((n, x) => n + x.ours.errors + x.ours.non2xx, 0);
     worst = Math.min(worst, ratio);
-    console.log(`${c.name} | ${fmt(ours.rps, 0)} | ${fmt(base.rps, 0)} | ${fmt(ratio, 2)} | ${runs.map((x) => fmt(x.ratio, 2)).join(' ')} | `
-      + `${ours.p50}/${ours.p99} | ${base.p50}/${base.p99}${failures > 0 ? ` | ${failures} errors or non-2xx` : ''}`);
+    console.log(
+      `${c.name} | ${fmt(ours.rps, 0)} | ${fmt(base.rps, 0)} | ${fmt(ratio, 2)} | ${runs.map((x) => fmt(x.ratio, 2)).join(' ')} | ` +
+        `${ours.p50}/${ours.p99} | ${base.p50}/${base.p99}${failures > 0 ? ` | ${failures} errors or non-2xx` : ''}`,
+    );
   }
   console.log(`RESULT api: worst ratio ${fmt(worst, 2)} (target >= 0.60) ${worst >= 0.6 ? 'PASS' : 'MISS'}`);
 } finally {

@@ -39,7 +39,9 @@ function treeCpuSeconds(root: number): number {
     try {
       const f = stat(entry);
       if (Number(f[1]) === root) ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return ticks / 100;
 }
@@ -49,12 +51,28 @@ async function metrics(d: TestDaemon): Promise<string> {
   return res.body.text();
 }
 
-interface Round { label: string; done: number; due: number; seconds: number; p99: number; perPod: string[]; dbCpu: number | null }
+interface Round {
+  label: string;
+  done: number;
+  due: number;
+  seconds: number;
+  p99: number;
+  perPod: string[];
+  dbCpu: number | null;
+}
 
 /** One round: `pods` daemons (0: one daemon on SQLite) watching `n` resources under `/r<round>/`. */
 async function round(opts: {
-  label: string; pods: number; n: number; interval: number; intervals: number; round: number;
-  pathOf: (round: number, i: number) => string; distinct: () => Promise<number>; total: () => Promise<number>; pg: PgCluster;
+  label: string;
+  pods: number;
+  n: number;
+  interval: number;
+  intervals: number;
+  round: number;
+  pathOf: (round: number, i: number) => string;
+  distinct: () => Promise<number>;
+  total: () => Promise<number>;
+  pg: PgCluster;
 }): Promise<Round> {
   const { n, interval, intervals } = opts;
   const databaseUrl = opts.pods > 0 ? await opts.pg.createDatabase('bench') : undefined;
@@ -68,7 +86,9 @@ async function round(opts: {
     if (opts.pods > 1) {
       // The pods share the shards before the resources come (each holds its share at the first check).
       for (;;) {
-        const topo = await (await request(`${first.url}/admin/api/topology`, { headers: { authorization: `Bearer ${first.adminKey}` } })).body.json() as {
+        const topo = (await (
+          await request(`${first.url}/admin/api/topology`, { headers: { authorization: `Bearer ${first.adminKey}` } })
+        ).body.json()) as {
           pods: Array<{ load?: { shards: number | null } }>;
         };
         const shards = topo.pods.map((p) => p.load?.shards ?? 0);
@@ -77,17 +97,26 @@ async function round(opts: {
       }
     }
     const seen0 = await opts.distinct();
-    const createdIn = await createResources(first.url, first.adminKey, n,
-      (i) => ({ name: `bench-${i}`, resourceType: 'HTTP', target: opts.pathOf(opts.round, i), intervalSeconds: interval }));
+    const createdIn = await createResources(first.url, first.adminKey, n, (i) => ({
+      name: `bench-${i}`,
+      resourceType: 'HTTP',
+      target: opts.pathOf(opts.round, i),
+      intervalSeconds: interval,
+    }));
     while ((await opts.distinct()) - seen0 < n) await sleep(200);
-    console.log(`  ${opts.label}: created ${n} resources in ${fmt(createdIn)} s; every one checked once; measuring ${intervals} interval(s)`);
+    console.log(
+      `  ${opts.label}: created ${n} resources in ${fmt(createdIn)} s; every one checked once; measuring ${intervals} interval(s)`,
+    );
 
     const postmaster = opts.pods > 0 ? Number(readFileSync(join(opts.pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]) : 0;
     const snap = async () => ({
       total: await opts.total(),
       lag: await Promise.all(daemons.map((d) => lagBuckets(d.url, d.adminKey))),
       checks: await Promise.all(daemons.map(async (d) => metricSum(await metrics(d), 'monctl_checks_total'))),
-      cpu: daemons.map((d) => { const c = cpuMs(d.proc.pid!); return (c.user + c.system) / 1000; }),
+      cpu: daemons.map((d) => {
+        const c = cpuMs(d.proc.pid!);
+        return (c.user + c.system) / 1000;
+      }),
       db: postmaster ? treeCpuSeconds(postmaster) : 0,
       at: Date.now(),
     });
@@ -101,8 +130,13 @@ async function round(opts: {
       return `${fmt(checks, 0)} checks, ${fmt(cpu, 2)} s CPU, ${fmt((1000 * cpu) / Math.max(1, checks), 3)} ms/check`;
     });
     return {
-      label: opts.label, done: after.total - before.total, due: n * intervals, seconds,
-      p99: quantile(0.99, sumBuckets(before.lag), sumBuckets(after.lag)), perPod, dbCpu: opts.pods > 0 ? after.db - before.db : null,
+      label: opts.label,
+      done: after.total - before.total,
+      due: n * intervals,
+      seconds,
+      p99: quantile(0.99, sumBuckets(before.lag), sumBuckets(after.lag)),
+      perPod,
+      dbCpu: opts.pods > 0 ? after.db - before.db : null,
     };
   } finally {
     await Promise.all(daemons.map((d) => d.stop()));
@@ -119,21 +153,39 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
   // The target servers of bench:probes (a child process: their CPU is not the daemons').
-  const targets = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(import.meta.dirname, 'probes.ts'), '--serve-targets', String(targetCount)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const targets = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', join(import.meta.dirname, 'probes.ts'), '--serve-targets', String(targetCount)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(targets);
-  const { ports } = JSON.parse(await new Promise<string>((resolve) => targets.stdout!.once('data', (d) => resolve(String(d))))) as { ports: number[] };
-  const stats = async () => JSON.parse(await (await request(`http://127.0.0.1:${ports[0]}/__stats`)).body.text()) as { total: number; distinct: number };
+  const { ports } = JSON.parse(await new Promise<string>((resolve) => targets.stdout!.once('data', (d) => resolve(String(d))))) as {
+    ports: number[];
+  };
+  const stats = async () =>
+    JSON.parse(await (await request(`http://127.0.0.1:${ports[0]}/__stats`)).body.text()) as { total: number; distinct: number };
   const pg = await startPgCluster();
-  console.log(`pods bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets; 1..${maxPods} pods on one PostgreSQL (throw-away cluster, fsync off) against one daemon on SQLite`);
+  console.log(
+    `pods bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets; 1..${maxPods} pods on one PostgreSQL (throw-away cluster, fsync off) against one daemon on SQLite`,
+  );
   const results: Round[] = [];
   try {
     const plan = [0, ...Array.from({ length: maxPods }, (_, i) => i + 1)];
     for (const [i, pods] of plan.entries()) {
-      results.push(await round({
-        label: pods === 0 ? 'SQLite, 1 daemon' : `PostgreSQL, ${pods} pod${pods > 1 ? 's' : ''}`, pods, n, interval, intervals, round: i,
-        pathOf: (r, k) => `http://127.0.0.1:${ports[k % ports.length]}/r${r}/${k}`,
-        distinct: async () => (await stats()).distinct, total: async () => (await stats()).total, pg,
-      }));
+      results.push(
+        await round({
+          label: pods === 0 ? 'SQLite, 1 daemon' : `PostgreSQL, ${pods} pod${pods > 1 ? 's' : ''}`,
+          pods,
+          n,
+          interval,
+          intervals,
+          round: i,
+          pathOf: (r, k) => `http://127.0.0.1:${ports[k % ports.length]}/r${r}/${k}`,
+          distinct: async () => (await stats()).distinct,
+          total: async () => (await stats()).total,
+          pg,
+        }),
+      );
     }
   } finally {
     await pg.stop();
@@ -144,8 +196,13 @@ async function main(): Promise<void> {
     console.log(`${r.label}:`);
     console.log(`  checks done vs due:  ${fmt(r.done, 0)} / ${fmt(r.due, 0)} (${fmt((100 * r.done) / r.due)} %) over ${fmt(r.seconds)} s`);
     console.log(`  p99 start lag:       ${fmt(r.p99 * 1000)} ms`);
-    r.perPod.forEach((line, i) => console.log(`  ${r.dbCpu === null ? 'daemon' : `pod-${i + 1}`}:${' '.repeat(r.dbCpu === null ? 14 : 15)}${line}`));
-    if (r.dbCpu !== null) console.log(`  database CPU:        ${fmt(r.dbCpu, 2)} s (${fmt((100 * r.dbCpu) / r.seconds)} % of one core, ${fmt((1000 * r.dbCpu) / Math.max(1, r.done), 3)} ms per check)`);
+    r.perPod.forEach((line, i) =>
+      console.log(`  ${r.dbCpu === null ? 'daemon' : `pod-${i + 1}`}:${' '.repeat(r.dbCpu === null ? 14 : 15)}${line}`),
+    );
+    if (r.dbCpu !== null)
+      console.log(
+        `  database CPU:        ${fmt(r.dbCpu, 2)} s (${fmt((100 * r.dbCpu) / r.seconds)} % of one core, ${fmt((1000 * r.dbCpu) / Math.max(1, r.done), 3)} ms per check)`,
+      );
   }
 }
 

@@ -33,7 +33,9 @@ export async function serveTargets(count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const server = createServer((req, res) => {
       if (req.url === '/__stats') {
-        return void res.end(JSON.stringify(Object.fromEntries(Object.keys(total).map((k) => [k, { total: total[k], distinct: seen[k].size }]))));
+        return void res.end(
+          JSON.stringify(Object.fromEntries(Object.keys(total).map((k) => [k, { total: total[k], distinct: seen[k].size }]))),
+        );
       }
       const set = req.url!.split('/')[1];
       total[set] = (total[set] ?? 0) + 1;
@@ -53,7 +55,8 @@ type Stats = Record<string, { total: number; distinct: number }>;
 
 async function adminCall(d: TestDaemon, method: string, path: string, body?: unknown, dispatcher?: Agent): Promise<any> {
   const res = await request(`${d.url}${path}`, {
-    method, dispatcher,
+    method,
+    dispatcher,
     headers: { authorization: `Bearer ${d.adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -86,7 +89,11 @@ function agentCommand(kind: string, pageCache: string): { command: string; args:
   if (kind === 'ts') return { command: join(ROOT, 'bin/monctl'), args: ['agent'] };
   const built = spawnSync('npm', ['run', '--silent', 'build:agent'], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`build:agent failed: ${built.stderr}`);
-  if (kind === 'mjs') return { command: join(ROOT, 'node_modules/.bin/node'), args: ['--max-semi-space-size=1', '--no-maglev', join(ROOT, 'dist/agent.mjs')] };
+  if (kind === 'mjs')
+    return {
+      command: join(ROOT, 'node_modules/.bin/node'),
+      args: ['--max-semi-space-size=1', '--no-maglev', join(ROOT, 'dist/agent.mjs')],
+    };
   if (kind === 'sea') {
     const executable = join(ROOT, 'dist/monctl-agent');
     if (pageCache === 'cold') dropPageCache(executable);
@@ -108,7 +115,11 @@ export async function benchAgentLocation(): Promise<void> {
   const targetCount = flag('targets', 8);
   const children: ChildProcess[] = [];
   process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-  const targets = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', String(targetCount)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const targets = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', String(targetCount)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(targets);
   const { ports } = JSON.parse(await new Promise<string>((resolve) => targets.stdout!.once('data', (d) => resolve(String(d)))));
   const url = (set: string, i: number) => `http://127.0.0.1:${ports[i % ports.length]}/${set}/${i}`;
@@ -118,28 +129,49 @@ export async function benchAgentLocation(): Promise<void> {
   const d = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' }, dataDir: join(dir, 'data') });
   children.push(d.proc);
   let agent: ChildProcess | undefined;
-  console.log(`probes bench by location: ${n} HTTP resources through one agent (${kind}: ${[how.command, ...how.args].map((a) => a.replace(`${ROOT}/`, '')).join(' ')}) and ${n} through the daemon, every ${interval} s, on ${ports.length} local targets; measuring ${intervals} interval(s)${kind === 'sea' ? `; its executable's page cache ${pageCache}` : ''}`);
+  console.log(
+    `probes bench by location: ${n} HTTP resources through one agent (${kind}: ${[how.command, ...how.args].map((a) => a.replace(`${ROOT}/`, '')).join(' ')}) and ${n} through the daemon, every ${interval} s, on ${ports.length} local targets; measuring ${intervals} interval(s)${kind === 'sea' ? `; its executable's page cache ${pageCache}` : ''}`,
+  );
   try {
     const { id } = await adminCall(d, 'POST', '/admin/api/agents', { name: LOCATIONS.agent });
     const { token } = await adminCall(d, 'POST', `/admin/api/agents/${id}/token`);
     writeFileSync(join(dir, 'token'), token, { mode: 0o600 });
-    agent = spawn(how.command, [...how.args, '--server', d.url, '--token-file', join(dir, 'token'), '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    agent = spawn(how.command, [...how.args, '--server', d.url, '--token-file', join(dir, 'token'), '--log-level', 'warn'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(agent);
     while ((await adminCall(d, 'GET', `/admin/api/agents/${id}`)).status !== 'CONNECTED') await sleep(100);
 
     const api = new Agent({ connections: 8 });
     const created = Date.now();
-    const jobs = [...Array(n).keys()].flatMap((i) => [['a', i], ['d', i]] as const);
+    const jobs = [...Array(n).keys()].flatMap(
+      (i) =>
+        [
+          ['a', i],
+          ['d', i],
+        ] as const,
+    );
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < jobs.length) {
-        const [set, i] = jobs[next++];
-        await adminCall(d, 'POST', '/api/resources', {
-          name: `bench-${set}-${i}`, resourceType: 'HTTP', target: url(set, i), intervalSeconds: interval,
-          locations: [set === 'a' ? LOCATIONS.agent : LOCATIONS.daemon],
-        }, api);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < jobs.length) {
+          const [set, i] = jobs[next++];
+          await adminCall(
+            d,
+            'POST',
+            '/api/resources',
+            {
+              name: `bench-${set}-${i}`,
+              resourceType: 'HTTP',
+              target: url(set, i),
+              intervalSeconds: interval,
+              locations: [set === 'a' ? LOCATIONS.agent : LOCATIONS.daemon],
+            },
+            api,
+          );
+        }
+      }),
+    );
     await api.close();
     console.log(`created ${2 * n} resources through the API in ${((Date.now() - created) / 1000).toFixed(1)} s`);
     // A burst past the agent's queue at creation is skipped (and counted); the next interval catches up.
@@ -150,7 +182,8 @@ export async function benchAgentLocation(): Promise<void> {
     }
     console.log(`every resource checked once after ${((Date.now() - created) / 1000).toFixed(1)} s`);
 
-    const metrics = async () => (await request(`${d.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${d.adminKey}` } })).body.text();
+    const metrics = async () =>
+      (await request(`${d.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${d.adminKey}` } })).body.text();
     const m0 = await metrics();
     const before = { stats: await stats(), agent: procStat(agent.pid!), daemon: procStat(d.proc.pid!), at: Date.now() };
     let maxAgentRss = before.agent.rssMb;
@@ -168,22 +201,39 @@ export async function benchAgentLocation(): Promise<void> {
     const after = { stats: await stats(), agent: procStat(agent.pid!), daemon: procStat(d.proc.pid!), at: Date.now() };
     const seconds = (after.at - before.at) / 1000;
     const due = n * intervals;
-    const skipped = metricSum(m1, `monctl_agent_checks_skipped_total{agent="${LOCATIONS.agent}"}`) - metricSum(m0, `monctl_agent_checks_skipped_total{agent="${LOCATIONS.agent}"}`);
-    for (const [set, location] of [['a', LOCATIONS.agent], ['d', LOCATIONS.daemon]] as const) {
+    const skipped =
+      metricSum(m1, `monctl_agent_checks_skipped_total{agent="${LOCATIONS.agent}"}`) -
+      metricSum(m0, `monctl_agent_checks_skipped_total{agent="${LOCATIONS.agent}"}`);
+    for (const [set, location] of [
+      ['a', LOCATIONS.agent],
+      ['d', LOCATIONS.daemon],
+    ] as const) {
       const done = after.stats[set].total - before.stats[set].total;
       const lag0 = parseLagBuckets(m0, location);
       const lag1 = parseLagBuckets(m1, location);
       const label = set === 'a' ? 'through the agent' : 'by the daemon   ';
-      console.log(`${label}: checks done vs due ${done} / ${due} (${fmt((100 * done) / due)} %), start lag p50 ${fmt(quantile(0.5, lag0, lag1) * 1000)} ms, p99 ${fmt(quantile(0.99, lag0, lag1) * 1000)} ms`);
+      console.log(
+        `${label}: checks done vs due ${done} / ${due} (${fmt((100 * done) / due)} %), start lag p50 ${fmt(quantile(0.5, lag0, lag1) * 1000)} ms, p99 ${fmt(quantile(0.99, lag0, lag1) * 1000)} ms`,
+      );
     }
     console.log(`skipped (agent queue full):  ${skipped} in the window`);
     const agentCpu = after.agent.cpuSeconds - before.agent.cpuSeconds;
     const daemonCpu = after.daemon.cpuSeconds - before.daemon.cpuSeconds;
-    console.log(`agent CPU:  ${fmt(agentCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * agentCpu) / seconds)} % of one core, ${fmt((1000 * agentCpu) / Math.max(1, due), 3)} ms per check)`);
-    console.log(`agent RSS:  ${fmt(after.agent.rssMb)} MB at the end, ${fmt(maxAgentRss)} MB max sampled each second, ${fmt(after.agent.peakMb)} MB peak (VmHWM) since it started`);
-    console.log(`agent RSS:  ${fmt(after.agent.anonMb)} MB its own memory (RssAnon) + ${fmt(after.agent.fileMb)} MB of its executable and libraries mapped in (RssFile) at the end`);
-    console.log(`agent RSS:  ${fmt(before.agent.rssMb)} MB when the window began, then ${perInterval.join(', ')} MB at the end of each interval`);
-    console.log(`daemon CPU: ${fmt(daemonCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * daemonCpu) / seconds)} % of one core, both sets of checks)`);
+    console.log(
+      `agent CPU:  ${fmt(agentCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * agentCpu) / seconds)} % of one core, ${fmt((1000 * agentCpu) / Math.max(1, due), 3)} ms per check)`,
+    );
+    console.log(
+      `agent RSS:  ${fmt(after.agent.rssMb)} MB at the end, ${fmt(maxAgentRss)} MB max sampled each second, ${fmt(after.agent.peakMb)} MB peak (VmHWM) since it started`,
+    );
+    console.log(
+      `agent RSS:  ${fmt(after.agent.anonMb)} MB its own memory (RssAnon) + ${fmt(after.agent.fileMb)} MB of its executable and libraries mapped in (RssFile) at the end`,
+    );
+    console.log(
+      `agent RSS:  ${fmt(before.agent.rssMb)} MB when the window began, then ${perInterval.join(', ')} MB at the end of each interval`,
+    );
+    console.log(
+      `daemon CPU: ${fmt(daemonCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * daemonCpu) / seconds)} % of one core, both sets of checks)`,
+    );
     console.log(`daemon RSS: ${fmt(after.daemon.rssMb)} MB at the end, ${fmt(maxDaemonRss)} MB max sampled each second`);
   } finally {
     agent?.kill('SIGTERM');

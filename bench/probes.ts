@@ -52,12 +52,17 @@ async function main(): Promise<void> {
   const baselineSeconds = flag('baseline-seconds', interval);
   const targetCount = flag('targets', 8);
   const children: ChildProcess[] = [];
-  const targets = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', String(targetCount)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const targets = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', String(targetCount)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(targets);
   process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
   const { ports } = JSON.parse(await new Promise<string>((resolve) => targets.stdout!.once('data', (d) => resolve(String(d)))));
   const pathOf = (i: number) => `http://127.0.0.1:${ports[i % ports.length]}/r/${i}`;
-  const stats = async () => JSON.parse(await (await request(`http://127.0.0.1:${ports[0]}/__stats`)).body.text()) as { total: number; distinct: number };
+  const stats = async () =>
+    JSON.parse(await (await request(`http://127.0.0.1:${ports[0]}/__stats`)).body.text()) as { total: number; distinct: number };
 
   const dataDir = mkdtempSync(join(tmpdir(), 'monctl-bench-probes-'));
   const env = { MONCTL_CHECK_RESPONSES: '0' };
@@ -65,28 +70,44 @@ async function main(): Promise<void> {
   children.push(daemon.proc);
   console.log(`probes bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets, measuring ${intervals} interval(s)`);
   try {
-    const createdIn = await createResources(daemon.url, daemon.adminKey, n,
-      (i) => ({ name: `bench-${i}`, resourceType: 'HTTP', target: pathOf(i), intervalSeconds: interval }));
+    const createdIn = await createResources(daemon.url, daemon.adminKey, n, (i) => ({
+      name: `bench-${i}`,
+      resourceType: 'HTTP',
+      target: pathOf(i),
+      intervalSeconds: interval,
+    }));
     console.log(`created ${n} resources through the API in ${createdIn.toFixed(1)} s`);
     while ((await stats()).distinct < n) await sleep(200);
     // Creating 10,000 resources through the API leaves V8's heap grown; a restart shows the
     // steady state of a daemon that watches them (and that a restart resumes without a burst).
     const creation = procStat(daemon.proc.pid!);
-    console.log(`every resource checked once; daemon RSS ${fmt(creation.rssMb)} MB (peak ${fmt(creation.peakMb)} MB) after creation; restarting it`);
+    console.log(
+      `every resource checked once; daemon RSS ${fmt(creation.rssMb)} MB (peak ${fmt(creation.peakMb)} MB) after creation; restarting it`,
+    );
     await daemon.stop();
     const restart = Date.now();
     daemon = await startDaemon({ env, dataDir: join(dataDir, 'data') });
     children.push(daemon.proc);
     console.log(`restarted in ${((Date.now() - restart) / 1000).toFixed(1)} s`);
     // Every resource has been checked once: from now on each is due exactly once per interval.
-    const before = { stats: await stats(), lag: await lagBuckets(daemon.url, daemon.adminKey), proc: procStat(daemon.proc.pid!), at: Date.now() };
+    const before = {
+      stats: await stats(),
+      lag: await lagBuckets(daemon.url, daemon.adminKey),
+      proc: procStat(daemon.proc.pid!),
+      at: Date.now(),
+    };
     let maxRss = before.proc.rssMb;
     const windowMs = intervals * interval * 1000;
     while (Date.now() - before.at < windowMs) {
       await sleep(Math.min(1000, windowMs - (Date.now() - before.at)));
       maxRss = Math.max(maxRss, procStat(daemon.proc.pid!).rssMb);
     }
-    const after = { stats: await stats(), lag: await lagBuckets(daemon.url, daemon.adminKey), proc: procStat(daemon.proc.pid!), at: Date.now() };
+    const after = {
+      stats: await stats(),
+      lag: await lagBuckets(daemon.url, daemon.adminKey),
+      proc: procStat(daemon.proc.pid!),
+      at: Date.now(),
+    };
     const done = after.stats.total - before.stats.total;
     const due = n * intervals;
     const seconds = (after.at - before.at) / 1000;
@@ -106,10 +127,15 @@ async function main(): Promise<void> {
       const dueNow = Math.floor((Date.now() - start) / slot);
       while (sent <= dueNow && Date.now() - start < baselineSeconds * 1000) {
         const i = sent++ % n;
-        const p = request(pathOf(i), { dispatcher: agent }).then(async (res) => {
-          await res.body.dump();
-          if (res.statusCode === 200) ok++;
-        }, () => undefined).finally(() => inflight.delete(p));
+        const p = request(pathOf(i), { dispatcher: agent })
+          .then(
+            async (res) => {
+              await res.body.dump();
+              if (res.statusCode === 200) ok++;
+            },
+            () => undefined,
+          )
+          .finally(() => inflight.delete(p));
         inflight.add(p);
       }
       await sleep(5);
@@ -124,11 +150,17 @@ async function main(): Promise<void> {
     const p99 = quantile(0.99, before.lag, after.lag);
     console.log(`checks done vs due:      ${done} / ${due} (${fmt((100 * done) / due)} %) over ${fmt(seconds)} s`);
     console.log(`start lag:               p50 ${fmt(p50 * 1000)} ms, p99 ${fmt(p99 * 1000)} ms (from the lag histogram)`);
-    console.log(`daemon CPU:              ${fmt(daemonCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * daemonCpu) / seconds)} % of one core, ${fmt((1000 * daemonCpu) / Math.max(1, done), 3)} ms per check)`);
-    console.log(`daemon RSS:              ${fmt(after.proc.rssMb)} MB at the end, ${fmt(maxRss)} MB max sampled each second, ${fmt(after.proc.peakMb)} MB peak (VmHWM) since the restart`);
+    console.log(
+      `daemon CPU:              ${fmt(daemonCpu, 2)} s over ${fmt(seconds)} s (${fmt((100 * daemonCpu) / seconds)} % of one core, ${fmt((1000 * daemonCpu) / Math.max(1, done), 3)} ms per check)`,
+    );
+    console.log(
+      `daemon RSS:              ${fmt(after.proc.rssMb)} MB at the end, ${fmt(maxRss)} MB max sampled each second, ${fmt(after.proc.peakMb)} MB peak (VmHWM) since the restart`,
+    );
     console.log(`daemon throughput:       ${fmt(daemonRate, 2)} checks/s (schedule: ${fmt(n / interval, 2)}/s)`);
     const baseCpuSeconds = (baseCpu.user + baseCpu.system) / 1e6;
-    console.log(`bare undici loop:        ${fmt(baseRate, 2)} requests/s over ${fmt(baseSeconds)} s, ${fmt(baseCpuSeconds, 2)} s CPU (${fmt((1000 * baseCpuSeconds) / Math.max(1, ok), 3)} ms per request)`);
+    console.log(
+      `bare undici loop:        ${fmt(baseRate, 2)} requests/s over ${fmt(baseSeconds)} s, ${fmt(baseCpuSeconds, 2)} s CPU (${fmt((1000 * baseCpuSeconds) / Math.max(1, ok), 3)} ms per request)`,
+    );
     console.log(`ratio daemon / baseline: ${fmt(daemonRate / baseRate, 3)}`);
   } finally {
     await daemon.stop();

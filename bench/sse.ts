@@ -20,8 +20,17 @@ import { cpuMs, metricSum, rssMb } from './lib/measure.ts';
 
 const now = () => performance.timeOrigin + performance.now();
 
-interface WorkerInput { url: string; key: string; count: number }
-interface WorkerReport { seq: number[]; latency: number[]; connected: number; closed: number }
+interface WorkerInput {
+  url: string;
+  key: string;
+  count: number;
+}
+interface WorkerReport {
+  seq: number[];
+  latency: number[];
+  connected: number;
+  closed: number;
+}
 
 if (!isMainThread) runWorker(workerData as WorkerInput);
 else await main();
@@ -117,7 +126,13 @@ async function main(): Promise<void> {
       return JSON.parse(text) as { id: number };
     };
     const agent = await call('POST', '/admin/api/agents', { name: 'bench-agent' });
-    const route = await call('POST', '/admin/api/routes', { name: 'bench', type: 'HTTP', agentId: agent.id, hostname: 'bench.test', target: 'http://x/' });
+    const route = await call('POST', '/admin/api/routes', {
+      name: 'bench',
+      type: 'HTTP',
+      agentId: agent.id,
+      hostname: 'bench.test',
+      target: 'http://x/',
+    });
     const responseMs: number[] = [];
     const emit = async (seq: number) => {
       const sent = now();
@@ -142,9 +157,11 @@ async function main(): Promise<void> {
     const heapFigures = async () => {
       const text = await (await fetch(`${daemon.url}/actuator/prometheus`)).text();
       const mb = (name: string) => metricSum(text, name) / 2 ** 20;
-      return `heap used ${fmt(mb('nodejs_heap_size_used_bytes'))} MB, committed ${fmt(mb('nodejs_heap_size_total_bytes'))} MB `
-        + `(new ${fmt(mb('nodejs_heap_space_size_total_bytes{space="new"}'))}, old ${fmt(mb('nodejs_heap_space_size_total_bytes{space="old"}'))}), `
-        + `external ${fmt(mb('nodejs_external_memory_bytes'))} MB`;
+      return (
+        `heap used ${fmt(mb('nodejs_heap_size_used_bytes'))} MB, committed ${fmt(mb('nodejs_heap_size_total_bytes'))} MB ` +
+        `(new ${fmt(mb('nodejs_heap_space_size_total_bytes{space="new"}'))}, old ${fmt(mb('nodejs_heap_space_size_total_bytes{space="old"}'))}), ` +
+        `external ${fmt(mb('nodejs_external_memory_bytes'))} MB`
+      );
     };
     const pace = async (count: number, seqOf: (i: number) => number) => {
       const start = now();
@@ -165,8 +182,14 @@ async function main(): Promise<void> {
     // of the heap the emission itself grows (the no-subscriber baseline above only bounds that).
     const half = Math.floor(subscribers / 2);
     const shares = (n: number) => Array.from({ length: workers }, (_, w) => Math.floor(n / workers) + (w < n % workers ? 1 : 0));
-    shares(half).forEach((count) => threads.push(new Worker(new URL(import.meta.url), { workerData: { url: daemon.url, key: daemon.adminKey, count } })));
-    const ask = (w: Worker, msg: string) => new Promise<any>((resolve) => { w.once('message', resolve); w.postMessage(msg); });
+    shares(half).forEach((count) =>
+      threads.push(new Worker(new URL(import.meta.url), { workerData: { url: daemon.url, key: daemon.adminKey, count } })),
+    );
+    const ask = (w: Worker, msg: string) =>
+      new Promise<any>((resolve) => {
+        w.once('message', resolve);
+        w.postMessage(msg);
+      });
     const waitConnected = async (want: number) => {
       const started = Date.now();
       for (;;) {
@@ -237,18 +260,30 @@ async function main(): Promise<void> {
     responseMs.sort((a, b) => a - b);
     console.log(`emitting PUT round trip: p50 ${fmt(percentile(responseMs, 50))} ms, p99 ${fmt(percentile(responseMs, 99))} ms`);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    console.log(`CPU while emitting: daemon ${fmt(daemonCpu * 100, 0)} % of a core, bench clients ${fmt(benchCpu * 100, 0)} %; load average ${load}`);
-    console.log(`daemon RSS: ${fmt(baseRss / 1024)} MB after the same emission with no subscriber, ${fmt(halfRss / 1024)} MB with ${half} subscribers and events (median), `
-      + `${fmt(connectedRss / 1024)} MB with ${subscribers} connected, ${fmt(activeRss / 1024)} MB with the events (median)`);
+    console.log(
+      `CPU while emitting: daemon ${fmt(daemonCpu * 100, 0)} % of a core, bench clients ${fmt(benchCpu * 100, 0)} %; load average ${load}`,
+    );
+    console.log(
+      `daemon RSS: ${fmt(baseRss / 1024)} MB after the same emission with no subscriber, ${fmt(halfRss / 1024)} MB with ${half} subscribers and events (median), ` +
+        `${fmt(connectedRss / 1024)} MB with ${subscribers} connected, ${fmt(activeRss / 1024)} MB with the events (median)`,
+    );
     console.log(`daemon at the end of the ${half}-subscriber phase: ${halfHeap}`);
     console.log(`daemon at the end of the ${subscribers}-subscriber phase: ${activeHeap}`);
-    console.log(`RSS per subscriber against no subscriber: ${fmt(perSubKb)} KB connected, ${fmt(perSubActiveKb)} KB with events flowing (includes the heap the fan-out's writes grow)`);
-    console.log(`RSS per subscriber, ${half} → ${subscribers}: ${fmt(marginalConnectedKb)} KB once connected, ${fmt(marginalKb)} KB after the events`);
+    console.log(
+      `RSS per subscriber against no subscriber: ${fmt(perSubKb)} KB connected, ${fmt(perSubActiveKb)} KB with events flowing (includes the heap the fan-out's writes grow)`,
+    );
+    console.log(
+      `RSS per subscriber, ${half} → ${subscribers}: ${fmt(marginalConnectedKb)} KB once connected, ${fmt(marginalKb)} KB after the events`,
+    );
     console.log('metric | value | target | ratio (value/target, < 1 meets it)');
     console.log(`p99 to every subscriber | ${fmt(p99Last)} ms | 100 ms | ${fmt(p99Last / 100, 2)}`);
     console.log(`p99 of all deliveries | ${fmt(p99All)} ms | 100 ms | ${fmt(p99All / 100, 2)}`);
-    console.log(`p99 fan-out (publish to last subscriber) | ${fmt(percentile(spread, 99))} ms | 100 ms | ${fmt(percentile(spread, 99) / 100, 2)}`);
-    console.log(`RSS per subscriber (${half} → ${subscribers}, events flowing) | ${fmt(marginalKb)} KB | 50 KB | ${fmt(marginalKb / 50, 2)}`);
+    console.log(
+      `p99 fan-out (publish to last subscriber) | ${fmt(percentile(spread, 99))} ms | 100 ms | ${fmt(percentile(spread, 99) / 100, 2)}`,
+    );
+    console.log(
+      `RSS per subscriber (${half} → ${subscribers}, events flowing) | ${fmt(marginalKb)} KB | 50 KB | ${fmt(marginalKb / 50, 2)}`,
+    );
     if (delivered < expected) process.exitCode = 1;
   } catch (err) {
     console.error(`daemon stderr:\n${daemon.stderr()}\nlast logs: ${JSON.stringify(daemon.logs.slice(-5))}`);

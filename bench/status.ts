@@ -36,7 +36,7 @@ const DAY = 86_400_000;
 
 // A deterministic generator: the same data on every run.
 let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 
 const target = createServer((req, res) => {
   res.writeHead(/\/down\//.test(req.url ?? '') ? 503 : 200, { connection: 'close' }).end('ok');
@@ -52,12 +52,17 @@ try {
   }
   const ids: number[] = [];
   for (let i = 0; i < count; i += 25) {
-    const batch = Array.from({ length: Math.min(25, count - i) }, (_, j) => a.call(operations.createResource, {
-      body: {
-        name: `service-${String(i + j).padStart(4, '0')}.example.com`, resourceType: 'HTTP', intervalSeconds: 86400,
-        target: `${targetUrl}/${(i + j) % 10 === 7 ? 'down' : 'up'}/${i + j}`, groupIds: [groups[(i + j) % groupCount]],
-      },
-    }));
+    const batch = Array.from({ length: Math.min(25, count - i) }, (_, j) =>
+      a.call(operations.createResource, {
+        body: {
+          name: `service-${String(i + j).padStart(4, '0')}.example.com`,
+          resourceType: 'HTTP',
+          intervalSeconds: 86400,
+          target: `${targetUrl}/${(i + j) % 10 === 7 ? 'down' : 'up'}/${i + j}`,
+          groupIds: [groups[(i + j) % groupCount]],
+        },
+      }),
+    );
     for (const created of await Promise.all(batch)) ids.push(created.id);
   }
   await until(async () => (await a.call(operations.listAdminResources)).every((r) => r.latestCheckedAt !== null), 500);
@@ -65,10 +70,19 @@ try {
   const db = await SeedDb.open(daemon);
   const now = Date.now();
   for (const id of ids) {
-    await db.rollups(id, () => {
-      const r = random();
-      return r < 0.97 ? [1440, 1440] : r < 0.995 ? [1440, 1440 - 1 - Math.floor(random() * 14)] : [1440, Math.floor(1440 * (0.8 + random() * 0.19))];
-    }, () => [60, random() < 0.99 ? 60 : 58], now);
+    await db.rollups(
+      id,
+      () => {
+        const r = random();
+        return r < 0.97
+          ? [1440, 1440]
+          : r < 0.995
+            ? [1440, 1440 - 1 - Math.floor(random() * 14)]
+            : [1440, Math.floor(1440 * (0.8 + random() * 0.19))];
+      },
+      () => [60, random() < 0.99 ? 60 : 58],
+      now,
+    );
   }
   for (let i = 0; i < 40; i++) {
     const id = ids[Math.floor(random() * ids.length)];
@@ -108,11 +122,17 @@ try {
   const json = await getRaw(daemon.url, '/api/resources');
 
   const headers = { 'accept-encoding': 'gzip, deflate, br' };
-  console.log(`# Status page: ${count} resources in ${groupCount} groups, 90 days of rollups; ${rounds} rounds of ${seconds} s per case, ${connections} connections, anonymous, Accept-Encoding: gzip, deflate, br`);
-  console.log(`page bytes: ${fmt(sizes.br / 1024)} KiB brotli, ${fmt(sizes.gzip / 1024)} KiB gzip, ${fmt(sizes.identity / 1024)} KiB uncompressed; GET /api/resources: ${fmt(json.body.length / 1024)} KiB (not compressed)`);
-  console.log(`cold render (cache miss: queries, HTML, brotli): first ${fmt(first)} ms (rollups read too), then median ${fmt(cold[2])} ms of 5 (rollups cached; `
-    + `the hour under way read from ${rawPerResource} raw checks per resource)`);
-  console.log('case | req/s | client p50/p99 ms | server p50/p99 ms (at most, from the daemon\'s histogram)');
+  console.log(
+    `# Status page: ${count} resources in ${groupCount} groups, 90 days of rollups; ${rounds} rounds of ${seconds} s per case, ${connections} connections, anonymous, Accept-Encoding: gzip, deflate, br`,
+  );
+  console.log(
+    `page bytes: ${fmt(sizes.br / 1024)} KiB brotli, ${fmt(sizes.gzip / 1024)} KiB gzip, ${fmt(sizes.identity / 1024)} KiB uncompressed; GET /api/resources: ${fmt(json.body.length / 1024)} KiB (not compressed)`,
+  );
+  console.log(
+    `cold render (cache miss: queries, HTML, brotli): first ${fmt(first)} ms (rollups read too), then median ${fmt(cold[2])} ms of 5 (rollups cached; ` +
+      `the hour under way read from ${rawPerResource} raw checks per resource)`,
+  );
+  console.log("case | req/s | client p50/p99 ms | server p50/p99 ms (at most, from the daemon's histogram)");
   type Run = LoadResult & { server: [number, number] };
   const measure = async (path: string, route: string): Promise<Run> => {
     const before = await readBuckets(daemon.url, route);
@@ -130,11 +150,15 @@ try {
   const failures = runs.reduce((n, x) => n + x.page.errors + x.page.non2xx, 0);
   console.log(`GET /status/bench | ${fmt(median.page.rps, 0)} | ${median.page.p50}/${median.page.p99} | ${median.page.server.join('/')}`);
   console.log(`GET /api/resources | ${fmt(median.list.rps, 0)} | ${median.list.p50}/${median.list.p99} | ${median.list.server.join('/')}`);
-  console.log(`ratio page / list: req/s ${fmt(median.ratio, 2)} (rounds: ${runs.map((x) => fmt(x.ratio, 2)).join(' ')}), `
-    + `p99 ${fmt(median.page.p99 / Math.max(1, median.list.p99), 2)}${failures ? `; ${failures} errors or non-2xx on the page` : ''}`);
+  console.log(
+    `ratio page / list: req/s ${fmt(median.ratio, 2)} (rounds: ${runs.map((x) => fmt(x.ratio, 2)).join(' ')}), ` +
+      `p99 ${fmt(median.page.p99 / Math.max(1, median.list.p99), 2)}${failures ? `; ${failures} errors or non-2xx on the page` : ''}`,
+  );
   const worstP99 = Math.max(...runs.map((x) => x.page.p99));
   const ok = worstP99 < 50 && sizes.br < 60 * 1024 && sizes.gzip < 60 * 1024 && failures === 0;
-  console.log(`RESULT status: page p99 ${worstP99} ms (target < 50), ${fmt(sizes.br / 1024)} KiB brotli / ${fmt(sizes.gzip / 1024)} KiB gzip (target < 60) ${ok ? 'PASS' : 'MISS'}`);
+  console.log(
+    `RESULT status: page p99 ${worstP99} ms (target < 50), ${fmt(sizes.br / 1024)} KiB brotli / ${fmt(sizes.gzip / 1024)} KiB gzip (target < 60) ${ok ? 'PASS' : 'MISS'}`,
+  );
 } finally {
   await daemon.stop();
   target.close();

@@ -77,7 +77,9 @@ async function main(): Promise<void> {
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const started = Date.now();
   try {
-    const [, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], { ready: (l) => (/^\d+$/.test(l) ? l : undefined) });
+    const [, targetPort] = await run(node, [join(root, 'bench/tunnel.ts'), '--serve-target'], {
+      ready: (l) => (/^\d+$/.test(l) ? l : undefined),
+    });
     const target = `http://127.0.0.1:${targetPort}`;
     const served = async () => Number(await (await fetch(`${target}/count`)).text());
     const paths: BenchPath[] = [];
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
     const attempt = async (name: string, key: string, setup: () => Promise<BenchPath[]>) => {
       if (!wanted.has(key)) return;
       try {
-        paths.push(...await setup());
+        paths.push(...(await setup()));
       } catch (err) {
         skipped.push({ name, skipped: (err as Error).message.split('\n')[0] });
       }
@@ -115,20 +117,37 @@ async function main(): Promise<void> {
       const withSsh = ssh && wanted.has('nginx-ssh');
       const nginx = await startNginx(dir, withSsh ? [Number(targetPort), ssh!.port] : [Number(targetPort)]);
       const out: BenchPath[] = [];
-      if (wanted.has('nginx')) out.push({ name: 'nginx', url: `http://127.0.0.1:${nginx.ports[0]}`, host: 'bench.test', procs: { nginx: nginx.procs } });
-      if (withSsh) out.push({ name: 'nginx → ssh -R', url: `http://127.0.0.1:${nginx.ports[1]}`, host: 'bench.test', procs: { nginx: nginx.procs, sshd: ssh!.sshd, ssh: ssh!.ssh } });
+      if (wanted.has('nginx'))
+        out.push({ name: 'nginx', url: `http://127.0.0.1:${nginx.ports[0]}`, host: 'bench.test', procs: { nginx: nginx.procs } });
+      if (withSsh)
+        out.push({
+          name: 'nginx → ssh -R',
+          url: `http://127.0.0.1:${nginx.ports[1]}`,
+          host: 'bench.test',
+          procs: { nginx: nginx.procs, sshd: ssh!.sshd, ssh: ssh!.ssh },
+        });
       return out;
     });
-    if (wanted.has('nginx-ssh') && !paths.some((p) => p.name === 'nginx → ssh -R')) skipped.push({ name: 'nginx → ssh -R', skipped: 'needs both nginx and ssh -R (see above)' });
+    if (wanted.has('nginx-ssh') && !paths.some((p) => p.name === 'nginx → ssh -R'))
+      skipped.push({ name: 'nginx → ssh -R', skipped: 'needs both nginx and ssh -R (see above)' });
     await attempt('localtunnel', 'localtunnel', async () => [await startLocaltunnel(localtunnel!, node, Number(targetPort))]);
 
     await new Promise((r) => setTimeout(r, 2000)); // settle before the idle figures
-    const results: PathResult[] = paths.map((p) => ({ name: p.name, small: [], download: [], idle: memory(p, 'rss'), after: {}, peak: {} }));
+    const results: PathResult[] = paths.map((p) => ({
+      name: p.name,
+      small: [],
+      download: [],
+      idle: memory(p, 'rss'),
+      after: {},
+      peak: {},
+    }));
     if (!h2Only) for (const p of paths) wrk(`${p.url}/`, p.host, connections, 1); // warm-up (JIT, connection pools)
     for (let round = 0; round < (h2Only ? 0 : rounds); round++) {
       const order = paths.map((_, i) => (i + round) % paths.length);
-      if (only !== 'download' && only !== 'https') for (const i of order) results[i].small.push(measure(paths[i], '/', connections, seconds));
-      if (only !== 'small' && only !== 'https') for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
+      if (only !== 'download' && only !== 'https')
+        for (const i of order) results[i].small.push(measure(paths[i], '/', connections, seconds));
+      if (only !== 'small' && only !== 'https')
+        for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
     }
     paths.forEach((p, i) => Object.assign(results[i], { after: memory(p, 'rss'), peak: memory(p, 'peak') }));
     const syscalls: SyscallCounts[] = [];
@@ -136,7 +155,8 @@ async function main(): Promise<void> {
       try {
         ensureTools({ strace: TUNNEL_BENCH_TOOLS.strace });
         for (const p of paths) {
-          if (Object.keys(p.procs).length) syscalls.push(await countSyscalls(p, dir, () => wrk(`${p.url}/`, p.host, connections, Math.min(seconds, 2))));
+          if (Object.keys(p.procs).length)
+            syscalls.push(await countSyscalls(p, dir, () => wrk(`${p.url}/`, p.host, connections, Math.min(seconds, 2))));
         }
       } catch (err) {
         skipped.push({ name: 'syscalls per request', skipped: (err as Error).message.split('\n')[0] });
@@ -147,16 +167,18 @@ async function main(): Promise<void> {
     if (!argv.includes('--no-attack') && !h2Only) {
       if (monctl) {
         await monctl.addRoute('big.test');
-        attacks.push(...await slowReaderAttack(monctl, 'big.test', Math.min(seconds, 3), served));
+        attacks.push(...(await slowReaderAttack(monctl, 'big.test', Math.min(seconds, 3), served)));
       }
       const peer = paths.find((p) => p.name === 'nginx → ssh -R');
-      if (peer && !quick) attacks.push(...await slowReaderAttack(peer, 'bench.test', Math.min(seconds, 3), served));
+      if (peer && !quick) attacks.push(...(await slowReaderAttack(peer, 'bench.test', Math.min(seconds, 3), served)));
     }
 
     console.log(hostLine());
     if (!h2Only) {
-      console.log(`wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; `
-        + `100 MB downloads: ${downloadSeconds} s over 4. Own processes only: not wrk, not the target. nginx: 1 worker.`);
+      console.log(
+        `wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; ` +
+          `100 MB downloads: ${downloadSeconds} s over 4. Own processes only: not wrk, not the target. nginx: 1 worker.`,
+      );
       for (const s of skipped) console.log(`skipped: ${s.name}: ${s.skipped}`);
       console.log('');
       printResults(results);
@@ -164,12 +186,16 @@ async function main(): Promise<void> {
       if (syscalls.length) printSyscalls(syscalls);
     }
     if (attacks.length) {
-      console.log('\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; another route meanwhile (wrk, 8 connections):');
+      console.log(
+        '\nslow-reader attack: 1,000 clients ask one route for 1 MiB and never read; another route meanwhile (wrk, 8 connections):',
+      );
       for (const line of attacks) console.log(`  ${line}`);
     }
     if (monctl && (h2Only || (!argv.includes('--no-attack') && !only))) {
       const lines = await h2SlowReaderAttack(monctl, target, SLOW_READER_WINDOW_MS);
-      console.log('\nHTTP/2 slow readers: 8 sessions with a zero receive window open 128 streams each to a 1 MiB answer, never read, ping every second:');
+      console.log(
+        '\nHTTP/2 slow readers: 8 sessions with a zero receive window open 128 streams each to a 1 MiB answer, never read, ping every second:',
+      );
       for (const line of lines) console.log(`  ${line}`);
     }
     if (monctl && !h2Only && (!only || only === 'https')) {

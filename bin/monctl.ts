@@ -8,7 +8,9 @@
 const MIN_NODE = [22, 19]; // tls.setDefaultCACertificates (--ca-file)
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
-  process.stderr.write(`monctl needs Node.js ${MIN_NODE.join('.')} or newer; this is Node.js ${process.versions.node} (${process.execPath}).\n`);
+  process.stderr.write(
+    `monctl needs Node.js ${MIN_NODE.join('.')} or newer; this is Node.js ${process.versions.node} (${process.execPath}).\n`,
+  );
   // Loaded here only: every other start does without it.
   process.exit((await import('../src/errors.ts')).ExitCode.error);
 }

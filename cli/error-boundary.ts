@@ -2,9 +2,10 @@ import { ExitCode, HttpError, MonctlError } from '../src/errors.ts';
 
 /** Nothing answered: no daemon there, or not there (not a TLS or certificate failure, which say why). */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EADDRNOTAVAIL']);
-const UNREACHABLE_HINT = 'hint: is the daemon running, and listening there? For a daemon started with --listen, --data-dir or --config, '
-  + 'tell monctl the same: --server URL or MONCTL_SERVER (where it listens), MONCTL_DATA_DIR (its data dir, for the admin key), '
-  + 'or MONCTL_CONFIG (its config file: listen and dataDir); monctl info shows what was used';
+const UNREACHABLE_HINT =
+  'hint: is the daemon running, and listening there? For a daemon started with --listen, --data-dir or --config, ' +
+  'tell monctl the same: --server URL or MONCTL_SERVER (where it listens), MONCTL_DATA_DIR (its data dir, for the admin key), ' +
+  'or MONCTL_CONFIG (its config file: listen and dataDir); monctl info shows what was used';
 
 /**
  * The one place that turns an error into stderr text and an exit code
@@ -27,8 +28,10 @@ export function reportError(err: unknown): number {
         if (e.message !== err.message && !err.message.includes(line)) lines.push(`  ${line}`);
       }
       if (err.status === 401) {
-        lines.push('hint: the credential is missing, expired or revoked: see monctl info, monctl login'
-          + ' (on the daemon\'s host, MONCTL_DATA_DIR or MONCTL_CONFIG finds the admin key of a daemon started with --data-dir or --config)');
+        lines.push(
+          'hint: the credential is missing, expired or revoked: see monctl info, monctl login' +
+            " (on the daemon's host, MONCTL_DATA_DIR or MONCTL_CONFIG finds the admin key of a daemon started with --data-dir or --config)",
+        );
       }
     }
     const cause = err.cause as NodeJS.ErrnoException | undefined;

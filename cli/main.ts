@@ -5,13 +5,23 @@ import { modules, nouns } from './nouns.ts';
 import type { GlobalOptions } from './runtime.ts';
 
 /** Command aliases, so that the alias loads its noun's module. */
-const ALIASES: Record<string, string> = { res: 'resources', ann: 'announcements', regcred: 'registry-credentials', maint: 'maintenance', sp: 'status-pages' };
+const ALIASES: Record<string, string> = {
+  res: 'resources',
+  ann: 'announcements',
+  regcred: 'registry-credentials',
+  maint: 'maintenance',
+  sp: 'status-pages',
+};
 
 /** Options that take a value, so that the noun is not mistaken for one. */
 const VALUE_OPTIONS = new Set(['--server', '--context', '--ca-file', '-o', '--output']);
 
 /** The program's own options, which commander takes anywhere on the line. */
-const GLOBAL_OPTIONS: Record<string, 'server' | 'context' | 'caFile'> = { '--server': 'server', '--context': 'context', '--ca-file': 'caFile' };
+const GLOBAL_OPTIONS: Record<string, 'server' | 'context' | 'caFile'> = {
+  '--server': 'server',
+  '--context': 'context',
+  '--ca-file': 'caFile',
+};
 
 /**
  * `[globals] noun verb [-o format] [globals]` and nothing else: the one shape
@@ -32,7 +42,8 @@ export function quickRoute(args: string[]): { noun: string; verb: string; opts: 
       continue;
     }
     // `-o` belongs to the verb: before it, commander would not find the subcommand.
-    const key = a === '--no-color' ? 'color' : a === '-o' || a === '--output' ? (words.length === 2 ? 'output' : undefined) : GLOBAL_OPTIONS[a];
+    const key =
+      a === '--no-color' ? 'color' : a === '-o' || a === '--output' ? (words.length === 2 ? 'output' : undefined) : GLOBAL_OPTIONS[a];
     if (!key || seen.has(key)) return undefined;
     seen.add(key);
     if (key === 'color') {
@@ -44,7 +55,7 @@ export function quickRoute(args: string[]): { noun: string; verb: string; opts: 
     opts[key] = value;
   }
   if (words.length !== 2) return undefined;
-  return { noun: (Object.hasOwn(ALIASES, words[0]) ? ALIASES[words[0]] : words[0]), verb: words[1], opts };
+  return { noun: Object.hasOwn(ALIASES, words[0]) ? ALIASES[words[0]] : words[0], verb: words[1], opts };
 }
 
 /**
@@ -66,7 +77,11 @@ const JSON_READS: Record<string, Record<string, (admin: boolean) => OpId>> = {
  * without parsing the answer.
  */
 async function jsonRead(read: (admin: boolean) => OpId, opts: GlobalOptions): Promise<void> {
-  const [{ resolveConnection }, transport, { ops }] = await Promise.all([import('./config/connection.ts'), import('./api/transport.ts'), import('./api/ops.ts')]);
+  const [{ resolveConnection }, transport, { ops }] = await Promise.all([
+    import('./config/connection.ts'),
+    import('./api/transport.ts'),
+    import('./api/ops.ts'),
+  ]);
   const conn = resolveConnection({ server: opts.server, context: opts.context, caFile: opts.caFile });
   if (conn.caFile) (await import('../src/tls/ca-file.ts')).trustCaFile(conn.caFile, conn.caFileSource);
   const auth: Record<string, string> = conn.apiKey ? { authorization: `Bearer ${conn.apiKey}` } : {};
@@ -135,7 +150,7 @@ export async function buildProgram(args: string[]): Promise<Command> {
     .exitOverride();
   program.command('daemon').description('run the monctl server (see monctl daemon --help)');
   const word = nounOf(args);
-  const noun = word && ((Object.hasOwn(ALIASES, word) ? ALIASES[word] : word));
+  const noun = word && (Object.hasOwn(ALIASES, word) ? ALIASES[word] : word);
   if (noun && nouns[noun]) await nouns[noun](program);
   else for (const load of Object.values(nouns)) await load(program);
   // Set after the nouns, which inherited `true` (a noun's usage error shows that noun's short help):

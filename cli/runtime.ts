@@ -89,7 +89,12 @@ export function withOutput(cmd: Command): Command {
 }
 
 /** An id, or a name resolved through the list (exit 3 when nothing matches). */
-export async function resolveRef<T extends { id: number }>(ref: string, noun: string, list: () => Promise<T[]>, name: (x: T) => string): Promise<number> {
+export async function resolveRef<T extends { id: number }>(
+  ref: string,
+  noun: string,
+  list: () => Promise<T[]>,
+  name: (x: T) => string,
+): Promise<number> {
   if (/^\d+$/.test(ref)) return Number(ref);
   const found = (await list()).filter((x) => name(x) === ref);
   if (found.length === 0) throw new MonctlError('not-found', `no ${noun} named "${ref}"`, ExitCode.notFound);

@@ -53,24 +53,35 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
     .option('--print-config', 'print the effective configuration as YAML (secrets masked), check it, and exit');
   addSettingOptions(program, SETTINGS).addHelpText('after', HELP_AFTER);
 
-  const reset = program.command('reset-admin')
-    .description('on the daemon\'s host (daemon running or not): new password for user admin, new key in <data-dir>/admin-api-key')
+  const reset = program
+    .command('reset-admin')
+    .description("on the daemon's host (daemon running or not): new password for user admin, new key in <data-dir>/admin-api-key")
     .addOption(configOption());
   addSettingOptions(reset, [settingOf('dataDir')!])
-    .addHelpText('after', '\nThe password comes from MONCTL_ADMIN_PASSWORD (or adminPassword in --config), else a random one is printed once on stderr.')
+    .addHelpText(
+      'after',
+      '\nThe password comes from MONCTL_ADMIN_PASSWORD (or adminPassword in --config), else a random one is printed once on stderr.',
+    )
     .action(() => runResetAdmin(reset));
 
-  const check = program.command('check')
+  const check = program
+    .command('check')
     .description('check the database file for damage (PRAGMA integrity_check, read-only; the daemon may run): exit 0 if ok, 1 if not')
     .addOption(configOption());
   addSettingOptions(check, [settingOf('dataDir')!]).action(() => runCheck(check));
 
-  const copy = program.command('copy-data')
+  const copy = program
+    .command('copy-data')
     .description('copy a SQLite install (daemon stopped) into an empty PostgreSQL database, then compare row counts: exit 0 if they match')
-    .addOption(new Option('--to <url>', 'the empty PostgreSQL database: postgres://user@host:5432/db').env('MONCTL_DATABASE_URL').makeOptionMandatory())
+    .addOption(
+      new Option('--to <url>', 'the empty PostgreSQL database: postgres://user@host:5432/db')
+        .env('MONCTL_DATABASE_URL')
+        .makeOptionMandatory(),
+    )
     .addOption(configOption());
   addSettingOptions(copy, [settingOf('dataDir')!]);
-  copy.option('--from <dir>', 'the data dir holding monctl.db (default: --data-dir)')
+  copy
+    .option('--from <dir>', 'the data dir holding monctl.db (default: --data-dir)')
     .addHelpText('after', '\nThen start every daemon with --database <url>. The SQLite files stay as they were.')
     .action(() => runCopyData(copy));
 
@@ -85,7 +96,9 @@ async function runResetAdmin(cmd: Command): Promise<void> {
   try {
     const done = await resetAdmin(dataDir, settings.values.get('adminPassword') as string | undefined);
     const say = (line: string) => process.stderr.write(`monctl daemon reset-admin: ${line}\n`);
-    say(`${done.user} user "admin" (role ADMIN)${done.generated ? ` with password ${done.generated} (shown once)` : ' with the given password'}; its sessions are ended`);
+    say(
+      `${done.user} user "admin" (role ADMIN)${done.generated ? ` with password ${done.generated} (shown once)` : ' with the given password'}; its sessions are ended`,
+    );
     if (done.revokedKeyId !== undefined) say(`revoked API key ${done.revokedKeyId}, the previous one in ${done.keyFile}`);
     say(`wrote new ADMIN API key ${done.keyId} to ${done.keyFile}`);
   } catch (err) {
@@ -135,13 +148,17 @@ async function runCopyData(cmd: Command): Promise<void> {
     const width = Math.max(...outcome.tables.map((t) => t.table.length));
     process.stdout.write(`${'table'.padEnd(width)}  sqlite  postgres\n`);
     for (const t of outcome.tables) {
-      process.stdout.write(`${t.table.padEnd(width)}  ${String(t.source).padStart(6)}  ${String(t.target).padStart(8)}${t.source === t.target ? '' : '  DIFFERS'}\n`);
+      process.stdout.write(
+        `${t.table.padEnd(width)}  ${String(t.source).padStart(6)}  ${String(t.target).padStart(8)}${t.source === t.target ? '' : '  DIFFERS'}\n`,
+      );
     }
     if (outcome.mismatched.length > 0) {
       say(`row counts differ in ${outcome.mismatched.join(', ')}`);
       process.exit(ExitCode.error);
     }
-    say(`copied ${outcome.tables.reduce((n, t) => n + t.target, 0)} rows in ${outcome.tables.length} tables to ${outcome.target}; counts match`);
+    say(
+      `copied ${outcome.tables.reduce((n, t) => n + t.target, 0)} rows in ${outcome.tables.length} tables to ${outcome.target}; counts match`,
+    );
   } catch (err) {
     const known = err instanceof CopyRefused || err instanceof DataDirLockedError;
     say(known ? (err as Error).message : `failed, nothing was copied: ${(err as Error).message}`);
@@ -170,8 +187,12 @@ async function runDaemon(program: Command): Promise<void> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const corrupt = e instanceof StorageError ? e : e.cause instanceof StorageError ? e.cause : undefined;
-    const hint = e.code === 'EADDRINUSE' ? ' (is another daemon running? choose another --listen port)'
-      : corrupt?.kind === 'corrupt' ? `; the database file is corrupt: ${integrityCheckAdvice(config.dataDir)}` : '';
+    const hint =
+      e.code === 'EADDRINUSE'
+        ? ' (is another daemon running? choose another --listen port)'
+        : corrupt?.kind === 'corrupt'
+          ? `; the database file is corrupt: ${integrityCheckAdvice(config.dataDir)}`
+          : '';
     process.stderr.write(`monctl daemon: ${e.message}${hint}\n`);
     process.exit(ExitCode.error);
   }
@@ -181,10 +202,13 @@ async function runDaemon(program: Command): Promise<void> {
     if (stopping) process.exit(ExitCode.error); // a second signal means now
     stopping = true;
     daemon.ctx.log.info({ signal }, 'shutting down');
-    daemon.stop().then(() => process.exit(ExitCode.ok), (err) => {
-      daemon.ctx.log.error({ err }, 'shutdown failed');
-      process.exit(ExitCode.error);
-    });
+    daemon.stop().then(
+      () => process.exit(ExitCode.ok),
+      (err) => {
+        daemon.ctx.log.error({ err }, 'shutdown failed');
+        process.exit(ExitCode.error);
+      },
+    );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -40,7 +40,13 @@ export interface DaemonConfig {
   /** Probe engine tunables (daemon/config/probe-config.ts). */
   probes: ProbeConfig;
   /** Timeouts of both listeners in milliseconds, and the slow-reader floor (bytes per second) over its window. */
-  server: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; slowReaderFloor: number; slowReaderWindowMs: number };
+  server: {
+    requestTimeoutMs: number;
+    headersTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    slowReaderFloor: number;
+    slowReaderWindowMs: number;
+  };
   /** HTTPS: PEM files, both or neither (checked when the config is resolved). */
   tls?: { certFile: string; keyFile: string };
   /** Protocols, ciphers and curves of every TLS listener and context (daemon/http/tls-profile.ts). */

@@ -89,7 +89,10 @@ function urlOf(address: AddressInfo, scheme = 'http'): string {
 function serverLimits(config: DaemonConfig) {
   const t = config.server;
   return {
-    requestTimeout: t.requestTimeoutMs, headersTimeout: t.headersTimeoutMs, keepAliveTimeout: t.keepAliveTimeoutMs, maxHeaderSize: MAX_HEADER_SIZE,
+    requestTimeout: t.requestTimeoutMs,
+    headersTimeout: t.headersTimeoutMs,
+    keepAliveTimeout: t.keepAliveTimeoutMs,
+    maxHeaderSize: MAX_HEADER_SIZE,
     connectionsCheckingInterval: checkingInterval(t.requestTimeoutMs),
   };
 }
@@ -126,15 +129,29 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     if (cluster) relayBus(bus, cluster);
     const events = new EventHub();
     const metrics = createMetrics();
-    if (cluster) relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log, config.podEvents, metrics.registry);
+    if (cluster)
+      relay = await EventRelay.start(store.db, store.notifications!, events, cluster.instance, log, config.podEvents, metrics.registry);
     const keys = new ApiKeys(store.db, installSecret);
     const sessions = new Sessions(store.db, installSecret);
     // The shared services, built here once and in the open: no module creates one for the others.
     services = await startServices({ config, db: store.db, log, bus, events, installSecret });
     ctx = {
-      config, log, store, db: store.db, metrics, events, bus, cluster, keys, sessions,
+      config,
+      log,
+      store,
+      db: store.db,
+      metrics,
+      events,
+      bus,
+      cluster,
+      keys,
+      sessions,
       streams: guardStreams(keys, sessions, config, log, metrics.registry, cluster),
-      loginThrottle: new LoginThrottle(), installSecret, tunnel: nothingConnected, draining: false, ...services.services,
+      loginThrottle: new LoginThrottle(),
+      installSecret,
+      tunnel: nothingConnected,
+      draining: false,
+      ...services.services,
     };
     if (cluster) shareLoginThrottle(ctx.loginThrottle, cluster);
     for (const factory of moduleFactories) modules.push(await factory(ctx));
@@ -159,16 +176,23 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const edge = createServer(limits, edgeRequest);
   edge.on('upgrade', (req, socket: Duplex, head) => edgeRouter.upgrade(req, socket, head));
   const tlsProvider = modules.find((m) => m.edgeTls)?.edgeTls;
-  const edgeTls = config.edgeTlsListen && createEdgeTlsServer({
-    limits, profile: config.tlsProfile, provider: () => tlsProvider, request: edgeRequest, upgrade: (req, socket, head) => edgeRouter.upgrade(req, socket, head),
-  });
+  const edgeTls =
+    config.edgeTlsListen &&
+    createEdgeTlsServer({
+      limits,
+      profile: config.tlsProfile,
+      provider: () => tlsProvider,
+      request: edgeRequest,
+      upgrade: (req, socket, head) => edgeRouter.upgrade(req, socket, head),
+    });
   // Every TLS listener staples OCSP responses for certificates that name a responder.
   const ocsp = new OcspStapler({ log, registry: ctx.metrics.registry, refreshMs: config.ocspRefreshMs });
   if (tlsPair) ocsp.attach(api as HttpsServer);
   if (edgeTls) ocsp.attach(edgeTls);
   const stopShedding: Array<() => void> = [];
   const shed = new Counter({
-    name: 'monctl_http_slow_readers_shed_total', help: 'Clients disconnected for reading responses slower than --slow-reader-floor',
+    name: 'monctl_http_slow_readers_shed_total',
+    help: 'Clients disconnected for reading responses slower than --slow-reader-floor',
     registers: [ctx.metrics.registry],
   });
   const readerLimits = { floorBytesPerSec: config.server.slowReaderFloor, windowMs: config.server.slowReaderWindowMs };
@@ -190,7 +214,8 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
 
   const apiAddress = await listen(api, config.listen.host, config.listen.port);
   const edgeAddress = await listen(edge, config.edgeListen.host, config.edgeListen.port);
-  const edgeTlsAddress = edgeTls && config.edgeTlsListen ? await listen(edgeTls, config.edgeTlsListen.host, config.edgeTlsListen.port) : undefined;
+  const edgeTlsAddress =
+    edgeTls && config.edgeTlsListen ? await listen(edgeTls, config.edgeTlsListen.host, config.edgeTlsListen.port) : undefined;
   const tls = config.tls && tlsPair ? new TlsReloader(api as HttpsServer, config.tls, tlsPair, log, config.tlsProfile) : undefined;
   tls?.watch();
   // Port 0 asks the OS to choose: from here on the config holds the bound ports (pod name, TCP route checks).
@@ -203,7 +228,9 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     apiUrl: urlOf(apiAddress, tls ? 'https' : 'http'),
     edgeUrl: urlOf(edgeAddress),
     ...(edgeTlsAddress ? { edgeTlsUrl: urlOf(edgeTlsAddress, 'https') } : {}),
-    setEdgeRouter(router) { edgeRouter = router; },
+    setEdgeRouter(router) {
+      edgeRouter = router;
+    },
     reload(trigger) {
       if (tls) tls.reload(trigger);
       else log.info({ trigger }, 'nothing to reload (the API listener has no --tls-cert)');
@@ -218,7 +245,17 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       }).finally(() => lock.release());
     },
   };
-  log.info({ api: running.apiUrl, edge: running.edgeUrl, ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}), dataDir: config.dataDir, database: store.location, ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}) }, 'listening');
+  log.info(
+    {
+      api: running.apiUrl,
+      edge: running.edgeUrl,
+      ...(running.edgeTlsUrl ? { edgeTls: running.edgeTlsUrl } : {}),
+      dataDir: config.dataDir,
+      database: store.location,
+      ...(tlsPair ? { tls: describeCertificate(tlsPair.leaf) } : {}),
+    },
+    'listening',
+  );
   return running;
 }
 
@@ -229,7 +266,9 @@ async function stopDaemon(ctx: DaemonContext, servers: Listener[], modules: Daem
   ctx.log.info('draining');
   ctx.streams.stop();
   endAllStreams();
-  const drains = modules.map((m) => Promise.resolve(m.drain?.()).catch((err) => ctx.log.error({ err, module: m.name }, 'module failed to drain')));
+  const drains = modules.map((m) =>
+    Promise.resolve(m.drain?.()).catch((err) => ctx.log.error({ err, module: m.name }, 'module failed to drain')),
+  );
   const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
   for (const server of servers) server.closeIdleConnections();
   const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000);

@@ -29,7 +29,9 @@ export async function startServices(deps: ServiceDeps): Promise<RunningServices>
   const { config, log } = deps;
   const pod = new PodIdentity(config);
   const prober = createDaemonProber({
-    timeoutMs: config.probes.httpTimeoutMs, log, credential: (registry) => getRegistryCredential(deps, registry),
+    timeoutMs: config.probes.httpTimeoutMs,
+    log,
+    credential: (registry) => getRegistryCredential(deps, registry),
   });
   const notifierPool = createNotifierDispatcher(config.notifierTimeoutMs);
   const maintenance = new MaintenanceCache(deps);

@@ -40,9 +40,13 @@ chmodSync(executable, 0o755);
 const stripped = spawnSync('strip', [executable]).status === 0;
 // postject's CLI in a child: its ELF writer prints a warning per note section it keeps as it is.
 const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
-const injected = spawnSync(process.execPath, [postject, executable, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', SEA_FUSE], { encoding: 'utf8' });
+const injected = spawnSync(process.execPath, [postject, executable, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', SEA_FUSE], {
+  encoding: 'utf8',
+});
 if (injected.status !== 0) throw new Error(`postject failed:\n${injected.stderr}`);
 rmSync(work, { recursive: true, force: true });
 
 const mb = (file: string) => `${(statSync(file).size / 1e6).toFixed(1)} MB`;
-process.stdout.write(`built ${executable} (${mb(executable)}, Node ${process.versions.node}${stripped ? ', stripped' : ''}) and ${join(out, 'agent.mjs')} (${mb(join(out, 'agent.mjs'))})\n`);
+process.stdout.write(
+  `built ${executable} (${mb(executable)}, Node ${process.versions.node}${stripped ? ', stripped' : ''}) and ${join(out, 'agent.mjs')} (${mb(join(out, 'agent.mjs'))})\n`,
+);

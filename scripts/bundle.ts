@@ -24,7 +24,10 @@ const builtinsByRequire: Plugin = {
       if (!isBuiltin(args.path)) return undefined;
       return args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' };
     });
-    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
   },
 };
 
@@ -45,11 +48,21 @@ const agentDiet: Plugin = {
   name: 'agent-diet',
   setup(b) {
     const ns = 'agent-diet';
-    b.onResolve({ filter: /^\.\/(lib\/)?transport$/ }, (args) => (/[\\/]pino[\\/]/.test(args.importer) ? { path: 'pino-transport', namespace: ns } : undefined));
-    b.onResolve({ filter: /^(node:)?worker_threads$/ }, (args) => (/[\\/]pino[\\/]lib[\\/]tools\.js$/.test(args.importer) ? { path: 'worker_threads', namespace: ns } : undefined));
-    b.onResolve({ filter: /^(node:)?(child_process|assert)$/ }, (args) => (args.namespace === ns ? undefined : { path: args.path.replace(/^node:/, ''), namespace: ns }));
+    b.onResolve({ filter: /^\.\/(lib\/)?transport$/ }, (args) =>
+      /[\\/]pino[\\/]/.test(args.importer) ? { path: 'pino-transport', namespace: ns } : undefined,
+    );
+    b.onResolve({ filter: /^(node:)?worker_threads$/ }, (args) =>
+      /[\\/]pino[\\/]lib[\\/]tools\.js$/.test(args.importer) ? { path: 'worker_threads', namespace: ns } : undefined,
+    );
+    b.onResolve({ filter: /^(node:)?(child_process|assert)$/ }, (args) =>
+      args.namespace === ns ? undefined : { path: args.path.replace(/^node:/, ''), namespace: ns },
+    );
     b.onLoad({ filter: /.*/, namespace: ns }, ({ path }) => {
-      if (path === 'pino-transport') return { contents: "module.exports = () => { throw new Error('pino transports are not part of the monctl agent'); };", loader: 'js' };
+      if (path === 'pino-transport')
+        return {
+          contents: "module.exports = () => { throw new Error('pino transports are not part of the monctl agent'); };",
+          loader: 'js',
+        };
       if (path === 'worker_threads') return { contents: 'module.exports = { isMainThread: true };', loader: 'js' };
       // A function target, so that `assert(…)` calls through too.
       const lazy = `let m; const load = () => (m ??= require(${JSON.stringify(path)}));
@@ -97,11 +110,21 @@ module.exports = {
 const lazyProbes: Plugin = {
   name: 'lazy-probes',
   setup(b) {
-    b.onResolve({ filter: /[\\/]src[\\/]probes[\\/]runner\.ts$/ }, (args) => (
+    b.onResolve({ filter: /[\\/]src[\\/]probes[\\/]runner\.ts$/ }, (args) =>
       args.kind === 'dynamic-import' && /[\\/]cli[\\/]agent[\\/]probes\.ts$/.test(args.importer)
-        ? { path: resolve(dirname(args.importer), args.path), namespace: 'lazy-probes' } : undefined));
+        ? { path: resolve(dirname(args.importer), args.path), namespace: 'lazy-probes' }
+        : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'lazy-probes' }, async ({ path }) => {
-      const inner = await build({ ...common, entryPoints: [path], format: 'cjs', write: false, minify: true, keepNames: true, plugins: [undiciDispatcherOnly, builtinsByRequire] });
+      const inner = await build({
+        ...common,
+        entryPoints: [path],
+        format: 'cjs',
+        write: false,
+        minify: true,
+        keepNames: true,
+        plugins: [undiciDispatcherOnly, builtinsByRequire],
+      });
       const packed = brotliCompressSync(inner.outputFiles![0].contents).toString('base64');
       const contents = `const code = process.getBuiltinModule('node:zlib').brotliDecompressSync(Buffer.from(${JSON.stringify(packed)}, 'base64')).toString('utf8');
 const m = { exports: {} };

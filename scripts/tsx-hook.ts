@@ -56,7 +56,8 @@ function compile(url: string): string {
       const partial = `${cached}.${process.pid}`;
       fs.writeFileSync(partial, code);
       fs.renameSync(partial, cached);
-      for (const old of fs.readdirSync(dir)) if (old.startsWith(`${prefix}-`) && old.endsWith('.js') && old !== name) fs.rmSync(join(dir, old), { force: true });
+      for (const old of fs.readdirSync(dir))
+        if (old.startsWith(`${prefix}-`) && old.endsWith('.js') && old !== name) fs.rmSync(join(dir, old), { force: true });
     } catch {
       // A cache that cannot be written (read-only home) only costs the next start a compile.
     }

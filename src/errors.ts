@@ -121,8 +121,7 @@ export class HttpError extends MonctlError {
   }
 }
 
-export const badRequest = (detail: string, errors?: FieldError[]) =>
-  new HttpError(400, 'validation', detail, { errors });
+export const badRequest = (detail: string, errors?: FieldError[]) => new HttpError(400, 'validation', detail, { errors });
 export const invalidField = (field: string, message: string) =>
   new HttpError(400, 'validation', `Invalid value for ${field}: ${message}`, { errors: [{ field, message }] });
 /** The default names both ways in: the browser login and an API key (the explorer links /login on a 401). */

@@ -11,15 +11,17 @@ export const NTFY_PRIORITIES = ['min', 'low', 'default', 'high', 'max'] as const
 export const DEFAULT_PORTS: Record<EmailSecurity, number> = { STARTTLS: 587, TLS: 465, NONE: 25 };
 
 /** The config fields each type takes, and which of them are secrets (sealed, never returned). */
-export const NOTIFIER_FIELDS: Record<NotifierType, { fields: readonly string[]; required: readonly string[]; secrets: readonly string[] }> = {
-  WEBHOOK: { fields: ['url', 'headers', 'signingSecret'], required: ['url'], secrets: ['headers', 'signingSecret'] },
-  SLACK: { fields: ['url'], required: ['url'], secrets: ['url'] },
-  NTFY: { fields: ['url', 'topic', 'priority', 'token'], required: ['url', 'topic'], secrets: ['token'] },
-  EMAIL: {
-    fields: ['host', 'port', 'security', 'username', 'password', 'from', 'to', 'skipTlsVerify', 'tlsCa'],
-    required: ['host', 'from', 'to'], secrets: ['password'],
-  },
-};
+export const NOTIFIER_FIELDS: Record<NotifierType, { fields: readonly string[]; required: readonly string[]; secrets: readonly string[] }> =
+  {
+    WEBHOOK: { fields: ['url', 'headers', 'signingSecret'], required: ['url'], secrets: ['headers', 'signingSecret'] },
+    SLACK: { fields: ['url'], required: ['url'], secrets: ['url'] },
+    NTFY: { fields: ['url', 'topic', 'priority', 'token'], required: ['url', 'topic'], secrets: ['token'] },
+    EMAIL: {
+      fields: ['host', 'port', 'security', 'username', 'password', 'from', 'to', 'skipTlsVerify', 'tlsCa'],
+      required: ['host', 'from', 'to'],
+      secrets: ['password'],
+    },
+  };
 
 /** An ntfy priority, 1 to 5 or its name (`high`), as 1 to 5; undefined when neither. */
 export function priorityOf(value: number | string): number | undefined {

@@ -23,8 +23,14 @@ function formatter(): Intl.DateTimeFormat {
     cached = {
       zone,
       fmt: new Intl.DateTimeFormat('en-CA', {
-        timeZone: zone, hourCycle: 'h23',
-        year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
       }),
     };
   }

@@ -5,6 +5,7 @@ const { readFileSync } = process.getBuiltinModule('node:fs');
 declare const MONCTL_BUILD_VERSION: string | undefined;
 
 /** The package version, read once; both the daemon (pods, agents) and the CLI report it. */
-export const VERSION: string = typeof MONCTL_BUILD_VERSION === 'string'
-  ? MONCTL_BUILD_VERSION
-  : JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+export const VERSION: string =
+  typeof MONCTL_BUILD_VERSION === 'string'
+    ? MONCTL_BUILD_VERSION
+    : JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;

@@ -51,7 +51,12 @@ const SOURCE_TOPS = ['daemon', 'cli', 'src'];
 const sourceGraph = () => importGraph(SOURCE_TOPS.flatMap((top) => filesUnder(join(ROOT, top))));
 
 /** Files under `from` that import anything under one of `forbidden` (top-level folders). */
-export function violations(from: string, forbidden: string[], read = (f: string) => readFileSync(f, 'utf8'), files = filesUnder(join(ROOT, from))) {
+export function violations(
+  from: string,
+  forbidden: string[],
+  read = (f: string) => readFileSync(f, 'utf8'),
+  files = filesUnder(join(ROOT, from)),
+) {
   const bad: string[] = [];
   for (const file of files) {
     for (const spec of importsOf(read(file))) {
@@ -101,7 +106,11 @@ describe('dependency order', () => {
   });
 
   it('the checks see a planted upward import, sideways import and circle, so they can fail', () => {
-    const fake = (sources: Record<string, string>) => importGraph(Object.keys(sources).map((f) => join(ROOT, f)), (f) => sources[relative(ROOT, f)]);
+    const fake = (sources: Record<string, string>) =>
+      importGraph(
+        Object.keys(sources).map((f) => join(ROOT, f)),
+        (f) => sources[relative(ROOT, f)],
+      );
     const upward = fake({
       'daemon/store/bad.ts': "import type { DaemonContext } from '../context.ts';",
       'daemon/context.ts': "import type { Bus } from './bus.ts';",

@@ -1,6 +1,11 @@
 /** The slice of autocannon's API the benchmarks use (the package ships no types). */
 declare module 'autocannon' {
-  interface Histogram { average: number; p50: number; p99: number; max: number }
+  interface Histogram {
+    average: number;
+    p50: number;
+    p99: number;
+    max: number;
+  }
   interface Result {
     requests: Histogram & { total: number };
     latency: Histogram & { p97_5: number };

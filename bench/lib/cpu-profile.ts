@@ -1,8 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /**
  * The top entries of V8 CPU profiles (`--cpu-prof`) in a directory: self time per
@@ -39,10 +47,21 @@ export function profileTop(dir: string, top = 25): string[] {
       }
     });
     const pct = (v: number) => `${((100 * v) / all).toFixed(1).padStart(5)} %`;
-    const list = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => `  ${pct(v)}  ${k}`);
-    lines.push(`${file}: ${(all / 1e6).toFixed(2)} s of CPU outside idle`, 'self:', ...list(self), 'total (self and callees):', ...list(total));
+    const list = (m: Map<string, number>) =>
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, top)
+        .map(([k, v]) => `  ${pct(v)}  ${k}`);
+    lines.push(
+      `${file}: ${(all / 1e6).toFixed(2)} s of CPU outside idle`,
+      'self:',
+      ...list(self),
+      'total (self and callees):',
+      ...list(total),
+    );
   }
   return lines;
 }
 
-if (process.argv[1] === import.meta.filename) for (const line of profileTop(process.argv[2], Number(process.argv[3] ?? 25))) console.log(line);
+if (process.argv[1] === import.meta.filename)
+  for (const line of profileTop(process.argv[2], Number(process.argv[3] ?? 25))) console.log(line);

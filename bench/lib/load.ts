@@ -10,13 +10,23 @@ export interface LoadResult {
 }
 
 /** Drives `url` with autocannon (in this process) and returns the figures a report needs. */
-export async function load(url: string, opts: { connections?: number; seconds?: number; headers?: Record<string, string> } = {}): Promise<LoadResult> {
+export async function load(
+  url: string,
+  opts: { connections?: number; seconds?: number; headers?: Record<string, string> } = {},
+): Promise<LoadResult> {
   const r = await autocannon({
-    url, connections: opts.connections ?? 32, duration: opts.seconds ?? 10, headers: opts.headers,
+    url,
+    connections: opts.connections ?? 32,
+    duration: opts.seconds ?? 10,
+    headers: opts.headers,
   });
   return {
-    rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
-    mbps: r.throughput.average / 1e6, errors: r.errors + r.timeouts, non2xx: r.non2xx,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    mbps: r.throughput.average / 1e6,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
   };
 }
 

@@ -24,13 +24,15 @@ export async function stopChildren(): Promise<void> {
  * `fromStderr`) for which `ready` returns something; without `ready`, at once.
  */
 export function run(
-  cmd: string, args: string[],
+  cmd: string,
+  args: string[],
   opts: { ready?: (line: string) => string | undefined; env?: Record<string, string>; cwd?: string; fromStderr?: boolean } = {},
 ): Promise<[ChildProcess, string]> {
   const { ready, fromStderr } = opts;
   const watched = ready ? 'pipe' : 'ignore';
   const child = spawn(cmd, args, {
-    cwd: opts.cwd, env: { ...process.env, ...opts.env },
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
     stdio: ['ignore', fromStderr ? 'ignore' : watched, fromStderr ? watched : 'inherit'],
   });
   children.push(child);
@@ -86,7 +88,9 @@ export function treeCpuMs(pids: number[]): number {
     try {
       const { user, system } = cpuMs(pid);
       sum += user + system;
-    } catch { /* exited */ }
+    } catch {
+      /* exited */
+    }
   }
   return sum;
 }

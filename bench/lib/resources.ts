@@ -10,18 +10,21 @@ export async function createResources(url: string, key: string, count: number, b
   const started = Date.now();
   let next = 0;
   try {
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < count) {
-        const i = next++;
-        const res = await request(`${url}/api/resources`, {
-          method: 'POST', dispatcher: api,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify(bodyOf(i)),
-        });
-        const text = await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < count) {
+          const i = next++;
+          const res = await request(`${url}/api/resources`, {
+            method: 'POST',
+            dispatcher: api,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(bodyOf(i)),
+          });
+          const text = await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`create ${i}: ${res.statusCode} ${text}`);
+        }
+      }),
+    );
   } finally {
     await api.close();
   }

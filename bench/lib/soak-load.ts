@@ -53,7 +53,10 @@ function readPaths(o: ReadLoadOptions): Array<() => [string, string | undefined]
 }
 
 /** A running load: `stop()` ends every loop after its current request and resolves with the count. */
-export interface Load { done: () => number; stop(): Promise<number> }
+export interface Load {
+  done: () => number;
+  stop(): Promise<number>;
+}
 
 function loops(clients: number, one: () => Promise<void>, pauseMs: number, close: () => Promise<void>): Load {
   let running = true;

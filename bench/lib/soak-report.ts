@@ -23,12 +23,15 @@ export interface SoakReport {
   errors: { count: number; first: string[] };
 }
 
-const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const f = (n: number, digits = 1) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
 const i = (n: number) => n.toLocaleString('en-US');
 
 function rssLine(name: string, r: RssSummary): string {
-  return `  ${name.padEnd(7)}: min ${f(r.minMb)} MB, max ${f(r.maxMb)} MB, ${f(r.startMb)} → ${f(r.endMb)} MB (growth ${f(r.growthMb)} MB), `
-    + `slope ${f(r.slopeMbPerMin, 2)} MB/min over ${r.steadySamples} samples (second half only: ${f(r.lateSlopeMbPerMin, 2)} MB/min)`;
+  return (
+    `  ${name.padEnd(7)}: min ${f(r.minMb)} MB, max ${f(r.maxMb)} MB, ${f(r.startMb)} → ${f(r.endMb)} MB (growth ${f(r.growthMb)} MB), ` +
+    `slope ${f(r.slopeMbPerMin, 2)} MB/min over ${r.steadySamples} samples (second half only: ${f(r.lateSlopeMbPerMin, 2)} MB/min)`
+  );
 }
 
 /** The report as the `npm run soak` output (plain text, one figure per line). */
@@ -50,7 +53,8 @@ export function formatReport(r: SoakReport): string {
     rssLine('daemon RSS minus V8 heap committed (rough: committed pages need not be resident)', r.rss.daemonOutsideHeap),
     `  daemon live memory (heap used + external, floor): ${f(r.daemonLive.startMb)} → ${f(r.daemonLive.endMb)} MB (growth ${f(r.daemonLive.growthMb)} MB, ${r.daemonLive.samples} samples)`,
     `  daemon V8 heap spaces, committed after the warm-up → at the end: ${Object.entries(r.daemonHeapSpaces)
-      .map(([space, s]) => `${space} ${f(s.startMb)} → ${f(s.endMb)} MB`).join(', ')}`,
+      .map(([space, s]) => `${space} ${f(s.startMb)} → ${f(s.endMb)} MB`)
+      .join(', ')}`,
     `  daemon heap at the end: ${f(r.daemonHeap.usedMb)} MB used of ${f(r.daemonHeap.totalMb)} MB, external ${f(r.daemonHeap.externalMb)} MB`,
     `daemon warnings ${i(r.daemonWarnings)}`,
     `errors          ${i(r.errors.count)}`,

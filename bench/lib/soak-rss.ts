@@ -50,11 +50,15 @@ export class RssSeries {
     const startMb = median(mbs.slice(0, quarter));
     const endMb = median(mbs.slice(-quarter));
     return {
-      samples: all.length, steadySamples: steady.length,
-      minMb: mbs.length ? Math.min(...mbs) : Number.NaN, maxMb: mbs.length ? Math.max(...mbs) : Number.NaN,
+      samples: all.length,
+      steadySamples: steady.length,
+      minMb: mbs.length ? Math.min(...mbs) : Number.NaN,
+      maxMb: mbs.length ? Math.max(...mbs) : Number.NaN,
       slopeMbPerMin: slope(steady.map((p) => [(p.t - t0) / 60_000, p.mb])),
       lateSlopeMbPerMin: slope(all.filter((p) => p.t >= t0 + span / 2).map((p) => [(p.t - t0) / 60_000, p.mb])),
-      growthMb: endMb - startMb, startMb, endMb,
+      growthMb: endMb - startMb,
+      startMb,
+      endMb,
     };
   }
 }

@@ -10,7 +10,9 @@ export function caller(url: string, key: string, connections = 50) {
   const dispatcher = new Agent({ connections, headersTimeout: 120_000, bodyTimeout: 120_000, connectTimeout: 60_000 });
   const call = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await request(url + path, {
-      method: method as 'GET', dispatcher, body: body === undefined ? undefined : JSON.stringify(body),
+      method: method as 'GET',
+      dispatcher,
+      body: body === undefined ? undefined : JSON.stringify(body),
       headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     });
     const text = await res.body.text();
@@ -34,7 +36,13 @@ export async function inParallel(n: number, concurrency: number, work: (i: numbe
  * Creates `count` resources through the API, `tcpShare` of them TCP, spread
  * over the targets, all with the shortest interval the API accepts; returns their ids.
  */
-export async function createResources(call: Call, targets: SoakTargets, count: number, tcpShare: number, intervalSeconds: number): Promise<number[]> {
+export async function createResources(
+  call: Call,
+  targets: SoakTargets,
+  count: number,
+  tcpShare: number,
+  intervalSeconds: number,
+): Promise<number[]> {
   const ids: number[] = [];
   const tcpCount = targets.tcp.length ? Math.round(count * tcpShare) : 0;
   await inParallel(count, 50, async (i) => {
@@ -42,7 +50,10 @@ export async function createResources(call: Call, targets: SoakTargets, count: n
     const pool = tcp ? targets.tcp : targets.http;
     const target = pool[i % pool.length];
     const created = await call<{ id: number }>('POST', '/api/resources', {
-      name: `soak-${tcp ? 'tcp' : 'http'}-${i}`, resourceType: tcp ? 'TCP' : 'HTTP', target, intervalSeconds,
+      name: `soak-${tcp ? 'tcp' : 'http'}-${i}`,
+      resourceType: tcp ? 'TCP' : 'HTTP',
+      target,
+      intervalSeconds,
     });
     ids.push(created.id);
   });
@@ -72,9 +83,19 @@ export async function startSoakTunnel(call: Call, url: string, upstream: string)
     return (await call<{ status: string }>('GET', `/admin/api/agents/${agentId}`)).status === 'CONNECTED';
   }, 100);
   const host = 'soak.test';
-  const route = await call<{ id: number }>('POST', '/admin/api/routes', { name: 'soak', type: 'HTTP', agentId, target: upstream, hostname: host });
+  const route = await call<{ id: number }>('POST', '/admin/api/routes', {
+    name: 'soak',
+    type: 'HTTP',
+    agentId,
+    target: upstream,
+    hostname: host,
+  });
   const marker = await call<{ id: number }>('POST', '/admin/api/routes', {
-    name: 'soak-marker', type: 'HTTP', agentId, target: 'http://127.0.0.1:9/marker-0', hostname: 'marker.test',
+    name: 'soak-marker',
+    type: 'HTTP',
+    agentId,
+    target: 'http://127.0.0.1:9/marker-0',
+    hostname: 'marker.test',
   });
   return { agentId, agent, routeId: route.id, host, markerRouteId: marker.id, dir };
 }

@@ -14,7 +14,10 @@ export interface SubscriberSpec {
   /** The stream opens with a `SNAPSHOT` (default); otherwise the 200 alone makes it ready. */
   snapshot?: boolean;
 }
-interface Input { url: string; specs: SubscriberSpec[] }
+interface Input {
+  url: string;
+  specs: SubscriberSpec[];
+}
 
 /** One subscriber's state, as reported to the driver. */
 export interface SubscriberState {
@@ -31,7 +34,8 @@ export interface SubscriberState {
 
 type Request = { type: 'status' } | { type: 'mark'; markers: Record<string, string> } | { type: 'close' };
 
-if (!isMainThread && (workerData as { soakSubscribers?: Input })?.soakSubscribers) runWorker((workerData as { soakSubscribers: Input }).soakSubscribers);
+if (!isMainThread && (workerData as { soakSubscribers?: Input })?.soakSubscribers)
+  runWorker((workerData as { soakSubscribers: Input }).soakSubscribers);
 
 function runWorker({ url, specs }: Input): void {
   const target = new URL(url);
@@ -89,12 +93,16 @@ function runWorker({ url, specs }: Input): void {
         if (marker && !state.marked && marker.test(frame)) state.marked = true;
       }
     });
-    socket.on('error', (err) => { if (!state.closed && !closing) state.closed = `error: ${err.message}`; });
+    socket.on('error', (err) => {
+      if (!state.closed && !closing) state.closed = `error: ${err.message}`;
+    });
     socket.on('close', () => {
       if (!state.closed && !closing) state.closed = `closed by the server (status ${state.status}, ${state.events} events)`;
       if (!state.ready) openNext();
     });
-    const headers = Object.entries({ host: target.host, accept: 'text/event-stream', ...spec.headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const headers = Object.entries({ host: target.host, accept: 'text/event-stream', ...spec.headers })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     socket.write(`GET ${spec.path} HTTP/1.1\r\n${headers}\r\n`);
   }
 
@@ -127,11 +135,14 @@ export function startSubscribers(url: string, specs: SubscriberSpec[]): Subscrib
   // One question at a time, so that each answer goes to its own caller.
   let chain: Promise<unknown> = Promise.resolve();
   const ask = (msg: Request) => {
-    const next = chain.then(() => new Promise<SubscriberState[]>((resolve, reject) => {
-      if (failure) return reject(failure);
-      worker.once('message', resolve);
-      worker.postMessage(msg);
-    }));
+    const next = chain.then(
+      () =>
+        new Promise<SubscriberState[]>((resolve, reject) => {
+          if (failure) return reject(failure);
+          worker.once('message', resolve);
+          worker.postMessage(msg);
+        }),
+    );
     chain = next.catch(() => {});
     return next;
   };

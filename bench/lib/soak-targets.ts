@@ -59,11 +59,20 @@ export async function startTargets(httpCount: number, tcpCount: number): Promise
   }
   const tunnel = `http://127.0.0.1:${await listen(httpServer((path) => (served.tunnel++, tunnelBody(path))))}`;
   return {
-    http, tcp, tunnel, served,
+    http,
+    tcp,
+    tunnel,
+    served,
     async close() {
       for (const s of sockets) s.destroy();
       await Promise.all([
-        ...https.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })),
+        ...https.map(
+          (s) =>
+            new Promise((r) => {
+              s.closeAllConnections();
+              s.close(r);
+            }),
+        ),
         ...tcps.map((s) => new Promise((r) => s.close(r))),
       ]);
     },

@@ -58,7 +58,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const { token: userKey } = await call<{ token: string }>('POST', '/admin/api/api-keys', { name: 'soak-user', role: 'USER' });
     progress(`creating ${o.resources} resources`);
     const ids = await createResources(call, targets, o.resources, 0.1, intervalSeconds);
-    const marker = await call<{ id: number }>('POST', '/api/resources', { name: 'soak-marker', resourceType: 'HTTP', target: targets.http[0], intervalSeconds: 86_400 });
+    const marker = await call<{ id: number }>('POST', '/api/resources', {
+      name: 'soak-marker',
+      resourceType: 'HTTP',
+      target: targets.http[0],
+      intervalSeconds: 86_400,
+    });
     tunnel = await startSoakTunnel(call, daemon.url, targets.tunnel);
 
     const admin = { 'x-api-key': daemon.adminKey };
@@ -78,7 +83,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     for (let states = await subscribers.status(); states.filter((s) => s.ready).length < total; states = await subscribers.status()) {
       const failed = states.find((s) => s.closed);
       if (failed) throw new Error(`an SSE subscriber of ${failed.path} failed to connect: ${failed.closed}`);
-      if (performance.now() > connectBy) throw new Error(`only ${states.filter((s) => s.ready).length} of ${total} SSE subscribers connected in 3 minutes`);
+      if (performance.now() > connectBy)
+        throw new Error(`only ${states.filter((s) => s.ready).length} of ${total} SSE subscribers connected in 3 minutes`);
       await sleep(200);
     }
     const metricsBefore = await (await fetch(`${daemon.url}/actuator/prometheus`)).text();
@@ -87,9 +93,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     // The load phase.
     progress(`load for ${o.seconds} s`);
     const rss = { daemon: new RssSeries(daemon.proc.pid!), agent: new RssSeries(tunnel.agent.proc.pid!) };
-    const reads = startReads({
-      url: daemon.url, adminKey: daemon.adminKey, userKey, resourceIds: ids, routeId: tunnel.routeId, clients: o.readers ?? 4, pauseMs: 5,
-    }, errors);
+    const reads = startReads(
+      {
+        url: daemon.url,
+        adminKey: daemon.adminKey,
+        userKey,
+        resourceIds: ids,
+        routeId: tunnel.routeId,
+        clients: o.readers ?? 4,
+        pauseMs: 5,
+      },
+      errors,
+    );
     const traffic = startTunnelLoad({ edgeUrl: daemon.edgeUrl, host: tunnel.host, clients: o.tunnelClients ?? 4, pauseMs: 5 }, errors);
     const live = new LiveSeries();
     let warmMetrics = metricsBefore;
@@ -102,26 +117,32 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       rss.agent.sample();
       if (!liveBusy) {
         liveBusy = true;
-        fetch(`${daemon.url}/actuator/prometheus`).then((r) => r.text()).then((text) => {
-          live.add(text);
-          if (performance.now() - started < o.seconds * 1000 * warmup) warmMetrics = text;
-          // Where RSS grows: V8's committed heap, or everything else (malloc, code, stacks).
-          const heapMb = metricSum(text, 'nodejs_heap_size_total_bytes') / 2 ** 20;
-          if (heapMb > 0) {
-            v8Heap.push(heapMb);
-            outsideHeap.push(rssMb(daemon!.proc.pid!) - heapMb);
-          }
-        })
-          .catch(() => {}).finally(() => (liveBusy = false));
+        fetch(`${daemon.url}/actuator/prometheus`)
+          .then((r) => r.text())
+          .then((text) => {
+            live.add(text);
+            if (performance.now() - started < o.seconds * 1000 * warmup) warmMetrics = text;
+            // Where RSS grows: V8's committed heap, or everything else (malloc, code, stacks).
+            const heapMb = metricSum(text, 'nodejs_heap_size_total_bytes') / 2 ** 20;
+            if (heapMb > 0) {
+              v8Heap.push(heapMb);
+              outsideHeap.push(rssMb(daemon!.proc.pid!) - heapMb);
+            }
+          })
+          .catch(() => {})
+          .finally(() => (liveBusy = false));
       }
       if (!alive(daemon.proc) || !alive(tunnel.agent.proc)) break;
       if (second % 10 === 0) {
-        progress(`${second} s: daemon ${rss.daemon.points.at(-1)?.mb.toFixed(0)} MB, agent ${rss.agent.points.at(-1)?.mb.toFixed(0)} MB, `
-          + `${reads.done()} reads, ${traffic.done()} tunnel requests, ${errors.count} errors`);
+        progress(
+          `${second} s: daemon ${rss.daemon.points.at(-1)?.mb.toFixed(0)} MB, agent ${rss.agent.points.at(-1)?.mb.toFixed(0)} MB, ` +
+            `${reads.done()} reads, ${traffic.done()} tunnel requests, ${errors.count} errors`,
+        );
       }
       await sleep(started + second * 1000 - performance.now());
     }
-    if (!alive(daemon.proc)) errors.add('daemon', `exited during the run (${daemon.proc.exitCode ?? daemon.proc.signalCode})\n${daemon.stderr()}`);
+    if (!alive(daemon.proc))
+      errors.add('daemon', `exited during the run (${daemon.proc.exitCode ?? daemon.proc.signalCode})\n${daemon.stderr()}`);
     if (!alive(tunnel.agent.proc)) errors.add('agent', `exited during the run\n${tunnel.agent.stderr()}`);
 
     // Still under load: every subscriber must still receive a frame sent now.
@@ -144,7 +165,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     if (code !== 0) errors.add('daemon', `exit code ${code} on SIGTERM`);
     for (const entry of daemon.logs) if (Number(entry.level) >= 50) errors.add('daemon log', JSON.stringify(entry));
     for (const entry of daemon.logs.slice(0, runLogs)) {
-      if (entry.msg === 'tunnel: agent disconnected') errors.add('daemon log', `agent disconnected during the run: ${JSON.stringify(entry)}`);
+      if (entry.msg === 'tunnel: agent disconnected')
+        errors.add('daemon log', `agent disconnected during the run: ${JSON.stringify(entry)}`);
     }
     for (const entry of tunnel.agent.logs) if (Number(entry.level) >= 50) errors.add('agent log', JSON.stringify(entry));
     // Both log JSON to stdout; anything on stderr is a crash trace or a Node warning (a listener leak, say).
@@ -157,22 +179,35 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     if (failed > 0) errors.add('checks', `${failed} checks of healthy local targets failed during the run`);
     return {
       options: { seconds: o.seconds, resources: o.resources, subscribers: total, intervalSeconds, warmup },
-      elapsedSeconds, setupSeconds,
-      checks: { done: checksOf(metricsAfter) - checksOf(metricsBefore), expected: Math.floor((o.resources * elapsedSeconds) / intervalSeconds), failed },
-      apiReads, tunnelRequests,
+      elapsedSeconds,
+      setupSeconds,
+      checks: {
+        done: checksOf(metricsAfter) - checksOf(metricsBefore),
+        expected: Math.floor((o.resources * elapsedSeconds) / intervalSeconds),
+        failed,
+      },
+      apiReads,
+      tunnelRequests,
       sse: {
-        subscribers: total, connected: states.filter((s) => s.ready && !s.closed).length,
-        events: states.reduce((n, s) => n + s.events, 0), pings: states.reduce((n, s) => n + s.pings, 0), eventsByPath,
+        subscribers: total,
+        connected: states.filter((s) => s.ready && !s.closed).length,
+        events: states.reduce((n, s) => n + s.events, 0),
+        pings: states.reduce((n, s) => n + s.pings, 0),
+        eventsByPath,
       },
       rss: {
-        daemon: rss.daemon.summary(warmup), agent: rss.agent.summary(warmup),
-        daemonV8Heap: v8Heap.summary(warmup), daemonOutsideHeap: outsideHeap.summary(warmup),
+        daemon: rss.daemon.summary(warmup),
+        agent: rss.agent.summary(warmup),
+        daemonV8Heap: v8Heap.summary(warmup),
+        daemonOutsideHeap: outsideHeap.summary(warmup),
       },
       daemonLive: live.floors(warmup),
-      daemonHeapSpaces: Object.fromEntries(HEAP_SPACES.map((space) => {
-        const total = (text: string) => metricSum(text, `nodejs_heap_space_size_total_bytes{space="${space}"}`) / 2 ** 20;
-        return [space, { startMb: total(warmMetrics), endMb: total(metricsAfter) }];
-      })),
+      daemonHeapSpaces: Object.fromEntries(
+        HEAP_SPACES.map((space) => {
+          const total = (text: string) => metricSum(text, `nodejs_heap_space_size_total_bytes{space="${space}"}`) / 2 ** 20;
+          return [space, { startMb: total(warmMetrics), endMb: total(metricsAfter) }];
+        }),
+      ),
       daemonHeap: {
         usedMb: metricSum(metricsAfter, 'nodejs_heap_size_used_bytes') / 2 ** 20,
         totalMb: metricSum(metricsAfter, 'nodejs_heap_size_total_bytes') / 2 ** 20,
@@ -196,7 +231,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
  * of the marker resource, an update of the marker route, and a tunnel request
  * with a marked path. A subscriber that does not see its frame is an error.
  */
-async function markers(call: ReturnType<typeof caller>['call'], subscribers: Subscribers, edgeUrl: string, tunnel: SoakTunnel, markerId: number, logPath: string, errors: ErrorLog) {
+async function markers(
+  call: ReturnType<typeof caller>['call'],
+  subscribers: Subscribers,
+  edgeUrl: string,
+  tunnel: SoakTunnel,
+  markerId: number,
+  logPath: string,
+  errors: ErrorLog,
+) {
   const tag = `marker-${Date.now()}`;
   await subscribers.mark({
     '/api/events': `"resourceId":${markerId}[,}]`,
@@ -207,7 +250,8 @@ async function markers(call: ReturnType<typeof caller>['call'], subscribers: Sub
   await call('PUT', `/admin/api/routes/${tunnel.markerRouteId}`, { target: `http://127.0.0.1:9/${tag}/` });
   const res = await request(`${edgeUrl}/soak/${tag}/`, { headers: { host: tunnel.host } }).catch((err: Error) => err);
   const text = res instanceof Error ? res.message : await res.body.text();
-  if (res instanceof Error || res.statusCode !== 200 || text !== tunnelBody(`/soak/${tag}/`)) errors.add('tunnel', `marker request: ${text}`);
+  if (res instanceof Error || res.statusCode !== 200 || text !== tunnelBody(`/soak/${tag}/`))
+    errors.add('tunnel', `marker request: ${text}`);
   // Bounded: the frames are out within milliseconds; a minute covers a loaded machine many times over.
   let states: SubscriberState[] = [];
   for (const until = performance.now() + 60_000; performance.now() < until; await sleep(200)) {

@@ -52,23 +52,37 @@ export async function countSyscalls(path: BenchPath, dir: string, load: () => Wr
     let calls: Record<string, number> = {};
     try {
       calls = parseSummary(readFileSync(t.file, 'utf8'));
-    } catch { /* no summary: strace could not attach */ }
+    } catch {
+      /* no summary: strace could not attach */
+    }
     perProcess[t.name] = Object.fromEntries(Object.entries(calls).map(([k, v]) => [k, v / Math.max(1, f.requests)]));
   }
   return { name: path.name, requests: f.requests, perProcess };
 }
 
 /** Socket I/O and polling first: what issue 25 compared between hosts. */
-const SHOWN = [['reads', /^(read|readv|recvfrom|recvmsg)$/], ['writes', /^(write|sendto|sendmsg)$/], ['writev', /^writev$/], ['epoll', /^epoll_/]] as const;
+const SHOWN = [
+  ['reads', /^(read|readv|recvfrom|recvmsg)$/],
+  ['writes', /^(write|sendto|sendmsg)$/],
+  ['writev', /^writev$/],
+  ['epoll', /^epoll_/],
+] as const;
 
 export function printSyscalls(rows: SyscallCounts[]): void {
-  console.log('\nsyscalls per small request (strace -c -f over a separate run; reads: read/recvfrom/recvmsg, writes: write/sendto/sendmsg)');
+  console.log(
+    '\nsyscalls per small request (strace -c -f over a separate run; reads: read/recvfrom/recvmsg, writes: write/sendto/sendmsg)',
+  );
   console.log('path             process    reads  writes  writev   epoll   total');
   for (const row of rows) {
     for (const [proc, calls] of Object.entries(row.perProcess)) {
-      const sum = (re: RegExp) => Object.entries(calls).filter(([k]) => re.test(k)).reduce((n, [, v]) => n + v, 0);
+      const sum = (re: RegExp) =>
+        Object.entries(calls)
+          .filter(([k]) => re.test(k))
+          .reduce((n, [, v]) => n + v, 0);
       const total = Object.values(calls).reduce((a, b) => a + b, 0);
-      console.log(`${row.name.padEnd(16)} ${proc.padEnd(8)} ${SHOWN.map(([, re]) => fmt(sum(re), 2).padStart(7)).join(' ')} ${fmt(total, 2).padStart(7)}`);
+      console.log(
+        `${row.name.padEnd(16)} ${proc.padEnd(8)} ${SHOWN.map(([, re]) => fmt(sum(re), 2).padStart(7)).join(' ')} ${fmt(total, 2).padStart(7)}`,
+      );
     }
   }
 }

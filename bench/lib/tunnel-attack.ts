@@ -8,13 +8,16 @@ import { type WrkFigures, wrk } from './wrk.ts';
 const STUCK = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Bytes the path's processes have read through syscalls (/proc/<pid>/io): shows whether the stuck answers were still going through. */
-const readMb = (path: BenchPath) => Object.values(path.procs).flatMap((pids) => pids()).reduce((sum, pid) => {
-  try {
-    return sum + Number(/rchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0) / 1048576;
-  } catch {
-    return sum; // gone
-  }
-}, 0);
+const readMb = (path: BenchPath) =>
+  Object.values(path.procs)
+    .flatMap((pids) => pids())
+    .reduce((sum, pid) => {
+      try {
+        return sum + Number(/rchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0) / 1048576;
+      } catch {
+        return sum; // gone
+      }
+    }, 0);
 
 /**
  * The slow-reader attack of the hardening issue: 1,000 clients each ask one route for 1 MiB and
@@ -26,7 +29,12 @@ const readMb = (path: BenchPath) => Object.values(path.procs).flatMap((pids) => 
  * count of stuck clients still connected that none was shed meanwhile. `served()` says how many
  * 1 MiB answers the target has sent.
  */
-export async function slowReaderAttack(path: BenchPath, attackHost: string, seconds: number, served: () => Promise<number>): Promise<string[]> {
+export async function slowReaderAttack(
+  path: BenchPath,
+  attackHost: string,
+  seconds: number,
+  served: () => Promise<number>,
+): Promise<string[]> {
   const before = wrk(`${path.url}/`, path.host, 8, seconds);
   const start = await served();
   const attack = await stuckReaders(path.url, `GET /mib HTTP/1.1\r\nHost: ${attackHost}\r\n\r\n`, STUCK);
@@ -49,10 +57,13 @@ export async function slowReaderAttack(path: BenchPath, attackHost: string, seco
     }
     const settledAfter = (Date.now() - pushed) / 1000;
     const settled = wrk(`${path.url}/`, path.host, 8, seconds);
-    const rss = Object.entries(path.procs).map(([k, pids]) => `${k} ${fmt(treeMemoryMb(pids()).rss)} MB`).join(', ');
-    const show = (f: WrkFigures) => (f.requests > 0
-      ? `p50/p99 ${fmt(f.p50, 2)}/${fmt(f.p99, 2)} ms, ${fmt(f.rps, 0)} req/s, ${f.errors} errors`
-      : `no request answered in ${seconds} s`);
+    const rss = Object.entries(path.procs)
+      .map(([k, pids]) => `${k} ${fmt(treeMemoryMb(pids()).rss)} MB`)
+      .join(', ');
+    const show = (f: WrkFigures) =>
+      f.requests > 0
+        ? `p50/p99 ${fmt(f.p50, 2)}/${fmt(f.p99, 2)} ms, ${fmt(f.rps, 0)} req/s, ${f.errors} errors`
+        : `no request answered in ${seconds} s`;
     const verdict = (f: WrkFigures) => `p99 ≤ 100 ms: ${f.requests > 0 && f.p99 <= 100 && f.errors === 0 ? 'PASS' : 'MISS'}`;
     return [
       `${path.name}: ${reached} stuck answers sent; without the attack ${show(before)}`,

@@ -16,7 +16,13 @@ import { makePki } from '../../test/helpers/tls.ts';
 import { ensureTools } from '../../test/setup/provision.ts';
 import { fmt } from './load.ts';
 
-interface Figures { rps: number; p50: number; p99: number; mbps: number; errors: number }
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  mbps: number;
+  errors: number;
+}
 
 export interface HttpsBench {
   admin: ApiClient;
@@ -79,7 +85,9 @@ export async function httpsBench(b: HttpsBench): Promise<void> {
     // wrk ran synchronously before this: let the API client see the keep-alive connections the daemon closed meanwhile.
     await new Promise((r) => setTimeout(r, 200));
     await b.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert, privateKey: pair.key } });
-    await b.admin.call(operations.createRoute, { body: { name: 'bench-https', type: 'HTTP', agentId: b.agentId, target: b.target, hostname: 'localhost' } });
+    await b.admin.call(operations.createRoute, {
+      body: { name: 'bench-https', type: 'HTTP', agentId: b.agentId, target: b.target, hostname: 'localhost' },
+    });
     const port = await freePort();
     const conf = join(b.dir, 'nginx.conf');
     writeFileSync(conf, nginxConf(b.dir, port, b.target, pair.certFile, pair.keyFile));
@@ -88,16 +96,32 @@ export async function httpsBench(b: HttpsBench): Promise<void> {
     const url = (p: string, path: string) => `https://localhost:${p}${path}`;
     b.wrk(url(edgePort, '/'), 'localhost', b.connections, 1); // warm-up: TLS sessions, JIT
     const rows: Array<[string, Figures, Figures]> = [];
-    for (const [name, path, conns] of [['https small', '/', b.connections], ['https 100 MB', '/big', 4]] as const) {
-      rows.push([name, b.wrk(url(String(port), path), 'localhost', conns, b.seconds), b.wrk(url(edgePort, path), 'localhost', conns, b.seconds)]);
+    for (const [name, path, conns] of [
+      ['https small', '/', b.connections],
+      ['https 100 MB', '/big', 4],
+    ] as const) {
+      rows.push([
+        name,
+        b.wrk(url(String(port), path), 'localhost', conns, b.seconds),
+        b.wrk(url(edgePort, path), 'localhost', conns, b.seconds),
+      ]);
     }
-    console.log(`\nHTTPS (TLS 1.3, HTTP/1.1 keep-alive): nginx ${'(1 worker)'} terminating TLS in front of the target, and the daemon's HTTPS edge through the tunnel.`);
+    console.log(
+      `\nHTTPS (TLS 1.3, HTTP/1.1 keep-alive): nginx ${'(1 worker)'} terminating TLS in front of the target, and the daemon's HTTPS edge through the tunnel.`,
+    );
     console.log('load              path     req/s       p50 ms   p99 ms   MB/s      errors');
     for (const [name, direct, tunnel] of rows) {
-      for (const [label, f] of [['nginx', direct], ['tunnel', tunnel]] as const) {
-        console.log(`${name.padEnd(17)} ${label.padEnd(8)} ${fmt(f.rps).padStart(10)} ${fmt(f.p50, 2).padStart(8)} ${fmt(f.p99, 2).padStart(8)} ${fmt(f.mbps).padStart(9)} ${String(f.errors).padStart(7)}`);
+      for (const [label, f] of [
+        ['nginx', direct],
+        ['tunnel', tunnel],
+      ] as const) {
+        console.log(
+          `${name.padEnd(17)} ${label.padEnd(8)} ${fmt(f.rps).padStart(10)} ${fmt(f.p50, 2).padStart(8)} ${fmt(f.p99, 2).padStart(8)} ${fmt(f.mbps).padStart(9)} ${String(f.errors).padStart(7)}`,
+        );
       }
-      console.log(`${name.padEnd(17)} ratio    ${fmt(tunnel.rps / direct.rps, 2).padStart(10)} ${''.padStart(17)} ${fmt(tunnel.mbps / direct.mbps, 2).padStart(9)}   (tunnel / nginx)`);
+      console.log(
+        `${name.padEnd(17)} ratio    ${fmt(tunnel.rps / direct.rps, 2).padStart(10)} ${''.padStart(17)} ${fmt(tunnel.mbps / direct.mbps, 2).padStart(9)}   (tunnel / nginx)`,
+      );
     }
   } finally {
     nginx?.kill('SIGTERM');

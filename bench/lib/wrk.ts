@@ -34,11 +34,18 @@ export function wrk(url: string, host: string, connections: number, seconds: num
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
   const out = r.stdout;
   const line = (re: RegExp) => re.exec(out)?.[1] ?? '';
-  const errors = [...out.matchAll(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/g)]
-    .reduce((n, m) => n + Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]), 0) + Number(line(/Non-2xx or 3xx responses: (\d+)/) || 0);
+  const errors =
+    [...out.matchAll(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/g)].reduce(
+      (n, m) => n + Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]),
+      0,
+    ) + Number(line(/Non-2xx or 3xx responses: (\d+)/) || 0);
   return {
-    rps: Number(line(/Requests\/sec:\s+([\d.]+)/)), p50: ms(line(/ 50%\s+(\S+)/)), p99: ms(line(/ 99%\s+(\S+)/)),
-    mbps: bytes(line(/Transfer\/sec:\s+(\S+)/)) / 1e6, errors,
-    requests: Number(line(/(\d+) requests in/)), bytes: bytes(line(/requests in [^,]+, (\S+) read/)),
+    rps: Number(line(/Requests\/sec:\s+([\d.]+)/)),
+    p50: ms(line(/ 50%\s+(\S+)/)),
+    p99: ms(line(/ 99%\s+(\S+)/)),
+    mbps: bytes(line(/Transfer\/sec:\s+(\S+)/)) / 1e6,
+    errors,
+    requests: Number(line(/(\d+) requests in/)),
+    bytes: bytes(line(/requests in [^,]+, (\S+) read/)),
   };
 }

@@ -1,8 +1,16 @@
 import type { Logger } from 'pino';
 import { MuxSession } from '../../src/tunnel/mux/session.ts';
 import {
-  AGENT_VERSION_HEADER, backoffDelay, GOAWAY_REPLACED, PING_INTERVAL_MS, PING_TIMEOUT_MS, sendWindowOf, STREAM_WINDOW_HEADER,
-  TARGET_TIMEOUT_HEADER, TUNNEL_PATH, WINDOW_GROWTH_HEADER,
+  AGENT_VERSION_HEADER,
+  backoffDelay,
+  GOAWAY_REPLACED,
+  PING_INTERVAL_MS,
+  PING_TIMEOUT_MS,
+  sendWindowOf,
+  STREAM_WINDOW_HEADER,
+  TARGET_TIMEOUT_HEADER,
+  TUNNEL_PATH,
+  WINDOW_GROWTH_HEADER,
   TUNNEL_UPGRADE,
 } from '../../src/tunnel/protocol.ts';
 import { readCaFile, withDefaultRoots } from '../../src/tls/ca-file.ts';
@@ -33,8 +41,8 @@ export type AgentExit = 'stopped' | 'replaced' | 'rejected';
 
 /** What the user reads when the daemon keeps refusing the token. */
 export const rejectedMessage = (times: number) =>
-  `the daemon rejected the registration token ${times} time(s) in a row (401): it is wrong, was replaced or the agent was deleted. `
-  + 'Generate a new one with `monctl agents token NAME --output-file FILE` and restart the agent with it';
+  `the daemon rejected the registration token ${times} time(s) in a row (401): it is wrong, was replaced or the agent was deleted. ` +
+  'Generate a new one with `monctl agents token NAME --output-file FILE` and restart the agent with it';
 
 /**
  * `monctl agent`: keeps one tunnel to the daemon. Dials `GET /admin/tunnel`
@@ -99,7 +107,10 @@ export class TunnelAgent {
       this.#log.info({ delayMs: delay }, 'tunnel: reconnecting');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
-        this.#wake = () => { clearTimeout(timer); resolve(); };
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
       this.#wake = undefined;
     }
@@ -112,8 +123,11 @@ export class TunnelAgent {
     // Only this dial trusts --ca-file: the targets' certificates keep the default roots (and --skip-tls).
     const ca = url.protocol === 'https:' && this.#opts.caFile ? withDefaultRoots(readCaFile(this.#opts.caFile)) : undefined;
     const headers: Record<string, string> = {
-      Connection: 'Upgrade', Upgrade: TUNNEL_UPGRADE, Authorization: `Bearer ${this.#opts.token()}`,
-      [AGENT_VERSION_HEADER]: VERSION, [TARGET_TIMEOUT_HEADER]: String(this.#opts.targetTimeoutMs),
+      Connection: 'Upgrade',
+      Upgrade: TUNNEL_UPGRADE,
+      Authorization: `Bearer ${this.#opts.token()}`,
+      [AGENT_VERSION_HEADER]: VERSION,
+      [TARGET_TIMEOUT_HEADER]: String(this.#opts.targetTimeoutMs),
       [WINDOW_GROWTH_HEADER]: '1',
     };
     const probes = this.#probes.support();
@@ -165,7 +179,10 @@ export class TunnelAgent {
     if (!session || session.destroyed) return closeProbes();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => session.destroy(new Error('shutdown grace period over')), graceMs);
-      session.once('close', () => { clearTimeout(timer); resolve(); });
+      session.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
       session.close('agent shutting down');
     });
     await closeProbes();

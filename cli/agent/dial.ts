@@ -33,17 +33,22 @@ export function dialUpgrade<T>(req: UpgradeRequest, attach: (socket: Socket, hea
   const https = url.protocol === 'https:';
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = Number(url.port) || (https ? 443 : 80);
-  const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`,
-    ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [
+    `GET ${url.pathname}${url.search} HTTP/1.1`,
+    `Host: ${url.host}`,
+    ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   // A token file with a line break in it must not become a header of its own.
   if (lines.some((l) => /[\r\n]/.test(l))) return Promise.reject(new Error('a header of the dial (the token?) holds a line break'));
   const net = process.getBuiltinModule('node:net');
   const socket: Socket = https
     ? process.getBuiltinModule('node:tls').connect({
-      host, port, ...(req.ca ? { ca: req.ca } : {}),
-      // No SNI for an address (RFC 6066); the certificate's IP entry is still checked.
-      ...(net.isIP(host) ? {} : { servername: host }),
-    })
+        host,
+        port,
+        ...(req.ca ? { ca: req.ca } : {}),
+        // No SNI for an address (RFC 6066); the certificate's IP entry is still checked.
+        ...(net.isIP(host) ? {} : { servername: host }),
+      })
     : net.connect({ host, port });
   return new Promise((resolve, reject) => {
     let head = Buffer.alloc(0);
@@ -59,7 +64,11 @@ export function dialUpgrade<T>(req: UpgradeRequest, attach: (socket: Socket, hea
     };
     const refuse = () => {
       let detail = body;
-      try { detail = JSON.parse(body).detail ?? body; } catch { /* not problem+json */ }
+      try {
+        detail = JSON.parse(body).detail ?? body;
+      } catch {
+        /* not problem+json */
+      }
       fail(new DialRefused(status, `daemon answered ${status}: ${detail}`));
     };
     const onData = (chunk: Buffer) => {
@@ -69,7 +78,8 @@ export function dialUpgrade<T>(req: UpgradeRequest, attach: (socket: Socket, hea
         if (end < 0) return void (head.length > MAX_HEAD && fail(new Error('daemon answered with an oversized response head')));
         const [statusLine, ...fields] = head.subarray(0, end).toString('latin1').split('\r\n');
         status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? NaN);
-        if (!(status >= 100)) return fail(new Error(`daemon answered something that is not HTTP: ${JSON.stringify(statusLine.slice(0, 80))}`));
+        if (!(status >= 100))
+          return fail(new Error(`daemon answered something that is not HTTP: ${JSON.stringify(statusLine.slice(0, 80))}`));
         const rest = head.subarray(end + 4);
         if (status === 101) {
           done = true;

@@ -1,6 +1,12 @@
 import type { Logger } from 'pino';
 import {
-  PROBE_PROTOCOL, PROBE_RESET, type ProbeSupport, parseRemoteCheck, type RemoteAnswer, type RemoteCheck, readJsonMessage,
+  PROBE_PROTOCOL,
+  PROBE_RESET,
+  type ProbeSupport,
+  parseRemoteCheck,
+  type RemoteAnswer,
+  type RemoteCheck,
+  readJsonMessage,
 } from '../../src/tunnel/probe-protocol.ts';
 import { type MuxStream, StreamError } from '../../src/tunnel/mux/stream.ts';
 import type { Prober } from '../../src/probes/runner.ts';
@@ -13,7 +19,11 @@ export interface ProbeServerOptions {
   log: Logger;
 }
 
-interface Waiting { stream: MuxStream; check: RemoteCheck; receivedAt: number }
+interface Waiting {
+  stream: MuxStream;
+  check: RemoteCheck;
+  receivedAt: number;
+}
 
 /** Checks held beyond the running ones, per running slot. */
 const QUEUE_PER_SLOT = 4;
@@ -48,22 +58,29 @@ export class ProbeServer {
   /** A probe stream opened by the daemon, with the version its OPEN named. */
   serve(stream: MuxStream, version: number): void {
     if (version < 1 || version > Math.min(this.#opts.protocol, PROBE_PROTOCOL)) {
-      return void stream.destroy(new StreamError(PROBE_RESET.unsupported,
-        `probe protocol ${version} is not supported by this agent (it speaks ${this.#opts.protocol > 0 ? `1 to ${Math.min(this.#opts.protocol, PROBE_PROTOCOL)}` : 'none'})`));
+      return void stream.destroy(
+        new StreamError(
+          PROBE_RESET.unsupported,
+          `probe protocol ${version} is not supported by this agent (it speaks ${this.#opts.protocol > 0 ? `1 to ${Math.min(this.#opts.protocol, PROBE_PROTOCOL)}` : 'none'})`,
+        ),
+      );
     }
     const receivedAt = Date.now();
-    readJsonMessage(stream).then((raw) => {
-      const check = parseRemoteCheck(raw);
-      if (typeof check === 'string') return void stream.destroy(new StreamError(PROBE_RESET.badRequest, check));
-      if (stream.destroyed) return;
-      if (this.#running >= this.#opts.concurrency && this.#queue.length >= this.#opts.concurrency * QUEUE_PER_SLOT) {
-        return void stream.destroy(new StreamError(PROBE_RESET.busy, `the agent's probe queue is full (${this.#queue.length} waiting)`));
-      }
-      this.#queue.push({ stream, check, receivedAt });
-      this.#pump();
-    }, (err: Error & { code?: string }) => {
-      if (!stream.destroyed) stream.destroy(new StreamError(PROBE_RESET.badRequest, err.message));
-    });
+    readJsonMessage(stream).then(
+      (raw) => {
+        const check = parseRemoteCheck(raw);
+        if (typeof check === 'string') return void stream.destroy(new StreamError(PROBE_RESET.badRequest, check));
+        if (stream.destroyed) return;
+        if (this.#running >= this.#opts.concurrency && this.#queue.length >= this.#opts.concurrency * QUEUE_PER_SLOT) {
+          return void stream.destroy(new StreamError(PROBE_RESET.busy, `the agent's probe queue is full (${this.#queue.length} waiting)`));
+        }
+        this.#queue.push({ stream, check, receivedAt });
+        this.#pump();
+      },
+      (err: Error & { code?: string }) => {
+        if (!stream.destroyed) stream.destroy(new StreamError(PROBE_RESET.badRequest, err.message));
+      },
+    );
   }
 
   /** Checks running and waiting (tests, logs). */
@@ -90,16 +107,28 @@ export class ProbeServer {
       const runner = await this.#runner(check.timeoutMs);
       const sent = check.credential;
       // This check's credential, for its own registry only; it goes out of scope with the check.
-      const credential = async (registry: string) => (sent && sameRegistry(sent.registry, registry)
-        ? { username: sent.username, password: sent.password } : undefined);
-      const result = await runner.probe({ resourceId: 0, type: check.type, target: check.target, skipTLS: check.skipTLS, recursive: check.recursive }, { credential });
+      const credential = async (registry: string) =>
+        sent && sameRegistry(sent.registry, registry) ? { username: sent.username, password: sent.password } : undefined;
+      const result = await runner.probe(
+        { resourceId: 0, type: check.type, target: check.target, skipTLS: check.skipTLS, recursive: check.recursive },
+        { credential },
+      );
       const { checkedAt: _at, ...rest } = result;
       answer = { ...rest, waitedMs };
     } catch (err) {
-      answer = { status: 'UNKNOWN', message: `agent error: ${(err as Error).message}`, errorCode: 'CONNECTION_ERROR', durationMs: 0, waitedMs };
+      answer = {
+        status: 'UNKNOWN',
+        message: `agent error: ${(err as Error).message}`,
+        errorCode: 'CONNECTION_ERROR',
+        durationMs: 0,
+        waitedMs,
+      };
     }
     // What was checked and how it went; never the check itself, which may carry a credential.
-    this.#opts.log.debug({ type: check.type, target: check.target, status: answer.status, durationMs: answer.durationMs, waitedMs }, 'remote check');
+    this.#opts.log.debug(
+      { type: check.type, target: check.target, status: answer.status, durationMs: answer.durationMs, waitedMs },
+      'remote check',
+    );
     if (stream.destroyed) return; // the daemon stopped waiting (timeout) or the tunnel went
     stream.end(JSON.stringify(answer));
   }
@@ -113,10 +142,14 @@ export class ProbeServer {
     let runner = this.#runners.get(timeoutMs);
     if (!runner) {
       leanCompilers();
-      runner = import('../../src/probes/runner.ts').then(({ createProbeRunner }) => createProbeRunner({
-        timeoutMs, cacheTokens: false, credential: async () => undefined,
-        onBug: (err) => this.#opts.log.error({ error: (err as Error)?.message }, 'probe failed unexpectedly'),
-      }));
+      runner = import('../../src/probes/runner.ts').then(({ createProbeRunner }) =>
+        createProbeRunner({
+          timeoutMs,
+          cacheTokens: false,
+          credential: async () => undefined,
+          onBug: (err) => this.#opts.log.error({ error: (err as Error)?.message }, 'probe failed unexpectedly'),
+        }),
+      );
       this.#runners.set(timeoutMs, runner);
       if (this.#runners.size > 4) {
         const oldest = this.#runners.keys().next().value!;
@@ -152,6 +185,11 @@ function leanCompilers(): void {
 
 /** Registry names compare as the daemon stores them: lower case, no scheme. */
 function sameRegistry(a: string, b: string): boolean {
-  const norm = (s: string) => s.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/+$/, '');
+  const norm = (s: string) =>
+    s
+      .trim()
+      .toLowerCase()
+      .replace(/^https?:\/\//, '')
+      .replace(/\/+$/, '');
   return norm(a) === norm(b);
 }

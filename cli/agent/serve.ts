@@ -26,7 +26,9 @@ export function createStreamHandler(opts: ServeOptions) {
     const { host, port } = target;
     // node:tls is loaded by the first TLS target only: an agent serving plain targets does without it.
     const socket = target.tls
-      ? process.getBuiltinModule('node:tls').connect({ host, port, rejectUnauthorized: !opts.skipTls, ...(target.servername ? { servername: target.servername } : {}) })
+      ? process
+          .getBuiltinModule('node:tls')
+          .connect({ host, port, rejectUnauthorized: !opts.skipTls, ...(target.servername ? { servername: target.servername } : {}) })
       : net.connect({ host, port, allowHalfOpen: true, noDelay: true });
     socket.setNoDelay(true);
     socket.setTimeout(opts.targetTimeoutMs);
@@ -34,7 +36,10 @@ export function createStreamHandler(opts: ServeOptions) {
     socket.once('timeout', () => socket.destroy(new StreamError('ETIMEDOUT', 'target timed out')));
     // Before splice's own handler: the daemon gets the target's reason (code and message) in the reset.
     socket.on('error', (err: NodeJS.ErrnoException) => {
-      const reason = err instanceof StreamError ? err : new StreamError(err.code ?? 'ETARGET', `target ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ').trim());
+      const reason =
+        err instanceof StreamError
+          ? err
+          : new StreamError(err.code ?? 'ETARGET', `target ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ').trim());
       opts.log.warn({ target: `${host}:${port}`, code: reason.code, error: reason.message }, 'target failed');
       stream.destroy(reason);
     });

@@ -28,7 +28,12 @@ export function withFlagNames(text: string, flags: FlagNames): string {
 export function renameFields(err: unknown, flags: FlagNames): unknown {
   if (!(err instanceof HttpError)) return err;
   const errors = err.errors?.map((e) => ({ field: flags[e.field] ?? e.field, message: withFlagNames(e.message, flags) }));
-  return new HttpError(err.status, err.code, withFlagNames(err.message, flags), { errors, headers: err.headers, extensions: err.extensions, cause: err });
+  return new HttpError(err.status, err.code, withFlagNames(err.message, flags), {
+    errors,
+    headers: err.headers,
+    extensions: err.extensions,
+    cause: err,
+  });
 }
 
 /** Awaits `work`; a problem it throws names `flags` instead of API fields. */

@@ -20,7 +20,13 @@ export function baseHeaders(): Record<string, string> {
   return { 'user-agent': `monctl/${VERSION}`, accept: 'application/json' };
 }
 
-export async function send(method: string, url: string, headers: Record<string, string>, body?: string, timeoutMs = 30_000): Promise<WireResponse> {
+export async function send(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: string,
+  timeoutMs = 30_000,
+): Promise<WireResponse> {
   const u = new URL(url);
   const https = u.protocol === 'https:';
   const port = Number(u.port || (https ? 443 : 80));
@@ -46,12 +52,16 @@ export async function send(method: string, url: string, headers: Record<string, 
     socket.write(payload ? Buffer.concat([head, payload]) : head);
   }).catch((err: NodeJS.ErrnoException) => {
     // EPROTO on https: the other end answered, but not with TLS (a plain-HTTP daemon).
-    const plain = https && err.code === 'EPROTO' ? `cannot reach ${u.origin}: it does not speak TLS there (EPROTO); for a plain-HTTP daemon use http://` : undefined;
+    const plain =
+      https && err.code === 'EPROTO'
+        ? `cannot reach ${u.origin}: it does not speak TLS there (EPROTO); for a plain-HTTP daemon use http://`
+        : undefined;
     const message = explainCertificateFailure(u.origin, err) ?? plain ?? `cannot reach ${u.origin}: ${err.code ?? err.message}`;
     throw new MonctlError('connection', message, ExitCode.error, { cause: err });
   });
   // An HTTPS listener closes a plain-HTTP connection without a byte.
-  if (raw.length === 0 && !https) throw new MonctlError('connection', `${u.origin} closed the connection without answering; if it serves HTTPS, use https://`);
+  if (raw.length === 0 && !https)
+    throw new MonctlError('connection', `${u.origin} closed the connection without answering; if it serves HTTPS, use https://`);
   return parse(raw, u.origin);
 }
 

@@ -16,7 +16,11 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
   const c = rt.client;
   if (specs.length === 0 && !prune) return { upserts: [], deletions: [] };
   const [rules, notifiers, resources, groups, agents] = await Promise.all([
-    c.call(ops.listAlertRules), c.call(ops.listNotifiers), c.call(ops.listAdminResources), c.call(ops.listGroups), c.call(ops.listAgents),
+    c.call(ops.listAlertRules),
+    c.call(ops.listNotifiers),
+    c.call(ops.listAdminResources),
+    c.call(ops.listGroups),
+    c.call(ops.listAgents),
   ]);
   const nameOf = (list: Named[]) => new Map(list.map((x) => [x.id, x.name]));
   const names = { notifiers: nameOf(notifiers), resources: nameOf(resources), groups: nameOf(groups), agents: nameOf(agents) };
@@ -24,16 +28,26 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
 
   // Resolved when the step runs: the lists are read again, after the file's own creates.
   const body = async (spec: AlertRuleSpec) => {
-    const [n, r, g, a] = await Promise.all([c.call(ops.listNotifiers), c.call(ops.listAdminResources), c.call(ops.listGroups), c.call(ops.listAgents)]);
-    const ids = (kind: string, list: Named[], wanted: string[]) => wanted.map((name) => {
-      const found = list.find((x) => x.name === name);
-      if (!found) throw new MonctlError('not-found', `alert rule ${spec.name}: no ${kind} named "${name}"`, ExitCode.notFound);
-      return found.id;
-    });
+    const [n, r, g, a] = await Promise.all([
+      c.call(ops.listNotifiers),
+      c.call(ops.listAdminResources),
+      c.call(ops.listGroups),
+      c.call(ops.listAgents),
+    ]);
+    const ids = (kind: string, list: Named[], wanted: string[]) =>
+      wanted.map((name) => {
+        const found = list.find((x) => x.name === name);
+        if (!found) throw new MonctlError('not-found', `alert rule ${spec.name}: no ${kind} named "${name}"`, ExitCode.notFound);
+        return found.id;
+      });
     return {
-      name: spec.name, enabled: spec.enabled ?? true, events: spec.events as never,
-      notifierIds: ids('notifier', n, spec.notifiers), resourceIds: ids('resource', r, spec.resources),
-      groupIds: ids('group', g, spec.groups), agentIds: ids('agent', a, spec.agents),
+      name: spec.name,
+      enabled: spec.enabled ?? true,
+      events: spec.events as never,
+      notifierIds: ids('notifier', n, spec.notifiers),
+      resourceIds: ids('resource', r, spec.resources),
+      groupIds: ids('group', g, spec.groups),
+      agentIds: ids('agent', a, spec.agents),
       ...(spec.groupWaitSeconds === undefined ? {} : { groupWaitSeconds: spec.groupWaitSeconds }),
       ...(spec.repeatIntervalMinutes === undefined ? {} : { repeatIntervalMinutes: spec.repeatIntervalMinutes }),
     };
@@ -43,7 +57,12 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
   for (const spec of specs) {
     const cur = byName.get(spec.name);
     if (!cur) {
-      upserts.push({ action: 'create', kind: 'alert rule', name: spec.name, run: async () => void (await c.call(ops.createAlertRule, { body: await body(spec) })) });
+      upserts.push({
+        action: 'create',
+        kind: 'alert rule',
+        name: spec.name,
+        run: async () => void (await c.call(ops.createAlertRule, { body: await body(spec) })),
+      });
       continue;
     }
     const sorted = (list: string[]) => [...list].sort().join('\n');
@@ -56,21 +75,38 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
     if (sorted(spec.groups) !== sorted(mapped(names.groups, cur.groupIds))) changes.push('groups');
     if (sorted(spec.agents) !== sorted(mapped(names.agents, cur.agentIds))) changes.push('agents');
     if (spec.groupWaitSeconds !== undefined && spec.groupWaitSeconds !== cur.groupWaitSeconds) changes.push('groupWaitSeconds');
-    if (spec.repeatIntervalMinutes !== undefined && Math.abs(spec.repeatIntervalMinutes - cur.repeatIntervalMinutes) > 1 / 120) changes.push('repeatIntervalMinutes');
+    if (spec.repeatIntervalMinutes !== undefined && Math.abs(spec.repeatIntervalMinutes - cur.repeatIntervalMinutes) > 1 / 120)
+      changes.push('repeatIntervalMinutes');
     if (changes.length === 0) continue;
-    upserts.push({ action: 'update', kind: 'alert rule', name: spec.name, changes, run: async () => {
-      const next = await body(spec);
-      // Fields the file leaves out keep the daemon's values (PUT replaces).
-      await c.call(ops.updateAlertRule, { params: { id: cur.id }, body: {
-        groupWaitSeconds: cur.groupWaitSeconds, repeatIntervalMinutes: cur.repeatIntervalMinutes, ...next,
-      } });
-    } });
+    upserts.push({
+      action: 'update',
+      kind: 'alert rule',
+      name: spec.name,
+      changes,
+      run: async () => {
+        const next = await body(spec);
+        // Fields the file leaves out keep the daemon's values (PUT replaces).
+        await c.call(ops.updateAlertRule, {
+          params: { id: cur.id },
+          body: {
+            groupWaitSeconds: cur.groupWaitSeconds,
+            repeatIntervalMinutes: cur.repeatIntervalMinutes,
+            ...next,
+          },
+        });
+      },
+    });
   }
   const keep = new Set(specs.map((s) => s.name));
   const deletions: Step[] = prune
-    ? rules.filter((r) => !keep.has(r.name)).map((r) => ({
-      action: 'delete' as const, kind: 'alert rule' as const, name: r.name, run: async () => void (await c.call(ops.deleteAlertRule, { params: { id: r.id } })),
-    }))
+    ? rules
+        .filter((r) => !keep.has(r.name))
+        .map((r) => ({
+          action: 'delete' as const,
+          kind: 'alert rule' as const,
+          name: r.name,
+          run: async () => void (await c.call(ops.deleteAlertRule, { params: { id: r.id } })),
+        }))
     : [];
   return { upserts, deletions };
 }

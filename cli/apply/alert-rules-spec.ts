@@ -27,7 +27,8 @@ export function validateAlertRules(list: Obj[], err: (path: string, msg: string)
   return list.map((r, i) => {
     const p = `alertRules[${i}]`;
     for (const key of Object.keys(r)) if (!FIELDS.includes(key)) err(`${p}.${key}`, `unknown field${didYouMean(key, FIELDS)}`);
-    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 100) err(`${p}.name`, 'must be a non-empty string of at most 100 characters');
+    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 100)
+      err(`${p}.name`, 'must be a non-empty string of at most 100 characters');
     if (r.enabled !== undefined && typeof r.enabled !== 'boolean') err(`${p}.enabled`, 'must be true or false');
     const names = (key: string, required: boolean): string[] => {
       const v = r[key];
@@ -46,7 +47,8 @@ export function validateAlertRules(list: Obj[], err: (path: string, msg: string)
     const number = (key: string, max: number, integer: boolean): number | undefined => {
       const v = r[key];
       if (v === undefined) return undefined;
-      if (typeof v !== 'number' || v < 0 || v > max || (integer && !Number.isInteger(v))) err(`${p}.${key}`, `must be a${integer ? 'n integer' : ' number'} from 0 to ${max}`);
+      if (typeof v !== 'number' || v < 0 || v > max || (integer && !Number.isInteger(v)))
+        err(`${p}.${key}`, `must be a${integer ? 'n integer' : ' number'} from 0 to ${max}`);
       return v as number;
     };
     return {

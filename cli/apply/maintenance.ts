@@ -63,8 +63,15 @@ export function validateMaintenance(item: Obj, p: string, err: (path: string, ms
   const kind = (text('kind')?.toUpperCase() ?? (weeklyGiven ? 'WEEKLY' : 'ONE_OFF')) as MaintenanceSpec['kind'];
   if (kind !== 'ONE_OFF' && kind !== 'WEEKLY') err(`${p}.kind`, 'must be ONE_OFF or WEEKLY');
   const spec: MaintenanceSpec = {
-    name: text('name')!, kind, startsAt: text('startsAt'), endsAt: text('endsAt'), startTime: text('startTime'), timeZone: text('timeZone'),
-    resources: names('resources'), groups: names('groups'), agents: names('agents'),
+    name: text('name')!,
+    kind,
+    startsAt: text('startsAt'),
+    endsAt: text('endsAt'),
+    startTime: text('startTime'),
+    timeZone: text('timeZone'),
+    resources: names('resources'),
+    groups: names('groups'),
+    agents: names('agents'),
   };
   if (spec.name === undefined) err(`${p}.name`, 'is required');
   if (item.days !== undefined) {
@@ -74,7 +81,8 @@ export function validateMaintenance(item: Obj, p: string, err: (path: string, ms
   }
   if (item.durationMinutes !== undefined) {
     const m = item.durationMinutes;
-    if (!Number.isInteger(m) || (m as number) < 1 || (m as number) > 10080) err(`${p}.durationMinutes`, 'must be an integer from 1 to 10080');
+    if (!Number.isInteger(m) || (m as number) < 1 || (m as number) > 10080)
+      err(`${p}.durationMinutes`, 'must be an integer from 1 to 10080');
     spec.durationMinutes = m as number;
   }
   const required = kind === 'WEEKLY' ? ['days', 'startTime', 'durationMinutes', 'timeZone'] : ['startsAt', 'endsAt'];
@@ -98,53 +106,86 @@ function sameInstant(fromFile: string | undefined, stored: string | null): boole
  * for windows the file does not name.
  */
 export async function planMaintenance(
-  rt: Runtime, specs: MaintenanceSpec[], prune: boolean,
+  rt: Runtime,
+  specs: MaintenanceSpec[],
+  prune: boolean,
   ids: { resources: Map<string, number>; groups: Map<string, number> },
   inFile: { resources: Set<string>; groups: Set<string> },
 ): Promise<{ steps: Step[]; deletions: Step[] }> {
   if (specs.length === 0 && !prune) return { steps: [], deletions: [] };
   const c = rt.client;
-  const [windows, agents] = await Promise.all([c.call(ops.listMaintenanceWindows), specs.some((s) => s.agents.length) ? c.call(ops.listAgents) : []]);
+  const [windows, agents] = await Promise.all([
+    c.call(ops.listMaintenanceWindows),
+    specs.some((s) => s.agents.length) ? c.call(ops.listAgents) : [],
+  ]);
   const agentsByName = new Map(agents.map((a) => [a.name, a.id]));
-  const missing = specs.flatMap((s) => [
-    ...s.resources.filter((n) => !inFile.resources.has(n) && !ids.resources.has(n)).map((n) => `resource "${n}" is neither in the file nor on the server`),
-    ...s.groups.filter((n) => !inFile.groups.has(n) && !ids.groups.has(n)).map((n) => `group "${n}" is neither in the file nor on the server`),
-    ...s.agents.filter((n) => !agentsByName.has(n)).map((n) => `agent "${n}" does not exist`),
-  ].map((line) => `  maintenance ${s.name}: ${line}`));
+  const missing = specs.flatMap((s) =>
+    [
+      ...s.resources
+        .filter((n) => !inFile.resources.has(n) && !ids.resources.has(n))
+        .map((n) => `resource "${n}" is neither in the file nor on the server`),
+      ...s.groups
+        .filter((n) => !inFile.groups.has(n) && !ids.groups.has(n))
+        .map((n) => `group "${n}" is neither in the file nor on the server`),
+      ...s.agents.filter((n) => !agentsByName.has(n)).map((n) => `agent "${n}" does not exist`),
+    ].map((line) => `  maintenance ${s.name}: ${line}`),
+  );
   if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${missing.join('\n')}`);
   // Looked up when a step runs: resources and groups created earlier in this apply have ids by then.
-  const lookup = (map: Map<string, number>, names: string[]) => names.map((n) => {
-    const id = map.get(n);
-    if (id === undefined) throw new Error(`"${n}" has no id yet`);
-    return id;
-  });
+  const lookup = (map: Map<string, number>, names: string[]) =>
+    names.map((n) => {
+      const id = map.get(n);
+      if (id === undefined) throw new Error(`"${n}" has no id yet`);
+      return id;
+    });
   const agentIds = (names: string[]) => lookup(agentsByName, names);
   const bodyOf = (s: MaintenanceSpec): MaintenanceCreate => ({
-    name: s.name, kind: s.kind,
-    ...(s.kind === 'ONE_OFF' ? { startsAt: s.startsAt, endsAt: s.endsAt }
+    name: s.name,
+    kind: s.kind,
+    ...(s.kind === 'ONE_OFF'
+      ? { startsAt: s.startsAt, endsAt: s.endsAt }
       : { days: s.days as MaintenanceCreate['days'], startTime: s.startTime, durationMinutes: s.durationMinutes, timeZone: s.timeZone }),
-    resourceIds: lookup(ids.resources, s.resources), groupIds: lookup(ids.groups, s.groups), agentIds: agentIds(s.agents),
+    resourceIds: lookup(ids.resources, s.resources),
+    groupIds: lookup(ids.groups, s.groups),
+    agentIds: agentIds(s.agents),
   });
   const steps: Step[] = [];
   for (const s of specs) {
     const cur = windows.find((w) => w.name === s.name);
     if (!cur) {
-      steps.push({ action: 'create', kind: 'maintenance', name: s.name, run: async () => void (await c.call(ops.createMaintenanceWindow, { body: bodyOf(s) })) });
+      steps.push({
+        action: 'create',
+        kind: 'maintenance',
+        name: s.name,
+        run: async () => void (await c.call(ops.createMaintenanceWindow, { body: bodyOf(s) })),
+      });
       continue;
     }
     const changes = diff(s, cur, bodyOf);
     if (changes.length) {
-      steps.push({ action: 'update', kind: 'maintenance', name: s.name, changes, run: async () => {
-        const { name: _name, ...body } = bodyOf(s);
-        await c.call(ops.updateMaintenanceWindow, { params: { id: cur.id }, body });
-      } });
+      steps.push({
+        action: 'update',
+        kind: 'maintenance',
+        name: s.name,
+        changes,
+        run: async () => {
+          const { name: _name, ...body } = bodyOf(s);
+          await c.call(ops.updateMaintenanceWindow, { params: { id: cur.id }, body });
+        },
+      });
     }
   }
   const keep = new Set(specs.map((s) => s.name));
-  const deletions: Step[] = prune ? windows.filter((w) => !keep.has(w.name)).map((w) => ({
-    action: 'delete' as const, kind: 'maintenance' as const, name: w.name,
-    run: async () => void (await c.call(ops.deleteMaintenanceWindow, { params: { id: w.id } })),
-  })) : [];
+  const deletions: Step[] = prune
+    ? windows
+        .filter((w) => !keep.has(w.name))
+        .map((w) => ({
+          action: 'delete' as const,
+          kind: 'maintenance' as const,
+          name: w.name,
+          run: async () => void (await c.call(ops.deleteMaintenanceWindow, { params: { id: w.id } })),
+        }))
+    : [];
   return { steps, deletions };
 }
 

@@ -17,35 +17,58 @@ export async function notifierSteps(rt: Runtime, specs: NotifierSpec[], prune: b
   const c = rt.client;
   const current = specs.length || prune ? await c.call(ops.listNotifiers) : [];
   const byName = new Map(current.map((n) => [n.name, n]));
-  const wrongType = specs.filter((s) => byName.has(s.name) && byName.get(s.name)!.type !== s.type)
-    .map((s) => `  notifiers ${s.name}: it is ${byName.get(s.name)!.type} on the server and ${s.type} in the file (delete it first, or rename it)`);
+  const wrongType = specs
+    .filter((s) => byName.has(s.name) && byName.get(s.name)!.type !== s.type)
+    .map(
+      (s) =>
+        `  notifiers ${s.name}: it is ${byName.get(s.name)!.type} on the server and ${s.type} in the file (delete it first, or rename it)`,
+    );
   if (wrongType.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${wrongType.join('\n')}`);
 
   const upserts: Step[] = [];
   for (const spec of specs) {
     const cur = byName.get(spec.name);
     if (!cur) {
-      const step: Step = { action: 'create', kind: 'notifier', name: spec.name, run: async () => {
-        const made = await c.call(ops.createNotifier, {
-          body: { name: spec.name, type: spec.type, enabled: spec.enabled ?? true, config: { ...spec.config, ...spec.secrets } as never },
-        });
-        if (made.signingSecret) step.shown = { signingSecret: made.signingSecret };
-      } };
+      const step: Step = {
+        action: 'create',
+        kind: 'notifier',
+        name: spec.name,
+        run: async () => {
+          const made = await c.call(ops.createNotifier, {
+            body: { name: spec.name, type: spec.type, enabled: spec.enabled ?? true, config: { ...spec.config, ...spec.secrets } as never },
+          });
+          if (made.signingSecret) step.shown = { signingSecret: made.signingSecret };
+        },
+      };
       upserts.push(step);
       continue;
     }
     const { changes, config } = diff(spec, cur);
     if (changes.length === 0) continue;
-    upserts.push({ action: 'update', kind: 'notifier', name: spec.name, changes, run: async () => {
-      const body = { ...(changes.includes('enabled') ? { enabled: spec.enabled } : {}), ...(Object.keys(config).length ? { config } : {}) };
-      await c.call(ops.updateNotifier, { params: { id: cur.id }, body: body as never });
-    } });
+    upserts.push({
+      action: 'update',
+      kind: 'notifier',
+      name: spec.name,
+      changes,
+      run: async () => {
+        const body = {
+          ...(changes.includes('enabled') ? { enabled: spec.enabled } : {}),
+          ...(Object.keys(config).length ? { config } : {}),
+        };
+        await c.call(ops.updateNotifier, { params: { id: cur.id }, body: body as never });
+      },
+    });
   }
   const keep = new Set(specs.map((s) => s.name));
   const deletions: Step[] = prune
-    ? current.filter((n) => !keep.has(n.name)).map((n) => ({
-      action: 'delete' as const, kind: 'notifier' as const, name: n.name, run: async () => void (await c.call(ops.deleteNotifier, { params: { id: n.id } })),
-    }))
+    ? current
+        .filter((n) => !keep.has(n.name))
+        .map((n) => ({
+          action: 'delete' as const,
+          kind: 'notifier' as const,
+          name: n.name,
+          run: async () => void (await c.call(ops.deleteNotifier, { params: { id: n.id } })),
+        }))
     : [];
   return { upserts, deletions };
 }
@@ -80,7 +103,8 @@ function same(key: string, file: unknown, server: unknown): boolean {
   if (key === 'priority') return priorityOf(file as number | string) === server;
   if (key === 'skipTlsVerify') return Boolean(file) === Boolean(server);
   if (key === 'to') return JSON.stringify(file) === JSON.stringify(server);
-  if (key === 'url' && typeof file === 'string' && typeof server === 'string') return file.replace(/\/+$/, '') === server.replace(/\/+$/, '');
+  if (key === 'url' && typeof file === 'string' && typeof server === 'string')
+    return file.replace(/\/+$/, '') === server.replace(/\/+$/, '');
   if (key === 'host' && typeof file === 'string') return file.replace(/^\[(.*)\]$/, '$1') === server;
   return file === server;
 }

@@ -32,7 +32,11 @@ export function expandSecret(value: unknown, env: NodeJS.ProcessEnv): { value: s
   return { value: value.replace(REF, (_, n: string) => env[n]!) };
 }
 
-export function validateNotifiers(list: Obj[], err: (path: string, msg: string) => void, env: NodeJS.ProcessEnv = process.env): NotifierSpec[] {
+export function validateNotifiers(
+  list: Obj[],
+  err: (path: string, msg: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): NotifierSpec[] {
   return list.map((n, i) => {
     const p = `notifiers[${i}]`;
     const typeText = typeof n.type === 'string' ? n.type.toUpperCase() : undefined;
@@ -45,7 +49,8 @@ export function validateNotifiers(list: Obj[], err: (path: string, msg: string) 
     const fields = NOTIFIER_FIELDS[type];
     for (const key of Object.keys(n)) {
       const allowed = [...fieldNames('notifiers'), ...fields.fields];
-      if (!allowed.includes(key)) err(`${p}.${key}`, `unknown field${didYouMean(key, allowed)} (${type} takes ${fields.fields.join(', ')})`);
+      if (!allowed.includes(key))
+        err(`${p}.${key}`, `unknown field${didYouMean(key, allowed)} (${type} takes ${fields.fields.join(', ')})`);
     }
     for (const key of fields.required) if (n[key] === undefined || n[key] === null) err(`${p}.${key}`, `is required for ${type}`);
     for (const key of fields.fields) {
@@ -77,11 +82,15 @@ export function validateNotifiers(list: Obj[], err: (path: string, msg: string) 
 
 /** Types only: the daemon checks the rest (and names the field) when the plan runs. */
 function checkField(path: string, key: string, value: unknown, err: (path: string, msg: string) => void): unknown {
-  if (key === 'port' && (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 65535)) err(path, 'must be a port number');
+  if (key === 'port' && (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 65535))
+    err(path, 'must be a port number');
   else if (key === 'skipTlsVerify' && typeof value !== 'boolean') err(path, 'must be true or false');
-  else if (key === 'to' && (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string'))) err(path, 'must be a list of addresses');
-  else if (key === 'priority' && (typeof value !== 'number' && typeof value !== 'string' || priorityOf(value) === undefined)) err(path, 'must be 1 to 5, or min, low, default, high, max');
-  else if (key === 'security' && !EMAIL_SECURITIES.includes(String(value).toUpperCase() as 'TLS')) err(path, `must be one of ${EMAIL_SECURITIES.join(', ')}`);
+  else if (key === 'to' && (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string')))
+    err(path, 'must be a list of addresses');
+  else if (key === 'priority' && ((typeof value !== 'number' && typeof value !== 'string') || priorityOf(value) === undefined))
+    err(path, 'must be 1 to 5, or min, low, default, high, max');
+  else if (key === 'security' && !EMAIL_SECURITIES.includes(String(value).toUpperCase() as 'TLS'))
+    err(path, `must be one of ${EMAIL_SECURITIES.join(', ')}`);
   else if (!['port', 'skipTlsVerify', 'to', 'priority'].includes(key) && typeof value !== 'string') err(path, 'must be a string');
   return key === 'security' && typeof value === 'string' ? value.toUpperCase() : value;
 }

@@ -22,22 +22,55 @@ const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash
 export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
   const c = rt.client;
   const [groups, resources, announcements, notifiers, alertRules] = await Promise.all([
-    c.call(ops.listGroups), c.call(ops.listAdminResources), c.call(ops.listAnnouncements), notifierSteps(rt, spec.notifiers, prune),
+    c.call(ops.listGroups),
+    c.call(ops.listAdminResources),
+    c.call(ops.listAnnouncements),
+    notifierSteps(rt, spec.notifiers, prune),
     alertRuleSteps(rt, spec.alertRules, prune),
   ]);
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
   const wanted = new Set(spec.groups.map((g) => g.name));
-  const missing = spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  resources ${r.name}: group "${g}" is neither in the file nor on the server`));
-  missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g) && !groupIds.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" is neither in the file nor on the server`)));
-  if (prune) missing.push(...spec.resources.flatMap((r) => (r.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  resources ${r.name}: group "${g}" would be pruned (add it to the file)`)));
-  if (prune) missing.push(...spec.statusPages.flatMap((p) => (p.groups ?? []).filter((g) => !wanted.has(g)).map((g) => `  statusPages ${p.slug}: group "${g}" would be pruned (add it to the file)`)));
+  const missing = spec.resources.flatMap((r) =>
+    (r.groups ?? [])
+      .filter((g) => !wanted.has(g) && !groupIds.has(g))
+      .map((g) => `  resources ${r.name}: group "${g}" is neither in the file nor on the server`),
+  );
+  missing.push(
+    ...spec.statusPages.flatMap((p) =>
+      (p.groups ?? [])
+        .filter((g) => !wanted.has(g) && !groupIds.has(g))
+        .map((g) => `  statusPages ${p.slug}: group "${g}" is neither in the file nor on the server`),
+    ),
+  );
+  if (prune)
+    missing.push(
+      ...spec.resources.flatMap((r) =>
+        (r.groups ?? [])
+          .filter((g) => !wanted.has(g))
+          .map((g) => `  resources ${r.name}: group "${g}" would be pruned (add it to the file)`),
+      ),
+    );
+  if (prune)
+    missing.push(
+      ...spec.statusPages.flatMap((p) =>
+        (p.groups ?? [])
+          .filter((g) => !wanted.has(g))
+          .map((g) => `  statusPages ${p.slug}: group "${g}" would be pruned (add it to the file)`),
+      ),
+    );
   // Locations name agents, which apply does not manage: they must exist before anything is written.
   if (spec.resources.some((r) => r.locations)) {
     const agents = new Set((await c.call(ops.listAgents)).flatMap((a) => [a.name, String(a.id)]));
-    missing.push(...spec.resources.flatMap((r) => (r.locations ?? []).filter((l) => l !== 'daemon' && !agents.has(l))
-      .map((l) => `  resources ${r.name}: location "${l}" is neither daemon nor an agent on the server`)));
+    missing.push(
+      ...spec.resources.flatMap((r) =>
+        (r.locations ?? [])
+          .filter((l) => l !== 'daemon' && !agents.has(l))
+          .map((l) => `  resources ${r.name}: location "${l}" is neither daemon nor an agent on the server`),
+      ),
+    );
   }
-  if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
+  if (missing.length)
+    throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
   const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
   const steps: Step[] = [];
@@ -45,32 +78,57 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   for (const g of spec.groups) {
     const cur = groups.find((x) => x.name === g.name);
     if (!cur) {
-      steps.push({ action: 'create', kind: 'group', name: g.name, run: async () => {
-        const made = await c.call(ops.createGroup, { body: { name: g.name, visibility: g.visibility ?? 'PUBLIC' } });
-        groupIds.set(made.name, made.id);
-      } });
+      steps.push({
+        action: 'create',
+        kind: 'group',
+        name: g.name,
+        run: async () => {
+          const made = await c.call(ops.createGroup, { body: { name: g.name, visibility: g.visibility ?? 'PUBLIC' } });
+          groupIds.set(made.name, made.id);
+        },
+      });
     } else if (g.visibility && g.visibility !== cur.visibility) {
-      steps.push({ action: 'update', kind: 'group', name: g.name, changes: ['visibility'], run: async () => {
-        await c.call(ops.updateGroup, { params: { id: cur.id }, body: { name: g.name, visibility: g.visibility! } });
-      } });
+      steps.push({
+        action: 'update',
+        kind: 'group',
+        name: g.name,
+        changes: ['visibility'],
+        run: async () => {
+          await c.call(ops.updateGroup, { params: { id: cur.id }, body: { name: g.name, visibility: g.visibility! } });
+        },
+      });
     }
   }
 
   for (const r of spec.resources) {
     const cur = resources.find((x) => x.name === r.name);
     const optional = {
-      intervalSeconds: r.intervalSeconds, skipTLS: r.skipTLS, recursive: r.recursive, active: r.active,
-      failureThreshold: r.failureThreshold, successThreshold: r.successThreshold, quorum: r.quorum,
+      intervalSeconds: r.intervalSeconds,
+      skipTLS: r.skipTLS,
+      recursive: r.recursive,
+      active: r.active,
+      failureThreshold: r.failureThreshold,
+      successThreshold: r.successThreshold,
+      quorum: r.quorum,
     };
     if (!cur) {
-      steps.push({ action: 'create', kind: 'resource', name: r.name, run: async () => {
-        const body = {
-          name: r.name, resourceType: r.type, target: r.target, ...defined(optional), ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
-          ...(r.locations ? { locations: r.locations } : {}),
-        };
-        const made = await c.call(ops.createResource, { body });
-        resourceIds.set(made.name, made.id);
-      } });
+      steps.push({
+        action: 'create',
+        kind: 'resource',
+        name: r.name,
+        run: async () => {
+          const body = {
+            name: r.name,
+            resourceType: r.type,
+            target: r.target,
+            ...defined(optional),
+            ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
+            ...(r.locations ? { locations: r.locations } : {}),
+          };
+          const made = await c.call(ops.createResource, { body });
+          resourceIds.set(made.name, made.id);
+        },
+      });
       continue;
     }
     const changes: string[] = [];
@@ -82,44 +140,73 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     // In order: the first location is the one a check now reports.
     if (r.locations && r.locations.join('\n') !== (cur.locations ?? ['daemon']).join('\n')) changes.push('locations');
     if (changes.length) {
-      steps.push({ action: 'update', kind: 'resource', name: r.name, changes, run: async () => {
-        const body: Record<string, unknown> = {};
-        for (const k of changes) {
-          if (k === 'type') body.resourceType = r.type;
-          else if (k === 'groups') body.groupIds = idsOf(r.groups!);
-          else body[k] = (r as unknown as Record<string, unknown>)[k];
-        }
-        await c.call(ops.updateResource, { params: { id: cur.id }, body });
-      } });
+      steps.push({
+        action: 'update',
+        kind: 'resource',
+        name: r.name,
+        changes,
+        run: async () => {
+          const body: Record<string, unknown> = {};
+          for (const k of changes) {
+            if (k === 'type') body.resourceType = r.type;
+            else if (k === 'groups') body.groupIds = idsOf(r.groups!);
+            else body[k] = (r as unknown as Record<string, unknown>)[k];
+          }
+          await c.call(ops.updateResource, { params: { id: cur.id }, body });
+        },
+      });
     }
   }
 
-  const managed = new Map(announcements.flatMap((a) => {
-    const m = MARK.exec(a.content);
-    return m ? [[m[1], { a, hash: m[2] }] as const] : [];
-  }));
+  const managed = new Map(
+    announcements.flatMap((a) => {
+      const m = MARK.exec(a.content);
+      return m ? [[m[1], { a, hash: m[2] }] as const] : [];
+    }),
+  );
   for (const a of spec.announcements) {
-    const hash = createHash('sha256').update(JSON.stringify([a.content, a.active, a.activeUntil])).digest('hex').slice(0, 16);
+    const hash = createHash('sha256')
+      .update(JSON.stringify([a.content, a.active, a.activeUntil]))
+      .digest('hex')
+      .slice(0, 16);
     const body = {
-      kind: a.kind, active: a.active, activeUntil: a.activeUntil,
+      kind: a.kind,
+      active: a.active,
+      activeUntil: a.activeUntil,
       content: `<div class="monctl-apply monctl-name-${a.name} monctl-hash-${hash}">${a.content}</div>`,
     };
     const cur = managed.get(a.name);
     if (!cur) {
-      steps.push({ action: 'create', kind: 'announcement', name: a.name, run: async () => void (await c.call(ops.createAnnouncement, { body })) });
+      steps.push({
+        action: 'create',
+        kind: 'announcement',
+        name: a.name,
+        run: async () => void (await c.call(ops.createAnnouncement, { body })),
+      });
     } else if (cur.hash !== hash || cur.a.kind !== a.kind) {
       const changes = [...(cur.a.kind !== a.kind ? ['kind'] : []), ...(cur.hash !== hash ? ['content'] : [])];
-      steps.push({ action: 'update', kind: 'announcement', name: a.name, changes, run: async () => void (await c.call(ops.replaceAnnouncement, { params: { id: cur.a.id }, body })) });
+      steps.push({
+        action: 'update',
+        kind: 'announcement',
+        name: a.name,
+        changes,
+        run: async () => void (await c.call(ops.replaceAnnouncement, { params: { id: cur.a.id }, body })),
+      });
     }
   }
 
   steps.push(...notifiers.upserts);
   // After the notifiers, groups and resources they name; before any deletion, which a rule naming it would refuse.
   steps.push(...alertRules.upserts);
-  const windows = await planMaintenance(rt, spec.maintenance, prune && spec.managesMaintenance, { resources: resourceIds, groups: groupIds },
-    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted });
+  const windows = await planMaintenance(
+    rt,
+    spec.maintenance,
+    prune && spec.managesMaintenance,
+    { resources: resourceIds, groups: groupIds },
+    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted },
+  );
   steps.push(...windows.steps);
-  steps.push(...await planStatusPages(c, spec.statusPages, groupIds, prune));
+  steps.push(...(await planStatusPages(c, spec.statusPages, groupIds, prune)));
 
   if (prune) {
     // Rules and windows first: they name notifiers, resources and groups that may go next.
@@ -128,11 +215,32 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     steps.push(...notifiers.deletions);
     const names = (list: { name: string }[]) => new Set(list.map((x) => x.name));
     const keepR = names(spec.resources);
-    for (const r of resources) if (!keepR.has(r.name)) steps.push({ action: 'delete', kind: 'resource', name: r.name, run: async () => void (await c.call(ops.deleteResource, { params: { id: r.id } })) });
+    for (const r of resources)
+      if (!keepR.has(r.name))
+        steps.push({
+          action: 'delete',
+          kind: 'resource',
+          name: r.name,
+          run: async () => void (await c.call(ops.deleteResource, { params: { id: r.id } })),
+        });
     const keepA = names(spec.announcements);
     // Only announcements that apply itself created are pruned.
-    for (const [name, { a }] of managed) if (!keepA.has(name)) steps.push({ action: 'delete', kind: 'announcement', name, run: async () => void (await c.call(ops.deleteAnnouncement, { params: { id: a.id } })) });
-    for (const g of groups) if (!wanted.has(g.name)) steps.push({ action: 'delete', kind: 'group', name: g.name, run: async () => void (await c.call(ops.deleteGroup, { params: { id: g.id } })) });
+    for (const [name, { a }] of managed)
+      if (!keepA.has(name))
+        steps.push({
+          action: 'delete',
+          kind: 'announcement',
+          name,
+          run: async () => void (await c.call(ops.deleteAnnouncement, { params: { id: a.id } })),
+        });
+    for (const g of groups)
+      if (!wanted.has(g.name))
+        steps.push({
+          action: 'delete',
+          kind: 'group',
+          name: g.name,
+          run: async () => void (await c.call(ops.deleteGroup, { params: { id: g.id } })),
+        });
   }
   return steps;
 }

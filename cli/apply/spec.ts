@@ -11,7 +11,10 @@ import { didYouMean, fieldNames, SECTION_NAMES } from './fields.ts';
  * by name, and status pages, matched by slug. Validated whole before any write, so
  * that an invalid file changes nothing. Fields left out are not managed.
  */
-export interface GroupSpec { name: string; visibility?: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN' }
+export interface GroupSpec {
+  name: string;
+  visibility?: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN';
+}
 export interface ResourceSpec {
   name: string;
   type: 'HTTP' | 'TCP' | 'DOCKER';
@@ -70,9 +73,20 @@ const SECTIONS = SECTION_NAMES;
 export function validateSpec(raw: unknown, file: string): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
-  const spec: Spec = { groups: [], resources: [], announcements: [], notifiers: [], alertRules: [], maintenance: [], managesMaintenance: false, statusPages: [] };
-  if (!isObj(raw)) throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`, ExitCode.usage);
-  for (const key of Object.keys(raw)) if (!(SECTIONS as readonly string[]).includes(key)) err(key, `unknown section${didYouMean(key, SECTIONS)}`);
+  const spec: Spec = {
+    groups: [],
+    resources: [],
+    announcements: [],
+    notifiers: [],
+    alertRules: [],
+    maintenance: [],
+    managesMaintenance: false,
+    statusPages: [],
+  };
+  if (!isObj(raw))
+    throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`, ExitCode.usage);
+  for (const key of Object.keys(raw))
+    if (!(SECTIONS as readonly string[]).includes(key)) err(key, `unknown section${didYouMean(key, SECTIONS)}`);
 
   const list = (key: (typeof SECTIONS)[number]): Obj[] => {
     const v = raw[key];
@@ -124,14 +138,18 @@ export function validateSpec(raw: unknown, file: string): Spec {
   list('groups').forEach((g, i) => {
     const p = `groups[${i}]`;
     check(p, g, fieldNames('groups'));
-    spec.groups.push({ name: str(`${p}.name`, g.name, true)!, visibility: oneOf(`${p}.visibility`, g.visibility, ['PUBLIC', 'AUTHENTICATED', 'HIDDEN'] as const, false) });
+    spec.groups.push({
+      name: str(`${p}.name`, g.name, true)!,
+      visibility: oneOf(`${p}.visibility`, g.visibility, ['PUBLIC', 'AUTHENTICATED', 'HIDDEN'] as const, false),
+    });
   });
   list('resources').forEach((r, i) => {
     const p = `resources[${i}]`;
     check(p, r, [...fieldNames('resources'), 'resourceType']);
     for (const k of ['failureThreshold', 'successThreshold']) {
       const v = r[k];
-      if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100)) err(`${p}.${k}`, 'must be an integer from 1 to 100');
+      if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100))
+        err(`${p}.${k}`, 'must be an integer from 1 to 100');
     }
     const type = oneOf(`${p}.type`, r.type ?? r.resourceType, ['HTTP', 'TCP', 'DOCKER'] as const, true);
     const target = str(`${p}.target`, r.target, true);
@@ -157,10 +175,18 @@ export function validateSpec(raw: unknown, file: string): Spec {
     const quorum = r.quorum;
     if (quorum !== undefined && !['any', 'majority', 'all'].includes(quorum as string)) err(`${p}.quorum`, 'must be any, majority or all');
     spec.resources.push({
-      name: str(`${p}.name`, r.name, true)!, type: type!, target: target!, intervalSeconds: interval as number | undefined, groups,
-      skipTLS: bool(`${p}.skipTLS`, r.skipTLS), recursive: bool(`${p}.recursive`, r.recursive), active: bool(`${p}.active`, r.active),
-      failureThreshold: r.failureThreshold as number | undefined, successThreshold: r.successThreshold as number | undefined,
-      locations, quorum: quorum as ResourceSpec['quorum'],
+      name: str(`${p}.name`, r.name, true)!,
+      type: type!,
+      target: target!,
+      intervalSeconds: interval as number | undefined,
+      groups,
+      skipTLS: bool(`${p}.skipTLS`, r.skipTLS),
+      recursive: bool(`${p}.recursive`, r.recursive),
+      active: bool(`${p}.active`, r.active),
+      failureThreshold: r.failureThreshold as number | undefined,
+      successThreshold: r.successThreshold as number | undefined,
+      locations,
+      quorum: quorum as ResourceSpec['quorum'],
     });
   });
   list('announcements').forEach((a, i) => {
@@ -169,29 +195,52 @@ export function validateSpec(raw: unknown, file: string): Spec {
     const name = str(`${p}.name`, a.name, true);
     if (name && !/^[A-Za-z0-9_-]{1,64}$/.test(name)) err(`${p}.name`, 'must be 1 to 64 of A-Z a-z 0-9 _ - (it becomes an HTML class)');
     const until = a.activeUntil;
-    if (until !== undefined && until !== null && (typeof until !== 'string' || Number.isNaN(Date.parse(until)))) err(`${p}.activeUntil`, 'must be a date-time or null');
+    if (until !== undefined && until !== null && (typeof until !== 'string' || Number.isNaN(Date.parse(until))))
+      err(`${p}.activeUntil`, 'must be a date-time or null');
     spec.announcements.push({
-      name: name!, kind: oneOf(`${p}.kind`, a.kind, ['INFORMATION', 'WARNING', 'PROBLEM'] as const, true)!,
-      content: str(`${p}.content`, a.content, true)!, active: bool(`${p}.active`, a.active) ?? true, activeUntil: (until as string | undefined) ?? null,
+      name: name!,
+      kind: oneOf(`${p}.kind`, a.kind, ['INFORMATION', 'WARNING', 'PROBLEM'] as const, true)!,
+      content: str(`${p}.content`, a.content, true)!,
+      active: bool(`${p}.active`, a.active) ?? true,
+      activeUntil: (until as string | undefined) ?? null,
     });
   });
   spec.notifiers = validateNotifiers(list('notifiers'), err);
-  unique('notifiers', spec.notifiers.map((n) => n.name));
+  unique(
+    'notifiers',
+    spec.notifiers.map((n) => n.name),
+  );
   spec.alertRules = validateAlertRules(list('alertRules'), err);
-  unique('alertRules', spec.alertRules.map((r) => r.name));
+  unique(
+    'alertRules',
+    spec.alertRules.map((r) => r.name),
+  );
   spec.statusPages = validateStatusPages(list('statusPages'), err);
-  unique('groups', spec.groups.map((g) => g.name));
-  unique('resources', spec.resources.map((r) => r.name));
-  unique('announcements', spec.announcements.map((a) => a.name));
+  unique(
+    'groups',
+    spec.groups.map((g) => g.name),
+  );
+  unique(
+    'resources',
+    spec.resources.map((r) => r.name),
+  );
+  unique(
+    'announcements',
+    spec.announcements.map((a) => a.name),
+  );
   spec.managesMaintenance = raw.maintenance !== undefined;
   list('maintenance').forEach((m, i) => spec.maintenance.push(validateMaintenance(m, `maintenance[${i}]`, err)));
-  unique('maintenance', spec.maintenance.map((m) => m.name));
+  unique(
+    'maintenance',
+    spec.maintenance.map((m) => m.name),
+  );
   const slugs = new Set<string>();
   spec.statusPages.forEach((p, i) => {
     if (p.slug && slugs.has(p.slug)) err(`statusPages[${i}].slug`, `duplicate slug "${p.slug}"`);
     slugs.add(p.slug);
   });
   // Exit 2: a usage error, like a bad flag (the file is the command's input).
-  if (errors.length) throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`, ExitCode.usage);
+  if (errors.length)
+    throw new MonctlError('invalid-file', `${file} is invalid; nothing was changed:\n${errors.join('\n')}`, ExitCode.usage);
   return spec;
 }

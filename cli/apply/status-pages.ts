@@ -51,15 +51,27 @@ export function validateStatusPages(items: Obj[], err: (path: string, msg: strin
       else groups = p.groups as string[];
     }
     return {
-      slug: slug!, title: text('title', true, false) as string, description: text('description', false, true), groups,
-      showAnnouncements: flag('showAnnouncements'), showIncidents: flag('showIncidents'), showErrorDetails: flag('showErrorDetails'),
-      customHostname: text('customHostname', false, true), httpsRedirect: flag('httpsRedirect'), footer: text('footer', false, true),
+      slug: slug!,
+      title: text('title', true, false) as string,
+      description: text('description', false, true),
+      groups,
+      showAnnouncements: flag('showAnnouncements'),
+      showIncidents: flag('showIncidents'),
+      showErrorDetails: flag('showErrorDetails'),
+      customHostname: text('customHostname', false, true),
+      httpsRedirect: flag('httpsRedirect'),
+      footer: text('footer', false, true),
     };
   });
 }
 
 /** The steps that make the server's status pages match the file (and, with prune, delete the others). */
-export async function planStatusPages(c: CliClient, specs: StatusPageSpec[], groupIds: Map<string, number>, prune: boolean): Promise<Step[]> {
+export async function planStatusPages(
+  c: CliClient,
+  specs: StatusPageSpec[],
+  groupIds: Map<string, number>,
+  prune: boolean,
+): Promise<Step[]> {
   const current = await c.call(ops.listStatusPages);
   const steps: Step[] = [];
   for (const s of specs) {
@@ -67,35 +79,69 @@ export async function planStatusPages(c: CliClient, specs: StatusPageSpec[], gro
     // Group ids are looked up when the step runs: groups the file creates exist by then.
     const body = () => {
       const out: Record<string, unknown> = { title: s.title };
-      for (const k of ['description', 'showAnnouncements', 'showIncidents', 'showErrorDetails', 'customHostname', 'httpsRedirect', 'footer'] as const) if (s[k] !== undefined) out[k] = s[k];
+      for (const k of [
+        'description',
+        'showAnnouncements',
+        'showIncidents',
+        'showErrorDetails',
+        'customHostname',
+        'httpsRedirect',
+        'footer',
+      ] as const)
+        if (s[k] !== undefined) out[k] = s[k];
       if (s.groups) out.groupIds = s.groups.map((g) => groupIds.get(g)!);
       return out;
     };
     if (!cur) {
-      steps.push({ action: 'create', kind: 'status page', name: s.slug, run: async () => {
-        await c.call(ops.createStatusPage, { body: { slug: s.slug, ...body() } as never });
-      } });
+      steps.push({
+        action: 'create',
+        kind: 'status page',
+        name: s.slug,
+        run: async () => {
+          await c.call(ops.createStatusPage, { body: { slug: s.slug, ...body() } as never });
+        },
+      });
       continue;
     }
     const names = new Map([...groupIds].map(([name, id]) => [id, name]));
     const changes: string[] = [];
     if (s.title !== cur.title) changes.push('title');
-    for (const k of ['description', 'showAnnouncements', 'showIncidents', 'showErrorDetails', 'customHostname', 'httpsRedirect', 'footer'] as const) {
+    for (const k of [
+      'description',
+      'showAnnouncements',
+      'showIncidents',
+      'showErrorDetails',
+      'customHostname',
+      'httpsRedirect',
+      'footer',
+    ] as const) {
       const want = k === 'customHostname' && typeof s[k] === 'string' ? (s[k] as string).toLowerCase().replace(/\.$/, '') : s[k];
       if (want !== undefined && want !== cur[k]) changes.push(k);
     }
     if (s.groups && s.groups.join('\n') !== cur.groupIds.map((id) => names.get(id) ?? `#${id}`).join('\n')) changes.push('groups');
     if (changes.length) {
-      steps.push({ action: 'update', kind: 'status page', name: s.slug, changes, run: async () => {
-        await c.call(ops.updateStatusPage, { params: { id: cur.id }, body: body() as never });
-      } });
+      steps.push({
+        action: 'update',
+        kind: 'status page',
+        name: s.slug,
+        changes,
+        run: async () => {
+          await c.call(ops.updateStatusPage, { params: { id: cur.id }, body: body() as never });
+        },
+      });
     }
   }
   if (prune) {
     const keep = new Set(specs.map((s) => s.slug));
-    for (const p of current) if (!keep.has(p.slug)) {
-      steps.push({ action: 'delete', kind: 'status page', name: p.slug, run: async () => void (await c.call(ops.deleteStatusPage, { params: { id: p.id } })) });
-    }
+    for (const p of current)
+      if (!keep.has(p.slug)) {
+        steps.push({
+          action: 'delete',
+          kind: 'status page',
+          name: p.slug,
+          run: async () => void (await c.call(ops.deleteStatusPage, { params: { id: p.id } })),
+        });
+      }
   }
   return steps;
 }

@@ -10,7 +10,10 @@ import { act, withOutput } from '../runtime.ts';
 
 type A = Static<typeof Announcement>;
 const preview = (html: string) => {
-  const text = html.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+  const text = html
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return text.length > 50 ? `${text.slice(0, 49)}…` : text;
 };
 const view: View<A> = {
@@ -30,7 +33,8 @@ const view: View<A> = {
 export type Kind = 'INFORMATION' | 'WARNING' | 'PROBLEM';
 export function kind(value: string): Kind {
   const k = value.toUpperCase();
-  if (k !== 'INFORMATION' && k !== 'WARNING' && k !== 'PROBLEM') throw new MonctlError('usage', `kind must be INFORMATION, WARNING or PROBLEM, not "${value}"`, ExitCode.usage);
+  if (k !== 'INFORMATION' && k !== 'WARNING' && k !== 'PROBLEM')
+    throw new MonctlError('usage', `kind must be INFORMATION, WARNING or PROBLEM, not "${value}"`, ExitCode.usage);
   return k;
 }
 
@@ -41,7 +45,11 @@ async function content(file: string | undefined, required: boolean): Promise<str
     try {
       return readFileSync(file, 'utf8');
     } catch (err) {
-      throw new MonctlError('usage', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, ExitCode.usage);
+      throw new MonctlError(
+        'usage',
+        `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        ExitCode.usage,
+      );
     }
   }
   if (required) throw new MonctlError('usage', 'the content comes from --file FILE or stdin', ExitCode.usage);
@@ -56,22 +64,31 @@ const numericId = (ref: string) => {
 export function register(program: Command): void {
   const ann = program.command('announcements').alias('ann').description('announcements (HTML notices)');
 
-  withOutput(ann.command('list').alias('ls').description('list announcements, newest first'))
-    .action(act(async (rt) => rt.show(await rt.client.call(ops.listAnnouncements), view)));
+  withOutput(ann.command('list').alias('ls').description('list announcements, newest first')).action(
+    act(async (rt) => rt.show(await rt.client.call(ops.listAnnouncements), view)),
+  );
 
-  withOutput(ann.command('get').description('show an announcement').argument('<id>'))
-    .action(act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getAnnouncement, { params: { id: numericId(ref) } }), view)));
+  withOutput(ann.command('get').description('show an announcement').argument('<id>')).action(
+    act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getAnnouncement, { params: { id: numericId(ref) } }), view)),
+  );
 
   withOutput(ann.command('add').description('publish an announcement; content from --file or stdin'))
     .option('--kind <kind>', 'INFORMATION, WARNING or PROBLEM', 'INFORMATION')
     .option('-f, --file <file>', 'HTML content (- for stdin)')
     .option('--until <datetime>', 'active until (YYYY-MM-DDTHH:MM:SS or ISO-8601 with an offset)')
     .option('--inactive', 'create it inactive')
-    .action(act(async (rt, opts: { kind: string; file?: string; until?: string; inactive?: boolean }) => {
-      const body = { kind: kind(opts.kind), content: (await content(opts.file, true))!, active: !opts.inactive, activeUntil: opts.until ?? null };
-      const a = await rt.client.call(ops.createAnnouncement, { body });
-      await rt.done(a, `Created announcement ${a.id} (${a.kind}).`);
-    }));
+    .action(
+      act(async (rt, opts: { kind: string; file?: string; until?: string; inactive?: boolean }) => {
+        const body = {
+          kind: kind(opts.kind),
+          content: (await content(opts.file, true))!,
+          active: !opts.inactive,
+          activeUntil: opts.until ?? null,
+        };
+        const a = await rt.client.call(ops.createAnnouncement, { body });
+        await rt.done(a, `Created announcement ${a.id} (${a.kind}).`);
+      }),
+    );
 
   withOutput(ann.command('update').description('change an announcement (fields not given are kept)').argument('<id>'))
     .option('--kind <kind>', 'INFORMATION, WARNING or PROBLEM')
@@ -79,26 +96,33 @@ export function register(program: Command): void {
     .option('--until <datetime>', 'active until; "none" clears it')
     .option('--active', 'activate')
     .option('--inactive', 'deactivate')
-    .action(act(async (rt, ref: string, opts: { kind?: string; file?: string; until?: string; active?: boolean; inactive?: boolean }) => {
-      const id = numericId(ref);
-      // PUT replaces the whole announcement: start from what is stored.
-      const cur = await rt.client.call(ops.getAnnouncement, { params: { id } });
-      const body = {
-        kind: opts.kind ? kind(opts.kind) : cur.kind,
-        content: (await content(opts.file, false)) ?? cur.content,
-        active: opts.active ? true : opts.inactive ? false : cur.active,
-        activeUntil: opts.until === 'none' ? null : (opts.until ?? cur.activeUntil),
-      };
-      const a = await rt.client.call(ops.replaceAnnouncement, { params: { id }, body });
-      await rt.done(a, `Updated announcement ${a.id} (${a.kind}).`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { kind?: string; file?: string; until?: string; active?: boolean; inactive?: boolean }) => {
+        const id = numericId(ref);
+        // PUT replaces the whole announcement: start from what is stored.
+        const cur = await rt.client.call(ops.getAnnouncement, { params: { id } });
+        const body = {
+          kind: opts.kind ? kind(opts.kind) : cur.kind,
+          content: (await content(opts.file, false)) ?? cur.content,
+          active: opts.active ? true : opts.inactive ? false : cur.active,
+          activeUntil: opts.until === 'none' ? null : (opts.until ?? cur.activeUntil),
+        };
+        const a = await rt.client.call(ops.replaceAnnouncement, { params: { id }, body });
+        await rt.done(a, `Updated announcement ${a.id} (${a.kind}).`);
+      }),
+    );
 
-  ann.command('rm').description('delete an announcement').argument('<id>')
+  ann
+    .command('rm')
+    .description('delete an announcement')
+    .argument('<id>')
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = numericId(ref);
-      await confirm(`Delete announcement ${id}`, opts.yes);
-      await rt.client.call(ops.deleteAnnouncement, { params: { id } });
-      process.stdout.write(`Deleted announcement ${id}.\n`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = numericId(ref);
+        await confirm(`Delete announcement ${id}`, opts.yes);
+        await rt.client.call(ops.deleteAnnouncement, { params: { id } });
+        process.stdout.write(`Deleted announcement ${id}.\n`);
+      }),
+    );
 }

@@ -24,50 +24,80 @@ const view: View<Certificate> = {
   ],
 };
 
-const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+const collect = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
 
 function readPem(file: string, flag: string): string {
   try {
     return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
   } catch (err) {
-    throw new MonctlError('usage', `${flag} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, ExitCode.usage);
+    throw new MonctlError(
+      'usage',
+      `${flag} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      ExitCode.usage,
+    );
   }
 }
 
 /** A certificate by id, or by one of its hostnames. */
-const certId = (rt: Parameters<Parameters<typeof act>[0]>[0], ref: string) => resolveRef(ref, 'certificate', async () => {
-  const list = await rt.client.call(ops.listCertificates);
-  return list.flatMap((c) => c.hostnames.map((h) => ({ id: c.id, h })));
-}, (x) => x.h);
+const certId = (rt: Parameters<Parameters<typeof act>[0]>[0], ref: string) =>
+  resolveRef(
+    ref,
+    'certificate',
+    async () => {
+      const list = await rt.client.call(ops.listCertificates);
+      return list.flatMap((c) => c.hostnames.map((h) => ({ id: c.id, h })));
+    },
+    (x) => x.h,
+  );
 
 export function register(program: Command): void {
   const certs = program.command('certs').description('certificates of the HTTPS edge, uploaded or from ACME (ADMIN)');
 
-  withOutput(certs.command('list').alias('ls').description('list certificates (keys are never shown)'))
-    .action(act(async (rt) => rt.show(await rt.client.call(ops.listCertificates), view)));
+  withOutput(certs.command('list').alias('ls').description('list certificates (keys are never shown)')).action(
+    act(async (rt) => rt.show(await rt.client.call(ops.listCertificates), view)),
+  );
 
-  withOutput(certs.command('get').description('show a certificate').argument('<certificate>', 'id or hostname'))
-    .action(act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getCertificate, { params: { id: await certId(rt, ref) } }), view)));
+  withOutput(certs.command('get').description('show a certificate').argument('<certificate>', 'id or hostname')).action(
+    act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getCertificate, { params: { id: await certId(rt, ref) } }), view)),
+  );
 
   withOutput(certs.command('add').description('upload a PEM certificate chain and its key; the edge serves it by SNI at once'))
     .requiredOption('--cert <file>', 'PEM: the leaf certificate, then its intermediates')
     .requiredOption('--key <file>', 'PEM: its unencrypted private key (- reads stdin); sealed by the daemon, never shown again')
-    .option('--hostname <name>', 'serve it only for these names (each covered by it, *.wildcards too); repeatable; default: all its names', collect)
-    .action(act(async (rt, opts: { cert: string; key: string; hostname?: string[] }) => {
-      const body = {
-        certificate: readPem(opts.cert, '--cert'), privateKey: readPem(opts.key, '--key'), ...(opts.hostname?.length ? { hostnames: opts.hostname } : {}),
-      };
-      const cert = await rt.client.call(ops.uploadCertificate, { body });
-      await rt.done(cert, `Uploaded certificate ${cert.id} for ${cert.hostnames.join(', ')} (valid until ${cert.notAfter}).`);
-    }));
+    .option(
+      '--hostname <name>',
+      'serve it only for these names (each covered by it, *.wildcards too); repeatable; default: all its names',
+      collect,
+    )
+    .action(
+      act(async (rt, opts: { cert: string; key: string; hostname?: string[] }) => {
+        const body = {
+          certificate: readPem(opts.cert, '--cert'),
+          privateKey: readPem(opts.key, '--key'),
+          ...(opts.hostname?.length ? { hostnames: opts.hostname } : {}),
+        };
+        const cert = await rt.client.call(ops.uploadCertificate, { body });
+        await rt.done(cert, `Uploaded certificate ${cert.id} for ${cert.hostnames.join(', ')} (valid until ${cert.notAfter}).`);
+      }),
+    );
 
-  certs.command('rm').description('delete a certificate (the edge stops serving it at once)')
+  certs
+    .command('rm')
+    .description('delete a certificate (the edge stops serving it at once)')
     .argument('<certificate>', 'id or hostname')
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = await certId(rt, ref);
-      await confirm(`Delete certificate ${ref}`, opts.yes);
-      await rt.client.call(ops.deleteCertificate, { params: { id } });
-      process.stdout.write(`Deleted certificate ${ref}.\n`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await certId(rt, ref);
+        await confirm(`Delete certificate ${ref}`, opts.yes);
+        await rt.client.call(ops.deleteCertificate, { params: { id } });
+        process.stdout.write(`Deleted certificate ${ref}.\n`);
+      }),
+    );
 }

@@ -5,7 +5,12 @@ import { ExitCode, MonctlError } from '../../src/errors.ts';
  * `monctl completion bash|zsh|fish`: scripts generated from the command tree
  * itself (every noun loaded), so they never drift from the commands.
  */
-interface Node { name: string; about: string; options: string[]; children: Node[] }
+interface Node {
+  name: string;
+  about: string;
+  options: string[];
+  children: Node[];
+}
 
 function tree(cmd: Command): Node {
   return {
@@ -18,7 +23,9 @@ function tree(cmd: Command): Node {
 
 function bash(root: Node): string {
   const cases = root.children.map((n) => `    ${n.name}) words="${[...n.children.map((c) => c.name), ...n.options].join(' ')}";;`);
-  const deep = root.children.flatMap((n) => n.children.map((c) => `    "${n.name} ${c.name}") words="${c.options.join(' ')} --server --context --ca-file --no-color";;`));
+  const deep = root.children.flatMap((n) =>
+    n.children.map((c) => `    "${n.name} ${c.name}") words="${c.options.join(' ')} --server --context --ca-file --no-color";;`),
+  );
   return `# monctl bash completion: eval "$(monctl completion bash)"
 _monctl() {
   local cur=\${COMP_WORDS[COMP_CWORD]} words
@@ -44,8 +51,9 @@ const q = (s: string) => s.replace(/'/g, "'\\''").replace(/:/g, '\\:');
 
 function zsh(root: Node): string {
   const nouns = root.children.map((n) => `'${n.name}:${q(n.about)}'`).join(' ');
-  const verbs = root.children.filter((n) => n.children.length).map((n) =>
-    `    ${n.name}) compadd -- ${n.children.map((c) => c.name).join(' ')} ;;`);
+  const verbs = root.children
+    .filter((n) => n.children.length)
+    .map((n) => `    ${n.name}) compadd -- ${n.children.map((c) => c.name).join(' ')} ;;`);
   return `#compdef monctl
 # monctl zsh completion: monctl completion zsh > "\${fpath[1]}/_monctl"
 _monctl() {
@@ -81,7 +89,9 @@ function fish(root: Node): string {
 export type LoadEveryNoun = (program: Command) => Promise<void>;
 
 export function register(program: Command, loadEveryNoun: LoadEveryNoun): void {
-  program.command('completion').description('shell completion script: bash, zsh or fish')
+  program
+    .command('completion')
+    .description('shell completion script: bash, zsh or fish')
     .argument('<shell>', 'bash, zsh or fish')
     .action(async (shell: string) => {
       const make = { bash, zsh, fish }[shell];

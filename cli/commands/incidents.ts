@@ -53,13 +53,17 @@ async function named(rt: Runtime, list: Incident[]): Promise<Row[]> {
     ...i,
     resourceName: i.resourceId === null ? undefined : r.get(i.resourceId),
     agentName: i.agentId === null ? undefined : a.get(i.agentId),
-    subject: i.resourceId !== null ? r.get(i.resourceId) ?? `resource ${i.resourceId} (deleted)` : `agent ${a.get(i.agentId!) ?? `${i.agentId} (deleted)`}`,
+    subject:
+      i.resourceId !== null
+        ? (r.get(i.resourceId) ?? `resource ${i.resourceId} (deleted)`)
+        : `agent ${a.get(i.agentId!) ?? `${i.agentId} (deleted)`}`,
   }));
 }
 
 function state(value: string | undefined): 'open' | 'resolved' | undefined {
   if (value === undefined) return undefined;
-  if (value !== 'open' && value !== 'resolved') throw new MonctlError('usage', `--state must be open or resolved, not "${value}"`, ExitCode.usage);
+  if (value !== 'open' && value !== 'resolved')
+    throw new MonctlError('usage', `--state must be open or resolved, not "${value}"`, ExitCode.usage);
   return value;
 }
 
@@ -71,23 +75,35 @@ export function register(program: Command): void {
     .option('--agent <agent>', 'only this agent (id or name)')
     .option('--state <state>', 'open or resolved')
     .option('--limit <n>', 'how many (1 to 1000)', '100')
-    .action(act(async (rt, opts: { resource?: string; agent?: string; state?: string; limit: string }) => {
-      if (!/^\d+$/.test(opts.limit)) throw new MonctlError('usage', `--limit must be a number, not "${opts.limit}"`, ExitCode.usage);
-      const { resourceId } = await import('./resources.ts');
-      const query = {
-        limit: Number(opts.limit),
-        ...(opts.state ? { state: state(opts.state) } : {}),
-        ...(opts.resource ? { resourceId: await resourceId(rt, opts.resource) } : {}),
-        ...(opts.agent ? { agentId: await resolveRef(opts.agent, 'agent', () => rt.client.call(ops.listAgents), (a) => a.name) } : {}),
-      };
-      const list = (await rt.client.call(ops.listIncidents, { query })).sort(openFirst);
-      await rt.show(await named(rt, list), view);
-    }));
+    .action(
+      act(async (rt, opts: { resource?: string; agent?: string; state?: string; limit: string }) => {
+        if (!/^\d+$/.test(opts.limit)) throw new MonctlError('usage', `--limit must be a number, not "${opts.limit}"`, ExitCode.usage);
+        const { resourceId } = await import('./resources.ts');
+        const query = {
+          limit: Number(opts.limit),
+          ...(opts.state ? { state: state(opts.state) } : {}),
+          ...(opts.resource ? { resourceId: await resourceId(rt, opts.resource) } : {}),
+          ...(opts.agent
+            ? {
+                agentId: await resolveRef(
+                  opts.agent,
+                  'agent',
+                  () => rt.client.call(ops.listAgents),
+                  (a) => a.name,
+                ),
+              }
+            : {}),
+        };
+        const list = (await rt.client.call(ops.listIncidents, { query })).sort(openFirst);
+        await rt.show(await named(rt, list), view);
+      }),
+    );
 
-  withOutput(incidents.command('get').description('show an incident').argument('<id>', 'incident id'))
-    .action(act(async (rt, id: string) => {
+  withOutput(incidents.command('get').description('show an incident').argument('<id>', 'incident id')).action(
+    act(async (rt, id: string) => {
       if (!/^\d+$/.test(id)) throw new MonctlError('usage', `an incident is named by its id, not "${id}"`, ExitCode.usage);
       const [incident] = await named(rt, [await rt.client.call(ops.getIncident, { params: { id: Number(id) } })]);
       await rt.show(incident, view);
-    }));
+    }),
+  );
 }

@@ -13,13 +13,22 @@ import { act, withOutput } from '../runtime.ts';
  * with its exit code (1 unreachable, 4 rejected).
  */
 export function register(program: Command): void {
-  withOutput(program.command('info').description('which server, which credential, which config, and who you are'))
-    .action(act(async (rt) => {
+  withOutput(program.command('info').description('which server, which credential, which config, and who you are')).action(
+    act(async (rt) => {
       const c = rt.conn;
       const info: Record<string, unknown> = {
-        server: c.server, serverSource: c.serverSource, credential: c.credentialSource, context: c.context ?? null,
-        configFile: configPath(), localKeyFile: localKeyPath(), caFile: c.caFile ?? null,
-        reachable: false, user: null, role: null, via: null, error: null,
+        server: c.server,
+        serverSource: c.serverSource,
+        credential: c.credentialSource,
+        context: c.context ?? null,
+        configFile: configPath(),
+        localKeyFile: localKeyPath(),
+        caFile: c.caFile ?? null,
+        reachable: false,
+        user: null,
+        role: null,
+        via: null,
+        error: null,
       };
       let failure: MonctlError | undefined;
       try {
@@ -41,5 +50,6 @@ export function register(program: Command): void {
         const { reportError } = await import('../error-boundary.ts');
         process.exitCode = reportError(failure);
       }
-    }));
+    }),
+  );
 }

@@ -18,51 +18,67 @@ async function formLogin(server: string, username: string, password: string): Pr
   const csrf = /<input[^>]*name="_csrf"[^>]*value="([^"]+)"/.exec(page.text)?.[1];
   const preCookie = cookieOf(page.headers['set-cookie']);
   if (!csrf || !preCookie) throw new MonctlError('login', `${server}/login did not offer a login form`);
-  const res = await send('POST', `${server}/login`, {
-    cookie: preCookie, 'content-type': 'application/x-www-form-urlencoded',
-  }, new URLSearchParams({ username, password, _csrf: csrf }).toString());
+  const res = await send(
+    'POST',
+    `${server}/login`,
+    {
+      cookie: preCookie,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    new URLSearchParams({ username, password, _csrf: csrf }).toString(),
+  );
   if (res.status === 429) throw new MonctlError('throttled', `too many failed logins for ${username}; try again later`, ExitCode.auth);
   const location = res.headers.location ?? '';
   const cookie = cookieOf(res.headers['set-cookie']);
-  if (res.status !== 302 || location.includes('error') || !cookie) throw new MonctlError('login', 'login failed: wrong username or password', ExitCode.auth);
+  if (res.status !== 302 || location.includes('error') || !cookie)
+    throw new MonctlError('login', 'login failed: wrong username or password', ExitCode.auth);
   return { cookie, csrf };
 }
 
 export function register(program: Command): void {
-  program.command('login')
+  program
+    .command('login')
     .description('log in to a daemon and save it as a context (API key from stdin or a prompt, or --username)')
     .option('--username <name>', 'log in with a username; the password is prompted or read from stdin, and an API key is created')
     .option('--name <context>', 'context name (default: host:port of the server)')
-    .action(act(async (rt, opts: { username?: string; name?: string }) => {
-      const conn = resolveConnection({ server: rt.opts.server, caFile: rt.opts.caFile }, { ...process.env, MONCTL_API_KEY: '' });
-      const server = conn.server;
-      // The CA is remembered in the context (absolute path), so later commands need not repeat --ca-file.
-      const caFile = conn.caFile && resolve(conn.caFile);
-      if (caFile) trustCaFile(caFile, conn.caFileSource);
-      let apiKey: string;
-      let keyId: number | null = null;
-      let managed = false;
-      if (opts.username) {
-        const password = await readSecret('Password');
-        const session = await formLogin(server, opts.username, password);
-        const viaSession = new CliClient({ server, credential: { kind: 'session', ...session } });
-        const me = await viaSession.call(ops.me);
-        const created = await viaSession.call(ops.createApiKey, {
-          body: { name: `monctl ${opts.username}@${hostname()} ${new Date().toISOString().slice(0, 19)}`, role: me.role },
-        });
-        [apiKey, keyId, managed] = [created.token, created.id, true];
-        await viaSession.raw('POST', '/logout', '', { 'content-type': 'application/x-www-form-urlencoded' }).catch(() => undefined);
-      } else {
-        apiKey = (await readSecret('API key')).trim();
-      }
-      const me = await new CliClient({ server, credential: { kind: 'api-key', token: apiKey } }).call(ops.me);
-      const name = opts.name ?? new URL(server).host;
-      const config = readConfig();
-      config.contexts[name] = {
-        server, apiKey, user: me.username, role: me.role, keyId: me.keyId ?? keyId, ...(managed ? { managed } : {}), ...(caFile ? { caFile } : {}),
-      };
-      config.current = name;
-      writeConfig(config);
-      process.stdout.write(`Logged in to ${server} as ${me.username} (${me.role}); context "${name}" is now current.\n`);
-    }));
+    .action(
+      act(async (rt, opts: { username?: string; name?: string }) => {
+        const conn = resolveConnection({ server: rt.opts.server, caFile: rt.opts.caFile }, { ...process.env, MONCTL_API_KEY: '' });
+        const server = conn.server;
+        // The CA is remembered in the context (absolute path), so later commands need not repeat --ca-file.
+        const caFile = conn.caFile && resolve(conn.caFile);
+        if (caFile) trustCaFile(caFile, conn.caFileSource);
+        let apiKey: string;
+        let keyId: number | null = null;
+        let managed = false;
+        if (opts.username) {
+          const password = await readSecret('Password');
+          const session = await formLogin(server, opts.username, password);
+          const viaSession = new CliClient({ server, credential: { kind: 'session', ...session } });
+          const me = await viaSession.call(ops.me);
+          const created = await viaSession.call(ops.createApiKey, {
+            body: { name: `monctl ${opts.username}@${hostname()} ${new Date().toISOString().slice(0, 19)}`, role: me.role },
+          });
+          [apiKey, keyId, managed] = [created.token, created.id, true];
+          await viaSession.raw('POST', '/logout', '', { 'content-type': 'application/x-www-form-urlencoded' }).catch(() => undefined);
+        } else {
+          apiKey = (await readSecret('API key')).trim();
+        }
+        const me = await new CliClient({ server, credential: { kind: 'api-key', token: apiKey } }).call(ops.me);
+        const name = opts.name ?? new URL(server).host;
+        const config = readConfig();
+        config.contexts[name] = {
+          server,
+          apiKey,
+          user: me.username,
+          role: me.role,
+          keyId: me.keyId ?? keyId,
+          ...(managed ? { managed } : {}),
+          ...(caFile ? { caFile } : {}),
+        };
+        config.current = name;
+        writeConfig(config);
+        process.stdout.write(`Logged in to ${server} as ${me.username} (${me.role}); context "${name}" is now current.\n`);
+      }),
+    );
 }

@@ -14,18 +14,41 @@ import { readSecret, readStdin, stdinIsTty } from '../io/prompt.ts';
 export type ConfigPatch = Static<typeof NotifierConfigPatch>;
 
 export interface NotifierFlags {
-  url?: string; header?: string[]; removeHeader?: string[]; topic?: string; priority?: string;
-  withToken?: boolean; removeToken?: boolean; withUrl?: boolean;
-  host?: string; port?: string; security?: string; username?: string; withPassword?: boolean; removeAuth?: boolean;
-  from?: string; to?: string[]; skipTlsVerify?: boolean; smtpCaFile?: string;
+  url?: string;
+  header?: string[];
+  removeHeader?: string[];
+  topic?: string;
+  priority?: string;
+  withToken?: boolean;
+  removeToken?: boolean;
+  withUrl?: boolean;
+  host?: string;
+  port?: string;
+  security?: string;
+  username?: string;
+  withPassword?: boolean;
+  removeAuth?: boolean;
+  from?: string;
+  to?: string[];
+  skipTlsVerify?: boolean;
+  smtpCaFile?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const collectList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const collectList = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 export function notifierFlags(cmd: Command, update: boolean): Command {
   cmd
-    .option('--url <url>', 'WEBHOOK: where to POST; NTFY: the server (e.g. https://ntfy.sh). A SLACK URL is a secret: it is read from stdin or a prompt')
+    .option(
+      '--url <url>',
+      'WEBHOOK: where to POST; NTFY: the server (e.g. https://ntfy.sh). A SLACK URL is a secret: it is read from stdin or a prompt',
+    )
     .option('--header <name>', 'WEBHOOK: a header to send, its value read from stdin or a prompt (repeatable)', collect)
     .option('--topic <topic>', 'NTFY: the topic')
     .option('--priority <priority>', 'NTFY: 1 to 5, or min, low, default, high, max')
@@ -33,14 +56,17 @@ export function notifierFlags(cmd: Command, update: boolean): Command {
     .option('--host <host>', 'EMAIL: the SMTP server')
     .option('--port <port>', 'EMAIL: its port (587 STARTTLS, 465 TLS, 25 NONE by default)')
     .option('--security <mode>', 'EMAIL: STARTTLS (default), TLS or NONE')
-    .option('--username <user>', update ? 'EMAIL: SMTP AUTH user (give --with-password too)' : 'EMAIL: SMTP AUTH user; the password is read from stdin or a prompt')
+    .option(
+      '--username <user>',
+      update ? 'EMAIL: SMTP AUTH user (give --with-password too)' : 'EMAIL: SMTP AUTH user; the password is read from stdin or a prompt',
+    )
     .option('--from <address>', 'EMAIL: sender address')
     .option('--to <address>', 'EMAIL: recipient (repeatable, or comma-separated)', collectList)
     .option('--skip-tls-verify', 'EMAIL: accept any certificate of the SMTP server (prefer --smtp-ca-file)')
     .option('--smtp-ca-file <file>', 'EMAIL: PEM CA certificate(s) to trust for the SMTP server');
   if (update) {
     cmd
-      .option('--no-skip-tls-verify', 'EMAIL: verify the SMTP server\'s certificate again')
+      .option('--no-skip-tls-verify', "EMAIL: verify the SMTP server's certificate again")
       .option('--remove-header <name>', 'WEBHOOK: stop sending this header (repeatable)', collect)
       .option('--remove-token', 'NTFY: send no token')
       .option('--with-url', 'SLACK: read a new webhook URL from stdin or a prompt')
@@ -60,7 +86,12 @@ async function readSecrets(labels: string[]): Promise<string[]> {
   }
   const lines = (await readStdin()).split(/\r?\n/);
   return labels.map((label, i) => {
-    if (!lines[i]) throw new MonctlError('usage', `expected ${labels.length === 1 ? 'a line' : `${labels.length} lines`} on stdin (${labels.join('; ')}): ${label} is missing`, ExitCode.usage);
+    if (!lines[i])
+      throw new MonctlError(
+        'usage',
+        `expected ${labels.length === 1 ? 'a line' : `${labels.length} lines`} on stdin (${labels.join('; ')}): ${label} is missing`,
+        ExitCode.usage,
+      );
     return lines[i];
   });
 }
@@ -101,7 +132,8 @@ export async function configOf(type: NotifierType, f: NotifierFlags, update: boo
 
   // The secrets, in a fixed order: headers as given, then the type's own.
   const wanted: Array<{ label: string; put: (v: string) => void }> = [];
-  for (const name of f.header ?? []) wanted.push({ label: `Value of header ${name}`, put: (v) => (c.headers = { ...c.headers, [name]: v }) });
+  for (const name of f.header ?? [])
+    wanted.push({ label: `Value of header ${name}`, put: (v) => (c.headers = { ...c.headers, [name]: v }) });
   if (type === 'SLACK' && (!update || f.withUrl)) wanted.push({ label: 'Slack incoming-webhook URL', put: (v) => (c.url = v) });
   if (f.withToken) wanted.push({ label: 'ntfy access token', put: (v) => (c.token = v) });
   if ((f.username !== undefined && !update) || f.withPassword) wanted.push({ label: 'SMTP password', put: (v) => (c.password = v) });

@@ -13,14 +13,19 @@ import { configOf, type NotifierFlags, notifierFlags } from './notifier-input.ts
 function destination(n: Notifier): string {
   const c = n.config;
   switch (n.type) {
-    case 'WEBHOOK': return c.url ?? '';
-    case 'SLACK': return `${c.origin ?? ''}/… (secret URL)`;
-    case 'NTFY': return `${c.url}/${c.topic}`;
-    case 'EMAIL': return `smtp://${c.host}:${c.port} -> ${(c.to ?? []).join(',')}`;
+    case 'WEBHOOK':
+      return c.url ?? '';
+    case 'SLACK':
+      return `${c.origin ?? ''}/… (secret URL)`;
+    case 'NTFY':
+      return `${c.url}/${c.topic}`;
+    case 'EMAIL':
+      return `smtp://${c.host}:${c.port} -> ${(c.to ?? []).join(',')}`;
   }
 }
 
-const secretNames = (n: Notifier) => Object.entries(n.secrets).map(([k, v]) => (Array.isArray(v) ? v.map((h) => `header:${h}`).join(',') : k));
+const secretNames = (n: Notifier) =>
+  Object.entries(n.secrets).map(([k, v]) => (Array.isArray(v) ? v.map((h) => `header:${h}`).join(',') : k));
 
 export const notifierView: View<Notifier> = {
   columns: [
@@ -53,12 +58,25 @@ export const deliveryView: View<NotifierDelivery> = {
   ],
 };
 
-export const notifierId = (rt: Runtime, ref: string) => resolveRef(ref, 'notifier', () => rt.client.call(ops.listNotifiers), (n) => n.name);
+export const notifierId = (rt: Runtime, ref: string) =>
+  resolveRef(
+    ref,
+    'notifier',
+    () => rt.client.call(ops.listNotifiers),
+    (n) => n.name,
+  );
 
-interface SecretOut { outputFile?: string; force?: boolean }
+interface SecretOut {
+  outputFile?: string;
+  force?: boolean;
+}
 
 /** Hands a webhook signing secret over once: to a new 0600 file, or alone on stdout with the warning on stderr. */
-async function handOver(rt: Runtime, flags: SecretOut, make: () => Promise<{ secret: string; data: unknown; about: string }>): Promise<void> {
+async function handOver(
+  rt: Runtime,
+  flags: SecretOut,
+  make: () => Promise<{ secret: string; data: unknown; about: string }>,
+): Promise<void> {
   if (flags.force && !flags.outputFile) throw new MonctlError('usage', '--force goes with --output-file', ExitCode.usage);
   const file = flags.outputFile ? openSecretFile(flags.outputFile, Boolean(flags.force)) : undefined;
   let made: Awaited<ReturnType<typeof make>>;
@@ -78,67 +96,100 @@ async function handOver(rt: Runtime, flags: SecretOut, make: () => Promise<{ sec
   process.stdout.write(`${made.secret}\n`);
 }
 
-const withSecretFile = (cmd: Command) => cmd
-  .option('--output-file <file>', 'WEBHOOK: write the signing secret to this new file (mode 0600) instead of stdout')
-  .option('--force', 'with --output-file: replace the file if it exists');
+const withSecretFile = (cmd: Command) =>
+  cmd
+    .option('--output-file <file>', 'WEBHOOK: write the signing secret to this new file (mode 0600) instead of stdout')
+    .option('--force', 'with --output-file: replace the file if it exists');
 
 export function register(program: Command): void {
   const notifiers = program.command('notifiers').description('notification channels: WEBHOOK, SLACK, NTFY, EMAIL (ADMIN)');
 
-  withOutput(notifiers.command('list').alias('ls').description('list notifiers (secrets are never shown, only which are set)'))
-    .action(act(async (rt) => rt.show(await rt.client.call(ops.listNotifiers), notifierView)));
+  withOutput(notifiers.command('list').alias('ls').description('list notifiers (secrets are never shown, only which are set)')).action(
+    act(async (rt) => rt.show(await rt.client.call(ops.listNotifiers), notifierView)),
+  );
 
-  withOutput(notifiers.command('get').description('show a notifier').argument('<notifier>', 'id or name'))
-    .action(act(async (rt, ref: string) => rt.show(await rt.client.call(ops.getNotifier, { params: { id: await notifierId(rt, ref) } }), notifierView)));
+  withOutput(notifiers.command('get').description('show a notifier').argument('<notifier>', 'id or name')).action(
+    act(async (rt, ref: string) =>
+      rt.show(await rt.client.call(ops.getNotifier, { params: { id: await notifierId(rt, ref) } }), notifierView),
+    ),
+  );
 
-  withOutput(withSecretFile(notifierFlags(notifiers.command('add').description('add a notifier; secrets are read from stdin or a prompt').argument('<name>'), false)))
+  withOutput(
+    withSecretFile(
+      notifierFlags(
+        notifiers.command('add').description('add a notifier; secrets are read from stdin or a prompt').argument('<name>'),
+        false,
+      ),
+    ),
+  )
     .requiredOption('--type <type>', NOTIFIER_TYPES.join(', '))
     .option('--disabled', 'create it disabled')
-    .action(act(async (rt, name: string, f: NotifierFlags & SecretOut & { type: string; disabled?: boolean }) => {
-      const type = f.type.toUpperCase() as NotifierType;
-      if (!NOTIFIER_TYPES.includes(type)) throw new MonctlError('usage', `--type must be one of ${NOTIFIER_TYPES.join(', ')}`, ExitCode.usage);
-      if (f.outputFile && type !== 'WEBHOOK') throw new MonctlError('usage', '--output-file is for the signing secret of a WEBHOOK', ExitCode.usage);
-      const config = await configOf(type, f, false);
-      const create = () => rt.client.call(ops.createNotifier, { body: { name, type, enabled: !f.disabled, config: config as never } });
-      if (type !== 'WEBHOOK') {
-        const n = await create();
-        return rt.done(n, `Created notifier ${n.name} (id ${n.id}, ${n.type}).`);
-      }
-      await handOver(rt, f, async () => {
-        const n = await create();
-        return { secret: n.signingSecret!, data: n, about: `Created notifier ${n.name} (id ${n.id}, WEBHOOK)` };
-      });
-    }));
+    .action(
+      act(async (rt, name: string, f: NotifierFlags & SecretOut & { type: string; disabled?: boolean }) => {
+        const type = f.type.toUpperCase() as NotifierType;
+        if (!NOTIFIER_TYPES.includes(type))
+          throw new MonctlError('usage', `--type must be one of ${NOTIFIER_TYPES.join(', ')}`, ExitCode.usage);
+        if (f.outputFile && type !== 'WEBHOOK')
+          throw new MonctlError('usage', '--output-file is for the signing secret of a WEBHOOK', ExitCode.usage);
+        const config = await configOf(type, f, false);
+        const create = () => rt.client.call(ops.createNotifier, { body: { name, type, enabled: !f.disabled, config: config as never } });
+        if (type !== 'WEBHOOK') {
+          const n = await create();
+          return rt.done(n, `Created notifier ${n.name} (id ${n.id}, ${n.type}).`);
+        }
+        await handOver(rt, f, async () => {
+          const n = await create();
+          return { secret: n.signingSecret!, data: n, about: `Created notifier ${n.name} (id ${n.id}, WEBHOOK)` };
+        });
+      }),
+    );
 
-  withOutput(notifierFlags(notifiers.command('update').description('change a notifier (what is not given is kept, secrets included)').argument('<notifier>', 'id or name'), true))
+  withOutput(
+    notifierFlags(
+      notifiers
+        .command('update')
+        .description('change a notifier (what is not given is kept, secrets included)')
+        .argument('<notifier>', 'id or name'),
+      true,
+    ),
+  )
     .option('--name <name>', 'rename')
     .option('--enable', 'send to it')
     .option('--disable', 'stop sending to it')
-    .action(act(async (rt, ref: string, f: NotifierFlags & { name?: string; enable?: boolean; disable?: boolean }) => {
-      if (f.enable && f.disable) throw new MonctlError('usage', 'give --enable or --disable, not both', ExitCode.usage);
-      const current = await rt.client.call(ops.getNotifier, { params: { id: await notifierId(rt, ref) } });
-      const config = await configOf(current.type, f, true);
-      const body = {
-        ...(f.name ? { name: f.name } : {}), ...(f.enable || f.disable ? { enabled: Boolean(f.enable) } : {}),
-        ...(Object.keys(config).length ? { config } : {}),
-      };
-      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
-      const n = await rt.client.call(ops.updateNotifier, { params: { id: current.id }, body });
-      await rt.done(n, `Updated notifier ${n.name} (id ${n.id}).`);
-    }));
+    .action(
+      act(async (rt, ref: string, f: NotifierFlags & { name?: string; enable?: boolean; disable?: boolean }) => {
+        if (f.enable && f.disable) throw new MonctlError('usage', 'give --enable or --disable, not both', ExitCode.usage);
+        const current = await rt.client.call(ops.getNotifier, { params: { id: await notifierId(rt, ref) } });
+        const config = await configOf(current.type, f, true);
+        const body = {
+          ...(f.name ? { name: f.name } : {}),
+          ...(f.enable || f.disable ? { enabled: Boolean(f.enable) } : {}),
+          ...(Object.keys(config).length ? { config } : {}),
+        };
+        if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
+        const n = await rt.client.call(ops.updateNotifier, { params: { id: current.id }, body });
+        await rt.done(n, `Updated notifier ${n.name} (id ${n.id}).`);
+      }),
+    );
 
-  notifiers.command('rm').description('delete a notifier and its delivery log')
+  notifiers
+    .command('rm')
+    .description('delete a notifier and its delivery log')
     .argument('<notifier>', 'id or name')
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = await notifierId(rt, ref);
-      await confirm(`Delete notifier ${ref}`, opts.yes);
-      await rt.client.call(ops.deleteNotifier, { params: { id } });
-      process.stdout.write(`Deleted notifier ${ref}.\n`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await notifierId(rt, ref);
+        await confirm(`Delete notifier ${ref}`, opts.yes);
+        await rt.client.call(ops.deleteNotifier, { params: { id } });
+        process.stdout.write(`Deleted notifier ${ref}.\n`);
+      }),
+    );
 
-  withOutput(notifiers.command('test').description('send a test message now; exit 1 when it was not delivered').argument('<notifier>', 'id or name'))
-    .action(act(async (rt, ref: string) => {
+  withOutput(
+    notifiers.command('test').description('send a test message now; exit 1 when it was not delivered').argument('<notifier>', 'id or name'),
+  ).action(
+    act(async (rt, ref: string) => {
       const result = await rt.client.call(ops.testNotifier, { params: { id: await notifierId(rt, ref) } });
       if (rt.structured) {
         await rt.show(result);
@@ -147,26 +198,41 @@ export function register(program: Command): void {
       }
       const how = `${result.statusCode !== null ? `status ${result.statusCode}, ` : ''}${result.latencyMs} ms`;
       if (result.ok) return void process.stdout.write(`Delivered a test message to ${ref} (${how}).\n`);
-      throw new MonctlError('delivery-failed', `the test message to ${ref} was not delivered: ${result.error} (${how}; `
-        + `${result.retryable ? 'a real notification would be retried' : 'a real notification would not be retried'})`);
-    }));
+      throw new MonctlError(
+        'delivery-failed',
+        `the test message to ${ref} was not delivered: ${result.error} (${how}; ` +
+          `${result.retryable ? 'a real notification would be retried' : 'a real notification would not be retried'})`,
+      );
+    }),
+  );
 
   withOutput(notifiers.command('deliveries').description('delivery attempts, newest first').argument('<notifier>', 'id or name'))
     .option('--limit <n>', 'how many (1 to 1000)', '100')
     .option('--before <id>', 'attempts older than this attempt id')
-    .action(act(async (rt, ref: string, opts: { limit: string; before?: string }) => {
-      const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
-      await rt.show(await rt.client.call(ops.listNotifierDeliveries, { params: { id: await notifierId(rt, ref) }, query }), deliveryView);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { limit: string; before?: string }) => {
+        const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
+        await rt.show(await rt.client.call(ops.listNotifierDeliveries, { params: { id: await notifierId(rt, ref) }, query }), deliveryView);
+      }),
+    );
 
-  withOutput(withSecretFile(notifiers.command('rotate-secret').description('WEBHOOK: a new signing secret (the old one stops at once)').argument('<notifier>', 'id or name')))
+  withOutput(
+    withSecretFile(
+      notifiers
+        .command('rotate-secret')
+        .description('WEBHOOK: a new signing secret (the old one stops at once)')
+        .argument('<notifier>', 'id or name'),
+    ),
+  )
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, f: SecretOut & { yes?: boolean }) => {
-      const id = await notifierId(rt, ref);
-      await confirm(`Replace the signing secret of ${ref} (receivers must be given the new one)`, f.yes);
-      await handOver(rt, f, async () => {
-        const { signingSecret } = await rt.client.call(ops.rotateNotifierSigningSecret, { params: { id } });
-        return { secret: signingSecret, data: { id, signingSecret }, about: `New signing secret for notifier ${ref}` };
-      });
-    }));
+    .action(
+      act(async (rt, ref: string, f: SecretOut & { yes?: boolean }) => {
+        const id = await notifierId(rt, ref);
+        await confirm(`Replace the signing secret of ${ref} (receivers must be given the new one)`, f.yes);
+        await handOver(rt, f, async () => {
+          const { signingSecret } = await rt.client.call(ops.rotateNotifierSigningSecret, { params: { id } });
+          return { secret: signingSecret, data: { id, signingSecret }, about: `New signing secret for notifier ${ref}` };
+        });
+      }),
+    );
 }

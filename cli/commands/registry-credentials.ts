@@ -19,25 +19,36 @@ const view: View<C> = {
 export function register(program: Command): void {
   const rc = program.command('registry-credentials').alias('regcred').description('credentials for private container registries (ADMIN)');
 
-  withOutput(rc.command('list').alias('ls').description('list registry credentials (passwords are never shown)'))
-    .action(act(async (rt) => rt.show(await rt.client.call(ops.listRegistryCredentials), view)));
+  withOutput(rc.command('list').alias('ls').description('list registry credentials (passwords are never shown)')).action(
+    act(async (rt) => rt.show(await rt.client.call(ops.listRegistryCredentials), view)),
+  );
 
   withOutput(rc.command('add').description('store a credential; the password is prompted, or read from stdin'))
     .argument('<registry>', 'host[:port]')
     .requiredOption('--username <name>', 'registry user')
-    .action(act(async (rt, registry: string, opts: { username: string }) => {
-      const password = await readSecret('Registry password');
-      const c = await rt.client.call(ops.createRegistryCredential, { body: { registry, username: opts.username, password } });
-      await rt.done(c, `Stored credential ${c.id} for ${c.registry}.`);
-    }));
+    .action(
+      act(async (rt, registry: string, opts: { username: string }) => {
+        const password = await readSecret('Registry password');
+        const c = await rt.client.call(ops.createRegistryCredential, { body: { registry, username: opts.username, password } });
+        await rt.done(c, `Stored credential ${c.id} for ${c.registry}.`);
+      }),
+    );
 
-  rc.command('rm').description('delete a registry credential')
+  rc.command('rm')
+    .description('delete a registry credential')
     .argument('<credential>', 'id or registry')
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = await resolveRef(ref, 'registry credential', () => rt.client.call(ops.listRegistryCredentials), (c) => c.registry);
-      await confirm(`Delete registry credential ${ref}`, opts.yes);
-      await rt.client.call(ops.deleteRegistryCredential, { params: { id } });
-      process.stdout.write(`Deleted registry credential ${ref}.\n`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await resolveRef(
+          ref,
+          'registry credential',
+          () => rt.client.call(ops.listRegistryCredentials),
+          (c) => c.registry,
+        );
+        await confirm(`Delete registry credential ${ref}`, opts.yes);
+        await rt.client.call(ops.deleteRegistryCredential, { params: { id } });
+        process.stdout.write(`Deleted registry credential ${ref}.\n`);
+      }),
+    );
 }

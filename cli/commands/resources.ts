@@ -11,7 +11,10 @@ import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 
 /** Admins see AdminResource; others the public list item or detail (fields may be absent). */
 type R = Partial<Static<typeof AdminResource>> & {
-  id: number; name: string; incidents?: Array<{ id: number; openedAt: string; resolvedAt: string | null }>; locationResults?: LocationResult[];
+  id: number;
+  name: string;
+  incidents?: Array<{ id: number; openedAt: string; resolvedAt: string | null }>;
+  locationResults?: LocationResult[];
 };
 
 /** `office: not_available (503 Service Unavailable)`; an unknown location with its reason. */
@@ -34,7 +37,11 @@ export const view: View<R> = {
     { header: 'ACTIVE', get: (r) => r.active, wide: true },
     { header: 'SKIP TLS', get: (r) => r.skipTLS, wide: true },
     { header: 'RECURSIVE', get: (r) => r.recursive, wide: true },
-    { header: 'THRESHOLDS', get: (r) => (r.failureThreshold === undefined ? undefined : `${r.failureThreshold} down / ${r.successThreshold} up`), wide: true },
+    {
+      header: 'THRESHOLDS',
+      get: (r) => (r.failureThreshold === undefined ? undefined : `${r.failureThreshold} down / ${r.successThreshold} up`),
+      wide: true,
+    },
     { header: 'MAINTENANCE', get: (r) => (r.inMaintenance === undefined ? undefined : r.inMaintenance ? 'yes' : 'no'), wide: true },
     { header: 'CERT EXPIRES', get: (r) => r.certExpiresAt, wide: true },
     { header: 'LOCATIONS', get: (r) => r.locations, wide: true },
@@ -42,7 +49,11 @@ export const view: View<R> = {
     // The admin detail: the latest result at each location (unknown says why).
     { header: 'BY LOCATION', get: (r) => r.locationResults?.map(byLocation).join('; '), wide: true },
     // The admin detail's recent incidents (`monctl incidents list --resource NAME` lists them all).
-    { header: 'OPEN INCIDENT', get: (r) => r.incidents?.filter((i) => i.resolvedAt === null).map((i) => `#${i.id} since ${i.openedAt}`), wide: true },
+    {
+      header: 'OPEN INCIDENT',
+      get: (r) => r.incidents?.filter((i) => i.resolvedAt === null).map((i) => `#${i.id} since ${i.openedAt}`),
+      wide: true,
+    },
     { header: 'CREATED', get: (r) => r.createdAt, wide: true },
   ],
 };
@@ -62,9 +73,24 @@ export const historyView: View<HistoryEntry> = {
 /** Lists through the admin endpoints when the credential is ADMIN (the public list leaves out inactive and hidden ones). */
 export const listAll = async (rt: Runtime): Promise<R[]> =>
   rt.isAdmin ? rt.client.call(ops.listAdminResources) : rt.client.call(ops.listResources);
-export const resourceId = (rt: Runtime, ref: string) => resolveRef(ref, 'resource', () => listAll(rt), (r) => r.name);
+export const resourceId = (rt: Runtime, ref: string) =>
+  resolveRef(
+    ref,
+    'resource',
+    () => listAll(rt),
+    (r) => r.name,
+  );
 export const groupIds = (rt: Runtime, refs: string[]) =>
-  Promise.all(refs.map((g) => resolveRef(g, 'group', () => rt.client.call(ops.listGroups), (x) => x.name)));
+  Promise.all(
+    refs.map((g) =>
+      resolveRef(
+        g,
+        'group',
+        () => rt.client.call(ops.listGroups),
+        (x) => x.name,
+      ),
+    ),
+  );
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 function interval(text: string | undefined): number | undefined {
@@ -75,29 +101,48 @@ function interval(text: string | undefined): number | undefined {
 /** A threshold, 1 to 100 (the daemon checks the range too, and says which field). */
 function threshold(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100) throw new MonctlError('usage', `${flag} must be a number from 1 to 100, not "${text}"`, ExitCode.usage);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100)
+    throw new MonctlError('usage', `${flag} must be a number from 1 to 100, not "${text}"`, ExitCode.usage);
   return Number(text);
 }
 
 /** The daemon's fields as `resources add/update` name them. */
 const FLAGS: FlagNames = {
-  resourceType: '--type', target: '--target', intervalSeconds: '--interval', groupIds: '--group', skipTLS: '--skip-tls',
-  recursive: '--recursive', failureThreshold: '--failure-threshold', successThreshold: '--success-threshold',
-  locations: '--location', quorum: '--quorum',
+  resourceType: '--type',
+  target: '--target',
+  intervalSeconds: '--interval',
+  groupIds: '--group',
+  skipTLS: '--skip-tls',
+  recursive: '--recursive',
+  failureThreshold: '--failure-threshold',
+  successThreshold: '--success-threshold',
+  locations: '--location',
+  quorum: '--quorum',
 };
 
 /** `--type`, checked before any request: the daemon's 400 would name `resourceType` and exit 1. */
 function resourceType(text: string): (typeof RESOURCE_TYPES)[number] {
   const type = text.toUpperCase();
-  if (!(RESOURCE_TYPES as readonly string[]).includes(type)) throw new MonctlError('usage', `--type must be one of ${RESOURCE_TYPES.join(', ')}, not "${text}"`, ExitCode.usage);
+  if (!(RESOURCE_TYPES as readonly string[]).includes(type))
+    throw new MonctlError('usage', `--type must be one of ${RESOURCE_TYPES.join(', ')}, not "${text}"`, ExitCode.usage);
   return type as (typeof RESOURCE_TYPES)[number];
 }
 
 /** Commander's names: `groups` is update's `--no-groups`, false when given. */
 interface Flags {
-  type?: string; target?: string; interval?: string; group?: string[]; groups?: boolean;
-  skipTls?: boolean; recursive?: boolean; active?: boolean; name?: string;
-  failureThreshold?: string; successThreshold?: string; location?: string[]; quorum?: string;
+  type?: string;
+  target?: string;
+  interval?: string;
+  group?: string[];
+  groups?: boolean;
+  skipTls?: boolean;
+  recursive?: boolean;
+  active?: boolean;
+  name?: string;
+  failureThreshold?: string;
+  successThreshold?: string;
+  location?: string[];
+  quorum?: string;
 }
 
 function resourceFlags(cmd: Command): Command {
@@ -136,7 +181,8 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.location) body.locations = f.location;
   if (f.quorum !== undefined) {
     const q = f.quorum.toLowerCase();
-    if (!(QUORUMS as readonly string[]).includes(q)) throw new MonctlError('usage', `--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`, ExitCode.usage);
+    if (!(QUORUMS as readonly string[]).includes(q))
+      throw new MonctlError('usage', `--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`, ExitCode.usage);
     body.quorum = q as (typeof QUORUMS)[number];
   }
   return body;
@@ -171,76 +217,106 @@ export const quick = { list, ls: list };
 export function register(program: Command): void {
   const resources = program.command('resources').alias('res').description('monitored resources');
 
-  withOutput(resources.command('list').alias('ls').description('list resources (ADMIN: every resource, inactive and hidden too)'))
-    .action(act(list));
+  withOutput(resources.command('list').alias('ls').description('list resources (ADMIN: every resource, inactive and hidden too)')).action(
+    act(list),
+  );
 
-  withOutput(resources.command('get').description('show a resource').argument('<resource>', 'id or name'))
-    .action(act(async (rt, ref: string) => {
+  withOutput(resources.command('get').description('show a resource').argument('<resource>', 'id or name')).action(
+    act(async (rt, ref: string) => {
       await rt.show(await getOne(rt, await resourceId(rt, ref)), view);
-    }));
+    }),
+  );
 
   withOutput(resourceFlags(resources.command('add').description('add a resource').argument('<name>')))
     .option('--wait', 'wait for the first check, then show the resource; exit 5 when NOT_AVAILABLE (not with --inactive)')
     .option('--timeout <seconds>', 'how long --wait waits', '120')
-    .action(act(async (rt, name: string, f: Flags & { inactive?: boolean; wait?: boolean; timeout: string }) => {
-      if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
-      if (!f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', ExitCode.usage);
-      if (!f.type) {
-        throw new MonctlError('usage', `resources add needs --type (one of ${RESOURCE_TYPES.join(', ')}): `
-          + `--target "${f.target}" is not an http:// or https:// URL, the one kind whose type goes without saying`, ExitCode.usage);
-      }
-      // An inactive resource is never checked on schedule: refuse before creating it rather than wait for nothing.
-      if (f.wait && f.inactive) {
-        throw new MonctlError('usage', `--wait waits for the first scheduled check, and an inactive resource has none; nothing was created.\n`
-          + `Drop --inactive, or add it and run: monctl resources check ${name}`, ExitCode.usage);
-      }
-      const body = { ...(await bodyOf(rt, f)), name } as Static<typeof ResourcePatch> & { name: string; resourceType: 'HTTP'; target: string };
-      const created = await namingFlags(FLAGS, () => rt.client.call(ops.createResource, { body }));
-      if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
-      if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);
-      const entry = await waitForCheck(rt, created.id, Number(f.timeout));
-      // The resource, as without --wait, now with its first result (recorded in the same transaction as the entry).
-      // A USER does not see a resource of a HIDDEN group: then the resource as created.
-      const shown = await getOne(rt, created.id).catch((err: unknown) => {
-        if (err instanceof HttpError && err.status === 404) return created;
-        throw err;
-      });
-      await rt.show(shown, view);
-      if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;
-    }));
+    .action(
+      act(async (rt, name: string, f: Flags & { inactive?: boolean; wait?: boolean; timeout: string }) => {
+        if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
+        if (!f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', ExitCode.usage);
+        if (!f.type) {
+          throw new MonctlError(
+            'usage',
+            `resources add needs --type (one of ${RESOURCE_TYPES.join(', ')}): ` +
+              `--target "${f.target}" is not an http:// or https:// URL, the one kind whose type goes without saying`,
+            ExitCode.usage,
+          );
+        }
+        // An inactive resource is never checked on schedule: refuse before creating it rather than wait for nothing.
+        if (f.wait && f.inactive) {
+          throw new MonctlError(
+            'usage',
+            `--wait waits for the first scheduled check, and an inactive resource has none; nothing was created.\n` +
+              `Drop --inactive, or add it and run: monctl resources check ${name}`,
+            ExitCode.usage,
+          );
+        }
+        const body = { ...(await bodyOf(rt, f)), name } as Static<typeof ResourcePatch> & {
+          name: string;
+          resourceType: 'HTTP';
+          target: string;
+        };
+        const created = await namingFlags(FLAGS, () => rt.client.call(ops.createResource, { body }));
+        if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
+        if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);
+        const entry = await waitForCheck(rt, created.id, Number(f.timeout));
+        // The resource, as without --wait, now with its first result (recorded in the same transaction as the entry).
+        // A USER does not see a resource of a HIDDEN group: then the resource as created.
+        const shown = await getOne(rt, created.id).catch((err: unknown) => {
+          if (err instanceof HttpError && err.status === 404) return created;
+          throw err;
+        });
+        await rt.show(shown, view);
+        if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;
+      }),
+    );
 
-  withOutput(resourceFlags(resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'))
-    .option('--name <name>', 'rename')
-    .option('--no-groups', 'take it out of every group (--group replaces the groups)'))
-    .action(act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
+  withOutput(
+    resourceFlags(
+      resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'),
+    )
+      .option('--name <name>', 'rename')
+      .option('--no-groups', 'take it out of every group (--group replaces the groups)'),
+  ).action(
+    act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
       const body = await bodyOf(rt, f);
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
       const id = await resourceId(rt, ref);
       const r = await namingFlags({ ...FLAGS, name: '--name' }, () => rt.client.call(ops.updateResource, { params: { id }, body }));
       await rt.done(r, `Updated resource ${r.name} (id ${r.id}).`);
-    }));
+    }),
+  );
 
-  resources.command('rm').description('delete a resource and its history')
+  resources
+    .command('rm')
+    .description('delete a resource and its history')
     .argument('<resource>', 'id or name')
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = await resourceId(rt, ref);
-      const { confirm } = await import('../io/prompt.ts');
-      await confirm(`Delete resource ${ref} and its history`, opts.yes);
-      await rt.client.call(ops.deleteResource, { params: { id } });
-      process.stdout.write(`Deleted resource ${ref}.\n`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await resourceId(rt, ref);
+        const { confirm } = await import('../io/prompt.ts');
+        await confirm(`Delete resource ${ref} and its history`, opts.yes);
+        await rt.client.call(ops.deleteResource, { params: { id } });
+        process.stdout.write(`Deleted resource ${ref}.\n`);
+      }),
+    );
 
   withOutput(resources.command('history').description('check history, most recent first').argument('<resource>', 'id or name'))
     .option('--limit <n>', 'how many entries (1 to 1000)', '100')
     .option('--before <id>', 'entries older than this entry id')
-    .action(act(async (rt, ref: string, opts: { limit: string; before?: string }) => {
-      const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
-      await rt.show(await rt.client.call(ops.getResourceHistory, { params: { id: await resourceId(rt, ref) }, query }), historyView);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { limit: string; before?: string }) => {
+        const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
+        await rt.show(await rt.client.call(ops.getResourceHistory, { params: { id: await resourceId(rt, ref) }, query }), historyView);
+      }),
+    );
 
-  withOutput(resources.command('check').description('run a check now; exit 5 when NOT_AVAILABLE').argument('<resource>', 'id or name'))
-    .action(act(async (rt, ref: string) => {
+  withOutput(
+    resources.command('check').description('run a check now; exit 5 when NOT_AVAILABLE').argument('<resource>', 'id or name'),
+  ).action(
+    act(async (rt, ref: string) => {
       await reportCheck(rt, await rt.client.call(ops.checkResource, { params: { id: await resourceId(rt, ref) } }));
-    }));
+    }),
+  );
 }

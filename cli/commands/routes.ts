@@ -6,7 +6,16 @@ import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { agentId } from './agents.ts';
-import { type AccessFlags, accessBody, authCell, certCell, checkHttpOnly, rateCell, wantsHttpOnly, withAccessFlags } from './route-access.ts';
+import {
+  type AccessFlags,
+  accessBody,
+  authCell,
+  certCell,
+  checkHttpOnly,
+  rateCell,
+  wantsHttpOnly,
+  withAccessFlags,
+} from './route-access.ts';
 
 /**
  * Agent names by id, for the AGENT columns of tables: one list call per command, and none for
@@ -15,7 +24,7 @@ import { type AccessFlags, accessBody, authCell, certCell, checkHttpOnly, rateCe
 async function agentNames(rt: Runtime, needed = !rt.structured): Promise<Map<number, string>> {
   return needed ? new Map((await rt.client.call(ops.listAgents)).map((a) => [a.id, a.name])) : new Map();
 }
-const nameOf = (names: Map<number, string>, id: number | null | undefined) => (id == null ? id : names.get(id) ?? id);
+const nameOf = (names: Map<number, string>, id: number | null | undefined) => (id == null ? id : (names.get(id) ?? id));
 
 export const routeView = (names: Map<number, string>): View<Route> => ({
   columns: [
@@ -39,8 +48,11 @@ export const routeView = (names: Map<number, string>): View<Route> => ({
 
 /** `routes get`: the list's columns and the certificate the HTTPS edge serves for the hostname. */
 const detailView = (names: Map<number, string>): View<Route> => ({
-  columns: [...routeView(names).columns.filter((c) => c.header !== 'CREATED' && c.header !== 'UPDATED'),
-    { header: 'CERTIFICATE', get: certCell }, ...routeView(names).columns.filter((c) => c.header === 'CREATED' || c.header === 'UPDATED')],
+  columns: [
+    ...routeView(names).columns.filter((c) => c.header !== 'CREATED' && c.header !== 'UPDATED'),
+    { header: 'CERTIFICATE', get: certCell },
+    ...routeView(names).columns.filter((c) => c.header === 'CREATED' || c.header === 'UPDATED'),
+  ],
 });
 
 export const logView = (names: Map<number, string>): View<RouteLogEntry> => ({
@@ -60,9 +72,24 @@ export const logView = (names: Map<number, string>): View<RouteLogEntry> => ({
   ],
 });
 
-const routeId = (rt: Runtime, ref: string) => resolveRef(ref, 'route', () => rt.client.call(ops.listRoutes), (r) => r.name);
+const routeId = (rt: Runtime, ref: string) =>
+  resolveRef(
+    ref,
+    'route',
+    () => rt.client.call(ops.listRoutes),
+    (r) => r.name,
+  );
 
-interface RouteFlags extends AccessFlags { type?: string; agent?: string; target?: string; hostname?: string; pathPrefix?: string; listenPort?: string; enabled?: boolean; allowEncodedSlashes?: boolean }
+interface RouteFlags extends AccessFlags {
+  type?: string;
+  agent?: string;
+  target?: string;
+  hostname?: string;
+  pathPrefix?: string;
+  listenPort?: string;
+  enabled?: boolean;
+  allowEncodedSlashes?: boolean;
+}
 
 function withRouteFlags(cmd: Command): Command {
   return withAccessFlags(cmd)
@@ -99,30 +126,36 @@ async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }, curre
 export function register(program: Command): void {
   const routes = program.command('routes').description('tunnel routes and their access logs (ADMIN)');
 
-  withOutput(routes.command('list').alias('ls').description('list routes'))
-    .action(act(async (rt) => {
+  withOutput(routes.command('list').alias('ls').description('list routes')).action(
+    act(async (rt) => {
       const [list, names] = await Promise.all([rt.client.call(ops.listRoutes), agentNames(rt)]);
       await rt.show(list, routeView(names));
-    }));
+    }),
+  );
 
-  withOutput(routes.command('get').description('show a route').argument('<route>', 'id or name'))
-    .action(act(async (rt, ref: string) => {
+  withOutput(routes.command('get').description('show a route').argument('<route>', 'id or name')).action(
+    act(async (rt, ref: string) => {
       const [route, names] = await Promise.all([rt.client.call(ops.getRoute, { params: { id: await routeId(rt, ref) } }), agentNames(rt)]);
       await rt.show(route, detailView(names));
-    }));
+    }),
+  );
 
-  withOutput(withRouteFlags(routes.command('add').description('create a route').argument('<name>')))
-    .action(act(async (rt, name: string, f: RouteFlags) => {
+  withOutput(withRouteFlags(routes.command('add').description('create a route').argument('<name>'))).action(
+    act(async (rt, name: string, f: RouteFlags) => {
       if (!f.agent || !f.target) throw new MonctlError('usage', 'routes add needs --agent and --target', ExitCode.usage);
       // A listen port means TCP unless said otherwise.
       const body = { name, type: f.listenPort ? 'TCP' : 'HTTP', ...(await bodyOf(rt, f)) } as RouteCreate;
       const route = await rt.client.call(ops.createRoute, { body });
       await rt.done(route, `Created route ${route.name} (id ${route.id}).`);
-    }));
+    }),
+  );
 
-  withOutput(withRouteFlags(routes.command('update').description('change a route (fields not given are kept)').argument('<route>', 'id or name'))
-    .option('--name <name>', 'rename'))
-    .action(act(async (rt, ref: string, f: RouteFlags & { name?: string }) => {
+  withOutput(
+    withRouteFlags(
+      routes.command('update').description('change a route (fields not given are kept)').argument('<route>', 'id or name'),
+    ).option('--name <name>', 'rename'),
+  ).action(
+    act(async (rt, ref: string, f: RouteFlags & { name?: string }) => {
       const id = await routeId(rt, ref);
       // --basic-auth keeps the route's other users: their names come from the route as it is.
       // HTTP-only flags need its type, to refuse them on a TCP route before any prompt.
@@ -132,32 +165,42 @@ export function register(program: Command): void {
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
       const route = await rt.client.call(ops.updateRoute, { params: { id }, body });
       await rt.done(route, `Updated route ${route.name} (id ${route.id}).`);
-    }));
+    }),
+  );
 
-  routes.command('rm').description('delete a route')
+  routes
+    .command('rm')
+    .description('delete a route')
     .argument('<route>', 'id or name')
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = await routeId(rt, ref);
-      await confirm(`Delete route ${ref}`, opts.yes);
-      await rt.client.call(ops.deleteRoute, { params: { id } });
-      process.stdout.write(`Deleted route ${ref}.\n`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await routeId(rt, ref);
+        await confirm(`Delete route ${ref}`, opts.yes);
+        await rt.client.call(ops.deleteRoute, { params: { id } });
+        process.stdout.write(`Deleted route ${ref}.\n`);
+      }),
+    );
 
   withOutput(routes.command('log').description('recent access log entries, newest first; --follow to watch live'))
     .argument('<route>', 'id or name')
     .option('--limit <n>', 'how many entries (1 to 1000)', '100')
     .option('--before <id>', 'entries older than this entry id')
     .option('-f, --follow', 'stream new entries (a live view on a terminal, NDJSON when piped)')
-    .action(act(async (rt, ref: string, opts: { limit: string; before?: string; follow?: boolean }) => {
-      const id = await routeId(rt, ref);
-      if (opts.follow) {
-        const { followRouteLog } = await import('../tui/route-log.tsx');
-        return followRouteLog(rt, id);
-      }
-      const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
-      // The AGENT column is in -o wide only.
-      const [entries, names] = await Promise.all([rt.client.call(ops.getRouteLog, { params: { id }, query }), agentNames(rt, rt.format === 'wide')]);
-      await rt.show(entries, logView(names));
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { limit: string; before?: string; follow?: boolean }) => {
+        const id = await routeId(rt, ref);
+        if (opts.follow) {
+          const { followRouteLog } = await import('../tui/route-log.tsx');
+          return followRouteLog(rt, id);
+        }
+        const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
+        // The AGENT column is in -o wide only.
+        const [entries, names] = await Promise.all([
+          rt.client.call(ops.getRouteLog, { params: { id }, query }),
+          agentNames(rt, rt.format === 'wide'),
+        ]);
+        await rt.show(entries, logView(names));
+      }),
+    );
 }

@@ -35,28 +35,44 @@ const view = (names: Map<number, string>): View<P> => ({
   ],
 });
 
-export const pageId = (rt: Runtime, ref: string) => resolveRef(ref, 'status page', () => rt.client.call(ops.listStatusPages), (p) => p.slug);
+export const pageId = (rt: Runtime, ref: string) =>
+  resolveRef(
+    ref,
+    'status page',
+    () => rt.client.call(ops.listStatusPages),
+    (p) => p.slug,
+  );
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Commander's names: `--no-x` sets `x` to false. */
 interface Flags {
-  title?: string; slug?: string; description?: string | false; group?: string[]; groups?: boolean;
-  announcements?: boolean; incidents?: boolean; hostname?: string | false; footer?: string | false; httpsRedirect?: boolean;
+  title?: string;
+  slug?: string;
+  description?: string | false;
+  group?: string[];
+  groups?: boolean;
+  announcements?: boolean;
+  incidents?: boolean;
+  hostname?: string | false;
+  footer?: string | false;
+  httpsRedirect?: boolean;
   errorDetails?: boolean;
 }
 
 function withPageFlags(cmd: Command, update: boolean): Command {
-  cmd.option('--title <title>', 'the page title')
+  cmd
+    .option('--title <title>', 'the page title')
     .option('--description <text>', 'a line under the title')
     .option('--group <group>', 'a group to show, id or name (repeat, in order; none: every group the visitor may see)', collect)
     .option('--hostname <host>', 'serve the page at / on the edge listener for this Host')
     .option('--https-redirect', 'plain-HTTP requests for the page on its hostname get a 308 to the HTTPS edge')
     .option('--footer <text>', 'footer text')
-    .option('--error-details', 'anonymous visitors see the probes\' own error messages (addresses, ports), not a generic cause');
+    .option('--error-details', "anonymous visitors see the probes' own error messages (addresses, ports), not a generic cause");
   // Positive flags first: commander then leaves both unset unless one is given (no default to send).
   if (update) {
-    cmd.option('--slug <slug>', 'new slug (the page moves to /status/<slug>)')
+    cmd
+      .option('--slug <slug>', 'new slug (the page moves to /status/<slug>)')
       .option('--announcements', 'show active announcements')
       .option('--incidents', 'list recent incidents')
       .option('--no-groups', 'show every group the visitor may see')
@@ -66,8 +82,7 @@ function withPageFlags(cmd: Command, update: boolean): Command {
       .option('--no-error-details', 'anonymous visitors see a generic cause (connection refused, timeout, HTTP 503)')
       .option('--no-footer', 'remove the footer');
   }
-  return cmd.option('--no-announcements', 'do not show active announcements')
-    .option('--no-incidents', 'do not list recent incidents');
+  return cmd.option('--no-announcements', 'do not show active announcements').option('--no-incidents', 'do not list recent incidents');
 }
 
 async function bodyOf(rt: Runtime, f: Flags, update: boolean): Promise<Patch> {
@@ -91,41 +106,60 @@ async function bodyOf(rt: Runtime, f: Flags, update: boolean): Promise<Patch> {
 export function register(program: Command): void {
   const pages = program.command('status-pages').alias('sp').description('public status pages (ADMIN): /status/<slug>');
 
-  withOutput(pages.command('list').alias('ls').description('list status pages'))
-    .action(act(async (rt) => {
+  withOutput(pages.command('list').alias('ls').description('list status pages')).action(
+    act(async (rt) => {
       const [list, names] = await Promise.all([rt.client.call(ops.listStatusPages), groupNames(rt)]);
       await rt.show(list, view(names));
-    }));
+    }),
+  );
 
-  withOutput(pages.command('get').description('show a status page').argument('<page>', 'id or slug'))
-    .action(act(async (rt, ref: string) => {
+  withOutput(pages.command('get').description('show a status page').argument('<page>', 'id or slug')).action(
+    act(async (rt, ref: string) => {
       const id = await pageId(rt, ref);
       const [page, names] = await Promise.all([rt.client.call(ops.getStatusPage, { params: { id } }), groupNames(rt)]);
       await rt.show(page, view(names));
-    }));
+    }),
+  );
 
-  withOutput(withPageFlags(pages.command('add').description('create a status page').argument('<slug>', 'a-z, 0-9 and -: the page is at /status/<slug>'), false))
-    .action(act(async (rt, slug: string, f: Flags) => {
+  withOutput(
+    withPageFlags(
+      pages.command('add').description('create a status page').argument('<slug>', 'a-z, 0-9 and -: the page is at /status/<slug>'),
+      false,
+    ),
+  ).action(
+    act(async (rt, slug: string, f: Flags) => {
       if (!f.title) throw new MonctlError('usage', 'give the page a --title', ExitCode.usage);
       const body = { ...(await bodyOf(rt, f, false)), slug, title: f.title };
       const page = await rt.client.call(ops.createStatusPage, { body });
-      await rt.done(page, `Created status page ${page.slug} (id ${page.id}): /status/${page.slug}${page.customHostname ? ` and http://${page.customHostname}/ on the edge` : ''}.`);
-    }));
+      await rt.done(
+        page,
+        `Created status page ${page.slug} (id ${page.id}): /status/${page.slug}${page.customHostname ? ` and http://${page.customHostname}/ on the edge` : ''}.`,
+      );
+    }),
+  );
 
-  withOutput(withPageFlags(pages.command('update').description('change a status page').argument('<page>', 'id or slug'), true))
-    .action(act(async (rt, ref: string, f: Flags) => {
+  withOutput(withPageFlags(pages.command('update').description('change a status page').argument('<page>', 'id or slug'), true)).action(
+    act(async (rt, ref: string, f: Flags) => {
       const body = await bodyOf(rt, f, true);
-      if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option (see --help)', ExitCode.usage);
+      if (Object.keys(body).length === 0)
+        throw new MonctlError('usage', 'nothing to update: give at least one option (see --help)', ExitCode.usage);
       const id = await pageId(rt, ref);
       const page = await rt.client.call(ops.updateStatusPage, { params: { id }, body });
       await rt.done(page, `Updated status page ${page.slug} (id ${page.id}).`);
-    }));
+    }),
+  );
 
-  pages.command('rm').description('delete a status page').argument('<page>', 'id or slug').option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = await pageId(rt, ref);
-      await confirm(`Delete status page ${ref}`, opts.yes);
-      await rt.client.call(ops.deleteStatusPage, { params: { id } });
-      process.stdout.write(`Deleted status page ${ref}.\n`);
-    }));
+  pages
+    .command('rm')
+    .description('delete a status page')
+    .argument('<page>', 'id or slug')
+    .option('-y, --yes', 'do not ask')
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await pageId(rt, ref);
+        await confirm(`Delete status page ${ref}`, opts.yes);
+        await rt.client.call(ops.deleteStatusPage, { params: { id } });
+        process.stdout.write(`Deleted status page ${ref}.\n`);
+      }),
+    );
 }

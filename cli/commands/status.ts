@@ -24,16 +24,23 @@ async function watch(rt: Runtime): Promise<void> {
   const lookup = (id: number) => rt.client.call(ops.getResource, { params: { id } });
   await runInk((onFatal) => ({
     type: StatusApp,
-    props: { subscribe: ((handlers) => openStream(rt, ops.monitoringEvents.path, MONITORING_KINDS, handlers)) satisfies Subscribe, onFatal, marks, lookup },
+    props: {
+      subscribe: ((handlers) => openStream(rt, ops.monitoringEvents.path, MONITORING_KINDS, handlers)) satisfies Subscribe,
+      onFatal,
+      marks,
+      lookup,
+    },
   }));
 }
 
 export function register(program: Command): void {
   withOutput(program.command('status').description('resource status at a glance; --watch for the live view'))
     .option('-w, --watch', 'live view on a terminal (NDJSON events when piped)')
-    .action(act(async (rt, opts: { watch?: boolean }) => {
-      if (opts.watch) return watch(rt);
-      const { listAll, view } = await import('./resources.ts');
-      await rt.show(await listAll(rt), view);
-    }));
+    .action(
+      act(async (rt, opts: { watch?: boolean }) => {
+        if (opts.watch) return watch(rt);
+        const { listAll, view } = await import('./resources.ts');
+        await rt.show(await listAll(rt), view);
+      }),
+    );
 }

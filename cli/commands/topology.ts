@@ -18,11 +18,13 @@ async function watch(rt: Runtime): Promise<void> {
 export function register(program: Command): void {
   withOutput(program.command('topology').description('pods, agents and routes as a tree (ADMIN); --watch for the live view'))
     .option('-w, --watch', 'live view on a terminal (NDJSON events when piped)')
-    .action(act(async (rt, opts: { watch?: boolean }) => {
-      if (opts.watch) return watch(rt);
-      const topology = await rt.client.call(ops.getTopology);
-      if (rt.structured) return rt.show(topology);
-      const { topologyTree } = await import('../tui/topology-model.ts');
-      for (const line of topologyTree(topology)) process.stdout.write(`${'  '.repeat(line.depth)}${line.text}\n`);
-    }));
+    .action(
+      act(async (rt, opts: { watch?: boolean }) => {
+        if (opts.watch) return watch(rt);
+        const topology = await rt.client.call(ops.getTopology);
+        if (rt.structured) return rt.show(topology);
+        const { topologyTree } = await import('../tui/topology-model.ts');
+        for (const line of topologyTree(topology)) process.stdout.write(`${'  '.repeat(line.depth)}${line.text}\n`);
+      }),
+    );
 }

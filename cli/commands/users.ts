@@ -23,45 +23,61 @@ const role = (value: string) => {
   if (r !== 'ADMIN' && r !== 'USER') throw new MonctlError('usage', `role must be ADMIN or USER, not "${value}"`, ExitCode.usage);
   return r as 'ADMIN' | 'USER';
 };
-const userId = (rt: Runtime, ref: string) => resolveRef(ref, 'user', () => rt.client.call(ops.listUsers), (u) => u.username);
+const userId = (rt: Runtime, ref: string) =>
+  resolveRef(
+    ref,
+    'user',
+    () => rt.client.call(ops.listUsers),
+    (u) => u.username,
+  );
 
 export function register(program: Command): void {
   const users = program.command('users').description('users who log in (ADMIN)');
 
-  withOutput(users.command('list').alias('ls').description('list users'))
-    .action(act(async (rt) => rt.show(await rt.client.call(ops.listUsers), view)));
+  withOutput(users.command('list').alias('ls').description('list users')).action(
+    act(async (rt) => rt.show(await rt.client.call(ops.listUsers), view)),
+  );
 
   withOutput(users.command('add').description('create a user; the password is prompted, or read from stdin'))
     .argument('<username>')
     .option('--role <role>', 'ADMIN or USER', 'USER')
-    .action(act(async (rt, username: string, opts: { role: string }) => {
-      const r = role(opts.role);
-      const password = await readSecret('Password', { confirm: true });
-      const user = await rt.client.call(ops.createUser, { body: { username, password, role: r } });
-      await rt.done(user, `Created user ${user.username} (id ${user.id}, ${user.role}).`);
-    }));
+    .action(
+      act(async (rt, username: string, opts: { role: string }) => {
+        const r = role(opts.role);
+        const password = await readSecret('Password', { confirm: true });
+        const user = await rt.client.call(ops.createUser, { body: { username, password, role: r } });
+        await rt.done(user, `Created user ${user.username} (id ${user.id}, ${user.role}).`);
+      }),
+    );
 
   withOutput(users.command('update').description('change a role, or the password (prompted, or read from stdin)'))
     .argument('<user>', 'id or username')
     .option('--role <role>', 'ADMIN or USER')
     .option('--password', 'set a new password')
-    .action(act(async (rt, ref: string, opts: { role?: string; password?: boolean }) => {
-      if (!opts.role && !opts.password) throw new MonctlError('usage', 'nothing to update: give --role and/or --password', ExitCode.usage);
-      const body: { role?: 'ADMIN' | 'USER'; password?: string } = {};
-      if (opts.role) body.role = role(opts.role);
-      const id = await userId(rt, ref);
-      if (opts.password) body.password = await readSecret('New password', { confirm: true });
-      const user = await rt.client.call(ops.updateUser, { params: { id }, body });
-      await rt.done(user, `Updated user ${user.username} (id ${user.id}, ${user.role}).`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { role?: string; password?: boolean }) => {
+        if (!opts.role && !opts.password)
+          throw new MonctlError('usage', 'nothing to update: give --role and/or --password', ExitCode.usage);
+        const body: { role?: 'ADMIN' | 'USER'; password?: string } = {};
+        if (opts.role) body.role = role(opts.role);
+        const id = await userId(rt, ref);
+        if (opts.password) body.password = await readSecret('New password', { confirm: true });
+        const user = await rt.client.call(ops.updateUser, { params: { id }, body });
+        await rt.done(user, `Updated user ${user.username} (id ${user.id}, ${user.role}).`);
+      }),
+    );
 
-  users.command('rm').description('delete a user (revokes the keys they created)')
+  users
+    .command('rm')
+    .description('delete a user (revokes the keys they created)')
     .argument('<user>', 'id or username')
     .option('-y, --yes', 'do not ask')
-    .action(act(async (rt, ref: string, opts: { yes?: boolean }) => {
-      const id = await userId(rt, ref);
-      await confirm(`Delete user ${ref}`, opts.yes);
-      await rt.client.call(ops.deleteUser, { params: { id } });
-      process.stdout.write(`Deleted user ${ref}.\n`);
-    }));
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await userId(rt, ref);
+        await confirm(`Delete user ${ref}`, opts.yes);
+        await rt.client.call(ops.deleteUser, { params: { id } });
+        process.stdout.write(`Deleted user ${ref}.\n`);
+      }),
+    );
 }

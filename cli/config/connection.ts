@@ -99,7 +99,8 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   const config = readConfig(env);
   const contextName = flags.context ?? env.MONCTL_CONTEXT ?? config.current;
   const ctx = contextName ? config.contexts[contextName] : undefined;
-  if (flags.context && !ctx) throw new MonctlError('usage', `no context named "${flags.context}" (see monctl context list)`, ExitCode.usage);
+  if (flags.context && !ctx)
+    throw new MonctlError('usage', `no context named "${flags.context}" (see monctl context list)`, ExitCode.usage);
 
   let server: string;
   let serverSource: string;
@@ -139,7 +140,14 @@ export function resolveConnection(flags: ConnectionFlags, env = process.env): Co
   else if (env.MONCTL_CA_FILE) [caFile, caFileSource] = [env.MONCTL_CA_FILE, 'MONCTL_CA_FILE'];
   else if (ctx?.caFile && normalise(ctx.server) === server) [caFile, caFileSource] = [ctx.caFile, `context ${contextName}: caFile`];
   return {
-    server, serverSource, apiKey, credentialSource, context: usedContext, role: apiKey ? roleOf(apiKey) : undefined, caFile, caFileSource,
+    server,
+    serverSource,
+    apiKey,
+    credentialSource,
+    context: usedContext,
+    role: apiKey ? roleOf(apiKey) : undefined,
+    caFile,
+    caFileSource,
   };
 }
 

@@ -56,7 +56,11 @@ export async function confirm(what: string, yes: boolean | undefined, items: str
   if (yes) return;
   const list = items.map((i) => `\n  ${i}`).join('');
   if (!stdinIsTty()) {
-    throw new MonctlError('usage', `refusing to ${what.charAt(0).toLowerCase()}${what.slice(1)} without --yes (stdin is not a terminal)${list && `:${list}`}`, ExitCode.usage);
+    throw new MonctlError(
+      'usage',
+      `refusing to ${what.charAt(0).toLowerCase()}${what.slice(1)} without --yes (stdin is not a terminal)${list && `:${list}`}`,
+      ExitCode.usage,
+    );
   }
   if (list) process.stderr.write(`${list.slice(1)}\n`);
   const answer = await ask(`${what}? [y/N] `, false);

@@ -24,7 +24,8 @@ export function openSecretFile(path: string, force: boolean): SecretFile {
     fd = openSync(target, 'wx', 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' && !force) throw new MonctlError('usage', `${path} exists; nothing was changed (--force replaces it)`, ExitCode.usage);
+    if (code === 'EEXIST' && !force)
+      throw new MonctlError('usage', `${path} exists; nothing was changed (--force replaces it)`, ExitCode.usage);
     throw new MonctlError('io', `cannot create ${path}: ${code ?? (err as Error).message}; nothing was changed`);
   }
   let open = true;
@@ -41,7 +42,12 @@ export function openSecretFile(path: string, force: boolean): SecretFile {
         if (force) renameSync(target, path);
       } catch (err) {
         close();
-        throw new MonctlError('io', `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (the secret was made but not saved: make a new one)`, ExitCode.error, { cause: err });
+        throw new MonctlError(
+          'io',
+          `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (the secret was made but not saved: make a new one)`,
+          ExitCode.error,
+          { cause: err },
+        );
       }
     },
     abandon() {

@@ -36,11 +36,13 @@ export function cell(value: unknown): string {
 function rowsOf(data: unknown, view: View, wide: boolean, opts: RenderOptions): { head: string[]; rows: string[][] } {
   const columns = view.columns.filter((c) => wide || !c.wide);
   const items = Array.isArray(data) ? data : [data];
-  const rows = items.map((item) => columns.map((c) => {
-    const text = cell(c.get(item));
-    const colour: Colour | undefined = c.status ? statusColour(text) : undefined;
-    return colour ? paint(opts.colour, colour, text) : text;
-  }));
+  const rows = items.map((item) =>
+    columns.map((c) => {
+      const text = cell(c.get(item));
+      const colour: Colour | undefined = c.status ? statusColour(text) : undefined;
+      return colour ? paint(opts.colour, colour, text) : text;
+    }),
+  );
   return { head: columns.map((c) => c.header), rows };
 }
 
@@ -83,7 +85,8 @@ export function formatList(): string {
 }
 
 export function checkFormat(name: string): string {
-  if (!Object.hasOwn(formats, name)) throw new MonctlError('usage', `unknown output format "${name}" (one of ${formatList()})`, ExitCode.usage);
+  if (!Object.hasOwn(formats, name))
+    throw new MonctlError('usage', `unknown output format "${name}" (one of ${formatList()})`, ExitCode.usage);
   return name;
 }
 

@@ -18,15 +18,17 @@ const colourOf = (e: RouteLogEntry) => (e.error || (e.status ?? 500) >= 500 ? 'r
  * STATUS stay at any width, then the time and method, ERROR, MS, and CLIENT
  * goes first; AT narrower than a full timestamp shows the time of day.
  */
-export const routeLogColumns = ([
-  { header: 'AT', priority: 2, min: 8, width: 19, cell: (e, w) => (w >= 19 ? e.at.slice(0, 19) : e.at.slice(11, 19)) },
-  { header: 'METHOD', priority: 2, min: 6, width: 7, cell: (e) => text(e.method) },
-  { header: 'PATH', priority: 1, min: 12, width: 24, grow: true, cell: (e) => text(e.path) },
-  { header: 'STATUS', priority: 1, min: 6, width: 6, cell: (e) => text(e.status ?? 'ERR') },
-  { header: 'MS', priority: 4, min: 5, width: 6, align: 'right', cell: (e) => text(e.durationMs) },
-  { header: 'CLIENT', priority: 5, min: 15, width: 16, cell: (e) => text(e.clientIp) },
-  { header: 'ERROR', priority: 3, min: 10, width: 20, cell: (e) => e.error ?? '' },
-] satisfies Array<Column<RouteLogEntry>>).map((c): Column<RouteLogEntry> => ({ ...c, color: colourOf }));
+export const routeLogColumns = (
+  [
+    { header: 'AT', priority: 2, min: 8, width: 19, cell: (e, w) => (w >= 19 ? e.at.slice(0, 19) : e.at.slice(11, 19)) },
+    { header: 'METHOD', priority: 2, min: 6, width: 7, cell: (e) => text(e.method) },
+    { header: 'PATH', priority: 1, min: 12, width: 24, grow: true, cell: (e) => text(e.path) },
+    { header: 'STATUS', priority: 1, min: 6, width: 6, cell: (e) => text(e.status ?? 'ERR') },
+    { header: 'MS', priority: 4, min: 5, width: 6, align: 'right', cell: (e) => text(e.durationMs) },
+    { header: 'CLIENT', priority: 5, min: 15, width: 16, cell: (e) => text(e.clientIp) },
+    { header: 'ERROR', priority: 3, min: 10, width: 20, cell: (e) => e.error ?? '' },
+  ] satisfies Array<Column<RouteLogEntry>>
+).map((c): Column<RouteLogEntry> => ({ ...c, color: colourOf }));
 
 /** How a route is named in the title: its name and what it matches. */
 export const routeTitle = (r: Pick<Route, 'name' | 'type' | 'hostname' | 'pathPrefix' | 'listenPort'>) =>
@@ -40,7 +42,9 @@ export function RouteLogView(props: { title: string; entries: RouteLogEntry[]; s
     <Box flexDirection="column">
       <TitleBar title={title} state={state} hint="q to quit" />
       <TableHeader placed={placed} />
-      {entries.slice(-max).map((e) => <TableRow key={e.id} placed={placed} row={e} />)}
+      {entries.slice(-max).map((e) => (
+        <TableRow key={e.id} placed={placed} row={e} />
+      ))}
       {entries.length === 0 ? <Text dimColor>waiting for requests…</Text> : null}
     </Box>
   );
@@ -50,7 +54,12 @@ export function RouteLogView(props: { title: string; entries: RouteLogEntry[]; s
 const merge = (a: RouteLogEntry[], b: RouteLogEntry[]) =>
   [...new Map([...a, ...b].map((e) => [e.id, e])).values()].sort((x, y) => x.id - y.id).slice(-200);
 
-function RouteLogApp(props: { title: string; subscribe: Subscribe; backlog: () => Promise<RouteLogEntry[]>; onFatal: (err: Error) => void }) {
+function RouteLogApp(props: {
+  title: string;
+  subscribe: Subscribe;
+  backlog: () => Promise<RouteLogEntry[]>;
+  onFatal: (err: Error) => void;
+}) {
   const { exit } = useApp();
   const size = useTerminalSize();
   const [entries, setEntries] = useState<RouteLogEntry[]>([]);
@@ -64,10 +73,13 @@ function RouteLogApp(props: { title: string; subscribe: Subscribe; backlog: () =
         exit();
       },
     });
-    props.backlog().then((past) => setEntries((list) => merge(past, list)), (err: Error) => {
-      props.onFatal(err);
-      exit();
-    });
+    props.backlog().then(
+      (past) => setEntries((list) => merge(past, list)),
+      (err: Error) => {
+        props.onFatal(err);
+        exit();
+      },
+    );
     return close;
   }, []);
   useInput((input) => {
@@ -85,6 +97,11 @@ export async function followRouteLog(rt: Runtime, id: number): Promise<void> {
   const [{ runInk }, route] = await Promise.all([import('./run-ink.tsx'), rt.client.call(ops.getRoute, { params: { id } })]);
   await runInk((onFatal) => ({
     type: RouteLogApp,
-    props: { title: routeTitle(route), backlog, subscribe: ((handlers) => openStream(rt, path, ROUTE_LOG_KINDS, handlers)) satisfies Subscribe, onFatal },
+    props: {
+      title: routeTitle(route),
+      backlog,
+      subscribe: ((handlers) => openStream(rt, path, ROUTE_LOG_KINDS, handlers)) satisfies Subscribe,
+      onFatal,
+    },
   }));
 }

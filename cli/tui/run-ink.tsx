@@ -12,12 +12,19 @@ const LEAVE_ALT = '\u001b[?1049l';
  * (stream refused, route gone) is rethrown for the CLI's error boundary.
  * A resize re-lays the whole screen out (see `createScreen`).
  */
-export async function runInk(make: (onFatal: (err: Error) => void) => { type: FunctionComponent<any>; props: Record<string, unknown> }): Promise<void> {
+export async function runInk(
+  make: (onFatal: (err: Error) => void) => { type: FunctionComponent<any>; props: Record<string, unknown> },
+): Promise<void> {
   let fatal: Error | undefined;
   const { type: View, props } = make((err) => (fatal = err));
   const { Screen, onRender } = createScreen();
   process.stdout.write(ENTER_ALT);
-  const app = render(<Screen><View {...props} /></Screen>, { exitOnCtrlC: true, onRender });
+  const app = render(
+    <Screen>
+      <View {...props} />
+    </Screen>,
+    { exitOnCtrlC: true, onRender },
+  );
   // Killed rather than quit: still hand the shell its screen back.
   const signals = ['SIGTERM', 'SIGHUP'] as const;
   const killed = (signal: NodeJS.Signals) => {

@@ -68,7 +68,11 @@ export function createScreen() {
 export function StateBadge(props: { state: StreamState }) {
   const { state } = props;
   const colour = state === 'live' ? 'green' : state === 'reconnecting' ? 'red' : 'yellow';
-  return <Text color={colour} wrap="truncate-end">{state === 'reconnecting' ? '● reconnecting…' : state === 'live' ? '● live' : '● connecting…'}</Text>;
+  return (
+    <Text color={colour} wrap="truncate-end">
+      {state === 'reconnecting' ? '● reconnecting…' : state === 'live' ? '● live' : '● connecting…'}
+    </Text>
+  );
 }
 
 /**
@@ -80,9 +84,19 @@ export function TitleBar(props: { title: string; state: StreamState; hint: strin
   return (
     <Box height={1} flexShrink={0}>
       {/* The title gives way first (a long route name), the hint only when the title cannot. */}
-      <Box flexShrink={100}><Text bold wrap="truncate-end">{props.title}</Text></Box>
-      <Box flexShrink={0} marginLeft={2}><StateBadge state={props.state} /></Box>
-      <Box flexShrink={1} marginLeft={2}><Text dimColor={!props.editing} wrap="truncate-end">{props.hint}</Text></Box>
+      <Box flexShrink={100}>
+        <Text bold wrap="truncate-end">
+          {props.title}
+        </Text>
+      </Box>
+      <Box flexShrink={0} marginLeft={2}>
+        <StateBadge state={props.state} />
+      </Box>
+      <Box flexShrink={1} marginLeft={2}>
+        <Text dimColor={!props.editing} wrap="truncate-end">
+          {props.hint}
+        </Text>
+      </Box>
     </Box>
   );
 }

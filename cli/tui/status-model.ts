@@ -56,26 +56,60 @@ export function applyStatusEvent(rows: Rows, kind: string, data: any, now = Date
     for (const r of data.resources ?? []) {
       const old = rows.get(r.resourceId);
       next.set(r.resourceId, {
-        id: r.resourceId, name: r.name, type: r.resourceType, status: r.currentStatus,
-        checkedAt: parseWire(r.latestCheckedAt), durationMs: null, message: r.latestMessage, recent: [],
-        incident: old?.incident, maintenance: old?.maintenance,
+        id: r.resourceId,
+        name: r.name,
+        type: r.resourceType,
+        status: r.currentStatus,
+        checkedAt: parseWire(r.latestCheckedAt),
+        durationMs: null,
+        message: r.latestMessage,
+        recent: [],
+        incident: old?.incident,
+        maintenance: old?.maintenance,
       });
     }
     return next;
   }
   const cur = next.get(data.resourceId);
   if (kind === 'CHECK_COMPLETED') {
-    const base: Row = cur ?? { id: data.resourceId, name: `#${data.resourceId}`, type: '?', status: 'unknown', checkedAt: null, durationMs: null, message: null, recent: [], partial: true };
+    const base: Row = cur ?? {
+      id: data.resourceId,
+      name: `#${data.resourceId}`,
+      type: '?',
+      status: 'unknown',
+      checkedAt: null,
+      durationMs: null,
+      message: null,
+      recent: [],
+      partial: true,
+    };
     next.set(data.resourceId, {
-      ...base, checkedAt: now, durationMs: data.durationMs, message: data.message,
+      ...base,
+      checkedAt: now,
+      durationMs: data.durationMs,
+      message: data.message,
       recent: [...base.recent, { status: data.status, durationMs: data.durationMs }].slice(-KEEP),
     });
   } else if (kind === 'INCIDENT_OPENED' && typeof data.resourceId === 'number') {
-    if (cur) next.set(data.resourceId, { ...cur, incident: { id: data.id, openedAt: parseWire(data.openedAt), maintenance: Boolean(data.maintenance) } });
+    if (cur)
+      next.set(data.resourceId, {
+        ...cur,
+        incident: { id: data.id, openedAt: parseWire(data.openedAt), maintenance: Boolean(data.maintenance) },
+      });
   } else if (kind === 'INCIDENT_RESOLVED' && typeof data.resourceId === 'number') {
     if (cur && (!cur.incident || cur.incident.id === data.id)) next.set(data.resourceId, { ...cur, incident: null });
   } else if (kind === 'STATUS_CHANGED') {
-    const base: Row = cur ?? { id: data.resourceId, name: data.name, type: '?', status: data.to, checkedAt: null, durationMs: null, message: null, recent: [], partial: true };
+    const base: Row = cur ?? {
+      id: data.resourceId,
+      name: data.name,
+      type: '?',
+      status: data.to,
+      checkedAt: null,
+      durationMs: null,
+      message: null,
+      recent: [],
+      partial: true,
+    };
     next.set(data.resourceId, { ...base, name: data.name, status: data.to });
   }
   return next;
@@ -87,7 +121,13 @@ export function applyResource(rows: Rows, id: number, info: ResourceInfo): Rows 
   if (!cur) return rows;
   const next = new Map(rows);
   // The status seen on the stream is newer than the answer unless the stream has said nothing yet.
-  next.set(id, { ...cur, name: info.name, type: info.resourceType, status: cur.status === 'unknown' ? info.currentStatus : cur.status, partial: false });
+  next.set(id, {
+    ...cur,
+    name: info.name,
+    type: info.resourceType,
+    status: cur.status === 'unknown' ? info.currentStatus : cur.status,
+    partial: false,
+  });
   return next;
 }
 
@@ -98,7 +138,11 @@ export function applyMarks(rows: Rows, marks: Marks): Rows {
   const next: Rows = new Map();
   for (const [id, row] of rows) {
     const i = open.get(id);
-    next.set(id, { ...row, incident: i ? { id: i.id, openedAt: parseWire(i.openedAt), maintenance: i.maintenance } : null, maintenance: maintenance.has(id) });
+    next.set(id, {
+      ...row,
+      incident: i ? { id: i.id, openedAt: parseWire(i.openedAt), maintenance: i.maintenance } : null,
+      maintenance: maintenance.has(id),
+    });
   }
   return next;
 }
@@ -111,7 +155,10 @@ export function marksOf(row: Row, now = Date.now()): { incident: string; mainten
 /** One block per check, its height the duration relative to the slowest shown. */
 export function sparkline(checks: Check[]): Array<{ char: string; ok: boolean }> {
   const max = Math.max(1, ...checks.map((c) => c.durationMs));
-  return checks.map((c) => ({ char: SPARK[Math.min(SPARK.length - 1, Math.floor((c.durationMs / max) * (SPARK.length - 1)))], ok: c.status === 'AVAILABLE' }));
+  return checks.map((c) => ({
+    char: SPARK[Math.min(SPARK.length - 1, Math.floor((c.durationMs / max) * (SPARK.length - 1)))],
+    ok: c.status === 'AVAILABLE',
+  }));
 }
 
 export function age(checkedAt: number | null, now = Date.now()): string {
@@ -129,5 +176,7 @@ export function visibleRows(rows: Rows, filter: string): Row[] {
   const f = filter.toLowerCase();
   return [...rows.values()]
     .filter((r) => !f || r.name.toLowerCase().includes(f) || r.status.includes(f) || r.type.toLowerCase().includes(f))
-    .sort((a, b) => Number(!a.incident) - Number(!b.incident) || (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9) || a.name.localeCompare(b.name));
+    .sort(
+      (a, b) => Number(!a.incident) - Number(!b.incident) || (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9) || a.name.localeCompare(b.name),
+    );
 }

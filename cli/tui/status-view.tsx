@@ -6,7 +6,17 @@ import type { StreamState } from './stream.ts';
 import { TitleBar, useTerminalSize } from './screen.tsx';
 import { type Column, fitColumns, TableHeader, TableRow } from './table.tsx';
 import {
-  age, applyMarks, applyResource, applyStatusEvent, type Marks, marksOf, type ResourceInfo, type Row, type Rows, sparkline, visibleRows,
+  age,
+  applyMarks,
+  applyResource,
+  applyStatusEvent,
+  type Marks,
+  marksOf,
+  type ResourceInfo,
+  type Row,
+  type Rows,
+  sparkline,
+  visibleRows,
 } from './status-model.ts';
 
 const colourOf = (s: string) => (s === 'available' ? 'green' : s === 'not_available' ? 'red' : s === 'unknown' ? 'yellow' : 'gray');
@@ -24,12 +34,25 @@ export const statusColumns = (now: number): Array<Column<Row>> => [
   { header: 'AGE', priority: 3, min: 6, width: 7, cell: (r) => age(r.checkedAt, now) },
   { header: 'MS', priority: 5, min: 5, width: 6, align: 'right', cell: (r) => (r.durationMs === null ? '-' : String(r.durationMs)) },
   // The newest checks, as many as fit.
-  { header: 'RECENT', priority: 4, min: 8, width: 20, cell: (r, width) => sparkline(r.recent).slice(-width).map((s) => ({ text: s.char, color: s.ok ? 'green' : 'red' })) },
+  {
+    header: 'RECENT',
+    priority: 4,
+    min: 8,
+    width: 20,
+    cell: (r, width) =>
+      sparkline(r.recent)
+        .slice(-width)
+        .map((s) => ({ text: s.char, color: s.ok ? 'green' : 'red' })),
+  },
 ];
 
 /** `incident 5m12s` in red, `maint` in magenta. */
 function alertCell(m: { incident: string; maintenance: boolean }) {
-  return [{ text: m.incident, color: 'red' }, { text: m.incident && m.maintenance ? ' ' : '' }, { text: m.maintenance ? 'maint' : '', color: 'magenta' }];
+  return [
+    { text: m.incident, color: 'red' },
+    { text: m.incident && m.maintenance ? ' ' : '' },
+    { text: m.maintenance ? 'maint' : '', color: 'magenta' },
+  ];
 }
 
 export interface StatusViewProps {
@@ -56,7 +79,9 @@ export function StatusView(props: StatusViewProps) {
     <Box flexDirection="column">
       <TitleBar title="monctl status" state={state} editing={editing} hint={hint} />
       <TableHeader placed={placed} />
-      {list.map((r) => <TableRow key={r.id} placed={placed} row={r} />)}
+      {list.map((r) => (
+        <TableRow key={r.id} placed={placed} row={r} />
+      ))}
       {list.length === 0 ? <Text dimColor>{rows.size ? 'no resource matches the filter' : 'no resources yet'}</Text> : null}
       {all.length > list.length ? <Text dimColor wrap="truncate-end">{`… ${all.length - list.length} more (/ to filter)`}</Text> : null}
     </Box>
@@ -91,7 +116,11 @@ export function StatusApp(props: StatusAppProps) {
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
     // ADMIN: open incidents and maintenance from the admin API now and then (windows open and close with time).
-    const refresh = () => props.marks?.().then((m) => setRows((r) => applyMarks(r, m)), () => undefined);
+    const refresh = () =>
+      props.marks?.().then(
+        (m) => setRows((r) => applyMarks(r, m)),
+        () => undefined,
+      );
     const marksTimer = props.marks ? setInterval(refresh, props.marksEveryMs ?? 30_000) : undefined;
     const close = props.subscribe({
       onEvent: (e) => {
@@ -116,7 +145,10 @@ export function StatusApp(props: StatusAppProps) {
     for (const r of rows.values()) {
       if (!r.partial || !props.lookup || asked.current.has(r.id)) continue;
       asked.current.add(r.id);
-      props.lookup(r.id).then((info) => setRows((cur) => applyResource(cur, r.id, info)), () => undefined);
+      props.lookup(r.id).then(
+        (info) => setRows((cur) => applyResource(cur, r.id, info)),
+        () => undefined,
+      );
     }
   }, [rows]);
   useInput((input, key) => {

@@ -42,10 +42,11 @@ export function openStream(rt: Runtime, path: string, kinds: readonly string[], 
   // A certificate the CLI cannot verify will not verify on the next try either: fatal, not a reconnect.
   let untrusted: string | undefined;
   const es = new EventSource(`${rt.client.server}${path}`, {
-    fetch: (url, init) => fetch(url, { ...init, headers: { ...init.headers, ...auth } }).catch((err: unknown) => {
-      untrusted = explainCertificateFailure(rt.client.server, err);
-      throw err;
-    }),
+    fetch: (url, init) =>
+      fetch(url, { ...init, headers: { ...init.headers, ...auth } }).catch((err: unknown) => {
+        untrusted = explainCertificateFailure(rt.client.server, err);
+        throw err;
+      }),
   });
   h.onState?.('connecting');
   es.onopen = () => h.onState?.('live');
@@ -112,15 +113,18 @@ export function printNdjson(rt: Runtime, path: string, kinds: readonly string[],
       },
     });
     // Subscribed first, then the past is read: nothing falls in between, duplicates are dropped by id.
-    backlog?.items().then((items) => {
-      for (const data of items) print({ event: backlog.event, id: null, data });
-      const pending = queue ?? [];
-      queue = undefined;
-      for (const e of pending) print(e);
-    }, (err: Error) => {
-      close();
-      reject(err);
-    });
+    backlog?.items().then(
+      (items) => {
+        for (const data of items) print({ event: backlog.event, id: null, data });
+        const pending = queue ?? [];
+        queue = undefined;
+        for (const e of pending) print(e);
+      },
+      (err: Error) => {
+        close();
+        reject(err);
+      },
+    );
     const stop = () => {
       close();
       resolve();

@@ -67,16 +67,34 @@ export function fitColumns<T>(columns: Array<Column<T>>, total: number): Array<P
 
 function cellNode(cell: Cell, color: string | undefined, bold = false) {
   // truncate-end: a long value ends in `…` inside its own box and never runs into the next column.
-  if (typeof cell === 'string') return <Text wrap="truncate-end" color={color} bold={bold}>{cell}</Text>;
-  return <Text wrap="truncate-end">{cell.map((run, i) => <Text key={i} color={run.color}>{run.text}</Text>)}</Text>;
+  if (typeof cell === 'string')
+    return (
+      <Text wrap="truncate-end" color={color} bold={bold}>
+        {cell}
+      </Text>
+    );
+  return (
+    <Text wrap="truncate-end">
+      {cell.map((run, i) => (
+        <Text key={i} color={run.color}>
+          {run.text}
+        </Text>
+      ))}
+    </Text>
+  );
 }
 
 function line<T>(placed: Array<Placed<T>>, node: (p: Placed<T>) => ReactNode) {
   return (
     <Box height={1} flexShrink={0}>
       {placed.map((p, i) => (
-        <Box key={p.column.header} width={p.width} flexShrink={0} marginRight={i < placed.length - 1 ? GAP : 0}
-          justifyContent={p.column.align === 'right' ? 'flex-end' : 'flex-start'}>
+        <Box
+          key={p.column.header}
+          width={p.width}
+          flexShrink={0}
+          marginRight={i < placed.length - 1 ? GAP : 0}
+          justifyContent={p.column.align === 'right' ? 'flex-end' : 'flex-start'}
+        >
           {node(p)}
         </Box>
       ))}

@@ -87,21 +87,36 @@ export function describeEvent(kind: string, data: any, topo: Topology | null = n
   const pod = (id: unknown) => nameIn(topo?.pods, id);
   const what = ((): string => {
     switch (kind) {
-      case 'SNAPSHOT': return `${data.pods?.length ?? 0} pods, ${data.agents?.length ?? 0} agents, ${data.routes?.length ?? 0} routes`;
-      case 'AGENT_CREATED': return `agent ${data.agent.name} created`;
-      case 'AGENT_DELETED': return `agent ${data.name} deleted`;
-      case 'TOKEN_ROTATED': return `agent ${agent(data.agentId)} got a new token`;
-      case 'AGENT_CONNECTED': return `agent ${data.agent.name} connected to pod ${pod(data.podId)}${data.replaced ? ' (replaced a session)' : ''}`;
-      case 'AGENT_DISCONNECTED': return `agent ${data.agent.name} disconnected: ${data.reason}`;
-      case 'ROUTE_CREATED': return `route ${data.route.name} created`;
-      case 'ROUTE_UPDATED': return `route ${data.route.name} updated`;
-      case 'ROUTE_DELETED': return `route ${data.name} deleted`;
-      case 'REQUEST_IN_FLIGHT': return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.method} ${data.path} (${data.inFlight} in flight)`;
-      case 'REQUEST_COMPLETED': return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.status ?? 'ERR'} in ${data.durationMs} ms (${data.inFlight} in flight)`;
-      case 'POD_UP': return `pod ${data.pod.name} up`;
-      case 'POD_DOWN': return `pod ${data.pod.name} down`;
-      case 'PROBE_LOAD': return `agent ${agent(data.agentId)} checks ${data.checksPerMinute}/min, ${data.inFlight} in flight${data.skipped ? `, ${data.skipped} skipped` : ''}`;
-      default: return JSON.stringify(data);
+      case 'SNAPSHOT':
+        return `${data.pods?.length ?? 0} pods, ${data.agents?.length ?? 0} agents, ${data.routes?.length ?? 0} routes`;
+      case 'AGENT_CREATED':
+        return `agent ${data.agent.name} created`;
+      case 'AGENT_DELETED':
+        return `agent ${data.name} deleted`;
+      case 'TOKEN_ROTATED':
+        return `agent ${agent(data.agentId)} got a new token`;
+      case 'AGENT_CONNECTED':
+        return `agent ${data.agent.name} connected to pod ${pod(data.podId)}${data.replaced ? ' (replaced a session)' : ''}`;
+      case 'AGENT_DISCONNECTED':
+        return `agent ${data.agent.name} disconnected: ${data.reason}`;
+      case 'ROUTE_CREATED':
+        return `route ${data.route.name} created`;
+      case 'ROUTE_UPDATED':
+        return `route ${data.route.name} updated`;
+      case 'ROUTE_DELETED':
+        return `route ${data.name} deleted`;
+      case 'REQUEST_IN_FLIGHT':
+        return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.method} ${data.path} (${data.inFlight} in flight)`;
+      case 'REQUEST_COMPLETED':
+        return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.status ?? 'ERR'} in ${data.durationMs} ms (${data.inFlight} in flight)`;
+      case 'POD_UP':
+        return `pod ${data.pod.name} up`;
+      case 'POD_DOWN':
+        return `pod ${data.pod.name} down`;
+      case 'PROBE_LOAD':
+        return `agent ${agent(data.agentId)} checks ${data.checksPerMinute}/min, ${data.inFlight} in flight${data.skipped ? `, ${data.skipped} skipped` : ''}`;
+      default:
+        return JSON.stringify(data);
     }
   })();
   return `${time} ${kind} ${what}`;
@@ -127,12 +142,21 @@ export function topologyTree(t: Topology): TreeLine[] {
   const addAgent = (a: Agent, depth: number) => {
     const load = t.probes?.find((p) => p.agentId === a.id);
     // The probe load of agents that run checks for resources located there.
-    const probes = load && (load.checksPerMinute || load.inFlight || load.skipped)
-      ? `  checks: ${load.checksPerMinute}/min, ${load.inFlight} in flight${load.skipped ? `, ${load.skipped} skipped` : ''}` : '';
-    lines.push({ depth, text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}${probes}`, status: a.status });
+    const probes =
+      load && (load.checksPerMinute || load.inFlight || load.skipped)
+        ? `  checks: ${load.checksPerMinute}/min, ${load.inFlight} in flight${load.skipped ? `, ${load.skipped} skipped` : ''}`
+        : '';
+    lines.push({
+      depth,
+      text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}${probes}`,
+      status: a.status,
+    });
     for (const r of routesOf(a.id)) {
       const match = r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`;
-      lines.push({ depth: depth + 1, text: `route ${r.name} ${r.type} ${match} -> ${r.target}${r.enabled ? '' : ' (disabled)'}  in flight: ${r.inFlight}` });
+      lines.push({
+        depth: depth + 1,
+        text: `route ${r.name} ${r.type} ${match} -> ${r.target}${r.enabled ? '' : ' (disabled)'}  in flight: ${r.inFlight}`,
+      });
     }
   };
   const connected = new Map<number, number>();
@@ -140,7 +164,11 @@ export function topologyTree(t: Topology): TreeLine[] {
     if (e.kind === 'CONNECTION') connected.set(Number(e.to.split(':')[1]), Number(e.from.split(':')[1]));
   }
   for (const p of t.pods) {
-    lines.push({ depth: 0, text: `pod ${p.name} (v${p.version}, since ${p.startedAt})${p.load ? `  ${podLoad(p.load)}` : ''}`, status: 'up' });
+    lines.push({
+      depth: 0,
+      text: `pod ${p.name} (v${p.version}, since ${p.startedAt})${p.load ? `  ${podLoad(p.load)}` : ''}`,
+      status: 'up',
+    });
     for (const a of t.agents) if (connected.get(a.id) === p.id) addAgent(a, 1);
   }
   const rest = t.agents.filter((a) => !connected.has(a.id) || !t.pods.some((p) => p.id === connected.get(a.id)));

@@ -34,12 +34,20 @@ export function TopologyView(props: TopologyViewProps) {
     <Box flexDirection="column">
       <TitleBar title="monctl topology" state={state} hint="q to quit" />
       <Box flexDirection="column" borderStyle="round" paddingX={1}>
-        {topology ? (tree.length ? lines : <Text dimColor>no pods</Text>) : <Text dimColor>waiting for the snapshot…</Text>}
+        {topology ? tree.length ? lines : <Text dimColor>no pods</Text> : <Text dimColor>waiting for the snapshot…</Text>}
         {full.length > tree.length ? <Text dimColor wrap="truncate-end">{`… ${full.length - tree.length} more lines`}</Text> : null}
       </Box>
       <Text bold>Events</Text>
       <Box flexDirection="column" paddingX={1}>
-        {events.length ? events.slice(-maxEvents).map((e, i) => <Text key={i} wrap="truncate-end">{e}</Text>) : <Text dimColor>none yet</Text>}
+        {events.length ? (
+          events.slice(-maxEvents).map((e, i) => (
+            <Text key={i} wrap="truncate-end">
+              {e}
+            </Text>
+          ))
+        ) : (
+          <Text dimColor>none yet</Text>
+        )}
       </Box>
     </Box>
   );
@@ -56,18 +64,23 @@ export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error)
   // One state: each event line is named from the topology as it was before that event.
   const [{ topology, events }, setView] = useState<{ topology: Topology | null; events: string[] }>({ topology: null, events: [] });
   const [state, setState] = useState<StreamState>('connecting');
-  useEffect(() => props.subscribe({
-    onEvent: (e) => setView((v) => ({
-      topology: applyTopologyEvent(v.topology, e.event, e.data),
-      // Probe loads update the tree; every 5 s in the event pane would drown the events.
-      events: e.event === 'PROBE_LOAD' ? v.events : [...v.events.slice(-99), describeEvent(e.event, e.data, v.topology)],
-    })),
-    onState: setState,
-    onFatal: (err) => {
-      props.onFatal(err);
-      exit();
-    },
-  }), []);
+  useEffect(
+    () =>
+      props.subscribe({
+        onEvent: (e) =>
+          setView((v) => ({
+            topology: applyTopologyEvent(v.topology, e.event, e.data),
+            // Probe loads update the tree; every 5 s in the event pane would drown the events.
+            events: e.event === 'PROBE_LOAD' ? v.events : [...v.events.slice(-99), describeEvent(e.event, e.data, v.topology)],
+          })),
+        onState: setState,
+        onFatal: (err) => {
+          props.onFatal(err);
+          exit();
+        },
+      }),
+    [],
+  );
   useInput((input) => {
     if (input === 'q') exit();
   });

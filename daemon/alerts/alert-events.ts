@@ -14,17 +14,21 @@ export async function enqueueAlertEvent(
   payload: AlertEventPayload,
   options: { suppressed?: string | null; at?: number } = {},
 ): Promise<number> {
-  const row = await trx.insertInto('alert_events').values({
-    kind: payload.kind,
-    subject_type: payload.subject.type,
-    resource_id: payload.subject.type === 'resource' ? payload.subject.id : null,
-    agent_id: payload.subject.type === 'agent' ? payload.subject.id : null,
-    incident_id: payload.incidentId,
-    payload: JSON.stringify(payload),
-    suppressed: options.suppressed ?? null,
-    created_at: options.at ?? Date.now(),
-    routed_at: null,
-    routed_by: null,
-  }).returning('id').executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('alert_events')
+    .values({
+      kind: payload.kind,
+      subject_type: payload.subject.type,
+      resource_id: payload.subject.type === 'resource' ? payload.subject.id : null,
+      agent_id: payload.subject.type === 'agent' ? payload.subject.id : null,
+      incident_id: payload.incidentId,
+      payload: JSON.stringify(payload),
+      suppressed: options.suppressed ?? null,
+      created_at: options.at ?? Date.now(),
+      routed_at: null,
+      routed_by: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }

@@ -31,8 +31,12 @@ export const alertsModule: ModuleFactory = (ctx) => {
   const metrics = registerAlertMetrics(ctx);
   const router = new Router(ctx, rules, pod);
   const dispatcher = new Dispatcher({
-    db: ctx.db, log: ctx.log, pod, loadSender: (id) => loadSender(ctx, id),
-    retryBaseMs: ctx.config.notifierRetryBaseMs, timeoutMs: ctx.config.notifierTimeoutMs,
+    db: ctx.db,
+    log: ctx.log,
+    pod,
+    loadSender: (id) => loadSender(ctx, id),
+    retryBaseMs: ctx.config.notifierRetryBaseMs,
+    timeoutMs: ctx.config.notifierTimeoutMs,
     onAttempt: metrics.attempt,
     onFailed: (failed) => {
       ctx.log.warn(failed, 'notification given up');

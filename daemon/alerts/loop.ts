@@ -46,14 +46,19 @@ export class Loop {
   }
 
   #run(): void {
-    this.#running = this.#step().then(() => {
-      this.#lastError = '';
-    }, (err: Error) => {
-      if (err?.message !== this.#lastError) this.#log.error({ err }, `${this.#name} failed`);
-      this.#lastError = err?.message ?? '';
-    }).finally(() => {
-      this.#running = undefined;
-      this.#schedule();
-    });
+    this.#running = this.#step()
+      .then(
+        () => {
+          this.#lastError = '';
+        },
+        (err: Error) => {
+          if (err?.message !== this.#lastError) this.#log.error({ err }, `${this.#name} failed`);
+          this.#lastError = err?.message ?? '';
+        },
+      )
+      .finally(() => {
+        this.#running = undefined;
+        this.#schedule();
+      });
   }
 }

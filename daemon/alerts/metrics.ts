@@ -15,21 +15,36 @@ export interface AlertMetrics {
 export function registerAlertMetrics(ctx: DaemonContext): AlertMetrics {
   const registers = [ctx.metrics.registry];
   const total = new Counter({
-    name: 'monctl_notifications_total', help: 'Notification delivery attempts by notifier and result (sent, retry, failed)',
-    labelNames: ['notifier', 'result'] as const, registers,
+    name: 'monctl_notifications_total',
+    help: 'Notification delivery attempts by notifier and result (sent, retry, failed)',
+    labelNames: ['notifier', 'result'] as const,
+    registers,
   });
   const seconds = new Histogram({
-    name: 'monctl_notification_delivery_seconds', help: 'Time one delivery attempt took, by notifier',
-    labelNames: ['notifier'] as const, buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers,
+    name: 'monctl_notification_delivery_seconds',
+    help: 'Time one delivery attempt took, by notifier',
+    labelNames: ['notifier'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
   });
   new Gauge({
-    name: 'monctl_outbox_pending', help: 'Alert work waiting: events not yet routed, notifications not yet delivered',
-    labelNames: ['stage'] as const, registers,
+    name: 'monctl_outbox_pending',
+    help: 'Alert work waiting: events not yet routed, notifications not yet delivered',
+    labelNames: ['stage'] as const,
+    registers,
     async collect() {
       try {
         const [events, notifications] = await Promise.all([
-          ctx.db.selectFrom('alert_events').select((eb) => eb.fn.countAll<number>().as('n')).where('routed_at', 'is', null).executeTakeFirstOrThrow(),
-          ctx.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow(),
+          ctx.db
+            .selectFrom('alert_events')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('routed_at', 'is', null)
+            .executeTakeFirstOrThrow(),
+          ctx.db
+            .selectFrom('notifications')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('state', '=', 'pending')
+            .executeTakeFirstOrThrow(),
         ]);
         this.set({ stage: 'events' }, Number(events.n));
         this.set({ stage: 'notifications' }, Number(notifications.n));

@@ -18,13 +18,26 @@ export const adminKeyFile = (dataDir: string) => join(dataDir, ADMIN_KEY_FILE);
  * by root gives it to the daemon's user).
  */
 export async function issueAdminKeyFile(
-  trx: Transaction<Database>, keys: ApiKeys, user: { id: number; username: string }, name: string, file: string,
+  trx: Transaction<Database>,
+  keys: ApiKeys,
+  user: { id: number; username: string },
+  name: string,
+  file: string,
   owner?: { uid: number; gid: number },
 ): Promise<number> {
-  const key = await trx.insertInto('api_keys').values({
-    name, role: 'ADMIN', created_by: user.username, created_by_user_id: user.id,
-    created_at: Date.now(), expires_at: null, last_used_at: null,
-  }).returningAll().executeTakeFirstOrThrow();
+  const key = await trx
+    .insertInto('api_keys')
+    .values({
+      name,
+      role: 'ADMIN',
+      created_by: user.username,
+      created_by_user_id: user.id,
+      created_at: Date.now(),
+      expires_at: null,
+      last_used_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await writeFileAtomic(file, `${await keys.sign(key)}\n`, { mode: 0o600, fsync: true, ...(owner ? { chown: owner } : {}) });
   return key.id;
 }

@@ -97,9 +97,17 @@ export class ApiKeys {
   }
 
   #standing() {
-    return this.#db.selectFrom('api_keys')
+    return this.#db
+      .selectFrom('api_keys')
       .leftJoin('users', 'users.id', 'api_keys.created_by_user_id')
-      .select(['api_keys.id', 'api_keys.role', 'api_keys.created_by', 'api_keys.expires_at', 'api_keys.route_ids', 'users.role as creator_role']);
+      .select([
+        'api_keys.id',
+        'api_keys.role',
+        'api_keys.created_by',
+        'api_keys.expires_at',
+        'api_keys.route_ids',
+        'users.role as creator_role',
+      ]);
   }
 
   /**
@@ -120,7 +128,12 @@ export class ApiKeys {
     if (now - last < LAST_USED_GRANULARITY_MS) return;
     this.#lastUsedWritten.set(id, now);
     // Fire and forget: a failed timestamp must not fail the request.
-    this.#db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute().catch(() => {});
+    this.#db
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .execute()
+      .catch(() => {});
   }
 
   forget(id: number) {

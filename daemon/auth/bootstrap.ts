@@ -26,9 +26,17 @@ export async function bootstrap(ctx: DaemonContext, env: NodeJS.ProcessEnv = pro
   const now = Date.now();
   const file = adminKeyFile(ctx.config.dataDir);
   await ctx.db.transaction().execute(async (trx) => {
-    const user = await trx.insertInto('users').values({
-      username: 'admin', password_hash: passwordHash, role: 'ADMIN', created_at: now, updated_at: now,
-    }).returningAll().executeTakeFirstOrThrow();
+    const user = await trx
+      .insertInto('users')
+      .values({
+        username: 'admin',
+        password_hash: passwordHash,
+        role: 'ADMIN',
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await issueAdminKeyFile(trx, ctx.keys, user, 'bootstrap', file);
   });
   if (given === undefined) {

@@ -31,12 +31,21 @@ export const keyHandlers: Handlers = {
       const taken = await trx.selectFrom('api_keys').select('id').where('name', '=', body.name).executeTakeFirst();
       if (taken) throw conflict(`An API key named ${body.name} exists`, 'name');
       const creator = await trx.selectFrom('users').select('id').where('username', '=', principal.username).executeTakeFirst();
-      return trx.insertInto('api_keys').values({
-        // A route key has no role on the API: it is stored as USER, the least, and refused there anyway.
-        name: body.name, role: routeIds ? 'USER' : body.role ?? 'ADMIN', created_by: principal.username,
-        route_ids: routeIds ? JSON.stringify(routeIds) : null,
-        created_by_user_id: creator?.id ?? null, created_at: now, expires_at: expiresAt, last_used_at: null,
-      }).returningAll().executeTakeFirstOrThrow();
+      return trx
+        .insertInto('api_keys')
+        .values({
+          // A route key has no role on the API: it is stored as USER, the least, and refused there anyway.
+          name: body.name,
+          role: routeIds ? 'USER' : (body.role ?? 'ADMIN'),
+          created_by: principal.username,
+          route_ids: routeIds ? JSON.stringify(routeIds) : null,
+          created_by_user_id: creator?.id ?? null,
+          created_at: now,
+          expires_at: expiresAt,
+          last_used_at: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
     });
     return { ...toApiKey(row), token: await ctx.keys.sign(row) };
   },
@@ -44,8 +53,10 @@ export const keyHandlers: Handlers = {
   async revokeApiKey({ ctx, params }) {
     const holder = await adminKeyHolder(ctx.db, ctx.keys, ctx.config.dataDir);
     if (holder?.keyId === params.id) {
-      throw conflict(`API key ${params.id} is the one in ${holder.file}, which monctl on the daemon's host uses without a login. `
-        + `To replace it, run "monctl daemon reset-admin --data-dir ${ctx.config.dataDir}" (it revokes this key); to revoke it anyway, delete that file first`);
+      throw conflict(
+        `API key ${params.id} is the one in ${holder.file}, which monctl on the daemon's host uses without a login. ` +
+          `To replace it, run "monctl daemon reset-admin --data-dir ${ctx.config.dataDir}" (it revokes this key); to revoke it anyway, delete that file first`,
+      );
     }
     const result = await ctx.db.deleteFrom('api_keys').where('id', '=', params.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound(`API key ${params.id} does not exist`);

@@ -88,7 +88,7 @@ export function loginRoutes(ctx: DaemonContext) {
       const { csrf, hash } = await csrfFor(req);
       const contentType = req.headers['content-type'] ?? '';
       const sent = contentType.startsWith('application/x-www-form-urlencoded')
-        ? (await readForm(req)).get('_csrf') ?? undefined
+        ? ((await readForm(req)).get('_csrf') ?? undefined)
         : (req.headers['x-csrf-token'] as string | undefined);
       if (hash && !tokensEqual(sent, csrf)) throw new HttpError(403, 'csrf', 'Missing or invalid CSRF token');
       if (hash) {

@@ -23,7 +23,10 @@ export async function verifyPassword(password: string, encoded: string): Promise
   if (scheme !== 'scrypt' || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
   const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: 128 * Number(n) * Number(r) * 2,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 128 * Number(n) * Number(r) * 2,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -48,8 +48,14 @@ export async function resolvePrincipal(req: IncomingMessage, keys: ApiKeys, sess
     const found = key === '' ? undefined : await keys.verify(key);
     if (!found) throw unauthorized('Invalid, expired or revoked API key');
     return {
-      kind: 'user', username: found.username, role: found.role, via: 'api-key', keyId: found.keyId,
-      csrfToken: null, sessionHash: null, expiresAt: found.expiresAt,
+      kind: 'user',
+      username: found.username,
+      role: found.role,
+      via: 'api-key',
+      keyId: found.keyId,
+      csrfToken: null,
+      sessionHash: null,
+      expiresAt: found.expiresAt,
     };
   }
   const sessionId = readCookie(req, SESSION_COOKIE);
@@ -57,8 +63,14 @@ export async function resolvePrincipal(req: IncomingMessage, keys: ApiKeys, sess
     const session = await sessions.find(sessionId);
     if (session) {
       return {
-        kind: 'user', username: session.username, role: session.role, via: 'session', keyId: null,
-        csrfToken: session.csrfToken, sessionHash: session.idHash, expiresAt: session.expiresAt,
+        kind: 'user',
+        username: session.username,
+        role: session.role,
+        via: 'session',
+        keyId: null,
+        csrfToken: session.csrfToken,
+        sessionHash: session.idHash,
+        expiresAt: session.expiresAt,
       };
     }
   }

@@ -30,7 +30,11 @@ export interface ResetOutcome {
 export async function resetAdmin(dataDir: string, given: string | undefined): Promise<ResetOutcome> {
   const dbFile = join(dataDir, 'monctl.db');
   if (!existsSync(dbFile)) {
-    throw new MonctlError('not-found', `no database at ${dbFile}: give the daemon's data dir with --data-dir, MONCTL_DATA_DIR or dataDir in --config`, ExitCode.notFound);
+    throw new MonctlError(
+      'not-found',
+      `no database at ${dbFile}: give the daemon's data dir with --data-dir, MONCTL_DATA_DIR or dataDir in --config`,
+      ExitCode.notFound,
+    );
   }
   // Run as root on a service's data dir, files written here must stay the daemon user's.
   const owner = process.getuid?.() === 0 ? { uid: statSync(dbFile).uid, gid: statSync(dbFile).gid } : undefined;
@@ -45,16 +49,27 @@ export async function resetAdmin(dataDir: string, given: string | undefined): Pr
     const outcome = await store.db.transaction().execute(async (trx) => {
       const existing = await trx.selectFrom('users').select(['id', 'username']).where('username', '=', 'admin').executeTakeFirst();
       const user = existing
-        ? await trx.updateTable('users').set({ password_hash: passwordHash, role: 'ADMIN', updated_at: now })
-          .where('id', '=', existing.id).returning(['id', 'username']).executeTakeFirstOrThrow()
-        : await trx.insertInto('users').values({ username: 'admin', password_hash: passwordHash, role: 'ADMIN', created_at: now, updated_at: now })
-          .returning(['id', 'username']).executeTakeFirstOrThrow();
+        ? await trx
+            .updateTable('users')
+            .set({ password_hash: passwordHash, role: 'ADMIN', updated_at: now })
+            .where('id', '=', existing.id)
+            .returning(['id', 'username'])
+            .executeTakeFirstOrThrow()
+        : await trx
+            .insertInto('users')
+            .values({ username: 'admin', password_hash: passwordHash, role: 'ADMIN', created_at: now, updated_at: now })
+            .returning(['id', 'username'])
+            .executeTakeFirstOrThrow();
       // A new password ends the user's sessions, as `monctl users update` does.
       await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
-      const revoked = oldKeyId === undefined ? undefined
-        : Number((await trx.deleteFrom('api_keys').where('id', '=', oldKeyId).executeTakeFirst()).numDeletedRows) > 0 ? oldKeyId : undefined;
+      const revoked =
+        oldKeyId === undefined
+          ? undefined
+          : Number((await trx.deleteFrom('api_keys').where('id', '=', oldKeyId).executeTakeFirst()).numDeletedRows) > 0
+            ? oldKeyId
+            : undefined;
       const keyId = await issueAdminKeyFile(trx, keys, user, `admin-api-key ${new Date(now).toISOString()}`, file, owner);
-      return { keyFile: file, keyId, revokedKeyId: revoked, user: existing ? 'updated' as const : 'created' as const };
+      return { keyFile: file, keyId, revokedKeyId: revoked, user: existing ? ('updated' as const) : ('created' as const) };
     });
     return { ...outcome, generated: given === undefined ? password : undefined };
   } finally {

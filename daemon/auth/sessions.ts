@@ -45,9 +45,16 @@ export class Sessions {
 
   async create(userId: number, csrfToken: string, now = Date.now()): Promise<string> {
     const id = this.newId();
-    await this.#db.insertInto('sessions').values({
-      id_hash: sha256(id), user_id: userId, csrf_token: csrfToken, created_at: now, expires_at: now + SESSION_TTL_MS,
-    }).execute();
+    await this.#db
+      .insertInto('sessions')
+      .values({
+        id_hash: sha256(id),
+        user_id: userId,
+        csrf_token: csrfToken,
+        created_at: now,
+        expires_at: now + SESSION_TTL_MS,
+      })
+      .execute();
     // Opportunistic clean-up keeps the table small without a timer.
     await this.#db.deleteFrom('sessions').where('expires_at', '<', now).execute();
     return id;
@@ -55,7 +62,8 @@ export class Sessions {
 
   async find(sessionId: string, now = Date.now()): Promise<SessionPrincipal | undefined> {
     const idHash = sha256(sessionId);
-    const row = await this.#db.selectFrom('sessions')
+    const row = await this.#db
+      .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
       .select(['sessions.user_id', 'sessions.csrf_token', 'sessions.expires_at', 'users.username', 'users.role'])
       .where('sessions.id_hash', '=', idHash)
@@ -73,8 +81,12 @@ export class Sessions {
   async rolesOf(idHashes: readonly string[], now = Date.now()): Promise<Map<string, Role>> {
     const roles = new Map<string, Role>();
     if (idHashes.length === 0) return roles;
-    const rows = await this.#db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['sessions.id_hash', 'sessions.expires_at', 'users.role']).where('sessions.id_hash', 'in', idHashes).execute();
+    const rows = await this.#db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['sessions.id_hash', 'sessions.expires_at', 'users.role'])
+      .where('sessions.id_hash', 'in', idHashes)
+      .execute();
     for (const row of rows) if (row.expires_at > now) roles.set(row.id_hash, row.role as Role);
     return roles;
   }

@@ -61,7 +61,9 @@ export class StreamGuard {
     this.#maxLifetimeMs = opts.maxLifetimeMs;
     this.#log = opts.log;
     this.#ended = new Counter({
-      name: 'monctl_sse_streams_ended_total', labelNames: ['reason'] as const, registers: [opts.registry],
+      name: 'monctl_sse_streams_ended_total',
+      labelNames: ['reason'] as const,
+      registers: [opts.registry],
       help: 'Authenticated streams the daemon ended: credentials (revoked, logged out, user demoted or deleted), expired (key or session), lifetime (--stream-max-lifetime)',
     });
     for (const reason of ['credentials', 'expired', 'lifetime'] as const) this.#ended.inc({ reason }, 0);
@@ -79,7 +81,9 @@ export class StreamGuard {
     const expiresIn = principal.expiresAt == null ? Infinity : principal.expiresAt - Date.now();
     const reason: EndReason = expiresIn <= lifetime ? 'expired' : 'lifetime';
     const watched: Watched = {
-      res, principal, timer: setTimeout(() => this.#end(watched, reason), Math.max(0, Math.min(expiresIn, lifetime))),
+      res,
+      principal,
+      timer: setTimeout(() => this.#end(watched, reason), Math.max(0, Math.min(expiresIn, lifetime))),
     };
     watched.timer.unref();
     this.#streams.add(watched);
@@ -94,17 +98,19 @@ export class StreamGuard {
       this.#again = true;
       return;
     }
-    this.#checking = this.#checkAll().catch((err) => {
-      // The streams stay open meanwhile (a reconnect could not be authorized either), until a check passes or their lifetime ends.
-      this.#log.warn({ err }, 'checking the credentials of open streams failed; retrying in a second');
-      setTimeout(() => this.changed(), RETRY_MS).unref();
-    }).finally(() => {
-      this.#checking = undefined;
-      if (this.#again) {
-        this.#again = false;
-        this.changed();
-      }
-    });
+    this.#checking = this.#checkAll()
+      .catch((err) => {
+        // The streams stay open meanwhile (a reconnect could not be authorized either), until a check passes or their lifetime ends.
+        this.#log.warn({ err }, 'checking the credentials of open streams failed; retrying in a second');
+        setTimeout(() => this.changed(), RETRY_MS).unref();
+      })
+      .finally(() => {
+        this.#checking = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.changed();
+        }
+      });
   }
 
   /** Shutdown: the timers go (the streams themselves end with every other stream). */
@@ -155,7 +161,14 @@ export class StreamGuard {
  * daemon's own writes tell it; a `reset-admin` run beside it revokes the old
  * key's streams at their maximum lifetime.
  */
-export function guardStreams(keys: ApiKeys, sessions: Sessions, config: DaemonConfig, log: Logger, registry: Registry, cluster?: PodMessages): StreamGuard {
+export function guardStreams(
+  keys: ApiKeys,
+  sessions: Sessions,
+  config: DaemonConfig,
+  log: Logger,
+  registry: Registry,
+  cluster?: PodMessages,
+): StreamGuard {
   const guard = new StreamGuard(keys, sessions, { maxLifetimeMs: config.streamMaxLifetimeMs, log, registry });
   cluster?.onTables(CREDENTIAL_TABLES, () => guard.changed());
   return guard;

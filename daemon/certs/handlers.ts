@@ -23,12 +23,30 @@ export function certificateHandlers(store: CertStore, changed: () => void): Hand
     async uploadCertificate({ ctx, body }) {
       const pair = checkUpload(body.certificate, body.privateKey, body.hostnames);
       const now = Date.now();
-      const row = await ctx.db.insertInto('certificates').values({
-        source: 'UPLOAD', acme_name: null, hostnames: JSON.stringify(pair.hostnames), cert_pem: pair.chainPem,
-        key_enc: certBox(ctx).seal(pair.keyPem), issuer: pair.issuer, serial: pair.serial, not_before: pair.notBefore,
-        not_after: pair.notAfter, challenge: null, issued_at: null, last_error: null, last_error_at: null,
-        next_attempt_at: null, claimed_by: null, claimed_until: null, created_at: now, updated_at: now,
-      }).returningAll().executeTakeFirstOrThrow();
+      const row = await ctx.db
+        .insertInto('certificates')
+        .values({
+          source: 'UPLOAD',
+          acme_name: null,
+          hostnames: JSON.stringify(pair.hostnames),
+          cert_pem: pair.chainPem,
+          key_enc: certBox(ctx).seal(pair.keyPem),
+          issuer: pair.issuer,
+          serial: pair.serial,
+          not_before: pair.notBefore,
+          not_after: pair.notAfter,
+          challenge: null,
+          issued_at: null,
+          last_error: null,
+          last_error_at: null,
+          next_attempt_at: null,
+          claimed_by: null,
+          claimed_until: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
       await store.reload();
       changed();
       return toCertificate(row, ctx.config.acmeRenewAt);

@@ -25,7 +25,11 @@ export const oneLine = (dn: string) => dn.split('\n').filter(Boolean).join(', ')
 export function namesOf(leaf: X509Certificate): string[] {
   const san = leaf.subjectAltName;
   if (san) {
-    return san.split(/,\s*/).filter((e) => e.startsWith('DNS:')).map((e) => normaliseCertName(e.slice(4))).filter((n): n is string => !!n);
+    return san
+      .split(/,\s*/)
+      .filter((e) => e.startsWith('DNS:'))
+      .map((e) => normaliseCertName(e.slice(4)))
+      .filter((n): n is string => !!n);
   }
   const cn = /(?:^|\n)CN=([^\n]+)/.exec(leaf.subject)?.[1];
   const name = cn && normaliseCertName(cn);
@@ -36,8 +40,12 @@ export function namesOf(leaf: X509Certificate): string[] {
 export function describeChain(chainPem: string): Omit<CheckedPair, 'keyPem' | 'chainPem'> {
   const leaf = new X509Certificate(chainPem);
   return {
-    names: namesOf(leaf), subject: oneLine(leaf.subject), issuer: oneLine(leaf.issuer), serial: leaf.serialNumber,
-    notBefore: Date.parse(leaf.validFrom), notAfter: Date.parse(leaf.validTo),
+    names: namesOf(leaf),
+    subject: oneLine(leaf.subject),
+    issuer: oneLine(leaf.issuer),
+    serial: leaf.serialNumber,
+    notBefore: Date.parse(leaf.validFrom),
+    notAfter: Date.parse(leaf.validTo),
   };
 }
 
@@ -46,7 +54,12 @@ export function describeChain(chainPem: string): Omit<CheckedPair, 'keyPem' | 'c
  * fault: PEM certificates (leaf first), an unencrypted key matching the leaf,
  * a pair OpenSSL accepts, a leaf not yet expired, and hostnames it covers.
  */
-export function checkUpload(certificate: string, privateKey: string, hostnames?: string[], now = Date.now()): CheckedPair & { hostnames: string[] } {
+export function checkUpload(
+  certificate: string,
+  privateKey: string,
+  hostnames?: string[],
+  now = Date.now(),
+): CheckedPair & { hostnames: string[] } {
   const blocks = certificate.match(BLOCK);
   if (!blocks) throw invalidField('certificate', 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
   let leaf: X509Certificate;
@@ -73,13 +86,15 @@ export function checkUpload(certificate: string, privateKey: string, hostnames?:
   const described = describeChain(chainPem);
   if (described.notAfter <= now) throw invalidField('certificate', `expired on ${leaf.validTo}`);
   if (described.names.length === 0) throw invalidField('certificate', 'names no DNS name (subjectAltName or CN)');
-  const served = hostnames ? hostnames.map((h, i) => {
-    const name = normaliseCertName(h);
-    if (!name) throw invalidField(`hostnames[${i}]`, `"${h}" is not a DNS name or *.wildcard`);
-    if (!described.names.some((n) => covers(n, name) || n === name)) {
-      throw invalidField(`hostnames[${i}]`, `${name} is not covered by the certificate (${described.names.join(', ')})`);
-    }
-    return name;
-  }) : described.names;
+  const served = hostnames
+    ? hostnames.map((h, i) => {
+        const name = normaliseCertName(h);
+        if (!name) throw invalidField(`hostnames[${i}]`, `"${h}" is not a DNS name or *.wildcard`);
+        if (!described.names.some((n) => covers(n, name) || n === name)) {
+          throw invalidField(`hostnames[${i}]`, `${name} is not covered by the certificate (${described.names.join(', ')})`);
+        }
+        return name;
+      })
+    : described.names;
   return { ...described, chainPem, keyPem, hostnames: [...new Set(served)] };
 }

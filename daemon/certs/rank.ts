@@ -21,7 +21,10 @@ export function bestFor<C extends Candidate>(name: string, candidates: Iterable<
   for (const c of candidates) {
     if (!c.hostnames.some((h) => covers(h, name))) continue;
     const score: [number, number, number] = [c.notBefore <= now && now < c.notAfter ? 1 : 0, c.source === 'UPLOAD' ? 1 : 0, c.notAfter];
-    if (score[0] > bestScore[0] || (score[0] === bestScore[0] && (score[1] > bestScore[1] || (score[1] === bestScore[1] && score[2] > bestScore[2])))) {
+    if (
+      score[0] > bestScore[0] ||
+      (score[0] === bestScore[0] && (score[1] > bestScore[1] || (score[1] === bestScore[1] && score[2] > bestScore[2])))
+    ) {
       best = c;
       bestScore = score;
     }

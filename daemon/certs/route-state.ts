@@ -9,22 +9,39 @@ import { bestFor } from './rank.ts';
  * the best stored one covering it, else what ACME is doing about it.
  */
 export async function certificateOfHost(ctx: DaemonContext, hostname: string, now = Date.now()): Promise<RouteCertificate> {
-  const rows = await ctx.db.selectFrom('certificates')
+  const rows = await ctx.db
+    .selectFrom('certificates')
     .select(['id', 'source', 'hostnames', 'cert_pem', 'not_before', 'not_after', 'last_error', 'failures', 'acme_name'])
-    .where((eb) => eb.or([eb('source', '=', 'UPLOAD'), eb('acme_name', '=', hostname)])).execute();
+    .where((eb) => eb.or([eb('source', '=', 'UPLOAD'), eb('acme_name', '=', hostname)]))
+    .execute();
   const acme = rows.find((r) => r.acme_name === hostname);
   const lastError = acme?.last_error ?? null;
-  const best = bestFor(hostname, rows.filter((r) => r.cert_pem !== null).map((r) => ({
-    ...r, id: Number(r.id), hostnames: JSON.parse(r.hostnames) as string[], notBefore: Number(r.not_before), notAfter: Number(r.not_after),
-  })), now);
+  const best = bestFor(
+    hostname,
+    rows
+      .filter((r) => r.cert_pem !== null)
+      .map((r) => ({
+        ...r,
+        id: Number(r.id),
+        hostnames: JSON.parse(r.hostnames) as string[],
+        notBefore: Number(r.not_before),
+        notAfter: Number(r.not_after),
+      })),
+    now,
+  );
   if (best) {
     return {
-      state: best.notAfter <= now ? 'EXPIRED' : 'VALID', certificateId: best.id, source: best.source, notAfter: formatNullable(best.notAfter),
+      state: best.notAfter <= now ? 'EXPIRED' : 'VALID',
+      certificateId: best.id,
+      source: best.source,
+      notAfter: formatNullable(best.notAfter),
       lastError: best.source === 'ACME' ? lastError : null,
     };
   }
-  if (acme && Number(acme.failures) > 0) return { state: 'FAILED', certificateId: Number(acme.id), source: 'ACME', notAfter: null, lastError };
+  if (acme && Number(acme.failures) > 0)
+    return { state: 'FAILED', certificateId: Number(acme.id), source: 'ACME', notAfter: null, lastError };
   // ACME orders no certificate for an IP address.
-  if (acme || (ctx.config.acme && !isIP(hostname))) return { state: 'PENDING', certificateId: acme ? Number(acme.id) : null, source: 'ACME', notAfter: null, lastError: null };
+  if (acme || (ctx.config.acme && !isIP(hostname)))
+    return { state: 'PENDING', certificateId: acme ? Number(acme.id) : null, source: 'ACME', notAfter: null, lastError: null };
   return { state: 'NONE', certificateId: null, source: null, notAfter: null, lastError: null };
 }

@@ -6,7 +6,10 @@ import { certBox } from './box.ts';
 import { wildcardOf } from './names.ts';
 import { bestFor, type Candidate } from './rank.ts';
 
-export interface Served extends Candidate { context: SecureContext; stamp: number }
+export interface Served extends Candidate {
+  context: SecureContext;
+  stamp: number;
+}
 
 /**
  * The certificates the HTTPS edge serves, in memory: one TLS context per
@@ -53,9 +56,11 @@ export class CertStore {
   }
 
   async #load(): Promise<void> {
-    const rows = await this.#ctx.db.selectFrom('certificates')
+    const rows = await this.#ctx.db
+      .selectFrom('certificates')
       .select(['id', 'source', 'hostnames', 'cert_pem', 'key_enc', 'not_before', 'not_after', 'updated_at', 'issued_at'])
-      .where('cert_pem', 'is not', null).execute();
+      .where('cert_pem', 'is not', null)
+      .execute();
     const box = certBox(this.#ctx);
     const byId = new Map<number, Served>();
     for (const row of rows) {
@@ -74,8 +79,13 @@ export class CertStore {
       }
       try {
         byId.set(id, {
-          id, source: row.source, hostnames: JSON.parse(row.hostnames) as string[], notBefore: Number(row.not_before), notAfter: Number(row.not_after),
-          context: profiledContext(this.#ctx.config.tlsProfile, { cert: row.cert_pem!, key }), stamp,
+          id,
+          source: row.source,
+          hostnames: JSON.parse(row.hostnames) as string[],
+          notBefore: Number(row.not_before),
+          notAfter: Number(row.not_after),
+          context: profiledContext(this.#ctx.config.tlsProfile, { cert: row.cert_pem!, key }),
+          stamp,
         });
       } catch (err) {
         this.#ctx.log.error({ certificate: id, error: (err as Error).message }, 'certificates: unusable; not served');

@@ -10,7 +10,10 @@ const CHUNK_BYTES = 7_000;
 /** After a failed announcement: the next try (the database is down or refusing; nothing is gained by hurrying). */
 const RETRY_MS = 1_000;
 
-interface Part { json: string; bytes: number }
+interface Part {
+  json: string;
+  bytes: number;
+}
 
 /** One channel's events waiting to be announced, and where restart markers are owed. */
 interface Outgoing {
@@ -108,22 +111,25 @@ export class EventAnnouncer {
   }
 
   async #work(): Promise<void> {
-    for (let busy = true; busy;) {
+    for (let busy = true; busy; ) {
       busy = false;
       for (const [name, out] of this.#channels) {
         if (out.parts.length > 0) {
           busy = true;
-          if (!await this.#announce(name, out)) return this.#later();
+          if (!(await this.#announce(name, out))) return this.#later();
         }
         if (out.markAt !== undefined && out.taken >= out.markAt) {
           busy = true;
-          if (!await this.#restart(name, out)) return this.#later();
+          if (!(await this.#restart(name, out))) return this.#later();
         }
       }
     }
     // Nothing waits and no marker is owed (a marker falls due as soon as its events are taken).
     if (this.#lost > 0) {
-      this.#log.info({ events: this.#lost }, 'events are announced to the pods again; the channels that lost events restarted on every pod');
+      this.#log.info(
+        { events: this.#lost },
+        'events are announced to the pods again; the channels that lost events restarted on every pod',
+      );
       this.#lost = 0;
     }
   }
@@ -132,7 +138,8 @@ export class EventAnnouncer {
   async #announce(name: string, out: Outgoing): Promise<boolean> {
     let count = 0;
     let bytes = 2;
-    while (count < out.parts.length && (count === 0 || bytes + out.parts[count].bytes + 1 <= CHUNK_BYTES)) bytes += out.parts[count++].bytes + 1;
+    while (count < out.parts.length && (count === 0 || bytes + out.parts[count].bytes + 1 <= CHUNK_BYTES))
+      bytes += out.parts[count++].bytes + 1;
     const run = out.parts.splice(0, count);
     out.taken += count;
     const held = run.reduce((n, p) => n + p.bytes, 0);
@@ -171,8 +178,10 @@ export class EventAnnouncer {
   #lose(channel: string, reason: LossReason, events: number, err?: unknown): void {
     this.#countLoss('out', reason, events);
     if (this.#lost === 0) {
-      this.#log.warn({ err, channel, reason, waiting: this.#waiting, limits: this.#limits },
-        'events for the pods are being lost (the database is slow or down); their channels restart on every pod once it takes announcements again');
+      this.#log.warn(
+        { err, channel, reason, waiting: this.#waiting, limits: this.#limits },
+        'events for the pods are being lost (the database is slow or down); their channels restart on every pod once it takes announcements again',
+      );
     }
     this.#lost += events;
   }

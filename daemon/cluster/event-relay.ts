@@ -18,7 +18,15 @@ const SPILL_KEEP_MS = 10 * 60_000;
 const RESYNC_RETRY_MS = 1_000;
 
 /** c: channel, s: first number, o: origin pod, e: events, x: spilled events' id, n: their count, r: restart marker. */
-interface Envelope { c: string; s: number; o: string; e?: Array<[string, unknown]>; x?: number; n?: number; r?: boolean }
+interface Envelope {
+  c: string;
+  s: number;
+  o: string;
+  e?: Array<[string, unknown]>;
+  x?: number;
+  n?: number;
+  r?: boolean;
+}
 /** An arrival waiting to be delivered, or a resync of every channel. */
 type Arrival = { envelope: Envelope; events: number; bytes: number } | 'resync';
 
@@ -63,7 +71,13 @@ export class EventRelay implements ChannelRelay {
 
   /** Reads every channel's last number, listens, and makes the hub's shared channels cluster-wide. */
   static async start(
-    db: Kysely<Database>, notifications: PodNotifications, hub: EventHub, instance: string, log: Logger, limits: RelayLimits, registry: Registry,
+    db: Kysely<Database>,
+    notifications: PodNotifications,
+    hub: EventHub,
+    instance: string,
+    log: Logger,
+    limits: RelayLimits,
+    registry: Registry,
   ): Promise<EventRelay> {
     const relay = new EventRelay(db, hub, instance, log, limits, registry);
     relay.#seqs = await channelSeqs(db, CLUSTER_CHANNELS);
@@ -132,8 +146,10 @@ export class EventRelay implements ChannelRelay {
     }
     this.#countLoss('in', 'full', dropped);
     if (this.#inLost === 0) {
-      this.#log.warn({ waiting: this.#inWaiting + dropped, limits: this.#limits },
-        'events from the pods arrive faster than they can be delivered (spilled events are slow to read): the waiting ones are dropped and the channels restart');
+      this.#log.warn(
+        { waiting: this.#inWaiting + dropped, limits: this.#limits },
+        'events from the pods arrive faster than they can be delivered (spilled events are slow to read): the waiting ones are dropped and the channels restart',
+      );
     }
     this.#inLost += dropped;
     this.#queue('resync');
@@ -199,7 +215,8 @@ export class EventRelay implements ChannelRelay {
         if (seq > (this.#seqs.get(name) ?? 0) && this.#hub.has(name)) this.#hub.channel(name).restart(seq);
         this.#seqs.set(name, Math.max(seq, this.#seqs.get(name) ?? 0));
       }
-      if (this.#inLost > 0) this.#log.info({ events: this.#inLost }, 'events from the pods are delivered again; the channels that lost events restarted');
+      if (this.#inLost > 0)
+        this.#log.info({ events: this.#inLost }, 'events from the pods are delivered again; the channels that lost events restarted');
       this.#inLost = 0;
     } catch (err) {
       this.#log.warn({ err }, 'event numbers could not be read to resynchronise; trying again');

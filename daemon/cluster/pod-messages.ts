@@ -39,7 +39,9 @@ export class PodMessages {
   /** Sends to every other pod; failures are logged (a message is a hint, never the truth: that is in the database). */
   send(topic: string, data: unknown): void {
     const payload = JSON.stringify({ i: this.instance, t: topic, d: data });
-    this.#notifications.notify(MESSAGES_CHANNEL, payload).catch((err) => this.#log.warn({ err, topic }, 'message to the other pods failed'));
+    this.#notifications
+      .notify(MESSAGES_CHANNEL, payload)
+      .catch((err) => this.#log.warn({ err, topic }, 'message to the other pods failed'));
   }
 
   on(topic: string, handler: (data: any) => void): () => void {

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../logger.ts';
-import {
-  claimShards, heartbeat, leaveCluster, liveMembers, releaseShards, renewLeases,
-} from '../store/dialect/postgres-leases.ts';
+import { claimShards, heartbeat, leaveCluster, liveMembers, releaseShards, renewLeases } from '../store/dialect/postgres-leases.ts';
 import { SHARDS } from '../store/migrations/0012-pods.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -16,7 +14,10 @@ const SAFETY_MS = 500;
 const FORGET_MS = 60_000;
 
 /** What the leases need of the daemon: its database and its log. */
-export interface LeaseDeps { db: Kysely<Database>; log: Logger }
+export interface LeaseDeps {
+  db: Kysely<Database>;
+  log: Logger;
+}
 
 export interface ShardHandlers {
   /** The member now holds these shards: schedule their resources. */
@@ -25,7 +26,13 @@ export interface ShardHandlers {
   lost(): Promise<unknown>;
 }
 
-export interface ShardLoad { podName: string; apiUrl: string | null; edgeUrl: string | null; resources: () => number; checksTotal: () => number }
+export interface ShardLoad {
+  podName: string;
+  apiUrl: string | null;
+  edgeUrl: string | null;
+  resources: () => number;
+  checksTotal: () => number;
+}
 
 /**
  * Checks exactly once across pods (DECISIONS, "Several daemons"): resources
@@ -93,7 +100,9 @@ export class ShardLeases {
     await this.#ticking;
     this.#held = new Set();
     await this.#handlers.lost();
-    await leaveCluster(this.#ctx.db, this.instance).catch((err) => this.#ctx.log.warn({ err }, 'leaving the cluster failed; the leases run out by themselves'));
+    await leaveCluster(this.#ctx.db, this.instance).catch((err) =>
+      this.#ctx.log.warn({ err }, 'leaving the cluster failed; the leases run out by themselves'),
+    );
   }
 
   #tickOnce(): Promise<void> {
@@ -105,17 +114,30 @@ export class ShardLeases {
     const sent = performance.now();
     const db = this.#ctx.db;
     try {
-      await heartbeat(db, {
-        instance: this.instance, podName: this.#load.podName, apiUrl: this.#load.apiUrl, edgeUrl: this.#load.edgeUrl,
-        startedAt: this.#startedAt, shards: this.#held.size, resources: this.#load.resources(), checksTotal: this.#load.checksTotal(),
-      }, FORGET_MS);
+      await heartbeat(
+        db,
+        {
+          instance: this.instance,
+          podName: this.#load.podName,
+          apiUrl: this.#load.apiUrl,
+          edgeUrl: this.#load.edgeUrl,
+          startedAt: this.#startedAt,
+          shards: this.#held.size,
+          resources: this.#load.resources(),
+          checksTotal: this.#load.checksTotal(),
+        },
+        FORGET_MS,
+      );
       const renewed = new Set(await renewLeases(db, this.instance, LEASE_MS));
       this.#validUntil = sent + LEASE_MS - SAFETY_MS;
       if (this.#failing) this.#ctx.log.info({ shards: renewed.size }, 'shard leases renewed again');
       this.#failing = false;
       // What the database says we hold is what we run: shards taken from us (our lease ran out while we
       // could not renew) stop now; shards we had stopped using (the watchdog) but still hold run again.
-      await this.#set(renewed, [...renewed].filter((s) => !this.#held.has(s)));
+      await this.#set(
+        renewed,
+        [...renewed].filter((s) => !this.#held.has(s)),
+      );
       const members = await liveMembers(db, LEASE_MS);
       const target = fairShare(members, this.instance);
       if (renewed.size > target) {
@@ -132,7 +154,11 @@ export class ShardLeases {
         }
       }
     } catch (err) {
-      if (!this.#failing) this.#ctx.log.warn({ err }, 'shard lease tick failed: this pod keeps its shards until the leases could run out, then claims no work until the database answers');
+      if (!this.#failing)
+        this.#ctx.log.warn(
+          { err },
+          'shard lease tick failed: this pod keeps its shards until the leases could run out, then claims no work until the database answers',
+        );
       this.#failing = true;
     }
   }
@@ -148,7 +174,10 @@ export class ShardLeases {
   /** No renewal in time (database unreachable): stop checking before another pod may start. */
   #expireIfStale(): void {
     if (this.#held.size === 0 || performance.now() < this.#validUntil) return;
-    this.#ctx.log.error({ shards: this.#held.size }, 'shard leases not renewed in time: this pod stops running checks until it can renew them');
+    this.#ctx.log.error(
+      { shards: this.#held.size },
+      'shard leases not renewed in time: this pod stops running checks until it can renew them',
+    );
     this.#held = new Set();
     void this.#handlers.lost();
   }

@@ -16,12 +16,15 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     edgeListen: { ...get<HostPort>('edgeListen') },
     ...(get<HostPort | undefined>('edgeTlsListen') ? { edgeTlsListen: { ...get<HostPort>('edgeTlsListen') } } : {}),
     trustedProxies: get<string[] | undefined>('trustedProxies') ?? [],
-    ...(get<string | undefined>('acmeDirectory') ? {
-      acme: {
-        directory: get<string>('acmeDirectory'), email: get<string | undefined>('acmeEmail'),
-        challenges: get<Array<'http-01' | 'tls-alpn-01'>>('acmeChallenges'),
-      },
-    } : {}),
+    ...(get<string | undefined>('acmeDirectory')
+      ? {
+          acme: {
+            directory: get<string>('acmeDirectory'),
+            email: get<string | undefined>('acmeEmail'),
+            challenges: get<Array<'http-01' | 'tls-alpn-01'>>('acmeChallenges'),
+          },
+        }
+      : {}),
     acmeRenewAt: get<number>('acmeRenewAt'),
     dataDir: get<string>('dataDir'),
     databaseUrl: get<string | undefined>('database'),
@@ -30,7 +33,11 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     sseHeartbeatMs: get<number>('sseHeartbeat'),
     notifierRetryBaseMs: get<number>('notifierRetryBase'),
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
-    statusStreams: { max: get<number>('statusStreamsMax'), perClient: get<number>('statusStreamsPerClient'), perConnection: get<number>('statusStreamsPerConnection') },
+    statusStreams: {
+      max: get<number>('statusStreamsMax'),
+      perClient: get<number>('statusStreamsPerClient'),
+      perConnection: get<number>('statusStreamsPerConnection'),
+    },
     streamMaxLifetimeMs: get<number>('streamMaxLifetime'),
     checkResponses: get<boolean>('checkResponses'),
     tlsProfile: get<TlsProfile>('tlsProfile'),
@@ -80,8 +87,10 @@ function tlsOf(r: Resolved): DaemonConfig['tls'] {
   if (certFile === undefined && keyFile === undefined) return undefined;
   if (certFile === undefined || keyFile === undefined) {
     const [given, missing] = certFile === undefined ? [key, cert] : [cert, key];
-    throw new ConfigError([`${sourceLabel(given, r.sources.get(given.key)!)} is set but ${missing.key} is not: `
-      + `HTTPS needs both ${cert.key} and ${key.key} (${missing.flag!.split(' ')[0]}, ${missing.env} or ${missing.key} in the config file)`]);
+    throw new ConfigError([
+      `${sourceLabel(given, r.sources.get(given.key)!)} is set but ${missing.key} is not: ` +
+        `HTTPS needs both ${cert.key} and ${key.key} (${missing.flag!.split(' ')[0]}, ${missing.env} or ${missing.key} in the config file)`,
+    ]);
   }
   const problems = [readable(cert, certFile, r), readable(key, keyFile, r)].filter((p): p is string => p !== undefined);
   if (problems.length > 0) throw new ConfigError(problems);

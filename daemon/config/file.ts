@@ -20,7 +20,11 @@ export interface ConfigFile {
   values: Map<string, unknown>;
 }
 
-const squash = (name: string) => name.toLowerCase().replace(/^monctl_/, '').replace(/[-_]/g, '');
+const squash = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/^monctl_/, '')
+    .replace(/[-_]/g, '');
 
 /** ` (did you mean edgeListen?)` for `edge-listen`, `edge_listen`, `MONCTL_EDGE_LISTEN`. */
 function suggestion(key: string): string {
@@ -52,10 +56,12 @@ export function loadConfigFile(path: string): ConfigFile {
   const lines = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: false, lineCounter: lines, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e) => {
-      const { line, col } = lines.linePos(e.pos[0]);
-      return `${path}: line ${line}, column ${col}: ${e.message}`;
-    }));
+    throw new ConfigError(
+      doc.errors.map((e) => {
+        const { line, col } = lines.linePos(e.pos[0]);
+        return `${path}: line ${line}, column ${col}: ${e.message}`;
+      }),
+    );
   }
   const values = new Map<string, unknown>();
   if (doc.contents === null) return { file, values }; // empty, or comments only

@@ -6,7 +6,8 @@ export const MASK = '********';
  * `password` and `sslpassword` (the passphrase of `sslkey`), and the usual
  * names of passwords, tokens and keys in other URLs. Matched on the whole name.
  */
-const SECRET_PARAM = /^(password|passwd|pass|pwd|sslpassword|sslpassphrase|passphrase|secret|client_secret|token|access_token|api[-_]?key|auth)$/i;
+const SECRET_PARAM =
+  /^(password|passwd|pass|pwd|sslpassword|sslpassphrase|passphrase|secret|client_secret|token|access_token|api[-_]?key|auth)$/i;
 
 /** `scheme://userinfo@`: the userinfo runs to the last `@` before the path, as URL parsers read it. */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;

@@ -3,11 +3,7 @@ import { ConfigError, type ConfigFile } from './file.ts';
 import { flagName, type Setting } from './settings.ts';
 
 /** Where a value came from, for error messages and --print-config. */
-export type Source =
-  | { kind: 'flag'; name: string }
-  | { kind: 'env'; name: string }
-  | { kind: 'file'; name: string }
-  | { kind: 'default' };
+export type Source = { kind: 'flag'; name: string } | { kind: 'env'; name: string } | { kind: 'file'; name: string } | { kind: 'default' };
 
 export interface Resolved {
   values: Map<string, unknown>;
@@ -33,9 +29,13 @@ export function addSettingOptions(cmd: Command, settings: readonly Setting[]): C
     // Choices are checked by the type's parser, not commander's .choices(): one check for flag, env and file.
     const { choices } = s.type as { choices?: readonly string[] };
     const help = [
-      s.help, choices && `(one of: ${choices.join(', ')})`, s.unsetMeans && `(unset: ${s.unsetMeans})`,
+      s.help,
+      choices && `(one of: ${choices.join(', ')})`,
+      s.unsetMeans && `(unset: ${s.unsetMeans})`,
       s.deprecatedEnv && `(older env name, deprecated: ${s.deprecatedEnv})`,
-    ].filter(Boolean).join(' ');
+    ]
+      .filter(Boolean)
+      .join(' ');
     const option = new Option(s.flag, help).env(s.env);
     if (option.attributeName() !== s.key) throw new Error(`settings: flag ${s.flag} does not match key ${s.key}`);
     if (s.default) option.default(String(s.type.format(s.default())), s.defaultHelp);
@@ -52,7 +52,10 @@ export function addSettingOptions(cmd: Command, settings: readonly Setting[]): C
  * Settings without a flag (secrets) are read from the env here.
  */
 export function resolveSettings(
-  cmd: Command, settings: readonly Setting[], file: ConfigFile | undefined, env: NodeJS.ProcessEnv = process.env,
+  cmd: Command,
+  settings: readonly Setting[],
+  file: ConfigFile | undefined,
+  env: NodeJS.ProcessEnv = process.env,
 ): Resolved {
   const values = new Map<string, unknown>();
   const sources = new Map<string, Source>();

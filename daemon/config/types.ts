@@ -127,7 +127,8 @@ export const duration: ValueType<number> = {
   parse(raw) {
     const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(raw) : null;
     const ms = typeof raw === 'number' ? raw : match ? Number(match[1]) * UNITS[match[2] ?? 'ms'] : NaN;
-    if (!Number.isFinite(ms) || ms < 1 || ms > 2 ** 31 - 1) fail('a duration such as 500ms, 15s, 5m or 1h (a plain number is milliseconds), from 1ms to 24 days', raw);
+    if (!Number.isFinite(ms) || ms < 1 || ms > 2 ** 31 - 1)
+      fail('a duration such as 500ms, 15s, 5m or 1h (a plain number is milliseconds), from 1ms to 24 days', raw);
     return Math.round(ms);
   },
   format(ms) {
@@ -164,7 +165,6 @@ export function oneOf<const C extends string>(choices: readonly C[]): ValueType<
   };
 }
 
-
 /** A password: at least 12 characters, like every password of the API. */
 export const password: ValueType<string> = {
   name: 'secret',
@@ -182,7 +182,12 @@ export const password: ValueType<string> = {
 /** Items of a list given as `a,b,c` (flag, env, or YAML text) or as a YAML list. */
 function listItems(raw: unknown): unknown[] | undefined {
   if (Array.isArray(raw)) return raw;
-  return typeof raw === 'string' ? raw.split(',').map((p) => p.trim()).filter(Boolean) : undefined;
+  return typeof raw === 'string'
+    ? raw
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)
+    : undefined;
 }
 
 /** IP addresses and CIDR blocks, `10.0.0.0/8,::1` or a YAML list; checked by `check` (true when valid). */
@@ -206,7 +211,8 @@ export function someOf<const C extends string>(choices: readonly C[]): ValueType
     name: `${choices.join(',')} (some, in order)`,
     parse(raw) {
       const items = listItems(raw);
-      if (!items || items.length === 0 || !items.every((v) => choices.includes(v as C))) fail(`a comma-separated list of ${choices.join(', ')}`, raw);
+      if (!items || items.length === 0 || !items.every((v) => choices.includes(v as C)))
+        fail(`a comma-separated list of ${choices.join(', ')}`, raw);
       return [...new Set(items as C[])];
     },
     format: (v) => v.join(','),
@@ -250,10 +256,17 @@ export const databaseUrl: ValueType<string> = {
       // Never echo the value: it may hold a password.
       throw new Error('must be a postgres:// URL (postgres://user:password@host:5432/database)');
     }
-    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`must be a postgres:// URL, got the scheme ${url.protocol}`);
-    if (decodeURIComponent(url.password) === MASK) throw new Error('holds the mask --print-config prints as its password: put the real one, or leave it out and use PGPASSWORD or ~/.pgpass');
+    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+      throw new Error(`must be a postgres:// URL, got the scheme ${url.protocol}`);
+    if (decodeURIComponent(url.password) === MASK)
+      throw new Error(
+        'holds the mask --print-config prints as its password: put the real one, or leave it out and use PGPASSWORD or ~/.pgpass',
+      );
     for (const name of ['password', 'sslpassword']) {
-      if (url.searchParams.get(name) === MASK) throw new Error(`holds the mask --print-config prints as its ${name}: put the real one, or leave it out and use PGPASSWORD or ~/.pgpass`);
+      if (url.searchParams.get(name) === MASK)
+        throw new Error(
+          `holds the mask --print-config prints as its ${name}: put the real one, or leave it out and use PGPASSWORD or ~/.pgpass`,
+        );
     }
     if (url.pathname.length <= 1) throw new Error('must name the database (postgres://host/monctl)');
     return raw.trim();

@@ -22,17 +22,20 @@ const escapeHtml = (text: string) =>
  */
 function sessionBar(session: SessionView | undefined): string {
   const who = session
-    ? `<span id="monctl-who">Logged in as <b>${escapeHtml(session.username)}</b> (${escapeHtml(session.role)})</span> · `
-      + '<form method="post" action="/logout"><input type="hidden" name="_csrf" '
-      + `value="${escapeHtml(session.csrfToken)}"><button type="submit" id="monctl-logout">Log out</button></form>`
+    ? `<span id="monctl-who">Logged in as <b>${escapeHtml(session.username)}</b> (${escapeHtml(session.role)})</span> · ` +
+      '<form method="post" action="/logout"><input type="hidden" name="_csrf" ' +
+      `value="${escapeHtml(session.csrfToken)}"><button type="submit" id="monctl-logout">Log out</button></form>`
     : '<span id="monctl-who">Not logged in</span> · <a href="/login" id="monctl-login">Log in</a>';
-  return `<div id="monctl-session">${who}<span id="monctl-auth-notice" role="alert" hidden> · `
-    + 'The last call needs authentication: <a href="/login">log in</a> or use Authorize with an API key.</span></div>';
+  return (
+    `<div id="monctl-session">${who}<span id="monctl-auth-notice" role="alert" hidden> · ` +
+    'The last call needs authentication: <a href="/login">log in</a> or use Authorize with an API key.</span></div>'
+  );
 }
 
-const STYLE = '#monctl-session{font:14px system-ui,sans-serif;padding:8px 20px;background:#f3f3f3;border-bottom:1px solid #ddd}'
-  + '#monctl-session form{display:inline}#monctl-session button{font:inherit;color:#06c;background:none;border:0;padding:0;cursor:pointer;text-decoration:underline}'
-  + '#monctl-session a{color:#06c}#monctl-auth-notice{color:#b00020}';
+const STYLE =
+  '#monctl-session{font:14px system-ui,sans-serif;padding:8px 20px;background:#f3f3f3;border-bottom:1px solid #ddd}' +
+  '#monctl-session form{display:inline}#monctl-session button{font:inherit;color:#06c;background:none;border:0;padding:0;cursor:pointer;text-decoration:underline}' +
+  '#monctl-session a{color:#06c}#monctl-auth-notice{color:#b00020}';
 
 /**
  * What the explorer may load: its own scripts only (no inline script: the
@@ -41,8 +44,14 @@ const STYLE = '#monctl-session{font:14px system-ui,sans-serif;padding:8px 20px;b
  * calls to itself. It may not be framed (it carries the session's CSRF token).
  */
 export const EXPLORER_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
-  "connect-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 export function explorerPage(session: SessionView | undefined): string {

@@ -29,10 +29,14 @@ export function explorerRoutes(ctx: DaemonContext) {
     });
     // The page's own script (no inline script, so the CSP allows only 'self'); before /:file, which would pass it on.
     router.get(EXPLORER_SCRIPT_PATH, (_req, res) => {
-      res.writeHead(200, {
-        'Content-Type': 'text/javascript; charset=utf-8', 'Content-Length': Buffer.byteLength(EXPLORER_SCRIPT),
-        'Cache-Control': 'no-cache', ...NOSNIFF,
-      }).end(EXPLORER_SCRIPT);
+      res
+        .writeHead(200, {
+          'Content-Type': 'text/javascript; charset=utf-8',
+          'Content-Length': Buffer.byteLength(EXPLORER_SCRIPT),
+          'Cache-Control': 'no-cache',
+          ...NOSNIFF,
+        })
+        .end(EXPLORER_SCRIPT);
     });
     router.get('/swagger-ui/:file', (req, res, next) => {
       const file = (req as { params?: Record<string, string> }).params?.file ?? '';
@@ -47,4 +51,3 @@ export function explorerRoutes(ctx: DaemonContext) {
     });
   };
 }
-

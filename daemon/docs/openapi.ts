@@ -19,7 +19,10 @@ function security(op: OperationDef) {
 
 function parameters(op: OperationDef) {
   const list: unknown[] = [];
-  for (const [where, schema] of [['path', op.params], ['query', op.query]] as const) {
+  for (const [where, schema] of [
+    ['path', op.params],
+    ['query', op.query],
+  ] as const) {
     if (!schema) continue;
     const required = new Set(schema.required ?? []);
     for (const [name, prop] of Object.entries(schema.properties)) {
@@ -38,7 +41,10 @@ function errorStatuses(op: OperationDef): number[] {
   if (op.access === 'admin') statuses.add(403);
   if (op.access !== 'public' && op.method !== 'GET') statuses.add(403); // CSRF for sessions
   if (op.params && 'id' in op.params.properties) statuses.add(404);
-  if (op.body) { statuses.add(413); statuses.add(415); }
+  if (op.body) {
+    statuses.add(413);
+    statuses.add(415);
+  }
   return [...statuses].sort();
 }
 
@@ -54,7 +60,14 @@ function responses(op: OperationDef) {
   }
   for (const status of errorStatuses(op)) {
     out[String(status)] = {
-      description: status === 401 ? (op.access === 'public' ? 'A credential was sent and is invalid, expired or revoked' : 'Not authenticated') : status === 403 ? 'Not allowed (role or CSRF)' : 'Problem',
+      description:
+        status === 401
+          ? op.access === 'public'
+            ? 'A credential was sent and is invalid, expired or revoked'
+            : 'Not authenticated'
+          : status === 403
+            ? 'Not allowed (role or CSRF)'
+            : 'Problem',
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
@@ -84,7 +97,8 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'monctl API',
       version: VERSION,
-      description: 'Availability monitoring (`/api/**`) and tunnel administration (`/admin/**`). ' +
+      description:
+        'Availability monitoring (`/api/**`) and tunnel administration (`/admin/**`). ' +
         'Authenticate with an API key (`Authorization: Bearer <key>`, `ApiKey <key>` or `X-API-KEY`) or a session from `/login` ' +
         '(the `JSESSIONID` cookie; this explorer uses it once you are logged in); session calls that change state send `X-CSRF-TOKEN`. ' +
         '`GET /api/me` tells who the caller is.',
@@ -96,11 +110,19 @@ export function buildOpenApi(): Record<string, unknown> {
     components: {
       schemas: { Problem: plain(ProblemSchema) },
       securitySchemes: {
-        apiKeyBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'API key as `Authorization: Bearer <key>` (or `ApiKey <key>`)' },
+        apiKeyBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'API key as `Authorization: Bearer <key>` (or `ApiKey <key>`)',
+        },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
         [SESSION_SCHEME]: {
-          type: 'apiKey', in: 'cookie', name: 'JSESSIONID',
-          description: 'the session of a browser login at /login (HttpOnly: the explorer uses it by itself after logging in, so its Authorize dialog does not ask for it); unsafe methods also send X-CSRF-TOKEN',
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'JSESSIONID',
+          description:
+            'the session of a browser login at /login (HttpOnly: the explorer uses it by itself after logging in, so its Authorize dialog does not ask for it); unsafe methods also send X-CSRF-TOKEN',
         },
       },
     },

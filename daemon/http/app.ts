@@ -24,19 +24,22 @@ export function createApiHandler(ctx: DaemonContext, modules: DaemonModule[]) {
     // skipping them saves work on every request. It does call sendStatus on a
     // malformed URL, so that one is kept.
     applyExtensions: (_req, res, next) => {
-      (res as unknown as { sendStatus: (s: number) => void }).sendStatus = () =>
-        sendProblem(_req, res, new URIError('malformed'), ctx.log);
+      (res as unknown as { sendStatus: (s: number) => void }).sendStatus = () => sendProblem(_req, res, new URIError('malformed'), ctx.log);
       next?.();
     },
     noMatchHandler: (req, res) => {
       const pathname = (req.url ?? '/').split('?')[0];
       const allow = [...new Set([...allowedMethods(pathname), ...rawRoutes.filter((r) => r.pattern.test(pathname)).map((r) => r.method)])];
       // A route that exists for this method but passed (next()) is a 404, not a 405.
-      const method = req.method === 'HEAD' ? 'GET' : req.method ?? 'GET';
+      const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
       if (allow.length && method !== 'OPTIONS' && !allow.includes(method)) {
-        sendProblem(req, res, new HttpError(405, 'method-not-allowed', `${req.method} is not allowed on ${pathname}`, {
-          headers: { Allow: allow.join(', ') },
-        }));
+        sendProblem(
+          req,
+          res,
+          new HttpError(405, 'method-not-allowed', `${req.method} is not allowed on ${pathname}`, {
+            headers: { Allow: allow.join(', ') },
+          }),
+        );
         return;
       }
       sendProblem(req, res, new HttpError(404, 'not-found', `No route for ${req.method} ${pathname}`));
@@ -87,17 +90,24 @@ interface RawRoute {
 }
 
 function wrapRoutes(router: RouterLike, seen: RawRoute[]): RouterLike {
-  const wrap = (method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options') =>
-    (path: string, handler: RouteHandler) => {
-      const escaped = path.replace(/[.+*?^$()[\]{}|\\]/g, '\\$&').replace(/:\w+/g, '[^/]+');
-      seen.push({ method: method.toUpperCase(), pattern: new RegExp(`^${escaped}/?$`) });
-      return router[method](path, async (req, res, next) => {
-        markRoute(req, path.replace(/:(\w+)/g, '{$1}'));
-        await handler(req, res, next);
-      });
-    };
+  const wrap = (method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options') => (path: string, handler: RouteHandler) => {
+    const escaped = path.replace(/[.+*?^$()[\]{}|\\]/g, '\\$&').replace(/:\w+/g, '[^/]+');
+    seen.push({ method: method.toUpperCase(), pattern: new RegExp(`^${escaped}/?$`) });
+    return router[method](path, async (req, res, next) => {
+      markRoute(req, path.replace(/:(\w+)/g, '{$1}'));
+      await handler(req, res, next);
+    });
+  };
   return {
-    get: wrap('get'), post: wrap('post'), put: wrap('put'), patch: wrap('patch'), delete: wrap('delete'),
-    options: wrap('options'), use: (h) => router.use(async (req, res, next) => { await h(req, res, next); }),
+    get: wrap('get'),
+    post: wrap('post'),
+    put: wrap('put'),
+    patch: wrap('patch'),
+    delete: wrap('delete'),
+    options: wrap('options'),
+    use: (h) =>
+      router.use(async (req, res, next) => {
+        await h(req, res, next);
+      }),
   };
 }

@@ -23,7 +23,13 @@ export interface EdgeTlsProvider {
 }
 
 export interface EdgeTlsOptions {
-  limits: { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number; maxHeaderSize: number; connectionsCheckingInterval: number };
+  limits: {
+    requestTimeout: number;
+    headersTimeout: number;
+    keepAliveTimeout: number;
+    maxHeaderSize: number;
+    connectionsCheckingInterval: number;
+  };
   provider: () => EdgeTlsProvider | undefined;
   request(req: IncomingMessage, res: ServerResponse): void;
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -51,48 +57,54 @@ export function createEdgeTlsServer(opts: EdgeTlsOptions): EdgeTlsServer {
   // OpenSSL asks for the protocol before the certificate, in the same call: the
   // ALPN callback marks the name, the SNI callback that follows picks the challenge.
   let validating: string | undefined;
-  const server = createSecureServer({
-    allowHTTP1: true,
-    ...tlsProfileOptions(opts.profile),
-    handshakeTimeout: opts.limits.headersTimeout,
-    ...opts.limits,
-    // Node offers 2^32-1 streams per session: each one is a request to an agent, so a bound like a browser's.
-    settings: { maxHeaderListSize: opts.limits.maxHeaderSize, maxConcurrentStreams: H2_MAX_STREAMS },
-    // Counts what each stream is given, for the slow-reader check (shed-slow-h2-streams.ts).
-    Http2ServerResponse: CountedH2Response,
-    ALPNCallback({ servername, protocols }) {
-      if (protocols.includes(ACME_TLS_ALPN)) {
-        validating = servername;
-        // Only for this ClientHello: both callbacks run within one read of the socket (the ALPN
-        // callback drains the tick queue on return, so not nextTick), and a hello that stops
-        // between them must not leave the mark for the next client's (one without ALPN).
-        setImmediate(() => {
-          if (validating === servername) validating = undefined;
-        });
-        return ACME_TLS_ALPN;
-      }
-      validating = undefined;
-      return protocols.includes('h2') ? 'h2' : protocols.includes('http/1.1') ? 'http/1.1' : undefined;
-    },
-    SNICallback(servername, cb) {
-      const provider = opts.provider();
-      const name = servername.toLowerCase();
-      if (validating !== undefined && validating === servername) {
+  const server = createSecureServer(
+    {
+      allowHTTP1: true,
+      ...tlsProfileOptions(opts.profile),
+      handshakeTimeout: opts.limits.headersTimeout,
+      ...opts.limits,
+      // Node offers 2^32-1 streams per session: each one is a request to an agent, so a bound like a browser's.
+      settings: { maxHeaderListSize: opts.limits.maxHeaderSize, maxConcurrentStreams: H2_MAX_STREAMS },
+      // Counts what each stream is given, for the slow-reader check (shed-slow-h2-streams.ts).
+      Http2ServerResponse: CountedH2Response,
+      ALPNCallback({ servername, protocols }) {
+        if (protocols.includes(ACME_TLS_ALPN)) {
+          validating = servername;
+          // Only for this ClientHello: both callbacks run within one read of the socket (the ALPN
+          // callback drains the tick queue on return, so not nextTick), and a hello that stops
+          // between them must not leave the mark for the next client's (one without ALPN).
+          setImmediate(() => {
+            if (validating === servername) validating = undefined;
+          });
+          return ACME_TLS_ALPN;
+        }
         validating = undefined;
-        if (!provider) return cb(null, undefined);
-        provider.challenge(name).then((ctx) => cb(null, ctx), (err: Error) => cb(err, undefined));
-        return;
-      }
-      cb(null, provider?.context(name));
+        return protocols.includes('h2') ? 'h2' : protocols.includes('http/1.1') ? 'http/1.1' : undefined;
+      },
+      SNICallback(servername, cb) {
+        const provider = opts.provider();
+        const name = servername.toLowerCase();
+        if (validating !== undefined && validating === servername) {
+          validating = undefined;
+          if (!provider) return cb(null, undefined);
+          provider.challenge(name).then(
+            (ctx) => cb(null, ctx),
+            (err: Error) => cb(err, undefined),
+          );
+          return;
+        }
+        cb(null, provider?.context(name));
+      },
     },
-  }, (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => {
-    if (req.httpVersionMajor === 2) {
-      const authority = (req as Http2ServerRequest).authority;
-      if (req.headers.host === undefined && authority) req.headers.host = authority;
-      boundH2Request(req as Http2ServerRequest, opts.limits.requestTimeout);
-    }
-    opts.request(req as IncomingMessage, res as ServerResponse);
-  });
+    (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => {
+      if (req.httpVersionMajor === 2) {
+        const authority = (req as Http2ServerRequest).authority;
+        if (req.headers.host === undefined && authority) req.headers.host = authority;
+        boundH2Request(req as Http2ServerRequest, opts.limits.requestTimeout);
+      }
+      opts.request(req as IncomingMessage, res as ServerResponse);
+    },
+  );
   // HTTP/2 sessions are not node:http connections: the drain's last resort destroys every socket.
   const sockets = new Set<Socket>();
   server.on('secureConnection', (socket: Socket) => {

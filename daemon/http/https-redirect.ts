@@ -11,9 +11,16 @@ export const overTls = (req: IncomingMessage) => (req.socket as TLSSocket | unde
  * status page's `httpsRedirect`), or undefined when the request is already
  * over TLS or there is no HTTPS edge to send it to. `host` is a bare host name.
  */
-export function httpsRedirect(config: Pick<DaemonConfig, 'edgeTlsListen'>, req: IncomingMessage, host: string, pathAndQuery: string): HttpError | undefined {
+export function httpsRedirect(
+  config: Pick<DaemonConfig, 'edgeTlsListen'>,
+  req: IncomingMessage,
+  host: string,
+  pathAndQuery: string,
+): HttpError | undefined {
   const tls = config.edgeTlsListen;
   if (!tls || overTls(req)) return undefined;
   const port = tls.port === 443 ? '' : `:${tls.port}`;
-  return new HttpError(308, 'https-redirect', 'access: redirected to HTTPS', { headers: { Location: `https://${host}${port}${pathAndQuery}` } });
+  return new HttpError(308, 'https-redirect', 'access: redirected to HTTPS', {
+    headers: { Location: `https://${host}${port}${pathAndQuery}` },
+  });
 }

@@ -2,7 +2,10 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long, and for how many more bytes, a closing connection keeps reading what the client still sends. */
-export interface LingerLimits { ms: number; bytes: number }
+export interface LingerLimits {
+  ms: number;
+  bytes: number;
+}
 
 export const LINGER_LIMITS: LingerLimits = { ms: 2_000, bytes: 1024 * 1024 };
 

@@ -11,7 +11,9 @@ const FETCH_TIMEOUT_MS = 10_000;
 export async function fetchOcspResponse(url: string, body: Buffer, signal: AbortSignal): Promise<Buffer> {
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   const res = await request(url, {
-    method: 'POST', body, signal: AbortSignal.any([signal, timeout]),
+    method: 'POST',
+    body,
+    signal: AbortSignal.any([signal, timeout]),
     headers: { 'content-type': 'application/ocsp-request', accept: 'application/ocsp-response' },
   }).catch((err: Error) => {
     throw timeout.aborted ? new Error(`no answer within ${FETCH_TIMEOUT_MS} ms`) : err;

@@ -1,6 +1,14 @@
 import { createHash, type KeyObject, verify, X509Certificate } from 'node:crypto';
 import {
-  BasicOCSPResponse, CertID, id_kp_OCSPSigning, id_pkix_ocsp_basic, OCSPRequest, OCSPResponse, OCSPResponseStatus, Request, TBSRequest,
+  BasicOCSPResponse,
+  CertID,
+  id_kp_OCSPSigning,
+  id_pkix_ocsp_basic,
+  OCSPRequest,
+  OCSPResponse,
+  OCSPResponseStatus,
+  Request,
+  TBSRequest,
 } from '@peculiar/asn1-ocsp';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, Certificate } from '@peculiar/asn1-x509';
@@ -23,15 +31,29 @@ export interface OcspAnswer {
 
 const SHA1 = '1.3.14.3.2.26';
 const SHA256 = '2.16.840.1.101.3.4.2.1';
-const HASHES: Record<string, string> = { [SHA1]: 'sha1', [SHA256]: 'sha256', '2.16.840.1.101.3.4.2.2': 'sha384', '2.16.840.1.101.3.4.2.3': 'sha512' };
+const HASHES: Record<string, string> = {
+  [SHA1]: 'sha1',
+  [SHA256]: 'sha256',
+  '2.16.840.1.101.3.4.2.2': 'sha384',
+  '2.16.840.1.101.3.4.2.3': 'sha512',
+};
 /** Signature algorithms of responses, by OID: the digest node's verify() needs (null: the key type says, Ed25519). */
 const SIGNATURES: Record<string, string | null> = {
-  '1.2.840.113549.1.1.5': 'sha1', '1.2.840.113549.1.1.11': 'sha256', '1.2.840.113549.1.1.12': 'sha384', '1.2.840.113549.1.1.13': 'sha512',
-  '1.2.840.10045.4.1': 'sha1', '1.2.840.10045.4.3.2': 'sha256', '1.2.840.10045.4.3.3': 'sha384', '1.2.840.10045.4.3.4': 'sha512',
+  '1.2.840.113549.1.1.5': 'sha1',
+  '1.2.840.113549.1.1.11': 'sha256',
+  '1.2.840.113549.1.1.12': 'sha384',
+  '1.2.840.113549.1.1.13': 'sha512',
+  '1.2.840.10045.4.1': 'sha1',
+  '1.2.840.10045.4.3.2': 'sha256',
+  '1.2.840.10045.4.3.3': 'sha384',
+  '1.2.840.10045.4.3.4': 'sha512',
   '1.3.101.112': null,
 };
 
-const digest = (algorithm: string, data: ArrayBuffer | Buffer) => createHash(algorithm).update(Buffer.from(data as ArrayBuffer)).digest();
+const digest = (algorithm: string, data: ArrayBuffer | Buffer) =>
+  createHash(algorithm)
+    .update(Buffer.from(data as ArrayBuffer))
+    .digest();
 
 /** The OCSP responder URL of a certificate (the first http(s) one), or undefined. */
 export function ocspUrl(cert: X509Certificate): string | undefined {
@@ -71,19 +93,26 @@ const same = (a: ArrayBuffer | Buffer, b: ArrayBuffer | Buffer) => Buffer.from(a
  */
 export function readOcspResponse(der: Buffer, subject: OcspSubject, now = Date.now(), skewMs = 5 * 60_000): OcspAnswer {
   const response = AsnConvert.parse(der, OCSPResponse);
-  if (response.responseStatus !== OCSPResponseStatus.successful) throw new Error(`responder status ${OCSPResponseStatus[response.responseStatus] ?? response.responseStatus}`);
+  if (response.responseStatus !== OCSPResponseStatus.successful)
+    throw new Error(`responder status ${OCSPResponseStatus[response.responseStatus] ?? response.responseStatus}`);
   if (response.responseBytes?.responseType !== id_pkix_ocsp_basic) throw new Error('not a basic OCSP response');
   const basic = AsnConvert.parse(response.responseBytes.response, BasicOCSPResponse);
-  if (!signedBy(basic, subject.issuer)) throw new Error('signature does not verify against the issuer or a responder certificate it issued');
+  if (!signedBy(basic, subject.issuer))
+    throw new Error('signature does not verify against the issuer or a responder certificate it issued');
   const mine = basic.tbsResponseData.responses.find((r) => {
     const hash = HASHES[r.certID.hashAlgorithm.algorithm];
     if (!hash || !same(r.certID.serialNumber, subject.certId.serialNumber)) return false;
     if (r.certID.hashAlgorithm.algorithm === SHA1) {
-      return same(r.certID.issuerNameHash.buffer, subject.certId.issuerNameHash.buffer) && same(r.certID.issuerKeyHash.buffer, subject.certId.issuerKeyHash.buffer);
+      return (
+        same(r.certID.issuerNameHash.buffer, subject.certId.issuerNameHash.buffer) &&
+        same(r.certID.issuerKeyHash.buffer, subject.certId.issuerKeyHash.buffer)
+      );
     }
     const tbs = AsnConvert.parse(subject.issuer.raw, Certificate).tbsCertificate;
-    return same(r.certID.issuerNameHash.buffer, digest(hash, AsnConvert.serialize(tbs.subject)))
-      && same(r.certID.issuerKeyHash.buffer, digest(hash, tbs.subjectPublicKeyInfo.subjectPublicKey));
+    return (
+      same(r.certID.issuerNameHash.buffer, digest(hash, AsnConvert.serialize(tbs.subject))) &&
+      same(r.certID.issuerKeyHash.buffer, digest(hash, tbs.subjectPublicKeyInfo.subjectPublicKey))
+    );
   });
   if (!mine) throw new Error('no answer about this certificate in the response');
   const thisUpdate = mine.thisUpdate.getTime();
@@ -110,6 +139,11 @@ function signedBy(basic: BasicOCSPResponse, issuer: X509Certificate): boolean {
   if (check(issuer.publicKey)) return true;
   return (basic.certs ?? []).some((c) => {
     const delegate = new X509Certificate(Buffer.from(AsnConvert.serialize(c)));
-    return delegate.checkIssued(issuer) && delegate.verify(issuer.publicKey) && (delegate.keyUsage ?? []).includes(id_kp_OCSPSigning) && check(delegate.publicKey);
+    return (
+      delegate.checkIssued(issuer) &&
+      delegate.verify(issuer.publicKey) &&
+      (delegate.keyUsage ?? []).includes(id_kp_OCSPSigning) &&
+      check(delegate.publicKey)
+    );
   });
 }

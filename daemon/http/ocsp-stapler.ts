@@ -65,12 +65,16 @@ export class OcspStapler {
     this.#log = opts.log;
     this.#refreshMs = Math.max(MIN_REFRESH_MS, opts.refreshMs);
     this.#fetches = new Counter({
-      name: 'monctl_tls_ocsp_fetches_total', help: 'OCSP responses fetched for stapling, by outcome (good, revoked, unknown, failed)',
-      labelNames: ['result'], registers: [opts.registry],
+      name: 'monctl_tls_ocsp_fetches_total',
+      help: 'OCSP responses fetched for stapling, by outcome (good, revoked, unknown, failed)',
+      labelNames: ['result'],
+      registers: [opts.registry],
     });
     const entries = this.#entries;
     new Gauge({
-      name: 'monctl_tls_ocsp_stapled_certificates', help: 'Certificates with a current OCSP response to staple', registers: [opts.registry],
+      name: 'monctl_tls_ocsp_stapled_certificates',
+      help: 'Certificates with a current OCSP response to staple',
+      registers: [opts.registry],
       collect() {
         const now = Date.now();
         this.set([...entries.values()].filter((e) => e.staple && e.staple.expiresAt > now).length);
@@ -114,7 +118,10 @@ export class OcspStapler {
     try {
       if (issuer) entry.subject = ocspSubject(certificate, issuer);
       else if (ocspUrl(new X509Certificate(certificate))) {
-        this.#log.warn({ certificate: id }, 'OCSP: the certificate names a responder but its chain has no issuer certificate; not stapling (serve the full chain)');
+        this.#log.warn(
+          { certificate: id },
+          'OCSP: the certificate names a responder but its chain has no issuer certificate; not stapling (serve the full chain)',
+        );
       }
     } catch (err) {
       this.#log.warn({ certificate: id, error: (err as Error).message }, 'OCSP: cannot build the request; not stapling');
@@ -133,11 +140,14 @@ export class OcspStapler {
 
   #schedule(entry: Entry, ms: number): void {
     clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined;
-      if (Date.now() - entry.lastUsed > IDLE_MS) return this.#drop(entry);
-      this.#queue(entry);
-    }, Math.max(MIN_REFRESH_MS, ms));
+    entry.timer = setTimeout(
+      () => {
+        entry.timer = undefined;
+        if (Date.now() - entry.lastUsed > IDLE_MS) return this.#drop(entry);
+        this.#queue(entry);
+      },
+      Math.max(MIN_REFRESH_MS, ms),
+    );
     entry.timer.unref();
   }
 
@@ -171,8 +181,16 @@ export class OcspStapler {
       entry.failures++;
       this.#fetches.inc({ result: 'failed' });
       const retryMs = Math.min(this.#refreshMs, RETRY_MS * 2 ** Math.min(entry.failures - 1, 6));
-      this.#log.warn({ certificate: entry.label, error: (err as Error).message, failures: entry.failures, retryInMs: retryMs,
-        stapling: entry.staple ? 'the previous response until its nextUpdate' : 'nothing' }, 'OCSP: fetching the response failed');
+      this.#log.warn(
+        {
+          certificate: entry.label,
+          error: (err as Error).message,
+          failures: entry.failures,
+          retryInMs: retryMs,
+          stapling: entry.staple ? 'the previous response until its nextUpdate' : 'nothing',
+        },
+        'OCSP: fetching the response failed',
+      );
       return this.#schedule(entry, retryMs);
     }
     if (this.#closed) return;
@@ -182,8 +200,13 @@ export class OcspStapler {
     entry.status = answer.status;
     const now = Date.now();
     // The unknown status is not stapled: a client would fail on it, as on no answer at all.
-    entry.staple = answer.status === 'unknown' ? undefined : { der, answer, expiresAt: answer.nextUpdate ?? answer.thisUpdate + NO_NEXT_UPDATE_MS };
-    const details = { certificate: entry.label, status: answer.status, nextUpdate: answer.nextUpdate && new Date(answer.nextUpdate).toISOString() };
+    entry.staple =
+      answer.status === 'unknown' ? undefined : { der, answer, expiresAt: answer.nextUpdate ?? answer.thisUpdate + NO_NEXT_UPDATE_MS };
+    const details = {
+      certificate: entry.label,
+      status: answer.status,
+      nextUpdate: answer.nextUpdate && new Date(answer.nextUpdate).toISOString(),
+    };
     // Logged when the status changes (or fetching recovers); every refresh at debug level.
     const level = !changed ? 'debug' : answer.status === 'revoked' ? 'error' : answer.status === 'unknown' ? 'warn' : 'info';
     this.#log[level](details, STATUS_MESSAGES[answer.status]);

@@ -25,19 +25,30 @@ export function toHttpError(err: unknown, log?: Logger): HttpError {
 }
 
 function storageProblem(err: unknown): HttpError | undefined {
-  const found = err instanceof StorageError ? err : (err as Error)?.cause instanceof StorageError ? (err as Error).cause as StorageError : undefined;
+  const found =
+    err instanceof StorageError ? err : (err as Error)?.cause instanceof StorageError ? ((err as Error).cause as StorageError) : undefined;
   const code = found?.code ?? (err as { code?: unknown })?.code;
   if (found?.kind === 'full' || (typeof code === 'string' && NO_SPACE_CODES.has(code))) {
-    return new HttpError(507, 'storage-full', `The server's storage is full (${String(code)}): the change was not saved. `
-      + 'Reads still work; writes work again once the administrator frees space', { extensions: { cause: code } });
+    return new HttpError(
+      507,
+      'storage-full',
+      `The server's storage is full (${String(code)}): the change was not saved. ` +
+        'Reads still work; writes work again once the administrator frees space',
+      { extensions: { cause: code } },
+    );
   }
   if (found?.kind === 'corrupt') {
-    return new HttpError(503, 'storage-corrupt', `The server's database is damaged (${found.code}): this could not be read. `
-      + 'The administrator has been told to check it', { extensions: { cause: found.code } });
+    return new HttpError(
+      503,
+      'storage-corrupt',
+      `The server's database is damaged (${found.code}): this could not be read. ` + 'The administrator has been told to check it',
+      { extensions: { cause: found.code } },
+    );
   }
   if (found?.kind === 'unavailable') {
     return new HttpError(503, 'storage-unavailable', `The server's database cannot be reached (${found.code}): try again shortly`, {
-      extensions: { cause: found.code }, headers: { 'Retry-After': '5' },
+      extensions: { cause: found.code },
+      headers: { 'Retry-After': '5' },
     });
   }
   return undefined;
@@ -76,6 +87,12 @@ export function sendJsonText(res: ServerResponse, status: number, body: string, 
 export function rawProblemResponse(err: NodeJS.ErrnoException): string {
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const title = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
-  const body = JSON.stringify({ type: 'urn:monctl:problem:bad-request', title, status, detail: 'The request could not be parsed', instance: '/' });
+  const body = JSON.stringify({
+    type: 'urn:monctl:problem:bad-request',
+    title,
+    status,
+    detail: 'The request could not be parsed',
+    instance: '/',
+  });
   return `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

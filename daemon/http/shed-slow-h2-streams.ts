@@ -10,7 +10,8 @@ export class CountedH2Response extends Http2ServerResponse {
   written = 0;
 
   override write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((err: Error) => void), cb?: (err: Error) => void): boolean {
-    this.written += typeof chunk === 'string' ? Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding : 'utf8') : chunk.byteLength;
+    this.written +=
+      typeof chunk === 'string' ? Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding : 'utf8') : chunk.byteLength;
     return super.write(chunk, encoding as BufferEncoding, cb);
   }
 }
@@ -44,7 +45,10 @@ export function shedSlowH2Streams(server: Http2SecureServer, limits: SlowReaderL
     const now = Date.now();
     for (const res of rate.keys()) {
       const stream = res.stream;
-      if (stream.destroyed || stream.closed) { rate.delete(res); continue; }
+      if (stream.destroyed || stream.closed) {
+        rate.delete(res);
+        continue;
+      }
       const waiting = stream.bufferSize;
       if (!rate.tooSlow(res, waiting, res.written - waiting, now)) continue;
       onShed();

@@ -10,7 +10,10 @@ export interface SlowReaderLimits {
 }
 
 /** What is tracked of a reader with unsent response bytes: since when, and how much it had taken then. */
-interface Watch { since: number; taken: number }
+interface Watch {
+  since: number;
+  taken: number;
+}
 
 /**
  * The rule both shedders apply (here and shed-slow-h2-streams.ts), per reader:
@@ -30,9 +33,15 @@ export class ReadRate<K> {
     return Math.min(1_000, this.#limits.windowMs / 4);
   }
 
-  add(key: K): void { this.#watches.set(key, undefined); }
-  delete(key: K): void { this.#watches.delete(key); }
-  keys(): IterableIterator<K> { return this.#watches.keys(); }
+  add(key: K): void {
+    this.#watches.set(key, undefined);
+  }
+  delete(key: K): void {
+    this.#watches.delete(key);
+  }
+  keys(): IterableIterator<K> {
+    return this.#watches.keys();
+  }
 
   /**
    * True when `key`, with `waiting` bytes waiting and `taken` bytes taken so
@@ -80,7 +89,10 @@ export function shedSlowReaders(server: Server, limits: SlowReaderLimits, onShed
   const timer = setInterval(() => {
     const now = Date.now();
     for (const socket of rate.keys()) {
-      if (socket.destroyed) { rate.delete(socket); continue; }
+      if (socket.destroyed) {
+        rate.delete(socket);
+        continue;
+      }
       // Taken by the client's kernel: everything handed to the socket minus what still waits in it.
       if (rate.tooSlow(socket, socket.writableLength, socket.bytesWritten - socket.writableLength, now)) {
         onShed();

@@ -11,9 +11,15 @@ export const TLS13_CIPHERS = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384'
  * (rare); they need an RSA certificate.
  */
 export const TLS12_CIPHERS = [
-  'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384',
-  'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
-  'DHE-RSA-AES128-GCM-SHA256', 'DHE-RSA-AES256-GCM-SHA384', 'DHE-RSA-CHACHA20-POLY1305',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+  'DHE-RSA-AES128-GCM-SHA256',
+  'DHE-RSA-AES256-GCM-SHA384',
+  'DHE-RSA-CHACHA20-POLY1305',
 ];
 
 /** Key exchange groups of both profiles, in Mozilla's order. */
@@ -36,7 +42,10 @@ ssbzSibBsu/6iGtCOGEoXJf//////////wIBAg==
 `;
 
 /** The options a profile puts on a TLS server or secure context. */
-export type TlsProfileOptions = Pick<SecureContextOptions, 'minVersion' | 'maxVersion' | 'ciphers' | 'ecdhCurve' | 'dhparam' | 'honorCipherOrder'>;
+export type TlsProfileOptions = Pick<
+  SecureContextOptions,
+  'minVersion' | 'maxVersion' | 'ciphers' | 'ecdhCurve' | 'dhparam' | 'honorCipherOrder'
+>;
 
 /**
  * The protocol, cipher and curve options of a profile. Every suite of both

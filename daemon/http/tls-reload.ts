@@ -42,7 +42,10 @@ export class TlsReloader {
       this.#install(loadTlsPair(this.#files), trigger);
       return true;
     } catch (err) {
-      this.#log.error({ trigger, error: (err as Error).message, ...describeCertificate(this.#current.leaf) }, 'TLS reload failed; still serving the previous certificate');
+      this.#log.error(
+        { trigger, error: (err as Error).message, ...describeCertificate(this.#current.leaf) },
+        'TLS reload failed; still serving the previous certificate',
+      );
       return false;
     }
   }
@@ -100,7 +103,10 @@ export class TlsReloader {
       pair = loadTlsPair(this.#files);
     } catch (err) {
       if (++this.#tries < SETTLE_TRIES) return this.#schedule(SETTLE_RETRY_MS);
-      this.#log.error({ trigger: 'file change', error: (err as Error).message, ...describeCertificate(this.#current.leaf) }, 'TLS reload failed; still serving the previous certificate');
+      this.#log.error(
+        { trigger: 'file change', error: (err as Error).message, ...describeCertificate(this.#current.leaf) },
+        'TLS reload failed; still serving the previous certificate',
+      );
       return;
     }
     if (pair.cert.equals(this.#current.cert) && pair.key.equals(this.#current.key)) return;

@@ -70,7 +70,15 @@ export function describeCertificate(leaf: X509Certificate): Record<string, strin
  * given, with the TLS profile. A TLS handshake gets the same deadline as
  * request headers: a client that stalls before its first request byte is shed either way.
  */
-export function createApiServer(limits: ServerOptions & { headersTimeout: number }, handler: RequestListener, pair?: TlsPair, profile?: TlsProfile): ApiServer {
+export function createApiServer(
+  limits: ServerOptions & { headersTimeout: number },
+  handler: RequestListener,
+  pair?: TlsPair,
+  profile?: TlsProfile,
+): ApiServer {
   if (!pair) return createHttpServer(limits, handler);
-  return createHttpsServer({ ...limits, ...tlsProfileOptions(profile), cert: pair.cert, key: pair.key, handshakeTimeout: limits.headersTimeout }, handler);
+  return createHttpsServer(
+    { ...limits, ...tlsProfileOptions(profile), cert: pair.cert, key: pair.key, handshakeTimeout: limits.headersTimeout },
+    handler,
+  );
 }

@@ -21,7 +21,10 @@ export function checker(schema: TSchema): TypeCheck<TSchema> {
 
 function fieldName(path: string, root: string): string {
   if (path === '') return root;
-  const parts = path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = path
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let name = root === 'body' ? '' : `${root}.`;
   for (const part of parts) name += /^\d+$/.test(part) ? `[${part}]` : name === '' || name.endsWith('.') ? part : `.${part}`;
   return name === '' ? root : name; // a property named "" still needs a field name
@@ -30,15 +33,18 @@ function fieldName(path: string, root: string): string {
 function describe(error: ValueError): string {
   const schema = error.schema as Record<string, unknown>;
   switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty: return 'is required';
-    case ValueErrorType.ObjectAdditionalProperties: return 'is not a known field';
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'is required';
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'is not a known field';
     case ValueErrorType.Kind:
     case ValueErrorType.Union: {
       if (Array.isArray(schema.enum)) return `must be one of: ${schema.enum.join(', ')}`;
       // A nullable or alternative value: say what is accepted rather than "expected union value".
       const members = Array.isArray(schema.anyOf) ? (schema.anyOf as Array<Record<string, unknown>>) : [];
       const nullable = members.some((m) => m.type === 'null') ? ' or null' : '';
-      if (members.some((m) => m.format === 'date-time-input')) return `must be a date-time: YYYY-MM-DDTHH:MM:SS or ISO-8601 with an offset${nullable}`;
+      if (members.some((m) => m.format === 'date-time-input'))
+        return `must be a date-time: YYYY-MM-DDTHH:MM:SS or ISO-8601 with an offset${nullable}`;
       const types = [...new Set(members.map((m) => m.type).filter((t): t is string => typeof t === 'string'))];
       if (types.length) return `must be ${types.join(' or ')}`;
       break;

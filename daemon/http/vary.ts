@@ -8,9 +8,17 @@ import type { ServerResponse } from 'node:http';
  */
 export function varyWith(res: ServerResponse, names: string): string {
   const before = res.getHeader('Vary');
-  const listed = [before ?? ''].flat().join(',').split(',').map((n) => n.trim()).filter(Boolean);
+  const listed = [before ?? '']
+    .flat()
+    .join(',')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const all = [...listed];
-  for (const name of names.split(',').map((n) => n.trim()).filter(Boolean)) {
+  for (const name of names
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)) {
     if (!all.some((n) => n.toLowerCase() === name.toLowerCase())) all.push(name);
   }
   return all.includes('*') ? '*' : all.join(', ');

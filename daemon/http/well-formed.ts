@@ -34,8 +34,7 @@ const describeLone = (s: string) => {
   const at = s.search(LONE);
   return `is not well-formed Unicode: lone surrogate U+${s.charCodeAt(at).toString(16).toUpperCase()} at character ${at}`;
 };
-const child = (path: string, key: string | number) =>
-  typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+const child = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`);
 
 /**
  * The first string or key of a parsed JSON value that holds a lone surrogate

@@ -40,8 +40,7 @@ function fieldsOf(body: { kind: Kind; content: string; active: boolean; activeUn
 /** Handlers of `/api/announcements/**`. */
 export const announcementHandlers: HandlersOf<Ops> = {
   async listAnnouncements({ ctx }) {
-    const rows = await ctx.db.selectFrom('announcements').selectAll()
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const rows = await ctx.db.selectFrom('announcements').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     const now = Date.now();
     return rows.map((row) => toAnnouncement(row, now));
   },
@@ -55,16 +54,27 @@ export const announcementHandlers: HandlersOf<Ops> = {
   async createAnnouncement({ ctx, body, principal }) {
     if (principal.kind !== 'user') throw new Error('unreachable: createAnnouncement needs ADMIN');
     const now = Date.now();
-    const row = await ctx.db.insertInto('announcements').values({
-      ...fieldsOf(body), created_by: principal.username, created_at: now, updated_at: now,
-    }).returningAll().executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .insertInto('announcements')
+      .values({
+        ...fieldsOf(body),
+        created_by: principal.username,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     return toAnnouncement(row);
   },
 
   async replaceAnnouncement({ ctx, params, body }) {
     const fields = fieldsOf(body);
-    const row = await ctx.db.updateTable('announcements').set({ ...fields, updated_at: Date.now() })
-      .where('id', '=', params.id).returningAll().executeTakeFirst();
+    const row = await ctx.db
+      .updateTable('announcements')
+      .set({ ...fields, updated_at: Date.now() })
+      .where('id', '=', params.id)
+      .returningAll()
+      .executeTakeFirst();
     if (!row) throw notFound(`Announcement ${params.id} does not exist`);
     return toAnnouncement(row);
   },

@@ -70,7 +70,7 @@ export function lookupOrigin(input: string): string | undefined {
  * first: most misses are simply other origins.
  */
 function canonicalOfSent(origin: string): string {
-  return /[A-Z]|:0|:(?:80|443)$/.test(origin) ? lookupOrigin(origin) ?? '' : '';
+  return /[A-Z]|:0|:(?:80|443)$/.test(origin) ? (lookupOrigin(origin) ?? '') : '';
 }
 
 export class CorsList {
@@ -149,8 +149,11 @@ export function corsHandlers(cors: CorsList): HandlersOf<Ops> {
 
     async addCorsOrigin({ ctx, body }) {
       const origin = normaliseOrigin(body.origin);
-      await ctx.db.insertInto('cors_origins').values({ origin, created_at: Date.now() })
-        .onConflict((oc) => oc.column('origin').doNothing()).execute();
+      await ctx.db
+        .insertInto('cors_origins')
+        .values({ origin, created_at: Date.now() })
+        .onConflict((oc) => oc.column('origin').doNothing())
+        .execute();
       await cors.reload();
       return { origin, origins: cors.list };
     },

@@ -20,11 +20,13 @@ export async function monitoringEvents(
   { ctx, principal, req, res }: RequestContext<typeof resourceOperations.monitoringEvents>,
 ): Promise<void> {
   const admin = principal.kind === 'user' && principal.role === 'ADMIN';
-  const filter = admin ? undefined : (event: HubEvent) => {
-    const id = (event.data as { resourceId?: unknown }).resourceId;
-    const visibility = typeof id === 'number' ? state.visibility.get(id) : undefined;
-    return visibility !== undefined && mayEnter(principal, visibility) ? event.data : undefined;
-  };
+  const filter = admin
+    ? undefined
+    : (event: HubEvent) => {
+        const id = (event.data as { resourceId?: unknown }).resourceId;
+        const visibility = typeof id === 'number' ? state.visibility.get(id) : undefined;
+        return visibility !== undefined && mayEnter(principal, visibility) ? event.data : undefined;
+      };
   const snapshot = async () => {
     let query = ctx.db.selectFrom('resources').selectAll().orderBy('id');
     if (!admin) query = query.where(visibleTo(principal));
@@ -43,6 +45,9 @@ export async function monitoringEvents(
     };
   };
   await serveStream(req, res, ctx.events.channel(MONITORING_CHANNEL), {
-    filter, snapshot, heartbeatMs: ctx.config.sseHeartbeatMs, maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
+    filter,
+    snapshot,
+    heartbeatMs: ctx.config.sseHeartbeatMs,
+    maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
   });
 }

@@ -26,29 +26,47 @@ export function groupHandlers(state: MonitoringState): HandlersOf<Ops> {
 
     async createGroup({ ctx, body }) {
       const now = Date.now();
-      const row = await ctx.db.transaction().execute(async (trx) => {
-        if (await trx.selectFrom('groups').select('id').where('name', '=', body.name).executeTakeFirst()) {
-          throw conflict(`A group named ${body.name} exists`, 'name');
-        }
-        return trx.insertInto('groups').values({ name: body.name, visibility: body.visibility, created_at: now, updated_at: now })
-          .returningAll().executeTakeFirstOrThrow();
-      }).catch((err: unknown) => {
-        throw uniqueViolation(err, 'name') ?? err;
-      });
+      const row = await ctx.db
+        .transaction()
+        .execute(async (trx) => {
+          if (await trx.selectFrom('groups').select('id').where('name', '=', body.name).executeTakeFirst()) {
+            throw conflict(`A group named ${body.name} exists`, 'name');
+          }
+          return trx
+            .insertInto('groups')
+            .values({ name: body.name, visibility: body.visibility, created_at: now, updated_at: now })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+        })
+        .catch((err: unknown) => {
+          throw uniqueViolation(err, 'name') ?? err;
+        });
       return toGroup(row);
     },
 
     async updateGroup({ ctx, params, body }) {
-      const row = await ctx.db.transaction().execute(async (trx) => {
-        const group = await trx.selectFrom('groups').select('id').where('id', '=', params.id).executeTakeFirst();
-        if (!group) throw notFound(`Group ${params.id} does not exist`);
-        const taken = await trx.selectFrom('groups').select('id').where('name', '=', body.name).where('id', '!=', params.id).executeTakeFirst();
-        if (taken) throw conflict(`A group named ${body.name} exists`, 'name');
-        return trx.updateTable('groups').set({ name: body.name, visibility: body.visibility, updated_at: Date.now() })
-          .where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
-      }).catch((err: unknown) => {
-        throw uniqueViolation(err, 'name') ?? err;
-      });
+      const row = await ctx.db
+        .transaction()
+        .execute(async (trx) => {
+          const group = await trx.selectFrom('groups').select('id').where('id', '=', params.id).executeTakeFirst();
+          if (!group) throw notFound(`Group ${params.id} does not exist`);
+          const taken = await trx
+            .selectFrom('groups')
+            .select('id')
+            .where('name', '=', body.name)
+            .where('id', '!=', params.id)
+            .executeTakeFirst();
+          if (taken) throw conflict(`A group named ${body.name} exists`, 'name');
+          return trx
+            .updateTable('groups')
+            .set({ name: body.name, visibility: body.visibility, updated_at: Date.now() })
+            .where('id', '=', params.id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+        })
+        .catch((err: unknown) => {
+          throw uniqueViolation(err, 'name') ?? err;
+        });
       await state.visibility.reload();
       return toGroup(row);
     },
@@ -57,8 +75,11 @@ export function groupHandlers(state: MonitoringState): HandlersOf<Ops> {
       await ctx.db.transaction().execute(async (trx) => {
         const group = await trx.selectFrom('groups').select('id').where('id', '=', params.id).executeTakeFirst();
         if (!group) throw notFound(`Group ${params.id} does not exist`);
-        const members = await trx.selectFrom('resource_groups').select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('group_id', '=', params.id).executeTakeFirstOrThrow();
+        const members = await trx
+          .selectFrom('resource_groups')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('group_id', '=', params.id)
+          .executeTakeFirstOrThrow();
         if (Number(members.n) > 0) {
           throw conflict(`Group ${params.id} still has ${members.n} resource(s); move them out of it first`);
         }

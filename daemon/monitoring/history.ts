@@ -23,7 +23,10 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
 
   let rows = ctx.db.selectFrom('check_history').selectAll().where('resource_id', '=', params.id);
   if (query.before !== undefined) rows = rows.where('id', '<', query.before);
-  const page = await rows.orderBy('id', 'desc').limit(query.limit + 1).execute();
+  const page = await rows
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1)
+    .execute();
   const more = page.length > query.limit;
   if (more) page.pop();
   if (more && page.length) {
@@ -44,16 +47,23 @@ export async function checkResource({ ctx, params }: RequestContext<Ops['checkRe
   if (!row) throw notFound(`Resource ${params.id} does not exist`);
   const locations = await locationsOfOne(ctx.db, row.id);
   const input = {
-    resourceId: row.id, type: row.resource_type as ResourceType, target: row.target,
-    skipTLS: row.skip_tls === 1, recursive: row.recursive === 1,
+    resourceId: row.id,
+    type: row.resource_type as ResourceType,
+    target: row.target,
+    skipTLS: row.skip_tls === 1,
+    recursive: row.recursive === 1,
   };
   const checks = await runRound(ctx, ctx.prober, input, locations, Date.now());
   const entries = await recordResults(ctx, [{ resourceId: row.id, result: decide(row.quorum as Quorum, checks), checks }]);
-  const exists = entries.length > 0 || await ctx.db.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst();
+  const exists = entries.length > 0 || (await ctx.db.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst());
   // Deleted while the probe ran: nothing was recorded.
   if (!exists) throw new HttpError(404, 'not-found', `Resource ${params.id} was deleted during the check`);
   if (entries.length === 0) {
-    throw new HttpError(503, 'location-unavailable', `No location could check resource ${params.id}: ${checks.map((c) => c.result.message).join('; ')}`);
+    throw new HttpError(
+      503,
+      'location-unavailable',
+      `No location could check resource ${params.id}: ${checks.map((c) => c.result.message).join('; ')}`,
+    );
   }
   return entries[0];
 }

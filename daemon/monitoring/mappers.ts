@@ -1,7 +1,16 @@
 import type { Selectable } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type {
-  AdminResource, CheckStatus, Group, HistoryEntry, Quorum, Resource, ResourceDetail, ResourceListItem, ResourceType, Visibility,
+  AdminResource,
+  CheckStatus,
+  Group,
+  HistoryEntry,
+  Quorum,
+  Resource,
+  ResourceDetail,
+  ResourceListItem,
+  ResourceType,
+  Visibility,
 } from '../../src/api/schemas/monitoring.ts';
 import { QUORUMS } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
@@ -57,12 +66,21 @@ export function toDetail(row: ResourceRow, groups: GroupRef[]): Static<typeof Re
  * The admin view: the detail plus the schedule, the incident thresholds, maintenance, the certificate,
  * and where it is checked (`locations`: names, the daemon alone when none are given).
  */
-export function toAdminResource(row: ResourceRow, groups: GroupRef[], inMaintenance: boolean, locations: readonly Location[] = [DAEMON_LOCATION]): Static<typeof AdminResource> {
+export function toAdminResource(
+  row: ResourceRow,
+  groups: GroupRef[],
+  inMaintenance: boolean,
+  locations: readonly Location[] = [DAEMON_LOCATION],
+): Static<typeof AdminResource> {
   return {
-    ...toDetail(row, groups), intervalSeconds: row.interval_seconds,
-    failureThreshold: Number(row.failure_threshold), successThreshold: Number(row.success_threshold),
-    inMaintenance, certExpiresAt: formatNullable(row.cert_expires_at === null ? null : Number(row.cert_expires_at)),
-    locations: locationNames(locations), quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? row.quorum as Quorum : 'majority',
+    ...toDetail(row, groups),
+    intervalSeconds: row.interval_seconds,
+    failureThreshold: Number(row.failure_threshold),
+    successThreshold: Number(row.success_threshold),
+    inMaintenance,
+    certExpiresAt: formatNullable(row.cert_expires_at === null ? null : Number(row.cert_expires_at)),
+    locations: locationNames(locations),
+    quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? (row.quorum as Quorum) : 'majority',
   };
 }
 

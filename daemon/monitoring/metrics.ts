@@ -13,9 +13,11 @@ export function registerMonitoringMetrics(ctx: DaemonContext): void {
     async collect() {
       const counts = new Map<string, number>(CURRENT_STATUSES.map((s) => [s, 0]));
       try {
-        const rows = await ctx.db.selectFrom('resources')
+        const rows = await ctx.db
+          .selectFrom('resources')
           .select((eb) => ['active', 'current_status', eb.fn.countAll<number>().as('n')])
-          .groupBy(['active', 'current_status']).execute();
+          .groupBy(['active', 'current_status'])
+          .execute();
         for (const row of rows) {
           const status = effectiveStatus(row.active, row.current_status);
           counts.set(status, (counts.get(status) ?? 0) + Number(row.n));

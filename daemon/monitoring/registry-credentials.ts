@@ -17,8 +17,11 @@ function toCredential(row: Pick<Selectable<RegistryCredentialsTable>, 'id' | 're
 /** Handlers of `/admin/api/registry-credentials`: one credential per registry, passwords sealed and never returned. */
 export const registryCredentialHandlers: HandlersOf<Ops> = {
   async listRegistryCredentials({ ctx }) {
-    const rows = await ctx.db.selectFrom('registry_credentials').select(['id', 'registry', 'username', 'created_at'])
-      .orderBy('id').execute();
+    const rows = await ctx.db
+      .selectFrom('registry_credentials')
+      .select(['id', 'registry', 'username', 'created_at'])
+      .orderBy('id')
+      .execute();
     return rows.map(toCredential);
   },
 
@@ -27,16 +30,26 @@ export const registryCredentialHandlers: HandlersOf<Ops> = {
     const reason = checkHostPort(registry, false);
     if (reason) throw invalidField('registry', `must be host[:port] of a registry: ${reason}`);
     const sealed = registryBox(ctx).seal(body.password);
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      if (await trx.selectFrom('registry_credentials').select('id').where('registry', '=', registry).executeTakeFirst()) {
-        throw conflict(`A credential for ${registry} exists; delete it first`, 'registry');
-      }
-      return trx.insertInto('registry_credentials').values({
-        registry, username: body.username, password_enc: sealed, created_at: Date.now(),
-      }).returning(['id', 'registry', 'username', 'created_at']).executeTakeFirstOrThrow();
-    }).catch((err: unknown) => {
-      throw uniqueViolation(err, 'registry') ?? err;
-    });
+    const row = await ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        if (await trx.selectFrom('registry_credentials').select('id').where('registry', '=', registry).executeTakeFirst()) {
+          throw conflict(`A credential for ${registry} exists; delete it first`, 'registry');
+        }
+        return trx
+          .insertInto('registry_credentials')
+          .values({
+            registry,
+            username: body.username,
+            password_enc: sealed,
+            created_at: Date.now(),
+          })
+          .returning(['id', 'registry', 'username', 'created_at'])
+          .executeTakeFirstOrThrow();
+      })
+      .catch((err: unknown) => {
+        throw uniqueViolation(err, 'registry') ?? err;
+      });
     return toCredential(row);
   },
 

@@ -16,7 +16,9 @@ export async function groupsOf(db: Db, ids?: number[]): Promise<Map<number, Grou
   const parts: Array<number[] | undefined> = ids === undefined ? [undefined] : [];
   if (ids) for (let i = 0; i < ids.length; i += CHUNK) parts.push(ids.slice(i, i + CHUNK));
   for (const part of parts) {
-    let query = db.selectFrom('resource_groups').innerJoin('groups', 'groups.id', 'resource_groups.group_id')
+    let query = db
+      .selectFrom('resource_groups')
+      .innerJoin('groups', 'groups.id', 'resource_groups.group_id')
       .select(['resource_groups.resource_id as resourceId', 'groups.id as id', 'groups.name as name']);
     if (part) query = query.where('resource_groups.resource_id', 'in', part);
     for (const row of await query.orderBy('groups.id').execute()) {
@@ -57,6 +59,9 @@ export function checkResourceShape(type: ResourceType, target: string, recursive
 export async function setGroups(db: Db, resourceId: number, groupIds: number[]): Promise<void> {
   await db.deleteFrom('resource_groups').where('resource_id', '=', resourceId).execute();
   if (groupIds.length) {
-    await db.insertInto('resource_groups').values(groupIds.map((group_id) => ({ resource_id: resourceId, group_id }))).execute();
+    await db
+      .insertInto('resource_groups')
+      .values(groupIds.map((group_id) => ({ resource_id: resourceId, group_id })))
+      .execute();
   }
 }

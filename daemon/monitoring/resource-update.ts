@@ -1,7 +1,5 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
-import {
-  MONITORING_CHANNEL, type ResourceType, STATUS_CHANGED, type StatusChanged,
-} from '../../src/api/schemas/monitoring.ts';
+import { MONITORING_CHANNEL, type ResourceType, STATUS_CHANGED, type StatusChanged } from '../../src/api/schemas/monitoring.ts';
 import { notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { RequestContext } from '../http/bind.ts';
@@ -27,51 +25,55 @@ export async function updateResource(
   { ctx, params, body }: RequestContext<typeof resourceOperations.updateResource>,
 ) {
   const now = Date.now();
-  const { row, before, incidents } = await ctx.db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
-    if (!before) throw notFound(`Resource ${params.id} does not exist`);
-    const type = (body.resourceType ?? before.resource_type) as ResourceType;
-    const target = body.target ?? before.target;
-    const recursive = body.recursive ?? before.recursive === 1;
-    const probed = (body.resourceType !== undefined && body.resourceType !== before.resource_type)
-      || (body.target !== undefined && body.target !== before.target)
-      || (body.skipTLS !== undefined && body.skipTLS !== (before.skip_tls === 1))
-      || (body.recursive !== undefined && body.recursive !== (before.recursive === 1));
-    if (body.resourceType !== undefined || body.target !== undefined || body.recursive !== undefined) {
-      checkResourceShape(type, target, recursive);
-    }
-    const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
-    const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
-    const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
-    if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
+  const { row, before, incidents } = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const before = await trx.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
+      if (!before) throw notFound(`Resource ${params.id} does not exist`);
+      const type = (body.resourceType ?? before.resource_type) as ResourceType;
+      const target = body.target ?? before.target;
+      const recursive = body.recursive ?? before.recursive === 1;
+      const probed =
+        (body.resourceType !== undefined && body.resourceType !== before.resource_type) ||
+        (body.target !== undefined && body.target !== before.target) ||
+        (body.skipTLS !== undefined && body.skipTLS !== (before.skip_tls === 1)) ||
+        (body.recursive !== undefined && body.recursive !== (before.recursive === 1));
+      if (body.resourceType !== undefined || body.target !== undefined || body.recursive !== undefined) {
+        checkResourceShape(type, target, recursive);
+      }
+      const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
+      const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
+      const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
+      if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
 
-    const active = body.active ?? before.active === 1;
-    const set: ResourceUpdate = { updated_at: now, next_run_at: active ? now : null };
-    if (body.name !== undefined) set.name = body.name;
-    if (body.resourceType !== undefined) set.resource_type = body.resourceType;
-    if (body.target !== undefined) set.target = body.target;
-    if (body.skipTLS !== undefined) set.skip_tls = body.skipTLS ? 1 : 0;
-    if (body.recursive !== undefined) set.recursive = body.recursive ? 1 : 0;
-    if (body.intervalSeconds !== undefined) set.interval_seconds = body.intervalSeconds;
-    if (body.active !== undefined) set.active = body.active ? 1 : 0;
-    if (body.failureThreshold !== undefined) set.failure_threshold = body.failureThreshold;
-    if (body.successThreshold !== undefined) set.success_threshold = body.successThreshold;
-    if (body.quorum !== undefined) set.quorum = body.quorum;
-    // The latest result was about the old target (or was decided by other locations): unknown until the next check.
-    if (probed || moved) set.current_status = 'unknown';
-    if (probed) {
-      // A new target has its own certificate: CERT_EXPIRING starts again for it.
-      set.cert_expires_at = null;
-      set.cert_alerted_days = null;
-    }
-    const incidents = before.active === 1 && !active ? await stopWatching(trx, params.id, 'deactivated', now) : [];
-    const row = await trx.updateTable('resources').set(set).where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
-    if (groupIds !== undefined) await setGroups(trx, params.id, groupIds);
-    if (locations !== undefined) await setLocations(trx, params.id, locations);
-    return { row, before, incidents };
-  }).catch((err: unknown) => {
-    throw uniqueViolation(err, 'name') ?? err;
-  });
+      const active = body.active ?? before.active === 1;
+      const set: ResourceUpdate = { updated_at: now, next_run_at: active ? now : null };
+      if (body.name !== undefined) set.name = body.name;
+      if (body.resourceType !== undefined) set.resource_type = body.resourceType;
+      if (body.target !== undefined) set.target = body.target;
+      if (body.skipTLS !== undefined) set.skip_tls = body.skipTLS ? 1 : 0;
+      if (body.recursive !== undefined) set.recursive = body.recursive ? 1 : 0;
+      if (body.intervalSeconds !== undefined) set.interval_seconds = body.intervalSeconds;
+      if (body.active !== undefined) set.active = body.active ? 1 : 0;
+      if (body.failureThreshold !== undefined) set.failure_threshold = body.failureThreshold;
+      if (body.successThreshold !== undefined) set.success_threshold = body.successThreshold;
+      if (body.quorum !== undefined) set.quorum = body.quorum;
+      // The latest result was about the old target (or was decided by other locations): unknown until the next check.
+      if (probed || moved) set.current_status = 'unknown';
+      if (probed) {
+        // A new target has its own certificate: CERT_EXPIRING starts again for it.
+        set.cert_expires_at = null;
+        set.cert_alerted_days = null;
+      }
+      const incidents = before.active === 1 && !active ? await stopWatching(trx, params.id, 'deactivated', now) : [];
+      const row = await trx.updateTable('resources').set(set).where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
+      if (groupIds !== undefined) await setGroups(trx, params.id, groupIds);
+      if (locations !== undefined) await setLocations(trx, params.id, locations);
+      return { row, before, incidents };
+    })
+    .catch((err: unknown) => {
+      throw uniqueViolation(err, 'name') ?? err;
+    });
 
   if (body.groupIds !== undefined) await state.visibility.refresh(row.id);
   publishIncidents(ctx, incidents);
@@ -83,5 +85,10 @@ export async function updateResource(
     ctx.events.channel(MONITORING_CHANNEL).publish(STATUS_CHANGED, change);
   }
   const maintenance = await maintenanceOf(ctx);
-  return toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id), await locationsOfOne(ctx.db, row.id));
+  return toAdminResource(
+    row,
+    (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [],
+    maintenance(row.id),
+    await locationsOfOne(ctx.db, row.id),
+  );
 }

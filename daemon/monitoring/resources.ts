@@ -22,16 +22,25 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
   return {
     listResources({ ctx, principal }) {
       return state.reads.read(listKey(audience(principal)), async () => {
-        const rows = await ctx.db.selectFrom('resources').selectAll()
-          .where('active', '=', 1).where(visibleTo(principal)).orderBy('id').execute();
+        const rows = await ctx.db
+          .selectFrom('resources')
+          .selectAll()
+          .where('active', '=', 1)
+          .where(visibleTo(principal))
+          .orderBy('id')
+          .execute();
         return rows.map(toListItem);
       });
     },
 
     getResource({ ctx, principal, params }) {
       return state.reads.read(detailKey(params.id, audience(principal)), async () => {
-        const row = await ctx.db.selectFrom('resources').selectAll()
-          .where('id', '=', params.id).where(visibleTo(principal)).executeTakeFirst();
+        const row = await ctx.db
+          .selectFrom('resources')
+          .selectAll()
+          .where('id', '=', params.id)
+          .where(visibleTo(principal))
+          .executeTakeFirst();
         if (!row) throw notFound(`Resource ${params.id} does not exist`);
         return toDetail(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? []);
       });
@@ -59,25 +68,45 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
       checkResourceShape(body.resourceType, body.target, recursive);
       const active = body.active ?? true;
       const now = Date.now();
-      const row = await ctx.db.transaction().execute(async (trx) => {
-        const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
-        const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
-        await checkNameFree(trx, body.name);
-        const created = await trx.insertInto('resources').values({
-          name: body.name, resource_type: body.resourceType, target: body.target,
-          skip_tls: body.skipTLS ? 1 : 0, recursive: recursive ? 1 : 0, active: active ? 1 : 0,
-          interval_seconds: body.intervalSeconds ?? 60, created_at: now, updated_at: now,
-          failure_threshold: body.failureThreshold ?? 3, success_threshold: body.successThreshold ?? 1, quorum: body.quorum ?? 'majority',
-          // A new active resource is due at once; the scheduler hears about it on the bus.
-          next_run_at: active ? now : null, current_status: 'unknown',
-          latest_check_status: null, latest_checked_at: null, latest_message: null, latest_error_code: null, latest_duration_ms: null,
-        }).returningAll().executeTakeFirstOrThrow();
-        await setGroups(trx, created.id, groupIds);
-        if (locations) await setLocations(trx, created.id, locations);
-        return created;
-      }).catch((err: unknown) => {
-        throw uniqueViolation(err, 'name') ?? err;
-      });
+      const row = await ctx.db
+        .transaction()
+        .execute(async (trx) => {
+          const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
+          const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
+          await checkNameFree(trx, body.name);
+          const created = await trx
+            .insertInto('resources')
+            .values({
+              name: body.name,
+              resource_type: body.resourceType,
+              target: body.target,
+              skip_tls: body.skipTLS ? 1 : 0,
+              recursive: recursive ? 1 : 0,
+              active: active ? 1 : 0,
+              interval_seconds: body.intervalSeconds ?? 60,
+              created_at: now,
+              updated_at: now,
+              failure_threshold: body.failureThreshold ?? 3,
+              success_threshold: body.successThreshold ?? 1,
+              quorum: body.quorum ?? 'majority',
+              // A new active resource is due at once; the scheduler hears about it on the bus.
+              next_run_at: active ? now : null,
+              current_status: 'unknown',
+              latest_check_status: null,
+              latest_checked_at: null,
+              latest_message: null,
+              latest_error_code: null,
+              latest_duration_ms: null,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await setGroups(trx, created.id, groupIds);
+          if (locations) await setLocations(trx, created.id, locations);
+          return created;
+        })
+        .catch((err: unknown) => {
+          throw uniqueViolation(err, 'name') ?? err;
+        });
       await state.visibility.refresh(row.id);
       ctx.bus.emit('resource.changed', { id: row.id });
       return toResource(row);

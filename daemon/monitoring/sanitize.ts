@@ -19,9 +19,8 @@ const OPTIONS: sanitizeHtml.IOptions = {
   disallowedTagsMode: 'discard',
   // Links that open a new tab must not hand the opener over to the target.
   transformTags: {
-    a: (tagName, attribs) => (attribs.target === '_blank'
-      ? { tagName, attribs: { ...attribs, rel: 'noopener noreferrer' } }
-      : { tagName, attribs }),
+    a: (tagName, attribs) =>
+      attribs.target === '_blank' ? { tagName, attribs: { ...attribs, rel: 'noopener noreferrer' } } : { tagName, attribs },
   },
 };
 

@@ -20,11 +20,18 @@ export function visibleLevels(principal: Principal): Visibility[] {
 /** A kysely condition on `resources`: the resource has no group, or one the caller may see through. */
 export function visibleTo(principal: Principal) {
   const levels = visibleLevels(principal);
-  return (eb: ExpressionBuilder<Database, 'resources'>) => eb.or([
-    eb.not(eb.exists(eb.selectFrom('resource_groups as rg0').select('rg0.group_id').whereRef('rg0.resource_id', '=', 'resources.id'))),
-    eb.exists(eb.selectFrom('resource_groups as rg1').innerJoin('groups as g1', 'g1.id', 'rg1.group_id')
-      .select('rg1.group_id').whereRef('rg1.resource_id', '=', 'resources.id').where('g1.visibility', 'in', levels)),
-  ]);
+  return (eb: ExpressionBuilder<Database, 'resources'>) =>
+    eb.or([
+      eb.not(eb.exists(eb.selectFrom('resource_groups as rg0').select('rg0.group_id').whereRef('rg0.resource_id', '=', 'resources.id'))),
+      eb.exists(
+        eb
+          .selectFrom('resource_groups as rg1')
+          .innerJoin('groups as g1', 'g1.id', 'rg1.group_id')
+          .select('rg1.group_id')
+          .whereRef('rg1.resource_id', '=', 'resources.id')
+          .where('g1.visibility', 'in', levels),
+      ),
+    ]);
 }
 
 /** Effective visibility of a resource from its groups' visibilities. */
@@ -78,10 +85,13 @@ export class VisibilityCache {
   async refresh(resourceId: number): Promise<void> {
     // A full reload under way may have read before this change: have it read again.
     this.#reload.invalidate();
-    const rows = await this.#ctx.db.selectFrom('resources')
+    const rows = await this.#ctx.db
+      .selectFrom('resources')
       .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
       .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-      .select(['groups.visibility as visibility']).where('resources.id', '=', resourceId).execute();
+      .select(['groups.visibility as visibility'])
+      .where('resources.id', '=', resourceId)
+      .execute();
     if (rows.length === 0) this.#map.delete(resourceId);
     else this.#map.set(resourceId, effectiveVisibility(rows.flatMap((r) => (r.visibility === null ? [] : [r.visibility]))));
     this.#onChange();
@@ -93,10 +103,12 @@ export class VisibilityCache {
   }
 
   async #read(): Promise<Map<number, Visibility>> {
-    const rows = await this.#ctx.db.selectFrom('resources')
+    const rows = await this.#ctx.db
+      .selectFrom('resources')
       .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
       .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-      .select(['resources.id as id', 'groups.visibility as visibility']).execute();
+      .select(['resources.id as id', 'groups.visibility as visibility'])
+      .execute();
     const levels = new Map<number, string[]>();
     for (const row of rows) {
       const list = levels.get(row.id) ?? [];

@@ -1,5 +1,9 @@
 /** A binary min-heap of due times: the scheduler's one queue for every resource. */
-export interface HeapItem { due: number; id: number; version: number }
+export interface HeapItem {
+  due: number;
+  id: number;
+  version: number;
+}
 
 export class DueHeap {
   private readonly items: HeapItem[] = [];

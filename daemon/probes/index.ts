@@ -19,7 +19,13 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
   const metrics = createProbeMetrics(ctx.metrics.registry);
   // Pods on PostgreSQL schedule the resources of the shards they lease; one daemon schedules them all.
   let leases: ShardLeases | undefined;
-  const scheduler = new Scheduler(ctx, ctx.prober, metrics, config, ctx.store?.dialect === 'postgres' ? { owns: (id) => leases?.owns(id) ?? false } : undefined);
+  const scheduler = new Scheduler(
+    ctx,
+    ctx.prober,
+    metrics,
+    config,
+    ctx.store?.dialect === 'postgres' ? { owns: (id) => leases?.owns(id) ?? false } : undefined,
+  );
   let rollupTimer: NodeJS.Timeout | undefined;
   let rollup: Promise<unknown> = Promise.resolve();
   let stopping = false;
@@ -27,8 +33,12 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
   const roll = () => {
     if (leases && !leases.leader) return; // pods: the holder of shard 0 rolls up for everyone
     rollup = runRollups(ctx.db, config.historyRetentionDays).then(
-      (r) => { if (r.hours || r.days || r.deleted) ctx.log.info(r, 'check history rolled up'); },
-      (err) => { if (!stopping) ctx.log.error({ err }, 'check history rollup failed'); },
+      (r) => {
+        if (r.hours || r.days || r.deleted) ctx.log.info(r, 'check history rolled up');
+      },
+      (err) => {
+        if (!stopping) ctx.log.error({ err }, 'check history rollup failed');
+      },
     );
   };
 

@@ -18,7 +18,8 @@ const STATUS: Record<ProbeResult['status'], string> = { AVAILABLE: 'available', 
  * batched by the writer, a check-now written at once) leaves the newer row.
  */
 export async function recordLocationResults(
-  trx: Transaction<Database>, rounds: ReadonlyArray<{ resourceId: number; checks?: LocationCheck[] }>,
+  trx: Transaction<Database>,
+  rounds: ReadonlyArray<{ resourceId: number; checks?: LocationCheck[] }>,
 ): Promise<void> {
   const latest = new Map<string, { resourceId: number; check: LocationCheck }>();
   for (const { resourceId, checks } of rounds) {
@@ -31,20 +32,31 @@ export async function recordLocationResults(
     }
   }
   for (const part of shapedChunks([...latest.values()], MAX_ROWS)) {
-    await trx.insertInto('location_results').values(part.map(({ resourceId, check: { location, ran, result } }) => ({
-      resource_id: resourceId,
-      agent_id: location.agentId,
-      status: ran ? STATUS[result.status] : 'unknown',
-      message: result.message,
-      error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
-      checked_at: Math.round(result.checkedAt),
-      duration_ms: Math.max(0, Math.round(result.durationMs) || 0),
-    }))).onConflict((oc) => oc.columns(['resource_id', 'agent_id']).doUpdateSet((eb) => ({
-      status: eb.ref('excluded.status'),
-      message: eb.ref('excluded.message'),
-      error_code: eb.ref('excluded.error_code'),
-      checked_at: eb.ref('excluded.checked_at'),
-      duration_ms: eb.ref('excluded.duration_ms'),
-    })).where((eb) => eb('location_results.checked_at', '<=', eb.ref('excluded.checked_at')))).execute();
+    await trx
+      .insertInto('location_results')
+      .values(
+        part.map(({ resourceId, check: { location, ran, result } }) => ({
+          resource_id: resourceId,
+          agent_id: location.agentId,
+          status: ran ? STATUS[result.status] : 'unknown',
+          message: result.message,
+          error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
+          checked_at: Math.round(result.checkedAt),
+          duration_ms: Math.max(0, Math.round(result.durationMs) || 0),
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['resource_id', 'agent_id'])
+          .doUpdateSet((eb) => ({
+            status: eb.ref('excluded.status'),
+            message: eb.ref('excluded.message'),
+            error_code: eb.ref('excluded.error_code'),
+            checked_at: eb.ref('excluded.checked_at'),
+            duration_ms: eb.ref('excluded.duration_ms'),
+          }))
+          .where((eb) => eb('location_results.checked_at', '<=', eb.ref('excluded.checked_at'))),
+      )
+      .execute();
   }
 }

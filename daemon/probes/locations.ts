@@ -58,7 +58,10 @@ export function decide(quorum: Quorum, checks: LocationCheck[]): ProbeResult {
   const need = failuresNeeded(quorum, checks.length);
   const status: ProbeResult['status'] = down >= need ? 'NOT_AVAILABLE' : down + undecided < need ? 'AVAILABLE' : 'UNKNOWN';
   const verdict = status === 'AVAILABLE' ? 'up' : status === 'NOT_AVAILABLE' ? 'down' : 'undecided';
-  const parts = checks.map((c) => `${c.location.name}: ${!c.ran ? `unknown (${short(c.result.message)})` : c.result.status === 'AVAILABLE' ? 'up' : short(c.result.message)}`);
+  const parts = checks.map(
+    (c) =>
+      `${c.location.name}: ${!c.ran ? `unknown (${short(c.result.message)})` : c.result.status === 'AVAILABLE' ? 'up' : short(c.result.message)}`,
+  );
   const firstDown = checks.find((c) => c.ran && c.result.status === 'NOT_AVAILABLE');
   const firstUnsure = checks.find((c) => !c.ran || c.result.status === 'UNKNOWN');
   const ran = checks.filter((c) => c.ran);
@@ -77,5 +80,9 @@ export function decide(quorum: Quorum, checks: LocationCheck[]): ProbeResult {
 
 /** A location that could not check, as a result: UNKNOWN, with the reason. */
 export function notChecked(location: Location, reason: string, at = Date.now()): LocationCheck {
-  return { location, ran: false, result: { status: 'UNKNOWN', message: reason, errorCode: LOCATION_UNAVAILABLE, durationMs: 0, checkedAt: at } };
+  return {
+    location,
+    ran: false,
+    result: { status: 'UNKNOWN', message: reason, errorCode: LOCATION_UNAVAILABLE, durationMs: 0, checkedAt: at },
+  };
 }

@@ -26,35 +26,58 @@ export function statusValue(status: keyof typeof STATUS_VALUE): number {
 export function createProbeMetrics(registry: Registry): ProbeMetrics {
   const registers = [registry];
   const status = new Gauge({
-    name: 'monctl_resource_status', registers, labelNames: ['resource_id', 'type', 'location'] as const,
+    name: 'monctl_resource_status',
+    registers,
+    labelNames: ['resource_id', 'type', 'location'] as const,
     help: 'Result of the last check of a resource at a location: 1 available, 0 not available, -1 unknown (or the location could not check)',
   });
   const lastDuration = new Gauge({
-    name: 'monctl_resource_last_check_duration_seconds', registers, labelNames: ['resource_id', 'type', 'location'] as const,
+    name: 'monctl_resource_last_check_duration_seconds',
+    registers,
+    labelNames: ['resource_id', 'type', 'location'] as const,
     help: 'Duration of the last check of a resource at a location',
   });
   const duration = new Histogram({
-    name: 'monctl_check_duration_seconds', registers, labelNames: ['type', 'location'] as const,
+    name: 'monctl_check_duration_seconds',
+    registers,
+    labelNames: ['type', 'location'] as const,
     help: 'Duration of checks, by resource type and location',
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
   });
   const checks = new Counter({
-    name: 'monctl_checks_total', registers, labelNames: ['type', 'status', 'location'] as const,
+    name: 'monctl_checks_total',
+    registers,
+    labelNames: ['type', 'status', 'location'] as const,
     help: 'Checks run, by resource type, result status and location',
   });
   const failures = new Counter({
-    name: 'monctl_check_failures_total', registers, labelNames: ['type', 'location'] as const,
+    name: 'monctl_check_failures_total',
+    registers,
+    labelNames: ['type', 'location'] as const,
     help: 'Checks whose result was not AVAILABLE, by resource type and location',
   });
   const lag = new Histogram({
-    name: 'monctl_scheduler_lag_seconds', registers, labelNames: ['location'] as const,
-    help: 'Delay between when a scheduled check was due and when it started, by location (an agent\'s includes the wait in its queue)',
+    name: 'monctl_scheduler_lag_seconds',
+    registers,
+    labelNames: ['location'] as const,
+    help: "Delay between when a scheduled check was due and when it started, by location (an agent's includes the wait in its queue)",
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   });
-  const inFlight = new Gauge({ name: 'monctl_checks_in_flight', registers, help: 'Checks running now (the daemon\'s own; agents\' are in the topology)' });
+  const inFlight = new Gauge({
+    name: 'monctl_checks_in_flight',
+    registers,
+    help: "Checks running now (the daemon's own; agents' are in the topology)",
+  });
   const scheduled = new Gauge({ name: 'monctl_scheduled_resources', registers, help: 'Active resources in the scheduler' });
   return {
-    status, lastDuration, duration, checks, failures, lag, inFlight, scheduled,
+    status,
+    lastDuration,
+    duration,
+    checks,
+    failures,
+    lag,
+    inFlight,
+    scheduled,
     forget(id, type, locations) {
       for (const location of locations) {
         const labels = { resource_id: String(id), type, location };

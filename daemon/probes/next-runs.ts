@@ -13,13 +13,18 @@ export async function persistNextRuns(db: Kysely<Database>, runs: Map<number, nu
   const items = [...runs];
   await db.transaction().execute(async (trx) => {
     for (const part of shapedChunks(items, MAX_ROWS)) {
-      await trx.updateTable('resources')
+      await trx
+        .updateTable('resources')
         .set((eb) => {
           let kase = eb.case('id').when(part[0][0]).then(Math.round(part[0][1]));
           for (const [id, at] of part.slice(1)) kase = kase.when(id).then(Math.round(at));
           return { next_run_at: kase.else(eb.ref('next_run_at')).end() };
         })
-        .where('id', 'in', part.map(([id]) => id))
+        .where(
+          'id',
+          'in',
+          part.map(([id]) => id),
+        )
         .execute();
     }
   });

@@ -26,7 +26,11 @@ const ALIASES: Record<string, string> = {
 
 /** The key a registry is stored under: lower-case `host[:port]`, Docker Hub aliases folded. */
 export function normaliseRegistry(registry: string): string {
-  const lower = registry.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/+$/, '');
+  const lower = registry
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/\/+$/, '');
   // Own keys only: a registry named `constructor` must not find Object's.
   return Object.hasOwn(ALIASES, lower) ? ALIASES[lower] : lower;
 }
@@ -36,8 +40,11 @@ export async function getRegistryCredential(
   ctx: Pick<DaemonContext, 'db' | 'log' | 'installSecret'>,
   registry: string,
 ): Promise<{ username: string; password: string } | undefined> {
-  const row = await ctx.db.selectFrom('registry_credentials').select(['username', 'password_enc'])
-    .where('registry', '=', normaliseRegistry(registry)).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('registry_credentials')
+    .select(['username', 'password_enc'])
+    .where('registry', '=', normaliseRegistry(registry))
+    .executeTakeFirst();
   if (!row) return undefined;
   const password = registryBox(ctx).open(row.password_enc);
   if (password === undefined) {

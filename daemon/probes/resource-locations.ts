@@ -22,7 +22,9 @@ export async function locationsOf(db: Db, ids?: readonly number[]): Promise<Map<
   const parts: Array<readonly number[] | undefined> = ids === undefined ? [undefined] : [];
   if (ids) for (let i = 0; i < ids.length; i += CHUNK) parts.push(ids.slice(i, i + CHUNK));
   for (const part of parts) {
-    let query = db.selectFrom('resource_locations as l').leftJoin('agents as a', 'a.id', 'l.agent_id')
+    let query = db
+      .selectFrom('resource_locations as l')
+      .leftJoin('agents as a', 'a.id', 'l.agent_id')
       .select(['l.resource_id', 'l.agent_id', 'a.name']);
     if (part) {
       if (part.length === 0) continue;
@@ -85,9 +87,16 @@ export const sameLocations = (a: readonly Location[], b: readonly Location[]) =>
 export async function setLocations(db: Db, resourceId: number, locations: readonly Location[]): Promise<void> {
   await db.deleteFrom('resource_locations').where('resource_id', '=', resourceId).execute();
   if (!isDaemonOnly(locations)) {
-    await db.insertInto('resource_locations').values(locations.map((l, position) => ({
-      resource_id: resourceId, position, agent_id: l.agentId === 0 ? null : l.agentId,
-    }))).execute();
+    await db
+      .insertInto('resource_locations')
+      .values(
+        locations.map((l, position) => ({
+          resource_id: resourceId,
+          position,
+          agent_id: l.agentId === 0 ? null : l.agentId,
+        })),
+      )
+      .execute();
   }
   const kept = isDaemonOnly(locations) ? [] : locations.map((l) => l.agentId);
   let stale = db.deleteFrom('location_results').where('resource_id', '=', resourceId);
@@ -107,11 +116,23 @@ export function locationNames(locations: readonly Location[]): string[] {
  */
 export async function locationResults(db: Db, row: ResourceRow, locations: readonly Location[]): Promise<LocationResult[]> {
   if (isDaemonOnly(locations)) {
-    const status = row.latest_checked_at === null ? 'unknown' : row.current_status === 'available' || row.current_status === 'not_available' ? row.current_status : 'unknown';
-    return [{
-      location: DAEMON, agentId: null, status, message: row.latest_message, errorCode: row.latest_error_code,
-      checkedAt: formatNullable(row.latest_checked_at), durationMs: row.latest_duration_ms === null ? null : Number(row.latest_duration_ms),
-    }];
+    const status =
+      row.latest_checked_at === null
+        ? 'unknown'
+        : row.current_status === 'available' || row.current_status === 'not_available'
+          ? row.current_status
+          : 'unknown';
+    return [
+      {
+        location: DAEMON,
+        agentId: null,
+        status,
+        message: row.latest_message,
+        errorCode: row.latest_error_code,
+        checkedAt: formatNullable(row.latest_checked_at),
+        durationMs: row.latest_duration_ms === null ? null : Number(row.latest_duration_ms),
+      },
+    ];
   }
   const rows = await db.selectFrom('location_results').selectAll().where('resource_id', '=', row.id).execute();
   const byAgent = new Map(rows.map((r) => [Number(r.agent_id), r]));
@@ -120,9 +141,13 @@ export async function locationResults(db: Db, row: ResourceRow, locations: reado
     const r = byAgent.get(l.agentId);
     const status = r && (r.status === 'available' || r.status === 'not_available') ? r.status : 'unknown';
     return {
-      location: names[i], agentId: l.agentId === 0 ? null : l.agentId, status,
-      message: r ? r.message : 'no check yet', errorCode: r?.error_code ?? null,
-      checkedAt: formatNullable(r ? Number(r.checked_at) : null), durationMs: r ? Number(r.duration_ms) : null,
+      location: names[i],
+      agentId: l.agentId === 0 ? null : l.agentId,
+      status,
+      message: r ? r.message : 'no check yet',
+      errorCode: r?.error_code ?? null,
+      checkedAt: formatNullable(r ? Number(r.checked_at) : null),
+      durationMs: r ? Number(r.duration_ms) : null,
     };
   });
 }

@@ -1,6 +1,12 @@
 import {
-  CHECK_COMPLETED, type CheckCompleted, type CheckStatus, type CurrentStatus, type HistoryEntry, MONITORING_CHANNEL,
-  STATUS_CHANGED, type StatusChanged,
+  CHECK_COMPLETED,
+  type CheckCompleted,
+  type CheckStatus,
+  type CurrentStatus,
+  type HistoryEntry,
+  MONITORING_CHANNEL,
+  STATUS_CHANGED,
+  type StatusChanged,
 } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime } from '../../src/time.ts';
 import { applyIncidents, ENGINE_COLUMNS, type EngineRow, type IncidentDeps } from '../alerts/incidents/engine.ts';
@@ -61,16 +67,29 @@ function checkedAt(result: ProbeResult): number {
 const chunks = <T>(items: T[]) => shapedChunks(items, MAX_ROWS);
 
 /** A history row being written: one location's check of one resource. */
-interface Checked { id: number; resourceId: number; location: string; result: ProbeResult }
+interface Checked {
+  id: number;
+  resourceId: number;
+  location: string;
+  result: ProbeResult;
+}
 
 const LATEST_COLUMNS = ['current_status', 'latest_check_status', 'latest_message', 'latest_error_code', 'latest_duration_ms'] as const;
-type LatestRow = { current_status: string; latest_check_status: string | null; latest_message: string | null; latest_error_code: string | null; latest_duration_ms: number | null };
+type LatestRow = {
+  current_status: string;
+  latest_check_status: string | null;
+  latest_message: string | null;
+  latest_error_code: string | null;
+  latest_duration_ms: number | null;
+};
 
 /** The latest-check columns as they are (the CASE update writes every column of every row). */
 function keptLatest(row: EngineRow & LatestRow) {
   return {
-    latest_check_status: row.latest_check_status, latest_checked_at: row.latest_checked_at === null ? null : Number(row.latest_checked_at),
-    latest_message: row.latest_message, latest_error_code: row.latest_error_code,
+    latest_check_status: row.latest_check_status,
+    latest_checked_at: row.latest_checked_at === null ? null : Number(row.latest_checked_at),
+    latest_message: row.latest_message,
+    latest_error_code: row.latest_error_code,
     latest_duration_ms: row.latest_duration_ms === null ? null : Number(row.latest_duration_ms),
   };
 }
@@ -93,30 +112,40 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
   const { recorded, changes, incidents } = await ctx.db.transaction().execute(async (trx) => {
     const current = new Map<number, EngineRow & LatestRow>();
     for (const part of chunks(ids)) {
-      const rows = await trx.selectFrom('resources')
+      const rows = await trx
+        .selectFrom('resources')
         .select([...ENGINE_COLUMNS, ...LATEST_COLUMNS])
-        .where('id', 'in', part).execute();
+        .where('id', 'in', part)
+        .execute();
       for (const row of rows) current.set(row.id, row);
     }
     const kept = items.filter((i) => current.has(i.resourceId));
     if (kept.length === 0) return { recorded: [] as Checked[], changes: [], incidents: undefined };
 
     // History: each location's check that ran (one that could not check has its `unknown` in location_results only).
-    const checked: Checked[] = kept.flatMap(({ resourceId, result, checks }) => (checks
-      ? checks.filter((c) => c.ran).map((c) => ({ id: 0, resourceId, location: c.location.name, result: c.result }))
-      : [{ id: 0, resourceId, location: DAEMON, result }]));
+    const checked: Checked[] = kept.flatMap(({ resourceId, result, checks }) =>
+      checks
+        ? checks.filter((c) => c.ran).map((c) => ({ id: 0, resourceId, location: c.location.name, result: c.result }))
+        : [{ id: 0, resourceId, location: DAEMON, result }],
+    );
     // Multi-row inserts; ids come back per resource in ascending order, which is insertion order.
     const idsByResource = new Map<number, number[]>();
     for (const part of chunks(checked)) {
-      const rows = await trx.insertInto('check_history').values(part.map(({ resourceId, location, result }) => ({
-        resource_id: resourceId,
-        status: historyStatus(result.status),
-        message: result.message,
-        error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
-        checked_at: checkedAt(result),
-        duration_ms: millis(result.durationMs),
-        location: location === DAEMON ? null : location,
-      }))).returning(['id', 'resource_id']).execute();
+      const rows = await trx
+        .insertInto('check_history')
+        .values(
+          part.map(({ resourceId, location, result }) => ({
+            resource_id: resourceId,
+            status: historyStatus(result.status),
+            message: result.message,
+            error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
+            checked_at: checkedAt(result),
+            duration_ms: millis(result.durationMs),
+            location: location === DAEMON ? null : location,
+          })),
+        )
+        .returning(['id', 'resource_id'])
+        .execute();
       for (const row of rows) {
         const list = idsByResource.get(row.resource_id) ?? [];
         list.push(row.id);
@@ -147,13 +176,15 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
       updates.push({
         id: resourceId,
         current_status: to,
-        ...(verdict ? {
-          latest_check_status: historyStatus(result.status),
-          latest_checked_at: checkedAt(result),
-          latest_message: result.message,
-          latest_error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
-          latest_duration_ms: millis(result.durationMs),
-        } : keptLatest(row)),
+        ...(verdict
+          ? {
+              latest_check_status: historyStatus(result.status),
+              latest_checked_at: checkedAt(result),
+              latest_message: result.message,
+              latest_error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
+              latest_duration_ms: millis(result.durationMs),
+            }
+          : keptLatest(row)),
         ...incidents.columns(resourceId),
       });
       const from = effectiveStatus(row.active, row.current_status);

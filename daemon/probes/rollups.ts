@@ -10,7 +10,12 @@ const RESOURCE_CHUNK = 200;
 /** Hours rolled up per run at most, so that catching up after a long pause happens in steps. */
 const MAX_HOURS_PER_RUN = 48;
 
-interface Bucket { checks: number; available: number; sum: number; p95: number }
+interface Bucket {
+  checks: number;
+  available: number;
+  sum: number;
+  p95: number;
+}
 
 async function getSetting(db: Kysely<Database>, key: string): Promise<number | undefined> {
   const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
@@ -18,8 +23,11 @@ async function getSetting(db: Kysely<Database>, key: string): Promise<number | u
 }
 
 async function setSetting(db: Kysely<Database>, key: string, value: number): Promise<void> {
-  await db.insertInto('settings').values({ key, value: String(value) })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(value) })).execute();
+  await db
+    .insertInto('settings')
+    .values({ key, value: String(value) })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(value) }))
+    .execute();
 }
 
 /** The p95 of a list (nearest rank), 0 when empty. Sorts in place. */
@@ -29,13 +37,27 @@ export function p95(values: number[]): number {
   return values[Math.min(values.length - 1, Math.ceil(values.length * 0.95) - 1)];
 }
 
-async function writeBuckets(db: Kysely<Database>, table: 'check_rollups_hourly' | 'check_rollups_daily', start: number, buckets: Map<number, Bucket>) {
+async function writeBuckets(
+  db: Kysely<Database>,
+  table: 'check_rollups_hourly' | 'check_rollups_daily',
+  start: number,
+  buckets: Map<number, Bucket>,
+) {
   const rows = [...buckets].map(([resource_id, b]) => ({
-    resource_id, bucket_start: start, checks: b.checks, available: b.available, duration_sum_ms: Math.round(b.sum), duration_p95_ms: Math.round(b.p95),
+    resource_id,
+    bucket_start: start,
+    checks: b.checks,
+    available: b.available,
+    duration_sum_ms: Math.round(b.sum),
+    duration_p95_ms: Math.round(b.p95),
   }));
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom(table).where('bucket_start', '=', start).execute();
-    for (let i = 0; i < rows.length; i += RESOURCE_CHUNK) await trx.insertInto(table).values(rows.slice(i, i + RESOURCE_CHUNK)).execute();
+    for (let i = 0; i < rows.length; i += RESOURCE_CHUNK)
+      await trx
+        .insertInto(table)
+        .values(rows.slice(i, i + RESOURCE_CHUNK))
+        .execute();
   });
 }
 
@@ -44,9 +66,13 @@ async function rollupHour(db: Kysely<Database>, start: number): Promise<void> {
   const ids = (await db.selectFrom('resources').select('id').execute()).map((r) => r.id);
   const buckets = new Map<number, Bucket>();
   for (let i = 0; i < ids.length; i += RESOURCE_CHUNK) {
-    const rows = await db.selectFrom('check_history').select(['resource_id', 'status', 'duration_ms'])
+    const rows = await db
+      .selectFrom('check_history')
+      .select(['resource_id', 'status', 'duration_ms'])
       .where('resource_id', 'in', ids.slice(i, i + RESOURCE_CHUNK))
-      .where('checked_at', '>=', start).where('checked_at', '<', start + HOUR).execute();
+      .where('checked_at', '>=', start)
+      .where('checked_at', '<', start + HOUR)
+      .execute();
     const durations = new Map<number, number[]>();
     for (const row of rows) {
       const list = durations.get(row.resource_id) ?? [];
@@ -69,8 +95,12 @@ async function rollupHour(db: Kysely<Database>, start: number): Promise<void> {
  * approximation that needs no raw rows).
  */
 async function rollupDay(db: Kysely<Database>, start: number): Promise<void> {
-  const rows = await db.selectFrom('check_rollups_hourly').selectAll()
-    .where('bucket_start', '>=', start).where('bucket_start', '<', start + DAY).execute();
+  const rows = await db
+    .selectFrom('check_rollups_hourly')
+    .selectAll()
+    .where('bucket_start', '>=', start)
+    .where('bucket_start', '<', start + DAY)
+    .execute();
   const byResource = new Map<number, typeof rows>();
   for (const row of rows) byResource.set(row.resource_id, [...(byResource.get(row.resource_id) ?? []), row]);
   const buckets = new Map<number, Bucket>();
@@ -85,8 +115,10 @@ async function rollupDay(db: Kysely<Database>, start: number): Promise<void> {
       if (seen >= checks * 0.95) break;
     }
     buckets.set(id, {
-      checks, available: hours.reduce((n, h) => n + Number(h.available), 0),
-      sum: hours.reduce((n, h) => n + Number(h.duration_sum_ms), 0), p95: value,
+      checks,
+      available: hours.reduce((n, h) => n + Number(h.available), 0),
+      sum: hours.reduce((n, h) => n + Number(h.duration_sum_ms), 0),
+      p95: value,
     });
   }
   await writeBuckets(db, 'check_rollups_daily', start, buckets);
@@ -97,12 +129,19 @@ async function rollupDay(db: Kysely<Database>, start: number): Promise<void> {
  * run), then deletes raw history older than the retention. Idempotent: a
  * bucket is rewritten whole. Returns the hours and days written.
  */
-export async function runRollups(db: Kysely<Database>, retentionDays: number, now = Date.now()): Promise<{ hours: number; days: number; deleted: number }> {
+export async function runRollups(
+  db: Kysely<Database>,
+  retentionDays: number,
+  now = Date.now(),
+): Promise<{ hours: number; days: number; deleted: number }> {
   // An hour is rolled up a minute after it ends, so that its last results (batched) are written.
   const lastHour = Math.floor((now - 60_000) / HOUR) * HOUR;
   let hourly = await getSetting(db, HOURLY_KEY);
   if (hourly === undefined) {
-    const first = await db.selectFrom('check_history').select((eb) => eb.fn.min('checked_at').as('at')).executeTakeFirst();
+    const first = await db
+      .selectFrom('check_history')
+      .select((eb) => eb.fn.min('checked_at').as('at'))
+      .executeTakeFirst();
     hourly = first?.at != null ? Math.floor(Number(first.at) / HOUR) * HOUR : lastHour;
   }
   let daily = (await getSetting(db, DAILY_KEY)) ?? Math.floor(hourly / DAY) * DAY;
@@ -124,7 +163,8 @@ export async function runRollups(db: Kysely<Database>, retentionDays: number, no
   const cutoff = Math.min(now - retentionDays * DAY, hourly);
   let deleted = 0;
   for (;;) {
-    const result = await db.deleteFrom('check_history')
+    const result = await db
+      .deleteFrom('check_history')
       .where('id', 'in', (eb) => eb.selectFrom('check_history').select('id').where('checked_at', '<', cutoff).limit(5_000))
       .executeTakeFirst();
     const n = Number(result.numDeletedRows);

@@ -21,23 +21,30 @@ export type StartObserver = (location: Location, delayMs: number) => void;
  * cannot check is `unknown` with the reason.
  */
 export async function runRound(
-  ctx: RoundDeps, prober: Prober, input: ProbeInput, locations: readonly Location[], due: number, started?: StartObserver,
+  ctx: RoundDeps,
+  prober: Prober,
+  input: ProbeInput,
+  locations: readonly Location[],
+  due: number,
+  started?: StartObserver,
 ): Promise<LocationCheck[]> {
-  return Promise.all(locations.map(async (location): Promise<LocationCheck> => {
-    if (location.agentId === 0) return { location, ran: true, result: await prober.probe(input) };
-    try {
-      const check = await remoteCheck(ctx, input);
-      const sentAt = Date.now();
-      const outcome = await ctx.tunnel.probeAgent(location.agentId, location.name, check);
-      if (!outcome.ran) return notChecked(location, outcome.message);
-      started?.(location, sentAt - due + outcome.waitedMs);
-      const { ran: _ran, waitedMs: _waited, ...result } = outcome;
-      return { location, ran: true, result: { ...result, checkedAt: Date.now() } };
-    } catch (err) {
-      ctx.log.error({ err, resourceId: input.resourceId, agentId: location.agentId }, 'remote check failed unexpectedly');
-      return notChecked(location, `internal error: ${(err as Error).message}`);
-    }
-  }));
+  return Promise.all(
+    locations.map(async (location): Promise<LocationCheck> => {
+      if (location.agentId === 0) return { location, ran: true, result: await prober.probe(input) };
+      try {
+        const check = await remoteCheck(ctx, input);
+        const sentAt = Date.now();
+        const outcome = await ctx.tunnel.probeAgent(location.agentId, location.name, check);
+        if (!outcome.ran) return notChecked(location, outcome.message);
+        started?.(location, sentAt - due + outcome.waitedMs);
+        const { ran: _ran, waitedMs: _waited, ...result } = outcome;
+        return { location, ran: true, result: { ...result, checkedAt: Date.now() } };
+      } catch (err) {
+        ctx.log.error({ err, resourceId: input.resourceId, agentId: location.agentId }, 'remote check failed unexpectedly');
+        return notChecked(location, `internal error: ${(err as Error).message}`);
+      }
+    }),
+  );
 }
 
 /** The check as an agent is sent it: the daemon's timeout, and a DOCKER registry's stored credential. */

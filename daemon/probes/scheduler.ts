@@ -29,7 +29,17 @@ interface Entry {
   removed: boolean;
 }
 
-interface Row { id: number; resource_type: string; target: string; skip_tls: number; recursive: number; interval_seconds: number; next_run_at: number | null; active: number; quorum: string }
+interface Row {
+  id: number;
+  resource_type: string;
+  target: string;
+  skip_tls: number;
+  recursive: number;
+  interval_seconds: number;
+  next_run_at: number | null;
+  active: number;
+  quorum: string;
+}
 
 const COLUMNS = ['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active', 'quorum'] as const;
 /** What the scheduler uses of the daemon: its rounds, its result writer, and the bus for resource changes. */
@@ -83,7 +93,13 @@ export class Scheduler {
   /** Which resources this pod schedules (all of them, but for pods sharing PostgreSQL). */
   private readonly ownership: ResourceOwnership;
 
-  constructor(ctx: SchedulerDeps, prober: Prober, metrics: ProbeMetrics, config: ProbeConfig, ownership: ResourceOwnership = ownsEverything) {
+  constructor(
+    ctx: SchedulerDeps,
+    prober: Prober,
+    metrics: ProbeMetrics,
+    config: ProbeConfig,
+    ownership: ResourceOwnership = ownsEverything,
+  ) {
     this.ctx = ctx;
     this.prober = prober;
     this.metrics = metrics;
@@ -105,9 +121,10 @@ export class Scheduler {
       if (!this.ownership.owns(row.id)) continue;
       const intervalMs = row.interval_seconds * 1000;
       // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
-      const due = row.next_run_at !== null && Number(row.next_run_at) >= now
-        ? Number(row.next_run_at)
-        : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
+      const due =
+        row.next_run_at !== null && Number(row.next_run_at) >= now
+          ? Number(row.next_run_at)
+          : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
       this.upsert(row as Row, due, locations.get(row.id));
     }
     this.ctx.log.info({ resources: rows.length }, 'probe scheduler started');
@@ -136,20 +153,34 @@ export class Scheduler {
 
   private upsert(row: Row, due: number, locations: Location[] = [DAEMON_LOCATION]): void {
     const input: ProbeInput = {
-      resourceId: row.id, type: row.resource_type as ResourceType, target: row.target,
-      skipTLS: row.skip_tls === 1, recursive: row.recursive === 1,
+      resourceId: row.id,
+      type: row.resource_type as ResourceType,
+      target: row.target,
+      skipTLS: row.skip_tls === 1,
+      recursive: row.recursive === 1,
     };
     const old = this.entries.get(row.id);
     const entry: Entry = {
       // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.
-      input, intervalMs: Math.max(1, row.interval_seconds) * 1000, host: hostKey(input),
-      locations, quorum: row.quorum as Quorum, local: locations.some((l) => l.agentId === 0),
-      version: (old?.version ?? 0) + 1, due, removed: false,
+      input,
+      intervalMs: Math.max(1, row.interval_seconds) * 1000,
+      host: hostKey(input),
+      locations,
+      quorum: row.quorum as Quorum,
+      local: locations.some((l) => l.agentId === 0),
+      version: (old?.version ?? 0) + 1,
+      due,
+      removed: false,
     };
     if (old) {
       old.removed = true;
       const gone = old.locations.filter((l) => !locations.some((n) => n.agentId === l.agentId));
-      if (gone.length) this.metrics.forget(row.id, old.input.type, gone.map((l) => l.name));
+      if (gone.length)
+        this.metrics.forget(
+          row.id,
+          old.input.type,
+          gone.map((l) => l.name),
+        );
     }
     this.entries.set(row.id, entry);
     this.heap.push({ due, id: row.id, version: entry.version });
@@ -164,7 +195,11 @@ export class Scheduler {
     entry.removed = true;
     this.entries.delete(id);
     this.writer?.forget(id);
-    this.metrics.forget(id, entry.input.type, entry.locations.map((l) => l.name));
+    this.metrics.forget(
+      id,
+      entry.input.type,
+      entry.locations.map((l) => l.name),
+    );
     this.metrics.scheduled.set(this.entries.size);
   }
 
@@ -195,10 +230,15 @@ export class Scheduler {
         }
         const old = this.entries.get(row.id);
         const where = locations.get(row.id) ?? [DAEMON_LOCATION];
-        const same = old && old.input.type === row.resource_type && old.input.target === row.target
-          && old.input.skipTLS === (row.skip_tls === 1) && old.input.recursive === (row.recursive === 1)
-          && old.intervalMs === Math.max(1, row.interval_seconds) * 1000
-          && old.quorum === row.quorum && sameLocations(old.locations, where);
+        const same =
+          old &&
+          old.input.type === row.resource_type &&
+          old.input.target === row.target &&
+          old.input.skipTLS === (row.skip_tls === 1) &&
+          old.input.recursive === (row.recursive === 1) &&
+          old.intervalMs === Math.max(1, row.interval_seconds) * 1000 &&
+          old.quorum === row.quorum &&
+          sameLocations(old.locations, where);
         if (same) continue;
         this.upsert(row as Row, Date.now(), where); // new or changed: check now, then at its interval
       }
@@ -216,10 +256,13 @@ export class Scheduler {
       return;
     }
     this.timerAt = top.due;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      this.pump();
-    }, Math.max(0, Math.min(top.due - Date.now(), 2 ** 30)));
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, Math.min(top.due - Date.now(), 2 ** 30)),
+    );
   }
 
   /** Starts every due check the caps allow, then re-arms the timer for the next due time. */
@@ -266,7 +309,8 @@ export class Scheduler {
     this.started++;
     this.onRun?.(entry.input.resourceId, due);
     // An agent's lag counts until its check started there, its queue included.
-    const started = (location: Location, delayMs: number) => this.metrics.lag.observe({ location: location.name }, Math.max(0, delayMs) / 1000);
+    const started = (location: Location, delayMs: number) =>
+      this.metrics.lag.observe({ location: location.name }, Math.max(0, delayMs) / 1000);
     void runRound(this.ctx, this.prober, entry.input, entry.locations, due, started).then((checks) => this.done(entry, checks));
   }
 

@@ -64,7 +64,8 @@ export class BatchWriter {
     if (this.results.length === 0 || this.closed) return;
     const batch = this.results;
     this.results = [];
-    this.writing = this.writing.then(() => recordResults(this.ctx, batch).then(() => undefined))
+    this.writing = this.writing
+      .then(() => recordResults(this.ctx, batch).then(() => undefined))
       .catch((err) => this.ctx.log.error({ err, results: batch.length }, 'writing check results failed'));
   }
 
@@ -72,7 +73,8 @@ export class BatchWriter {
     if (this.nextRuns.size === 0 || this.closed) return;
     const batch = this.nextRuns;
     this.nextRuns = new Map();
-    this.writing = this.writing.then(() => persistNextRuns(this.ctx.db, batch))
+    this.writing = this.writing
+      .then(() => persistNextRuns(this.ctx.db, batch))
       .catch((err) => this.ctx.log.error({ err }, 'persisting next runs failed'));
   }
 }

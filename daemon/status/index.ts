@@ -70,7 +70,10 @@ export const statusModule: ModuleFactory = async (ctx) => {
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/summary`) {
-      state.view(page, 'anonymous').then((view) => sendRepresentation(req, res, view.json, 'anonymous', { 'Content-Type': 'application/json' })).catch(fail);
+      state
+        .view(page, 'anonymous')
+        .then((view) => sendRepresentation(req, res, view.json, 'anonymous', { 'Content-Type': 'application/json' }))
+        .catch(fail);
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/events`) {
@@ -93,7 +96,9 @@ export const statusModule: ModuleFactory = async (ctx) => {
     ],
     routes(router) {
       router.get('/status', (req, res) => servePage(state, req, res, pages.first));
-      router.get('/status/:slug', (req, res) => servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')));
+      router.get('/status/:slug', (req, res) =>
+        servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')),
+      );
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));

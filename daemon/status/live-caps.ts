@@ -21,7 +21,12 @@ function connectionOf(req: IncomingMessage): object {
   return (req as unknown as Http2ServerRequest).stream?.session ?? req.socket;
 }
 
-interface Held { res: ServerResponse; client: string; conn: object; released: boolean }
+interface Held {
+  res: ServerResponse;
+  client: string;
+  conn: object;
+  released: boolean;
+}
 
 /**
  * Who holds the public live streams. Admitting a stream first ends the

@@ -39,10 +39,14 @@ export interface LiveState {
 export function shownStatus(r: Pick<LiveResource, 'currentStatus' | 'inMaintenance'>): { key: string; label: string } {
   if (r.inMaintenance) return { key: 'maint', label: 'Maintenance' };
   switch (r.currentStatus) {
-    case 'available': return { key: 'up', label: 'Operational' };
-    case 'not_available': return { key: 'down', label: 'Down' };
-    case 'inactive': return { key: 'off', label: 'Paused' };
-    default: return { key: 'unknown', label: 'Unknown' };
+    case 'available':
+      return { key: 'up', label: 'Operational' };
+    case 'not_available':
+      return { key: 'down', label: 'Down' };
+    case 'inactive':
+      return { key: 'off', label: 'Paused' };
+    default:
+      return { key: 'unknown', label: 'Unknown' };
   }
 }
 
@@ -65,12 +69,26 @@ export async function readLiveState(ctx: DaemonContext, page: PageRow, audience:
 
   const members = ctx.db.selectFrom('resource_groups').select('resource_id').where('group_id', 'in', shownGroups);
   const [resources, memberships, open] = await Promise.all([
-    ctx.db.selectFrom('resources').select(['id', 'name', 'resource_type', 'current_status', 'active'])
-      .where('active', '=', 1).where('id', 'in', members).orderBy('name').orderBy('id').execute(),
-    ctx.db.selectFrom('resource_groups').select(['resource_id as resourceId', 'group_id as groupId'])
-      .where('group_id', 'in', shownGroups).execute(),
-    ctx.db.selectFrom('incidents').select('resource_id').where('resolved_at', 'is', null).where('subject_type', '=', 'resource')
-      .where('resource_id', 'in', members).execute(),
+    ctx.db
+      .selectFrom('resources')
+      .select(['id', 'name', 'resource_type', 'current_status', 'active'])
+      .where('active', '=', 1)
+      .where('id', 'in', members)
+      .orderBy('name')
+      .orderBy('id')
+      .execute(),
+    ctx.db
+      .selectFrom('resource_groups')
+      .select(['resource_id as resourceId', 'group_id as groupId'])
+      .where('group_id', 'in', shownGroups)
+      .execute(),
+    ctx.db
+      .selectFrom('incidents')
+      .select('resource_id')
+      .where('resolved_at', 'is', null)
+      .where('subject_type', '=', 'resource')
+      .where('resource_id', 'in', members)
+      .execute(),
   ]);
   const sectionsOf = new Map<number, number[]>();
   for (const m of memberships) sectionsOf.set(m.resourceId, [...(sectionsOf.get(m.resourceId) ?? []), m.groupId]);
@@ -83,8 +101,12 @@ export async function readLiveState(ctx: DaemonContext, page: PageRow, audience:
   for (const row of resources) {
     const maintenance = inMaintenance(row.id);
     const resource: LiveResource = {
-      id: row.id, name: row.name, resourceType: row.resource_type as ResourceType,
-      currentStatus: effectiveStatus(row.active, row.current_status), inMaintenance: maintenance, down: down.has(row.id) && !maintenance,
+      id: row.id,
+      name: row.name,
+      resourceType: row.resource_type as ResourceType,
+      currentStatus: effectiveStatus(row.active, row.current_status),
+      inMaintenance: maintenance,
+      down: down.has(row.id) && !maintenance,
     };
     shown.push(row.id);
     for (const id of sectionsOf.get(row.id) ?? []) sections.get(id)?.push(resource);

@@ -16,17 +16,21 @@ const TICK_MS = 30_000;
 /** Kinds on the monitoring channel that can change what a page shows. */
 const TRIGGERS = new Set(['STATUS_CHANGED', 'INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
 
-interface Shown { overall: LiveState['overall']; statuses: Map<number, { status: string; label: string }> }
+interface Shown {
+  overall: LiveState['overall'];
+  statuses: Map<number, { status: string; label: string }>;
+}
 type Frame = { overall?: LiveState['overall']; resources: Array<{ id: number; status: string; label: string }>; at: string };
 
 const channelName = (page: PageRow, audience: Audience) => `status-page:${page.id}:${audience}`;
 
 function shownOf(live: LiveState): Shown {
   const statuses = new Map<number, { status: string; label: string }>();
-  for (const g of live.groups) for (const r of g.resources) {
-    const s = shownStatus(r);
-    statuses.set(r.id, { status: s.key, label: s.label });
-  }
+  for (const g of live.groups)
+    for (const r of g.resources) {
+      const s = shownStatus(r);
+      statuses.set(r.id, { status: s.key, label: s.label });
+    }
   return { overall: live.overall, statuses };
 }
 
@@ -71,9 +75,11 @@ export class LiveStreams {
 
   start(): void {
     const { ctx } = this.#state;
-    this.#cleanup.push(ctx.events.channel(MONITORING_CHANNEL).listen((event) => {
-      if (TRIGGERS.has(event.kind)) this.dirty(false);
-    }));
+    this.#cleanup.push(
+      ctx.events.channel(MONITORING_CHANNEL).listen((event) => {
+        if (TRIGGERS.has(event.kind)) this.dirty(false);
+      }),
+    );
     const members = () => this.dirty(true);
     ctx.bus.on('resource.changed', members);
     ctx.bus.on('resource.deleted', members);

@@ -19,9 +19,17 @@ export interface WindowOccurrence {
   resourceIds: number[];
 }
 
-export async function pageMaintenance(ctx: DaemonContext, resourceIds: number[], now: number, horizonMs: number): Promise<WindowOccurrence[]> {
+export async function pageMaintenance(
+  ctx: DaemonContext,
+  resourceIds: number[],
+  now: number,
+  horizonMs: number,
+): Promise<WindowOccurrence[]> {
   return (await maintenanceFor(ctx.maintenance, { resourceIds }, now, horizonMs)).map(({ window, occurrence }) => ({
-    id: window.id, name: window.name, startsAt: occurrence.start, endsAt: occurrence.end,
+    id: window.id,
+    name: window.name,
+    startsAt: occurrence.start,
+    endsAt: occurrence.end,
     resourceIds: resourceIds.filter((id) => window.covers.has(id)),
   }));
 }

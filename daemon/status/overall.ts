@@ -10,7 +10,12 @@ export const OVERALL_LABELS: Record<OverallState, string> = {
 };
 
 /** What the banner needs of a shown resource. */
-export interface BannerInput { id: number; down: boolean; inMaintenance: boolean; currentStatus?: CurrentStatus }
+export interface BannerInput {
+  id: number;
+  down: boolean;
+  inMaintenance: boolean;
+  currentStatus?: CurrentStatus;
+}
 
 /**
  * The banner of a page from what it shows (README and docs/DECISIONS.md,
@@ -29,13 +34,23 @@ export interface BannerInput { id: number; down: boolean; inMaintenance: boolean
 export function overallOf(groups: Array<{ resources: BannerInput[] }>): { state: OverallState; label: string } {
   const seen = new Map<number, BannerInput>();
   for (const g of groups) for (const r of g.resources) seen.set(r.id, r);
-  let down = 0, failing = 0, maintenance = 0;
+  let down = 0,
+    failing = 0,
+    maintenance = 0;
   for (const r of seen.values()) {
     if (r.inMaintenance) maintenance++;
     else if (r.down) down++;
     else if (r.currentStatus === 'not_available') failing++;
   }
-  const state: OverallState = down > 0 ? (down === seen.size - maintenance ? 'MAJOR_OUTAGE' : 'PARTIAL_OUTAGE')
-    : failing > 0 ? 'DEGRADED' : maintenance > 0 ? 'MAINTENANCE' : 'OPERATIONAL';
+  const state: OverallState =
+    down > 0
+      ? down === seen.size - maintenance
+        ? 'MAJOR_OUTAGE'
+        : 'PARTIAL_OUTAGE'
+      : failing > 0
+        ? 'DEGRADED'
+        : maintenance > 0
+          ? 'MAINTENANCE'
+          : 'OPERATIONAL';
   return { state, label: OVERALL_LABELS[state] };
 }

@@ -23,9 +23,10 @@ export class Representation {
     if (encoding === 'identity') return Promise.resolve(this.body);
     let found = this.#encoded.get(encoding);
     if (!found) {
-      found = encoding === 'br'
-        ? brotli(this.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: this.body.length } })
-        : gz(this.body, { level: 6 });
+      found =
+        encoding === 'br'
+          ? brotli(this.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: this.body.length } })
+          : gz(this.body, { level: 6 });
       this.#encoded.set(encoding, found);
     }
     return found;
@@ -34,7 +35,7 @@ export class Representation {
 
 /** br, else gzip, else identity, by the client's `Accept-Encoding` (a `q=0` refuses). */
 export function pickEncoding(header: string | string[] | undefined): Encoding {
-  const text = Array.isArray(header) ? header.join(',') : header ?? '';
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
   const accepted = new Set<string>();
   for (const part of text.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -46,7 +47,10 @@ export function pickEncoding(header: string | string[] | undefined): Encoding {
   return 'identity';
 }
 
-interface Entry<T> { value: T; at: number }
+interface Entry<T> {
+  value: T;
+  at: number;
+}
 
 /**
  * Values kept per key (a page and an audience) for `maxAgeMs`. Past that age
@@ -78,16 +82,18 @@ export class TimedCache<T> {
   #build(key: string, build: () => Promise<T>): Promise<T> {
     const generation = this.#generation;
     const at = Date.now();
-    const running = build().then((value) => {
-      if (generation === this.#generation) {
-        this.#entries.delete(key);
-        if (this.#entries.size >= this.#capacity) this.#entries.delete(this.#entries.keys().next().value!);
-        this.#entries.set(key, { value, at });
-      }
-      return value;
-    }).finally(() => {
-      if (this.#building.get(key) === running) this.#building.delete(key);
-    });
+    const running = build()
+      .then((value) => {
+        if (generation === this.#generation) {
+          this.#entries.delete(key);
+          if (this.#entries.size >= this.#capacity) this.#entries.delete(this.#entries.keys().next().value!);
+          this.#entries.set(key, { value, at });
+        }
+        return value;
+      })
+      .finally(() => {
+        if (this.#building.get(key) === running) this.#building.delete(key);
+      });
     running.catch(() => {}); // a stale read that started it does not await it
     this.#building.set(key, running);
     return running;

@@ -35,7 +35,11 @@ export class PageTable {
   /** The page for a Host header (port and trailing dot ignored, any case). */
   byHost(host: string | undefined): PageRow | undefined {
     if (!host || this.#byHost.size === 0) return undefined;
-    const name = host.toLowerCase().replace(/^\[(.*)\](?::\d+)?$/, '$1').replace(/:\d+$/, '').replace(/\.$/, '');
+    const name = host
+      .toLowerCase()
+      .replace(/^\[(.*)\](?::\d+)?$/, '$1')
+      .replace(/:\d+$/, '')
+      .replace(/\.$/, '');
     return this.#byHost.get(name);
   }
 

@@ -54,7 +54,9 @@ async function checkFree(db: Db, slug: string, host: string | null, selfId: numb
 }
 
 /** Handlers of `/admin/api/status-pages/**`: every change reloads the page table and drops rendered pages. */
-export function pageHandlers(state: StatusState): Pick<HandlersOf<Ops>, 'listStatusPages' | 'getStatusPage' | 'createStatusPage' | 'updateStatusPage' | 'deleteStatusPage'> {
+export function pageHandlers(
+  state: StatusState,
+): Pick<HandlersOf<Ops>, 'listStatusPages' | 'getStatusPage' | 'createStatusPage' | 'updateStatusPage' | 'deleteStatusPage'> {
   const { ctx } = state;
   const find = async (id: number, db: Db = ctx.db) => {
     const row = await db.selectFrom('status_pages').selectAll().where('id', '=', id).executeTakeFirst();
@@ -82,41 +84,65 @@ export function pageHandlers(state: StatusState): Pick<HandlersOf<Ops>, 'listSta
 
     async createStatusPage({ body }) {
       const host = hostname(body.customHostname) ?? null;
-      const row = await save(() => ctx.db.transaction().execute(async (trx) => {
-        const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
-        await checkFree(trx, body.slug, host, null);
-        const now = Date.now();
-        return trx.insertInto('status_pages').values({
-          slug: body.slug, title: body.title, description: body.description ?? null, group_ids: JSON.stringify(groupIds),
-          show_announcements: body.showAnnouncements === false ? 0 : 1, show_incidents: body.showIncidents === false ? 0 : 1,
-          show_error_details: body.showErrorDetails ? 1 : 0,
-          custom_hostname: host, https_redirect: body.httpsRedirect ? 1 : 0, footer: body.footer ?? null, created_at: now, updated_at: now,
-        }).returningAll().executeTakeFirstOrThrow();
-      }));
+      const row = await save(() =>
+        ctx.db.transaction().execute(async (trx) => {
+          const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
+          await checkFree(trx, body.slug, host, null);
+          const now = Date.now();
+          return trx
+            .insertInto('status_pages')
+            .values({
+              slug: body.slug,
+              title: body.title,
+              description: body.description ?? null,
+              group_ids: JSON.stringify(groupIds),
+              show_announcements: body.showAnnouncements === false ? 0 : 1,
+              show_incidents: body.showIncidents === false ? 0 : 1,
+              show_error_details: body.showErrorDetails ? 1 : 0,
+              custom_hostname: host,
+              https_redirect: body.httpsRedirect ? 1 : 0,
+              footer: body.footer ?? null,
+              created_at: now,
+              updated_at: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+        }),
+      );
       await state.pagesChanged();
       return toStatusPage(row);
     },
 
     async updateStatusPage({ params, body }) {
-      const row = await save(() => ctx.db.transaction().execute(async (trx) => {
-        const current = await find(params.id, trx);
-        const host = body.customHostname === undefined ? current.custom_hostname : hostname(body.customHostname) ?? null;
-        const slug = body.slug ?? current.slug;
-        const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
-        await checkFree(trx, slug, host !== current.custom_hostname ? host : null, params.id);
-        const updated = await trx.updateTable('status_pages').set({
-          slug, title: body.title ?? current.title,
-          description: body.description === undefined ? current.description : body.description,
-          group_ids: groupIds === undefined ? current.group_ids : JSON.stringify(groupIds),
-          show_announcements: body.showAnnouncements === undefined ? current.show_announcements : body.showAnnouncements ? 1 : 0,
-          show_incidents: body.showIncidents === undefined ? current.show_incidents : body.showIncidents ? 1 : 0,
-          show_error_details: body.showErrorDetails === undefined ? current.show_error_details : body.showErrorDetails ? 1 : 0,
-          custom_hostname: host, footer: body.footer === undefined ? current.footer : body.footer, updated_at: Date.now(),
-          https_redirect: body.httpsRedirect === undefined ? current.https_redirect : body.httpsRedirect ? 1 : 0,
-        }).where('id', '=', params.id).returningAll().executeTakeFirst();
-        if (!updated) throw notFound(`Status page ${params.id} does not exist`);
-        return updated;
-      }));
+      const row = await save(() =>
+        ctx.db.transaction().execute(async (trx) => {
+          const current = await find(params.id, trx);
+          const host = body.customHostname === undefined ? current.custom_hostname : (hostname(body.customHostname) ?? null);
+          const slug = body.slug ?? current.slug;
+          const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
+          await checkFree(trx, slug, host !== current.custom_hostname ? host : null, params.id);
+          const updated = await trx
+            .updateTable('status_pages')
+            .set({
+              slug,
+              title: body.title ?? current.title,
+              description: body.description === undefined ? current.description : body.description,
+              group_ids: groupIds === undefined ? current.group_ids : JSON.stringify(groupIds),
+              show_announcements: body.showAnnouncements === undefined ? current.show_announcements : body.showAnnouncements ? 1 : 0,
+              show_incidents: body.showIncidents === undefined ? current.show_incidents : body.showIncidents ? 1 : 0,
+              show_error_details: body.showErrorDetails === undefined ? current.show_error_details : body.showErrorDetails ? 1 : 0,
+              custom_hostname: host,
+              footer: body.footer === undefined ? current.footer : body.footer,
+              updated_at: Date.now(),
+              https_redirect: body.httpsRedirect === undefined ? current.https_redirect : body.httpsRedirect ? 1 : 0,
+            })
+            .where('id', '=', params.id)
+            .returningAll()
+            .executeTakeFirst();
+          if (!updated) throw notFound(`Status page ${params.id} does not exist`);
+          return updated;
+        }),
+      );
       await state.pagesChanged();
       return toStatusPage(row);
     },

@@ -31,10 +31,18 @@ function matches(req: IncomingMessage, etag: string): boolean {
  * to what the response varies on already: CORS's `Origin`).
  */
 export async function sendRepresentation(
-  req: IncomingMessage, res: ServerResponse, rep: Representation, audience: Audience, headers: Record<string, string>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rep: Representation,
+  audience: Audience,
+  headers: Record<string, string>,
 ): Promise<void> {
   const common = {
-    ...headers, ETag: rep.etag, 'Cache-Control': cacheControl(audience), Vary: varyWith(res, 'Accept-Encoding, Cookie, Authorization, X-API-KEY'), ...NOSNIFF,
+    ...headers,
+    ETag: rep.etag,
+    'Cache-Control': cacheControl(audience),
+    Vary: varyWith(res, 'Accept-Encoding, Cookie, Authorization, X-API-KEY'),
+    ...NOSNIFF,
   };
   if (matches(req, rep.etag)) {
     res.writeHead(304, common).end();
@@ -43,19 +51,30 @@ export async function sendRepresentation(
   const encoding = pickEncoding(req.headers['accept-encoding']);
   const body = await rep.encoded(encoding);
   res.writeHead(200, {
-    ...common, ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }), 'Content-Length': String(body.length),
+    ...common,
+    ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
+    'Content-Length': String(body.length),
   });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** `GET /status/{slug}` (and `/status`, and `/` on a custom hostname, where `principal` is anonymous). */
-export async function servePage(state: StatusState, req: IncomingMessage, res: ServerResponse, page: PageRow | undefined, principal?: Principal): Promise<void> {
+export async function servePage(
+  state: StatusState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  page: PageRow | undefined,
+  principal?: Principal,
+): Promise<void> {
   if (!page) throw notFound('No such status page');
-  const who = principal ?? await resolvePrincipal(req, state.ctx.keys, state.ctx.sessions);
+  const who = principal ?? (await resolvePrincipal(req, state.ctx.keys, state.ctx.sessions));
   const audience = audienceOf(who);
   const view = await state.view(page, audience);
   const { rep, csp } = view.html;
   await sendRepresentation(req, res, rep, audience, {
-    'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'same-origin',
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': csp,
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'same-origin',
   });
 }

@@ -30,7 +30,8 @@ export class PageView {
   get html(): { rep: Representation; csp: string } {
     if (!this.#html) {
       const { html, csp } = renderPage(this.summary, {
-        eventsPath: `/api/status-pages/${this.#page.slug}/events`, showIncidents: this.#page.show_incidents === 1,
+        eventsPath: `/api/status-pages/${this.#page.slug}/events`,
+        showIncidents: this.#page.show_incidents === 1,
       });
       this.#html = { rep: new Representation(html), csp };
     }
@@ -83,7 +84,9 @@ export class StatusState {
     }
     const [rolled, recent] = await Promise.all([
       // The stamp in the key too: a read that raced a new stamp gets rollups of its own `until`, never another's.
-      this.#rollups.get(`${groupIds.join(',')}@${stamp}`, async () => addBuckets(new Map(), await readRollups(db, members, until, now), now)),
+      this.#rollups.get(`${groupIds.join(',')}@${stamp}`, async () =>
+        addBuckets(new Map(), await readRollups(db, members, until, now), now),
+      ),
       readRecent(db, members, until, now),
     ]);
     const tallies = addBuckets(new Map(rolled), recent, now, true);

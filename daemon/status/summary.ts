@@ -20,15 +20,26 @@ const MAX_INCIDENTS = 50;
  * The page and `GET /api/status-pages/{slug}/summary` are both made from it.
  */
 export async function buildSummary(
-  ctx: DaemonContext, page: PageRow, audience: Audience, uptime: (groupIds: number[]) => Promise<Map<number, Uptime>>, now = Date.now(),
+  ctx: DaemonContext,
+  page: PageRow,
+  audience: Audience,
+  uptime: (groupIds: number[]) => Promise<Map<number, Uptime>>,
+  now = Date.now(),
 ): Promise<Summary> {
   const live = await readLiveState(ctx, page, audience, now);
   const shownIds = new Set(live.groups.flatMap((g) => g.resources.map((r) => r.id)));
   const [figures, announcements, incidents] = await Promise.all([
     shownIds.size ? uptime(live.groups.map((g) => g.id)) : Promise.resolve(new Map<number, Uptime>()),
-    page.show_announcements ? ctx.db.selectFrom('announcements').selectAll().where('active', '=', 1)
-      .where((eb) => eb.or([eb('active_until', 'is', null), eb('active_until', '>', now)]))
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').execute() : Promise.resolve([]),
+    page.show_announcements
+      ? ctx.db
+          .selectFrom('announcements')
+          .selectAll()
+          .where('active', '=', 1)
+          .where((eb) => eb.or([eb('active_until', 'is', null), eb('active_until', '>', now)]))
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .execute()
+      : Promise.resolve([]),
     shownIds.size ? readIncidents(ctx, live, now) : Promise.resolve([]),
   ]);
   const first = barStart(now);
@@ -55,7 +66,11 @@ export async function buildSummary(
     generatedAt: formatDateTime(now),
     overall: live.overall,
     announcements: announcements.map((a) => ({
-      id: a.id, kind: a.kind as Kind, content: a.content, activeUntil: formatNullable(a.active_until), createdAt: formatDateTime(a.created_at),
+      id: a.id,
+      kind: a.kind as Kind,
+      content: a.content,
+      activeUntil: formatNullable(a.active_until),
+      createdAt: formatDateTime(a.created_at),
     })),
     days,
     groups: live.groups.map((g) => ({
@@ -64,17 +79,34 @@ export async function buildSummary(
       resources: g.resources.map((r) => {
         const u = figures.get(r.id) ?? NO_UPTIME;
         return {
-          id: r.id, name: r.name, resourceType: r.resourceType, currentStatus: r.currentStatus, inMaintenance: r.inMaintenance, down: r.down,
-          uptime: { h24: u.h24, d30: u.d30, d90: u.d90 }, daily: u.daily, dailyIncidents: perDay.get(r.id) ?? zeros,
+          id: r.id,
+          name: r.name,
+          resourceType: r.resourceType,
+          currentStatus: r.currentStatus,
+          inMaintenance: r.inMaintenance,
+          down: r.down,
+          uptime: { h24: u.h24, d30: u.d30, d90: u.d90 },
+          daily: u.daily,
+          dailyIncidents: perDay.get(r.id) ?? zeros,
         };
       }),
     })),
-    incidents: page.show_incidents ? incidents.filter((i) => shownIds.has(i.resourceId) && (i.resolvedAt === null || i.resolvedAt >= now - RECENT_MS))
-      .slice(0, MAX_INCIDENTS).map((i) => ({
-        id: i.id, resourceId: i.resourceId, resourceName: names.get(i.resourceId) ?? '', openedAt: formatDateTime(i.openedAt),
-        resolvedAt: formatNullable(i.resolvedAt), durationSeconds: Math.max(0, Math.round(((i.resolvedAt ?? now) - i.openedAt) / 1000)),
-        cause: details ? i.cause : publicCause(i.errorCode, i.cause), errorCode: i.errorCode, maintenance: i.maintenance,
-      })) : [],
+    incidents: page.show_incidents
+      ? incidents
+          .filter((i) => shownIds.has(i.resourceId) && (i.resolvedAt === null || i.resolvedAt >= now - RECENT_MS))
+          .slice(0, MAX_INCIDENTS)
+          .map((i) => ({
+            id: i.id,
+            resourceId: i.resourceId,
+            resourceName: names.get(i.resourceId) ?? '',
+            openedAt: formatDateTime(i.openedAt),
+            resolvedAt: formatNullable(i.resolvedAt),
+            durationSeconds: Math.max(0, Math.round(((i.resolvedAt ?? now) - i.openedAt) / 1000)),
+            cause: details ? i.cause : publicCause(i.errorCode, i.cause),
+            errorCode: i.errorCode,
+            maintenance: i.maintenance,
+          }))
+      : [],
     maintenance: {
       active: live.windows.filter((w) => w.startsAt <= now).map(windowOut),
       upcoming: live.windows.filter((w) => w.startsAt > now).map(windowOut),
@@ -86,18 +118,43 @@ function windowOut(w: LiveState['windows'][number]) {
   return { id: w.id, name: w.name, startsAt: formatDateTime(w.startsAt), endsAt: formatDateTime(w.endsAt), resourceIds: w.resourceIds };
 }
 
-interface IncidentRow { id: number; resourceId: number; openedAt: number; resolvedAt: number | null; cause: string | null; errorCode: string | null; maintenance: boolean }
+interface IncidentRow {
+  id: number;
+  resourceId: number;
+  openedAt: number;
+  resolvedAt: number | null;
+  cause: string | null;
+  errorCode: string | null;
+  maintenance: boolean;
+}
 
 /** Incidents of the page's resources that were open at some time within the bar's 90 days, newest first. */
 async function readIncidents(ctx: DaemonContext, live: LiveState, now: number): Promise<IncidentRow[]> {
-  const members = ctx.db.selectFrom('resource_groups').select('resource_id').where('group_id', 'in', live.groups.map((g) => g.id));
-  const rows = await ctx.db.selectFrom('incidents')
+  const members = ctx.db
+    .selectFrom('resource_groups')
+    .select('resource_id')
+    .where(
+      'group_id',
+      'in',
+      live.groups.map((g) => g.id),
+    );
+  const rows = await ctx.db
+    .selectFrom('incidents')
     .select(['id', 'resource_id', 'opened_at', 'resolved_at', 'cause_message', 'cause_error_code', 'maintenance'])
-    .where('subject_type', '=', 'resource').where('resource_id', 'in', members)
+    .where('subject_type', '=', 'resource')
+    .where('resource_id', 'in', members)
     .where((eb) => eb.or([eb('resolved_at', 'is', null), eb('resolved_at', '>=', barStart(now))]))
-    .orderBy('opened_at', 'desc').orderBy('id', 'desc').limit(20_000).execute();
+    .orderBy('opened_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(20_000)
+    .execute();
   return rows.map((r) => ({
-    id: Number(r.id), resourceId: Number(r.resource_id), openedAt: Number(r.opened_at), resolvedAt: r.resolved_at === null ? null : Number(r.resolved_at),
-    cause: r.cause_message, errorCode: r.cause_error_code, maintenance: Number(r.maintenance) === 1,
+    id: Number(r.id),
+    resourceId: Number(r.resource_id),
+    openedAt: Number(r.opened_at),
+    resolvedAt: r.resolved_at === null ? null : Number(r.resolved_at),
+    cause: r.cause_message,
+    errorCode: r.cause_error_code,
+    maintenance: Number(r.maintenance) === 1,
   }));
 }

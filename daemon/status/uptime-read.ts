@@ -17,7 +17,9 @@ export type Members = { groupIds: number[] } | { resourceId: number };
 
 function filter(db: Kysely<Database>, members: Members) {
   if ('resourceId' in members) return [members.resourceId];
-  return db.selectFrom('resource_groups').select('resource_groups.resource_id')
+  return db
+    .selectFrom('resource_groups')
+    .select('resource_groups.resource_id')
     .$if(members.groupIds.length > 0, (q) => q.where('resource_groups.group_id', 'in', members.groupIds));
 }
 
@@ -42,12 +44,20 @@ export async function rolledUntil(db: Kysely<Database>, now = Date.now()): Promi
 export function readRollups(db: Kysely<Database>, members: Members, until: number, now: number): Promise<BucketRow[]> {
   const ids = filter(db, members);
   const yesterday = Math.floor(now / DAY) * DAY - DAY;
-  return db.selectFrom('check_rollups_daily')
+  return db
+    .selectFrom('check_rollups_daily')
     .select(['resource_id', 'bucket_start', 'checks', 'available', sql<number>`1`.as('daily')])
-    .where('bucket_start', '>=', barStart(now)).where('bucket_start', '<=', until - DAY).where('resource_id', 'in', ids)
-    .unionAll(db.selectFrom('check_rollups_hourly')
-      .select(['resource_id', 'bucket_start', 'checks', 'available', sql<number>`0`.as('daily')])
-      .where('bucket_start', '>=', Math.min(yesterday, since24h(now))).where('bucket_start', '<', until).where('resource_id', 'in', ids))
+    .where('bucket_start', '>=', barStart(now))
+    .where('bucket_start', '<=', until - DAY)
+    .where('resource_id', 'in', ids)
+    .unionAll(
+      db
+        .selectFrom('check_rollups_hourly')
+        .select(['resource_id', 'bucket_start', 'checks', 'available', sql<number>`0`.as('daily')])
+        .where('bucket_start', '>=', Math.min(yesterday, since24h(now)))
+        .where('bucket_start', '<', until)
+        .where('resource_id', 'in', ids),
+    )
     .execute();
 }
 
@@ -59,11 +69,18 @@ export function readRollups(db: Kysely<Database>, members: Members, until: numbe
  */
 export function readRecent(db: Kysely<Database>, members: Members, until: number, now: number): Promise<BucketRow[]> {
   const hour = sql<number>`checked_at - checked_at % ${sql.lit(HOUR)}`;
-  return db.selectFrom('check_history')
-    .select((eb) => ['resource_id', hour.as('bucket_start'), eb.fn.countAll<number>().as('checks'),
-      sql<number>`sum(case when status = 'AVAILABLE' then 1 else 0 end)`.as('available'), sql<number>`0`.as('daily')])
+  return db
+    .selectFrom('check_history')
+    .select((eb) => [
+      'resource_id',
+      hour.as('bucket_start'),
+      eb.fn.countAll<number>().as('checks'),
+      sql<number>`sum(case when status = 'AVAILABLE' then 1 else 0 end)`.as('available'),
+      sql<number>`0`.as('daily'),
+    ])
     .where('resource_id', 'in', filter(db, members))
-    .where('checked_at', '>=', until).where('checked_at', '>=', Math.floor(now / HOUR) * HOUR - RAW_HOURS_BEFORE * HOUR)
+    .where('checked_at', '>=', until)
+    .where('checked_at', '>=', Math.floor(now / HOUR) * HOUR - RAW_HOURS_BEFORE * HOUR)
     .groupBy(['resource_id', hour])
     .execute();
 }

@@ -12,10 +12,22 @@ export interface Uptime {
 }
 
 /** Buckets of checks: a daily or hourly rollup, or the raw checks of an hour not rolled up yet. */
-export interface BucketRow { resource_id: number | string; bucket_start: number | string; checks: number | string; available: number | string; daily: number | string }
+export interface BucketRow {
+  resource_id: number | string;
+  bucket_start: number | string;
+  checks: number | string;
+  available: number | string;
+  daily: number | string;
+}
 
 /** One resource's checks per day of the bar and over the last 24 hours. */
-export interface Tally { dayChecks: Float64Array; dayAvail: Float64Array; fromDaily: Uint8Array; h24c: number; h24a: number }
+export interface Tally {
+  dayChecks: Float64Array;
+  dayAvail: Float64Array;
+  fromDaily: Uint8Array;
+  h24c: number;
+  h24a: number;
+}
 
 /** The first UTC day of the bar, for `now`. */
 export function barStart(now: number): number {
@@ -27,11 +39,21 @@ export const since24h = (now: number) => Math.floor(now / HOUR) * HOUR - 24 * HO
 
 const percent = (available: number, checks: number) => (checks > 0 ? Math.round((available / checks) * 100_000) / 1000 : null);
 
-const emptyTally = (): Tally => ({ dayChecks: new Float64Array(BAR_DAYS), dayAvail: new Float64Array(BAR_DAYS), fromDaily: new Uint8Array(BAR_DAYS), h24c: 0, h24a: 0 });
+const emptyTally = (): Tally => ({
+  dayChecks: new Float64Array(BAR_DAYS),
+  dayAvail: new Float64Array(BAR_DAYS),
+  fromDaily: new Uint8Array(BAR_DAYS),
+  h24c: 0,
+  h24a: 0,
+});
 
 /** A copy, so that the cached tally of the rollups stays as read when raw checks are added to it. */
 const copyTally = (t: Tally): Tally => ({
-  dayChecks: new Float64Array(t.dayChecks), dayAvail: new Float64Array(t.dayAvail), fromDaily: new Uint8Array(t.fromDaily), h24c: t.h24c, h24a: t.h24a,
+  dayChecks: new Float64Array(t.dayChecks),
+  dayAvail: new Float64Array(t.dayAvail),
+  fromDaily: new Uint8Array(t.fromDaily),
+  h24c: t.h24c,
+  h24a: t.h24a,
 });
 
 /**
@@ -74,7 +96,8 @@ export function addBuckets(into: Map<number, Tally>, rows: BucketRow[], now: num
 
 /** Checks and AVAILABLE checks of the bar's last `days` days. */
 export function lastDays(t: Tally, days: number): { checks: number; available: number } {
-  let checks = 0, available = 0;
+  let checks = 0,
+    available = 0;
   for (let d = BAR_DAYS - days; d < BAR_DAYS; d++) {
     checks += t.dayChecks[d];
     available += t.dayAvail[d];

@@ -10,7 +10,11 @@ import { openStore } from './store.ts';
 const BATCH_ROWS = 1_000;
 const MAX_PARAMETERS = 30_000;
 
-export interface TableCount { table: string; source: number; target: number }
+export interface TableCount {
+  table: string;
+  source: number;
+  target: number;
+}
 
 export interface CopyOutcome {
   target: string;
@@ -63,9 +67,16 @@ async function copyStores(from: Kysely<any>, to: Kysely<any>, target: string, pr
     if (!targetTables.has(name)) throw new CopyRefused(`table ${name} of the SQLite database is missing in ${target}`);
   }
   const counts = async (db: Kysely<any>, table: string) =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const busy: string[] = [];
-  for (const name of targetTables.keys()) if (await counts(to, name) > 0) busy.push(name);
+  for (const name of targetTables.keys()) if ((await counts(to, name)) > 0) busy.push(name);
   if (busy.length > 0) {
     throw new CopyRefused(`${target} is not empty (rows in ${busy.join(', ')}): copy-data fills an empty database only`);
   }

@@ -39,7 +39,10 @@ export interface Database extends ClusterTables {
   acme_challenges: AcmeChallengesTable;
 }
 
-export interface SettingsTable { key: string; value: string }
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
 
 export interface UsersTable {
   id: Generated<number>;
@@ -117,7 +120,11 @@ export interface ResourcesTable {
 }
 
 /** Where a resource is checked (migration 0013); `agent_id` null is the daemon. No rows: the daemon alone. */
-export interface ResourceLocationsTable { resource_id: number; position: number; agent_id: number | null }
+export interface ResourceLocationsTable {
+  resource_id: number;
+  position: number;
+  agent_id: number | null;
+}
 
 /** The latest result of each location of a resource (migration 0013); `agent_id` 0 is the daemon. */
 export interface LocationResultsTable {
@@ -131,7 +138,10 @@ export interface LocationResultsTable {
   duration_ms: number;
 }
 
-export interface ResourceGroupsTable { resource_id: number; group_id: number }
+export interface ResourceGroupsTable {
+  resource_id: number;
+  group_id: number;
+}
 
 export interface CheckHistoryTable {
   id: Generated<number>;
@@ -175,7 +185,10 @@ export interface RegistryCredentialsTable {
   created_at: number;
 }
 
-export interface CorsOriginsTable { origin: string; created_at: number }
+export interface CorsOriginsTable {
+  origin: string;
+  created_at: number;
+}
 
 export interface PodsTable {
   id: Generated<number>;
@@ -328,7 +341,11 @@ export interface NotificationsTable {
   last_error: string | null;
 }
 
-export interface NotificationItemsTable { notification_id: number; event_id: number; reminder: Generated<number> }
+export interface NotificationItemsTable {
+  notification_id: number;
+  event_id: number;
+  reminder: Generated<number>;
+}
 
 export interface NotificationAttemptsTable {
   id: Generated<number>;
@@ -343,7 +360,11 @@ export interface NotificationAttemptsTable {
   latency_ms: number;
 }
 
-export interface AlertRemindersTable { rule_id: number; incident_id: number; last_at: number }
+export interface AlertRemindersTable {
+  rule_id: number;
+  incident_id: number;
+  last_at: number;
+}
 
 /** Status pages (migration 0010); `group_ids` is a JSON array, in the page's order. */
 export interface StatusPagesTable {

@@ -13,8 +13,11 @@ export function probeWritesWhileDegraded(store: OpenedStore): () => void {
   let timer: NodeJS.Timeout | undefined;
   const probe = async () => {
     const value = String(Date.now());
-    await store.db.insertInto('settings').values({ key: 'write_probe', value })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute()
+    await store.db
+      .insertInto('settings')
+      .values({ key: 'write_probe', value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute()
       .catch(() => {}); // still full: the failure is already recorded
   };
   const unsubscribe = store.health.onChange(({ status }) => {

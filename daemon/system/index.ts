@@ -15,11 +15,16 @@ export const systemModule: ModuleFactory = (ctx) => ({
       // Where it is (user, host, port, name) is for ADMIN only: the endpoint is public.
       const admin = principal.kind === 'user' && principal.role === 'ADMIN';
       const details = {
-        ...(admin ? { database: ctx.store.location } : {}), ...(condition.reason ? { reason: condition.reason } : {}), ...(condition.code ? { error: condition.code } : {}),
+        ...(admin ? { database: ctx.store.location } : {}),
+        ...(condition.reason ? { reason: condition.reason } : {}),
+        ...(condition.code ? { error: condition.code } : {}),
       };
-      const components = ctx.store.dialect === 'postgres' ? {
-        components: { db: { status: storage, ...(Object.keys(details).length > 0 ? { details } : {}) } },
-      } : {};
+      const components =
+        ctx.store.dialect === 'postgres'
+          ? {
+              components: { db: { status: storage, ...(Object.keys(details).length > 0 ? { details } : {}) } },
+            }
+          : {};
       if (!ctx.draining && storage !== 'DOWN') return { status: storage, ...components };
       // Load balancers read the status code; the body keeps the actuator shape.
       res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'DOWN', ...components }));

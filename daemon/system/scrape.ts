@@ -14,11 +14,14 @@ const RESOURCE_LABEL = /[{,]resource_id="([^"]*)"/;
  * samples is valid exposition format.
  */
 export function filterResourceSeries(text: string, keep: (resourceId: string) => boolean): string {
-  return text.split('\n').filter((line) => {
-    if (line.startsWith('#')) return true;
-    const id = RESOURCE_LABEL.exec(line)?.[1];
-    return id === undefined || keep(id);
-  }).join('\n');
+  return text
+    .split('\n')
+    .filter((line) => {
+      if (line.startsWith('#')) return true;
+      const id = RESOURCE_LABEL.exec(line)?.[1];
+      return id === undefined || keep(id);
+    })
+    .join('\n');
 }
 
 /** Ids of the resources an anonymous caller may see (the seed's rules: no group, or a PUBLIC one). */

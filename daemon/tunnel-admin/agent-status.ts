@@ -19,12 +19,19 @@ export interface ConnectionInfo {
  */
 export async function markConnected(ctx: DaemonContext, agentId: number, info: ConnectionInfo): Promise<void> {
   const now = Date.now();
-  const row = await ctx.db.updateTable('agents')
+  const row = await ctx.db
+    .updateTable('agents')
     .set({
-      status: 'CONNECTED', connected_at: now, last_seen_at: now, pod_id: info.podId,
-      remote_address: info.remoteAddress.slice(0, 100), version: info.version?.slice(0, 64) ?? null,
+      status: 'CONNECTED',
+      connected_at: now,
+      last_seen_at: now,
+      pod_id: info.podId,
+      remote_address: info.remoteAddress.slice(0, 100),
+      version: info.version?.slice(0, 64) ?? null,
     })
-    .where('id', '=', agentId).returningAll().executeTakeFirst();
+    .where('id', '=', agentId)
+    .returningAll()
+    .executeTakeFirst();
   if (row) publishTopology(ctx, 'AGENT_CONNECTED', { agent: toAgent(row), podId: info.podId, replaced: info.replaced });
 }
 
@@ -34,10 +41,13 @@ export async function markConnected(ctx: DaemonContext, agentId: number, info: C
  * never reads as DISCONNECTED. Publishes AGENT_DISCONNECTED with the reason.
  */
 export async function markDisconnected(ctx: DaemonContext, agentId: number, reason: string): Promise<void> {
-  const row = await ctx.db.updateTable('agents')
+  const row = await ctx.db
+    .updateTable('agents')
     .set({ status: 'DISCONNECTED', last_seen_at: Date.now() })
-    .where('id', '=', agentId).where('status', '=', 'CONNECTED')
-    .returningAll().executeTakeFirst();
+    .where('id', '=', agentId)
+    .where('status', '=', 'CONNECTED')
+    .returningAll()
+    .executeTakeFirst();
   if (row) publishTopology(ctx, 'AGENT_DISCONNECTED', { agent: toAgent(row), reason });
 }
 

@@ -15,15 +15,21 @@ export const agentHandlers: Handlers = {
 
   async createAgent({ ctx, body }) {
     const taken = () => conflict(`An agent named ${body.name} exists`, 'name');
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      if (await trx.selectFrom('agents').select('id').where('name', '=', body.name).executeTakeFirst()) throw taken();
-      return trx.insertInto('agents').values({ name: body.name, status: 'PENDING', created_at: Date.now() })
-        .returningAll().executeTakeFirstOrThrow();
-    }).catch((err: unknown) => {
-      // Another pod inserted the same name between the check and the insert: still a 409.
-      const code = String((err as { code?: unknown })?.code ?? '');
-      throw code.includes('CONSTRAINT_UNIQUE') || code === '23505' ? taken() : err;
-    });
+    const row = await ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        if (await trx.selectFrom('agents').select('id').where('name', '=', body.name).executeTakeFirst()) throw taken();
+        return trx
+          .insertInto('agents')
+          .values({ name: body.name, status: 'PENDING', created_at: Date.now() })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      })
+      .catch((err: unknown) => {
+        // Another pod inserted the same name between the check and the insert: still a 409.
+        const code = String((err as { code?: unknown })?.code ?? '');
+        throw code.includes('CONSTRAINT_UNIQUE') || code === '23505' ? taken() : err;
+      });
     const agent = toAgent(row);
     publishTopology(ctx, 'AGENT_CREATED', { agent });
     return agent;
@@ -40,10 +46,20 @@ export const agentHandlers: Handlers = {
       const agent = await trx.selectFrom('agents').select(['id', 'name']).where('id', '=', params.id).executeTakeFirst();
       if (!agent) throw notFound(`Agent ${params.id} does not exist`);
       // A location of resources (docs/API.md#check-locations): deleting it would silently change where they are checked.
-      const using = await trx.selectFrom('resource_locations as l').innerJoin('resources as r', 'r.id', 'l.resource_id')
-        .select('r.name').where('l.agent_id', '=', params.id).orderBy('r.id').limit(11).execute();
+      const using = await trx
+        .selectFrom('resource_locations as l')
+        .innerJoin('resources as r', 'r.id', 'l.resource_id')
+        .select('r.name')
+        .where('l.agent_id', '=', params.id)
+        .orderBy('r.id')
+        .limit(11)
+        .execute();
       if (using.length) {
-        const names = using.slice(0, 10).map((r) => r.name).join(', ') + (using.length > 10 ? ', …' : '');
+        const names =
+          using
+            .slice(0, 10)
+            .map((r) => r.name)
+            .join(', ') + (using.length > 10 ? ', …' : '');
         throw conflict(`Agent ${agent.name} is a check location of resources ${names}: change their locations first`);
       }
       const routes = await trx.selectFrom('routes').select(['id', 'name']).where('agent_id', '=', params.id).orderBy('id').execute();
@@ -66,9 +82,11 @@ export const agentHandlers: Handlers = {
 
   async rotateAgentToken({ ctx, params }) {
     const token = randomToken('mta');
-    const result = await ctx.db.updateTable('agents')
+    const result = await ctx.db
+      .updateTable('agents')
       .set({ token_hash: sha256(token), token_created_at: Date.now() })
-      .where('id', '=', params.id).executeTakeFirst();
+      .where('id', '=', params.id)
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw notFound(`Agent ${params.id} does not exist`);
     // The old token stopped working with the update; a session opened with it ends now.
     ctx.tunnel.disconnectAgent(params.id, 'registration token rotated');

@@ -10,8 +10,13 @@ type Db = Kysely<Database> | Transaction<Database>;
  * prefix and such a page cannot both exist (409, whichever comes second).
  */
 export async function routeOnPageHost(db: Db, hostname: string): Promise<{ name: string } | undefined> {
-  return db.selectFrom('routes').select('name').where('type', '=', 'HTTP').where('hostname', '=', hostname)
-    .where((eb) => eb.or([eb('path_prefix', '=', '/'), eb('path_prefix', 'is', null)])).executeTakeFirst();
+  return db
+    .selectFrom('routes')
+    .select('name')
+    .where('type', '=', 'HTTP')
+    .where('hostname', '=', hostname)
+    .where((eb) => eb.or([eb('path_prefix', '=', '/'), eb('path_prefix', 'is', null)]))
+    .executeTakeFirst();
 }
 
 /** The status page serving `hostname` at `/`, if any. */

@@ -30,14 +30,26 @@ export async function registerPod(ctx: PodDeps): Promise<RegisteredPod> {
     const values = { started_at: now, version: VERSION, last_seen_at: now, stopped_at: null };
     const pod = existing
       ? await trx.updateTable('pods').set(values).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
-      : await trx.insertInto('pods').values({ name, ...values }).returningAll().executeTakeFirstOrThrow();
+      : await trx
+          .insertInto('pods')
+          .values({ name, ...values })
+          .returningAll()
+          .executeTakeFirstOrThrow();
     // A previous run of this pod that crashed left its sessions marked live.
-    await trx.updateTable('agents').set({ status: 'DISCONNECTED' })
-      .where('pod_id', '=', pod.id).where('status', '=', 'CONNECTED').execute();
+    await trx
+      .updateTable('agents')
+      .set({ status: 'DISCONNECTED' })
+      .where('pod_id', '=', pod.id)
+      .where('status', '=', 'CONNECTED')
+      .execute();
     return pod;
   });
   const timer = setInterval(() => {
-    ctx.db.updateTable('pods').set({ last_seen_at: Date.now() }).where('id', '=', row.id).execute()
+    ctx.db
+      .updateTable('pods')
+      .set({ last_seen_at: Date.now() })
+      .where('id', '=', row.id)
+      .execute()
       .catch((err) => ctx.log.warn({ err }, 'pod heartbeat failed'));
   }, POD_HEARTBEAT_MS);
   timer.unref();

@@ -14,11 +14,21 @@ export interface AccessDraft {
   httpsRedirect: boolean;
 }
 
-export interface StoredUser { username: string; hash: string }
+export interface StoredUser {
+  username: string;
+  hash: string;
+}
 
-export const NO_ACCESS_RULES: AccessDraft = { auth: 'none', basicUsers: [], ipAllow: [], ipDeny: [], rateLimit: null, httpsRedirect: false };
+export const NO_ACCESS_RULES: AccessDraft = {
+  auth: 'none',
+  basicUsers: [],
+  ipAllow: [],
+  ipDeny: [],
+  rateLimit: null,
+  httpsRedirect: false,
+};
 
-const parseList = <T>(text: string | null): T[] => (text ? JSON.parse(text) as T[] : []);
+const parseList = <T>(text: string | null): T[] => (text ? (JSON.parse(text) as T[]) : []);
 
 /** The stored access control of a row. */
 export function accessOf(row: RouteRow): AccessDraft {
@@ -33,11 +43,15 @@ export function accessOf(row: RouteRow): AccessDraft {
 }
 
 function cidrs(field: 'ipAllow' | 'ipDeny', list: string[]): string[] {
-  return [...new Set(list.map((text, i) => {
-    const block = normaliseCidr(text);
-    if (!block) throw invalidField(`${field}[${i}]`, `"${text}" is not an IP address or CIDR block`);
-    return block;
-  }))];
+  return [
+    ...new Set(
+      list.map((text, i) => {
+        const block = normaliseCidr(text);
+        if (!block) throw invalidField(`${field}[${i}]`, `"${text}" is not an IP address or CIDR block`);
+        return block;
+      }),
+    ),
+  ];
 }
 
 async function users(given: NonNullable<RouteUpdate['basicUsers']>, stored: StoredUser[]): Promise<StoredUser[]> {
@@ -77,7 +91,8 @@ export async function accessDraft(type: RouteType, body: RouteCreate | RouteUpda
 
 /** The HTTP-only fields on a TCP route: their neutral values (auth none, no users, no redirect) pass, as a route's own detail sent back does. */
 function rejectHttpOnly(body: RouteCreate | RouteUpdate): void {
-  if (body.auth !== undefined && body.auth !== 'none') throw invalidField('auth', 'only HTTP routes have auth (TCP routes take ipAllow, ipDeny and rateLimit)');
+  if (body.auth !== undefined && body.auth !== 'none')
+    throw invalidField('auth', 'only HTTP routes have auth (TCP routes take ipAllow, ipDeny and rateLimit)');
   if (body.basicUsers?.length) throw invalidField('basicUsers', 'only HTTP routes have basic auth users');
   if (body.httpsRedirect) throw invalidField('httpsRedirect', 'only HTTP routes can redirect to HTTPS');
 }
@@ -85,7 +100,12 @@ function rejectHttpOnly(body: RouteCreate | RouteUpdate): void {
 export function accessColumns(d: AccessDraft) {
   const list = (items: unknown[]) => (items.length ? JSON.stringify(items) : null);
   return {
-    auth: d.auth, basic_users: list(d.basicUsers), ip_allow: list(d.ipAllow), ip_deny: list(d.ipDeny),
-    rate_per_second: d.rateLimit?.perSecond ?? null, rate_burst: d.rateLimit?.burst ?? null, https_redirect: d.httpsRedirect ? 1 : 0,
+    auth: d.auth,
+    basic_users: list(d.basicUsers),
+    ip_allow: list(d.ipAllow),
+    ip_deny: list(d.ipDeny),
+    rate_per_second: d.rateLimit?.perSecond ?? null,
+    rate_burst: d.rateLimit?.burst ?? null,
+    https_redirect: d.httpsRedirect ? 1 : 0,
   };
 }

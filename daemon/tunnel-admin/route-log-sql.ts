@@ -3,7 +3,18 @@ import type { Database } from '../store/schema.ts';
 
 /** route_log's columns in the order their values are bound (id aside). */
 export const ROUTE_LOG_COLUMNS = [
-  'route_id', 'at', 'method', 'path', 'status', 'duration_ms', 'bytes_in', 'bytes_out', 'client_ip', 'agent_id', 'pod_id', 'error',
+  'route_id',
+  'at',
+  'method',
+  'path',
+  'status',
+  'duration_ms',
+  'bytes_in',
+  'bytes_out',
+  'client_ip',
+  'agent_id',
+  'pod_id',
+  'error',
 ] as const;
 
 type Row = Record<(typeof ROUTE_LOG_COLUMNS)[number], unknown>;
@@ -36,7 +47,11 @@ export class RouteLogSql {
     let sql = this.#inserts.get(rows);
     if (sql === undefined) {
       const row = Object.fromEntries(ROUTE_LOG_COLUMNS.map((c) => [c, null])) as Row;
-      sql = this.#db.insertInto('route_log').values(Array.from({ length: rows }, () => ({ ...row })) as never).returning('id').compile().sql;
+      sql = this.#db
+        .insertInto('route_log')
+        .values(Array.from({ length: rows }, () => ({ ...row })) as never)
+        .returning('id')
+        .compile().sql;
       this.#inserts.set(rows, sql);
     }
     return CompiledQuery.raw(sql, values) as CompiledQuery<{ id: number }>;
@@ -45,8 +60,14 @@ export class RouteLogSql {
   /** The id at and below which a route's entries are beyond retention (none when it has fewer). */
   cutoff(routeId: number): CompiledQuery<{ id: number }> {
     if (!this.#cutoff) {
-      const compiled = this.#db.selectFrom('route_log').select('id').where('route_id', '=', MARK)
-        .orderBy('id', 'desc').limit(1).offset(this.#keep).compile();
+      const compiled = this.#db
+        .selectFrom('route_log')
+        .select('id')
+        .where('route_id', '=', MARK)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .offset(this.#keep)
+        .compile();
       this.#cutoff = { sql: compiled.sql, at: compiled.parameters.indexOf(MARK), parameters: compiled.parameters };
     }
     const parameters = [...this.#cutoff.parameters];
@@ -57,7 +78,11 @@ export class RouteLogSql {
   /** Deletes a route's entries up to an id. */
   prune(routeId: number, upTo: number): CompiledQuery {
     if (!this.#prune) {
-      const compiled = this.#db.deleteFrom('route_log').where('route_id', '=', MARK).where('id', '<=', MARK - 1).compile();
+      const compiled = this.#db
+        .deleteFrom('route_log')
+        .where('route_id', '=', MARK)
+        .where('id', '<=', MARK - 1)
+        .compile();
       this.#prune = { sql: compiled.sql, route: compiled.parameters.indexOf(MARK), id: compiled.parameters.indexOf(MARK - 1) };
     }
     const parameters: unknown[] = [];

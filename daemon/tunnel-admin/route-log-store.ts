@@ -89,9 +89,11 @@ export class RouteLogWriter {
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#flushing = this.#flushing.then(() => this.#writeQueued()).catch((err) => {
-      this.#ctx.log.error({ err }, 'route log batch failed');
-    });
+    this.#flushing = this.#flushing
+      .then(() => this.#writeQueued())
+      .catch((err) => {
+        this.#ctx.log.error({ err }, 'route log batch failed');
+      });
     return this.#flushing;
   }
 
@@ -153,13 +155,25 @@ export class RouteLogWriter {
 /** An entry's column values, in ROUTE_LOG_COLUMNS order, clipped to the columns' sizes. */
 function toValues(e: NewRouteLogEntry): unknown[] {
   return [
-    e.routeId, e.at ?? Date.now(), clip(e.method, 16), clip(e.path, 4096), e.status, Math.max(0, Math.round(e.durationMs)),
-    Math.max(0, Math.round(e.bytesIn)), Math.max(0, Math.round(e.bytesOut)), clip(e.clientIp, 64), e.agentId, e.podId, clip(e.error, 2000),
+    e.routeId,
+    e.at ?? Date.now(),
+    clip(e.method, 16),
+    clip(e.path, 4096),
+    e.status,
+    Math.max(0, Math.round(e.durationMs)),
+    Math.max(0, Math.round(e.bytesIn)),
+    Math.max(0, Math.round(e.bytesOut)),
+    clip(e.clientIp, 64),
+    e.agentId,
+    e.podId,
+    clip(e.error, 2000),
   ];
 }
 
 function toRow(id: number, v: unknown[]): RouteLogRow {
   const row: Record<string, unknown> = { id };
-  ROUTE_LOG_COLUMNS.forEach((column, i) => { row[column] = v[i]; });
+  ROUTE_LOG_COLUMNS.forEach((column, i) => {
+    row[column] = v[i];
+  });
   return row as unknown as RouteLogRow;
 }

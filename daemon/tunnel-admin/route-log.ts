@@ -19,7 +19,10 @@ export const routeLogHandlers: Handlers = {
     await requireRoute(ctx, params.id);
     let q = ctx.db.selectFrom('route_log').selectAll().where('route_id', '=', params.id);
     if (query.before !== undefined) q = q.where('id', '<', query.before);
-    const rows = await q.orderBy('id', 'desc').limit(query.limit + 1).execute();
+    const rows = await q
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
     const page = rows.slice(0, query.limit);
     if (rows.length > query.limit) {
       const next = `/admin/api/routes/${params.id}/log?limit=${query.limit}&before=${page.at(-1)!.id}`;
@@ -33,7 +36,8 @@ export const routeLogHandlers: Handlers = {
     const name = routeLogChannel(params.id);
     // No SNAPSHOT here: the stream carries new entries only; the REST log holds the past.
     await serveStream(req, res, ctx.events.channel(name), {
-      heartbeatMs: ctx.config.sseHeartbeatMs, maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
+      heartbeatMs: ctx.config.sseHeartbeatMs,
+      maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
       onClose: () => ctx.events.dropWhenIdle(name, IDLE_CHANNEL_MS),
     });
   },

@@ -49,16 +49,22 @@ function rejectForeignFields(type: RouteType, body: RouteCreate | RouteUpdate): 
   if (type === 'HTTP' && body.listenPort !== undefined) throw invalidField('listenPort', 'only TCP routes have a listenPort');
   if (type === 'TCP' && body.hostname !== undefined) throw invalidField('hostname', 'only HTTP routes have a hostname');
   if (type === 'TCP' && body.pathPrefix !== undefined) throw invalidField('pathPrefix', 'only HTTP routes have a pathPrefix');
-  if (type === 'TCP' && body.allowEncodedSlashes !== undefined) throw invalidField('allowEncodedSlashes', 'only HTTP routes have allowEncodedSlashes');
+  if (type === 'TCP' && body.allowEncodedSlashes !== undefined)
+    throw invalidField('allowEncodedSlashes', 'only HTTP routes have allowEncodedSlashes');
 }
 
 /** The stored shape of a new route, validated field by field (400 naming the field). */
 export function draftFromCreate(body: RouteCreate): RouteDraft {
   rejectForeignFields(body.type, body);
   return checkDraft({
-    name: body.name, type: body.type, agentId: body.agentId, target: body.target,
-    hostname: body.hostname ?? null, pathPrefix: body.type === 'HTTP' ? body.pathPrefix ?? '/' : null,
-    listenPort: body.listenPort ?? null, allowEncodedSlashes: body.type === 'HTTP' && (body.allowEncodedSlashes ?? false),
+    name: body.name,
+    type: body.type,
+    agentId: body.agentId,
+    target: body.target,
+    hostname: body.hostname ?? null,
+    pathPrefix: body.type === 'HTTP' ? (body.pathPrefix ?? '/') : null,
+    listenPort: body.listenPort ?? null,
+    allowEncodedSlashes: body.type === 'HTTP' && (body.allowEncodedSlashes ?? false),
     enabled: body.enabled ?? true,
   });
 }
@@ -69,10 +75,13 @@ export function draftFromUpdate(row: RouteRow, body: RouteUpdate): RouteDraft {
   rejectForeignFields(type, body);
   const sameType = type === row.type;
   return checkDraft({
-    name: body.name ?? row.name, type, agentId: body.agentId ?? Number(row.agent_id), target: body.target ?? row.target,
-    hostname: type === 'HTTP' ? body.hostname ?? (sameType ? row.hostname : null) : null,
-    pathPrefix: type === 'HTTP' ? body.pathPrefix ?? (sameType ? row.path_prefix : null) ?? '/' : null,
-    listenPort: type === 'TCP' ? body.listenPort ?? (sameType && row.listen_port !== null ? Number(row.listen_port) : null) : null,
+    name: body.name ?? row.name,
+    type,
+    agentId: body.agentId ?? Number(row.agent_id),
+    target: body.target ?? row.target,
+    hostname: type === 'HTTP' ? (body.hostname ?? (sameType ? row.hostname : null)) : null,
+    pathPrefix: type === 'HTTP' ? (body.pathPrefix ?? (sameType ? row.path_prefix : null) ?? '/') : null,
+    listenPort: type === 'TCP' ? (body.listenPort ?? (sameType && row.listen_port !== null ? Number(row.listen_port) : null)) : null,
     allowEncodedSlashes: type === 'HTTP' && (body.allowEncodedSlashes ?? (sameType && Boolean(row.allow_encoded_slashes))),
     enabled: body.enabled ?? Boolean(row.enabled),
   });
@@ -108,7 +117,7 @@ function checkDraft(d: RouteDraft): RouteDraft {
 export async function checkPortFree(ctx: DaemonContext, port: number): Promise<void> {
   if (port === ctx.config.listen.port || port === ctx.config.edgeListen.port) {
     throw new HttpError(409, 'conflict', `Port ${port} is one of the daemon's own listeners`, {
-      errors: [{ field: 'listenPort', message: 'is one of the daemon\'s own listen ports' }],
+      errors: [{ field: 'listenPort', message: "is one of the daemon's own listen ports" }],
     });
   }
   const code = await new Promise<string | undefined>((resolve) => {

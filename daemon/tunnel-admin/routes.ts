@@ -9,8 +9,7 @@ import { accessColumns, accessDraft } from './route-access.ts';
 import { checkPortFree, draftFromCreate, draftFromUpdate, type RouteDraft } from './route-rules.ts';
 import { publishTopology, routeLogChannel } from './topology-events.ts';
 
-const conflictOn = (field: string, detail: string) =>
-  new HttpError(409, 'conflict', detail, { errors: [{ field, message: detail }] });
+const conflictOn = (field: string, detail: string) => new HttpError(409, 'conflict', detail, { errors: [{ field, message: detail }] });
 
 /** Rules that need the database: agent exists, name, hostname+prefix and port unique (409). */
 async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>, d: RouteDraft, selfId: number | null) {
@@ -18,11 +17,15 @@ async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>,
   if (!agent) throw invalidField('agentId', `agent ${d.agentId} does not exist`);
   let others = trx.selectFrom('routes').select(['id', 'name', 'hostname', 'path_prefix', 'listen_port']);
   if (selfId !== null) others = others.where('id', '!=', selfId);
-  const clash = await others.where((eb) => eb.or([
-    eb('name', '=', d.name),
-    ...(d.hostname !== null ? [eb.and([eb('hostname', '=', d.hostname), eb('path_prefix', '=', d.pathPrefix ?? '/')])] : []),
-    ...(d.listenPort !== null ? [eb('listen_port', '=', d.listenPort)] : []),
-  ])).executeTakeFirst();
+  const clash = await others
+    .where((eb) =>
+      eb.or([
+        eb('name', '=', d.name),
+        ...(d.hostname !== null ? [eb.and([eb('hostname', '=', d.hostname), eb('path_prefix', '=', d.pathPrefix ?? '/')])] : []),
+        ...(d.listenPort !== null ? [eb('listen_port', '=', d.listenPort)] : []),
+      ]),
+    )
+    .executeTakeFirst();
   if (!clash) return checkRouteAgainstPages(trx, d.hostname, d.pathPrefix);
   if (clash.name === d.name) throw conflictOn('name', `A route named ${d.name} exists`);
   if (d.listenPort !== null && Number(clash.listen_port) === d.listenPort) {
@@ -33,8 +36,15 @@ async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>,
 
 function columns(d: RouteDraft) {
   return {
-    name: d.name, type: d.type, agent_id: d.agentId, target: d.target, hostname: d.hostname,
-    path_prefix: d.pathPrefix, listen_port: d.listenPort, allow_encoded_slashes: d.allowEncodedSlashes ? 1 : 0, enabled: d.enabled ? 1 : 0,
+    name: d.name,
+    type: d.type,
+    agent_id: d.agentId,
+    target: d.target,
+    hostname: d.hostname,
+    path_prefix: d.pathPrefix,
+    listen_port: d.listenPort,
+    allow_encoded_slashes: d.allowEncodedSlashes ? 1 : 0,
+    enabled: d.enabled ? 1 : 0,
   };
 }
 
@@ -69,12 +79,17 @@ export const routeHandlers: Handlers = {
       await checkAgainstOthers(ctx.db, draft, null); // cheap 400/409 before touching the network
       await checkPortFree(ctx, draft.listenPort);
     }
-    const row = await persist(() => ctx.db.transaction().execute(async (trx) => {
-      await checkAgainstOthers(trx, draft, null);
-      const now = Date.now();
-      return trx.insertInto('routes').values({ ...columns(draft), ...accessColumns(access), created_at: now, updated_at: now })
-        .returningAll().executeTakeFirstOrThrow();
-    }));
+    const row = await persist(() =>
+      ctx.db.transaction().execute(async (trx) => {
+        await checkAgainstOthers(trx, draft, null);
+        const now = Date.now();
+        return trx
+          .insertInto('routes')
+          .values({ ...columns(draft), ...accessColumns(access), created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      }),
+    );
     const route = toRoute(row);
     ctx.tunnel.routesChanged();
     publishTopology(ctx, 'ROUTE_CREATED', { route });
@@ -101,13 +116,19 @@ export const routeHandlers: Handlers = {
       await checkAgainstOthers(ctx.db, draft, params.id);
       await checkPortFree(ctx, draft.listenPort);
     }
-    const row = await persist(() => ctx.db.transaction().execute(async (trx) => {
-      await checkAgainstOthers(trx, draft, params.id);
-      const updated = await trx.updateTable('routes').set({ ...columns(draft), ...accessColumns(access), updated_at: Date.now() })
-        .where('id', '=', params.id).returningAll().executeTakeFirst();
-      if (!updated) throw notFound(`Route ${params.id} does not exist`);
-      return updated;
-    }));
+    const row = await persist(() =>
+      ctx.db.transaction().execute(async (trx) => {
+        await checkAgainstOthers(trx, draft, params.id);
+        const updated = await trx
+          .updateTable('routes')
+          .set({ ...columns(draft), ...accessColumns(access), updated_at: Date.now() })
+          .where('id', '=', params.id)
+          .returningAll()
+          .executeTakeFirst();
+        if (!updated) throw notFound(`Route ${params.id} does not exist`);
+        return updated;
+      }),
+    );
     const route = toRoute(row);
     ctx.tunnel.routesChanged();
     publishTopology(ctx, 'ROUTE_UPDATED', { route });

@@ -10,7 +10,9 @@ export const routeLogChannel = (routeId: number) => `route-log:${routeId}`;
  * live view cannot drift.
  */
 export function publishTopology<K extends Exclude<TopologyEventKind, 'SNAPSHOT'>>(
-  ctx: { events: EventHub }, kind: K, data: TopologyEventData<K>,
+  ctx: { events: EventHub },
+  kind: K,
+  data: TopologyEventData<K>,
 ): void {
   ctx.events.channel(TOPOLOGY_CHANNEL).publish(kind, data);
 }

@@ -17,8 +17,13 @@ import { TOPOLOGY_CHANNEL } from '../../src/api/schemas/tunnel.ts';
  */
 export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
   const [allPods, agentRows, routeRows, loads, own] = await Promise.all([
-    ctx.db.selectFrom('pods').selectAll().where('stopped_at', 'is', null)
-      .where('last_seen_at', '>', Date.now() - POD_STALE_MS).orderBy('id').execute(),
+    ctx.db
+      .selectFrom('pods')
+      .selectAll()
+      .where('stopped_at', 'is', null)
+      .where('last_seen_at', '>', Date.now() - POD_STALE_MS)
+      .orderBy('id')
+      .execute(),
     ctx.db.selectFrom('agents').selectAll().orderBy('id').execute(),
     ctx.db.selectFrom('routes').selectAll().orderBy('id').execute(),
     ctx.cluster ? liveLoads(ctx.db, LEASE_MS) : undefined,
@@ -39,7 +44,10 @@ export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
   for (const e of edges) sessions.set(e.from, (sessions.get(e.from) ?? 0) + 1);
   return {
     pods: podRows.map((row) => {
-      const theirs = row.name === self ? { ...own, shards: loads?.get(self)?.shards ?? null } : { ...loads?.get(row.name) ?? { shards: null, resources: 0, checksTotal: 0 } };
+      const theirs =
+        row.name === self
+          ? { ...own, shards: loads?.get(self)?.shards ?? null }
+          : { ...(loads?.get(row.name) ?? { shards: null, resources: 0, checksTotal: 0 }) };
       return { ...toPod(row), load: { ...theirs, agents: sessions.get(`pod:${row.id}`) ?? 0 } };
     }),
     agents: agentRows.map(toAgent),
@@ -65,7 +73,8 @@ export const topologyHandlers: Handlers = {
   async topologyEvents({ ctx, req, res }) {
     await serveStream(req, res, ctx.events.channel(TOPOLOGY_CHANNEL), {
       snapshot: () => buildTopology(ctx),
-      heartbeatMs: ctx.config.sseHeartbeatMs, maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
+      heartbeatMs: ctx.config.sseHeartbeatMs,
+      maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
     });
   },
 };

@@ -32,10 +32,14 @@ export class DialGuard {
     this.#limiter = new DialLimiter(maxRefusals, windowMs);
     this.#windowMs = windowMs;
     const registry = ctx.metrics.registry;
-    this.#refused = (registry.getSingleMetric('monctl_tunnel_dials_refused_total') as Counter<'reason'> | undefined) ?? new Counter({
-      name: 'monctl_tunnel_dials_refused_total', labelNames: ['reason'] as const, registers: [registry],
-      help: 'Agent dials (GET /admin/tunnel) refused, by reason: bad_token, rate_limited, bad_upgrade, draining',
-    });
+    this.#refused =
+      (registry.getSingleMetric('monctl_tunnel_dials_refused_total') as Counter<'reason'> | undefined) ??
+      new Counter({
+        name: 'monctl_tunnel_dials_refused_total',
+        labelNames: ['reason'] as const,
+        registers: [registry],
+        help: 'Agent dials (GET /admin/tunnel) refused, by reason: bad_token, rate_limited, bad_upgrade, draining',
+      });
     for (const reason of REASONS) this.#refused.inc({ reason }, 0);
     this.#timer = setInterval(() => this.#summarise(), windowMs);
     this.#timer.unref();
@@ -62,7 +66,10 @@ export class DialGuard {
     this.#refused.inc({ reason: 'bad_token' });
     if (first && this.#announced.size < MAX_LINES) {
       this.#announced.add(source);
-      this.#ctx.log.warn({ remoteAddress, source }, `tunnel: agent refused (bad registration token); more refusals from ${source} are summed up every ${this.#seconds()} s`);
+      this.#ctx.log.warn(
+        { remoteAddress, source },
+        `tunnel: agent refused (bad registration token); more refusals from ${source} are summed up every ${this.#seconds()} s`,
+      );
     }
   }
 
@@ -70,12 +77,15 @@ export class DialGuard {
   #summarise(): void {
     const { sources, others } = this.#limiter.drain();
     const s = this.#seconds();
-    const lines = sources.filter((e) => !(e.badToken + e.limited === 1 && this.#announced.has(e.source)))
+    const lines = sources
+      .filter((e) => !(e.badToken + e.limited === 1 && this.#announced.has(e.source)))
       .sort((a, b) => b.badToken + b.limited - (a.badToken + a.limited));
     this.#announced.clear();
     for (const e of lines.slice(0, MAX_LINES)) {
-      this.#ctx.log.warn({ source: e.source, badToken: e.badToken, rateLimited: e.limited, seconds: s },
-        `tunnel: refused ${e.badToken + e.limited} agent dials from ${e.source} in the last ${s} s (bad token: ${e.badToken}, rate limited: ${e.limited})`);
+      this.#ctx.log.warn(
+        { source: e.source, badToken: e.badToken, rateLimited: e.limited, seconds: s },
+        `tunnel: refused ${e.badToken + e.limited} agent dials from ${e.source} in the last ${s} s (bad token: ${e.badToken}, rate limited: ${e.limited})`,
+      );
     }
     for (const e of lines.slice(MAX_LINES)) {
       others.badToken += e.badToken;
@@ -83,8 +93,10 @@ export class DialGuard {
     }
     const rest = lines.length - Math.min(lines.length, MAX_LINES);
     if (others.badToken + others.limited > 0) {
-      this.#ctx.log.warn({ sources: rest, badToken: others.badToken, rateLimited: others.limited, seconds: s },
-        `tunnel: refused ${others.badToken + others.limited} more agent dials from other sources in the last ${s} s (bad token: ${others.badToken}, rate limited: ${others.limited})`);
+      this.#ctx.log.warn(
+        { sources: rest, badToken: others.badToken, rateLimited: others.limited, seconds: s },
+        `tunnel: refused ${others.badToken + others.limited} more agent dials from other sources in the last ${s} s (bad token: ${others.badToken}, rate limited: ${others.limited})`,
+      );
     }
   }
 

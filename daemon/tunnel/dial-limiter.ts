@@ -11,7 +11,10 @@ export function dialSource(address: string | undefined): string {
   try {
     const ip = ipaddr.process(address);
     if (ip.kind() === 'ipv4') return ip.toString();
-    return `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+    return `${(ip as ipaddr.IPv6).parts
+      .slice(0, 4)
+      .map((p) => p.toString(16))
+      .join(':')}::/64`;
   } catch {
     return address;
   }

@@ -44,7 +44,8 @@ export function forwardHttp(deps: EdgeDeps, req: IncomingMessage, res: ServerRes
 function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse, routing: Routing): Promise<void> | void {
   if ('error' in routing) {
     // A refusal on a known route is in its access log, as other answers of the edge are.
-    if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
+    if (routing.route)
+      deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
     return sendProblem(req, res, routing.error);
   }
   const { route } = routing;
@@ -69,12 +70,20 @@ function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
     exchange.finish(502, error);
     return sendProblem(req, res, new HttpError(502, code, error!));
   }
-  new HttpExchange(req, res, exchange, conn, link.targetTimeoutMs).start(requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)));
+  new HttpExchange(req, res, exchange, conn, link.targetTimeoutMs).start(
+    requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)),
+  );
 }
 
 /** The agent's session is not here: through the pod that holds it (tunnel/tunnel-relay.ts), else 502. */
-async function relayed(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse, routing: Exclude<Routing, { error: HttpError }>,
-  exchange: Exchange, target: NonNullable<ReturnType<typeof parseHttpTarget>>): Promise<void> {
+async function relayed(
+  deps: EdgeDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  routing: Exclude<Routing, { error: HttpError }>,
+  exchange: Exchange,
+  target: NonNullable<ReturnType<typeof parseHttpTarget>>,
+): Promise<void> {
   const { route } = routing;
   let conn: TargetConnection | undefined;
   let error = 'agent not connected';
@@ -94,8 +103,9 @@ async function relayed(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
     conn.destroy();
     return exchange.finish(null, 'client disconnected');
   }
-  new HttpExchange(req, res, exchange, conn, RELAY_TARGET_TIMEOUT_MS)
-    .start(requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)));
+  new HttpExchange(req, res, exchange, conn, RELAY_TARGET_TIMEOUT_MS).start(
+    requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)),
+  );
 }
 
 /** How the request body goes to the target: none, as received (Content-Length), or chunked. */
@@ -105,7 +115,13 @@ type Framing = 'none' | 'raw' | 'chunked';
 function requestHead(req: IncomingMessage, path: string, headers: OutgoingHttpHeaders): [string, Framing] {
   const chunked = req.headers['transfer-encoding'] !== undefined;
   if (chunked) delete headers['content-length'];
-  const framing: Framing = chunked ? 'chunked' : headers['content-length'] !== undefined ? 'raw' : BODYLESS.has(req.method!) ? 'none' : 'chunked';
+  const framing: Framing = chunked
+    ? 'chunked'
+    : headers['content-length'] !== undefined
+      ? 'raw'
+      : BODYLESS.has(req.method!)
+        ? 'none'
+        : 'chunked';
   let head = `${req.method} ${path} HTTP/1.1\r\n`;
   for (const name in headers) {
     const value = headers[name];
@@ -144,7 +160,9 @@ class HttpExchange implements ExchangeHandler {
     // node:http2's compatibility response emits 'finish' whenever its stream closes, reset included:
     // only a stream whose write side finished completed its answer (else 'close' below says why not).
     const h2 = (res as unknown as { stream?: Duplex }).stream;
-    res.on('finish', () => { if (!h2 || h2.writableFinished) this.#exchange.finish(res.statusCode); });
+    res.on('finish', () => {
+      if (!h2 || h2.writableFinished) this.#exchange.finish(res.statusCode);
+    });
     res.on('close', () => {
       if (res.writableFinished) return;
       clearTimeout(this.#timer);

@@ -7,18 +7,22 @@ import type { LiveRoute, RouteTable } from './route-table.ts';
 /** What the edge makes of a request's target before forwarding it. */
 export type Routing =
   | {
-    route: LiveRoute;
-    /** The host the request is for (the absolute-form authority, else the Host header). */
-    host: string | undefined;
-    /** The normalised path and the query string as received: what the target gets after its base path. */
-    forward: string;
-    /** The path as the client sent it, without the query (for the access log). */
-    logPath: string;
-  }
+      route: LiveRoute;
+      /** The host the request is for (the absolute-form authority, else the Host header). */
+      host: string | undefined;
+      /** The normalised path and the query string as received: what the target gets after its base path. */
+      forward: string;
+      /** The path as the client sent it, without the query (for the access log). */
+      logPath: string;
+    }
   /** Refused: 400 or 404, or by the route's access control. With `route` when the route is known (the refusal goes to its access log). */
   | { error: HttpError; route?: LiveRoute; logPath: string };
 
-interface ParsedTarget { host: string | undefined; path: string; query: string }
+interface ParsedTarget {
+  host: string | undefined;
+  path: string;
+  query: string;
+}
 
 const ABSOLUTE = /^https?:\/\//i;
 
@@ -68,7 +72,9 @@ export function routeRequest(table: RouteTable, req: IncomingMessage, gate?: Edg
   // Access control: the one place every edge request (and upgrade) passes before it is forwarded.
   const admit = (routing: Routing): Routing | Promise<Routing> => {
     if (!gate || 'error' in routing || routing.route.access.open) return routing;
-    return gate.check(routing.route, req, host, routing).then((refusal) => (refusal ? { error: refusal, route: routing.route, logPath } : routing));
+    return gate
+      .check(routing.route, req, host, routing)
+      .then((refusal) => (refusal ? { error: refusal, route: routing.route, logPath } : routing));
   };
   const route = table.match(host, normal.path);
   const loading = table.loading;

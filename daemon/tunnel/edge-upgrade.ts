@@ -28,7 +28,8 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   const url = req.url ?? '/';
   const routing = await routeRequest(deps.table, req, deps.gate);
   if ('error' in routing) {
-    if (routing.route) deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
+    if (routing.route)
+      deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
     return rawProblem(socket, routing.error, url);
   }
   const { route } = routing;
@@ -45,21 +46,35 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   // Pods: an agent connected to another pod is reached through it (tunnel/tunnel-relay.ts).
   const holder = !link && deps.relay ? await deps.relay.holder(route.agentId).catch(() => undefined) : undefined;
   if (!link && !holder) return fail(502, 'agent-unavailable', 'agent not connected');
-  const headers = { ...forwardHeaders(req, route, target, routing.host), connection: 'Upgrade', upgrade: String(req.headers.upgrade ?? '') };
+  const headers = {
+    ...forwardHeaders(req, route, target, routing.host),
+    connection: 'Upgrade',
+    upgrade: String(req.headers.upgrade ?? ''),
+  };
   let out: ClientRequest;
   try {
     out = request({
       createConnection: link
         ? () => link.mux.open(target.stream, { allowHalfOpen: true })
-        : (_options, created) => void deps.relay!.dial(holder!, route.agentId, target.stream).then((s) => created(null, s), (err: Error) => created(err, undefined as never)),
-      method: req.method, path: target.base + routing.forward, headers, setHost: false,
+        : (_options, created) =>
+            void deps.relay!.dial(holder!, route.agentId, target.stream).then(
+              (s) => created(null, s),
+              (err: Error) => created(err, undefined as never),
+            ),
+      method: req.method,
+      path: target.base + routing.forward,
+      headers,
+      setHost: false,
     });
   } catch (err) {
     return fail(502, 'agent-unavailable', `tunnel: ${(err as Error).message}`);
   }
   (socket as Socket).setNoDelay?.(true);
   (socket as Socket).setTimeout?.(0);
-  const timer = setTimeout(() => out.destroy(Object.assign(new Error('target timed out'), { code: 'ETIMEDOUT' })), link?.targetTimeoutMs ?? RELAY_TARGET_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => out.destroy(Object.assign(new Error('target timed out'), { code: 'ETIMEDOUT' })),
+    link?.targetTimeoutMs ?? RELAY_TARGET_TIMEOUT_MS,
+  );
 
   out.on('error', (err: NodeJS.ErrnoException) => {
     clearTimeout(timer);
@@ -71,7 +86,9 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
     clearTimeout(timer);
     status = 101;
     const lines = headerLines(endToEndHeaders(answer.headers));
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\n${lines}Connection: Upgrade\r\nUpgrade: ${String(answer.headers.upgrade ?? '')}\r\n\r\n`);
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\n${lines}Connection: Upgrade\r\nUpgrade: ${String(answer.headers.upgrade ?? '')}\r\n\r\n`,
+    );
     if (upgradeHead.length) {
       exchange.bytesOut += upgradeHead.length;
       socket.write(upgradeHead);
@@ -80,8 +97,12 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
       exchange.bytesIn += head.length;
       stream.write(head);
     }
-    socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
-    stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
+    socket.on('data', (c: Buffer) => {
+      exchange.bytesIn += c.length;
+    });
+    stream.on('data', (c: Buffer) => {
+      exchange.bytesOut += c.length;
+    });
     splice(socket, stream, (err) => exchange.finish(101, err ? 'tunnel stream broken' : undefined));
   });
   out.on('response', (answer) => {
@@ -91,7 +112,9 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
     // The target declined the upgrade: relay its answer, delimited by closing the connection.
     const lines = headerLines(endToEndHeaders(answer.headers));
     socket.write(`HTTP/1.1 ${answered} ${statusTitle(answered)}\r\n${lines}Connection: close\r\n\r\n`);
-    answer.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
+    answer.on('data', (c: Buffer) => {
+      exchange.bytesOut += c.length;
+    });
     answer.on('error', () => {});
     answer.on('close', () => {
       exchange.finish(answered, answer.complete ? undefined : 'tunnel stream broken');

@@ -25,11 +25,19 @@ export function parseHttpTarget(raw: string): HttpTarget | undefined {
     if (tls || url.protocol === 'http:') {
       const hostname = url.hostname.replace(/^\[|\]$/g, '');
       parsed = {
-        host: url.host, base: url.pathname.replace(/\/+$/, ''),
-        stream: { host: hostname, port: Number(url.port || (tls ? 443 : 80)), tls, servername: tls && !isIP(hostname) ? hostname : undefined },
+        host: url.host,
+        base: url.pathname.replace(/\/+$/, ''),
+        stream: {
+          host: hostname,
+          port: Number(url.port || (tls ? 443 : 80)),
+          tls,
+          servername: tls && !isIP(hostname) ? hostname : undefined,
+        },
       };
     }
-  } catch { /* invalid: undefined */ }
+  } catch {
+    /* invalid: undefined */
+  }
   if (targets.size > 1000) targets.clear();
   targets.set(raw, parsed);
   return parsed;
@@ -65,7 +73,12 @@ function forwardedFor(ip: string | null): string {
  * is the client the edge decided on (the peer, or behind a trusted proxy the forwarded client),
  * never the client's own.
  */
-export function forwardHeaders(req: IncomingMessage, route: LiveRoute, target: HttpTarget, requestHost: string | undefined): OutgoingHttpHeaders {
+export function forwardHeaders(
+  req: IncomingMessage,
+  route: LiveRoute,
+  target: HttpTarget,
+  requestHost: string | undefined,
+): OutgoingHttpHeaders {
   const peer = clientIp(req);
   const ip = peer ?? '';
   const prior = req.headers['x-forwarded-for'];

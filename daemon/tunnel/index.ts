@@ -23,7 +23,11 @@ const DRAIN_GRACE_MS = 5_000;
  */
 export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const observer = new Observer(ctx);
-  const sessions = new AgentSessions(ctx, () => observer.podId() ?? 0, (n) => observer.agents.set(n));
+  const sessions = new AgentSessions(
+    ctx,
+    () => observer.podId() ?? 0,
+    (n) => observer.agents.set(n),
+  );
   // Pods: an agent connected to another pod is reached through it (tunnel/tunnel-relay.ts).
   const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
   // One gate (one rate limiter, one bounded table of buckets) for HTTP requests and TCP connections.
@@ -63,7 +67,8 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
 
   return {
     name: 'tunnel',
-    upgrade: (req, socket, head) => (relay !== undefined && acceptRelay(ctx, sessions, probes, req, socket, head)) || sessions.upgrade(req, socket, head),
+    upgrade: (req, socket, head) =>
+      (relay !== undefined && acceptRelay(ctx, sessions, probes, req, socket, head)) || sessions.upgrade(req, socket, head),
     edge: {
       request: (req, res) => {
         try {

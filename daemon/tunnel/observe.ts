@@ -48,33 +48,48 @@ export class Observer {
     const registers = [ctx.metrics.registry];
     this.agents = new Gauge({ name: 'monctl_tunnel_agents_connected', help: 'Agents connected to this daemon', registers });
     this.#requests = new Counter({
-      name: 'monctl_tunnel_requests_total', help: 'Requests and TCP connections through each route, by final status (none for TCP or aborted)',
-      labelNames: ['route', 'status'] as const, registers,
+      name: 'monctl_tunnel_requests_total',
+      help: 'Requests and TCP connections through each route, by final status (none for TCP or aborted)',
+      labelNames: ['route', 'status'] as const,
+      registers,
     });
     this.#received = new Counter({
-      name: 'monctl_tunnel_received_bytes_total', help: 'Body bytes received from clients, per route', labelNames: ['route'] as const, registers,
+      name: 'monctl_tunnel_received_bytes_total',
+      help: 'Body bytes received from clients, per route',
+      labelNames: ['route'] as const,
+      registers,
     });
     this.#sent = new Counter({
-      name: 'monctl_tunnel_sent_bytes_total', help: 'Body bytes sent to clients, per route', labelNames: ['route'] as const, registers,
+      name: 'monctl_tunnel_sent_bytes_total',
+      help: 'Body bytes sent to clients, per route',
+      labelNames: ['route'] as const,
+      registers,
     });
     const inFlight = this.#inFlight;
     const byRoute = this.#byRoute;
     // Read at scrape time rather than set twice per request: every route seen so far, 0 when idle.
-    new Gauge({ // registers itself; read at scrape time
-      name: 'monctl_tunnel_requests_in_flight', help: 'Requests and TCP connections in flight, per route', labelNames: ['route'] as const, registers,
+    new Gauge({
+      // registers itself; read at scrape time
+      name: 'monctl_tunnel_requests_in_flight',
+      help: 'Requests and TCP connections in flight, per route',
+      labelNames: ['route'] as const,
+      registers,
       collect() {
         for (const [routeId, series] of byRoute) this.set({ route: series.route }, inFlight.get(routeId) ?? 0);
       },
     });
     this.#duration = new Histogram({
-      name: 'monctl_tunnel_request_duration_seconds', help: 'Duration of requests and TCP connections through each route',
-      labelNames: ['route'] as const, registers,
+      name: 'monctl_tunnel_request_duration_seconds',
+      help: 'Duration of requests and TCP connections through each route',
+      labelNames: ['route'] as const,
+      registers,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     });
     this.#refused = new Counter({
       name: 'monctl_tunnel_access_refused_total',
-      help: 'Requests and TCP connections refused by a route\'s access control, by reason (ip_denied, ip_not_allowed, rate_limited, unauthorized, forbidden, auth_busy)',
-      labelNames: ['route', 'reason'] as const, registers,
+      help: "Requests and TCP connections refused by a route's access control, by reason (ip_denied, ip_not_allowed, rate_limited, unauthorized, forbidden, auth_busy)",
+      labelNames: ['route', 'reason'] as const,
+      registers,
     });
   }
 
@@ -101,8 +116,11 @@ export class Observer {
     if (!series) {
       const route = String(routeId);
       series = {
-        route, byStatus: new Map(), received: this.#received.labels({ route }),
-        sent: this.#sent.labels({ route }), duration: this.#duration.labels({ route }),
+        route,
+        byStatus: new Map(),
+        received: this.#received.labels({ route }),
+        sent: this.#sent.labels({ route }),
+        duration: this.#duration.labels({ route }),
       };
       this.#byRoute.set(routeId, series);
     }
@@ -147,8 +165,18 @@ export class Observer {
         series.duration.observe(seconds);
         publishTopology(ctx, 'REQUEST_COMPLETED', { routeId, agentId, requestId, status, durationMs, inFlight: left });
         ctx.routeLog.append({
-          routeId, at, method: info.method, path: info.path, status, durationMs, bytesIn: exchange.bytesIn,
-          bytesOut: exchange.bytesOut, clientIp: info.clientIp, agentId, podId: this.podId(), error: error ?? null,
+          routeId,
+          at,
+          method: info.method,
+          path: info.path,
+          status,
+          durationMs,
+          bytesIn: exchange.bytesIn,
+          bytesOut: exchange.bytesOut,
+          clientIp: info.clientIp,
+          agentId,
+          podId: this.podId(),
+          error: error ?? null,
         });
       },
     };

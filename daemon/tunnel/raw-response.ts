@@ -11,12 +11,14 @@ export function rawProblem(socket: Duplex, error: HttpError, instance: string): 
     return;
   }
   const body = JSON.stringify(error.toProblem(instance.split('?')[0]));
-  const extra = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(error.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${error.status} ${statusTitle(error.status)}\r\n` +
-    'Content-Type: application/problem+json\r\n' +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    `${extra}Connection: close\r\n\r\n${body}`,
+      'Content-Type: application/problem+json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${extra}Connection: close\r\n\r\n${body}`,
   );
 }
 

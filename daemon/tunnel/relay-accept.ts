@@ -17,7 +17,14 @@ import { RELAY_AGENT_HEADER, RELAY_PATH, RELAY_PROBE_HEADER, RELAY_TARGET_HEADER
  * new tunnel stream, both ways (half-close kept), until both ends close. Or
  * it asks for a remote check: one JSON message each way (the check, the outcome).
  */
-export function acceptRelay(ctx: DaemonContext, sessions: AgentSessions, probes: AgentProbes, req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+export function acceptRelay(
+  ctx: DaemonContext,
+  sessions: AgentSessions,
+  probes: AgentProbes,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): boolean {
   if ((req.url ?? '').split('?')[0] !== RELAY_PATH) return false;
   socket.on('error', () => socket.destroy());
   const given = Buffer.from(String(req.headers.authorization ?? ''));
@@ -40,7 +47,7 @@ export function acceptRelay(ctx: DaemonContext, sessions: AgentSessions, probes:
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${RELAY_UPGRADE}\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
     void (async () => {
-      const check = await readJsonMessage(socket) as RemoteCheck;
+      const check = (await readJsonMessage(socket)) as RemoteCheck;
       const outcome = await probes.probe(agentId, decodeURIComponent(probeName), check);
       socket.end(JSON.stringify(outcome));
     })().catch(() => socket.destroy());

@@ -2,7 +2,13 @@ import { Counter } from 'prom-client';
 import type { ProbeLoad } from '../../src/api/schemas/tunnel.ts';
 import { StreamError } from '../../src/tunnel/mux/stream.ts';
 import {
-  OLD_AGENT_RESET, PROBE_PROTOCOL, PROBE_RESET, parseRemoteAnswer, probeStreamTarget, readJsonMessage, type RemoteCheck,
+  OLD_AGENT_RESET,
+  PROBE_PROTOCOL,
+  PROBE_RESET,
+  parseRemoteAnswer,
+  probeStreamTarget,
+  readJsonMessage,
+  type RemoteCheck,
 } from '../../src/tunnel/probe-protocol.ts';
 import type { PodRelay } from './tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
@@ -66,10 +72,14 @@ export class AgentProbes {
     this.#sessions = sessions;
     this.#relay = relay;
     const registry = ctx.metrics.registry;
-    this.#skipped = (registry.getSingleMetric('monctl_agent_checks_skipped_total') as Counter<'agent'> | undefined) ?? new Counter({
-      name: 'monctl_agent_checks_skipped_total', labelNames: ['agent'] as const, registers: [registry],
-      help: 'Checks the daemon did not send to an agent because its probe queue was full',
-    });
+    this.#skipped =
+      (registry.getSingleMetric('monctl_agent_checks_skipped_total') as Counter<'agent'> | undefined) ??
+      new Counter({
+        name: 'monctl_agent_checks_skipped_total',
+        labelNames: ['agent'] as const,
+        registers: [registry],
+        help: 'Checks the daemon did not send to an agent because its probe queue was full',
+      });
     this.#timer = setInterval(() => this.#publish(), LOAD_EVERY_MS);
     this.#timer.unref();
   }
@@ -82,7 +92,10 @@ export class AgentProbes {
       return { ran: false, message: await this.#notHere(agentId, name) };
     }
     if (!link.probes) {
-      return { ran: false, message: `agent ${name} (monctl ${link.version ?? 'of an unknown version'}) does not support remote checks: upgrade it to run checks there` };
+      return {
+        ran: false,
+        message: `agent ${name} (monctl ${link.version ?? 'of an unknown version'}) does not support remote checks: upgrade it to run checks there`,
+      };
     }
     const load = this.#load(agentId);
     const capacity = link.probes.concurrency + link.probes.queue;
@@ -111,7 +124,10 @@ export class AgentProbes {
       load.answered();
       return { ran: true, ...answer };
     } catch (err) {
-      return { ran: false, message: timedOut ? `timeout at agent ${name}: no answer within ${limitMs / 1000} s` : why(name, err as Error & { code?: string }) };
+      return {
+        ran: false,
+        message: timedOut ? `timeout at agent ${name}: no answer within ${limitMs / 1000} s` : why(name, err as Error & { code?: string }),
+      };
     } finally {
       clearTimeout(timer);
       load.inFlight--;
@@ -136,8 +152,13 @@ export class AgentProbes {
    */
   async #notHere(agentId: number, name: string): Promise<string> {
     if (!this.#relay) return `agent ${name} is not connected`;
-    const row = await this.#ctx.db.selectFrom('agents').leftJoin('pods', 'pods.id', 'agents.pod_id')
-      .select(['agents.status', 'pods.name as pod']).where('agents.id', '=', agentId).executeTakeFirst().catch(() => undefined);
+    const row = await this.#ctx.db
+      .selectFrom('agents')
+      .leftJoin('pods', 'pods.id', 'agents.pod_id')
+      .select(['agents.status', 'pods.name as pod'])
+      .where('agents.id', '=', agentId)
+      .executeTakeFirst()
+      .catch(() => undefined);
     if (row?.status === 'CONNECTED' && row.pod) {
       const here = this.#ctx.pod.name;
       if (row.pod !== here) return `agent ${name} is connected to pod ${row.pod}, not to pod ${here} which checks this resource`;

@@ -62,9 +62,14 @@ export class RouteTable {
     const tcp: LiveRoute[] = [];
     for (const row of rows) {
       const route: LiveRoute = {
-        id: Number(row.id), type: row.type === 'TCP' ? 'TCP' : 'HTTP', agentId: Number(row.agent_id), target: row.target,
-        hostname: hostWithoutPort(row.hostname ?? ''), pathPrefix: row.path_prefix || '/',
-        listenPort: row.listen_port === null ? null : Number(row.listen_port), allowEncodedSlashes: Boolean(row.allow_encoded_slashes),
+        id: Number(row.id),
+        type: row.type === 'TCP' ? 'TCP' : 'HTTP',
+        agentId: Number(row.agent_id),
+        target: row.target,
+        hostname: hostWithoutPort(row.hostname ?? ''),
+        pathPrefix: row.path_prefix || '/',
+        listenPort: row.listen_port === null ? null : Number(row.listen_port),
+        allowEncodedSlashes: Boolean(row.allow_encoded_slashes),
         access: compileAccess(row),
       };
       if (route.type === 'TCP') {

@@ -61,7 +61,9 @@ export class TargetConnection implements ResponseSink {
     });
     stream.on('end', () => this.#parser.eof());
     stream.on('drain', () => this.#handler?.drain());
-    stream.on('error', (err: NodeJS.ErrnoException) => { this.#error ??= err; });
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      this.#error ??= err;
+    });
     stream.on('close', () => {
       this.#pool.forget(this);
       const handler = this.#handler;
@@ -93,8 +95,12 @@ export class TargetConnection implements ResponseSink {
   }
 
   /** Stops or resumes reading the response (the client's socket is full / drained). */
-  pause(): void { this.stream.pause(); }
-  resume(): void { this.stream.resume(); }
+  pause(): void {
+    this.stream.pause();
+  }
+  resume(): void {
+    this.stream.resume();
+  }
 
   /** Abandons the exchange (client gone, timeout): the stream is reset, the agent closes its connection. */
   destroy(err?: Error): void {

@@ -95,8 +95,12 @@ export class TcpListeners {
       socket.destroy();
     };
     const connected = (stream: Duplex) => {
-      socket.on('data', (c: Buffer) => { exchange.bytesIn += c.length; });
-      stream.on('data', (c: Buffer) => { exchange.bytesOut += c.length; });
+      socket.on('data', (c: Buffer) => {
+        exchange.bytesIn += c.length;
+      });
+      stream.on('data', (c: Buffer) => {
+        exchange.bytesOut += c.length;
+      });
       splice(socket, stream, (err) => exchange.finish(null, err?.message));
     };
     try {

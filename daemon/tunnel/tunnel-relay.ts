@@ -50,13 +50,18 @@ export class PodRelay {
   async holder(agentId: number): Promise<string | undefined> {
     const cached = this.#holders.get(agentId);
     if (cached && Date.now() - cached.at < HOLDER_TTL_MS) return cached.url;
-    const row = await this.#ctx.db.selectFrom('agents')
+    const row = await this.#ctx.db
+      .selectFrom('agents')
       .innerJoin('pods', 'pods.id', 'agents.pod_id')
       .innerJoin('cluster_members', 'cluster_members.pod_name', 'pods.name')
       .select('cluster_members.api_url')
-      .where('agents.id', '=', agentId).where('agents.status', '=', 'CONNECTED')
-      .where('pods.name', '!=', this.#self).where('cluster_members.api_url', 'is not', null)
-      .orderBy('cluster_members.heartbeat_at', 'desc').limit(1).executeTakeFirst();
+      .where('agents.id', '=', agentId)
+      .where('agents.status', '=', 'CONNECTED')
+      .where('pods.name', '!=', this.#self)
+      .where('cluster_members.api_url', 'is not', null)
+      .orderBy('cluster_members.heartbeat_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     const url = row?.api_url ?? undefined;
     this.#holders.set(agentId, { url, at: Date.now() });
     return url;
@@ -108,7 +113,7 @@ export class PodRelay {
     const timer = setTimeout(() => socket.destroy(new Error('no answer in time')), check.timeoutMs + AGENT_GRACE_MS + 2_000);
     try {
       socket.end(JSON.stringify(check));
-      const outcome = await readJsonMessage(socket) as RemoteOutcome;
+      const outcome = (await readJsonMessage(socket)) as RemoteOutcome;
       if (typeof outcome !== 'object' || outcome === null || typeof outcome.ran !== 'boolean') throw new Error('not a check outcome');
       return outcome;
     } catch (err) {
@@ -145,9 +150,16 @@ function dialRelay(url: string, token: string, agentId: number, target: StreamTa
   const send = protocol === 'https:' ? tlsRequest : request;
   return new Promise((resolve, reject) => {
     const req = send({
-      host: hostname.replace(/^\[|\]$/g, ''), port, path: RELAY_PATH, method: 'GET', agent: false, timeout: DIAL_TIMEOUT_MS,
+      host: hostname.replace(/^\[|\]$/g, ''),
+      port,
+      path: RELAY_PATH,
+      method: 'GET',
+      agent: false,
+      timeout: DIAL_TIMEOUT_MS,
       headers: {
-        connection: 'Upgrade', upgrade: RELAY_UPGRADE, authorization: `Bearer ${token}`,
+        connection: 'Upgrade',
+        upgrade: RELAY_UPGRADE,
+        authorization: `Bearer ${token}`,
         [RELAY_AGENT_HEADER]: String(agentId),
         ...(target ? { [RELAY_TARGET_HEADER]: JSON.stringify(target) } : {}),
         ...(probe !== undefined ? { [RELAY_PROBE_HEADER]: encodeURIComponent(probe) } : {}),
@@ -165,7 +177,7 @@ function dialRelay(url: string, token: string, agentId: number, target: StreamTa
       res.resume();
       reject(new Error(`the pod holding the agent's session answered ${res.statusCode}`));
     });
-    req.on('timeout', () => req.destroy(new Error('the pod holding the agent\'s session did not answer')));
+    req.on('timeout', () => req.destroy(new Error("the pod holding the agent's session did not answer")));
     req.on('error', reject);
     req.end();
   });

@@ -12,9 +12,10 @@ export function normaliseCidr(text: string): string | undefined {
   const block = parseCidr(text);
   if (!block) return undefined;
   const [addr, bits] = block;
-  const network = addr.kind() === 'ipv4'
-    ? ipaddr.IPv4.networkAddressFromCIDR(`${addr.toString()}/${bits}`)
-    : ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/${bits}`);
+  const network =
+    addr.kind() === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${addr.toString()}/${bits}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/${bits}`);
   return `${network.toString()}/${bits}`;
 }
 

@@ -34,8 +34,15 @@ const PARAMS = /;|%3B/;
 const DOTS_AND_SPACES = /^\.(?:\.|%20)*$/;
 
 function unreserved(byte: number): boolean {
-  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-    || byte === 0x2d || byte === 0x2e || byte === 0x5f || byte === 0x7e;
+  return (
+    (byte >= 0x30 && byte <= 0x39) ||
+    (byte >= 0x41 && byte <= 0x5a) ||
+    (byte >= 0x61 && byte <= 0x7a) ||
+    byte === 0x2d ||
+    byte === 0x2e ||
+    byte === 0x5f ||
+    byte === 0x7e
+  );
 }
 
 /** Would some server read this piece as `.` or `..`? */

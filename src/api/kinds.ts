@@ -7,4 +7,11 @@
 export const RESOURCE_TYPES = ['HTTP', 'DOCKER', 'TCP'] as const;
 
 /** What alert rules route (docs/API.md#alerts; CERT_RENEWAL_FAILED: an ACME order for the HTTPS edge failed). */
-export const ALERT_EVENT_KINDS = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'CERT_EXPIRING', 'AGENT_DOWN', 'AGENT_UP', 'CERT_RENEWAL_FAILED'] as const;
+export const ALERT_EVENT_KINDS = [
+  'INCIDENT_OPENED',
+  'INCIDENT_RESOLVED',
+  'CERT_EXPIRING',
+  'AGENT_DOWN',
+  'AGENT_UP',
+  'CERT_RENEWAL_FAILED',
+] as const;

@@ -3,10 +3,7 @@ import { fillPath, type InputOf, type OperationDef, type ResponseOf } from '../a
 import { ExitCode, HttpError, MonctlError, type Problem } from '../errors.ts';
 import { explainCertificateFailure } from '../tls/certificate-error.ts';
 
-export type Credential =
-  | { kind: 'none' }
-  | { kind: 'api-key'; token: string }
-  | { kind: 'session'; cookie: string; csrf: string };
+export type Credential = { kind: 'none' } | { kind: 'api-key'; token: string } | { kind: 'session'; cookie: string; csrf: string };
 
 export interface ClientOptions {
   server: string;
@@ -76,15 +73,24 @@ export class ApiClient {
   /** Any request; throws HttpError on a non-2xx answer. Paths are relative to the server. */
   async raw(method: string, urlOrPath: string, body?: string, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
     const url = urlOrPath.startsWith('/') ? this.server + urlOrPath : urlOrPath;
-    const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: 'application/json', ...this.authHeaders(method), ...extraHeaders };
+    const headers: Record<string, string> = {
+      'user-agent': this.#userAgent,
+      accept: 'application/json',
+      ...this.authHeaders(method),
+      ...extraHeaders,
+    };
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     // undici is loaded on first use: the CLI brings a lighter transport and must not pay for it.
     const { request } = await import('undici');
     let res: Dispatcher.ResponseData;
     try {
       res = await request(url, {
-        method: method as Dispatcher.HttpMethod, headers, body, dispatcher: this.#dispatcher,
-        headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        dispatcher: this.#dispatcher,
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
       });
     } catch (err) {
       const cause = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -29,14 +29,15 @@ function originKey(hostname: string, port: string, protocol: string): string {
  */
 function recordingConnector(options: buildConnector.BuildOptions, certs: Map<string, number>): buildConnector.connector {
   const connect = buildConnector(options);
-  return (opts, callback) => connect(opts, (...args) => {
-    const [err, socket] = args;
-    if (!err && opts.protocol === 'https:') {
-      const notAfter = Date.parse((socket as TLSSocket).getPeerCertificate?.()?.valid_to ?? '');
-      if (Number.isFinite(notAfter)) certs.set(originKey(opts.hostname, opts.port, opts.protocol), notAfter);
-    }
-    callback(...args);
-  });
+  return (opts, callback) =>
+    connect(opts, (...args) => {
+      const [err, socket] = args;
+      if (!err && opts.protocol === 'https:') {
+        const notAfter = Date.parse((socket as TLSSocket).getPeerCertificate?.()?.valid_to ?? '');
+        if (Number.isFinite(notAfter)) certs.set(originKey(opts.hostname, opts.port, opts.protocol), notAfter);
+      }
+      callback(...args);
+    });
 }
 
 export const MAX_REDIRECTS = 5;

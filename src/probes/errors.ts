@@ -2,8 +2,13 @@
 export function describeError(err: unknown, timeoutMs?: number): string {
   if (err === undefined || err === null) return 'unknown error';
   const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
-  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
-    || e.code === 'UND_ERR_CONNECT_TIMEOUT' || e.code === 'ETIMEDOUT') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT' ||
+    e.code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    e.code === 'ETIMEDOUT'
+  ) {
     return timeoutMs !== undefined ? `timeout after ${timeoutMs} ms` : `timeout: ${e.message ?? ''}`.trim();
   }
   // undici wraps the socket error; the inner one names the real cause.

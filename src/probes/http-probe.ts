@@ -13,7 +13,10 @@ const DUMP_LIMIT = 64 * 1024;
  * discarded as it streams (never buffered).
  */
 export async function probeHttp(
-  target: string, skipTLS: boolean, dispatchers: Dispatchers, timeoutMs: number,
+  target: string,
+  skipTLS: boolean,
+  dispatchers: Dispatchers,
+  timeoutMs: number,
 ): Promise<Omit<ProbeResult, 'durationMs' | 'checkedAt'>> {
   // A cleared timer, not AbortSignal.timeout(): that one keeps every check's signal alive for the full timeout.
   const controller = new AbortController();

@@ -6,7 +6,9 @@ import type { Dispatcher } from 'undici';
  * caches and mocks. The agent bundles only the dispatcher (scripts/bundle.ts).
  */
 export function requestUrl(
-  dispatcher: Dispatcher, url: string, opts: { method: 'GET' | 'HEAD'; headers: Record<string, string>; signal: AbortSignal },
+  dispatcher: Dispatcher,
+  url: string,
+  opts: { method: 'GET' | 'HEAD'; headers: Record<string, string>; signal: AbortSignal },
 ): Promise<Dispatcher.ResponseData> {
   const u = new URL(url);
   return dispatcher.request({ origin: u.origin, path: `${u.pathname}${u.search}`, ...opts });

@@ -50,7 +50,10 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
             break;
           case 'DOCKER':
             outcome = await probeDocker(input.target, input.skipTLS, input.recursive, {
-              dispatchers: pools(), state, timeoutMs, credential: perCheck?.credential ?? credential,
+              dispatchers: pools(),
+              state,
+              timeoutMs,
+              credential: perCheck?.credential ?? credential,
             });
             break;
           default:

@@ -14,7 +14,8 @@ export function parseTcpTarget(target: string): { host: string; port: number } |
 /** Connects and closes at once: connected is AVAILABLE. */
 export function probeTcp(target: string, timeoutMs: number): Promise<Omit<ProbeResult, 'durationMs' | 'checkedAt'>> {
   const address = parseTcpTarget(target);
-  if (!address) return Promise.resolve({ status: 'NOT_AVAILABLE', message: `invalid TCP target "${target}"`, errorCode: 'CONNECTION_ERROR' });
+  if (!address)
+    return Promise.resolve({ status: 'NOT_AVAILABLE', message: `invalid TCP target "${target}"`, errorCode: 'CONNECTION_ERROR' });
   return new Promise((resolve) => {
     const socket = connect({ host: address.host, port: address.port });
     const timer = setTimeout(() => finish(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);

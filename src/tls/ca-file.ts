@@ -12,7 +12,11 @@ export function readCaFile(file: string, source = '--ca-file'): string[] {
   try {
     text = process.getBuiltinModule('node:fs').readFileSync(file, 'utf8');
   } catch (err) {
-    throw new MonctlError('usage', `${source} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, ExitCode.usage);
+    throw new MonctlError(
+      'usage',
+      `${source} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      ExitCode.usage,
+    );
   }
   const certs = text.match(PEM_CERT) ?? [];
   const { X509Certificate } = process.getBuiltinModule('node:crypto');

@@ -4,7 +4,8 @@
  * OpenSSL code. The codes are OpenSSL's X509 verify results as Node reports
  * them, plus Node's own host-name check.
  */
-const UNTRUSTED = /^(?:UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|INVALID_CA)$/;
+const UNTRUSTED =
+  /^(?:UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|INVALID_CA)$/;
 const OTHER = /^(?:CERT_[A-Z_]+|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH|UNABLE_TO_[A-Z_]+)$/;
 
 /** The verification error in `err` or its causes (fetch wraps it in a TypeError), if any. */

@@ -101,10 +101,17 @@ export function parseRemoteCheck(value: unknown): RemoteCheck | string {
   if (!isString(v.target, 2048) || !v.target) return 'target must be a string of 1 to 2048 characters';
   if (typeof v.skipTLS !== 'boolean' || typeof v.recursive !== 'boolean') return 'skipTLS and recursive must be booleans';
   if (!isCount(v.timeoutMs) || v.timeoutMs < 1 || v.timeoutMs > 3_600_000) return 'timeoutMs must be 1 to 3600000';
-  const check: RemoteCheck = { type: v.type as ResourceType, target: v.target, skipTLS: v.skipTLS, recursive: v.recursive, timeoutMs: v.timeoutMs };
+  const check: RemoteCheck = {
+    type: v.type as ResourceType,
+    target: v.target,
+    skipTLS: v.skipTLS,
+    recursive: v.recursive,
+    timeoutMs: v.timeoutMs,
+  };
   if (v.credential !== undefined) {
     const c = v.credential as Record<string, unknown> | null;
-    if (!c || !isString(c.registry, 512) || !isString(c.username, 1024) || !isString(c.password, 8192)) return 'credential must hold registry, username and password';
+    if (!c || !isString(c.registry, 512) || !isString(c.username, 1024) || !isString(c.password, 8192))
+      return 'credential must hold registry, username and password';
     check.credential = { registry: c.registry, username: c.username, password: c.password };
   }
   return check;
@@ -118,8 +125,11 @@ export function parseRemoteAnswer(value: unknown): RemoteAnswer | undefined {
   if (v.errorCode !== null && !isString(v.errorCode, 64)) return undefined;
   if (!isCount(v.durationMs) || !isCount(v.waitedMs)) return undefined;
   const answer: RemoteAnswer = {
-    status: v.status as ProbeResult['status'], message: v.message, errorCode: v.errorCode as string | null,
-    durationMs: Math.round(v.durationMs), waitedMs: Math.round(v.waitedMs),
+    status: v.status as ProbeResult['status'],
+    message: v.message,
+    errorCode: v.errorCode as string | null,
+    durationMs: Math.round(v.durationMs),
+    waitedMs: Math.round(v.waitedMs),
   };
   if (isCount(v.certNotAfter)) answer.certNotAfter = v.certNotAfter;
   return answer;
@@ -140,7 +150,8 @@ export function readJsonMessage(stream: Duplex, limit = PROBE_MESSAGE_LIMIT): Pr
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) return void stream.destroy(Object.assign(new Error(`message over ${limit} bytes`), { code: PROBE_RESET.badRequest }));
+      if (size > limit)
+        return void stream.destroy(Object.assign(new Error(`message over ${limit} bytes`), { code: PROBE_RESET.badRequest }));
       chunks.push(chunk);
     };
     const onEnd = () => {

@@ -33,7 +33,9 @@ export function sendWindowOf(value: string | undefined): StreamWindows {
   if (value === undefined) return FIXED_WINDOW;
   const initial = /^\d{1,8}$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!(initial >= MIN_INITIAL_WINDOW && initial <= STREAM_WINDOW)) {
-    throw new Error(`daemon announced a stream window of ${JSON.stringify(value.slice(0, 40))} (not ${MIN_INITIAL_WINDOW}–${STREAM_WINDOW} bytes)`);
+    throw new Error(
+      `daemon announced a stream window of ${JSON.stringify(value.slice(0, 40))} (not ${MIN_INITIAL_WINDOW}–${STREAM_WINDOW} bytes)`,
+    );
   }
   return { initial, max: STREAM_WINDOW };
 }
@@ -69,8 +71,17 @@ export const GOAWAY_REPLACED = 'replaced';
  * in either direction. Headers listed in `Connection` are dropped too.
  */
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization',
-  'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings', 'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+  'host',
 ]);
 
 export type HeaderMap = Record<string, string | string[] | undefined>;
@@ -80,7 +91,13 @@ export function endToEndHeaders(headers: HeaderMap): Record<string, string | str
   // Hot path (twice per request in the daemon): no allocation beyond the result in the common case.
   const connection = headers.connection;
   const listed = connection
-    ? new Set(String(connection).toLowerCase().split(',').map((s) => s.trim()).filter(Boolean))
+    ? new Set(
+        String(connection)
+          .toLowerCase()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
     : undefined;
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {

@@ -15,8 +15,12 @@ describe('agent incidents', () => {
     await tunnel?.close();
   });
 
-  const agentIncidents = () => readDb<{ id: number; resolved_at: number | null; cause_error_code: string; maintenance: number }>(
-    tunnel.daemon, 'SELECT * FROM incidents WHERE agent_id = ? ORDER BY id', tunnel.agentId);
+  const agentIncidents = () =>
+    readDb<{ id: number; resolved_at: number | null; cause_error_code: string; maintenance: number }>(
+      tunnel.daemon,
+      'SELECT * FROM incidents WHERE agent_id = ? ORDER BY id',
+      tunnel.agentId,
+    );
   const agentEvents = () => outbox(tunnel.daemon, 'agent_id = ?', tunnel.agentId);
 
   it('an agent killed for longer than the grace gives one incident and one AGENT_DOWN; reconnecting gives AGENT_UP', async () => {
@@ -30,14 +34,20 @@ describe('agent incidents', () => {
     expect(incident).toMatchObject({ resolved_at: null, cause_error_code: 'AGENT_DISCONNECTED', maintenance: 0 });
     const events = await agentEvents();
     expect(events.map((e) => [e.kind, e.subject_type, e.incident_id, e.suppressed])).toEqual([['AGENT_DOWN', 'agent', incident.id, null]]);
-    expect(JSON.parse(events[0].payload)).toMatchObject({ kind: 'AGENT_DOWN', subject: { type: 'agent', id: tunnel.agentId, name: 'edge-agent' } });
+    expect(JSON.parse(events[0].payload)).toMatchObject({
+      kind: 'AGENT_DOWN',
+      subject: { type: 'agent', id: tunnel.agentId, name: 'edge-agent' },
+    });
     const metrics = await fetch(`${tunnel.daemon.url}/actuator/prometheus`).then((r) => r.text());
     expect(metrics).toContain('monctl_incidents_open{subject="agent"} 1');
 
     tunnel.startAgent();
     await tunnel.waitStatus('CONNECTED');
     await until(async () => (await agentEvents()).length > 1);
-    expect((await agentEvents()).map((e) => [e.kind, e.incident_id])).toEqual([['AGENT_DOWN', incident.id], ['AGENT_UP', incident.id]]);
+    expect((await agentEvents()).map((e) => [e.kind, e.incident_id])).toEqual([
+      ['AGENT_DOWN', incident.id],
+      ['AGENT_UP', incident.id],
+    ]);
     expect(await agentIncidents()).toEqual([expect.objectContaining({ id: incident.id, resolved_at: expect.any(Number) })]);
   });
 
@@ -50,7 +60,10 @@ describe('agent incidents', () => {
       await agent.stop('SIGKILL');
       await until(async () => (await outbox(tunnel.daemon, 'agent_id = ?', slot.id)).length > 0);
       await tunnel.daemon.admin.call(operations.deleteAgent, { params: { id: slot.id } });
-      expect((await outbox(tunnel.daemon, 'agent_id = ?', slot.id)).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', null], ['AGENT_UP', 'deleted']]);
+      expect((await outbox(tunnel.daemon, 'agent_id = ?', slot.id)).map((e) => [e.kind, e.suppressed])).toEqual([
+        ['AGENT_DOWN', null],
+        ['AGENT_UP', 'deleted'],
+      ]);
     } finally {
       await agent.stop('SIGKILL');
     }
@@ -75,7 +88,10 @@ describe('agent incidents', () => {
       await until(async () => (await outbox(d, 'agent_id = ?', slot.id)).length > 0);
       agent = startAgent(d.url, slot.tokenFile);
       await until(async () => (await outbox(d, 'agent_id = ?', slot.id)).length > 1);
-      expect((await outbox(d, 'agent_id = ?', slot.id)).map((e) => [e.kind, e.suppressed])).toEqual([['AGENT_DOWN', 'maintenance'], ['AGENT_UP', 'maintenance']]);
+      expect((await outbox(d, 'agent_id = ?', slot.id)).map((e) => [e.kind, e.suppressed])).toEqual([
+        ['AGENT_DOWN', 'maintenance'],
+        ['AGENT_UP', 'maintenance'],
+      ]);
       const [incident] = await d.admin.call(operations.listIncidents, { query: { agentId: slot.id } });
       expect(incident).toMatchObject({ agentId: slot.id, resourceId: null, maintenance: true, cause: { errorCode: 'AGENT_DISCONNECTED' } });
       await until(() => asAdmin.events.filter((e) => e.data.agentId === slot.id).length === 2);

@@ -23,7 +23,14 @@ afterAll(async () => {
 });
 
 /** `INCIDENT_OPENED web` per item received, reminders left out. */
-const received = (r: typeof a) => r.verified.flatMap((p) => itemsOf(p).filter((i) => !i.reminder).map((i) => `${i.kind} ${i.subject.name}`)).sort();
+const received = (r: typeof a) =>
+  r.verified
+    .flatMap((p) =>
+      itemsOf(p)
+        .filter((i) => !i.reminder)
+        .map((i) => `${i.kind} ${i.subject.name}`),
+    )
+    .sort();
 
 describe('a rule created while incidents are open', () => {
   it('notifies the open incidents it covers, once per notifier, and a later rule or re-enabling sends nothing twice', async () => {
@@ -68,7 +75,13 @@ describe('a rule created while incidents are open', () => {
     const quiet = await w.resource('quiet', { failureThreshold: 1 });
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await w.call('POST', '/admin/api/maintenance', { name: 'm', kind: 'ONE_OFF', startsAt: iso(now - 60_000), endsAt: iso(now + 3_600_000), resourceIds: [quiet.id] });
+    await w.call('POST', '/admin/api/maintenance', {
+      name: 'm',
+      kind: 'ONE_OFF',
+      startsAt: iso(now - 60_000),
+      endsAt: iso(now + 3_600_000),
+      resourceIds: [quiet.id],
+    });
     w.target.status = 503;
     await w.check(quiet.id);
     const before = b.verified.length;

@@ -26,18 +26,28 @@ describe('certificate expiry', () => {
   });
   afterAll(async () => {
     await d?.stop();
-    await new Promise((r) => { server?.closeAllConnections(); server?.close(r); });
+    await new Promise((r) => {
+      server?.closeAllConnections();
+      server?.close(r);
+    });
     pki?.cleanup();
   });
 
   it('records notAfter and fires CERT_EXPIRING once, for the smallest threshold crossed (7 of 14,7,1)', async () => {
     const id = await httpResource(d, 'short-cert', url);
     expect((await checkNow(d, id)).status).toBe('AVAILABLE');
-    const [row] = await readDb<{ cert_expires_at: number; cert_alerted_days: number }>(d, 'SELECT cert_expires_at, cert_alerted_days FROM resources WHERE id = ?', id);
+    const [row] = await readDb<{ cert_expires_at: number; cert_alerted_days: number }>(
+      d,
+      'SELECT cert_expires_at, cert_alerted_days FROM resources WHERE id = ?',
+      id,
+    );
     expect(row).toEqual({ cert_expires_at: notAfter, cert_alerted_days: 7 });
     let events = await outbox(d, 'resource_id = ?', id);
     expect(events.map((e) => e.kind)).toEqual(['CERT_EXPIRING']);
-    expect(JSON.parse(events[0].payload)).toMatchObject({ cert: { notAfter, thresholdDays: 7 }, subject: { type: 'resource', id, target: url } });
+    expect(JSON.parse(events[0].payload)).toMatchObject({
+      cert: { notAfter, thresholdDays: 7 },
+      subject: { type: 'resource', id, target: url },
+    });
     await checkNow(d, id);
     events = await outbox(d, 'resource_id = ?', id);
     expect(events).toHaveLength(1);

@@ -17,9 +17,13 @@ const closers: Array<() => Promise<void>> = [];
 beforeAll(async () => {
   w = await startAlertWorld();
   hook = await startWebhookReceiver(() => secret);
-  closers.push(() => hook.close(), () => w.target.close(), async () => {
-    await w.d.stop();
-  });
+  closers.push(
+    () => hook.close(),
+    () => w.target.close(),
+    async () => {
+      await w.d.stop();
+    },
+  );
 });
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
@@ -30,7 +34,12 @@ describe('one resource, one notifier', () => {
     const n = await w.notifier('hook', 'WEBHOOK', { url: `${hook.url}/hook` });
     secret = n.signingSecret!;
     const r = await w.resource('flappy');
-    await w.rule({ name: 'all-incidents', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], notifierIds: [n.id], repeatIntervalMinutes: 0.05 });
+    await w.rule({
+      name: 'all-incidents',
+      events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'],
+      notifierIds: [n.id],
+      repeatIntervalMinutes: 0.05,
+    });
     for (const status of [200, 503, 200, 503, 503, 200, 503, 200]) {
       w.target.status = status;
       await w.check(r.id);
@@ -50,7 +59,11 @@ describe('one resource, one notifier', () => {
     await w.check(r.id);
     await eventually('the UP message', () => hook.verified.some((p) => itemsOf(p)[0].kind === 'INCIDENT_RESOLVED'));
     await sleep(6000); // longer than the repeat interval and a reminder pass: nothing more after the resolution
-    const kinds = hook.verified.map((p) => itemsOf(p).map((i) => `${i.kind}${i.reminder ? ' (reminder)' : ''}`).join());
+    const kinds = hook.verified.map((p) =>
+      itemsOf(p)
+        .map((i) => `${i.kind}${i.reminder ? ' (reminder)' : ''}`)
+        .join(),
+    );
     expect(kinds.filter((k) => k === 'INCIDENT_OPENED')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'INCIDENT_RESOLVED')).toHaveLength(1);
     expect(kinds.at(-1)).toBe('INCIDENT_RESOLVED');
@@ -66,7 +79,11 @@ describe('grouping', () => {
     let groupSecret = '';
     const slack = await startSlackReceiver('/services/T1/B1/xyz');
     const ntfy = await startNtfyReceiver('tk_group', 'ops');
-    closers.push(() => groupHook.close(), () => slack.close(), () => ntfy.close());
+    closers.push(
+      () => groupHook.close(),
+      () => slack.close(),
+      () => ntfy.close(),
+    );
     const group = await w.call('POST', '/admin/api/groups', { name: 'fleet', visibility: 'PUBLIC' });
     const notifiers = [
       await w.notifier('fleet-hook', 'WEBHOOK', { url: `${groupHook.url}/hook` }),
@@ -74,7 +91,13 @@ describe('grouping', () => {
       await w.notifier('fleet-ntfy', 'NTFY', { url: ntfy.url, topic: 'ops', token: 'tk_group' }),
     ];
     groupSecret = notifiers[0].signingSecret!;
-    await w.rule({ name: 'fleet', events: ['INCIDENT_OPENED'], notifierIds: notifiers.map((n) => n.id), groupIds: [group.id], groupWaitSeconds: 4 });
+    await w.rule({
+      name: 'fleet',
+      events: ['INCIDENT_OPENED'],
+      notifierIds: notifiers.map((n) => n.id),
+      groupIds: [group.id],
+      groupWaitSeconds: 4,
+    });
     w.target.status = 200;
     const ids: number[] = [];
     for (let i = 0; i < 50; i++) ids.push((await w.resource(`fleet-${i}`, { groupIds: [group.id] })).id);
@@ -101,11 +124,20 @@ describe('maintenance', () => {
     mSecret = n.signingSecret!;
     const quiet = await w.resource('in-window');
     const loud = await w.resource('outside-window');
-    await w.rule({ name: 'maint', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], notifierIds: [n.id], resourceIds: [quiet.id, loud.id] });
+    await w.rule({
+      name: 'maint',
+      events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'],
+      notifierIds: [n.id],
+      resourceIds: [quiet.id, loud.id],
+    });
     // The daemon runs in UTC (test/helpers/daemon.ts): its wire format is UTC without an offset.
     const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19);
     await w.call('POST', '/admin/api/maintenance', {
-      name: 'now', kind: 'ONE_OFF', startsAt: wire(Date.now() - 60_000), endsAt: wire(Date.now() + 3_600_000), resourceIds: [quiet.id],
+      name: 'now',
+      kind: 'ONE_OFF',
+      startsAt: wire(Date.now() - 60_000),
+      endsAt: wire(Date.now() + 3_600_000),
+      resourceIds: [quiet.id],
     });
     w.target.status = 503;
     await w.checks(quiet.id, 3);
@@ -130,7 +162,11 @@ describe('delivery', () => {
     const flaky = await startWebhookReceiver(() => flakySecret);
     const dead = await startReceiver(() => ({ status: 0 })); // accepts, never answers
     const quick = await startSlackReceiver('/services/T2/B2/q');
-    closers.push(() => flaky.close(), () => dead.close(), () => quick.close());
+    closers.push(
+      () => flaky.close(),
+      () => dead.close(),
+      () => quick.close(),
+    );
     const nFlaky = await w.notifier('flaky', 'WEBHOOK', { url: `${flaky.url}/hook` });
     flakySecret = nFlaky.signingSecret!;
     const nDead = await w.notifier('dead', 'SLACK', { url: `${dead.url}/services/T3/B3/d` });
@@ -148,8 +184,12 @@ describe('delivery', () => {
     expect(flaky.received).toHaveLength(4);
     expect(new Set(flaky.received.map((x) => x.headers['webhook-id'])).size).toBe(1);
     const attempts = await w.call('GET', `/admin/api/notifiers/${nFlaky.id}/deliveries`);
-    expect(attempts.map((a: { attempt: number; ok: boolean; statusCode: number }) => [a.attempt, a.ok, a.statusCode]))
-      .toEqual([[4, true, 204], [3, false, 500], [2, false, 500], [1, false, 500]]);
+    expect(attempts.map((a: { attempt: number; ok: boolean; statusCode: number }) => [a.attempt, a.ok, a.statusCode])).toEqual([
+      [4, true, 204],
+      [3, false, 500],
+      [2, false, 500],
+      [1, false, 500],
+    ]);
     await sleep(1500);
     expect(flaky.verified).toHaveLength(1);
     w.target.status = 200;
@@ -170,7 +210,9 @@ describe('delivery', () => {
     expect(refusing.received).toHaveLength(1);
     await eventually('NOTIFICATION_FAILED on /api/events', () => stream.events.some((e) => e.event === 'NOTIFICATION_FAILED'));
     expect(stream.events.find((e) => e.event === 'NOTIFICATION_FAILED')!.data).toMatchObject({ notifierId: n.id, attempts: 1 });
-    const metrics = await fetch(`${w.d.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${w.d.adminKey}` } }).then((x) => x.text());
+    const metrics = await fetch(`${w.d.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${w.d.adminKey}` } }).then((x) =>
+      x.text(),
+    );
     expect(metrics).toMatch(/monctl_notifications_total\{notifier="gone",result="failed"\} 1/);
     expect(metrics).toMatch(/monctl_outbox_pending\{stage="events"\} \d+/);
     w.target.status = 200;

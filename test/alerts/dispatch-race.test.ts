@@ -60,16 +60,47 @@ it('two dispatchers on one database send each of 1,000 notifications exactly onc
   const now = Date.now();
   await a.db.transaction().execute(async (trx) => {
     for (let i = 0; i < N; i++) {
-      const payload = { kind: 'INCIDENT_OPENED', subject: { type: 'resource', id: i + 1, name: `r${i}`, target: `http://10.0.0.1/${i}` },
-        incidentId: i + 1, openedAt: now, resolvedAt: null, cause: { message: 'HTTP 503', errorCode: 'HTTP_STATUS' }, cert: null };
-      const event = await trx.insertInto('alert_events').values({
-        kind: 'INCIDENT_OPENED', subject_type: 'resource', resource_id: i + 1, agent_id: null, incident_id: i + 1,
-        payload: JSON.stringify(payload), suppressed: null, created_at: now, routed_at: now, routed_by: 'test',
-      }).returning('id').executeTakeFirstOrThrow();
-      const n = await trx.insertInto('notifications').values({
-        notifier_id: notifierId, message_id: `msg_race_${i}`, state: 'pending', created_at: now, send_after: now,
-        next_attempt_at: now, claimed_by: null, claimed_until: null, sent_at: null, last_error: null,
-      }).returning('id').executeTakeFirstOrThrow();
+      const payload = {
+        kind: 'INCIDENT_OPENED',
+        subject: { type: 'resource', id: i + 1, name: `r${i}`, target: `http://10.0.0.1/${i}` },
+        incidentId: i + 1,
+        openedAt: now,
+        resolvedAt: null,
+        cause: { message: 'HTTP 503', errorCode: 'HTTP_STATUS' },
+        cert: null,
+      };
+      const event = await trx
+        .insertInto('alert_events')
+        .values({
+          kind: 'INCIDENT_OPENED',
+          subject_type: 'resource',
+          resource_id: i + 1,
+          agent_id: null,
+          incident_id: i + 1,
+          payload: JSON.stringify(payload),
+          suppressed: null,
+          created_at: now,
+          routed_at: now,
+          routed_by: 'test',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const n = await trx
+        .insertInto('notifications')
+        .values({
+          notifier_id: notifierId,
+          message_id: `msg_race_${i}`,
+          state: 'pending',
+          created_at: now,
+          send_after: now,
+          next_attempt_at: now,
+          claimed_by: null,
+          claimed_until: null,
+          sent_at: null,
+          last_error: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await trx.insertInto('notification_items').values({ notification_id: n.id, event_id: event.id, reminder: 0 }).execute();
     }
   });
@@ -85,8 +116,16 @@ it('two dispatchers on one database send each of 1,000 notifications exactly onc
   };
   const dispatchers = [await dispatcherOn(a, 'pod-a'), await dispatcherOn(b, 'pod-b')];
   const started = [0, 0];
-  const pending = async () => Number((await a.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('state', '=', 'pending').executeTakeFirstOrThrow()).n);
+  const pending = async () =>
+    Number(
+      (
+        await a.db
+          .selectFrom('notifications')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('state', '=', 'pending')
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const deadline = Date.now() + 60_000;
   while ((await pending()) > 0 && Date.now() < deadline) {
     const counts = await Promise.all(dispatchers.map((d) => d.dispatchOnce()));

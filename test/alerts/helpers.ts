@@ -25,7 +25,11 @@ export async function target(): Promise<Target> {
   return {
     url: `http://127.0.0.1:${port}/`,
     set: (s) => (status = s),
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

@@ -22,20 +22,32 @@ describe('incidents API', () => {
 
   it('validates thresholds on create and update (400 naming the field), defaults 3 and 1', async () => {
     const base = { name: 'thresholds', resourceType: 'HTTP', target: t.url };
-    for (const [field, value] of [['failureThreshold', 0], ['failureThreshold', 101], ['successThreshold', 0], ['successThreshold', 1.5], ['failureThreshold', '3']] as const) {
+    for (const [field, value] of [
+      ['failureThreshold', 0],
+      ['failureThreshold', 101],
+      ['successThreshold', 0],
+      ['successThreshold', 1.5],
+      ['failureThreshold', '3'],
+    ] as const) {
       const res = await call(d, admin, 'POST', '/api/resources', { ...base, [field]: value });
       expect(res.status, `${field}=${value}`).toBe(400);
       expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
     }
     const id = await httpResource(d, 'thresholds', t.url);
     expect(await ok(call(d, admin, 'GET', `/admin/api/resources/${id}`))).toMatchObject({
-      failureThreshold: 3, successThreshold: 1, inMaintenance: false, certExpiresAt: null, incidents: [],
+      failureThreshold: 3,
+      successThreshold: 1,
+      inMaintenance: false,
+      certExpiresAt: null,
+      incidents: [],
     });
     const bad = await call(d, admin, 'PATCH', `/api/resources/${id}`, { successThreshold: 101 });
     expect(bad.status).toBe(400);
     expect(bad.json().errors[0].field).toBe('successThreshold');
-    expect(await ok(call(d, admin, 'PATCH', `/api/resources/${id}`, { failureThreshold: 100, successThreshold: 2 })))
-      .toMatchObject({ failureThreshold: 100, successThreshold: 2 });
+    expect(await ok(call(d, admin, 'PATCH', `/api/resources/${id}`, { failureThreshold: 100, successThreshold: 2 }))).toMatchObject({
+      failureThreshold: 100,
+      successThreshold: 2,
+    });
   });
 
   it('lists and gets incidents, filtered and paged like history; the admin detail shows them, open first', async () => {
@@ -52,7 +64,14 @@ describe('incidents API', () => {
     const detail = await ok(call(d, admin, 'GET', `/admin/api/resources/${id}`));
     expect(detail.currentStatus).toBe('not_available');
     expect(detail.incidents.map((i: { resolvedAt: string | null }) => i.resolvedAt === null)).toEqual([true, false, false, false]);
-    expect(detail.incidents[0]).toMatchObject({ resourceId: id, agentId: null, openedAt: last.checkedAt, cause: { message: '503 Service Unavailable', errorCode: '503' }, checks: 1, maintenance: false });
+    expect(detail.incidents[0]).toMatchObject({
+      resourceId: id,
+      agentId: null,
+      openedAt: last.checkedAt,
+      cause: { message: '503 Service Unavailable', errorCode: '503' },
+      checks: 1,
+      maintenance: false,
+    });
 
     const all = await ok(call(d, admin, 'GET', `/admin/api/incidents?resourceId=${id}`));
     expect(all).toHaveLength(4);
@@ -90,14 +109,29 @@ describe('incidents API', () => {
       t.set(200);
       await checkNow(d, unseen);
       await checkNow(d, seen);
-      const incidentEvents = (s: typeof asAdmin) => s.events.filter((e) => e.kind.startsWith('INCIDENT_')).map((e) => [e.kind, e.data.resourceId]);
+      const incidentEvents = (s: typeof asAdmin) =>
+        s.events.filter((e) => e.kind.startsWith('INCIDENT_')).map((e) => [e.kind, e.data.resourceId]);
       await until(() => incidentEvents(asAdmin).length === 4 && incidentEvents(asUser).length === 2);
-      expect(incidentEvents(asAdmin)).toEqual([['INCIDENT_OPENED', unseen], ['INCIDENT_OPENED', seen], ['INCIDENT_RESOLVED', unseen], ['INCIDENT_RESOLVED', seen]]);
+      expect(incidentEvents(asAdmin)).toEqual([
+        ['INCIDENT_OPENED', unseen],
+        ['INCIDENT_OPENED', seen],
+        ['INCIDENT_RESOLVED', unseen],
+        ['INCIDENT_RESOLVED', seen],
+      ]);
       // STATUS_CHANGED of the same resource came after its last INCIDENT_ event: the user's stream is complete.
       await until(() => asUser.events.filter((e) => e.kind === 'STATUS_CHANGED' && e.data.resourceId === seen).length >= 2);
-      expect(incidentEvents(asUser)).toEqual([['INCIDENT_OPENED', seen], ['INCIDENT_RESOLVED', seen]]);
+      expect(incidentEvents(asUser)).toEqual([
+        ['INCIDENT_OPENED', seen],
+        ['INCIDENT_RESOLVED', seen],
+      ]);
       const opened = asAdmin.events.find((e) => e.kind === 'INCIDENT_OPENED' && e.data.resourceId === seen)!.data;
-      expect(opened).toEqual(await ok(call(d, admin, 'GET', `/admin/api/incidents/${opened.id}`)).then((i) => ({ ...i, resolvedAt: null, durationSeconds: opened.durationSeconds })));
+      expect(opened).toEqual(
+        await ok(call(d, admin, 'GET', `/admin/api/incidents/${opened.id}`)).then((i) => ({
+          ...i,
+          resolvedAt: null,
+          durationSeconds: opened.durationSeconds,
+        })),
+      );
     } finally {
       asAdmin.close();
       asUser.close();
@@ -110,7 +144,10 @@ describe('incidents API', () => {
     await checkNow(d, id);
     t.set(200);
     await d.admin.call(operations.deleteResource, { params: { id } });
-    expect((await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.suppressed])).toEqual([['INCIDENT_OPENED', null], ['INCIDENT_RESOLVED', 'deleted']]);
+    expect((await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.suppressed])).toEqual([
+      ['INCIDENT_OPENED', null],
+      ['INCIDENT_RESOLVED', 'deleted'],
+    ]);
     const [incident] = await ok(call(d, admin, 'GET', `/admin/api/incidents?resourceId=${id}`));
     expect(incident.resolvedAt).not.toBeNull();
   });
@@ -120,7 +157,9 @@ describe('incidents API', () => {
     t.set(500);
     await checkNow(d, id);
     t.set(200);
-    const open = (await ok(call(d, admin, 'GET', '/admin/api/incidents?state=open'))).filter((i: { resourceId: number | null }) => i.resourceId !== null);
+    const open = (await ok(call(d, admin, 'GET', '/admin/api/incidents?state=open'))).filter(
+      (i: { resourceId: number | null }) => i.resourceId !== null,
+    );
     const metrics = await fetch(`${d.url}/actuator/prometheus`).then((r) => r.text());
     expect(metrics).toContain(`monctl_incidents_open{subject="resource"} ${open.length}`);
     expect(metrics).toContain('monctl_incidents_open{subject="agent"} 0');

@@ -18,8 +18,12 @@ describe('resource incidents on a real daemon', () => {
     await Promise.all([d?.stop(), t?.close()]);
   });
 
-  const incidents = (id: number) => readDb<{ id: number; opened_at: number; resolved_at: number | null; cause_message: string; cause_error_code: string; checks: number }>(
-    d, 'SELECT * FROM incidents WHERE resource_id = ? ORDER BY id', id);
+  const incidents = (id: number) =>
+    readDb<{ id: number; opened_at: number; resolved_at: number | null; cause_message: string; cause_error_code: string; checks: number }>(
+      d,
+      'SELECT * FROM incidents WHERE resource_id = ? ORDER BY id',
+      id,
+    );
 
   it('flapping with threshold 3 opens nothing; three failures open one incident; recovery resolves it', async () => {
     const id = await httpResource(d, 'flappy', t.url);
@@ -39,7 +43,9 @@ describe('resource incidents on a real daemon', () => {
     const [incident] = await incidents(id);
     expect(incident).toMatchObject({ resolved_at: null, cause_message: '500 Internal Server Error', cause_error_code: '500', checks: 3 });
     expect(new Date(incident.opened_at).toISOString().slice(0, 19)).toBe(first.checkedAt);
-    expect((await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.incident_id, r.suppressed])).toEqual([['INCIDENT_OPENED', incident.id, null]]);
+    expect((await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.incident_id, r.suppressed])).toEqual([
+      ['INCIDENT_OPENED', incident.id, null],
+    ]);
 
     await checkNow(d, id);
     t.set(200);

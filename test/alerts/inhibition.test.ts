@@ -31,7 +31,7 @@ afterAll(async () => {
   await other?.close();
 });
 
-it('an agent down longer than its grace sends one AGENT_DOWN, and its resources\' alerts are inhibited', async () => {
+it("an agent down longer than its grace sends one AGENT_DOWN, and its resources' alerts are inhibited", async () => {
   const service = await startTarget(); // reachable only through the agent's TCP route
   try {
     const port = await freePort();
@@ -41,7 +41,11 @@ it('an agent down longer than its grace sends one AGENT_DOWN, and its resources\
     const n = await w.notifier('hook', 'WEBHOOK', { url: `${hook.url}/hook` });
     secret = n.signingSecret!;
     await w.rule({ name: 'everything', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'AGENT_DOWN', 'AGENT_UP'], notifierIds: [n.id] });
-    const behind = await w.call('POST', '/api/resources', { name: 'behind-agent', resourceType: 'HTTP', target: `http://127.0.0.1:${port}/` });
+    const behind = await w.call('POST', '/api/resources', {
+      name: 'behind-agent',
+      resourceType: 'HTTP',
+      target: `http://127.0.0.1:${port}/`,
+    });
     const direct = await w.resource('direct');
     await eventually('the route to serve', async () => {
       await w.check(behind.id);

@@ -9,8 +9,11 @@ const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
 /** The local weekday and HH:MM of an instant in a zone (formatting only: the direction that is not under test). */
 function localOf(ms: number, timeZone: string): { day: string; time: string } {
-  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-    .formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
   return { day: parts.weekday.toUpperCase(), time: `${parts.hour}:${parts.minute}` };
 }
 
@@ -38,7 +41,15 @@ describe('maintenance API', () => {
   it('refuses bad windows with 400 naming the field, and a taken name with 409', async () => {
     const id = await httpResource(d, 'validated', t.url);
     const oneOff = { name: 'w', kind: 'ONE_OFF', startsAt: '2030-01-01T00:00:00', endsAt: '2030-01-01T01:00:00', resourceIds: [id] };
-    const weekly = { name: 'w', kind: 'WEEKLY', days: ['MON'], startTime: '02:00', durationMinutes: 90, timeZone: 'Europe/Paris', resourceIds: [id] };
+    const weekly = {
+      name: 'w',
+      kind: 'WEEKLY',
+      days: ['MON'],
+      startTime: '02:00',
+      durationMinutes: 90,
+      timeZone: 'Europe/Paris',
+      resourceIds: [id],
+    };
     expect(await fieldOf(create({ ...weekly, timeZone: 'Europe/Nowhere' }))).toBe('timeZone');
     expect(await fieldOf(create({ ...weekly, startTime: '24:00' }))).toBe('startTime');
     expect(await fieldOf(create({ ...weekly, days: ['MON', 'FUNDAY'] }))).toBe('days[1]');
@@ -56,8 +67,18 @@ describe('maintenance API', () => {
     expect(await fieldOf(create({ ...oneOff, kind: 'DAILY' }))).toBe('kind');
     const created = await ok(create(oneOff));
     expect(created).toMatchObject({
-      name: 'w', kind: 'ONE_OFF', startsAt: '2030-01-01T00:00:00', endsAt: '2030-01-01T01:00:00', days: null, timeZone: null,
-      resourceIds: [id], groupIds: [], agentIds: [], activeNow: false, nextStart: '2030-01-01T00:00:00', nextEnd: '2030-01-01T01:00:00',
+      name: 'w',
+      kind: 'ONE_OFF',
+      startsAt: '2030-01-01T00:00:00',
+      endsAt: '2030-01-01T01:00:00',
+      days: null,
+      timeZone: null,
+      resourceIds: [id],
+      groupIds: [],
+      agentIds: [],
+      activeNow: false,
+      nextStart: '2030-01-01T00:00:00',
+      nextEnd: '2030-01-01T01:00:00',
     });
     expect(await fieldOf(create(oneOff), 409)).toBe('name');
     // PUT: a change of kind needs the new kind's fields, and drops the old kind's.
@@ -78,7 +99,15 @@ describe('maintenance API', () => {
     const zone = 'Pacific/Auckland';
     const window = (name: string, at: number) => {
       const local = localOf(at, zone);
-      return create({ name, kind: 'WEEKLY', days: [local.day], startTime: local.time, durationMinutes: 120, timeZone: zone, resourceIds: [id] });
+      return create({
+        name,
+        kind: 'WEEKLY',
+        days: [local.day],
+        startTime: local.time,
+        durationMinutes: 120,
+        timeZone: zone,
+        resourceIds: [id],
+      });
     };
     const running = await ok(window('running', started));
     expect(running).toMatchObject({ activeNow: true, nextStart: wire(started), nextEnd: wire(started + 120 * 60_000) });
@@ -96,14 +125,26 @@ describe('maintenance API', () => {
     const direct = await httpResource(d, 'direct', t.url, { failureThreshold: 2 });
     const other = await httpResource(d, 'other', t.url, { failureThreshold: 2 });
     const now = Date.now();
-    const w = await ok(create({
-      name: 'tonight', kind: 'ONE_OFF', startsAt: wire(now - 60_000), endsAt: wire(now + 3_600_000), groupIds: [group.id], resourceIds: [direct],
-    }));
+    const w = await ok(
+      create({
+        name: 'tonight',
+        kind: 'ONE_OFF',
+        startsAt: wire(now - 60_000),
+        endsAt: wire(now + 3_600_000),
+        groupIds: [group.id],
+        resourceIds: [direct],
+      }),
+    );
     expect(w.activeNow).toBe(true);
     const inMaintenance = async (id: number) => (await ok(call(d, admin, 'GET', `/admin/api/resources/${id}`))).inMaintenance;
     expect([await inMaintenance(viaGroup), await inMaintenance(direct), await inMaintenance(other)]).toEqual([true, true, false]);
     const listed = await ok(call(d, admin, 'GET', '/admin/api/resources'));
-    expect(listed.filter((r: { inMaintenance: boolean }) => r.inMaintenance).map((r: { id: number }) => r.id).sort()).toEqual([viaGroup, direct].sort());
+    expect(
+      listed
+        .filter((r: { inMaintenance: boolean }) => r.inMaintenance)
+        .map((r: { id: number }) => r.id)
+        .sort(),
+    ).toEqual([viaGroup, direct].sort());
 
     t.set(503);
     for (const id of [viaGroup, direct, other]) {
@@ -113,13 +154,20 @@ describe('maintenance API', () => {
     }
     t.set(200);
     for (const id of [viaGroup, direct, other]) await checkNow(d, id);
-    const maintenanceOf = async (id: number) => (await ok(call(d, admin, 'GET', `/admin/api/incidents?resourceId=${id}`))).map((i: { maintenance: boolean }) => i.maintenance);
+    const maintenanceOf = async (id: number) =>
+      (await ok(call(d, admin, 'GET', `/admin/api/incidents?resourceId=${id}`))).map((i: { maintenance: boolean }) => i.maintenance);
     expect([await maintenanceOf(viaGroup), await maintenanceOf(direct), await maintenanceOf(other)]).toEqual([[true], [true], [false]]);
     const suppressed = async (id: number) => (await outbox(d, 'resource_id = ?', id)).map((r) => [r.kind, r.suppressed]);
     for (const id of [viaGroup, direct]) {
-      expect(await suppressed(id)).toEqual([['INCIDENT_OPENED', 'maintenance'], ['INCIDENT_RESOLVED', 'maintenance']]);
+      expect(await suppressed(id)).toEqual([
+        ['INCIDENT_OPENED', 'maintenance'],
+        ['INCIDENT_RESOLVED', 'maintenance'],
+      ]);
     }
-    expect(await suppressed(other)).toEqual([['INCIDENT_OPENED', null], ['INCIDENT_RESOLVED', null]]);
+    expect(await suppressed(other)).toEqual([
+      ['INCIDENT_OPENED', null],
+      ['INCIDENT_RESOLVED', null],
+    ]);
     // currentStatus stays as checked inside the window.
     expect((await ok(call(d, admin, 'GET', `/admin/api/resources/${direct}`))).currentStatus).toBe('available');
     await ok(call(d, admin, 'DELETE', `/admin/api/maintenance/${w.id}`));

@@ -3,8 +3,14 @@ import { currentOrNext, isActive, occurrencesBetween, type WindowSchedule } from
 import { isTimeZone, zonedInstant } from '../../daemon/alerts/maintenance/zoned-time.ts';
 
 const Z = (iso: string) => Date.parse(iso);
-const weekly = (over: Partial<Extract<WindowSchedule, { kind: 'WEEKLY' }>>): WindowSchedule =>
-  ({ kind: 'WEEKLY', days: ['SUN'], startTime: '02:30', durationMinutes: 60, timeZone: 'America/New_York', ...over });
+const weekly = (over: Partial<Extract<WindowSchedule, { kind: 'WEEKLY' }>>): WindowSchedule => ({
+  kind: 'WEEKLY',
+  days: ['SUN'],
+  startTime: '02:30',
+  durationMinutes: 60,
+  timeZone: 'America/New_York',
+  ...over,
+});
 
 describe('zoned time', () => {
   it('knows IANA zones and refuses the rest', () => {
@@ -31,9 +37,9 @@ describe('weekly windows', () => {
     const s = weekly({});
     expect(currentOrNext(s, Z('2026-03-02T00:00:00Z'))).toEqual({ start: Z('2026-03-08T07:30:00Z'), end: Z('2026-03-08T08:30:00Z') });
     expect(currentOrNext(s, Z('2026-03-09T00:00:00Z'))).toEqual({ start: Z('2026-03-15T06:30:00Z'), end: Z('2026-03-15T07:30:00Z') });
-    expect(occurrencesBetween(s, Z('2026-02-28T00:00:00Z'), Z('2026-03-16T00:00:00Z')).map((o) => new Date(o.start).toISOString())).toEqual([
-      '2026-03-01T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-15T06:30:00.000Z',
-    ]);
+    expect(occurrencesBetween(s, Z('2026-02-28T00:00:00Z'), Z('2026-03-16T00:00:00Z')).map((o) => new Date(o.start).toISOString())).toEqual(
+      ['2026-03-01T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-15T06:30:00.000Z'],
+    );
   });
 
   it('is active from its start (included) to its end (excluded), in its own zone', () => {

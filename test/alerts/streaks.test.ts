@@ -75,7 +75,10 @@ describe('certStep', () => {
   });
 
   it('is silent far from expiry and starts again when the certificate is renewed', () => {
-    expect(certStep({ expiresAt: null, alertedDays: null }, t0 + 90 * day, t0, th)).toEqual({ state: { expiresAt: t0 + 90 * day, alertedDays: null }, fire: undefined });
+    expect(certStep({ expiresAt: null, alertedDays: null }, t0 + 90 * day, t0, th)).toEqual({
+      state: { expiresAt: t0 + 90 * day, alertedDays: null },
+      fire: undefined,
+    });
     const renewed = certStep({ expiresAt: t0 + day, alertedDays: 1 }, t0 + 10 * day, t0, th);
     expect(renewed).toEqual({ state: { expiresAt: t0 + 10 * day, alertedDays: 14 }, fire: 14 });
   });

@@ -26,15 +26,20 @@ export async function startTarget(): Promise<AlertWorld['target']> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return Object.assign(state, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   });
 }
 
 export async function startAlertWorld(opts: { args?: string[]; dataDir?: string; env?: Record<string, string> } = {}): Promise<AlertWorld> {
-  const d = await startDaemon({ args: ['--scheduler', 'off', '--notifier-retry-base', '200ms', ...(opts.args ?? [])], dataDir: opts.dataDir, env: opts.env });
+  const d = await startDaemon({
+    args: ['--scheduler', 'off', '--notifier-retry-base', '200ms', ...(opts.args ?? [])],
+    dataDir: opts.dataDir,
+    env: opts.env,
+  });
   return worldOf(d, await startTarget());
 }
 
@@ -48,8 +53,11 @@ export function worldOf(d: TestDaemon, target: AlertWorld['target']): AlertWorld
     return res.json();
   };
   return {
-    d, call, target,
-    resource: (name, extra = {}) => call('POST', '/api/resources', { name, resourceType: 'HTTP', target: `${target.url}/${name}`, ...extra }),
+    d,
+    call,
+    target,
+    resource: (name, extra = {}) =>
+      call('POST', '/api/resources', { name, resourceType: 'HTTP', target: `${target.url}/${name}`, ...extra }),
     check: async (id) => {
       await call('POST', `/api/resources/${id}/check`);
     },

@@ -18,12 +18,33 @@ describe('monctl alert-rules', () => {
     expect(notifier.code, notifier.stderr).toBe(0);
     expect((await monctl(['groups', 'add', 'web'])).code).toBe(0);
 
-    const add = await monctl(['alert-rules', 'add', 'web-down', '--event', 'incident-opened,INCIDENT_RESOLVED', '--notifier', 'ops-hook',
-      '--group', 'web', '--group-wait', '10', '-o', 'json']);
+    const add = await monctl([
+      'alert-rules',
+      'add',
+      'web-down',
+      '--event',
+      'incident-opened,INCIDENT_RESOLVED',
+      '--notifier',
+      'ops-hook',
+      '--group',
+      'web',
+      '--group-wait',
+      '10',
+      '-o',
+      'json',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     const rule = JSON.parse(add.stdout);
-    expect(rule).toMatchObject({ name: 'web-down', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], scope: 'LISTED',
-      groupWaitSeconds: 10, repeatIntervalMinutes: 240, enabled: true, resourceIds: [], agentIds: [] });
+    expect(rule).toMatchObject({
+      name: 'web-down',
+      events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'],
+      scope: 'LISTED',
+      groupWaitSeconds: 10,
+      repeatIntervalMinutes: 240,
+      enabled: true,
+      resourceIds: [],
+      agentIds: [],
+    });
 
     const list = await monctl(['alert-rules', 'list']);
     expect(list.code).toBe(0);
@@ -31,8 +52,13 @@ describe('monctl alert-rules', () => {
 
     const update = await monctl(['alert-rules', 'update', 'web-down', '--repeat', '0', '--all', '-o', 'json']);
     expect(update.code, update.stderr).toBe(0);
-    expect(JSON.parse(update.stdout)).toMatchObject({ scope: 'ALL', groupIds: [], repeatIntervalMinutes: 0, groupWaitSeconds: 10,
-      events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'] });
+    expect(JSON.parse(update.stdout)).toMatchObject({
+      scope: 'ALL',
+      groupIds: [],
+      repeatIntervalMinutes: 0,
+      groupWaitSeconds: 10,
+      events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'],
+    });
     expect((await monctl(['alert-rules', 'get', 'web-down'])).stdout).toMatch(/never/);
 
     expect((await monctl(['alert-rules', 'rm', 'web-down', '--yes'])).code).toBe(0);
@@ -91,7 +117,12 @@ alertRules:
     expect(first.code, first.stderr).toBe(0);
     const rule = (await cli.d.admin.call(operations.listAlertRules)).find((r) => r.name === 'payments-down')!;
     const group = (await cli.d.admin.call(operations.listGroups)).find((g) => g.name === 'payments')!;
-    expect(rule).toMatchObject({ events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], groupIds: [group.id], groupWaitSeconds: 15, repeatIntervalMinutes: 240 });
+    expect(rule).toMatchObject({
+      events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'],
+      groupIds: [group.id],
+      groupWaitSeconds: 15,
+      repeatIntervalMinutes: 240,
+    });
 
     const again = await apply(file('rules.yaml', spec(15)), ['--dry-run']);
     expect(again.code, again.stderr).toBe(0);

@@ -29,14 +29,32 @@ describe('apply file fields (issue 25 item 8)', () => {
   });
 
   it('an unknown key exits 2 naming its path and the nearest field, before any request', async () => {
-    const path = file('typo.yaml', [
-      'resources:', '  - name: web', '    type: HTTP', '    target: https://example.com/', '    intervallSeconds: 30',
-      'alertrules: []',
-      'statusPages:', '  - slug: main', '    title: Main', '    showIncident: true',
-      'notifiers:', '  - name: hook', '    type: WEBHOOK', '    url: https://example.com/h', '    signingSecrets: x',
-      'maintenance:', '  - name: w', '    startAt: 2026-12-01T22:00:00Z', '    endsAt: 2026-12-01T23:00:00Z', '    resources: [web]',
-      '',
-    ].join('\n'));
+    const path = file(
+      'typo.yaml',
+      [
+        'resources:',
+        '  - name: web',
+        '    type: HTTP',
+        '    target: https://example.com/',
+        '    intervallSeconds: 30',
+        'alertrules: []',
+        'statusPages:',
+        '  - slug: main',
+        '    title: Main',
+        '    showIncident: true',
+        'notifiers:',
+        '  - name: hook',
+        '    type: WEBHOOK',
+        '    url: https://example.com/h',
+        '    signingSecrets: x',
+        'maintenance:',
+        '  - name: w',
+        '    startAt: 2026-12-01T22:00:00Z',
+        '    endsAt: 2026-12-01T23:00:00Z',
+        '    resources: [web]',
+        '',
+      ].join('\n'),
+    );
     const res = await runMonctl(['apply', '-f', path], { env: NOWHERE });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/^error: .*typo\.yaml is invalid; nothing was changed:$/m);

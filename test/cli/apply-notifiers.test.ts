@@ -31,7 +31,9 @@ const file = (name: string, text: string) => {
   return path;
 };
 const apply = (path: string, env: Record<string, string> = {}, extra: string[] = []) =>
-  cli.monctl(['apply', '-f', path, ...extra], { env: { NTFY_TOKEN: 'tk_apply-token', HOOK_SIGNING: SIGNING, HOOK_AUTH: 'apply-header-secret', ...env } });
+  cli.monctl(['apply', '-f', path, ...extra], {
+    env: { NTFY_TOKEN: 'tk_apply-token', HOOK_SIGNING: SIGNING, HOOK_AUTH: 'apply-header-secret', ...env },
+  });
 
 const spec = (priority: string) => `
 notifiers:
@@ -48,7 +50,8 @@ notifiers:
       Authorization: "Bearer \${HOOK_AUTH}"
     signingSecret: \${HOOK_SIGNING}
 `;
-const specFile = (name: string, priority = 'high') => file(name, spec(priority).replace('__NTFY__', ntfy.url).replace('__HOOK__', hook.url));
+const specFile = (name: string, priority = 'high') =>
+  file(name, spec(priority).replace('__NTFY__', ntfy.url).replace('__HOOK__', hook.url));
 const test = async (name: string) => {
   const n = (await cli.d.admin.call(operations.listNotifiers)).find((x) => x.name === name)!;
   return cli.d.admin.call(operations.testNotifier, { params: { id: n.id } });
@@ -63,7 +66,10 @@ describe('apply -f notifiers', () => {
   });
 
   it('refuses a literal secret in the file', async () => {
-    const path = file('literal.yaml', `notifiers:\n  - name: chat\n    type: SLACK\n    url: https://hooks.example.test/services/T/B/literal\n`);
+    const path = file(
+      'literal.yaml',
+      `notifiers:\n  - name: chat\n    type: SLACK\n    url: https://hooks.example.test/services/T/B/literal\n`,
+    );
     const res = await apply(path);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/notifiers\[0\]\.url: is a secret: write it as a \$\{ENV_VAR\} reference/);
@@ -100,7 +106,9 @@ describe('apply -f notifiers', () => {
     const path = file('v4.yaml', `notifiers:\n  - name: fresh\n    type: WEBHOOK\n    url: ${hook.url}\n`);
     const res = await apply(path, {}, ['--prune', '--yes']);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/\+ create notifier fresh\n {4}signing secret \(save it now, it is not shown again\): whsec_[A-Za-z0-9+/]+=*\n/);
+    expect(res.stdout).toMatch(
+      /\+ create notifier fresh\n {4}signing secret \(save it now, it is not shown again\): whsec_[A-Za-z0-9+/]+=*\n/,
+    );
     expect(res.stdout).toContain('- delete notifier phone');
     expect(res.stdout).toContain('- delete notifier hook');
     expect((await cli.d.admin.call(operations.listNotifiers)).map((n) => n.name)).toEqual(['fresh']);

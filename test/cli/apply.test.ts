@@ -45,7 +45,9 @@ const state = async () => ({
 
 describe('monctl apply', () => {
   it('rejects an invalid file with every problem listed, changing nothing', async () => {
-    const bad = file('bad.yaml', `
+    const bad = file(
+      'bad.yaml',
+      `
 groups:
   - name: g
     visibility: SECRET
@@ -59,14 +61,25 @@ resources:
     type: TCP
     target: 127.0.0.1:9
     groups: [nowhere]
-`);
+`,
+    );
     const res = await monctl(['apply', '-f', bad]);
     expect(res.code).toBe(2); // an invalid file is a usage error (issue 25)
     expect(res.stderr).toMatch(/nothing was changed/);
-    for (const field of ['groups\\[0\\]\\.visibility', 'resources\\[0\\]\\.target', 'resources\\[0\\]\\.intervalSeconds', 'resources\\[0\\]\\.colour', 'resources\\[1\\]\\.name']) {
+    for (const field of [
+      'groups\\[0\\]\\.visibility',
+      'resources\\[0\\]\\.target',
+      'resources\\[0\\]\\.intervalSeconds',
+      'resources\\[0\\]\\.colour',
+      'resources\\[1\\]\\.name',
+    ]) {
       expect(res.stderr).toMatch(new RegExp(`^ {2}${field}: `, 'm'));
     }
-    const unknownGroup = await monctl(['apply', '-f', file('ref.yaml', 'resources:\n  - {name: y, type: TCP, target: "127.0.0.1:9", groups: [nowhere]}\n')]);
+    const unknownGroup = await monctl([
+      'apply',
+      '-f',
+      file('ref.yaml', 'resources:\n  - {name: y, type: TCP, target: "127.0.0.1:9", groups: [nowhere]}\n'),
+    ]);
     expect(unknownGroup.code).toBe(1);
     expect(unknownGroup.stderr).toMatch(/group "nowhere"/);
     const syntax = await monctl(['apply', '-f', file('syntax.json', '{"resources": [')]);
@@ -92,11 +105,20 @@ resources:
     expect(first.stdout).toMatch(/Applied: 5 created, 0 updated, 0 deleted/);
     const s = await state();
     expect(s.groups.map((g: { name: string }) => g.name).sort()).toEqual(['internal', 'public-sites']);
-    expect(s.resources).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'api', resourceType: 'HTTP', intervalSeconds: 300, groups: [expect.objectContaining({ name: 'public-sites' })] }),
-      expect.objectContaining({ name: 'db', resourceType: 'TCP', groups: [expect.objectContaining({ name: 'internal' })] }),
-    ]));
-    expect(s.announcements).toEqual([expect.objectContaining({ kind: 'WARNING', content: expect.stringContaining('Maintenance on Sunday') })]);
+    expect(s.resources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: 'api',
+          resourceType: 'HTTP',
+          intervalSeconds: 300,
+          groups: [expect.objectContaining({ name: 'public-sites' })],
+        }),
+        expect.objectContaining({ name: 'db', resourceType: 'TCP', groups: [expect.objectContaining({ name: 'internal' })] }),
+      ]),
+    );
+    expect(s.announcements).toEqual([
+      expect.objectContaining({ kind: 'WARNING', content: expect.stringContaining('Maintenance on Sunday') }),
+    ]);
     const second = await monctl(['apply', '-f', path]);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('No changes: the daemon already matches the file.\n');
@@ -106,9 +128,19 @@ resources:
 
   it('updates what differs (JSON file too)', async () => {
     const v2 = {
-      groups: [{ name: 'public-sites', visibility: 'PUBLIC' }, { name: 'internal', visibility: 'HIDDEN' }],
+      groups: [
+        { name: 'public-sites', visibility: 'PUBLIC' },
+        { name: 'internal', visibility: 'HIDDEN' },
+      ],
       resources: [
-        { name: 'api', type: 'HTTP', target: 'http://127.0.0.1:9/healthz', intervalSeconds: 300, groups: ['public-sites', 'internal'], active: false },
+        {
+          name: 'api',
+          type: 'HTTP',
+          target: 'http://127.0.0.1:9/healthz',
+          intervalSeconds: 300,
+          groups: ['public-sites', 'internal'],
+          active: false,
+        },
         { name: 'db', type: 'TCP', target: '127.0.0.1:9', groups: ['internal'], active: false },
       ],
       announcements: [{ name: 'maintenance', kind: 'PROBLEM', content: '<p>Maintenance moved to Monday</p>', active: true }],
@@ -121,7 +153,10 @@ resources:
     expect(res.stdout).toMatch(/^~ update announcement maintenance \(kind, content\)$/m);
     expect(res.stdout).not.toMatch(/resource db/);
     const s = await state();
-    expect(s.resources.find((r: { name: string }) => r.name === 'api')).toMatchObject({ target: 'http://127.0.0.1:9/healthz', groups: [{ name: 'public-sites' }, { name: 'internal' }] });
+    expect(s.resources.find((r: { name: string }) => r.name === 'api')).toMatchObject({
+      target: 'http://127.0.0.1:9/healthz',
+      groups: [{ name: 'public-sites' }, { name: 'internal' }],
+    });
     expect(s.announcements).toHaveLength(1);
     expect(s.announcements[0]).toMatchObject({ kind: 'PROBLEM', content: expect.stringContaining('Monday') });
     expect((await monctl(['apply', '-f', path])).stdout).toMatch(/No changes/);
@@ -130,7 +165,9 @@ resources:
   it('prunes what the file no longer names, only with --prune', async () => {
     // An announcement made by hand is not apply's to prune.
     expect((await monctl(['announcements', 'add'], { input: '<p>by hand</p>' })).code).toBe(0);
-    const v3 = file('v3.yaml', `
+    const v3 = file(
+      'v3.yaml',
+      `
 groups:
   - name: public-sites
 resources:
@@ -138,16 +175,19 @@ resources:
     type: HTTP
     target: http://127.0.0.1:9/healthz
     groups: [public-sites]
-`);
+`,
+    );
     const without = await monctl(['apply', '-f', v3]);
     expect(without.stdout).toMatch(/update resource api \(groups\)/);
     expect(without.stdout).not.toMatch(/^- delete/m);
     const plan = await monctl(['apply', '-f', v3, '--prune', '--dry-run', '-o', 'json']);
-    expect(plan.json().changes).toEqual(expect.arrayContaining([
-      { action: 'delete', kind: 'resource', name: 'db' },
-      { action: 'delete', kind: 'group', name: 'internal' },
-      { action: 'delete', kind: 'announcement', name: 'maintenance' },
-    ]));
+    expect(plan.json().changes).toEqual(
+      expect.arrayContaining([
+        { action: 'delete', kind: 'resource', name: 'db' },
+        { action: 'delete', kind: 'group', name: 'internal' },
+        { action: 'delete', kind: 'announcement', name: 'maintenance' },
+      ]),
+    );
     const res = await monctl(['apply', '-f', v3, '--prune', '--yes']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Applied: 0 created, 0 updated, 3 deleted/);

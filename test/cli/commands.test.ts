@@ -7,7 +7,11 @@ const cli = useAdminCli();
 const { monctl } = cli;
 
 /** Header line and rows of tab-separated output (stdout is a pipe, so no table borders). */
-const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
+const tsv = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
 
 describe('users and keys', () => {
   it('lists users as a tab-separated table and as JSON', async () => {
@@ -100,7 +104,22 @@ describe('monitoring nouns', () => {
 
   it('resources: add, get (admin view), update, history, rm', async () => {
     expect((await monctl(['groups', 'add', 'ops'])).code).toBe(0);
-    const add = await monctl(['resources', 'add', 'web', '--type', 'http', '--target', `${cli.d.url}/actuator/health`, '--group', 'ops', '--interval', '600', '--inactive', '-o', 'json']);
+    const add = await monctl([
+      'resources',
+      'add',
+      'web',
+      '--type',
+      'http',
+      '--target',
+      `${cli.d.url}/actuator/health`,
+      '--group',
+      'ops',
+      '--interval',
+      '600',
+      '--inactive',
+      '-o',
+      'json',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     const id = add.json().id;
     // Inactive resources only show through the admin endpoints, which an ADMIN credential uses.
@@ -131,7 +150,9 @@ describe('monitoring nouns', () => {
   });
 
   it('announcements: content from stdin and from a file', async () => {
-    const add = await monctl(['announcements', 'add', '--kind', 'warning', '-o', 'json'], { input: '<p>Maintenance <script>x()</script>tonight</p>' });
+    const add = await monctl(['announcements', 'add', '--kind', 'warning', '-o', 'json'], {
+      input: '<p>Maintenance <script>x()</script>tonight</p>',
+    });
     expect(add.code, add.stderr).toBe(0);
     const a = add.json();
     expect(a).toMatchObject({ kind: 'WARNING', active: true });
@@ -157,7 +178,9 @@ describe('monitoring nouns', () => {
     expect(invalid.code).toBe(1);
     expect((await monctl(['cors', 'rm', 'https://app.example.test', '--yes'])).code).toBe(0);
 
-    const add = await monctl(['registry-credentials', 'add', 'registry.example.test', '--username', 'bot', '-o', 'json'], { input: 's3cret\n' });
+    const add = await monctl(['registry-credentials', 'add', 'registry.example.test', '--username', 'bot', '-o', 'json'], {
+      input: 's3cret\n',
+    });
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).not.toMatch(/s3cret/);
     const list = await monctl(['registry-credentials', 'list', '-o', 'json']);
@@ -181,7 +204,20 @@ describe('tunnel nouns', () => {
   });
 
   it('routes: add, list, update, log, rm', async () => {
-    const add = await monctl(['routes', 'add', 'site', '--agent', 'edge-1', '--target', 'http://127.0.0.1:9', '--hostname', 'site.test', '--allow-encoded-slashes', '-o', 'json']);
+    const add = await monctl([
+      'routes',
+      'add',
+      'site',
+      '--agent',
+      'edge-1',
+      '--target',
+      'http://127.0.0.1:9',
+      '--hostname',
+      'site.test',
+      '--allow-encoded-slashes',
+      '-o',
+      'json',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     expect(add.json()).toMatchObject({ name: 'site', type: 'HTTP', hostname: 'site.test', enabled: true, allowEncodedSlashes: true });
     const list = await monctl(['routes', 'list']);
@@ -203,7 +239,12 @@ describe('tunnel nouns', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^pod /m);
     const json = await monctl(['topology', '-o', 'json']);
-    expect(json.json()).toMatchObject({ pods: expect.any(Array), agents: expect.any(Array), routes: expect.any(Array), edges: expect.any(Array) });
+    expect(json.json()).toMatchObject({
+      pods: expect.any(Array),
+      agents: expect.any(Array),
+      routes: expect.any(Array),
+      edges: expect.any(Array),
+    });
   });
 });
 

@@ -29,9 +29,18 @@ describe('login, contexts and credential precedence', () => {
     const file = join(cfgDir(), 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(cfgDir()).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ current: 'local', contexts: { local: { server: d.url, user: 'admin' } } });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      current: 'local',
+      contexts: { local: { server: d.url, user: 'admin' } },
+    });
     const info = await monctl(['info', '-o', 'json']);
-    expect(info.json()).toMatchObject({ server: d.url, serverSource: 'context local', credential: 'context local', user: 'admin', role: 'ADMIN' });
+    expect(info.json()).toMatchObject({
+      server: d.url,
+      serverSource: 'context local',
+      credential: 'context local',
+      user: 'admin',
+      role: 'ADMIN',
+    });
     const list = await monctl(['context', 'list']);
     expect(list.stdout).toMatch(/^\*\tlocal\t/m);
     expect(list.stdout).not.toContain(d.adminKey);
@@ -98,13 +107,19 @@ describe('a daemon started with --listen, --data-dir or --config (issue 25)', ()
     const info = await monctl(['info', '-o', 'json'], env);
     expect(info.code, info.stderr).toBe(0);
     expect(info.json()).toMatchObject({
-      server: `http://127.0.0.1:${port}`, serverSource: expect.stringMatching(/^MONCTL_CONFIG .*monctl\.yaml: listen$/),
-      credential: `local file ${join(d.dataDir, 'admin-api-key')}`, user: 'admin',
+      server: `http://127.0.0.1:${port}`,
+      serverSource: expect.stringMatching(/^MONCTL_CONFIG .*monctl\.yaml: listen$/),
+      credential: `local file ${join(d.dataDir, 'admin-api-key')}`,
+      user: 'admin',
     });
     // The quick path (no commander) reads it too.
     expect((await monctl(['resources', 'list', '-o', 'json'], env)).code).toBe(0);
     // MONCTL_DATA_DIR alone finds the key of the default server's daemon: here with MONCTL_SERVER.
-    const byDataDir = await monctl(['users', 'list'], { MONCTL_SERVER: d.url, MONCTL_DATA_DIR: d.dataDir, XDG_DATA_HOME: join(home.dir, 'empty') });
+    const byDataDir = await monctl(['users', 'list'], {
+      MONCTL_SERVER: d.url,
+      MONCTL_DATA_DIR: d.dataDir,
+      XDG_DATA_HOME: join(home.dir, 'empty'),
+    });
     expect(byDataDir.code, byDataDir.stderr).toBe(0);
   });
 

@@ -117,13 +117,18 @@ describe('exit codes', () => {
 
   it('finds a number wherever it stands in the call', () => {
     const calls = [
-      'process.exit(2);', 'process.exit(err.exitCode === 0 ? 0 : 2);', 'process.exitCode = 1;',
-      "throw new MonctlError('usage', `a (${b.join(', ')}); c`\n  + 'd, e', 2);", "new MonctlError('io', 'x', 1, { cause });",
+      'process.exit(2);',
+      'process.exit(err.exitCode === 0 ? 0 : 2);',
+      'process.exitCode = 1;',
+      "throw new MonctlError('usage', `a (${b.join(', ')}); c`\n  + 'd, e', 2);",
+      "new MonctlError('io', 'x', 1, { cause });",
     ];
     for (const call of calls) expect(literalExitCodes(call), call).toHaveLength(1);
     const named = [
-      'process.exit(ExitCode.usage);', 'process.exit(128 + (signal === 15 ? 15 : 1));',
-      "new MonctlError('x', `y ${f(1, 2)}`, ExitCode.usage);", 'if (exitCode === 0) x();',
+      'process.exit(ExitCode.usage);',
+      'process.exit(128 + (signal === 15 ? 15 : 1));',
+      "new MonctlError('x', `y ${f(1, 2)}`, ExitCode.usage);",
+      'if (exitCode === 0) x();',
     ];
     for (const call of named) expect(literalExitCodes(call), call).toEqual([]);
   });

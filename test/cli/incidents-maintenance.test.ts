@@ -7,7 +7,11 @@ import { type Target, target, until } from '../alerts/helpers.ts';
 import { adminRunner, type RunResult, tempHome } from './run.ts';
 
 /** Header line and rows of tab-separated output (stdout is a pipe). */
-const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
+const tsv = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
 
 /** `monctl incidents`, `monctl maintenance`, thresholds on `resources`, and maintenance in `apply -f`. */
 describe('incidents and maintenance in the CLI', () => {
@@ -54,7 +58,10 @@ describe('incidents and maintenance in the CLI', () => {
 
     const [head, ...rows] = tsv((await ok(['incidents', 'list'])).stdout);
     expect(head).toEqual(['ID', 'SUBJECT', 'STATE', 'OPENED', 'DURATION', 'CAUSE', 'MAINT']);
-    expect(rows.map((r) => [r[1], r[2], r[5]])).toEqual([['api', 'open', '503 503 Service Unavailable'], ['api', 'resolved', '500 500 Internal Server Error']]);
+    expect(rows.map((r) => [r[1], r[2], r[5]])).toEqual([
+      ['api', 'open', '503 503 Service Unavailable'],
+      ['api', 'resolved', '500 500 Internal Server Error'],
+    ]);
     expect(rows[0][4]).toMatch(/^\d+s$/);
     const json = (await ok(['incidents', 'list', '--resource', 'api', '--state', 'resolved', '-o', 'json'])).json();
     expect(json).toHaveLength(1);
@@ -67,12 +74,46 @@ describe('incidents and maintenance in the CLI', () => {
 
   it('adds, lists and removes one-off and weekly maintenance windows', async () => {
     await ok(['groups', 'add', 'db']);
-    const weekly = await ok(['maintenance', 'add', 'backups', '--weekly', 'mon,wed', '--at', '02:00', '--duration', '1h30m', '--tz', 'America/New_York',
-      '--resource', 'web', '--group', 'db', '-o', 'json']);
-    expect(weekly.json()).toMatchObject({ kind: 'WEEKLY', days: ['MON', 'WED'], startTime: '02:00', durationMinutes: 90, timeZone: 'America/New_York', groupIds: [expect.any(Number)] });
+    const weekly = await ok([
+      'maintenance',
+      'add',
+      'backups',
+      '--weekly',
+      'mon,wed',
+      '--at',
+      '02:00',
+      '--duration',
+      '1h30m',
+      '--tz',
+      'America/New_York',
+      '--resource',
+      'web',
+      '--group',
+      'db',
+      '-o',
+      'json',
+    ]);
+    expect(weekly.json()).toMatchObject({
+      kind: 'WEEKLY',
+      days: ['MON', 'WED'],
+      startTime: '02:00',
+      durationMinutes: 90,
+      timeZone: 'America/New_York',
+      groupIds: [expect.any(Number)],
+    });
     const now = Date.now();
     const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19);
-    const added = await ok(['maintenance', 'add', 'now', '--start', wire(now - 60_000), '--end', wire(now + 3_600_000), '--resource', 'api']);
+    const added = await ok([
+      'maintenance',
+      'add',
+      'now',
+      '--start',
+      wire(now - 60_000),
+      '--end',
+      wire(now + 3_600_000),
+      '--resource',
+      'api',
+    ]);
     expect(added.stdout).toMatch(/^Created maintenance window now \(id \d+\): .*, open now\.$/m);
     const [head, ...rows] = tsv((await ok(['maintenance', 'list'])).stdout);
     expect(head).toEqual(['ID', 'NAME', 'SCHEDULE', 'ACTIVE', 'NEXT START', 'NEXT END', 'TARGETS']);
@@ -92,7 +133,21 @@ describe('incidents and maintenance in the CLI', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
-    const badZone = await monctl(['maintenance', 'add', 'x', '--weekly', 'MON', '--at', '02:00', '--duration', '1h', '--tz', 'Mars/Base', '--resource', 'api']);
+    const badZone = await monctl([
+      'maintenance',
+      'add',
+      'x',
+      '--weekly',
+      'MON',
+      '--at',
+      '02:00',
+      '--duration',
+      '1h',
+      '--tz',
+      'Mars/Base',
+      '--resource',
+      'api',
+    ]);
     expect(badZone.code).toBe(1);
     expect(badZone.stderr).toMatch(/--tz: is not an IANA time zone/); // the flag, not the API's timeZone (issue 25)
 
@@ -138,12 +193,19 @@ maintenance:
     expect(windows.map((w: { name: string }) => w.name).sort()).toEqual(['migration', 'nightly']);
     expect((await ok(['apply', '-f', path])).stdout).toMatch(/^No changes/);
 
-    writeFileSync(path, spec(120).replace('failureThreshold: 4', 'failureThreshold: 5').replace(/ {2}- name: migration[\s\S]*$/, ''));
+    writeFileSync(
+      path,
+      spec(120)
+        .replace('failureThreshold: 4', 'failureThreshold: 5')
+        .replace(/ {2}- name: migration[\s\S]*$/, ''),
+    );
     const second = await ok(['apply', '-f', path, '--prune', '--yes']);
     expect(second.stdout).toMatch(/~ update resource shop \(failureThreshold\)/);
     expect(second.stdout).toMatch(/~ update maintenance nightly \(durationMinutes\)/);
     expect(second.stdout).toMatch(/- delete maintenance migration/);
-    expect((await ok(['maintenance', 'list', '-o', 'json'])).json()).toEqual([expect.objectContaining({ name: 'nightly', durationMinutes: 120 })]);
+    expect((await ok(['maintenance', 'list', '-o', 'json'])).json()).toEqual([
+      expect.objectContaining({ name: 'nightly', durationMinutes: 120 }),
+    ]);
 
     const bad = join(home.dir, 'bad.yaml');
     writeFileSync(bad, 'maintenance:\n  - name: x\n    days: [MON]\n    resources: [nowhere]\n');
@@ -153,12 +215,17 @@ maintenance:
   });
   it('status --watch, piped, prints incidents opening and resolving as NDJSON', async () => {
     const child = spawn(join(ROOT, 'bin/monctl'), ['status', '--watch'], {
-      env: { ...process.env, MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     const exited = new Promise((r) => child.on('close', r));
-    const events = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; data: any });
+    const events = () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; data: any });
     try {
       await until(() => events().some((e) => e.event === 'SNAPSHOT'));
       await ok(['resources', 'add', 'watched', '--target', t.url, '--failure-threshold', '1']);
@@ -169,7 +236,8 @@ maintenance:
       await until(() => events().some((e) => e.event === 'INCIDENT_RESOLVED'));
       const incidents = events().filter((e) => e.event.startsWith('INCIDENT_'));
       expect(incidents.map((e) => [e.event, e.data.resourceId === incidents[0].data.resourceId, e.data.cause.errorCode])).toEqual([
-        ['INCIDENT_OPENED', true, '500'], ['INCIDENT_RESOLVED', true, '500'],
+        ['INCIDENT_OPENED', true, '500'],
+        ['INCIDENT_RESOLVED', true, '500'],
       ]);
     } finally {
       child.kill('SIGINT');

@@ -21,7 +21,11 @@ function follow(args: string[]) {
   child.stdout.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((r) => child.on('close', r));
   return {
-    events: () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; id: string | null; data: any }),
+    events: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; id: string | null; data: any }),
     stop: async () => {
       child.kill('SIGINT');
       return exited;
@@ -31,7 +35,10 @@ function follow(args: string[]) {
 
 describe('resources check and add --wait', () => {
   it('check exits 5 when NOT_AVAILABLE, 0 when AVAILABLE', async () => {
-    expect((await monctl(['resources', 'add', 'health', '--type', 'HTTP', '--target', `${cli.d.url}/actuator/health`, '--interval', '3600'])).code).toBe(0);
+    expect(
+      (await monctl(['resources', 'add', 'health', '--type', 'HTTP', '--target', `${cli.d.url}/actuator/health`, '--interval', '3600']))
+        .code,
+    ).toBe(0);
     expect((await monctl(['resources', 'add', 'closed', '--type', 'TCP', '--target', '127.0.0.1:1', '--interval', '3600'])).code).toBe(0);
     const ok = await monctl(['resources', 'check', 'health', '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);
@@ -46,7 +53,18 @@ describe('resources check and add --wait', () => {
 
   // Relies on the probe scheduler checking a new active resource at once.
   it('add --wait exits 0 on AVAILABLE and 5 on NOT_AVAILABLE', async () => {
-    const ok = await monctl(['resources', 'add', 'health-2', '--type', 'HTTP', '--target', `${cli.d.url}/actuator/health`, '--wait', '-o', 'json']);
+    const ok = await monctl([
+      'resources',
+      'add',
+      'health-2',
+      '--type',
+      'HTTP',
+      '--target',
+      `${cli.d.url}/actuator/health`,
+      '--wait',
+      '-o',
+      'json',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.json()).toMatchObject({ name: 'health-2', currentStatus: 'available' });
     const bad = await monctl(['resources', 'add', 'closed-2', '--type', 'TCP', '--target', '127.0.0.1:1', '--wait']);
@@ -84,14 +102,25 @@ describe('live views print NDJSON when piped', () => {
     const agentRow = await cli.d.admin.call(operations.createAgent, { body: { name: 'logger' } });
     const { token } = await cli.d.admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
     const route = await cli.d.admin.call(operations.createRoute, {
-      body: { name: 'logged', type: 'HTTP', agentId: agentRow.id, target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`, hostname: 'logged.test' },
+      body: {
+        name: 'logged',
+        type: 'HTTP',
+        agentId: agentRow.id,
+        target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+        hostname: 'logged.test',
+      },
     });
-    const agent = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', cli.d.url, '--log-level', 'warn'], { env: { ...process.env, MONCTL_AGENT_TOKEN: token }, stdio: 'ignore' });
+    const agent = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', cli.d.url, '--log-level', 'warn'], {
+      env: { ...process.env, MONCTL_AGENT_TOKEN: token },
+      stdio: 'ignore',
+    });
     try {
       await until(async () => (await cli.d.admin.call(operations.getAgent, { params: { id: agentRow.id } })).status === 'CONNECTED');
       const hit = (path: string) => send(cli.d.edgeUrl, 'GET', path, { headers: { host: 'logged.test' } });
       expect((await hit('/before')).text).toBe('hello /before');
-      await until(async () => (await cli.d.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 10 } })).length > 0);
+      await until(
+        async () => (await cli.d.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 10 } })).length > 0,
+      );
       const f = follow(['routes', 'log', 'logged', '--follow']);
       await until(() => f.events().some((e) => e.data.path === '/before'));
       await hit('/after');

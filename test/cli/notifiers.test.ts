@@ -31,7 +31,10 @@ describe('monctl notifiers', () => {
   it('add WEBHOOK: a header value from stdin, the signing secret alone on stdout with a warning; test delivers', async () => {
     let secret = '';
     const receiver = keep(await startWebhookReceiver(() => secret));
-    const add = await monctl(['notifiers', 'add', 'hook', '--type', 'webhook', '--url', `${receiver.url}/in`, '--header', 'Authorization'], `${HEADER_SECRET}\n`);
+    const add = await monctl(
+      ['notifiers', 'add', 'hook', '--type', 'webhook', '--url', `${receiver.url}/in`, '--header', 'Authorization'],
+      `${HEADER_SECRET}\n`,
+    );
     expect(add.code, add.stderr).toBe(0);
     secret = add.stdout.trim();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
@@ -59,7 +62,10 @@ describe('monctl notifiers', () => {
     let token = NTFY_TOKEN;
     // An ntfy server whose token is changed under it: 403 until the notifier has the new one.
     const ntfy = keep(await startReceiver((r) => (r.headers.authorization === `Bearer ${token}` ? { status: 200 } : { status: 403 })));
-    const add = await monctl(['notifiers', 'add', 'phone', '--type', 'NTFY', '--url', ntfy.url, '--topic', 'alerts', '--priority', 'high', '--with-token'], `${NTFY_TOKEN}\n`);
+    const add = await monctl(
+      ['notifiers', 'add', 'phone', '--type', 'NTFY', '--url', ntfy.url, '--topic', 'alerts', '--priority', 'high', '--with-token'],
+      `${NTFY_TOKEN}\n`,
+    );
     expect(add.code, add.stderr).toBe(0);
     expect((await monctl(['notifiers', 'test', 'phone'])).code).toBe(0);
     const kept = await monctl(['notifiers', 'update', 'phone', '--priority', 'max', '--disable']);
@@ -81,11 +87,48 @@ describe('monctl notifiers', () => {
   });
 
   it('add EMAIL: --username reads the password from stdin; get shows that it is set, never the value', async () => {
-    const add = await monctl(['notifiers', 'add', 'mail', '--type', 'EMAIL', '--host', 'smtp.example.test', '--security', 'tls', '--username', 'monctl',
-      '--from', 'monctl@example.test', '--to', 'a@example.test,b@example.test', '-o', 'json'], 'cli-smtp-password-1\n');
+    const add = await monctl(
+      [
+        'notifiers',
+        'add',
+        'mail',
+        '--type',
+        'EMAIL',
+        '--host',
+        'smtp.example.test',
+        '--security',
+        'tls',
+        '--username',
+        'monctl',
+        '--from',
+        'monctl@example.test',
+        '--to',
+        'a@example.test,b@example.test',
+        '-o',
+        'json',
+      ],
+      'cli-smtp-password-1\n',
+    );
     expect(add.code, add.stderr).toBe(0);
-    expect(add.json()).toMatchObject({ config: { port: 465, security: 'TLS', to: ['a@example.test', 'b@example.test'] }, secrets: { password: true } });
-    const missing = await monctl(['notifiers', 'add', 'mail2', '--type', 'EMAIL', '--host', 'h', '--username', 'u', '--from', 'a@b.test', '--to', 'c@d.test']);
+    expect(add.json()).toMatchObject({
+      config: { port: 465, security: 'TLS', to: ['a@example.test', 'b@example.test'] },
+      secrets: { password: true },
+    });
+    const missing = await monctl([
+      'notifiers',
+      'add',
+      'mail2',
+      '--type',
+      'EMAIL',
+      '--host',
+      'h',
+      '--username',
+      'u',
+      '--from',
+      'a@b.test',
+      '--to',
+      'c@d.test',
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/SMTP password is missing/);
   });
@@ -104,15 +147,24 @@ describe('monctl notifiers', () => {
   it('list and deliveries', async () => {
     const list = await monctl(['notifiers', 'list']);
     expect(list.code).toBe(0);
-    const rows = list.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = list.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows[0]).toEqual(['ID', 'NAME', 'TYPE', 'ENABLED', 'DESTINATION', 'SECRETS SET']);
     expect(rows.slice(1).map((r) => r[1])).toEqual(['hook', 'chat', 'phone', 'mail', 'broken']);
     expect(rows.find((r) => r[1] === 'hook')![5]).toBe('signingSecret,header:Authorization');
     const deliveries = await monctl(['notifiers', 'deliveries', 'broken']);
     expect(deliveries.code).toBe(0);
-    const lines = deliveries.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const lines = deliveries.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(lines[0]).toEqual(['ID', 'AT', 'RESULT', 'STATUS', 'MS', 'ATTEMPT', 'NOTIFICATION', 'ERROR']);
-    expect(lines.slice(1).map((l) => [l[2], l[3], l[6], l[7]])).toEqual([['FAILED', '500', 'test', 'HTTP 500: boom'], ['FAILED', '500', 'test', 'HTTP 500: boom']]);
+    expect(lines.slice(1).map((l) => [l[2], l[3], l[6], l[7]])).toEqual([
+      ['FAILED', '500', 'test', 'HTTP 500: boom'],
+      ['FAILED', '500', 'test', 'HTTP 500: boom'],
+    ]);
   });
 
   it('rotate-secret writes the new secret to a 0600 file', async () => {
@@ -133,8 +185,12 @@ describe('monctl notifiers', () => {
   it('no output but the one-time display carried a secret', () => {
     const shown = outputs.filter((o) => /whsec_/.test(o.stdout) && !/"secrets"/.test(o.stdout));
     expect(shown.length).toBe(1); // add hook, on its own
-    const rest = outputs.filter((o) => !shown.includes(o)).map((o) => o.stdout + o.stderr).join('\n');
-    for (const secret of [HEADER_SECRET, NTFY_TOKEN, NTFY_TOKEN_2, 'cli-smtp-password-1', '/services/T/B/x']) expect(rest.includes(secret), secret).toBe(false);
+    const rest = outputs
+      .filter((o) => !shown.includes(o))
+      .map((o) => o.stdout + o.stderr)
+      .join('\n');
+    for (const secret of [HEADER_SECRET, NTFY_TOKEN, NTFY_TOKEN_2, 'cli-smtp-password-1', '/services/T/B/x'])
+      expect(rest.includes(secret), secret).toBe(false);
     expect(rest).not.toMatch(/whsec_/);
   });
 });

@@ -21,10 +21,18 @@ describe('the CLI operation table', () => {
   });
 
   it('keeps the start path light: main and the runtime import no schema, Ink or undici at load', () => {
-    for (const file of ['cli/main.ts', 'cli/runtime.ts', 'cli/api/client.ts', 'cli/api/transport.ts', 'cli/api/ops.ts', 'cli/commands/resources.ts']) {
+    for (const file of [
+      'cli/main.ts',
+      'cli/runtime.ts',
+      'cli/api/client.ts',
+      'cli/api/transport.ts',
+      'cli/api/ops.ts',
+      'cli/commands/resources.ts',
+    ]) {
       const source = readFileSync(join(ROOT, file), 'utf8');
       const staticImports = [...source.matchAll(/^import (?!type )[^;]*from '([^']+)'/gm)].map((m) => m[1]);
-      for (const spec of staticImports) expect(spec, `${file} -> ${spec}`).not.toMatch(/^(ink|react|yaml|undici|@sinclair\/typebox)$|operations\.ts$|schemas\//);
+      for (const spec of staticImports)
+        expect(spec, `${file} -> ${spec}`).not.toMatch(/^(ink|react|yaml|undici|@sinclair\/typebox)$|operations\.ts$|schemas\//);
     }
   });
 });

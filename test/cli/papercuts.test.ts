@@ -5,7 +5,11 @@ const cli = useAdminCli();
 const { monctl } = cli;
 
 /** Header line and rows of tab-separated output (stdout is a pipe). */
-const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
+const tsv = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
 /** A server nothing listens on: a command that made a request would fail with ECONNREFUSED (exit 1). */
 const NOWHERE = { MONCTL_SERVER: 'http://127.0.0.1:1' };
 

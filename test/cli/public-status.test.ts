@@ -6,7 +6,11 @@ import { useAdminCli } from './run.ts';
 const cli = useAdminCli();
 
 /** Header line and rows of tab-separated output (stdout is a pipe). */
-const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
+const tsv = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 /**
@@ -27,7 +31,10 @@ describe('status for USER and anonymous callers', () => {
     await admin.call(operations.checkResource, { params: { id: down.id } });
     const userKey = (await admin.call(operations.createApiKey, { body: { name: 'status-reader', role: 'USER' } })).token;
 
-    for (const [who, env] of [['USER', { MONCTL_API_KEY: userKey }], ['anonymous', { MONCTL_API_KEY: '' }]] as const) {
+    for (const [who, env] of [
+      ['USER', { MONCTL_API_KEY: userKey }],
+      ['anonymous', { MONCTL_API_KEY: '' }],
+    ] as const) {
       // `resources list` plain goes through the quick path, `-o wide` and `status` through commander.
       for (const args of [['resources', 'list'], ['resources', 'list', '-o', 'wide'], ['status']]) {
         const res = await cli.monctl(args, { env });
@@ -40,7 +47,9 @@ describe('status for USER and anonymous callers', () => {
       }
       const json = await cli.monctl(['resources', 'list', '-o', 'json'], { env });
       expect(json.json().find((r: { id: number }) => r.id === up.id)).toMatchObject({
-        currentStatus: 'available', latestCheckStatus: 'AVAILABLE', latestCheckedAt: expect.stringMatching(DATE_TIME),
+        currentStatus: 'available',
+        latestCheckStatus: 'AVAILABLE',
+        latestCheckedAt: expect.stringMatching(DATE_TIME),
       });
     }
     // The anonymous runs really were anonymous: an authenticated-only read is refused.

@@ -21,13 +21,18 @@ it('a piped topology --watch says it is reconnecting and resumes after a daemon 
   d = await startDaemon(opts);
   const key = d.adminKey;
   const child = spawn(join(ROOT, 'bin/monctl'), ['topology', '--watch'], {
-    env: { ...process.env, MONCTL_SERVER: d.url, MONCTL_API_KEY: key, MONCTL_CONFIG_DIR: base }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MONCTL_SERVER: d.url, MONCTL_API_KEY: key, MONCTL_CONFIG_DIR: base },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
-  const kinds = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l).event as string);
+  const kinds = () =>
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).event as string);
   try {
     await until(() => kinds().includes('SNAPSHOT'));
     await d.stop();

@@ -48,7 +48,16 @@ export function tempHome() {
 /** `monctl` against this daemon with its ADMIN key in MONCTL_API_KEY. */
 export function adminRunner(d: TestDaemon, configDir: string) {
   return (args: string[], opts: RunOptions = {}) =>
-    runMonctl(args, { ...opts, env: { MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: configDir, XDG_DATA_HOME: join(configDir, 'nodata'), ...opts.env } });
+    runMonctl(args, {
+      ...opts,
+      env: {
+        MONCTL_SERVER: d.url,
+        MONCTL_API_KEY: d.adminKey,
+        MONCTL_CONFIG_DIR: configDir,
+        XDG_DATA_HOME: join(configDir, 'nodata'),
+        ...opts.env,
+      },
+    });
 }
 
 export interface AdminCli {
@@ -82,8 +91,12 @@ export function useAdminCli(): AdminCli {
     return x;
   };
   return {
-    get d() { return ready(d); },
-    get home() { return ready(home); },
+    get d() {
+      return ready(d);
+    },
+    get home() {
+      return ready(home);
+    },
     monctl: (args, opts) => ready(run)(args, opts),
   };
 }

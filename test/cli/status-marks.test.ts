@@ -7,12 +7,40 @@ import type { StreamEvent, StreamState } from '../../cli/tui/stream.ts';
 
 const h = React.createElement;
 const at = '2026-11-21T10:00:00';
-const snap = { resources: [
-  { resourceId: 1, name: 'api', resourceType: 'HTTP', currentStatus: 'available', latestCheckStatus: 'AVAILABLE', latestCheckedAt: at, latestMessage: '200 OK', latestErrorCode: null },
-  { resourceId: 2, name: 'db', resourceType: 'TCP', currentStatus: 'not_available', latestCheckStatus: 'NOT_AVAILABLE', latestCheckedAt: at, latestMessage: 'refused', latestErrorCode: 'CONNECTION_ERROR' },
-] };
+const snap = {
+  resources: [
+    {
+      resourceId: 1,
+      name: 'api',
+      resourceType: 'HTTP',
+      currentStatus: 'available',
+      latestCheckStatus: 'AVAILABLE',
+      latestCheckedAt: at,
+      latestMessage: '200 OK',
+      latestErrorCode: null,
+    },
+    {
+      resourceId: 2,
+      name: 'db',
+      resourceType: 'TCP',
+      currentStatus: 'not_available',
+      latestCheckStatus: 'NOT_AVAILABLE',
+      latestCheckedAt: at,
+      latestMessage: 'refused',
+      latestErrorCode: 'CONNECTION_ERROR',
+    },
+  ],
+};
 const incident = (id: number, resourceId: number, resolvedAt: string | null = null) => ({
-  id, resourceId, agentId: null, openedAt: at, resolvedAt, durationSeconds: 0, cause: { message: 'x', errorCode: '500' }, checks: 3, maintenance: false,
+  id,
+  resourceId,
+  agentId: null,
+  openedAt: at,
+  resolvedAt,
+  durationSeconds: 0,
+  cause: { message: 'x', errorCode: '500' },
+  checks: 3,
+  maintenance: false,
 });
 
 /** `status --watch` marks open incidents (events and, for ADMIN, the admin API) and maintenance. */
@@ -37,7 +65,9 @@ describe('status marks', () => {
     expect(rows.get(1)!.maintenance).toBe(true);
     rows = applyStatusEvent(rows, 'SNAPSHOT', snap);
     expect(rows.get(2)!.incident).toMatchObject({ id: 3 });
-    const { lastFrame, unmount } = render(h(StatusView, { rows, state: 'live', filter: '', editing: false, now: new Date(at).getTime() + 5000 }));
+    const { lastFrame, unmount } = render(
+      h(StatusView, { rows, state: 'live', filter: '', editing: false, now: new Date(at).getTime() + 5000 }),
+    );
     const frame = lastFrame()!;
     expect(frame).toMatch(/ALERT/);
     expect(frame).toMatch(/db .*incident 5s/);
@@ -48,17 +78,19 @@ describe('status marks', () => {
   it('StatusApp asks for the marks once the SNAPSHOT is in', async () => {
     let handlers: { onEvent: (e: StreamEvent) => void; onState: (s: StreamState) => void } | undefined;
     let asked = 0;
-    const app = render(h(StatusApp, {
-      subscribe: (hs: typeof handlers & object) => {
-        handlers = hs;
-        return () => undefined;
-      },
-      onFatal: () => undefined,
-      marks: async () => {
-        asked++;
-        return { incidents: [incident(9, 1)], inMaintenance: [2] };
-      },
-    }));
+    const app = render(
+      h(StatusApp, {
+        subscribe: (hs: typeof handlers & object) => {
+          handlers = hs;
+          return () => undefined;
+        },
+        onFatal: () => undefined,
+        marks: async () => {
+          asked++;
+          return { incidents: [incident(9, 1)], inMaintenance: [2] };
+        },
+      }),
+    );
     handlers!.onEvent({ event: 'SNAPSHOT', id: null, data: snap });
     while (!/api .*incident/.test(app.lastFrame()!) || !/db .*maint/.test(app.lastFrame()!)) await new Promise((r) => setTimeout(r, 50));
     expect(asked).toBe(1);

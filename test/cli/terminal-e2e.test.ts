@@ -12,7 +12,8 @@ import { until } from '../helpers/http.ts';
  * real `monctl agent`: the screen shows the agent connect, then disconnect.
  */
 const socket = `monctl-cli-e2e-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 const screen = () => tmux('capture-pane', '-p', '-t', 'topo');
 let d: TestDaemon;
 let agent: ChildProcess | undefined;
@@ -32,7 +33,9 @@ afterAll(async () => {
 
 it('shows an agent appear and disappear', async () => {
   const created = await d.admin.call(operations.createAgent, { body: { name: 'e2e-agent' } });
-  await d.admin.call(operations.createRoute, { body: { name: 'e2e-route', type: 'HTTP', agentId: created.id, target: 'http://127.0.0.1:9', hostname: 'e2e.test' } });
+  await d.admin.call(operations.createRoute, {
+    body: { name: 'e2e-route', type: 'HTTP', agentId: created.id, target: 'http://127.0.0.1:9', hostname: 'e2e.test' },
+  });
   const { token } = await d.admin.call(operations.rotateAgentToken, { params: { id: created.id } });
   const cmd = `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} topology --watch`;
   tmux('new-session', '-d', '-s', 'topo', '-x', '120', '-y', '40', cmd);
@@ -41,7 +44,8 @@ it('shows an agent appear and disappear', async () => {
   expect(screen()).toMatch(/route e2e-route HTTP e2e\.test\//);
 
   agent = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', d.url, '--log-level', 'warn'], {
-    env: { ...process.env, MONCTL_AGENT_TOKEN: token }, stdio: 'ignore',
+    env: { ...process.env, MONCTL_AGENT_TOKEN: token },
+    stdio: 'ignore',
   });
   await until(() => /agent e2e-agent \[CONNECTED\]/.test(screen()));
   expect(screen()).toMatch(/AGENT_CONNECTED agent e2e-agent connected to pod/);
@@ -67,7 +71,17 @@ it('shows an agent appear and disappear', async () => {
 it('draws tables with borders and colour on a terminal; NO_COLOR and --no-color turn colour off', async () => {
   const run = (name: string, prefix: string, args: string) => {
     // `read` keeps the pane open after the command so that it can be captured.
-    tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '20', `${prefix} MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} ${args}; read x`);
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      '150',
+      '-y',
+      '20',
+      `${prefix} MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} ${args}; read x`,
+    );
   };
   const pane = (name: string) => tmux('capture-pane', '-p', '-e', '-t', name);
   run('colour', '', 'users list');
@@ -84,7 +98,17 @@ it('draws tables with borders and colour on a terminal; NO_COLOR and --no-color 
 
 it('asks before deleting on a terminal, and deletes on "y"', async () => {
   const group = await d.admin.call(operations.createGroup, { body: { name: 'doomed', visibility: 'PUBLIC' } });
-  tmux('new-session', '-d', '-s', 'confirm', '-x', '120', '-y', '10', `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} groups rm doomed; read x`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'confirm',
+    '-x',
+    '120',
+    '-y',
+    '10',
+    `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} groups rm doomed; read x`,
+  );
   await until(() => /Delete group doomed\? \[y\/N\]/.test(tmux('capture-pane', '-p', '-t', 'confirm')));
   expect((await d.admin.call(operations.listGroups)).map((g) => g.id)).toContain(group.id);
   tmux('send-keys', '-t', 'confirm', 'y', 'Enter');
@@ -95,12 +119,24 @@ it('asks before deleting on a terminal, and deletes on "y"', async () => {
 it('apply --prune lists what it would delete and asks; "n" changes nothing, "y" deletes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'monctl-e2e-'));
   try {
-    const doomed = await d.admin.call(operations.createResource, { body: { name: 'tty-doomed', resourceType: 'HTTP', target: 'http://127.0.0.1:9', active: false } });
+    const doomed = await d.admin.call(operations.createResource, {
+      body: { name: 'tty-doomed', resourceType: 'HTTP', target: 'http://127.0.0.1:9', active: false },
+    });
     const file = join(dir, 'keep.yaml');
     writeFileSync(file, 'resources:\n  - {name: tty-kept, type: HTTP, target: "http://127.0.0.1:9/kept", active: false}\n');
     const ids = async () => (await d.admin.call(operations.listAdminResources)).map((r) => r.id);
     const session = (name: string) => {
-      tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '15', `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} apply -f ${file} --prune; echo "exit $?"; read x`);
+      tmux(
+        'new-session',
+        '-d',
+        '-s',
+        name,
+        '-x',
+        '120',
+        '-y',
+        '15',
+        `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} apply -f ${file} --prune; echo "exit $?"; read x`,
+      );
       return () => tmux('capture-pane', '-p', '-t', name);
     };
 

@@ -16,9 +16,14 @@ const cache = () => join(dir, 'cache');
 const entries = () => readdirSync(join(cache(), 'monctl-tsx')).filter((f) => f.endsWith('.js'));
 
 function run(main: string) {
-  const r = spawnSync(join(ROOT, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', '--import', join(ROOT, 'scripts/tsx-hook.ts'), join(dir, main)], {
-    encoding: 'utf8', env: { ...process.env, NODE_COMPILE_CACHE: cache() },
-  });
+  const r = spawnSync(
+    join(ROOT, 'node_modules/.bin/node'),
+    ['--disable-warning=ExperimentalWarning', '--import', join(ROOT, 'scripts/tsx-hook.ts'), join(dir, main)],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_COMPILE_CACHE: cache() },
+    },
+  );
   return { code: r.status, stderr: r.stderr, out: () => JSON.parse(r.stdout) };
 }
 
@@ -29,13 +34,16 @@ beforeAll(() => {
   dir = mkdtempSync(join(ROOT, '.tmp', 'tsx-hook-'));
   writeFileSync(join(dir, 'view.tsx'), view('hi'));
   writeFileSync(join(dir, 'plain.ts'), 'export const x: number = 1;\n');
-  writeFileSync(join(dir, 'main.ts'), `import { createRequire } from 'node:module';
+  writeFileSync(
+    join(dir, 'main.ts'),
+    `import { createRequire } from 'node:module';
 const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.endsWith('/node_modules/esbuild/lib/main.js'));
 const { x } = await import('./plain.ts');
 const before = loaded();
 const { el } = await import('./view.tsx');
 console.log(JSON.stringify({ x, before, after: loaded(), type: el.type, props: el.props }));
-`);
+`,
+  );
   // Node's type stripping refuses an enum; esbuild would compile it.
   writeFileSync(join(dir, 'enum.ts'), 'enum Colour { Red }\nconsole.log(Colour.Red);\n');
 });

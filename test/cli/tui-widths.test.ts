@@ -15,7 +15,8 @@ import { send, until } from '../helpers/http.ts';
  * and nothing left of the old layout. Every capture is printed.
  */
 const socket = `monctl-tui-widths-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 /** The screen as text, wrapped lines joined (so a wrap shows as a line longer than the terminal). */
 const capture = (s: string) => tmux('capture-pane', '-p', '-J', '-t', s).split('\n').slice(0, 24);
 const show = (label: string, lines: string[]) => console.log(`--- ${label}\n${lines.map((l) => `|${l.trimEnd()}`).join('\n')}\n---`);
@@ -28,7 +29,17 @@ let routeName = '';
 const sessions: string[] = [];
 
 function open(name: string, columns: number, args: string) {
-  tmux('new-session', '-d', '-s', name, '-x', String(columns), '-y', '24', `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} ${args}`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    String(columns),
+    '-y',
+    '24',
+    `MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${join(ROOT, 'bin/monctl')} ${args}`,
+  );
   sessions.push(name);
   return () => capture(name);
 }
@@ -52,7 +63,10 @@ function checkTable(lines: string[], columns: number, title: RegExp, headers: st
   expect(tokens(lines[1])).toEqual(headers);
   const rows = lines.slice(2).filter((l) => l.trim() && !l.startsWith('…') && !/waiting for/.test(l));
   // Every column starts after a space (the right-aligned MS is checked by the column after it; a row may end early).
-  const starts = headers.filter((h) => h !== 'MS').map((h) => lines[1].indexOf(h)).filter((i) => i > 0);
+  const starts = headers
+    .filter((h) => h !== 'MS')
+    .map((h) => lines[1].indexOf(h))
+    .filter((i) => i > 0);
   for (const row of rows) for (const i of starts) if (row.length >= i) expect(row[i - 1], `no space before column ${i}: ${row}`).toBe(' ');
   return rows;
 }
@@ -74,18 +88,33 @@ function checkStatus(lines: string[], columns: number) {
 beforeAll(async () => {
   d = await startDaemon();
   const { admin } = d;
-  await admin.call(operations.createResource, { body: { name: RESOURCES[0], resourceType: 'HTTP', target: `${d.url}/actuator/health`, intervalSeconds: 3600 } });
-  await admin.call(operations.createResource, { body: { name: 'db', resourceType: 'TCP', target: '127.0.0.1:1', intervalSeconds: 3600, failureThreshold: 1 } });
-  await admin.call(operations.createResource, { body: { name: 'api', resourceType: 'HTTP', target: `${d.url}/actuator/health`, intervalSeconds: 3600 } });
+  await admin.call(operations.createResource, {
+    body: { name: RESOURCES[0], resourceType: 'HTTP', target: `${d.url}/actuator/health`, intervalSeconds: 3600 },
+  });
+  await admin.call(operations.createResource, {
+    body: { name: 'db', resourceType: 'TCP', target: '127.0.0.1:1', intervalSeconds: 3600, failureThreshold: 1 },
+  });
+  await admin.call(operations.createResource, {
+    body: { name: 'api', resourceType: 'HTTP', target: `${d.url}/actuator/health`, intervalSeconds: 3600 },
+  });
   target = createServer((req, res) => res.end(`hello ${req.url}`));
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   const a = await admin.call(operations.createAgent, { body: { name: 'office-agent' } });
   const route = await admin.call(operations.createRoute, {
-    body: { name: 'storefront', type: 'HTTP', agentId: a.id, target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`, hostname: 'storefront.a-rather-long-hostname.example.test' },
+    body: {
+      name: 'storefront',
+      type: 'HTTP',
+      agentId: a.id,
+      target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+      hostname: 'storefront.a-rather-long-hostname.example.test',
+    },
   });
   routeName = route.name;
   const { token } = await admin.call(operations.rotateAgentToken, { params: { id: a.id } });
-  agent = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', d.url, '--log-level', 'warn'], { env: { ...process.env, MONCTL_AGENT_TOKEN: token }, stdio: 'ignore' });
+  agent = spawn(join(ROOT, 'bin/monctl'), ['agent', '--server', d.url, '--log-level', 'warn'], {
+    env: { ...process.env, MONCTL_AGENT_TOKEN: token },
+    stdio: 'ignore',
+  });
   await until(async () => (await admin.call(operations.getAgent, { params: { id: a.id } })).status === 'CONNECTED');
   for (const path of ['/', '/products/a-long-product-path-that-will-not-fit-in-sixty-columns?page=2', '/cart']) {
     await send(d.edgeUrl, 'GET', path, { headers: { host: 'storefront.a-rather-long-hostname.example.test' } });
@@ -121,7 +150,14 @@ describe('status --watch', () => {
 
   it('a resource created while the view runs shows its real TYPE', async () => {
     const screen = () => capture('status-80');
-    await d.admin.call(operations.createResource, { body: { name: 'late-comer', resourceType: 'TCP', target: `127.0.0.1:${(target.address() as AddressInfo).port}`, intervalSeconds: 3600 } });
+    await d.admin.call(operations.createResource, {
+      body: {
+        name: 'late-comer',
+        resourceType: 'TCP',
+        target: `127.0.0.1:${(target.address() as AddressInfo).port}`,
+        intervalSeconds: 3600,
+      },
+    });
     const row = () => screen().find((l) => l.startsWith('late-comer'));
     await waitFor(() => /^late-comer +TCP +available /.test(row() ?? ''));
     show('status --watch at 80x24 after late-comer was created', screen());
@@ -132,12 +168,22 @@ describe('status --watch', () => {
   it('re-lays the screen when resized from 120 to 60, with nothing left of the old layout', async () => {
     const n = (await d.admin.call(operations.listAdminResources)).length;
     const before = open('status-resize', 120, 'status --watch');
-    await waitFor(() => tokens(before()[1]).length === 7 && before().slice(2).filter((l) => l.trim()).length === n);
+    await waitFor(
+      () =>
+        tokens(before()[1]).length === 7 &&
+        before()
+          .slice(2)
+          .filter((l) => l.trim()).length === n,
+    );
     tmux('resize-window', '-t', 'status-resize', '-x', '60');
     const clean = () => {
       const lines = capture('status-resize');
       // The 60-column header, a row per resource, and below them only blank lines.
-      return tokens(lines[1]).join(' ') === STATUS_AT(60).join(' ') && lines.slice(2 + n).every((l) => !l.trim()) && lines.every((l) => width(l) <= 60);
+      return (
+        tokens(lines[1]).join(' ') === STATUS_AT(60).join(' ') &&
+        lines.slice(2 + n).every((l) => !l.trim()) &&
+        lines.every((l) => width(l) <= 60)
+      );
     };
     await waitFor(clean);
     const lines = capture('status-resize');
@@ -168,7 +214,13 @@ describe('routes log --follow', () => {
     const before = open('log-resize', 120, `routes log ${routeName} --follow`);
     await waitFor(() => tokens(before()[1]).length === 7 && before().some((l) => / \/cart /.test(l)));
     tmux('resize-window', '-t', 'log-resize', '-x', '60');
-    await waitFor(() => tokens(before()[1]).join(' ') === LOG_AT(60).join(' ') && before().slice(5).every((l) => !l.trim()));
+    await waitFor(
+      () =>
+        tokens(before()[1]).join(' ') === LOG_AT(60).join(' ') &&
+        before()
+          .slice(5)
+          .every((l) => !l.trim()),
+    );
     const lines = before();
     show('routes log --follow resized from 120 to 60', lines);
     expect(checkTable(lines, 60, title(), LOG_AT(60))).toHaveLength(3);
@@ -182,7 +234,10 @@ describe('topology --watch', () => {
     expect(lines[0]).toMatch(/^monctl topology {2}● live {2}q to quit$/);
     expect(lines[1]).toMatch(/^╭─+╮$/);
     // Every line of the box is closed on the right: nothing wrapped out of it.
-    const box = lines.slice(2, lines.findIndex((l) => l.startsWith('╰')));
+    const box = lines.slice(
+      2,
+      lines.findIndex((l) => l.startsWith('╰')),
+    );
     // Each line of the tree is one terminal line, cut with `…` rather than wrapped onto a next one.
     for (const l of box) expect(l, l).toMatch(/^│ (pod |not connected| +└ |… \d+ more).* │$/);
     expect(box.some((l) => /└ route storefront HTTP storefront\./.test(l))).toBe(true);

@@ -13,16 +13,50 @@ import { TopologyApp, TopologyView } from '../../cli/tui/topology-view.tsx';
 const h = React.createElement;
 const at = '2026-11-21T10:00:00';
 const agent = (id: number, name: string, status: 'PENDING' | 'CONNECTED' | 'DISCONNECTED', podId: number | null = null) => ({
-  id, name, status, hasToken: true, tokenCreatedAt: at, connectedAt: null, lastSeenAt: null, podId, remoteAddress: null, version: null, createdAt: at,
+  id,
+  name,
+  status,
+  hasToken: true,
+  tokenCreatedAt: at,
+  connectedAt: null,
+  lastSeenAt: null,
+  podId,
+  remoteAddress: null,
+  version: null,
+  createdAt: at,
 });
-const route = { id: 7, name: 'site', type: 'HTTP' as const, agentId: 3, target: 'http://127.0.0.1:3000', hostname: 'site.test', pathPrefix: '/', listenPort: null, allowEncodedSlashes: false, enabled: true,
-  auth: 'none' as const, basicUsers: [], ipAllow: [], ipDeny: [], rateLimit: null, httpsRedirect: false, createdAt: at, updatedAt: at };
+const route = {
+  id: 7,
+  name: 'site',
+  type: 'HTTP' as const,
+  agentId: 3,
+  target: 'http://127.0.0.1:3000',
+  hostname: 'site.test',
+  pathPrefix: '/',
+  listenPort: null,
+  allowEncodedSlashes: false,
+  enabled: true,
+  auth: 'none' as const,
+  basicUsers: [],
+  ipAllow: [],
+  ipDeny: [],
+  rateLimit: null,
+  httpsRedirect: false,
+  createdAt: at,
+  updatedAt: at,
+};
 const snapshot: Topology = {
   pods: [{ id: 1, name: 'pod-a', startedAt: at, version: '0.1.0' }],
   agents: [agent(3, 'edge', 'CONNECTED', 1), agent(4, 'spare', 'PENDING')],
   routes: [{ ...route, inFlight: 0 }],
-  edges: [{ from: 'pod:1', to: 'agent:3', kind: 'CONNECTION' }, { from: 'agent:3', to: 'route:7', kind: 'SERVES' }],
-  probes: [{ agentId: 3, checksPerMinute: 0, inFlight: 0, skipped: 0 }, { agentId: 4, checksPerMinute: 0, inFlight: 0, skipped: 0 }],
+  edges: [
+    { from: 'pod:1', to: 'agent:3', kind: 'CONNECTION' },
+    { from: 'agent:3', to: 'route:7', kind: 'SERVES' },
+  ],
+  probes: [
+    { agentId: 3, checksPerMinute: 0, inFlight: 0, skipped: 0 },
+    { agentId: 4, checksPerMinute: 0, inFlight: 0, skipped: 0 },
+  ],
 };
 
 /** A stream fed by the test: the app subscribes, the test pushes events. */
@@ -79,7 +113,9 @@ describe('topology model', () => {
 
 describe('TopologyView and TopologyApp', () => {
   it('renders the tree, the stream state and the events', () => {
-    const { lastFrame, unmount } = render(h(TopologyView, { topology: snapshot, events: ['10:00:00 AGENT_CREATED agent edge created'], state: 'reconnecting' }));
+    const { lastFrame, unmount } = render(
+      h(TopologyView, { topology: snapshot, events: ['10:00:00 AGENT_CREATED agent edge created'], state: 'reconnecting' }),
+    );
     const frame = lastFrame()!;
     expect(frame).toMatch(/reconnecting/);
     expect(frame).toMatch(/pod pod-a/);
@@ -131,20 +167,63 @@ describe('topology events name what they are about', () => {
 });
 
 describe('status model and view', () => {
-  const snap = { resources: [
-    { resourceId: 1, name: 'api', resourceType: 'HTTP', currentStatus: 'available', latestCheckStatus: 'AVAILABLE', latestCheckedAt: null, latestMessage: '200 OK', latestErrorCode: null },
-    { resourceId: 2, name: 'db', resourceType: 'TCP', currentStatus: 'unknown', latestCheckStatus: null, latestCheckedAt: null, latestMessage: null, latestErrorCode: null },
-  ] };
+  const snap = {
+    resources: [
+      {
+        resourceId: 1,
+        name: 'api',
+        resourceType: 'HTTP',
+        currentStatus: 'available',
+        latestCheckStatus: 'AVAILABLE',
+        latestCheckedAt: null,
+        latestMessage: '200 OK',
+        latestErrorCode: null,
+      },
+      {
+        resourceId: 2,
+        name: 'db',
+        resourceType: 'TCP',
+        currentStatus: 'unknown',
+        latestCheckStatus: null,
+        latestCheckedAt: null,
+        latestMessage: null,
+        latestErrorCode: null,
+      },
+    ],
+  };
 
   it('keeps the last checks for the sparkline and ages', () => {
     let rows = applyStatusEvent(new Map(), 'SNAPSHOT', snap);
-    for (const ms of [10, 20, 40]) rows = applyStatusEvent(rows, 'CHECK_COMPLETED', { resourceId: 1, historyId: ms, status: 'AVAILABLE', message: 'ok', errorCode: null, durationMs: ms, checkedAt: at }, 1000);
-    rows = applyStatusEvent(rows, 'CHECK_COMPLETED', { resourceId: 1, historyId: 99, status: 'NOT_AVAILABLE', message: 'refused', errorCode: 'CONNECTION_ERROR', durationMs: 5, checkedAt: at }, 1000);
+    for (const ms of [10, 20, 40])
+      rows = applyStatusEvent(
+        rows,
+        'CHECK_COMPLETED',
+        { resourceId: 1, historyId: ms, status: 'AVAILABLE', message: 'ok', errorCode: null, durationMs: ms, checkedAt: at },
+        1000,
+      );
+    rows = applyStatusEvent(
+      rows,
+      'CHECK_COMPLETED',
+      {
+        resourceId: 1,
+        historyId: 99,
+        status: 'NOT_AVAILABLE',
+        message: 'refused',
+        errorCode: 'CONNECTION_ERROR',
+        durationMs: 5,
+        checkedAt: at,
+      },
+      1000,
+    );
     rows = applyStatusEvent(rows, 'STATUS_CHANGED', { resourceId: 1, name: 'api', from: 'available', to: 'not_available', at });
     const api = rows.get(1)!;
     expect(api.status).toBe('not_available');
     expect(api.durationMs).toBe(5);
-    expect(sparkline(api.recent).map((s) => s.char).join('')).toBe('▂▄█▁');
+    expect(
+      sparkline(api.recent)
+        .map((s) => s.char)
+        .join(''),
+    ).toBe('▂▄█▁');
     expect(sparkline(api.recent).at(-1)!.ok).toBe(false);
     expect(age(1000, 66_000)).toBe('1m05s');
   });
@@ -184,10 +263,20 @@ describe('table layout (cli/tui/table.tsx)', () => {
       for (const p of placed) expect(p.width).toBeGreaterThanOrEqual(p.column.min);
       // A column is shown only if every column of a higher priority is.
       const shown = new Set(placed.map((p) => p.column.header));
-      for (const p of placed) for (const c of statusColumns(now)) if (c.priority < p.column.priority) expect(shown.has(c.header), `${c.header} at ${columns}`).toBe(true);
+      for (const p of placed)
+        for (const c of statusColumns(now))
+          if (c.priority < p.column.priority) expect(shown.has(c.header), `${c.header} at ${columns}`).toBe(true);
     }
     expect(fitColumns(statusColumns(now), 60).map((p) => p.column.header)).toEqual(['NAME', 'TYPE', 'STATUS', 'ALERT', 'AGE']);
-    expect(fitColumns(statusColumns(now), 80).map((p) => p.column.header)).toEqual(['NAME', 'TYPE', 'STATUS', 'ALERT', 'AGE', 'MS', 'RECENT']);
+    expect(fitColumns(statusColumns(now), 80).map((p) => p.column.header)).toEqual([
+      'NAME',
+      'TYPE',
+      'STATUS',
+      'ALERT',
+      'AGE',
+      'MS',
+      'RECENT',
+    ]);
     // The spare room goes to NAME once every column has its preferred width.
     const wide = fitColumns(statusColumns(now), 160);
     expect(sum(wide)).toBe(160);
@@ -195,18 +284,49 @@ describe('table layout (cli/tui/table.tsx)', () => {
   });
 
   it('routes log keeps the order of the table without --follow, and shows the time of day when narrow', () => {
-    expect(fitColumns(routeLogColumns, 120).map((p) => p.column.header)).toEqual(['AT', 'METHOD', 'PATH', 'STATUS', 'MS', 'CLIENT', 'ERROR']);
+    expect(fitColumns(routeLogColumns, 120).map((p) => p.column.header)).toEqual([
+      'AT',
+      'METHOD',
+      'PATH',
+      'STATUS',
+      'MS',
+      'CLIENT',
+      'ERROR',
+    ]);
     expect(fitColumns(routeLogColumns, 60).map((p) => p.column.header)).toEqual(['AT', 'METHOD', 'PATH', 'STATUS', 'MS', 'ERROR']);
-    const entry = { id: 1, routeId: 7, at: '2026-11-27T17:01:02', method: 'GET', path: '/', status: 200, durationMs: 3, bytesIn: 0, bytesOut: 5, clientIp: '127.0.0.1', agentId: 3, podId: 1, error: null };
+    const entry = {
+      id: 1,
+      routeId: 7,
+      at: '2026-11-27T17:01:02',
+      method: 'GET',
+      path: '/',
+      status: 200,
+      durationMs: 3,
+      bytesIn: 0,
+      bytesOut: 5,
+      clientIp: '127.0.0.1',
+      agentId: 3,
+      podId: 1,
+      error: null,
+    };
     expect(routeLogColumns[0].cell(entry, 8)).toBe('17:01:02');
     expect(routeLogColumns[0].cell(entry, 19)).toBe('2026-11-27T17:01:02');
     expect(routeTitle({ ...route, listenPort: null })).toBe('monctl routes log site (site.test/)');
   });
 
   it('cuts a long value with … inside its column', () => {
-    const rows = applyStatusEvent(new Map(), 'SNAPSHOT', { resources: [
-      { resourceId: 1, name: 'a-resource-name-far-longer-than-its-column', resourceType: 'DOCKER', currentStatus: 'not_available', latestCheckedAt: null, latestMessage: null },
-    ] });
+    const rows = applyStatusEvent(new Map(), 'SNAPSHOT', {
+      resources: [
+        {
+          resourceId: 1,
+          name: 'a-resource-name-far-longer-than-its-column',
+          resourceType: 'DOCKER',
+          currentStatus: 'not_available',
+          latestCheckedAt: null,
+          latestMessage: null,
+        },
+      ],
+    });
     const { lastFrame, unmount } = render(h(StatusView, { rows, state: 'live', filter: '', editing: false, now, width: 60 }));
     const lines = lastFrame()!.split('\n');
     expect(lines[2]).toMatch(/^a-resource-name-… DOCKER not_available /);
@@ -225,10 +345,28 @@ describe('status --watch completes rows that only events named', () => {
     };
     const app = render(h(StatusApp, { subscribe: f.subscribe, onFatal: () => undefined, lookup }));
     f.push('SNAPSHOT', { resources: [] });
-    f.push('CHECK_COMPLETED', { resourceId: 9, historyId: 1, status: 'AVAILABLE', message: 'ok', errorCode: null, durationMs: 4, checkedAt: at, location: 'daemon' });
+    f.push('CHECK_COMPLETED', {
+      resourceId: 9,
+      historyId: 1,
+      status: 'AVAILABLE',
+      message: 'ok',
+      errorCode: null,
+      durationMs: 4,
+      checkedAt: at,
+      location: 'daemon',
+    });
     await until(() => /late-comer +TCP +available/.test(app.lastFrame()!));
     f.push('STATUS_CHANGED', { resourceId: 9, name: 'late-comer', from: 'unknown', to: 'available', at });
-    f.push('CHECK_COMPLETED', { resourceId: 9, historyId: 2, status: 'AVAILABLE', message: 'ok', errorCode: null, durationMs: 5, checkedAt: at, location: 'daemon' });
+    f.push('CHECK_COMPLETED', {
+      resourceId: 9,
+      historyId: 2,
+      status: 'AVAILABLE',
+      message: 'ok',
+      errorCode: null,
+      durationMs: 5,
+      checkedAt: at,
+      location: 'daemon',
+    });
     await until(() => /late-comer +TCP +available/.test(app.lastFrame()!));
     expect(asked).toEqual([9]);
     app.unmount();

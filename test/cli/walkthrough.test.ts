@@ -11,7 +11,11 @@ import { useAdminCli } from './run.ts';
  */
 const cli = useAdminCli();
 const { monctl } = cli;
-const tsv = (text: string) => text.trimEnd().split('\n').map((l) => l.split('\t'));
+const tsv = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
 const names = async (noun: string) => (await monctl([noun, 'list', '-o', 'json'])).json().map((x: { name: string }) => x.name);
 
 describe('apply --prune is a destructive command', () => {
@@ -52,7 +56,9 @@ describe('groups rm says what the daemon does', () => {
     expect(help.stdout).toMatch(/refuses to delete a group that still has resources/);
 
     expect((await monctl(['groups', 'add', 'crew'])).code).toBe(0);
-    expect((await monctl(['resources', 'add', 'member', '--target', 'http://127.0.0.1:9/m', '--inactive', '--group', 'crew'])).code).toBe(0);
+    expect((await monctl(['resources', 'add', 'member', '--target', 'http://127.0.0.1:9/m', '--inactive', '--group', 'crew'])).code).toBe(
+      0,
+    );
     // Not exit 2 ("needs --yes"): the refusal comes first, with no question asked.
     const refused = await monctl(['groups', 'rm', 'crew']);
     expect(refused.code).toBe(1);
@@ -72,22 +78,24 @@ describe('groups rm says what the daemon does', () => {
 
 describe('agents token --output-file', () => {
   /** Whether the daemon accepts this registration token: the agent's own dial, closed at once. */
-  const accepted = (token: string) => new Promise<boolean>((resolve, reject) => {
-    const req = request(new URL('/admin/tunnel', cli.d.url), {
-      headers: { connection: 'Upgrade', upgrade: 'monctl-tunnel', authorization: `Bearer ${token}` }, agent: false,
+  const accepted = (token: string) =>
+    new Promise<boolean>((resolve, reject) => {
+      const req = request(new URL('/admin/tunnel', cli.d.url), {
+        headers: { connection: 'Upgrade', upgrade: 'monctl-tunnel', authorization: `Bearer ${token}` },
+        agent: false,
+      });
+      req.on('upgrade', (_res, socket) => {
+        socket.destroy();
+        resolve(true);
+      });
+      req.on('response', (res) => {
+        res.resume();
+        if (res.statusCode === 401) resolve(false);
+        else reject(new Error(`tunnel dial answered ${res.statusCode}`));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('upgrade', (_res, socket) => {
-      socket.destroy();
-      resolve(true);
-    });
-    req.on('response', (res) => {
-      res.resume();
-      if (res.statusCode === 401) resolve(false);
-      else reject(new Error(`tunnel dial answered ${res.statusCode}`));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 
   it('writes the token to a new 0600 file, refuses an existing file before rotating, replaces it with --force', async () => {
     const file = join(cli.home.dir, 'office.token');
@@ -124,7 +132,8 @@ describe('agents token --output-file', () => {
 describe('resources add --wait', () => {
   it('prints the resource (its id, not the history entry id) after the first check; exit 5 when NOT_AVAILABLE', async () => {
     // A few checks first, so that history ids and resource ids differ.
-    for (const n of [1, 2]) expect((await monctl(['resources', 'add', `pre-${n}`, '--target', 'http://127.0.0.1:9/pre', '--wait'])).code).toBe(5);
+    for (const n of [1, 2])
+      expect((await monctl(['resources', 'add', `pre-${n}`, '--target', 'http://127.0.0.1:9/pre', '--wait'])).code).toBe(5);
     const json = await monctl(['resources', 'add', 'waited', '--target', 'http://127.0.0.1:9/w', '--wait', '-o', 'json']);
     expect(json.code, json.stderr).toBe(5);
     const id = (await monctl(['resources', 'get', 'waited', '-o', 'json'])).json().id;
@@ -196,7 +205,17 @@ describe('info', () => {
 describe('agent names in tables', () => {
   it('routes list and get show the agent name; json keeps agentId', async () => {
     const agent = await cli.d.admin.call(operations.createAgent, { body: { name: 'named-agent' } });
-    const add = await monctl(['routes', 'add', 'named-route', '--agent', 'named-agent', '--hostname', 'named.test', '--target', 'http://127.0.0.1:9']);
+    const add = await monctl([
+      'routes',
+      'add',
+      'named-route',
+      '--agent',
+      'named-agent',
+      '--hostname',
+      'named.test',
+      '--target',
+      'http://127.0.0.1:9',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     const [head, ...rows] = tsv((await monctl(['routes', 'list'])).stdout);
     const row = rows.find((r) => r[1] === 'named-route')!;

@@ -48,7 +48,16 @@ describe('ACME across pods', () => {
     await new Promise<void>((r) => lb.listen(0, '127.0.0.1', r));
     pebble = await startPebble({ httpPort: (lb.address() as AddressInfo).port, tlsPort: await freePort() });
     cluster = await startPods(3, {
-      args: ['--edge-tls-listen', '127.0.0.1:0', '--acme-directory', pebble.directory, '--acme-email', 'ops@example.test', '--acme-challenges', 'http-01'],
+      args: [
+        '--edge-tls-listen',
+        '127.0.0.1:0',
+        '--acme-directory',
+        pebble.directory,
+        '--acme-email',
+        'ops@example.test',
+        '--acme-challenges',
+        'http-01',
+      ],
       env: { NODE_EXTRA_CA_CERTS: pebble.listenerCaFile },
     });
   }, 60_000);
@@ -64,9 +73,11 @@ describe('ACME across pods', () => {
     // Routes created through every pod: each pod hears of each hostname (its own write, or the others' through the database).
     const routes: number[] = [];
     for (const [i, name] of NAMES.entries()) {
-      routes[i] = (await cluster.pods[i % 3].admin.call(operations.createRoute, {
-        body: { name: `r${i}`, type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9/', hostname: name },
-      })).id;
+      routes[i] = (
+        await cluster.pods[i % 3].admin.call(operations.createRoute, {
+          body: { name: `r${i}`, type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9/', hostname: name },
+        })
+      ).id;
     }
     const valid = await until(async () => {
       const certs = (await a.admin.call(operations.listCertificates)).filter((c) => c.source === 'ACME');
@@ -77,8 +88,9 @@ describe('ACME across pods', () => {
     await cluster.pod('pod-b').admin.call(operations.updateRoute, { params: { id: routes[0] }, body: { target: 'http://127.0.0.1:10/' } });
     await new Promise((r) => setTimeout(r, 2_000));
 
-    const counts = NAMES.map((name) => cluster.pods.flatMap((p) => p.logs)
-      .filter((l) => l.msg === 'acme: ordering a certificate' && l.hostname === name).length);
+    const counts = NAMES.map(
+      (name) => cluster.pods.flatMap((p) => p.logs).filter((l) => l.msg === 'acme: ordering a certificate' && l.hostname === name).length,
+    );
     expect(counts, `orders per name: ${counts}\n${pebble.logs().slice(-2000)}`).toEqual(NAMES.map(() => 1));
     for (const name of NAMES) {
       const [orderer] = orderers(cluster.pods, name);
@@ -90,10 +102,14 @@ describe('ACME across pods', () => {
     for (const pod of cluster.pods) {
       for (const cert of valid) {
         const name = cert.hostnames[0];
-        await eventually(`${name} at ${pod.url}'s TLS edge`, async () => {
-          const served = await servedFor(pod.edgeTlsUrl!, name, root);
-          return 'serial' in served && served.serial === cert.serial;
-        }, 10_000);
+        await eventually(
+          `${name} at ${pod.url}'s TLS edge`,
+          async () => {
+            const served = await servedFor(pod.edgeTlsUrl!, name, root);
+            return 'serial' in served && served.serial === cert.serial;
+          },
+          10_000,
+        );
       }
     }
   }, 120_000);

@@ -53,8 +53,18 @@ describe('ACME on pods: one order per name', () => {
     const acme = ['--acme-directory', pebble.directory, '--acme-email', 'ops@example.test', '--acme-challenges', 'http-01'];
     const env = { NODE_EXTRA_CA_CERTS: pebble.listenerCaFile };
     pods = await Promise.all([
-      startDaemon({ databaseUrl: url, adminKeyFrom: boot, env, args: ['--pod-name', 'pod-a', '--edge-listen', `127.0.0.1:${httpPort}`, '--edge-tls-listen', `127.0.0.1:${tlsPort}`, ...acme] }),
-      startDaemon({ databaseUrl: url, adminKeyFrom: boot, env, args: ['--pod-name', 'pod-b', '--edge-tls-listen', '127.0.0.1:0', ...acme] }),
+      startDaemon({
+        databaseUrl: url,
+        adminKeyFrom: boot,
+        env,
+        args: ['--pod-name', 'pod-a', '--edge-listen', `127.0.0.1:${httpPort}`, '--edge-tls-listen', `127.0.0.1:${tlsPort}`, ...acme],
+      }),
+      startDaemon({
+        databaseUrl: url,
+        adminKeyFrom: boot,
+        env,
+        args: ['--pod-name', 'pod-b', '--edge-tls-listen', '127.0.0.1:0', ...acme],
+      }),
     ]);
   }, 60_000);
   afterAll(async () => {
@@ -65,11 +75,14 @@ describe('ACME on pods: one order per name', () => {
   it('orders each name once, whichever pod wins it, and both pods serve every certificate', async () => {
     const [a, b] = pods;
     const certs = await until(async () => {
-      const acme = (await a.admin.call(operations.listCertificates)).filter((c: Certificate) => c.source === 'ACME' && c.state !== 'PENDING');
+      const acme = (await a.admin.call(operations.listCertificates)).filter(
+        (c: Certificate) => c.source === 'ACME' && c.state !== 'PENDING',
+      );
       return acme.length === NAMES.length && acme;
     }, 100);
     expect(certs.map((c) => c.hostnames[0]).sort()).toEqual(NAMES);
-    for (const cert of certs) expect(cert, pebble.logs()).toMatchObject({ state: 'VALID', challenge: 'http-01', failures: 0, lastError: null });
+    for (const cert of certs)
+      expect(cert, pebble.logs()).toMatchObject({ state: 'VALID', challenge: 'http-01', failures: 0, lastError: null });
     // Settle: a second order for a name would come from a pass still under way.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(ordersAt(pebble), pebble.logs()).toBe(NAMES.length);

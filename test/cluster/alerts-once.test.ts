@@ -40,8 +40,14 @@ describe('alerts across pods', () => {
 
   it('each opening and each resolution reaches the receiver once, whichever pod checked, routed and sent it', async () => {
     // Every pod holds its share of the shards before the resources come.
-    await eventually('shares', async () => (await queryDb<{ shards: number }>(cluster.pod('pod-a'), 'SELECT shards FROM cluster_members'))
-      .filter((m) => Number(m.shards) >= 20).length === 3, 30_000);
+    await eventually(
+      'shares',
+      async () =>
+        (await queryDb<{ shards: number }>(cluster.pod('pod-a'), 'SELECT shards FROM cluster_members')).filter(
+          (m) => Number(m.shards) >= 20,
+        ).length === 3,
+      30_000,
+    );
     const w = worldOf(cluster.pod('pod-a'), target);
     const n = await w.notifier('hook', 'WEBHOOK', { url: `${hook.url}/hook` });
     secret = n.signingSecret!;
@@ -55,23 +61,39 @@ describe('alerts across pods', () => {
     // Several more dispatch and routing passes on every pod: a second send would show now.
     await sleep(3_000);
     const opened = perIncident('INCIDENT_OPENED');
-    expect([...opened.values()].filter((c) => c !== 1), 'openings sent more than once').toEqual([]);
+    expect(
+      [...opened.values()].filter((c) => c !== 1),
+      'openings sent more than once',
+    ).toEqual([]);
     // (The members' counters are written with their heartbeats, every 2 s.)
-    await eventually('every pod checked some of the resources', async () => (await queryDb<{ checks_total: number }>(cluster.pod('pod-a'),
-      'SELECT checks_total FROM cluster_members')).filter((m) => Number(m.checks_total) > 0).length === 3);
+    await eventually(
+      'every pod checked some of the resources',
+      async () =>
+        (await queryDb<{ checks_total: number }>(cluster.pod('pod-a'), 'SELECT checks_total FROM cluster_members')).filter(
+          (m) => Number(m.checks_total) > 0,
+        ).length === 3,
+    );
 
     target.status = 200;
     await eventually('every resolution', () => perIncident('INCIDENT_RESOLVED').size === RESOURCES, 45_000);
     await sleep(3_000);
     const resolved = perIncident('INCIDENT_RESOLVED');
     expect([...resolved.keys()].sort()).toEqual([...opened.keys()].sort());
-    expect([...resolved.values()].filter((c) => c !== 1), 'resolutions sent more than once').toEqual([]);
+    expect(
+      [...resolved.values()].filter((c) => c !== 1),
+      'resolutions sent more than once',
+    ).toEqual([]);
     expect(hook.refused).toEqual([]);
 
     // The database agrees: every message went out in one attempt, once.
-    const rows = await queryDb<{ state: string; attempts: number; message_id: string }>(cluster.pod('pod-a'),
-      'SELECT state, attempts, message_id FROM notifications');
-    expect(rows.every((r) => r.state === 'sent' && Number(r.attempts) === 1), JSON.stringify(rows)).toBe(true);
+    const rows = await queryDb<{ state: string; attempts: number; message_id: string }>(
+      cluster.pod('pod-a'),
+      'SELECT state, attempts, message_id FROM notifications',
+    );
+    expect(
+      rows.every((r) => r.state === 'sent' && Number(r.attempts) === 1),
+      JSON.stringify(rows),
+    ).toBe(true);
     const ids = hook.received.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size, 'a message id delivered twice').toBe(ids.length);
     expect(ids.length).toBe(rows.length);
@@ -82,20 +104,30 @@ describe('alerts across pods', () => {
     const late = await startWebhookReceiver(() => lateSecret);
     try {
       target.status = 503;
-      await eventually('every resource down again', async () => (await queryDb<{ n: number }>(cluster.pod('pod-a'),
-        'SELECT count(*) AS n FROM incidents WHERE resolved_at IS NULL')).every((r) => Number(r.n) === RESOURCES), 45_000);
+      await eventually(
+        'every resource down again',
+        async () =>
+          (await queryDb<{ n: number }>(cluster.pod('pod-a'), 'SELECT count(*) AS n FROM incidents WHERE resolved_at IS NULL')).every(
+            (r) => Number(r.n) === RESOURCES,
+          ),
+        45_000,
+      );
       const w = worldOf(cluster.pod('pod-b'), target);
       const n = await w.notifier('late', 'WEBHOOK', { url: `${late.url}/hook` });
       lateSecret = n.signingSecret!;
       await w.rule({ name: 'late', events: ['INCIDENT_OPENED'], notifierIds: [n.id] });
       const counts = () => {
         const c = new Map<number, number>();
-        for (const i of late.verified.flatMap(itemsOf).filter((x) => x.kind === 'INCIDENT_OPENED' && !x.reminder)) c.set(i.incidentId!, (c.get(i.incidentId!) ?? 0) + 1);
+        for (const i of late.verified.flatMap(itemsOf).filter((x) => x.kind === 'INCIDENT_OPENED' && !x.reminder))
+          c.set(i.incidentId!, (c.get(i.incidentId!) ?? 0) + 1);
         return c;
       };
-      await eventually('every open incident at the new rule\'s notifier', () => counts().size === RESOURCES, 45_000);
+      await eventually("every open incident at the new rule's notifier", () => counts().size === RESOURCES, 45_000);
       await sleep(3_000); // several routing passes on every pod: a second copy would show now
-      expect([...counts().values()].filter((c) => c !== 1), 'openings sent twice to the new rule').toEqual([]);
+      expect(
+        [...counts().values()].filter((c) => c !== 1),
+        'openings sent twice to the new rule',
+      ).toEqual([]);
       expect(late.refused).toEqual([]);
     } finally {
       await late.close();

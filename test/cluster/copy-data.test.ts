@@ -25,7 +25,10 @@ describe('copy-data from SQLite to PostgreSQL', () => {
     const a = d.admin;
     return {
       groups: await a.call(operations.listGroups),
-      resources: (await a.call(operations.listAdminResources)).map(({ latestCheckedAt, ...r }) => ({ ...r, checked: latestCheckedAt !== null })),
+      resources: (await a.call(operations.listAdminResources)).map(({ latestCheckedAt, ...r }) => ({
+        ...r,
+        checked: latestCheckedAt !== null,
+      })),
       users: await a.call(operations.listUsers),
       keys: (await a.call(operations.listApiKeys)).map(({ lastUsedAt, ...k }) => k),
       // An open incident's duration grows while the test runs.
@@ -45,7 +48,8 @@ describe('copy-data from SQLite to PostgreSQL', () => {
     sqlite = await startDaemon({ dataDir: join(base, 'data'), databaseUrl: '', args: ['--scheduler', 'off'] });
     const a = sqlite.admin;
     const groups = [];
-    for (const name of ['web', 'internal']) groups.push((await a.call(operations.createGroup, { body: { name, visibility: 'PUBLIC' } })).id);
+    for (const name of ['web', 'internal'])
+      groups.push((await a.call(operations.createGroup, { body: { name, visibility: 'PUBLIC' } })).id);
     const ids: number[] = [];
     for (let i = 0; i < 12; i++) ids.push(await httpResource(sqlite, `svc-${i}`, `${t.url}${i}`, { groupIds: [groups[i % 2]] }));
     for (const id of ids) await checkNow(sqlite, id);
@@ -54,13 +58,17 @@ describe('copy-data from SQLite to PostgreSQL', () => {
     t.set(200);
     await a.call(operations.createUser, { body: { username: 'viewer', password: 'viewer-password-1', role: 'USER' } });
     await a.call(operations.createApiKey, { body: { name: 'ci', role: 'USER' } });
-    const notifier = await a.call(operations.createNotifier, { body: { name: 'hook', type: 'WEBHOOK', config: { url: `${t.url}hook` } } as never });
+    const notifier = await a.call(operations.createNotifier, {
+      body: { name: 'hook', type: 'WEBHOOK', config: { url: `${t.url}hook` } } as never,
+    });
     await a.call(operations.createAlertRule, { body: { name: 'all', events: ['INCIDENT_OPENED'], notifierIds: [notifier.id] } as never });
     await a.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', groupIds: groups } });
     await a.call(operations.createAnnouncement, { body: { kind: 'INFORMATION', content: '<p>hello</p>', active: true } });
     await a.call(operations.addCorsOrigin, { body: { origin: 'https://dash.example.com' } });
     const agent = await a.call(operations.createAgent, { body: { name: 'edge-1' } });
-    await a.call(operations.createRoute, { body: { name: 'app', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9/', hostname: 'app.test' } });
+    await a.call(operations.createRoute, {
+      body: { name: 'app', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9/', hostname: 'app.test' },
+    });
     Object.assign(before, await snapshot(sqlite));
     await sqlite.stop();
     url = await createTestDatabase();
@@ -75,10 +83,31 @@ describe('copy-data from SQLite to PostgreSQL', () => {
     const copy = await runMonctl(['daemon', 'copy-data', '--from', sqlite.dataDir, '--to', url]);
     expect(copy.code, copy.stderr).toBe(0);
     expect(copy.stderr).toMatch(/counts match/);
-    const lines = copy.stdout.trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+    const lines = copy.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/));
     const counts = Object.fromEntries(lines.map(([table, s, p]) => [table, [Number(s), Number(p)]]));
-    for (const table of ['users', 'api_keys', 'groups', 'resources', 'resource_groups', 'check_history', 'incidents', 'alert_events',
-      'notifiers', 'alert_rules', 'status_pages', 'announcements', 'cors_origins', 'agents', 'routes', 'settings', 'pods']) {
+    for (const table of [
+      'users',
+      'api_keys',
+      'groups',
+      'resources',
+      'resource_groups',
+      'check_history',
+      'incidents',
+      'alert_events',
+      'notifiers',
+      'alert_rules',
+      'status_pages',
+      'announcements',
+      'cors_origins',
+      'agents',
+      'routes',
+      'settings',
+      'pods',
+    ]) {
       expect(counts[table]?.[0], table).toBeGreaterThan(0);
       expect(counts[table]?.[1], table).toBe(counts[table][0]);
     }

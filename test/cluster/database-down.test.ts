@@ -32,7 +32,9 @@ describe('a pod without its database', () => {
     const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     pod = await startDaemon({ databaseUrl: await pg.createDatabase(), args: ['--pod-name', 'lonely'] });
     for (let i = 0; i < 20; i++) {
-      await pod.admin.call(operations.createResource, { body: { name: `r${i}`, resourceType: 'HTTP', target: `${target}${i}`, intervalSeconds: 10 } });
+      await pod.admin.call(operations.createResource, {
+        body: { name: `r${i}`, resourceType: 'HTTP', target: `${target}${i}`, intervalSeconds: 10 },
+      });
     }
   }, 60_000);
   afterAll(async () => {
@@ -45,7 +47,10 @@ describe('a pod without its database', () => {
     await until(() => hits >= 20);
     const up = await send(pod.url, 'GET', '/actuator/health', { headers: bearer(pod.adminKey) });
     expect(up.status).toBe(200);
-    expect(up.json()).toMatchObject({ status: 'UP', components: { db: { status: 'UP', details: { database: expect.stringMatching(/^PostgreSQL /) } } } });
+    expect(up.json()).toMatchObject({
+      status: 'UP',
+      components: { db: { status: 'UP', details: { database: expect.stringMatching(/^PostgreSQL /) } } },
+    });
 
     pg.kill();
     await until(async () => (await send(pod.url, 'GET', '/actuator/health')).status === 503, 200);

@@ -11,7 +11,10 @@ const RESOURCES = 500;
 const SHARDS = 64;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Check { resource_id: number; checked_at: number }
+interface Check {
+  resource_id: number;
+  checked_at: number;
+}
 
 /** Gaps between consecutive checks of each resource, for checks at or after `from`. */
 function gapsOf(checks: Check[], from: number): Map<number, number[]> {
@@ -46,9 +49,11 @@ describe('pods share the checks', () => {
     cluster = await startPods(3);
     const admin = cluster.pod('pod-a').admin;
     for (let i = 0; i < RESOURCES; i += 50) {
-      const batch = Array.from({ length: Math.min(50, RESOURCES - i) }, (_, j) => admin.call(operations.createResource, {
-        body: { name: `r-${i + j}`, resourceType: 'HTTP', target: `${target}${i + j}`, intervalSeconds: INTERVAL_MS / 1000 },
-      }));
+      const batch = Array.from({ length: Math.min(50, RESOURCES - i) }, (_, j) =>
+        admin.call(operations.createResource, {
+          body: { name: `r-${i + j}`, resourceType: 'HTTP', target: `${target}${i + j}`, intervalSeconds: INTERVAL_MS / 1000 },
+        }),
+      );
       ids = ids.concat((await Promise.all(batch)).map((r) => r.id));
     }
   }, 60_000);
@@ -57,13 +62,23 @@ describe('pods share the checks', () => {
     await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   });
 
-  const checks = () => queryDb<Check>(cluster.pod('pod-a'), 'SELECT resource_id, checked_at FROM check_history ORDER BY resource_id, checked_at');
-  const members = () => queryDb<{ pod_name: string; instance: string; shards: number; checks_total: number }>(cluster.pod('pod-a'),
-    'SELECT pod_name, instance, shards, checks_total FROM cluster_members ORDER BY pod_name');
-  const shardsOf = async (podName: string) => (await queryDb<{ shard: number }>(cluster.pod('pod-a'),
-    'SELECT l.shard FROM shard_leases l JOIN cluster_members m ON m.instance = l.holder WHERE m.pod_name = ?', podName)).map((r) => r.shard);
+  const checks = () =>
+    queryDb<Check>(cluster.pod('pod-a'), 'SELECT resource_id, checked_at FROM check_history ORDER BY resource_id, checked_at');
+  const members = () =>
+    queryDb<{ pod_name: string; instance: string; shards: number; checks_total: number }>(
+      cluster.pod('pod-a'),
+      'SELECT pod_name, instance, shards, checks_total FROM cluster_members ORDER BY pod_name',
+    );
+  const shardsOf = async (podName: string) =>
+    (
+      await queryDb<{ shard: number }>(
+        cluster.pod('pod-a'),
+        'SELECT l.shard FROM shard_leases l JOIN cluster_members m ON m.instance = l.holder WHERE m.pod_name = ?',
+        podName,
+      )
+    ).map((r) => r.shard);
 
-  it('each resource once per interval on 3 pods; a SIGKILLed pod\'s share resumes within two intervals; a new pod takes its share', async () => {
+  it("each resource once per interval on 3 pods; a SIGKILLed pod's share resumes within two intervals; a new pod takes its share", async () => {
     // Every pod holds a share of the shards, every resource has been checked once.
     await until(async () => (await members()).length === 3 && (await members()).every((m) => m.shards >= 20));
     await until(async () => new Set((await checks()).map((c) => c.resource_id)).size === RESOURCES, 500);
@@ -73,10 +88,19 @@ describe('pods share the checks', () => {
     let gaps = gapsOf(history, steadyFrom);
     expect(gaps.size, 'every resource was checked in the steady phase').toBe(RESOURCES);
     const allGaps = [...gaps.values()].flat();
-    expect(allGaps.filter((g) => g < INTERVAL_MS / 2), 'checked twice in one interval').toEqual([]);
-    expect(allGaps.filter((g) => g > 1.5 * INTERVAL_MS), 'missed beats').toEqual([]);
+    expect(
+      allGaps.filter((g) => g < INTERVAL_MS / 2),
+      'checked twice in one interval',
+    ).toEqual([]);
+    expect(
+      allGaps.filter((g) => g > 1.5 * INTERVAL_MS),
+      'missed beats',
+    ).toEqual([]);
     const ran = (await members()).map((m) => m.checks_total);
-    expect(ran.every((n) => n > 0), `every pod ran checks: ${ran}`).toBe(true);
+    expect(
+      ran.every((n) => n > 0),
+      `every pod ran checks: ${ran}`,
+    ).toBe(true);
 
     // SIGKILL pod-c: its shards' resources are checked again within two intervals, by the others.
     const victimShards = new Set(await shardsOf('pod-c'));
@@ -95,7 +119,10 @@ describe('pods share the checks', () => {
     const late = victimIds.filter((id) => !after.has(id) || after.get(id)! - before.get(id)! > 2 * INTERVAL_MS);
     expect(late, 'resources of the killed pod not checked within two intervals').toEqual([]);
     gaps = gapsOf(history, steadyFrom);
-    expect([...gaps.values()].flat().filter((g) => g < INTERVAL_MS / 2), 'checked twice in one interval around the kill').toEqual([]);
+    expect(
+      [...gaps.values()].flat().filter((g) => g < INTERVAL_MS / 2),
+      'checked twice in one interval around the kill',
+    ).toEqual([]);
     expect((await shardsOf('pod-a')).length + (await shardsOf('pod-b')).length).toBe(SHARDS);
 
     // A new pod joins: the others hand it a share without a restart; nothing is checked twice meanwhile.
@@ -106,12 +133,21 @@ describe('pods share the checks', () => {
     history = await checks();
     gaps = gapsOf(history, joinedAt);
     const joinGaps = [...gaps.values()].flat();
-    expect(joinGaps.filter((g) => g < INTERVAL_MS / 2), 'checked twice in one interval around the join').toEqual([]);
-    expect(joinGaps.filter((g) => g > 2 * INTERVAL_MS), 'resources left unchecked for over two intervals by the hand-over').toEqual([]);
+    expect(
+      joinGaps.filter((g) => g < INTERVAL_MS / 2),
+      'checked twice in one interval around the join',
+    ).toEqual([]);
+    expect(
+      joinGaps.filter((g) => g > 2 * INTERVAL_MS),
+      'resources left unchecked for over two intervals by the hand-over',
+    ).toEqual([]);
     const d = (await members()).find((m) => m.pod_name === 'pod-d');
     expect(d?.checks_total).toBeGreaterThan(0);
     const shares = await Promise.all(['pod-a', 'pod-b', 'pod-d'].map(shardsOf));
     expect(shares.map((s) => s.length).reduce((a, b) => a + b)).toBe(SHARDS);
-    expect(shares.every((s) => s.length >= 20), `shares: ${shares.map((s) => s.length)}`).toBe(true);
+    expect(
+      shares.every((s) => s.length >= 20),
+      `shares: ${shares.map((s) => s.length)}`,
+    ).toBe(true);
   }, 240_000);
 });

@@ -59,9 +59,10 @@ describe('pods are one system', () => {
   });
 
   it('CORS origins, visibility and routes changed through one pod apply on the other (told on commit, no restart)', async () => {
-    const preflight = () => send(b.url, 'OPTIONS', '/api/resources', {
-      headers: { Origin: 'https://board.example.com', 'Access-Control-Request-Method': 'GET' },
-    });
+    const preflight = () =>
+      send(b.url, 'OPTIONS', '/api/resources', {
+        headers: { Origin: 'https://board.example.com', 'Access-Control-Request-Method': 'GET' },
+      });
     expect((await preflight()).headers['access-control-allow-origin']).toBeUndefined();
     await a.admin.call(operations.addCorsOrigin, { body: { origin: 'https://board.example.com' } });
     await until(async () => (await preflight()).headers['access-control-allow-origin'] === 'https://board.example.com', 50);
@@ -80,7 +81,9 @@ describe('pods are one system', () => {
     const edge = () => send(b.edgeUrl, 'GET', '/', { headers: { Host: 'app.cluster.test' } });
     expect((await edge()).status).toBe(404);
     const agent = await a.admin.call(operations.createAgent, { body: { name: 'edge-a' } });
-    await a.admin.call(operations.createRoute, { body: { name: 'app', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9/', hostname: 'app.cluster.test' } });
+    await a.admin.call(operations.createRoute, {
+      body: { name: 'app', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9/', hostname: 'app.cluster.test' },
+    });
     await until(async () => (await edge()).status !== 404, 50);
   });
 

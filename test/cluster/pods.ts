@@ -20,7 +20,10 @@ export async function startPods(n: number, opts: StartOptions = {}): Promise<Pod
   let counter = 0;
   const add = async (name = `pod-${String.fromCharCode(97 + counter++)}`, more: StartOptions = {}) => {
     const pod = await startDaemon({
-      ...opts, ...more, databaseUrl: url, ...(pods[0] ? { adminKeyFrom: pods[0] } : {}),
+      ...opts,
+      ...more,
+      databaseUrl: url,
+      ...(pods[0] ? { adminKeyFrom: pods[0] } : {}),
       args: ['--pod-name', name, ...(opts.args ?? []), ...(more.args ?? [])],
     });
     pods.push(pod);
@@ -30,7 +33,9 @@ export async function startPods(n: number, opts: StartOptions = {}): Promise<Pod
   await add(); // the first pod bootstraps the database (user admin, its key); the others find it done
   await Promise.all(Array.from({ length: n - 1 }, () => add()));
   return {
-    url, pods, add,
+    url,
+    pods,
+    add,
     pod(name) {
       const found = byName.get(name);
       if (!found) throw new Error(`no pod ${name}`);

@@ -53,8 +53,14 @@ describe('the event relay under a stalled database', () => {
   };
   const release = () => locker.query('ROLLBACK');
   /** Backends of the test's database waiting on a lock, running a statement that contains `text`. */
-  const lockWaits = async (text: string) => (await watcher.query(`SELECT pid FROM pg_stat_activity
-    WHERE datname = $1 AND wait_event_type = 'Lock' AND query LIKE $2`, [new URL(cluster.url).pathname.slice(1), `%${text}%`])).rows;
+  const lockWaits = async (text: string) =>
+    (
+      await watcher.query(
+        `SELECT pid FROM pg_stat_activity
+    WHERE datname = $1 AND wait_event_type = 'Lock' AND query LIKE $2`,
+        [new URL(cluster.url).pathname.slice(1), `%${text}%`],
+      )
+    ).rows;
   const setActive = (id: number, active: boolean) => a.admin.call(operations.updateResource, { params: { id }, body: { active } });
 
   /** Pod B's subscriber is ended, and a reconnection (Last-Event-ID included) gets a SNAPSHOT of the database's state. */
@@ -137,7 +143,9 @@ describe('the event relay under a stalled database', () => {
     try {
       await locker.query('BEGIN');
       await locker.query(`SELECT seq FROM event_channels WHERE name = 'topology' FOR UPDATE`);
-      await a.admin.call(operations.createRoute, { body: { name, type: 'HTTP', agentId: agent.id, target: t.url, hostname: `${name}.test`, ipAllow } });
+      await a.admin.call(operations.createRoute, {
+        body: { name, type: 'HTTP', agentId: agent.id, target: t.url, hostname: `${name}.test`, ipAllow },
+      });
       await until(async () => (await lockWaits('event_spill')).length > 0);
       await spill.query('BEGIN');
       const exclusive = spill.query('LOCK TABLE event_spill IN ACCESS EXCLUSIVE MODE');

@@ -16,7 +16,7 @@ const RESOURCES = 40;
  * `event_channels` held by another client) keeps only as many status changes
  * as fit the bytes, and sheds the rest.
  */
-describe('the event relay\'s byte bound', () => {
+describe("the event relay's byte bound", () => {
   let cluster: Pods;
   let t: Target;
   let a: TestDaemon;

@@ -8,6 +8,8 @@ export async function metric(d: TestDaemon, series: string): Promise<number> {
 }
 
 export const waitingOut = (d: TestDaemon) => metric(d, 'monctl_pod_events_waiting{direction="out"}');
-export const shedOut = (d: TestDaemon, reason: 'full' | 'failed') => metric(d, `monctl_pod_events_shed_total{direction="out",reason="${reason}"}`);
+export const shedOut = (d: TestDaemon, reason: 'full' | 'failed') =>
+  metric(d, `monctl_pod_events_shed_total{direction="out",reason="${reason}"}`);
 export const waitingIn = (d: TestDaemon) => metric(d, 'monctl_pod_events_waiting{direction="in"}');
-export const shedIn = (d: TestDaemon, reason: 'full' | 'failed') => metric(d, `monctl_pod_events_shed_total{direction="in",reason="${reason}"}`);
+export const shedIn = (d: TestDaemon, reason: 'full' | 'failed') =>
+  metric(d, `monctl_pod_events_shed_total{direction="in",reason="${reason}"}`);

@@ -35,8 +35,11 @@ describe('pods in the topology', () => {
   it('shows every pod with its load, from any pod, and drops a killed pod', async () => {
     const b = cluster.pod('pod-b');
     const pods = async () => (await b.admin.call(operations.getTopology)).pods;
-    const loaded = (list: Pod[]) => list.length === 3 && list.every((p) => p.load && p.load.shards! > 0 && p.load.checksTotal > 0)
-      && list.reduce((n, p) => n + p.load!.resources, 0) === RESOURCES && list.reduce((n, p) => n + p.load!.shards!, 0) === 64;
+    const loaded = (list: Pod[]) =>
+      list.length === 3 &&
+      list.every((p) => p.load && p.load.shards! > 0 && p.load.checksTotal > 0) &&
+      list.reduce((n, p) => n + p.load!.resources, 0) === RESOURCES &&
+      list.reduce((n, p) => n + p.load!.shards!, 0) === 64;
     await eventually('the pods share the shards', async () => (await pods()).every((p) => (p.load?.shards ?? 0) >= 20), 30_000);
     for (let i = 0; i < RESOURCES; i++) {
       await cluster.pod('pod-a').admin.call(operations.createResource, {
@@ -52,10 +55,14 @@ describe('pods in the topology', () => {
     for (const line of lines) expect(line).toMatch(/ {2}load: \d+ shards, \d+ resources, [\d,]+ checks, 0 agents$/);
 
     await cluster.pod('pod-c').stop('SIGKILL');
-    await eventually('pod-c leaves the topology', async () => {
-      const list = await pods();
-      return list.length === 2 && !list.some((p) => p.name === 'pod-c');
-    }, 20_000);
+    await eventually(
+      'pod-c leaves the topology',
+      async () => {
+        const list = await pods();
+        return list.length === 2 && !list.some((p) => p.name === 'pod-c');
+      },
+      20_000,
+    );
     await eventually('the others take its shards', async () => (await pods()).reduce((n, p) => n + p.load!.shards!, 0) === 64, 20_000);
   }, 120_000);
 });

@@ -32,7 +32,10 @@ async function frontOf(pods: () => TestDaemon[]): Promise<{ url: string; close()
       upstream.once('error', () => tryPod(i + 1));
       upstream.once('connect', () => {
         sockets.add(upstream);
-        upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+        upstream.on('close', () => {
+          sockets.delete(upstream);
+          client.destroy();
+        });
         upstream.on('error', () => upstream.destroy());
         client.on('close', () => upstream.destroy());
         client.pipe(upstream).pipe(client);
@@ -44,7 +47,11 @@ async function frontOf(pods: () => TestDaemon[]): Promise<{ url: string; close()
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -110,10 +117,12 @@ describe('the tunnel across pods', () => {
     return { edges, pods: topology.pods };
   };
 
-  it('serves the agent\'s route at every pod\'s edge, and again after the agent\'s pod is killed', async () => {
+  it("serves the agent's route at every pod's edge, and again after the agent's pod is killed", async () => {
     const [a, b, c] = ['pod-a', 'pod-b', 'pod-c'].map((name) => cluster.pod(name));
     const slot = await agentSlot(a, 'office', dir);
-    await a.admin.call(operations.createRoute, { body: { name: 'app', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'app.test' } });
+    await a.admin.call(operations.createRoute, {
+      body: { name: 'app', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'app.test' },
+    });
     agent = startAgent(front.url, slot.tokenFile);
     await until(async () => (await a.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED', 100);
     const before = await connectionOf(c, slot.id);
@@ -144,16 +153,31 @@ describe('the tunnel across pods', () => {
     expect(after.edges).toEqual([{ from: `pod:${podB.id}`, to: `agent:${slot.id}`, kind: 'CONNECTION' }]);
   }, 120_000);
 
-  it('refuses a relay without the pods\' token', async () => {
+  it("refuses a relay without the pods' token", async () => {
     const pod = cluster.pods.find((p) => p.proc.exitCode === null && p.proc.signalCode === null)!;
     const { port } = new URL(pod.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/admin/tunnel/relay', agent: false, headers: {
-        connection: 'Upgrade', upgrade: 'monctl-relay', authorization: 'Bearer not-the-token',
-        'x-monctl-relay-agent': '1', 'x-monctl-relay-target': JSON.stringify({ host: '127.0.0.1', port: 22 }),
-      } });
-      req.on('upgrade', (_res, socket) => { socket.destroy(); resolve(101); });
-      req.on('response', (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        path: '/admin/tunnel/relay',
+        agent: false,
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'monctl-relay',
+          authorization: 'Bearer not-the-token',
+          'x-monctl-relay-agent': '1',
+          'x-monctl-relay-target': JSON.stringify({ host: '127.0.0.1', port: 22 }),
+        },
+      });
+      req.on('upgrade', (_res, socket) => {
+        socket.destroy();
+        resolve(101);
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
       req.on('error', reject);
       req.end();
     });
@@ -197,8 +221,13 @@ describe('TCP routes and remote checks across pods', () => {
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     cluster = await startPods(1);
     await cluster.add('pod-b', { args: ['--edge-listen', '127.0.0.2:0'] });
-    await until(async () => (await queryDb<{ shards: number }>(cluster.pod('pod-a'), 'SELECT shards FROM cluster_members'))
-      .filter((m) => Number(m.shards) === 32).length === 2, 200);
+    await until(
+      async () =>
+        (await queryDb<{ shards: number }>(cluster.pod('pod-a'), 'SELECT shards FROM cluster_members')).filter(
+          (m) => Number(m.shards) === 32,
+        ).length === 2,
+      200,
+    );
   }, 60_000);
   afterAll(async () => {
     await agent?.stop('SIGKILL');
@@ -207,7 +236,7 @@ describe('TCP routes and remote checks across pods', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves the route\'s port at the pod without the agent', async () => {
+  it("serves the route's port at the pod without the agent", async () => {
     const a = cluster.pod('pod-a');
     const slot = await agentSlot(a, 'tcp-office', dir);
     const listenPort = await freePort();
@@ -221,7 +250,7 @@ describe('TCP routes and remote checks across pods', () => {
     expect(await until(() => tcpExchange('127.0.0.2', listenPort, 'at b').catch(() => undefined), 100)).toBe('at b bye');
   });
 
-  it('runs remote checks of resources on either pod through the agent\'s session', async () => {
+  it("runs remote checks of resources on either pod through the agent's session", async () => {
     const a = cluster.pod('pod-a');
     const web = createHttpServer((_req, res) => res.end('ok'));
     await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
@@ -230,7 +259,13 @@ describe('TCP routes and remote checks across pods', () => {
       // 64 resources fill the 64 shards: both pods check some, all at the agent (connected to pod A).
       for (let i = 0; i < 64; i++) {
         await a.admin.call(operations.createResource, {
-          body: { name: `remote-${i}`, resourceType: 'HTTP', target: `${url}/${i}`, intervalSeconds: 10, locations: ['tcp-office'] } as never,
+          body: {
+            name: `remote-${i}`,
+            resourceType: 'HTTP',
+            target: `${url}/${i}`,
+            intervalSeconds: 10,
+            locations: ['tcp-office'],
+          } as never,
         });
       }
       // Two scheduled rounds of every resource, each on the pod holding its shard.
@@ -241,11 +276,19 @@ describe('TCP routes and remote checks across pods', () => {
         for (const r of rows) per.set(r.resource_id, (per.get(r.resource_id) ?? 0) + 1);
         return per.size === 64 && [...per.values()].every((n) => n >= 2) ? rows : undefined;
       }, 500);
-      expect(history.filter((r) => r.status !== 'AVAILABLE' || r.location !== 'tcp-office').map((r) => `${r.resource_id}: ${r.status} at ${r.location}`)).toEqual([]);
+      expect(
+        history
+          .filter((r) => r.status !== 'AVAILABLE' || r.location !== 'tcp-office')
+          .map((r) => `${r.resource_id}: ${r.status} at ${r.location}`),
+      ).toEqual([]);
       const list = (await a.admin.call(operations.listResources)).filter((r) => r.name.startsWith('remote-'));
       expect(list.filter((r) => r.currentStatus !== 'available').map((r) => `${r.name}: ${r.currentStatus}`)).toEqual([]);
-      await until(async () => (await queryDb<{ checks_total: number }>(a, 'SELECT checks_total FROM cluster_members'))
-        .filter((m) => Number(m.checks_total) > 0).length === 2, 200);
+      await until(
+        async () =>
+          (await queryDb<{ checks_total: number }>(a, 'SELECT checks_total FROM cluster_members')).filter((m) => Number(m.checks_total) > 0)
+            .length === 2,
+        200,
+      );
     } finally {
       await new Promise<void>((r) => web.close(() => r()));
     }
@@ -266,7 +309,11 @@ describe('the relay to a pod with an HTTPS API', () => {
     pki = makePki();
     const pair = pki.issue('pods', 1);
     target = await startTarget((req, res) => res.end(`tls hello ${req.url}`));
-    cluster = await startPods(2, { args: ['--tls-cert', pair.certFile, '--tls-key', pair.keyFile], ca: pki.ca, env: { NODE_EXTRA_CA_CERTS: pki.caFile } });
+    cluster = await startPods(2, {
+      args: ['--tls-cert', pair.certFile, '--tls-key', pair.keyFile],
+      ca: pki.ca,
+      env: { NODE_EXTRA_CA_CERTS: pki.caFile },
+    });
   }, 60_000);
   afterAll(async () => {
     await agent?.stop('SIGKILL');
@@ -275,11 +322,13 @@ describe('the relay to a pod with an HTTPS API', () => {
     pki?.cleanup();
   });
 
-  it('serves the route at the other pod\'s edge', async () => {
+  it("serves the route at the other pod's edge", async () => {
     const a = cluster.pod('pod-a');
     expect(a.url).toMatch(/^https:/);
     const slot = await agentSlot(a, 'tls-office', pki.dir);
-    await a.admin.call(operations.createRoute, { body: { name: 'tls-app', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'tls.test' } });
+    await a.admin.call(operations.createRoute, {
+      body: { name: 'tls-app', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'tls.test' },
+    });
     agent = startAgent(a.url, slot.tokenFile, [], { NODE_EXTRA_CA_CERTS: pki.caFile });
     await until(async () => (await a.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED', 100);
     const res = await until(async () => {

@@ -8,7 +8,10 @@ import { ROOT } from '../helpers/daemon.ts';
  * number or a section of a contract that lives elsewhere (docs/ARCHITECTURE.md, issue 26 item 3).
  */
 
-interface Comment { line: number; text: string }
+interface Comment {
+  line: number;
+  text: string;
+}
 
 /**
  * The comments of a TypeScript or JavaScript source, with the line each starts on. A small
@@ -24,13 +27,21 @@ export function commentsOf(source: string): Comment[] {
   const advance = (to: number) => {
     for (; i < to; i++) if (source[i] === '\n') line++;
   };
-  const template = () => { // i is just past a backtick or the `}` closing `${`
+  const template = () => {
+    // i is just past a backtick or the `}` closing `${`
     while (i < source.length) {
       const c = source[i];
       if (c === '\\') advance(i + 2);
-      else if (c === '`') { advance(i + 1); prev = 'x'; return; }
-      else if (c === '$' && source[i + 1] === '{') { advance(i + 2); braces.push('template'); prev = '{'; return; }
-      else advance(i + 1);
+      else if (c === '`') {
+        advance(i + 1);
+        prev = 'x';
+        return;
+      } else if (c === '$' && source[i + 1] === '{') {
+        advance(i + 2);
+        braces.push('template');
+        prev = '{';
+        return;
+      } else advance(i + 1);
     }
   };
   while (i < source.length) {
@@ -54,7 +65,12 @@ export function commentsOf(source: string): Comment[] {
     } else if (c === '`') {
       advance(i + 1);
       template();
-    } else if (c === '/' && (prev === '' || /[(,=:[!&|?{};+\-*%<>~^]/.test(prev) || /\b(return|typeof|case|in|of|delete|void|throw|new|yield|await)$/.test(source.slice(Math.max(0, i - 8), i).trimEnd()))) {
+    } else if (
+      c === '/' &&
+      (prev === '' ||
+        /[(,=:[!&|?{};+\-*%<>~^]/.test(prev) ||
+        /\b(return|typeof|case|in|of|delete|void|throw|new|yield|await)$/.test(source.slice(Math.max(0, i - 8), i).trimEnd()))
+    ) {
       let j = i + 1;
       let inClass = false;
       while (j < source.length && source[j] !== '\n' && (inClass || source[j] !== '/')) {
@@ -67,7 +83,11 @@ export function commentsOf(source: string): Comment[] {
       prev = 'x';
     } else {
       if (c === '{') braces.push('code');
-      if (c === '}' && braces.pop() === 'template') { advance(i + 1); template(); continue; }
+      if (c === '}' && braces.pop() === 'template') {
+        advance(i + 1);
+        template();
+        continue;
+      }
       if (!/\s/.test(c)) prev = /[\w$)\]]/.test(c) ? 'x' : c;
       advance(i + 1);
     }
@@ -132,7 +152,10 @@ export function brokenCitations(file: string, source: string, read = (doc: strin
     for (const [cited, doc, anchor] of c.text.matchAll(DOC_CITATION)) {
       if (!doc.startsWith('docs/') && doc !== 'README.md') continue;
       const where = `${relative(ROOT, file)}:${c.line}: ${cited}`;
-      if (!existsSync(join(ROOT, doc))) { bad.push(`${where} (no such file)`); continue; }
+      if (!existsSync(join(ROOT, doc))) {
+        bad.push(`${where} (no such file)`);
+        continue;
+      }
       if (!anchor) continue;
       if (!anchors.has(doc)) anchors.set(doc, anchorsOf(read(doc)));
       if (!anchors.get(doc)!.has(anchor)) bad.push(`${where} (no such heading)`);
@@ -155,7 +178,12 @@ export function brokenLinks(file: string, markdown: string, read = (doc: string)
 }
 
 const FILES = ['daemon', 'cli', 'src'].flatMap(sourceFiles);
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 describe('citations in code comments', () => {
   it('no comment in daemon/, cli/ or src/ cites an issue number or CONTRACT: they cite docs/ or say the reason', () => {
@@ -173,7 +201,10 @@ describe('citations in code comments', () => {
     expect(DOCS.flatMap((f) => brokenLinks(f, readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
     const read = () => '## Errors\n';
     expect(brokenLinks('docs/X.md', '[a](API.md#errors) [b](#errors) [c](https://example.com/#x)', read)).toEqual([]);
-    expect(brokenLinks('docs/X.md', '[a](API.md#nope) [b](NOPE.md)', read)).toEqual(['docs/X.md: API.md#nope (no such heading)', 'docs/X.md: NOPE.md (no such file)']);
+    expect(brokenLinks('docs/X.md', '[a](API.md#nope) [b](NOPE.md)', read)).toEqual([
+      'docs/X.md: API.md#nope (no such heading)',
+      'docs/X.md: NOPE.md (no such file)',
+    ]);
   });
 
   it('the lexer finds comments, and only comments', () => {
@@ -195,7 +226,9 @@ describe('citations in code comments', () => {
 
   it('fails on a planted citation of an issue or the contract, not on the same words in a string', () => {
     const file = join(ROOT, 'daemon/fake.ts');
-    expect(oldCitations(file, '/**\n * Shed slow readers (issue 14).\n */\nconst x = 1;')).toEqual(['daemon/fake.ts:2: * Shed slow readers (issue 14).']);
+    expect(oldCitations(file, '/**\n * Shed slow readers (issue 14).\n */\nconst x = 1;')).toEqual([
+      'daemon/fake.ts:2: * Shed slow readers (issue 14).',
+    ]);
     expect(oldCitations(file, '// CONTRACT §4: visibility')).toHaveLength(1);
     expect(oldCitations(file, "const msg = 'see issue 14';")).toEqual([]);
   });
@@ -206,7 +239,9 @@ describe('citations in code comments', () => {
     const read = () => doc;
     expect(brokenCitations(file, '// docs/API.md#errors, docs/API.md#errors-1', read)).toEqual([]);
     expect(brokenCitations(file, '// docs/API.md#first-start-logging-in-the-api-explorer', read)).toEqual([]);
-    expect(brokenCitations(file, '// docs/API.md#not-a-heading', read)).toEqual(['src/fake.ts:1: docs/API.md#not-a-heading (no such heading)']);
+    expect(brokenCitations(file, '// docs/API.md#not-a-heading', read)).toEqual([
+      'src/fake.ts:1: docs/API.md#not-a-heading (no such heading)',
+    ]);
     expect(brokenCitations(file, '/** see docs/NOPE.md */', read)).toEqual(['src/fake.ts:1: docs/NOPE.md (no such file)']);
   });
 });

@@ -6,7 +6,12 @@ import { ALERT_EVENT_KINDS } from '../../src/api/schemas/alert-rules.ts';
 import { ROOT } from '../helpers/daemon.ts';
 
 /** README.md and every Markdown file under docs/. */
-const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 /**
  * The lines of fences that are never closed. A fence opens with 3+ backticks
@@ -49,7 +54,9 @@ describe('Markdown docs (issue 25 item 9)', () => {
   it('every README list of alert events names every kind (the API schema is the one list)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     // A list of the rules' events is a paragraph naming CERT_EXPIRING with two other kinds (the incident lifecycle paragraph names no CERT_ kind).
-    const lists = readme.split(/\n\s*\n/).filter((p) => p.includes('CERT_EXPIRING') && ALERT_EVENT_KINDS.filter((k) => p.includes(k)).length >= 3);
+    const lists = readme
+      .split(/\n\s*\n/)
+      .filter((p) => p.includes('CERT_EXPIRING') && ALERT_EVENT_KINDS.filter((k) => p.includes(k)).length >= 3);
     expect(lists.length).toBeGreaterThanOrEqual(2);
     for (const list of lists) for (const kind of ALERT_EVENT_KINDS) expect(list, kind).toContain(kind);
   });

@@ -4,16 +4,18 @@ import { shapedChunks } from '../../daemon/store/batches.ts';
 
 describe('shapedChunks', () => {
   it('cuts any batch into a few fixed sizes, in order, none over the cap, at most three of each smaller size', () => {
-    fc.assert(fc.property(fc.array(fc.nat(), { maxLength: 2000 }), fc.constantFrom(1, 4, 16, 64, 100, 256, 1000), (items, max) => {
-      const parts = shapedChunks(items, max);
-      expect(parts.flat()).toEqual(items);
-      const sizes = parts.map((p) => p.length);
-      for (const n of sizes) expect([256, 64, 16, 4, 1]).toContain(n);
-      for (const n of sizes) expect(n).toBeLessThanOrEqual(max);
-      expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
-      const largest = sizes[0];
-      for (const n of new Set(sizes)) if (n !== largest) expect(sizes.filter((x) => x === n).length).toBeLessThanOrEqual(3);
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 2000 }), fc.constantFrom(1, 4, 16, 64, 100, 256, 1000), (items, max) => {
+        const parts = shapedChunks(items, max);
+        expect(parts.flat()).toEqual(items);
+        const sizes = parts.map((p) => p.length);
+        for (const n of sizes) expect([256, 64, 16, 4, 1]).toContain(n);
+        for (const n of sizes) expect(n).toBeLessThanOrEqual(max);
+        expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
+        const largest = sizes[0];
+        for (const n of new Set(sizes)) if (n !== largest) expect(sizes.filter((x) => x === n).length).toBeLessThanOrEqual(3);
+      }),
+    );
   });
 
   it('keeps the distinct statement shapes of a thousand batch sizes to five', () => {

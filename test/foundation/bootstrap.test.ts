@@ -13,10 +13,11 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string; dataDir: string; base: string }> {
   const base = mkdtempSync(join(tmpdir(), 'monctl-test-'));
   const dataDir = join(base, 'data');
-  const proc = spawn(join(ROOT, 'bin/monctl'), [
-    'daemon',
-    '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir,
-  ], { cwd: ROOT, env: { ...process.env, TZ: 'UTC', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(
+    join(ROOT, 'bin/monctl'),
+    ['daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir],
+    { cwd: ROOT, env: { ...process.env, TZ: 'UTC', ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   proc.stderr.on('data', (c) => (stderr += c));
   return new Promise((resolve) => proc.once('exit', (code) => resolve({ code, stderr, dataDir, base })));

@@ -11,7 +11,9 @@ import { bearer, send, until } from '../helpers/http.ts';
 function launch(args: string[], env: Record<string, string>) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MONCTL_') && k !== 'XDG_DATA_HOME'));
   const proc: ChildProcess = spawn(join(ROOT, 'bin/monctl'), ['daemon', ...args], {
-    cwd: ROOT, env: { ...clean, TZ: 'UTC', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...clean, TZ: 'UTC', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '', code: undefined as number | null | undefined };
   proc.stdout!.on('data', (c) => (out.stdout += c));
@@ -39,12 +41,18 @@ describe('monctl daemon command line', () => {
   it('takes every setting from MONCTL_* env vars and defaults the data dir to $XDG_DATA_HOME/monctl', { timeout: 90_000 }, async () => {
     const xdg = join(base, 'xdg');
     const run = launch([], {
-      MONCTL_LISTEN: '127.0.0.1:0', MONCTL_EDGE_LISTEN: '127.0.0.1:0', MONCTL_LOG_LEVEL: 'info',
-      XDG_DATA_HOME: xdg, MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      MONCTL_LISTEN: '127.0.0.1:0',
+      MONCTL_EDGE_LISTEN: '127.0.0.1:0',
+      MONCTL_LOG_LEVEL: 'info',
+      XDG_DATA_HOME: xdg,
+      MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD,
     });
     procs.push(run.proc);
     await until(() => run.out.stdout.includes('"listening"') || run.out.code !== undefined);
-    const listening = run.lines().map((l) => JSON.parse(l)).find((l) => l.msg === 'listening');
+    const listening = run
+      .lines()
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === 'listening');
     expect(listening, run.out.stderr).toBeDefined();
     expect(listening.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(listening.edge).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -63,14 +71,17 @@ describe('monctl daemon command line', () => {
     run.proc.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     // Structured logs: every stdout line is one JSON object with level, time and message.
-    for (const line of run.lines()) expect(JSON.parse(line)).toMatchObject({ level: expect.any(Number), time: expect.any(String), msg: expect.any(String) });
+    for (const line of run.lines())
+      expect(JSON.parse(line)).toMatchObject({ level: expect.any(Number), time: expect.any(String), msg: expect.any(String) });
   });
 
   it('lets a flag win over its env var', { timeout: 90_000 }, async () => {
     const fromFlag = join(base, 'flag');
     const fromEnv = join(base, 'env');
     const run = launch(['--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', fromFlag], {
-      MONCTL_DATA_DIR: fromEnv, MONCTL_LISTEN: 'not-an-address', MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      MONCTL_DATA_DIR: fromEnv,
+      MONCTL_LISTEN: 'not-an-address',
+      MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD,
     });
     procs.push(run.proc);
     await until(() => run.out.stdout.includes('"listening"') || run.out.code !== undefined);
@@ -92,7 +103,9 @@ describe('monctl daemon command line', () => {
 
   it('exits 1 with a hint when the port is taken', { timeout: 90_000 }, async () => {
     const port = (busy.address() as { port: number }).port;
-    const run = launch(['--listen', `127.0.0.1:${port}`, '--edge-listen', '127.0.0.1:0', '--data-dir', join(base, 'busy')], { MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    const run = launch(['--listen', `127.0.0.1:${port}`, '--edge-listen', '127.0.0.1:0', '--data-dir', join(base, 'busy')], {
+      MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    });
     procs.push(run.proc);
     expect(await run.exited).toBe(1);
     expect(run.out.stderr).toMatch(/EADDRINUSE.*another daemon/);

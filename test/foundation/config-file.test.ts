@@ -30,11 +30,13 @@ function sourcesOf(stdout: string): Record<string, string> {
 
 describe('monctl daemon --config', () => {
   it('takes each value from the flag, else the env var, else the file, else the default', async () => {
-    const file = configFile([
-      'listen: 127.0.0.1:7001', 'edgeListen: 127.0.0.1:7002', 'probeConcurrency: 11', 'httpTimeout: 3s', '',
-    ].join('\n'));
+    const file = configFile(
+      ['listen: 127.0.0.1:7001', 'edgeListen: 127.0.0.1:7002', 'probeConcurrency: 11', 'httpTimeout: 3s', ''].join('\n'),
+    );
     const run = await printConfig(['--config', file, '--listen', '127.0.0.1:7201'], {
-      MONCTL_LISTEN: '127.0.0.1:7101', MONCTL_EDGE_LISTEN: '127.0.0.1:7102', MONCTL_HTTP_TIMEOUT_MS: '2500',
+      MONCTL_LISTEN: '127.0.0.1:7101',
+      MONCTL_EDGE_LISTEN: '127.0.0.1:7102',
+      MONCTL_HTTP_TIMEOUT_MS: '2500',
     });
     expect(run.code, run.stderr).toBe(0);
     const config = parse(run.stdout);
@@ -47,8 +49,11 @@ describe('monctl daemon --config', () => {
       scheduler: 'on',
     });
     expect(sourcesOf(run.stdout)).toMatchObject({
-      listen: 'flag --listen', edgeListen: 'env MONCTL_EDGE_LISTEN', httpTimeout: 'env MONCTL_HTTP_TIMEOUT_MS',
-      probeConcurrency: `file ${file}`, probePerHost: 'default',
+      listen: 'flag --listen',
+      edgeListen: 'env MONCTL_EDGE_LISTEN',
+      httpTimeout: 'env MONCTL_HTTP_TIMEOUT_MS',
+      probeConcurrency: `file ${file}`,
+      probePerHost: 'default',
     });
   });
 
@@ -63,21 +68,34 @@ describe('monctl daemon --config', () => {
     expect(old.stderr).toBe('monctl daemon: MONCTL_HTTP_TIMEOUT_MS is deprecated: use MONCTL_HTTP_TIMEOUT (the same values)\n');
     const both = await printConfig([], { MONCTL_HTTP_TIMEOUT: '4s', MONCTL_HTTP_TIMEOUT_MS: '9s' });
     expect(parse(both.stdout)).toMatchObject({ httpTimeout: '4s' });
-    expect((await runMonctl(['daemon', '--help'])).stdout.replace(/\s+/g, ' ')).toMatch(/deprecated: MONCTL_HTTP_TIMEOUT_MS\) \(default: "15s", env: MONCTL_HTTP_TIMEOUT\)/);
+    expect((await runMonctl(['daemon', '--help'])).stdout.replace(/\s+/g, ' ')).toMatch(
+      /deprecated: MONCTL_HTTP_TIMEOUT_MS\) \(default: "15s", env: MONCTL_HTTP_TIMEOUT\)/,
+    );
   });
 
   it('reads the public edge settings of issue 17 from the file', async () => {
-    const file = configFile([
-      'edgeTlsListen: 0.0.0.0:8443', 'trustedProxies: [10.0.0.0/8, "::1"]', 'acmeDirectory: https://acme.example.test/dir',
-      'acmeEmail: ops@example.test', 'acmeChallenges: [tls-alpn-01, http-01]', 'acmeRenewAt: 0.5', '',
-    ].join('\n'));
+    const file = configFile(
+      [
+        'edgeTlsListen: 0.0.0.0:8443',
+        'trustedProxies: [10.0.0.0/8, "::1"]',
+        'acmeDirectory: https://acme.example.test/dir',
+        'acmeEmail: ops@example.test',
+        'acmeChallenges: [tls-alpn-01, http-01]',
+        'acmeRenewAt: 0.5',
+        '',
+      ].join('\n'),
+    );
     const run = await printConfig(['--config', file]);
     expect(run.code, run.stderr).toBe(0);
     expect(parse(run.stdout)).toMatchObject({
-      edgeTlsListen: '0.0.0.0:8443', acmeDirectory: 'https://acme.example.test/dir', acmeEmail: 'ops@example.test', acmeRenewAt: 0.5,
+      edgeTlsListen: '0.0.0.0:8443',
+      acmeDirectory: 'https://acme.example.test/dir',
+      acmeEmail: 'ops@example.test',
+      acmeRenewAt: 0.5,
     });
     const sources = sourcesOf(run.stdout);
-    for (const key of ['edgeTlsListen', 'trustedProxies', 'acmeDirectory', 'acmeEmail', 'acmeChallenges', 'acmeRenewAt']) expect(sources[key], key).toBe(`file ${file}`);
+    for (const key of ['edgeTlsListen', 'trustedProxies', 'acmeDirectory', 'acmeEmail', 'acmeChallenges', 'acmeRenewAt'])
+      expect(sources[key], key).toBe(`file ${file}`);
   });
 
   it('reads the file named by MONCTL_CONFIG, and its output is a config file that reads back the same', async () => {
@@ -116,7 +134,9 @@ describe('monctl daemon --config', () => {
     expect(run.code, run.stderr).toBe(0);
     for (const secret of ['user-pw-1', 'query-pw-2', 'key-pw-3']) expect(run.stdout + run.stderr).not.toContain(secret);
     // What was set stays readable: the user, the host, the other parameters, and which credentials there are.
-    expect(run.stdout).toContain('# database: postgres://monctl:********@db.example.test:5432/monctl?sslmode=verify-full&password=********&sslpassword=********');
+    expect(run.stdout).toContain(
+      '# database: postgres://monctl:********@db.example.test:5432/monctl?sslmode=verify-full&password=********&sslpassword=********',
+    );
     // The masked form fed back is refused rather than becoming the password.
     const masked = await printConfig([], { MONCTL_DATABASE_URL: 'postgres://db.example.test/monctl?sslpassword=********' });
     expect(masked.code).toBe(2);
@@ -136,7 +156,9 @@ describe('monctl daemon --config', () => {
     }
     const fromFile = await printConfig(['--config', configFile('acmeDirectory: "https://u:file-pw-3@acme.example.test/dir"\n')]);
     expect(fromFile.code).toBe(2);
-    expect(fromFile.stderr).toContain('acmeDirectory: must be a URL without credentials, query or fragment, got "https://u:********@acme.example.test/dir"');
+    expect(fromFile.stderr).toContain(
+      'acmeDirectory: must be a URL without credentials, query or fragment, got "https://u:********@acme.example.test/dir"',
+    );
   });
 
   it('refuses an unknown key, a wrong type or a bad value, naming the file and the key, and starts nothing', async () => {
@@ -168,7 +190,9 @@ describe('monctl daemon --config', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(new RegExp(`^monctl daemon: ${syntax}: line 3, column 1: .*`, 'm'));
     const duplicate = configFile('listen: 127.0.0.1:0\nlisten: 127.0.0.1:1\n');
-    expect((await runMonctl(['daemon', '--config', duplicate])).stderr).toContain(`${duplicate}: line 2, column 1: Map keys must be unique`);
+    expect((await runMonctl(['daemon', '--config', duplicate])).stderr).toContain(
+      `${duplicate}: line 2, column 1: Map keys must be unique`,
+    );
     const notAMapping = configFile('- listen\n');
     expect((await runMonctl(['daemon', '--config', notAMapping])).stderr).toContain(`${notAMapping}: must be a mapping of settings`);
     const missing = await runMonctl(['daemon', '--config', join(home.dir, 'absent.yaml')]);
@@ -193,7 +217,15 @@ describe('monctl daemon --config', () => {
   });
 
   it('reads durations the same way from flag, env and file', async () => {
-    const forms: Array<[string, string]> = [['500ms', '500ms'], ['1.5s', '1500ms'], ['15s', '15s'], ['5m', '5m'], ['1h', '1h'], ['2000', '2s'], ['90s', '90s']];
+    const forms: Array<[string, string]> = [
+      ['500ms', '500ms'],
+      ['1.5s', '1500ms'],
+      ['15s', '15s'],
+      ['5m', '5m'],
+      ['1h', '1h'],
+      ['2000', '2s'],
+      ['90s', '90s'],
+    ];
     for (const [given, shown] of forms) {
       for (const run of [
         await printConfig(['--request-timeout', given]),

@@ -79,7 +79,8 @@ describe('credentials', () => {
 
   it('rejects garbage, foreign-signed and unsigned tokens with 401', async () => {
     const claims = decodeJwt(d.adminKey);
-    const foreign = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    const foreign = await new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .sign(new TextEncoder().encode('another-secret-another-secret-32'));
     const unsigned = new UnsecuredJWT({ ...claims }).encode();
     expect(unsigned.endsWith('.')).toBe(true);
@@ -104,7 +105,8 @@ describe('credentials', () => {
     const denied = await send(d.url, 'GET', '/admin/api/users', { headers: bearer(key.token) });
     expect(expectProblem(denied, 403).type).toMatch(/forbidden/);
     const create = await send(d.url, 'POST', '/admin/api/api-keys', {
-      headers: { ...bearer(key.token), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'escalate' }),
+      headers: { ...bearer(key.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'escalate' }),
     });
     expectProblem(create, 403);
   });
@@ -123,7 +125,7 @@ describe('credentials', () => {
     expectProblem(post, 403);
   });
 
-  it('never revives a revoked key\'s token for a later key', async () => {
+  it("never revives a revoked key's token for a later key", async () => {
     const old = await d.admin.call(operations.createApiKey, { body: { name: 'newest' } });
     await d.admin.call(operations.revokeApiKey, { params: { id: old.id } });
     const next = await d.admin.call(operations.createApiKey, { body: { name: 'after-newest', role: 'USER' } });
@@ -131,11 +133,14 @@ describe('credentials', () => {
     expect401(await me(bearer(old.token)));
   });
 
-  it('caps a key at its creator\'s current role', async () => {
-    const user = await d.admin.call(operations.createUser, { body: { username: 'temp-admin', password: 'temp-admin-password', role: 'ADMIN' } });
+  it("caps a key at its creator's current role", async () => {
+    const user = await d.admin.call(operations.createUser, {
+      body: { username: 'temp-admin', password: 'temp-admin-password', role: 'ADMIN' },
+    });
     const { jar, csrf } = await login(d.url, 'temp-admin', 'temp-admin-password');
     const created = await send(d.url, 'POST', '/admin/api/api-keys', {
-      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'temp-admin-key' }),
+      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'temp-admin-key' }),
     });
     const key = created.json();
     expect(key).toMatchObject({ role: 'ADMIN', createdBy: 'temp-admin' });

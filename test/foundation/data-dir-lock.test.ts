@@ -19,7 +19,11 @@ afterAll(async () => {
 /** Runs the fixture writer as its own process, the way a second program shares the file. */
 function writer(dataDir: string, tag: string, count: number): Promise<{ ok: number; errors: Record<string, number> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/node'), [join(ROOT, 'test/foundation/fixtures/store-writer.ts'), dataDir, tag, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      join(ROOT, 'node_modules/.bin/node'),
+      [join(ROOT, 'test/foundation/fixtures/store-writer.ts'), dataDir, tag, String(count)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => (out += c));
@@ -29,7 +33,7 @@ function writer(dataDir: string, tag: string, count: number): Promise<{ ok: numb
 }
 
 describe('one daemon per data directory', () => {
-  it('refuses a second daemon on the same data dir with exit 1, naming the holder\'s PID', { timeout: 60_000 }, async () => {
+  it("refuses a second daemon on the same data dir with exit 1, naming the holder's PID", { timeout: 60_000 }, async () => {
     const dataDir = join(base, 'two');
     const first = await startDaemon({ dataDir });
     daemons.push(first);
@@ -41,7 +45,9 @@ describe('one daemon per data directory', () => {
     // The first one is untouched.
     expect((await send(first.url, 'GET', '/api/me', { headers: bearer(first.adminKey) })).status).toBe(200);
     // reset-admin shares the data dir with a running daemon: it takes no lock.
-    const reset = await runMonctl(['daemon', 'reset-admin', '--data-dir', dataDir], { env: { MONCTL_ADMIN_PASSWORD: 'another-admin-password' } });
+    const reset = await runMonctl(['daemon', 'reset-admin', '--data-dir', dataDir], {
+      env: { MONCTL_ADMIN_PASSWORD: 'another-admin-password' },
+    });
     expect(reset.code, reset.stderr).toBe(0);
     expect(await first.stop()).toBe(0);
     // A clean stop releases the lock.

@@ -49,7 +49,9 @@ describe('API explorer and the session', () => {
     return status;
   }
 
-  it('anonymous: "Not logged in · Log in", an Authorize dialog without JSESSIONID, and a 401 that links to /login', { timeout: 180_000 }, async () => {
+  it('anonymous: "Not logged in · Log in", an Authorize dialog without JSESSIONID, and a 401 that links to /login', {
+    timeout: 180_000,
+  }, async () => {
     const page = await browser.context.newPage();
     try {
       await openExplorer(page);
@@ -104,7 +106,10 @@ describe('API explorer and the session', () => {
       expect(String(res.headers['content-type'])).toBe('application/problem+json');
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
       expect(res.json()).toEqual({
-        type: 'urn:monctl:problem:unauthorized', title: 'Unauthorized', status: 401, instance: path,
+        type: 'urn:monctl:problem:unauthorized',
+        title: 'Unauthorized',
+        status: 401,
+        instance: path,
         detail: 'Authentication is required: log in at /login, or send an API key as Authorization: Bearer <key>',
       });
     }

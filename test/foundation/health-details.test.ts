@@ -24,19 +24,28 @@ describe('health: where the database is, for ADMIN only', () => {
 
   it('names the database to ADMIN, and to no one else', async () => {
     const admin = (await send(d.url, 'GET', '/actuator/health', { headers: bearer(d.adminKey) })).json();
-    const callers: Array<[string, Record<string, string>]> = [['anonymous', {}], ['a USER session', session], ['a USER key', bearer(userKey)]];
+    const callers: Array<[string, Record<string, string>]> = [
+      ['anonymous', {}],
+      ['a USER session', session],
+      ['a USER key', bearer(userKey)],
+    ];
     if (d.databaseUrl) {
       const where = new URL(d.databaseUrl);
-      expect(admin).toEqual({ status: 'UP', components: { db: { status: 'UP', details: { database: expect.stringMatching(/^PostgreSQL /) } } } });
+      expect(admin).toEqual({
+        status: 'UP',
+        components: { db: { status: 'UP', details: { database: expect.stringMatching(/^PostgreSQL /) } } },
+      });
       expect(admin.components.db.details.database).toContain(where.pathname.slice(1));
       for (const [who, headers] of callers) {
         const res = await send(d.url, 'GET', '/actuator/health', { headers });
         expect(res.json(), who).toEqual({ status: 'UP', components: { db: { status: 'UP' } } });
-        for (const part of [where.hostname, where.port, where.username, where.pathname.slice(1)].filter(Boolean)) expect(res.text, who).not.toContain(part);
+        for (const part of [where.hostname, where.port, where.username, where.pathname.slice(1)].filter(Boolean))
+          expect(res.text, who).not.toContain(part);
       }
     } else {
       expect(admin).toEqual({ status: 'UP' });
-      for (const [who, headers] of callers) expect((await send(d.url, 'GET', '/actuator/health', { headers })).json(), who).toEqual({ status: 'UP' });
+      for (const [who, headers] of callers)
+        expect((await send(d.url, 'GET', '/actuator/health', { headers })).json(), who).toEqual({ status: 'UP' });
     }
   });
 });

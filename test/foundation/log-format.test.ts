@@ -18,7 +18,10 @@ const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k
 
 /** `bin/monctl ...` with stdout on a pipe, as under systemd or in a script. */
 function launch(args: string[]) {
-  const proc = spawn(join(ROOT, 'bin/monctl'), args, { env: { ...cleanEnv(), MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(join(ROOT, 'bin/monctl'), args, {
+    env: { ...cleanEnv(), MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   procs.push(proc);
   const out = { stdout: '', stderr: '' };
   proc.stdout!.on('data', (c) => (out.stdout += c));
@@ -38,7 +41,17 @@ describe('log format', () => {
   });
 
   it('the daemon writes human-readable lines with --log-format pretty, even on a pipe', { timeout: 60_000 }, async () => {
-    const d = launch(['daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', join(home.dir, 'data'), '--log-format', 'pretty']);
+    const d = launch([
+      'daemon',
+      '--listen',
+      '127.0.0.1:0',
+      '--edge-listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      join(home.dir, 'data'),
+      '--log-format',
+      'pretty',
+    ]);
     await until(() => d.out.stdout.includes('listening') || d.proc.exitCode !== null);
     const line = d.out.stdout.split('\n').find((l) => l.includes('listening'))!;
     expect(line, d.out.stderr).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO.*: listening/);

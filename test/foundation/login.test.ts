@@ -41,7 +41,8 @@ describe('session login over real HTTP', () => {
   it('a wrong password redirects to /login?error', async () => {
     const { jar, csrf } = await visit();
     const res = await send(d.url, 'POST', '/login', {
-      headers: { ...jar.header(), ...FORM }, body: form({ username: 'admin', password: 'not-the-password', _csrf: csrf }),
+      headers: { ...jar.header(), ...FORM },
+      body: form({ username: 'admin', password: 'not-the-password', _csrf: csrf }),
     });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/login?error');
@@ -52,21 +53,27 @@ describe('session login over real HTTP', () => {
   it('a missing or wrong _csrf gets 403 problem+json', async () => {
     const { jar, csrf } = await visit();
     const missing = await send(d.url, 'POST', '/login', {
-      headers: { ...jar.header(), ...FORM }, body: form({ username: 'admin', password: ADMIN_PASSWORD }),
+      headers: { ...jar.header(), ...FORM },
+      body: form({ username: 'admin', password: ADMIN_PASSWORD }),
     });
     expectProblem(missing, 403, '/login');
     const wrong = await send(d.url, 'POST', '/login', {
-      headers: { ...jar.header(), ...FORM }, body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: `${csrf.slice(0, -2)}xx` }),
+      headers: { ...jar.header(), ...FORM },
+      body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: `${csrf.slice(0, -2)}xx` }),
     });
     expectProblem(wrong, 403);
     // Someone else's token does not fit this cookie.
     const other = await visit();
     const foreign = await send(d.url, 'POST', '/login', {
-      headers: { ...jar.header(), ...FORM }, body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: other.csrf }),
+      headers: { ...jar.header(), ...FORM },
+      body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: other.csrf }),
     });
     expectProblem(foreign, 403);
     // No cookie at all.
-    const noCookie = await send(d.url, 'POST', '/login', { headers: FORM, body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: csrf }) });
+    const noCookie = await send(d.url, 'POST', '/login', {
+      headers: FORM,
+      body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: csrf }),
+    });
     expectProblem(noCookie, 403);
   });
 
@@ -74,7 +81,8 @@ describe('session login over real HTTP', () => {
     const { jar, csrf } = await visit();
     const before = jar.cookies.get('JSESSIONID');
     const res = await send(d.url, 'POST', '/login', {
-      headers: { ...jar.header(), ...FORM }, body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: csrf }),
+      headers: { ...jar.header(), ...FORM },
+      body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: csrf }),
     });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/api');
@@ -127,7 +135,8 @@ describe('session login over real HTTP', () => {
     const first = await login(d.url, 'admin', ADMIN_PASSWORD);
     const oldCookie = first.jar.header();
     const res = await send(d.url, 'POST', '/login', {
-      headers: { ...oldCookie, ...FORM }, body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: first.csrf }),
+      headers: { ...oldCookie, ...FORM },
+      body: form({ username: 'admin', password: ADMIN_PASSWORD, _csrf: first.csrf }),
     });
     expect(res.headers.location).toBe('/api');
     first.jar.store(res);

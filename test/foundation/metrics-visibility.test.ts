@@ -11,13 +11,22 @@ import { statusServer } from '../monitoring/helpers.ts';
  * the default (`all`, no auth), `--metrics-detail public`, `--metrics-auth key`.
  */
 type Kind = 'hidden' | 'authenticated' | 'public' | 'ungrouped';
-interface Setup { d: TestDaemon; ids: Record<Kind, number>; userKey: string }
+interface Setup {
+  d: TestDaemon;
+  ids: Record<Kind, number>;
+  userKey: string;
+}
 
 async function setUp(args: string[], target: string): Promise<Setup> {
   const d = await startDaemon({ args });
   const group = async (name: string, visibility: 'HIDDEN' | 'AUTHENTICATED' | 'PUBLIC') =>
     (await d.admin.call(operations.createGroup, { body: { name, visibility } })).id;
-  const groups = { hidden: [await group('HID', 'HIDDEN')], authenticated: [await group('AUTH', 'AUTHENTICATED')], public: [await group('PUB', 'PUBLIC')], ungrouped: [] };
+  const groups = {
+    hidden: [await group('HID', 'HIDDEN')],
+    authenticated: [await group('AUTH', 'AUTHENTICATED')],
+    public: [await group('PUB', 'PUBLIC')],
+    ungrouped: [],
+  };
   const ids = {} as Record<Kind, number>;
   for (const kind of Object.keys(groups) as Kind[]) {
     const body = { name: kind, resourceType: 'HTTP' as const, target, intervalSeconds: 3600, groupIds: groups[kind] };
@@ -58,7 +67,7 @@ describe('per-resource metrics and resource visibility', () => {
     await Promise.all([all?.d.stop(), pub?.d.stop(), keyed?.d.stop(), web?.close()]);
   });
 
-  it('all (the default): an anonymous scrape has every resource\'s series', async () => {
+  it("all (the default): an anonymous scrape has every resource's series", async () => {
     const res = await send(all.d.url, 'GET', '/actuator/prometheus');
     expect(res.status).toBe(200);
     expect(seriesIds(res.text)).toEqual(Object.values(all.ids).sort((a, b) => a - b));
@@ -107,7 +116,9 @@ describe('per-resource metrics and resource visibility', () => {
   });
 
   it('--print-config shows both settings', async () => {
-    const run = spawnSync('bin/monctl', ['daemon', '--print-config', '--metrics-detail', 'public', '--metrics-auth', 'key'], { encoding: 'utf8' });
+    const run = spawnSync('bin/monctl', ['daemon', '--print-config', '--metrics-detail', 'public', '--metrics-auth', 'key'], {
+      encoding: 'utf8',
+    });
     expect(run.stdout).toMatch(/^metricsDetail: public {2}# flag --metrics-detail$/m);
     expect(run.stdout).toMatch(/^metricsAuth: key {2}# flag --metrics-auth$/m);
   });

@@ -20,7 +20,10 @@ describe('Prometheus metrics', () => {
     const user = await d.admin.call(operations.createUser, { body: { username: 'metric', password: 'metric-password', role: 'USER' } });
     userId = user.id;
     await d.admin.call(operations.updateUser, { params: { id: userId }, body: { role: 'USER' } });
-    await send(d.url, 'PUT', '/admin/api/users/987654', { headers: { ...bearer(d.adminKey), 'content-type': 'application/json' }, body: '{}' });
+    await send(d.url, 'PUT', '/admin/api/users/987654', {
+      headers: { ...bearer(d.adminKey), 'content-type': 'application/json' },
+      body: '{}',
+    });
     await send(d.url, 'DELETE', '/admin/api/users/not-a-number', { headers: bearer(d.adminKey) });
     await send(d.url, 'GET', '/api/me');
     await send(d.url, 'GET', '/no/such/route/123');

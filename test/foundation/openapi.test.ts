@@ -11,7 +11,10 @@ import { openChromium } from '../helpers/browser.ts';
 
 type Doc = {
   openapi: string;
-  paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, string[]>>; parameters?: Array<{ name: string; in: string }> }>>;
+  paths: Record<
+    string,
+    Record<string, { operationId?: string; security?: Array<Record<string, string[]>>; parameters?: Array<{ name: string; in: string }> }>
+  >;
   components: { securitySchemes: Record<string, unknown> };
 };
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -20,7 +23,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 function operationsOf(doc: Doc): Array<{ key: string; op: Doc['paths'][string][string]; path: string }> {
   const out = [];
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) if (METHODS.includes(method)) out.push({ key: `${method.toUpperCase()} ${path}`, op, path });
+    for (const [method, op] of Object.entries(item))
+      if (METHODS.includes(method)) out.push({ key: `${method.toUpperCase()} ${path}`, op, path });
   }
   return out;
 }
@@ -59,13 +63,17 @@ describe('OpenAPI document and explorer', () => {
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
     // The validator can fail: a response without its required description does.
-    const broken = structuredClone(doc) as unknown as { paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>> };
+    const broken = structuredClone(doc) as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>>;
+    };
     delete broken.paths['/actuator/health'].get.responses['200'].description;
     expect((await new Validator({ strict: 'log', logger: false } as never).validate(broken)).valid).toBe(false);
   });
 
   it('is public and describes every operation the daemon binds', async () => {
-    const ours = operationsOf(doc).map((o) => o.key).sort();
+    const ours = operationsOf(doc)
+      .map((o) => o.key)
+      .sort();
     expect(ours).toEqual(operationList.map((op) => `${op.method} ${op.path}`).sort());
   });
 
@@ -81,7 +89,10 @@ describe('OpenAPI document and explorer', () => {
       for (const req of named) for (const scheme of Object.keys(req)) expect(doc.components.securitySchemes, key).toHaveProperty(scheme);
       // Path templates and path parameters agree.
       const templated = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
-      const declared = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort();
+      const declared = (op.parameters ?? [])
+        .filter((p) => p.in === 'path')
+        .map((p) => p.name)
+        .sort();
       expect(declared, key).toEqual(templated);
     }
   });
@@ -124,14 +135,17 @@ describe('OpenAPI document and explorer', () => {
     for (const ref of refsOf(doc)) {
       expect(ref, ref).toMatch(/^#\//);
       let node: unknown = doc;
-      for (const part of ref.slice(2).split('/')) node = (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+      for (const part of ref.slice(2).split('/'))
+        node = (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
       expect(node, ref).toBeDefined();
     }
   });
 
   // Chromium on a busy 2-core machine: a generous budget (bounds only, no timing is asserted).
   it('shows every operation in Swagger UI at /api without leaving loopback', { timeout: 120_000 }, async () => {
-    const expected = operationsOf(doc).map((o) => o.key).sort();
+    const expected = operationsOf(doc)
+      .map((o) => o.key)
+      .sort();
     const profile = mkdtempSync(join(tmpdir(), 'monctl-chromium-'));
     const browser = await openChromium(profile);
     try {
@@ -140,13 +154,21 @@ describe('OpenAPI document and explorer', () => {
       page.on('pageerror', (err) => pageErrors.push(String(err)));
       await page.goto(`${d.url}/api`, { timeout: 90_000 });
       // Swagger UI renders asynchronously: wait for as many operation blocks as the document has.
-      await page.waitForFunction((n) => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.opblock').length >= n, expected.length, { timeout: 90_000 });
-      const shown = await page.$$eval('.opblock', (blocks) => blocks.map((b) => {
-        const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
-        const path = b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '';
-        const locked = b.querySelector('.authorization__btn') !== null;
-        return { key: `${method.toUpperCase()} ${path}`, locked };
-      }));
+      await page.waitForFunction(
+        (n) =>
+          (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.opblock')
+            .length >= n,
+        expected.length,
+        { timeout: 90_000 },
+      );
+      const shown = await page.$$eval('.opblock', (blocks) =>
+        blocks.map((b) => {
+          const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
+          const path = b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '';
+          const locked = b.querySelector('.authorization__btn') !== null;
+          return { key: `${method.toUpperCase()} ${path}`, locked };
+        }),
+      );
       expect(shown.map((s) => s.key).sort()).toEqual(expected);
       // Each operation shows its security requirement (the lock).
       expect(shown.filter((s) => !s.locked)).toEqual([]);

@@ -54,7 +54,15 @@ describe('errors as problem+json', () => {
   it('400 for malformed percent-encoding, and never HTML', async () => {
     const del = await send(d.url, 'DELETE', '/admin/api/users/%E0%A4%A', { headers: bearer(d.adminKey) });
     expectProblem(del, 400);
-    for (const path of ['/%E0%A4%A', '/api/%E0%A4%A', '/admin/api/users/%ZZ', '/%', '/login/%E0%A4%A', '/swagger-ui/%E0%A4%A', '/v3/api-docs/%C0%AF']) {
+    for (const path of [
+      '/%E0%A4%A',
+      '/api/%E0%A4%A',
+      '/admin/api/users/%ZZ',
+      '/%',
+      '/login/%E0%A4%A',
+      '/swagger-ui/%E0%A4%A',
+      '/v3/api-docs/%C0%AF',
+    ]) {
       const res = await send(d.url, 'GET', path, { headers: bearer(d.adminKey) });
       noHtml(res);
       expect(res.status, path).toBeGreaterThanOrEqual(400);
@@ -74,7 +82,8 @@ describe('errors as problem+json', () => {
     expectProblem(await send(d.url, 'GET', '/admin/api/api-keys', { headers: bearer(key.token) }), 403);
     const { jar } = await login(d.url, 'admin', 'test-admin-password-1');
     const res = await send(d.url, 'POST', '/admin/api/api-keys', {
-      headers: { ...jar.header(), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'csrf-less' }),
+      headers: { ...jar.header(), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'csrf-less' }),
     });
     expect(expectProblem(res, 403).type).toBe('urn:monctl:problem:csrf');
   });
@@ -100,7 +109,12 @@ describe('errors as problem+json', () => {
     expectProblem(health, 405);
     expect(health.headers.allow).toBe('GET');
     // Pages and files outside the operation table too.
-    for (const [method, path, allow] of [['PUT', '/login', 'GET, POST'], ['POST', '/actuator/prometheus', 'GET'], ['DELETE', '/api', 'GET'], ['GET', '/logout', 'POST']]) {
+    for (const [method, path, allow] of [
+      ['PUT', '/login', 'GET, POST'],
+      ['POST', '/actuator/prometheus', 'GET'],
+      ['DELETE', '/api', 'GET'],
+      ['GET', '/logout', 'POST'],
+    ]) {
       const res = await send(d.url, method, path);
       expectProblem(res, 405);
       expect(String(res.headers.allow).split(/,\s*/).sort().join(', '), `${method} ${path}`).toBe(allow);
@@ -156,14 +170,15 @@ describe('errors as problem+json', () => {
 
   it('answers unparseable requests with a problem too, and closes the connection', async () => {
     const port = Number(new URL(d.url).port);
-    const raw = (text: string) => new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let out = '';
-      socket.on('data', (c) => (out += c));
-      socket.on('end', () => resolve(out));
-      socket.on('error', reject);
-      socket.write(text);
-    });
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let out = '';
+        socket.on('data', (c) => (out += c));
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+        socket.write(text);
+      });
     const badLine = await raw('GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(badLine).toMatch(/^HTTP\/1\.1 400 /);
     expect(badLine).toMatch(/Content-Type: application\/problem\+json/);

@@ -24,7 +24,10 @@ describe('test provisioning', () => {
     const nodeDir = dirname(process.execPath);
     const script = `import(${JSON.stringify(join(ROOT, 'test/setup/provision.ts'))}).then((m) => m.default())`;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      uid: 65534, gid: 65534, encoding: 'utf8', env: { PATH: nodeDir, HOME: '/tmp' },
+      uid: 65534,
+      gid: 65534,
+      encoding: 'utf8',
+      env: { PATH: nodeDir, HOME: '/tmp' },
     });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('as root, run:');

@@ -12,23 +12,33 @@ afterAll(async () => {
   home.cleanup();
 });
 
-const resetAdmin = (dataDir: string, env: Record<string, string> = {}) => runMonctl(['daemon', 'reset-admin', '--data-dir', dataDir], { env });
+const resetAdmin = (dataDir: string, env: Record<string, string> = {}) =>
+  runMonctl(['daemon', 'reset-admin', '--data-dir', dataDir], { env });
 const keyIn = (dataDir: string) => readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim();
 const me = (d: TestDaemon, token: string) => send(d.url, 'GET', '/api/me', { headers: bearer(token) });
 const json = (token: string) => ({ ...bearer(token), 'content-type': 'application/json' });
 
 describe('monctl daemon reset-admin', () => {
-  it('on a running daemon: new password and key work at once, the old ones no longer do; admin is promoted back', { timeout: 60_000 }, async () => {
+  it('on a running daemon: new password and key work at once, the old ones no longer do; admin is promoted back', {
+    timeout: 60_000,
+  }, async () => {
     const d = await startDaemon();
     daemons.push(d);
     const session = await login(d.url, 'admin', ADMIN_PASSWORD);
     expect((await send(d.url, 'GET', '/api/me', { headers: session.jar.header() })).status).toBe(200);
     // Demote admin (through a second ADMIN, which the last-ADMIN rule needs).
-    const ops = (await send(d.url, 'POST', '/admin/api/users', { headers: json(d.adminKey), body: JSON.stringify({ username: 'ops', password: 'ops-password-01', role: 'ADMIN' }) })).json();
+    const ops = (
+      await send(d.url, 'POST', '/admin/api/users', {
+        headers: json(d.adminKey),
+        body: JSON.stringify({ username: 'ops', password: 'ops-password-01', role: 'ADMIN' }),
+      })
+    ).json();
     expect(ops.role).toBe('ADMIN');
     const users = (await send(d.url, 'GET', '/admin/api/users', { headers: bearer(d.adminKey) })).json();
     const adminId = users.find((u: { username: string }) => u.username === 'admin').id;
-    expect((await send(d.url, 'PUT', `/admin/api/users/${adminId}`, { headers: json(d.adminKey), body: '{"role":"USER"}' })).status).toBe(200);
+    expect((await send(d.url, 'PUT', `/admin/api/users/${adminId}`, { headers: json(d.adminKey), body: '{"role":"USER"}' })).status).toBe(
+      200,
+    );
     expect((await me(d, d.adminKey)).json().role).toBe('USER');
 
     const password = 'the-new-admin-password';
@@ -65,7 +75,10 @@ describe('monctl daemon reset-admin', () => {
     const dataDir = join(home.dir, 'stopped');
     const first = await startDaemon({ dataDir });
     daemons.push(first);
-    await send(first.url, 'POST', '/admin/api/users', { headers: json(first.adminKey), body: JSON.stringify({ username: 'ops', password: 'ops-password-01', role: 'ADMIN' }) });
+    await send(first.url, 'POST', '/admin/api/users', {
+      headers: json(first.adminKey),
+      body: JSON.stringify({ username: 'ops', password: 'ops-password-01', role: 'ADMIN' }),
+    });
     const users = (await send(first.url, 'GET', '/admin/api/users', { headers: bearer(first.adminKey) })).json();
     const adminId = users.find((u: { username: string }) => u.username === 'admin').id;
     // The key file protects admin; without it, admin can go (and its keys with it).
@@ -82,7 +95,9 @@ describe('monctl daemon reset-admin', () => {
     daemons.push(second);
     expect((await me(second, second.adminKey)).json()).toMatchObject({ username: 'admin', role: 'ADMIN' });
     expect((await login(second.url, 'admin', 'recreated-password-1')).res.headers.location).toBe('/api');
-    const names = (await send(second.url, 'GET', '/admin/api/users', { headers: bearer(second.adminKey) })).json().map((u: { username: string }) => u.username);
+    const names = (await send(second.url, 'GET', '/admin/api/users', { headers: bearer(second.adminKey) }))
+      .json()
+      .map((u: { username: string }) => u.username);
     expect(names.sort()).toEqual(['admin', 'ops']);
   });
 

@@ -55,7 +55,10 @@ describe('restart on the same data dir', () => {
 
   it('keeps users and keys', async () => {
     const users = await second!.admin.call(operations.listUsers);
-    expect(users.map((u) => [u.username, u.role])).toEqual([['admin', 'ADMIN'], ['bob', 'USER']]);
+    expect(users.map((u) => [u.username, u.role])).toEqual([
+      ['admin', 'ADMIN'],
+      ['bob', 'USER'],
+    ]);
     const me = await second!.client({ kind: 'api-key', token: kept.token }).call(operations.me);
     expect(me).toMatchObject({ username: 'admin', role: 'USER', keyId: kept.id });
     const { res } = await login(second!.url, 'bob', BOB_PASSWORD);

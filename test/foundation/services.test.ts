@@ -22,7 +22,9 @@ function linesMatching(pattern: RegExp, except?: string): string[] {
   return sourcesUnder(join(ROOT, 'daemon')).flatMap((file) => {
     const name = relative(ROOT, file);
     if (except && name.startsWith(except)) return [];
-    return readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (pattern.test(line) ? [`${name}:${i + 1}: ${line.trim()}`] : []));
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (pattern.test(line) ? [`${name}:${i + 1}: ${line.trim()}`] : []));
   });
 }
 
@@ -41,7 +43,12 @@ describe('shared services', () => {
     store = await openStore(dir);
     const config = defaultDaemonConfig({ podName: 'services-test', dataDir: dir });
     running = await startServices({
-      config, db: store.db, log: createLogger('silent'), bus: new Bus(), events: new EventHub(), installSecret: new Uint8Array(32).fill(1),
+      config,
+      db: store.db,
+      log: createLogger('silent'),
+      bus: new Bus(),
+      events: new EventHub(),
+      installSecret: new Uint8Array(32).fill(1),
     });
   });
   afterAll(async () => {
@@ -58,10 +65,20 @@ describe('shared services', () => {
     const { services } = running;
     expect(services.pod.name).toBe('services-test');
     expect(() => services.pod.id).toThrow('pod not registered yet');
-    await store.db.insertInto('maintenance_windows').values({
-      name: 'later', kind: 'ONE_OFF', starts_at: Date.now() + 60_000, ends_at: Date.now() + 120_000,
-      resource_ids: '[1]', group_ids: '[]', agent_ids: '[]', created_at: Date.now(), updated_at: Date.now(),
-    }).execute();
+    await store.db
+      .insertInto('maintenance_windows')
+      .values({
+        name: 'later',
+        kind: 'ONE_OFF',
+        starts_at: Date.now() + 60_000,
+        ends_at: Date.now() + 120_000,
+        resource_ids: '[1]',
+        group_ids: '[]',
+        agent_ids: '[]',
+        created_at: Date.now(),
+        updated_at: Date.now(),
+      })
+      .execute();
     expect(services.maintenance.windows).toEqual([]); // read once at start, before the window existed
     await services.maintenance.reload();
     expect(services.maintenance.windows.map((w) => w.name)).toEqual(['later']);
@@ -72,7 +89,17 @@ describe('shared services', () => {
     const { routeLog } = running.services;
     const before = routeLog.dropped;
     routeLog.append({
-      routeId: 1, method: 'GET', path: '/', status: 200, durationMs: 1, bytesIn: 0, bytesOut: 0, clientIp: null, agentId: null, podId: null, error: null,
+      routeId: 1,
+      method: 'GET',
+      path: '/',
+      status: 200,
+      durationMs: 1,
+      bytesIn: 0,
+      bytesOut: 0,
+      clientIp: null,
+      agentId: null,
+      podId: null,
+      error: null,
     });
     expect(routeLog.dropped).toBe(before + 1);
   });
@@ -85,7 +112,8 @@ describe('defaults', () => {
     const absent: string[] = [];
     const walk = (value: unknown, path: string) => {
       if (value === undefined) absent.push(path);
-      else if (value && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
+      else if (value && typeof value === 'object' && !Array.isArray(value))
+        for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
     };
     walk(config, '');
     expect(absent.sort()).toEqual(['adminPassword', 'databaseUrl', 'podName', 'publicUrl']);

@@ -24,8 +24,10 @@ describe('graceful shutdown', () => {
     socket.on('data', (c) => (out += c));
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     // `Expect: 100-continue` makes the daemon say when it holds the request: no sleep needed.
-    socket.write(`POST /admin/api/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${d.adminKey}\r\n` +
-      'Content-Type: application/json\r\nContent-Length: 19\r\nExpect: 100-continue\r\n\r\n');
+    socket.write(
+      `POST /admin/api/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${d.adminKey}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 19\r\nExpect: 100-continue\r\n\r\n',
+    );
     await until(() => out.includes('100 Continue'));
 
     const exited = d.stop('SIGTERM');

@@ -52,7 +52,8 @@ describe('storage', () => {
   });
 
   it('keeps SQLite behind the dialect module: only daemon/store/dialect imports better-sqlite3', () => {
-    const offenders = ['daemon', 'src', 'cli', 'bin'].flatMap((top) => sourcesUnder(join(ROOT, top)))
+    const offenders = ['daemon', 'src', 'cli', 'bin']
+      .flatMap((top) => sourcesUnder(join(ROOT, top)))
       .filter((file) => /from\s+['"]better-sqlite3['"]|import\(\s*['"]better-sqlite3['"]/.test(readFileSync(file, 'utf8')))
       .map((file) => relative(ROOT, file))
       .filter((file) => !file.startsWith('daemon/store/dialect/'));

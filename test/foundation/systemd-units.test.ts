@@ -51,15 +51,22 @@ describe('contrib/systemd units', () => {
 
     it(`${unit} is hardened: own user, read-only system, no new privileges, restarted on failure`, () => {
       const lines = settings(shipped(unit));
-      expect(lines).toEqual(expect.arrayContaining([
-        'DynamicUser=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'NoNewPrivileges=yes', 'PrivateTmp=yes',
-        'CapabilityBoundingSet=', 'Restart=on-failure',
-      ]));
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          'DynamicUser=yes',
+          'ProtectSystem=strict',
+          'ProtectHome=yes',
+          'NoNewPrivileges=yes',
+          'PrivateTmp=yes',
+          'CapabilityBoundingSet=',
+          'Restart=on-failure',
+        ]),
+      );
       expect(lines.some((l) => l.startsWith('RestrictAddressFamilies='))).toBe(true);
     });
   }
 
-  it('the daemon keeps its data in StateDirectory and reads /etc/monctl/monctl.yaml; the agent\'s token is a credential', () => {
+  it("the daemon keeps its data in StateDirectory and reads /etc/monctl/monctl.yaml; the agent's token is a credential", () => {
     const daemon = settings(shipped('monctl.service'));
     expect(daemon).toEqual(expect.arrayContaining(['StateDirectory=monctl', 'ConfigurationDirectory=monctl']));
     expect(daemon).toContain(`ExecStart=${INSTALLED} daemon --config %E/monctl/monctl.yaml --data-dir %S/monctl`);

@@ -31,15 +31,17 @@ afterAll(async () => {
 });
 
 /** `monctl` as ADMIN against the https daemon; the CA comes from `env` or `args`. */
-const monctl = (args: string[], env: Record<string, string> = {}) => runMonctl(args, {
-  env: { MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir, XDG_DATA_HOME: join(home.dir, 'nodata'), ...env },
-});
+const monctl = (args: string[], env: Record<string, string> = {}) =>
+  runMonctl(args, {
+    env: { MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir, XDG_DATA_HOME: join(home.dir, 'nodata'), ...env },
+  });
 
 /** A long-running `monctl … --watch`, piped: NDJSON lines until it is stopped. */
 function watch(args: string[], env: Record<string, string>) {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(MONCTL_|XDG_)/.test(k))) as Record<string, string>;
   const proc = spawn(join(ROOT, 'bin/monctl'), args, {
-    env: { ...base, MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...base, MONCTL_SERVER: d.url, MONCTL_API_KEY: d.adminKey, MONCTL_CONFIG_DIR: home.dir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
@@ -47,14 +49,22 @@ function watch(args: string[], env: Record<string, string>) {
   proc.stderr.on('data', (c) => (stderr += c));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   return {
-    events: () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { event: string; data: any }),
+    events: () =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { event: string; data: any }),
     stderr: () => stderr,
     exited,
-    stop: () => { proc.kill('SIGTERM'); return exited; },
+    stop: () => {
+      proc.kill('SIGTERM');
+      return exited;
+    },
   };
 }
 
-const VERIFY_HINT = /cannot verify the TLS certificate of https:\/\/127\.0\.0\.1:\d+: .*; if a private CA issued it, pass --ca-file .*NODE_EXTRA_CA_CERTS/;
+const VERIFY_HINT =
+  /cannot verify the TLS certificate of https:\/\/127\.0\.0\.1:\d+: .*; if a private CA issued it, pass --ca-file .*NODE_EXTRA_CA_CERTS/;
 
 describe('the API over https', () => {
   it('logs an https:// api URL and keeps the edge on http', () => {
@@ -64,7 +74,11 @@ describe('the API over https', () => {
 
   it('the CLI verifies: --ca-file, MONCTL_CA_FILE and NODE_EXTRA_CA_CERTS work, no CA fails clearly', async () => {
     // Both CLI paths: the quick `-o json` read, and commander with the typed client.
-    for (const read of [['resources', 'list', '-o', 'json'], ['resources', 'list', '--output=json'], ['info', '-o', 'json']]) {
+    for (const read of [
+      ['resources', 'list', '-o', 'json'],
+      ['resources', 'list', '--output=json'],
+      ['info', '-o', 'json'],
+    ]) {
       const flag = await monctl(['--ca-file', pki.caFile, ...read]);
       expect(flag.code, flag.stderr).toBe(0);
       expect(flag.stderr).toBe(''); // no warning either (an IP address as TLS server name is one)
@@ -72,9 +86,15 @@ describe('the API over https', () => {
       const extra = await monctl(read, { NODE_EXTRA_CA_CERTS: pki.caFile });
       expect(extra.code, extra.stderr).toBe(0);
     }
-    expect((await monctl(['info', '-o', 'json'], { MONCTL_CA_FILE: pki.caFile })).json()).toMatchObject({ user: 'admin', caFile: pki.caFile });
+    expect((await monctl(['info', '-o', 'json'], { MONCTL_CA_FILE: pki.caFile })).json()).toMatchObject({
+      user: 'admin',
+      caFile: pki.caFile,
+    });
 
-    for (const read of [['resources', 'list', '-o', 'json'], ['resources', 'list', '--output=json']]) {
+    for (const read of [
+      ['resources', 'list', '-o', 'json'],
+      ['resources', 'list', '--output=json'],
+    ]) {
       const untrusted = await monctl(read);
       expect(untrusted.code).toBe(1);
       expect(untrusted.stderr).toMatch(VERIFY_HINT);
@@ -84,7 +104,16 @@ describe('the API over https', () => {
     const asHttp = await monctl(['resources', 'list', '-o', 'json', '--server', d.url.replace('https:', 'http:')]);
     expect(asHttp.code).toBe(1);
     expect(asHttp.stderr).toMatch(/closed the connection without answering; if it serves HTTPS, use https:\/\//);
-    const asHttps = await monctl(['resources', 'list', '-o', 'json', '--server', d.edgeUrl.replace('http:', 'https:'), '--ca-file', pki.caFile]);
+    const asHttps = await monctl([
+      'resources',
+      'list',
+      '-o',
+      'json',
+      '--server',
+      d.edgeUrl.replace('http:', 'https:'),
+      '--ca-file',
+      pki.caFile,
+    ]);
     expect(asHttps.code).toBe(1);
     expect(asHttps.stderr).toMatch(/does not speak TLS there \(EPROTO\); for a plain-HTTP daemon use http:\/\//);
     const missing = await monctl(['resources', 'list', '-o', 'json', '--ca-file', join(pki.dir, 'nope.pem')]);
@@ -96,7 +125,10 @@ describe('the API over https', () => {
     const own = tempHome();
     try {
       const env = { MONCTL_CONFIG_DIR: own.dir, XDG_DATA_HOME: join(own.dir, 'nodata') };
-      const login = await runMonctl(['login', '--server', d.url, '--ca-file', pki.caFile, '--name', 'secure'], { input: `${d.adminKey}\n`, env });
+      const login = await runMonctl(['login', '--server', d.url, '--ca-file', pki.caFile, '--name', 'secure'], {
+        input: `${d.adminKey}\n`,
+        env,
+      });
       expect(login.code, login.stderr).toBe(0);
       expect(JSON.parse(readFileSync(join(own.dir, 'config.json'), 'utf8')).contexts.secure.caFile).toBe(pki.caFile);
       const later = await runMonctl(['resources', 'list', '-o', 'json'], { env });
@@ -109,11 +141,15 @@ describe('the API over https', () => {
   });
 
   it('CLI SSE streams over https (eventsource on fetch) with --ca-file and NODE_EXTRA_CA_CERTS; none without the CA', async () => {
-    const streams = [watch(['topology', '--watch', '--ca-file', pki.caFile], {}), watch(['topology', '--watch'], { NODE_EXTRA_CA_CERTS: pki.caFile })];
+    const streams = [
+      watch(['topology', '--watch', '--ca-file', pki.caFile], {}),
+      watch(['topology', '--watch'], { NODE_EXTRA_CA_CERTS: pki.caFile }),
+    ];
     try {
       for (const s of streams) await until(() => s.events().some((e) => e.event === 'SNAPSHOT'));
       await d.admin.call(operations.createAgent, { body: { name: 'sse-witness' } });
-      for (const s of streams) await until(() => s.events().some((e) => e.event === 'AGENT_CREATED' && e.data?.agent?.name === 'sse-witness'));
+      for (const s of streams)
+        await until(() => s.events().some((e) => e.event === 'AGENT_CREATED' && e.data?.agent?.name === 'sse-witness'));
     } finally {
       for (const s of streams) await s.stop();
     }
@@ -128,7 +164,8 @@ describe('the API over https', () => {
     const agents: Array<ReturnType<typeof startAgent>> = [];
     try {
       for (const [name, args, env] of [
-        ['tls-flag', ['--ca-file', pki.caFile], {}], ['tls-extra', [], { NODE_EXTRA_CA_CERTS: pki.caFile }],
+        ['tls-flag', ['--ca-file', pki.caFile], {}],
+        ['tls-extra', [], { NODE_EXTRA_CA_CERTS: pki.caFile }],
       ] as const) {
         const agent = await agentSlot(d, name, home.dir);
         agents.push(startAgent(d.url, agent.tokenFile, [...args], env));
@@ -157,8 +194,8 @@ describe('the API over https', () => {
 });
 
 describe('daemon start with --tls-cert/--tls-key', () => {
-  const daemon = (args: string[]) => runMonctl(['daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0',
-    '--data-dir', join(home.dir, 'never'), ...args]);
+  const daemon = (args: string[]) =>
+    runMonctl(['daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', join(home.dir, 'never'), ...args]);
 
   it('needs both files (exit 2) and a key that matches the certificate (exit 1, naming the file)', async () => {
     const other = pki.issue('other', 0x2002);

@@ -50,7 +50,12 @@ async function streamStillLive(name: string) {
 
 beforeAll(async () => {
   pki = makePki();
-  for (const [name, serial] of [['a', 0xa1], ['b', 0xb2], ['c', 0xc3], ['d', 0xd4]] as const) {
+  for (const [name, serial] of [
+    ['a', 0xa1],
+    ['b', 0xb2],
+    ['c', 0xc3],
+    ['d', 0xd4],
+  ] as const) {
     const pair = pki.issue(name, serial);
     pairs[name] = { ...pair, sha256: new X509Certificate(pair.cert).fingerprint256 };
   }
@@ -75,7 +80,9 @@ beforeAll(async () => {
   const slot = await agentSlot(d, 'rotation', pki.dir);
   agent = startAgent(d.url, slot.tokenFile, ['--ca-file', pki.caFile]);
   await until(async () => (await d.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED');
-  await d.admin.call(operations.createRoute, { body: { name: 'rotation', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'rotation.test' } });
+  await d.admin.call(operations.createRoute, {
+    body: { name: 'rotation', type: 'HTTP', agentId: slot.id, target: target.url, hostname: 'rotation.test' },
+  });
 });
 afterAll(async () => {
   stream?.close();
@@ -116,15 +123,27 @@ describe('certificate rotation', () => {
     let seen = failures().length;
     replace(join(live, 'key.pem'), pairs.d.key);
     d.proc.kill('SIGHUP');
-    await until(() => failures().slice(seen).some((l) => l.trigger === 'SIGHUP' && /--tls-key .*key\.pem does not match the certificate/.test(String(l.error))));
-    await until(() => failures().slice(seen).some((l) => l.trigger === 'file change'));
+    await until(() =>
+      failures()
+        .slice(seen)
+        .some((l) => l.trigger === 'SIGHUP' && /--tls-key .*key\.pem does not match the certificate/.test(String(l.error))),
+    );
+    await until(() =>
+      failures()
+        .slice(seen)
+        .some((l) => l.trigger === 'file change'),
+    );
     expect(await served()).toBe(pairs.c.sha256);
 
     // Not a certificate at all.
     seen = failures().length;
     replace(join(live, 'cert.pem'), 'not a certificate\n');
     d.proc.kill('SIGHUP');
-    await until(() => failures().slice(seen).some((l) => l.trigger === 'SIGHUP' && /--tls-cert .*cert\.pem: not a PEM certificate/.test(String(l.error))));
+    await until(() =>
+      failures()
+        .slice(seen)
+        .some((l) => l.trigger === 'SIGHUP' && /--tls-cert .*cert\.pem: not a PEM certificate/.test(String(l.error))),
+    );
     expect(await served()).toBe(pairs.c.sha256);
 
     // Put right again: the watch installs it.

@@ -53,7 +53,7 @@ describe('users and API keys endpoints', () => {
     expect((await d.admin.call(operations.listUsers)).map((u) => u.username)).not.toContain('erin');
   });
 
-  it('updates role and password; a new password ends the old one and the user\'s sessions', async () => {
+  it("updates role and password; a new password ends the old one and the user's sessions", async () => {
     const created = (await post('/admin/api/users', { username: 'fay', password: 'fay-password-01', role: 'USER' })).json();
     const session = await login(d.url, 'fay', 'fay-password-01');
     expect((await send(d.url, 'GET', '/api/me', { headers: session.jar.header() })).status).toBe(200);
@@ -77,7 +77,8 @@ describe('users and API keys endpoints', () => {
     const user = (await post('/admin/api/users', { username: 'gil', password: 'gil-password-01', role: 'ADMIN' })).json();
     const { jar, csrf } = await login(d.url, 'gil', 'gil-password-01');
     const keyRes = await send(d.url, 'POST', '/admin/api/api-keys', {
-      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'gil-key' }),
+      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'gil-key' }),
     });
     expect(keyRes.status).toBe(200);
     const key = keyRes.json();
@@ -93,7 +94,9 @@ describe('users and API keys endpoints', () => {
   it('refuses to delete or demote the last ADMIN with 409', async () => {
     const users = await d.admin.call(operations.listUsers);
     // Demote every other ADMIN first, so that `admin` is the last one.
-    for (const u of users) if (u.role === 'ADMIN' && u.username !== 'admin') await d.admin.call(operations.updateUser, { params: { id: u.id }, body: { role: 'USER' } });
+    for (const u of users)
+      if (u.role === 'ADMIN' && u.username !== 'admin')
+        await d.admin.call(operations.updateUser, { params: { id: u.id }, body: { role: 'USER' } });
     const admin = users.find((u) => u.username === 'admin')!;
     expectProblem(await del(`/admin/api/users/${admin.id}`), 409);
     expectProblem(await put(`/admin/api/users/${admin.id}`, { role: 'USER' }), 409);
@@ -103,11 +106,21 @@ describe('users and API keys endpoints', () => {
     expect((await put(`/admin/api/users/${other.id}`, { role: 'USER' })).status).toBe(200);
   });
 
-  it('returns a key\'s token once, never in lists; names are unique', async () => {
+  it("returns a key's token once, never in lists; names are unique", async () => {
     const res = await post('/admin/api/api-keys', { name: 'ci' });
     expect(res.status).toBe(200);
     const key = res.json();
-    expect(Object.keys(key).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'id', 'lastUsedAt', 'name', 'role', 'routeIds', 'token']);
+    expect(Object.keys(key).sort()).toEqual([
+      'createdAt',
+      'createdBy',
+      'expiresAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'role',
+      'routeIds',
+      'token',
+    ]);
     expect(key).toMatchObject({ name: 'ci', role: 'ADMIN', createdBy: 'admin', expiresAt: null, lastUsedAt: null, routeIds: [] });
     expect(key.createdAt).toMatch(DATE_TIME);
     expect(key.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -122,15 +135,18 @@ describe('users and API keys endpoints', () => {
     expect(fieldsOf(expectProblem(await post('/admin/api/api-keys', { name: 'x', role: 'GOD' }), 400))).toEqual(['role']);
     const badDate = expectProblem(await post('/admin/api/api-keys', { name: 'x', expiresAt: 'tomorrow' }), 400);
     expect(badDate.errors).toEqual([{ field: 'expiresAt', message: expect.stringMatching(/date-time/) }]);
-    expect(fieldsOf(expectProblem(await post('/admin/api/api-keys', { name: 'x', expiresAt: '2030-02-30T00:00:00' }), 400))).toEqual(['expiresAt']);
+    expect(fieldsOf(expectProblem(await post('/admin/api/api-keys', { name: 'x', expiresAt: '2030-02-30T00:00:00' }), 400))).toEqual([
+      'expiresAt',
+    ]);
     expect(fieldsOf(expectProblem(await post('/admin/api/api-keys', { name: 'x', token: 'mine' }), 400))).toEqual(['token']);
   });
 
-  it('sets createdBy to the creating user\'s username, also through a key that user created', async () => {
+  it("sets createdBy to the creating user's username, also through a key that user created", async () => {
     await post('/admin/api/users', { username: 'ivy', password: 'ivy-password-01', role: 'ADMIN' });
     const { jar, csrf } = await login(d.url, 'ivy', 'ivy-password-01');
     const viaSession = await send(d.url, 'POST', '/admin/api/api-keys', {
-      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ivy-1' }),
+      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ivy-1' }),
     });
     expect(viaSession.json().createdBy).toBe('ivy');
     const viaKey = await post('/admin/api/api-keys', { name: 'ivy-2', role: 'USER' }, viaSession.json().token);

@@ -2,8 +2,14 @@ import { type BrowserContext, chromium } from 'playwright-core';
 
 /** The Debian Chromium, started headless with everything that phones home switched off. */
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export interface TestBrowser {
@@ -27,7 +33,9 @@ function isLoopback(url: string): boolean {
  */
 export async function openChromium(userDataDir: string): Promise<TestBrowser> {
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
   });
   const requests: string[] = [];
   const offLoopback: string[] = [];

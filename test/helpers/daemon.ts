@@ -58,22 +58,28 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const ownDir = opts.dataDir === undefined;
   const base = ownDir ? mkdtempSync(join(tmpdir(), 'monctl-test-')) : undefined;
   const dataDir = opts.dataDir ?? join(base!, 'data');
-  const explicit = opts.databaseUrl !== undefined || opts.env?.MONCTL_DATABASE_URL !== undefined || (opts.args ?? []).includes('--database');
+  const explicit =
+    opts.databaseUrl !== undefined || opts.env?.MONCTL_DATABASE_URL !== undefined || (opts.args ?? []).includes('--database');
   const databaseUrl = opts.databaseUrl ?? opts.env?.MONCTL_DATABASE_URL ?? (explicit ? undefined : await databaseFor(dataDir));
   const dropOwn = async () => {
     if (ownDir && !explicit) await dropDatabaseFor(dataDir);
   };
-  const proc = spawn(opts.command ?? join(ROOT, 'bin/monctl'), [
-    'daemon',
-    '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir, ...(opts.args ?? []),
-  ], {
-    cwd: ROOT,
-    env: {
-      ...process.env, MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD, MONCTL_CHECK_RESPONSES: '1', TZ: 'UTC',
-      ...(databaseUrl ? { MONCTL_DATABASE_URL: databaseUrl } : {}), ...opts.env,
+  const proc = spawn(
+    opts.command ?? join(ROOT, 'bin/monctl'),
+    ['daemon', '--listen', '127.0.0.1:0', '--edge-listen', '127.0.0.1:0', '--data-dir', dataDir, ...(opts.args ?? [])],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        MONCTL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        MONCTL_CHECK_RESPONSES: '1',
+        TZ: 'UTC',
+        ...(databaseUrl ? { MONCTL_DATABASE_URL: databaseUrl } : {}),
+        ...opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   running.add(proc);
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
@@ -128,8 +134,17 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const dispatcher = opts.ca ? new Agent({ connect: { ca: opts.ca } }) : undefined;
   const client = (credential?: Credential) => new ApiClient({ server: url, credential, dispatcher });
   return {
-    url, edgeUrl: String(info.edge), ...(info.edgeTls ? { edgeTlsUrl: String(info.edgeTls) } : {}), dataDir, databaseUrl: databaseUrl || undefined, adminKey, proc, logs, stderr: () => stderr,
-    client, admin: client({ kind: 'api-key', token: adminKey }),
+    url,
+    edgeUrl: String(info.edge),
+    ...(info.edgeTls ? { edgeTlsUrl: String(info.edgeTls) } : {}),
+    dataDir,
+    databaseUrl: databaseUrl || undefined,
+    adminKey,
+    proc,
+    logs,
+    stderr: () => stderr,
+    client,
+    admin: client({ kind: 'api-key', token: adminKey }),
     stop(signal = 'SIGTERM') {
       stopping = true;
       return new Promise((done) => {

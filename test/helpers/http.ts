@@ -51,7 +51,13 @@ export function expectProblem(res: WireResponse, status: number, instance?: stri
   expect(res.status, res.text).toBe(status);
   expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
   const body = res.json();
-  expect(body).toMatchObject({ status, type: expect.any(String), title: expect.any(String), detail: expect.any(String), instance: expect.any(String) });
+  expect(body).toMatchObject({
+    status,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+    instance: expect.any(String),
+  });
   if (instance !== undefined) expect(body.instance).toBe(instance);
   return body;
 }
@@ -90,7 +96,11 @@ export function csrfOf(html: string): string {
 }
 
 /** A browser-like session: GET /login, POST the form; returns the jar and the CSRF token. */
-export async function login(base: string, username: string, password: string): Promise<{ jar: CookieJar; csrf: string; res: WireResponse }> {
+export async function login(
+  base: string,
+  username: string,
+  password: string,
+): Promise<{ jar: CookieJar; csrf: string; res: WireResponse }> {
   const jar = new CookieJar();
   const page = await send(base, 'GET', '/login');
   jar.store(page);

@@ -16,7 +16,11 @@ export interface OcspPki {
   /** http://127.0.0.1:PORT, the responder. */
   responderUrl: string;
   /** A leaf for `names` (DNS names or IP addresses), in the index as valid; `ocsp`: its AIA names the responder (or that URL). */
-  issue(name: string, serial: number, opts: { names: string[]; rsa?: boolean; ocsp?: boolean | string }): { cert: string; key: string; certFile: string; keyFile: string };
+  issue(
+    name: string,
+    serial: number,
+    opts: { names: string[]; rsa?: boolean; ocsp?: boolean | string },
+  ): { cert: string; key: string; certFile: string; keyFile: string };
   /** Marks the leaf revoked in the index: the responder answers "revoked" from its next request. */
   revoke(serial: number): void;
   /** Requests the responder has answered. */
@@ -39,8 +43,28 @@ const indexTime = (ms: number) => new Date(ms).toISOString().replace(/^\d\d|[-:T
 
 export async function startOcspPki(): Promise<OcspPki> {
   const dir = mkdtempSync(join(tmpdir(), 'monctl-ocsp-'));
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem',
-    '-days', '2', '-subj', '/CN=monctl OCSP test CA', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=monctl OCSP test CA',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+    ],
+    dir,
+  );
   const rows = new Map<number, string>();
   // A new file renamed over the old one: the responder notices a new inode, even within the same second.
   const writeIndex = () => {
@@ -52,8 +76,26 @@ export async function startOcspPki(): Promise<OcspPki> {
   const responders: ChildProcess[] = [];
   // -nmin 1: every answer's nextUpdate is a minute away. -port 0: the OS picks the port, printed as ACCEPT.
   const startResponder = async (signer: string) => {
-    const proc = spawn('openssl', ['ocsp', '-index', 'index.txt', '-port', '0', '-rsigner', `${signer}.pem`, '-rkey', `${signer}.key`,
-      '-CA', 'ca.pem', '-nmin', '1', '-ignore_err'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      'openssl',
+      [
+        'ocsp',
+        '-index',
+        'index.txt',
+        '-port',
+        '0',
+        '-rsigner',
+        `${signer}.pem`,
+        '-rkey',
+        `${signer}.key`,
+        '-CA',
+        'ca.pem',
+        '-nmin',
+        '1',
+        '-ignore_err',
+      ],
+      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     responders.push(proc);
     let output = '';
     const port = await new Promise<number>((resolve, reject) => {
@@ -72,15 +114,40 @@ export async function startOcspPki(): Promise<OcspPki> {
   const main = await startResponder('ca');
   const responderUrl = main.url;
   return {
-    dir, ca: readFileSync(join(dir, 'ca.pem'), 'utf8'), responderUrl,
+    dir,
+    ca: readFileSync(join(dir, 'ca.pem'), 'utf8'),
+    responderUrl,
     issue(name, serial, opts) {
-      const ext = [`subjectAltName=${opts.names.map((n) => (isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(',')}`, 'basicConstraints=CA:FALSE', 'extendedKeyUsage=serverAuth',
-        ...(opts.ocsp ? [`authorityInfoAccess=OCSP;URI:${opts.ocsp === true ? responderUrl : opts.ocsp}`] : [])];
+      const ext = [
+        `subjectAltName=${opts.names.map((n) => (isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(',')}`,
+        'basicConstraints=CA:FALSE',
+        'extendedKeyUsage=serverAuth',
+        ...(opts.ocsp ? [`authorityInfoAccess=OCSP;URI:${opts.ocsp === true ? responderUrl : opts.ocsp}`] : []),
+      ];
       writeFileSync(join(dir, `${name}.ext`), `${ext.join('\n')}\n`);
       const key = opts.rsa ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
       openssl(['req', '-new', ...key, '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${opts.names[0]}`], dir);
-      openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', `0x${hex(serial)}`,
-        '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.pem`], dir);
+      openssl(
+        [
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.pem',
+          '-CAkey',
+          'ca.key',
+          '-set_serial',
+          `0x${hex(serial)}`,
+          '-days',
+          '1',
+          '-extfile',
+          `${name}.ext`,
+          '-out',
+          `${name}.pem`,
+        ],
+        dir,
+      );
       rows.set(serial, `V\t${indexTime(Date.now() + 86_400_000)}\t\t${hex(serial)}\tunknown\t/CN=${opts.names[0]}`);
       writeIndex();
       const certFile = join(dir, `${name}.pem`);
@@ -100,8 +167,24 @@ export async function startOcspPki(): Promise<OcspPki> {
       // A certificate the CA issued for OCSP signing only, or a self-signed stranger's.
       const ext = signer === 'delegate' ? ['-CA', 'ca.pem', '-CAkey', 'ca.key', '-extfile', 'signer.ext'] : ['-signkey', 'stranger.key'];
       writeFileSync(join(dir, 'signer.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=OCSPSigning\n');
-      openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${signer}.key`, '-out', `${signer}.csr`,
-        '-subj', `/CN=OCSP ${signer}`], dir);
+      openssl(
+        [
+          'req',
+          '-new',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          `${signer}.key`,
+          '-out',
+          `${signer}.csr`,
+          '-subj',
+          `/CN=OCSP ${signer}`,
+        ],
+        dir,
+      );
       openssl(['x509', '-req', '-in', `${signer}.csr`, ...ext, '-days', '1', '-out', `${signer}.pem`], dir);
       return (await startResponder(signer)).url;
     },

@@ -48,7 +48,9 @@ function get(url: string, ca: string): Promise<{ status: number; text: string }>
 }
 
 const procs = new Set<ChildProcess>();
-process.on('exit', () => { for (const p of procs) p.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const p of procs) p.kill('SIGKILL');
+});
 
 function run(cmd: string, args: string[], env: Record<string, string>, out: { text: string }): ChildProcess {
   const proc = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -64,33 +66,74 @@ export async function startPebble(opts: { httpPort: number; tlsPort: number; env
   const listener = pki.issue('pebble', 1, 2);
   const [listen, management, dns, dnsManagement] = await Promise.all([freePort(), freePort(), freeUdpPort(), freePort()]);
   const out = { text: '' };
-  const dnsServer = run('pebble-challtestsrv', [
-    '-dns01', `127.0.0.1:${dns}`, '-http01', '', '-https01', '', '-tlsalpn01', '',
-    '-management', `127.0.0.1:${dnsManagement}`, '-defaultIPv4', '127.0.0.1', '-defaultIPv6', '',
-  ], {}, out);
+  const dnsServer = run(
+    'pebble-challtestsrv',
+    [
+      '-dns01',
+      `127.0.0.1:${dns}`,
+      '-http01',
+      '',
+      '-https01',
+      '',
+      '-tlsalpn01',
+      '',
+      '-management',
+      `127.0.0.1:${dnsManagement}`,
+      '-defaultIPv4',
+      '127.0.0.1',
+      '-defaultIPv6',
+      '',
+    ],
+    {},
+    out,
+  );
   const config = join(pki.dir, 'pebble.json');
-  writeFileSync(config, JSON.stringify({
-    pebble: {
-      listenAddress: `127.0.0.1:${listen}`, managementListenAddress: `127.0.0.1:${management}`,
-      certificate: listener.certFile, privateKey: listener.keyFile, httpPort: opts.httpPort, tlsPort: opts.tlsPort,
-      ocspResponderURL: '', externalAccountBindingRequired: false,
+  writeFileSync(
+    config,
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${listen}`,
+        managementListenAddress: `127.0.0.1:${management}`,
+        certificate: listener.certFile,
+        privateKey: listener.keyFile,
+        httpPort: opts.httpPort,
+        tlsPort: opts.tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    }),
+  );
+  const pebble = run(
+    'pebble',
+    ['-config', config, '-dnsserver', `127.0.0.1:${dns}`],
+    {
+      PEBBLE_VA_NOSLEEP: '1',
+      PEBBLE_WFE_NONCEREJECT: '0',
+      PEBBLE_AUTHZREUSE: '0',
+      ...opts.env,
     },
-  }));
-  const pebble = run('pebble', ['-config', config, '-dnsserver', `127.0.0.1:${dns}`], {
-    PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0', ...opts.env,
-  }, out);
+    out,
+  );
   const directory = `https://127.0.0.1:${listen}/dir`;
   const stop = async () => {
-    await Promise.all([pebble, dnsServer].map((p) => new Promise<void>((resolve) => {
-      if (p.exitCode !== null || p.signalCode !== null) return resolve();
-      p.once('exit', () => resolve());
-      p.kill('SIGTERM');
-    })));
+    await Promise.all(
+      [pebble, dnsServer].map(
+        (p) =>
+          new Promise<void>((resolve) => {
+            if (p.exitCode !== null || p.signalCode !== null) return resolve();
+            p.once('exit', () => resolve());
+            p.kill('SIGTERM');
+          }),
+      ),
+    );
     pki.cleanup();
   };
   try {
     for (let i = 0; ; i++) {
-      const ready = await get(directory, pki.ca).then((r) => r.status === 200, () => false);
+      const ready = await get(directory, pki.ca).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ready) break;
       if (pebble.exitCode !== null || i > 200) throw new Error(`pebble did not start:\n${out.text}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -100,7 +143,11 @@ export async function startPebble(opts: { httpPort: number; tlsPort: number; env
     throw err;
   }
   return {
-    directory, listenerCaFile: pki.caFile, listenerCa: pki.ca, logs: () => out.text, stop,
+    directory,
+    listenerCaFile: pki.caFile,
+    listenerCa: pki.ca,
+    logs: () => out.text,
+    stop,
     root: async () => (await get(`https://127.0.0.1:${management}/roots/0`, pki.ca)).text,
   };
 }

@@ -32,9 +32,16 @@ export interface PgCluster {
 /** The newest PostgreSQL server binaries on this machine, 15 or later. */
 export function postgresBinDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).map(Number).filter((v) => v >= 15).sort((a, b) => b - a) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .map(Number)
+        .filter((v) => v >= 15)
+        .sort((a, b) => b - a)
+    : [];
   if (versions.length === 0) {
-    throw new Error('PostgreSQL 15+ is not installed (Debian package postgresql); the test setup installs it as root (test/setup/provision.ts)');
+    throw new Error(
+      'PostgreSQL 15+ is not installed (Debian package postgresql); the test setup installs it as root (test/setup/provision.ts)',
+    );
   }
   return join(root, String(versions[0]), 'bin');
 }
@@ -42,7 +49,9 @@ export function postgresBinDir(): string {
 /** nobody's uid and gid when this is root (PostgreSQL will not run as root), else undefined. */
 function unprivileged(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('nobody:'));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('nobody:'));
   const [, , uid, gid] = line?.split(':') ?? [];
   if (!uid) throw new Error('no user nobody to run PostgreSQL as');
   return { uid: Number(uid), gid: Number(gid) };
@@ -55,7 +64,10 @@ export async function startPgCluster(): Promise<PgCluster> {
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');
   const init = spawnSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
-    encoding: 'utf8', ...(user ?? {}), cwd: dir, env: { ...process.env, HOME: dir },
+    encoding: 'utf8',
+    ...(user ?? {}),
+    cwd: dir,
+    env: { ...process.env, HOME: dir },
   });
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
@@ -66,12 +78,31 @@ export async function startPgCluster(): Promise<PgCluster> {
   let log = '';
   const launch = async () => {
     log = '';
-    proc = spawn(join(bin, 'postgres'), [
-      '-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`,
-      // A test cluster: durability off (a crash of the tests loses nothing that matters), room for many daemons.
-      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=400',
-      '-c', 'shared_buffers=64MB',
-    ], { ...(user ?? {}), cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: dir } });
+    proc = spawn(
+      join(bin, 'postgres'),
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `unix_socket_directories=${dir}`,
+        // A test cluster: durability off (a crash of the tests loses nothing that matters), room for many daemons.
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=400',
+        '-c',
+        'shared_buffers=64MB',
+      ],
+      { ...(user ?? {}), cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: dir } },
+    );
     proc.stderr!.on('data', (chunk) => (log = (log + chunk).slice(-8000)));
     await waitReady(`postgres://postgres@127.0.0.1:${port}/postgres`, proc, () => log);
   };
@@ -99,12 +130,16 @@ export async function startPgCluster(): Promise<PgCluster> {
       await client.end();
     }
   };
-  const stopped = () => new Promise<void>((resolve) => {
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once('exit', () => resolve());
-  });
+  const stopped = () =>
+    new Promise<void>((resolve) => {
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return resolve();
+      proc.once('exit', () => resolve());
+    });
   return {
-    dir, port, url, admin,
+    dir,
+    port,
+    url,
+    admin,
     async createDatabase(prefix = 'monctl') {
       const name = `${prefix}_${randomBytes(6).toString('hex')}`;
       await admin(`CREATE DATABASE ${name}`);

@@ -1,4 +1,8 @@
-export interface SseEvent { id: string; event: string; data: any }
+export interface SseEvent {
+  id: string;
+  event: string;
+  data: any;
+}
 
 /**
  * An incremental SSE parser for tests that read a stream byte by byte over

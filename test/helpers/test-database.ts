@@ -67,7 +67,10 @@ export function numbered(sql: string): string {
 }
 
 const INT8 = 20;
-const types = { getTypeParser: ((oid: number, format?: string) => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser };
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8 ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
 
 /** An open connection to a daemon's database, whichever it is. */
 export interface DbHandle {

@@ -19,7 +19,9 @@ export interface Probe {
  */
 export function probe(port: number, servername: string, args: string[]): Promise<Probe> {
   return new Promise((resolve, reject) => {
-    const child = spawn('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-servername', servername, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-servername', servername, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -30,7 +32,9 @@ export function probe(port: number, servername: string, args: string[]): Promise
       const cipher = /Cipher is (\S+)/.exec(output)?.[1];
       const ok = cipher !== undefined && cipher !== '(NONE)';
       resolve({
-        ok, output, ...(ok ? { cipher } : {}),
+        ok,
+        output,
+        ...(ok ? { cipher } : {}),
         protocol: /^\s*Protocol\s*:\s*(\S+)/m.exec(output)?.[1] ?? /^New, (TLSv[\d.]+),/m.exec(output)?.[1],
         tempKey: /Server Temp Key: (.+)/.exec(output)?.[1]?.trim(),
       });
@@ -41,7 +45,10 @@ export function probe(port: number, servername: string, args: string[]): Promise
 /** Every TLS 1.2 cipher suite this openssl knows, at any security level (TLS 1.3 ones left out). */
 export function allTls12Ciphers(): string[] {
   const run = spawnSync('openssl', ['ciphers', '-tls1_2', 'ALL:COMPLEMENTOFALL:@SECLEVEL=0'], { encoding: 'utf8' });
-  return run.stdout.trim().split(':').filter((c) => c && !c.startsWith('TLS_'));
+  return run.stdout
+    .trim()
+    .split(':')
+    .filter((c) => c && !c.startsWith('TLS_'));
 }
 
 /**
@@ -52,19 +59,28 @@ export function allTls12Ciphers(): string[] {
  * (plain RSA, CBC) confirm the answer with another client.
  */
 export async function acceptedTls12Ciphers(port: number, servername: string): Promise<string[]> {
-  const handshake = (cipher: string) => new Promise<boolean>((resolve) => {
-    let socket: TLSSocket;
-    try {
-      socket = connect({ host: '127.0.0.1', port, servername, ciphers: `${cipher}:@SECLEVEL=0`, minVersion: 'TLSv1', maxVersion: 'TLSv1.2', rejectUnauthorized: false });
-    } catch {
-      return resolve(false); // not a suite of node's OpenSSL
-    }
-    socket.once('secureConnect', () => {
-      resolve(socket.getCipher().name === cipher);
-      socket.destroy();
+  const handshake = (cipher: string) =>
+    new Promise<boolean>((resolve) => {
+      let socket: TLSSocket;
+      try {
+        socket = connect({
+          host: '127.0.0.1',
+          port,
+          servername,
+          ciphers: `${cipher}:@SECLEVEL=0`,
+          minVersion: 'TLSv1',
+          maxVersion: 'TLSv1.2',
+          rejectUnauthorized: false,
+        });
+      } catch {
+        return resolve(false); // not a suite of node's OpenSSL
+      }
+      socket.once('secureConnect', () => {
+        resolve(socket.getCipher().name === cipher);
+        socket.destroy();
+      });
+      socket.once('error', () => resolve(false));
     });
-    socket.once('error', () => resolve(false));
-  });
   const ciphers = allTls12Ciphers();
   const accepted: string[] = [];
   for (let i = 0; i < ciphers.length; i += 8) {

@@ -19,7 +19,12 @@ export interface TestPki {
   /** A new key and certificate valid for `days` (default 1); `serial` tells them apart. */
   issue(name: string, serial: number, days?: number): { certFile: string; keyFile: string; cert: string; key: string };
   /** A new key and certificate for DNS names (wildcards too), signed by the CA. */
-  issueNames(name: string, serial: number, dnsNames: string[], days?: number): { certFile: string; keyFile: string; cert: string; key: string };
+  issueNames(
+    name: string,
+    serial: number,
+    dnsNames: string[],
+    days?: number,
+  ): { certFile: string; keyFile: string; cert: string; key: string };
   cleanup(): void;
 }
 
@@ -36,20 +41,63 @@ export function makePki(caName = 'monctl test CA'): TestPki {
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
   const caFile = join(dir, 'ca.pem');
   return {
-    dir, caFile, ca: readFileSync(caFile, 'utf8'),
+    dir,
+    caFile,
+    ca: readFileSync(caFile, 'utf8'),
     issue(name, serial, days = 1) {
       openssl(['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=127.0.0.1/O=${name}`], dir);
-      openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(serial),
-        '-days', String(days), '-extfile', 'server.ext', '-out', `${name}.pem`], dir);
+      openssl(
+        [
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.pem',
+          '-CAkey',
+          'ca.key',
+          '-set_serial',
+          String(serial),
+          '-days',
+          String(days),
+          '-extfile',
+          'server.ext',
+          '-out',
+          `${name}.pem`,
+        ],
+        dir,
+      );
       const certFile = join(dir, `${name}.pem`);
       const keyFile = join(dir, `${name}.key`);
       return { certFile, keyFile, cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
     },
     issueNames(name, serial, dnsNames, days = 1) {
-      writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${dnsNames.map((n) => `DNS:${n}`).join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
+      writeFileSync(
+        join(dir, `${name}.ext`),
+        `subjectAltName=${dnsNames.map((n) => `DNS:${n}`).join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+      );
       openssl(['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${dnsNames[0]}`], dir);
-      openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(serial),
-        '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.pem`], dir);
+      openssl(
+        [
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.pem',
+          '-CAkey',
+          'ca.key',
+          '-set_serial',
+          String(serial),
+          '-days',
+          String(days),
+          '-extfile',
+          `${name}.ext`,
+          '-out',
+          `${name}.pem`,
+        ],
+        dir,
+      );
       const certFile = join(dir, `${name}.pem`);
       const keyFile = join(dir, `${name}.key`);
       return { certFile, keyFile, cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };

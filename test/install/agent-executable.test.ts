@@ -23,7 +23,11 @@ const noNode = () => join(dir, 'empty-bin');
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'monctl-sea-'));
   // Its own output directory: the package test's `npm pack` rebuilds dist/ meanwhile.
-  const built = spawnSync('npm', ['run', '--silent', 'build:agent', '--', '--outdir', join(dir, 'build')], { cwd: ROOT, encoding: 'utf8', env: cleanEnv() });
+  const built = spawnSync('npm', ['run', '--silent', 'build:agent', '--', '--outdir', join(dir, 'build')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
   expect(built.status, built.stderr).toBe(0);
   mkdirSync(join(dir, 'run'));
   mkdirSync(noNode());
@@ -62,9 +66,13 @@ describe('the single-executable agent', () => {
     const created = await d.admin.call(operations.createAgent, { body: { name: 'sea' } });
     const { token } = await d.admin.call(operations.rotateAgentToken, { params: { id: created.id } });
     writeFileSync(join(dir, 'token'), token, { mode: 0o600 });
-    await d.admin.call(operations.createRoute, { body: { name: 'sea-app', type: 'HTTP', agentId: created.id, target: target.url, hostname: 'sea.test' } });
+    await d.admin.call(operations.createRoute, {
+      body: { name: 'sea-app', type: 'HTTP', agentId: created.id, target: target.url, hostname: 'sea.test' },
+    });
     const agent = spawn(agentBin(), ['agent', '--server', d.url, '--token-file', join(dir, 'token')], {
-      cwd: join(dir, 'run'), env: { PATH: noNode(), HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: join(dir, 'run'),
+      env: { PATH: noNode(), HOME: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     agent.stderr!.on('data', (c) => (stderr += c));

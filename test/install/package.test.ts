@@ -29,7 +29,8 @@ beforeAll(() => {
   tarball = join(dir, JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')))[0].filename);
   const node24 = dirname(process.execPath);
   const installed = spawnSync('npm', ['install', '-g', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', prefix(), tarball], {
-    encoding: 'utf8', env: cleanEnv({ PATH: pathWith(node24) }),
+    encoding: 'utf8',
+    env: cleanEnv({ PATH: pathWith(node24) }),
   });
   expect(installed.status, installed.stderr).toBe(0);
 }, 180_000);
@@ -73,7 +74,9 @@ describe.each(['24', OLDEST])('the global monctl on Node %s', (version) => {
       const created = await d.admin.call(operations.createAgent, { body: { name: 'installed' } });
       const { token } = await d.admin.call(operations.rotateAgentToken, { params: { id: created.id } });
       writeFileSync(join(tokenDir, 'token'), token, { mode: 0o600 });
-      await d.admin.call(operations.createRoute, { body: { name: 'app', type: 'HTTP', agentId: created.id, target: target.url, hostname: 'app.test' } });
+      await d.admin.call(operations.createRoute, {
+        body: { name: 'app', type: 'HTTP', agentId: created.id, target: target.url, hostname: 'app.test' },
+      });
       const agent = startAgent(d.url, join(tokenDir, 'token'), [], env, monctl());
       try {
         await until(async () => (await d.admin.call(operations.getAgent, { params: { id: created.id } })).status === 'CONNECTED');
@@ -93,10 +96,21 @@ describe.each(['24', OLDEST])('the global monctl on Node %s', (version) => {
   it('runs a live view in a terminal (the bundled Ink views), and quits on q', async () => {
     const d = await startDaemon({ command: monctl(), env });
     const socket = `monctl-install-${process.pid}-${version}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const tmux = (...args: string[]) =>
+      execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     const screen = () => tmux('capture-pane', '-p', '-t', 'view');
     try {
-      tmux('new-session', '-d', '-s', 'view', '-x', '100', '-y', '20', `PATH=${env.PATH} MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${monctl()} topology --watch`);
+      tmux(
+        'new-session',
+        '-d',
+        '-s',
+        'view',
+        '-x',
+        '100',
+        '-y',
+        '20',
+        `PATH=${env.PATH} MONCTL_SERVER=${d.url} MONCTL_API_KEY=${d.adminKey} ${monctl()} topology --watch`,
+      );
       await until(() => /monctl topology {2}● live/.test(screen()) && /SNAPSHOT 1 pods/.test(screen()));
       expect(screen()).toMatch(/╭─+╮\n│ pod \S+ \(v/);
       tmux('send-keys', '-t', 'view', 'q');
@@ -126,7 +140,9 @@ describe.each(['20', '22.18.0'])('the global monctl on Node %s', (version) => {
       const r = spawnSync(monctl(), args, { encoding: 'utf8', env });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`^monctl needs Node\\.js 22\\.19 or newer; this is Node\\.js ${version.split('.')[0]}\\.\\d+\\.\\d+ `));
+      expect(r.stderr).toMatch(
+        new RegExp(`^monctl needs Node\\.js 22\\.19 or newer; this is Node\\.js ${version.split('.')[0]}\\.\\d+\\.\\d+ `),
+      );
     }
   }, 120_000);
 });

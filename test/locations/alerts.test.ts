@@ -30,7 +30,7 @@ afterAll(async () => {
   await w?.target.close();
 });
 
-it('an agent down: its located resources\' alerts are inhibited by its own, an undecided quorum opens nothing, the daemon\'s alert', async () => {
+it("an agent down: its located resources' alerts are inhibited by its own, an undecided quorum opens nothing, the daemon's alert", async () => {
   const n = await w.notifier('hook', 'WEBHOOK', { url: `${hook.url}/hook` });
   secret = n.signingSecret!;
   await w.rule({ name: 'everything', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED', 'AGENT_DOWN', 'AGENT_UP'], notifierIds: [n.id] });
@@ -42,7 +42,10 @@ it('an agent down: its located resources\' alerts are inhibited by its own, an u
   await w.check(anyOf.id);
   const up = await w.call('GET', `/admin/api/resources/${anyOf.id}`);
   expect(up.currentStatus).toBe('available');
-  expect(up.locationResults.map((r: { location: string; status: string }) => `${r.location} ${r.status}`).sort()).toEqual(['daemon available', 'edge-agent available']);
+  expect(up.locationResults.map((r: { location: string; status: string }) => `${r.location} ${r.status}`).sort()).toEqual([
+    'daemon available',
+    'edge-agent available',
+  ]);
 
   await tunnel.agent.stop('SIGKILL');
   await tunnel.waitStatus('DISCONNECTED');
@@ -56,8 +59,10 @@ it('an agent down: its located resources\' alerts are inhibited by its own, an u
   // The decided status: `any` is down (its incident exists, only its alerts were held back), `majority` undecided.
   const anyView = await w.call('GET', `/admin/api/resources/${anyOf.id}`);
   expect(anyView.currentStatus).toBe('not_available');
-  expect(anyView.locationResults.find((r: { location: string }) => r.location === 'edge-agent'))
-    .toMatchObject({ status: 'unknown', message: 'agent edge-agent is not connected' });
+  expect(anyView.locationResults.find((r: { location: string }) => r.location === 'edge-agent')).toMatchObject({
+    status: 'unknown',
+    message: 'agent edge-agent is not connected',
+  });
   expect(await w.call('GET', `/admin/api/incidents?resourceId=${anyOf.id}`)).toHaveLength(1);
   expect((await w.call('GET', `/admin/api/resources/${majority.id}`)).currentStatus).toBe('unknown');
   expect(await w.call('GET', `/admin/api/incidents?resourceId=${majority.id}`)).toEqual([]);
@@ -68,7 +73,10 @@ it('an agent down: its located resources\' alerts are inhibited by its own, an u
   w.target.status = 200;
   for (const id of [anyOf.id, direct.id]) await w.check(id);
   expect((await w.call('GET', `/admin/api/resources/${anyOf.id}`)).currentStatus).toBe('available');
-  await eventually('AGENT_UP and the resolution', () => sent().includes('AGENT_UP edge-agent') && sent().includes('INCIDENT_RESOLVED direct'));
+  await eventually(
+    'AGENT_UP and the resolution',
+    () => sent().includes('AGENT_UP edge-agent') && sent().includes('INCIDENT_RESOLVED direct'),
+  );
   await sleep(2500);
   expect(sent().filter((s) => s.endsWith('-of-two'))).toEqual([]);
 }, 90_000);

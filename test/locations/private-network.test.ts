@@ -9,7 +9,14 @@ import { buildLayout, type Layout, push } from '../probes/helpers/images.ts';
 import { type Registry, startRegistry } from '../probes/helpers/registry.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startAgent, type TestAgent, until } from '../tunnel/helpers.ts';
-import { createPrivateNetwork, namespacesWork, type PrivateNetwork, type Site, type SiteTarget, startSiteTarget } from './private-network.ts';
+import {
+  createPrivateNetwork,
+  namespacesWork,
+  type PrivateNetwork,
+  type Site,
+  type SiteTarget,
+  startSiteTarget,
+} from './private-network.ts';
 
 /**
  * Checks from where the service lives (issue 19), with real processes: a
@@ -27,10 +34,11 @@ let targetA: SiteTarget;
 let targetB: SiteTarget;
 const agents: Record<string, { id: number; tokenFile: string; proc?: TestAgent }> = {};
 
-const call = async (method: string, path: string, body?: unknown) => send(d.url, method, path, {
-  headers: { ...bearer(d.adminKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-  body: body === undefined ? undefined : JSON.stringify(body),
-});
+const call = async (method: string, path: string, body?: unknown) =>
+  send(d.url, method, path, {
+    headers: { ...bearer(d.adminKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 const ok = async (method: string, path: string, body?: unknown) => {
   const res = await call(method, path, body);
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
@@ -61,12 +69,19 @@ function wrapSite(site: Site, argv: string[]): TestAgent {
   proc.stdout!.on('data', (c) => {
     raw += c;
     for (const line of String(c).split('\n').filter(Boolean)) {
-      try { logs.push(JSON.parse(line)); } catch { logs.push({ raw: line }); }
+      try {
+        logs.push(JSON.parse(line));
+      } catch {
+        logs.push({ raw: line });
+      }
     }
   });
   const exited = new Promise<number | string | null>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal)));
   return {
-    proc, logs, stderr: () => `${stderr}\n${raw}`, exited,
+    proc,
+    logs,
+    stderr: () => `${stderr}\n${raw}`,
+    exited,
     stop(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;
@@ -78,7 +93,8 @@ const waitStatus = (name: string, status: string) =>
   until(async () => (await ok('GET', `/admin/api/agents/${agents[name].id}`)).status === status);
 
 beforeAll(async () => {
-  if (!namespacesWork()) throw new Error('these tests need network namespaces: run them as root on Linux with iproute2 (apt-get install iproute2)');
+  if (!namespacesWork())
+    throw new Error('these tests need network namespaces: run them as root on Linux with iproute2 (apt-get install iproute2)');
   net = createPrivateNetwork(2);
   [siteA, siteB] = net.sites;
   d = await startDaemon({ args: ['--listen', `${net.hostAddress}:0`, '--http-timeout', '3s'] });
@@ -105,7 +121,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('checks from the agent\'s side of a private network', () => {
+describe("checks from the agent's side of a private network", () => {
   it('a target only the agent reaches: AVAILABLE through the agent, NOT_AVAILABLE from the daemon', async () => {
     const there = await resource('site-a-via-agent', targetA.url, { locations: ['agent-a'] });
     const here = await resource('site-a-via-daemon', targetA.url, { locations: ['daemon'] });
@@ -116,7 +132,9 @@ describe('checks from the agent\'s side of a private network', () => {
 
     const view = await detail(there.id);
     expect(view).toMatchObject({ currentStatus: 'available', locations: ['agent-a'], quorum: 'majority', latestCheckStatus: 'AVAILABLE' });
-    expect(view.locationResults).toEqual([expect.objectContaining({ location: 'agent-a', agentId: agents['agent-a'].id, status: 'available', message: '200 OK' })]);
+    expect(view.locationResults).toEqual([
+      expect.objectContaining({ location: 'agent-a', agentId: agents['agent-a'].id, status: 'available', message: '200 OK' }),
+    ]);
     const history = await ok('GET', `/api/resources/${there.id}/history`);
     expect(history.length).toBeGreaterThan(0);
     expect(new Set(history.map((h: { location: string }) => h.location))).toEqual(new Set(['agent-a']));
@@ -134,12 +152,20 @@ describe('checks from the agent\'s side of a private network', () => {
   it('TCP from the agent too, the agent given by its id: reached at agent-a, refused at the daemon', async () => {
     const port = new URL(targetA.url).port;
     const r = await ok('POST', '/api/resources', {
-      name: 'site-a-tcp', resourceType: 'TCP', target: `127.0.0.1:${port}`, intervalSeconds: 3600, locations: [agents['agent-a'].id, 'daemon'], quorum: 'all',
+      name: 'site-a-tcp',
+      resourceType: 'TCP',
+      target: `127.0.0.1:${port}`,
+      intervalSeconds: 3600,
+      locations: [agents['agent-a'].id, 'daemon'],
+      quorum: 'all',
     });
     await checkNow(r.id);
     const view = await detail(r.id);
     expect(view).toMatchObject({ locations: ['agent-a', 'daemon'], quorum: 'all', currentStatus: 'available' }); // down at 1 of 2: not all
-    expect(view.locationResults.map((l: { location: string; status: string }) => `${l.location} ${l.status}`)).toEqual(['agent-a available', 'daemon not_available']);
+    expect(view.locationResults.map((l: { location: string; status: string }) => `${l.location} ${l.status}`)).toEqual([
+      'agent-a available',
+      'daemon not_available',
+    ]);
   });
 
   it('quorum any: down when any location fails; majority over three locations follows the majority', async () => {
@@ -147,9 +173,15 @@ describe('checks from the agent\'s side of a private network', () => {
     await checkNow(any.id);
     const anyView = await detail(any.id);
     expect(anyView.currentStatus).toBe('not_available');
-    expect(anyView.locationResults.map((l: { location: string; status: string }) => `${l.location} ${l.status}`)).toEqual(['agent-a available', 'daemon not_available']);
+    expect(anyView.locationResults.map((l: { location: string; status: string }) => `${l.location} ${l.status}`)).toEqual([
+      'agent-a available',
+      'daemon not_available',
+    ]);
     // One history entry per location and check.
-    expect((await ok('GET', `/api/resources/${any.id}/history`)).map((h: { location: string }) => h.location).sort()).toEqual(['agent-a', 'daemon']);
+    expect((await ok('GET', `/api/resources/${any.id}/history`)).map((h: { location: string }) => h.location).sort()).toEqual([
+      'agent-a',
+      'daemon',
+    ]);
 
     const three = ['agent-a', 'agent-b', 'daemon'];
     const majority = await resource('quorum-majority', targetA.url, { locations: three });
@@ -161,8 +193,13 @@ describe('checks from the agent\'s side of a private network', () => {
       await Promise.all([checkNow(majority.id), checkNow(all.id)]);
       const down = await detail(majority.id);
       expect(down.currentStatus).toBe('not_available'); // down at agent-b and the daemon: 2 of 3
-      expect(down.latestMessage).toMatch(/^down: down at 2 of 3 locations \(quorum majority\); agent-a: up; agent-b: 503 Service Unavailable; daemon: /);
-      expect(down.locationResults.find((l: { location: string }) => l.location === 'agent-b')).toMatchObject({ status: 'not_available', errorCode: '503' });
+      expect(down.latestMessage).toMatch(
+        /^down: down at 2 of 3 locations \(quorum majority\); agent-a: up; agent-b: 503 Service Unavailable; daemon: /,
+      );
+      expect(down.locationResults.find((l: { location: string }) => l.location === 'agent-b')).toMatchObject({
+        status: 'not_available',
+        errorCode: '503',
+      });
       expect((await detail(all.id)).currentStatus).toBe('available'); // agent-a still reaches it
     } finally {
       targetB.setStatus(200);
@@ -184,12 +221,24 @@ describe('checks from the agent\'s side of a private network', () => {
       registry = await startRegistry({ kind: 'htpasswd', ...cred }, undefined, {
         storage: pushed.storage,
         spawn: (command, args) => siteA.spawn(command, args),
-        accepts: async (port) => spawnSync('ip', ['netns', 'exec', siteA.name, 'bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status === 0,
+        accepts: async (port) =>
+          spawnSync('ip', ['netns', 'exec', siteA.name, 'bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status === 0,
       });
       const image = `${registry.host}/private/app:1`;
       const stored = await ok('POST', '/admin/api/registry-credentials', { registry: registry.host, ...cred });
-      const there = await ok('POST', '/api/resources', { name: 'image-via-agent', resourceType: 'DOCKER', target: image, intervalSeconds: 3600, locations: ['agent-a'] });
-      const here = await ok('POST', '/api/resources', { name: 'image-via-daemon', resourceType: 'DOCKER', target: image, intervalSeconds: 3600 });
+      const there = await ok('POST', '/api/resources', {
+        name: 'image-via-agent',
+        resourceType: 'DOCKER',
+        target: image,
+        intervalSeconds: 3600,
+        locations: ['agent-a'],
+      });
+      const here = await ok('POST', '/api/resources', {
+        name: 'image-via-daemon',
+        resourceType: 'DOCKER',
+        target: image,
+        intervalSeconds: 3600,
+      });
       const up = await checkNow(there.id);
       expect(up).toMatchObject({ status: 'AVAILABLE', location: 'agent-a' });
       expect(up.message).toMatch(/^pullable: private\/app:1/);
@@ -225,7 +274,9 @@ describe('checks from the agent\'s side of a private network', () => {
     expect(res.json().detail).toMatch(/agent old-agent \(monctl [^)]+\) does not support remote checks: upgrade it to run checks there/);
     const view = await detail(r.id);
     expect(view).toMatchObject({ currentStatus: 'unknown', latestCheckStatus: null });
-    expect(view.locationResults).toEqual([expect.objectContaining({ location: 'old-agent', status: 'unknown', errorCode: 'LOCATION_UNAVAILABLE' })]);
+    expect(view.locationResults).toEqual([
+      expect.objectContaining({ location: 'old-agent', status: 'unknown', errorCode: 'LOCATION_UNAVAILABLE' }),
+    ]);
     expect(view.locationResults[0].message).toMatch(/does not support remote checks/);
     expect(await ok('GET', `/api/resources/${r.id}/history`)).toEqual([]);
     await old.stop('SIGKILL');
@@ -238,14 +289,17 @@ describe('checks from the agent\'s side of a private network', () => {
 
     await agents['agent-a'].proc!.stop('SIGKILL');
     await waitStatus('agent-a', 'DISCONNECTED');
-    for (let i = 0; i < 4; i++) { // past the failure threshold (3)
+    for (let i = 0; i < 4; i++) {
+      // past the failure threshold (3)
       const res = await call('POST', `/api/resources/${r.id}/check`);
       expect(res.status).toBe(503);
       expect(res.json().detail).toMatch(/agent agent-a is not connected/);
     }
     const down = await detail(r.id);
     expect(down).toMatchObject({ currentStatus: 'unknown', latestCheckStatus: 'AVAILABLE' });
-    expect(down.locationResults).toEqual([expect.objectContaining({ location: 'agent-a', status: 'unknown', message: 'agent agent-a is not connected' })]);
+    expect(down.locationResults).toEqual([
+      expect.objectContaining({ location: 'agent-a', status: 'unknown', message: 'agent agent-a is not connected' }),
+    ]);
     expect(down.incidents).toEqual([]);
     const incidents = await ok('GET', `/admin/api/incidents?resourceId=${r.id}`);
     expect(incidents).toEqual([]);

@@ -74,11 +74,15 @@ export function createPrivateNetwork(count: number): PrivateNetwork {
       ip('-n', ns, 'link', 'set', inner, 'up');
       ip('-n', ns, 'link', 'set', 'lo', 'up');
       sites.push({
-        name: ns, address,
+        name: ns,
+        address,
         // `ip netns exec` execs the command: the child's pid is the command's own.
-        spawn: (command, args, env = {}) => spawn('ip', ['netns', 'exec', ns, command, ...args], {
-          cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-        }),
+        spawn: (command, args, env = {}) =>
+          spawn('ip', ['netns', 'exec', ns, command, ...args], {
+            cwd: ROOT,
+            env: { ...process.env, ...env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
       });
     }
     return { hostAddress: `${subnet}.1`, sites, close };

@@ -50,7 +50,14 @@ afterAll(async () => {
 });
 afterEach(closeAll);
 
-const check = (extra: Partial<RemoteCheck> = {}): RemoteCheck => ({ type: 'HTTP', target: url, skipTLS: false, recursive: false, timeoutMs: 5_000, ...extra });
+const check = (extra: Partial<RemoteCheck> = {}): RemoteCheck => ({
+  type: 'HTTP',
+  target: url,
+  skipTLS: false,
+  recursive: false,
+  timeoutMs: 5_000,
+  ...extra,
+});
 
 /** The daemon's AgentProbes with agent 1 on `pair`, announcing `support`. */
 function daemonSide(pair: MuxPair, support: ProbeSupport | undefined): AgentProbes {
@@ -102,7 +109,9 @@ describe('remote checks over a tunnel session', () => {
     const outcome = await probes.probe(1, 'office', check());
     probes.close();
     expect(outcome.ran).toBe(false);
-    expect(!outcome.ran && outcome.message).toMatch(/^agent office does not support remote checks \(probe protocol 1; it answered: invalid stream target\): upgrade it/);
+    expect(!outcome.ran && outcome.message).toMatch(
+      /^agent office does not support remote checks \(probe protocol 1; it answered: invalid stream target\): upgrade it/,
+    );
   });
 
   it('an agent that announced no probe protocol is sent nothing', async () => {
@@ -112,7 +121,9 @@ describe('remote checks over a tunnel session', () => {
     const probes = daemonSide(pair, undefined);
     const outcome = await probes.probe(1, 'office', check());
     probes.close();
-    expect(!outcome.ran && outcome.message).toBe('agent office (monctl 0.0.9) does not support remote checks: upgrade it to run checks there');
+    expect(!outcome.ran && outcome.message).toBe(
+      'agent office (monctl 0.0.9) does not support remote checks: upgrade it to run checks there',
+    );
     expect(streams).toBe(0);
     expect(await probes.probe(2, 'lab', check())).toEqual({ ran: false, message: 'agent lab is not connected' });
   });
@@ -172,7 +183,7 @@ describe('remote checks over a tunnel session', () => {
     await reset;
   }, 15_000);
 
-  it('a check left waiting in the agent\'s queue past its timeout + 5 s: unknown, timeout at agent; the agent drops it unrun', async () => {
+  it("a check left waiting in the agent's queue past its timeout + 5 s: unknown, timeout at agent; the agent drops it unrun", async () => {
     const pair = await muxPair();
     const server = new ProbeServer({ concurrency: 1, protocol: 1, log });
     agentSide(pair, server);

@@ -19,22 +19,30 @@ describe('announcements and CORS', () => {
 
   describe('sanitizer', () => {
     it('removes scripts, event handlers and javascript: links, on create and on replace', async () => {
-      const a = await post('<p>Maintenance<script>alert(1)</script> tonight</p><img src="https://example.com/x.png" onerror="alert(2)"><a href="javascript:alert(3)">click</a><a href="https://status.example.com" onclick="x()">status</a>');
+      const a = await post(
+        '<p>Maintenance<script>alert(1)</script> tonight</p><img src="https://example.com/x.png" onerror="alert(2)"><a href="javascript:alert(3)">click</a><a href="https://status.example.com" onclick="x()">status</a>',
+      );
       expect(a.content).not.toMatch(/script|onerror|onclick|javascript:|alert/i);
       expect(a.content).toContain('<p>Maintenance tonight</p>');
       expect(a.content).toContain('<img src="https://example.com/x.png" />');
       expect(a.content).toContain('<a href="https://status.example.com">status</a>');
       const again = await ok(call(d, { kind: 'anonymous' }, 'GET', `/api/announcements/${a.id}`));
       expect(again.content).toBe(a.content);
-      const put = await ok(call(d, admin, 'PUT', `/api/announcements/${a.id}`, {
-        kind: 'PROBLEM', content: '<svg onload="alert(1)"></svg><iframe src="https://evil.example"></iframe><b style="color:red">bold</b><a href="JaVaScRiPt:alert(1)">x</a>', active: true,
-      }));
+      const put = await ok(
+        call(d, admin, 'PUT', `/api/announcements/${a.id}`, {
+          kind: 'PROBLEM',
+          content:
+            '<svg onload="alert(1)"></svg><iframe src="https://evil.example"></iframe><b style="color:red">bold</b><a href="JaVaScRiPt:alert(1)">x</a>',
+          active: true,
+        }),
+      );
       expect(put.content).not.toMatch(/svg|onload|iframe|style|javascript/i);
       expect(put.content).toContain('<b>bold</b>');
     });
 
     it('keeps ordinary formatting and refuses content over 64 KiB', async () => {
-      const html = '<h2>Title</h2><ul><li><strong>one</strong></li><li><em>two</em></li></ul><p><a href="mailto:ops@example.com">mail</a></p>';
+      const html =
+        '<h2>Title</h2><ul><li><strong>one</strong></li><li><em>two</em></li></ul><p><a href="mailto:ops@example.com">mail</a></p>';
       expect((await post(html)).content).toBe(html);
       const big = `<p>${'é'.repeat(33_000)}</p>`; // 66,000 bytes of UTF-8 in fewer than 64 Ki characters
       const p = expectProblem(await call(d, admin, 'POST', '/api/announcements', { kind: 'WARNING', content: big, active: true }), 400);
@@ -46,10 +54,12 @@ describe('announcements and CORS', () => {
   describe('CORS', () => {
     const origin = 'https://dashboard.example.com';
     const get = (path: string, from = origin) => send(d.url, 'GET', path, { headers: { origin: from } });
-    const preflight = (path: string, from = origin) => send(d.url, 'OPTIONS', path, {
-      headers: { origin: from, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
-    });
-    const corsHeaders = (res: { headers: Record<string, unknown> }) => Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
+    const preflight = (path: string, from = origin) =>
+      send(d.url, 'OPTIONS', path, {
+        headers: { origin: from, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+      });
+    const corsHeaders = (res: { headers: Record<string, unknown> }) =>
+      Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
 
     it('sends nothing while the list is empty', async () => {
       expect(await ok(call(d, admin, 'GET', '/admin/api/settings/cors-origins'))).toEqual({ origins: [] });
@@ -92,8 +102,13 @@ describe('announcements and CORS', () => {
 
     it('refuses invalid origins with 400 and the reason', async () => {
       for (const [bad, reason] of [
-        ['dashboard.example.com', /scheme/], ['https://example.com/', /slash/], ['https://example.com/app', /path/],
-        ['*', /wildcard/], ['https://*.example.com', /wildcard/], ['https://example.com:0', /port/], ['', /length/],
+        ['dashboard.example.com', /scheme/],
+        ['https://example.com/', /slash/],
+        ['https://example.com/app', /path/],
+        ['*', /wildcard/],
+        ['https://*.example.com', /wildcard/],
+        ['https://example.com:0', /port/],
+        ['', /length/],
       ] as const) {
         const p = expectProblem(await call(d, admin, 'POST', '/admin/api/settings/cors-origins', { origin: bad }), 400);
         expect(p.errors, bad).toEqual([{ field: 'origin', message: expect.stringMatching(reason) }]);

@@ -32,7 +32,9 @@ describe('authentication decision flow of the monitoring API', () => {
     callers['admin-session-no-csrf'] = { kind: 'session', jar: adminSession.jar };
     callers['user-session'] = { kind: 'session', jar: userSession.jar, csrf: userSession.csrf };
     callers.anonymous = { kind: 'anonymous' };
-    resourceId = (await d.admin.call(operations.createResource, { body: { name: 'auth-target', resourceType: 'TCP', target: '127.0.0.1:9' } })).id;
+    resourceId = (
+      await d.admin.call(operations.createResource, { body: { name: 'auth-target', resourceType: 'TCP', target: '127.0.0.1:9' } })
+    ).id;
   });
   afterAll(async () => {
     await d?.stop();
@@ -48,8 +50,13 @@ describe('authentication decision flow of the monitoring API', () => {
 
   it('step 2: protected endpoints without a credential are 401', async () => {
     for (const [method, path] of [
-      ['GET', `/api/resources/${resourceId}/history`], ['POST', '/api/resources'], ['PATCH', `/api/resources/${resourceId}`],
-      ['DELETE', `/api/resources/${resourceId}`], ['POST', '/api/announcements'], ['GET', '/api/events'], ['GET', '/admin/api/groups'],
+      ['GET', `/api/resources/${resourceId}/history`],
+      ['POST', '/api/resources'],
+      ['PATCH', `/api/resources/${resourceId}`],
+      ['DELETE', `/api/resources/${resourceId}`],
+      ['POST', '/api/announcements'],
+      ['GET', '/api/events'],
+      ['GET', '/admin/api/groups'],
     ]) {
       const res = await call(d, callers.anonymous, method, path, method === 'GET' || method === 'DELETE' ? undefined : {});
       expectProblem(res, 401);
@@ -74,8 +81,12 @@ describe('authentication decision flow of the monitoring API', () => {
     for (const name of ['admin-key-bearer', 'admin-key-apikey', 'admin-key-x-api-key', 'admin-session']) {
       const a = await ok(call(d, callers[name], 'POST', '/api/announcements', { kind: 'INFORMATION', content: name, active: true }));
       expect(a.createdBy, name).toBe(name === 'admin-session' ? 'ada' : 'admin');
-      const r = await ok(call(d, callers[name], 'POST', '/api/resources', { name: `by-${name}`, resourceType: 'TCP', target: '127.0.0.1:9' }));
-      expect(await ok(call(d, callers[name], 'PATCH', `/api/resources/${r.id}`, { intervalSeconds: 10 }))).toMatchObject({ intervalSeconds: 10 });
+      const r = await ok(
+        call(d, callers[name], 'POST', '/api/resources', { name: `by-${name}`, resourceType: 'TCP', target: '127.0.0.1:9' }),
+      );
+      expect(await ok(call(d, callers[name], 'PATCH', `/api/resources/${r.id}`, { intervalSeconds: 10 }))).toMatchObject({
+        intervalSeconds: 10,
+      });
       expect(await ok(call(d, callers[name], 'DELETE', `/api/resources/${r.id}`))).toEqual({ status: 'deleted' });
     }
   });
@@ -83,7 +94,9 @@ describe('authentication decision flow of the monitoring API', () => {
   it('a session without the CSRF token is 403 on POST, PUT, PATCH and DELETE, and fine on GET', async () => {
     const caller = callers['admin-session-no-csrf'];
     const a = await ok(call(d, callers['admin-session'], 'POST', '/api/announcements', { kind: 'WARNING', content: 'x', active: true }));
-    expect(expectProblem(await call(d, caller, 'POST', '/api/announcements', { kind: 'WARNING', content: 'x', active: true }), 403).type).toMatch(/csrf/);
+    expect(
+      expectProblem(await call(d, caller, 'POST', '/api/announcements', { kind: 'WARNING', content: 'x', active: true }), 403).type,
+    ).toMatch(/csrf/);
     expectProblem(await call(d, caller, 'PUT', `/api/announcements/${a.id}`, { kind: 'WARNING', content: 'y', active: true }), 403);
     expectProblem(await call(d, caller, 'PATCH', `/api/resources/${resourceId}`, { intervalSeconds: 20 }), 403);
     expectProblem(await call(d, caller, 'DELETE', `/api/announcements/${a.id}`), 403);

@@ -32,7 +32,12 @@ describe('monitoring seed conformance: rules and errors', () => {
     });
 
     it('4: DELETE of a missing id is 404 everywhere', async () => {
-      for (const path of ['/api/resources/987654', '/api/announcements/987654', '/admin/api/groups/987654', '/admin/api/registry-credentials/987654']) {
+      for (const path of [
+        '/api/resources/987654',
+        '/api/announcements/987654',
+        '/admin/api/groups/987654',
+        '/admin/api/registry-credentials/987654',
+      ]) {
         expectProblem(await call(w.d, w.admin, 'DELETE', path), 404);
       }
     });
@@ -71,7 +76,14 @@ describe('monitoring seed conformance: rules and errors', () => {
 
     it('announcements list newest creation first, active and inactive, and activeUntil in the past reads false', async () => {
       const first = await ok(call(w.d, w.admin, 'POST', '/api/announcements', { kind: 'WARNING', content: 'old', active: false }));
-      const second = await ok(call(w.d, w.admin, 'POST', '/api/announcements', { kind: 'PROBLEM', content: 'past', active: true, activeUntil: '2001-01-01T00:00:00Z' }));
+      const second = await ok(
+        call(w.d, w.admin, 'POST', '/api/announcements', {
+          kind: 'PROBLEM',
+          content: 'past',
+          active: true,
+          activeUntil: '2001-01-01T00:00:00Z',
+        }),
+      );
       expect(second.active).toBe(false);
       expect(second.activeUntil).toBe('2001-01-01T00:00:00');
       const list = await ok(call(w.d, anon, 'GET', '/api/announcements'));
@@ -121,9 +133,13 @@ describe('monitoring seed conformance: rules and errors', () => {
       const conflict = expectProblem(await call(w.d, w.admin, 'POST', '/api/resources', { ...base, name: 'taken' }), 409);
       expect(fieldsOf(conflict)).toEqual(['name']);
       const other = await create({ ...base, name: 'other' });
-      expect(fieldsOf(expectProblem(await call(w.d, w.admin, 'PATCH', `/api/resources/${other.id}`, { name: 'taken' }), 409))).toEqual(['name']);
+      expect(fieldsOf(expectProblem(await call(w.d, w.admin, 'PATCH', `/api/resources/${other.id}`, { name: 'taken' }), 409))).toEqual([
+        'name',
+      ]);
       await ok(call(w.d, w.admin, 'POST', '/admin/api/groups', { name: 'dup-group', visibility: 'PUBLIC' }));
-      expect(fieldsOf(expectProblem(await call(w.d, w.admin, 'POST', '/admin/api/groups', { name: 'dup-group', visibility: 'HIDDEN' }), 409))).toEqual(['name']);
+      expect(
+        fieldsOf(expectProblem(await call(w.d, w.admin, 'POST', '/admin/api/groups', { name: 'dup-group', visibility: 'HIDDEN' }), 409)),
+      ).toEqual(['name']);
     });
 
     it('a group with resources cannot be deleted; an empty one can', async () => {
@@ -135,13 +151,42 @@ describe('monitoring seed conformance: rules and errors', () => {
     });
 
     it('registry credentials never return the password; one per registry', async () => {
-      const c = await ok(call(w.d, w.admin, 'POST', '/admin/api/registry-credentials', { registry: 'Registry.Example.com:5000', username: 'bot', password: 'hunter2-secret' }));
-      expect(c).toEqual({ id: expect.any(Number), registry: 'registry.example.com:5000', username: 'bot', createdAt: expect.stringMatching(DATE_TIME) });
+      const c = await ok(
+        call(w.d, w.admin, 'POST', '/admin/api/registry-credentials', {
+          registry: 'Registry.Example.com:5000',
+          username: 'bot',
+          password: 'hunter2-secret',
+        }),
+      );
+      expect(c).toEqual({
+        id: expect.any(Number),
+        registry: 'registry.example.com:5000',
+        username: 'bot',
+        createdAt: expect.stringMatching(DATE_TIME),
+      });
       const list = await call(w.d, w.admin, 'GET', '/admin/api/registry-credentials');
       expect(list.text).not.toContain('hunter2');
       expect(list.json()).toEqual([c]);
-      expect(fieldsOf(expectProblem(await call(w.d, w.admin, 'POST', '/admin/api/registry-credentials', { registry: 'registry.example.com:5000', username: 'x', password: 'y' }), 409))).toEqual(['registry']);
-      expect(fieldsOf(expectProblem(await call(w.d, w.admin, 'POST', '/admin/api/registry-credentials', { registry: 'not a host', username: 'x', password: 'y' }), 400))).toEqual(['registry']);
+      expect(
+        fieldsOf(
+          expectProblem(
+            await call(w.d, w.admin, 'POST', '/admin/api/registry-credentials', {
+              registry: 'registry.example.com:5000',
+              username: 'x',
+              password: 'y',
+            }),
+            409,
+          ),
+        ),
+      ).toEqual(['registry']);
+      expect(
+        fieldsOf(
+          expectProblem(
+            await call(w.d, w.admin, 'POST', '/admin/api/registry-credentials', { registry: 'not a host', username: 'x', password: 'y' }),
+            400,
+          ),
+        ),
+      ).toEqual(['registry']);
       expect(await ok(call(w.d, w.admin, 'DELETE', `/admin/api/registry-credentials/${c.id}`))).toEqual({ status: 'deleted' });
       // Names of Object.prototype members are plain host names, not lookups into a JS object
       // (`constructor` once reached Object's constructor through the Docker Hub alias table: 500).
@@ -163,8 +208,16 @@ describe('monitoring seed conformance: rules and errors', () => {
 
     it('the OpenAPI document describes every monitoring operation', async () => {
       const doc = await ok(call(w.d, anon, 'GET', '/v3/api-docs'));
-      for (const path of ['/api/resources', '/api/resources/{id}', '/api/resources/{id}/check', '/api/resources/{id}/history',
-        '/api/announcements/{id}', '/admin/api/groups/{id}', '/admin/api/settings/cors-origins', '/api/events']) {
+      for (const path of [
+        '/api/resources',
+        '/api/resources/{id}',
+        '/api/resources/{id}/check',
+        '/api/resources/{id}/history',
+        '/api/announcements/{id}',
+        '/admin/api/groups/{id}',
+        '/admin/api/settings/cors-origins',
+        '/api/events',
+      ]) {
         expect(doc.paths[path], path).toBeDefined();
       }
     });

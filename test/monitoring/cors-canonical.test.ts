@@ -39,7 +39,11 @@ describe('CORS origins are canonical', () => {
       expect((await ok(call(d, admin, 'POST', PATH, { origin: stored }))).origins.filter((o: string) => o === stored)).toHaveLength(1);
     }
     expect((await ok(call(d, admin, 'GET', PATH))).origins).toEqual([
-      'http://127.0.0.1:8080', 'http://localhost', 'https://[::1]', 'https://example.com', 'https://example.com:8443',
+      'http://127.0.0.1:8080',
+      'http://localhost',
+      'https://[::1]',
+      'https://example.com',
+      'https://example.com:8443',
     ]);
   });
 
@@ -63,8 +67,12 @@ describe('CORS origins are canonical', () => {
   it('still refuses what is not scheme://host[:port], with the reason', async () => {
     for (const [bad, reason] of [
       ['HTTPS://Example.COM:443/', /must not end with a slash: use https:\/\/example\.com$/],
-      ['https://example.com/app', /path/], ['https://example.com?x=1', /query/], ['https://user@example.com', /user information/],
-      ['example.com', /scheme/], ['https://*.example.com', /wildcard/], ['https://example.com:70000', /port/],
+      ['https://example.com/app', /path/],
+      ['https://example.com?x=1', /query/],
+      ['https://user@example.com', /user information/],
+      ['example.com', /scheme/],
+      ['https://*.example.com', /wildcard/],
+      ['https://example.com:70000', /port/],
     ] as const) {
       const p = expectProblem(await call(d, admin, 'POST', PATH, { origin: bad }), 400);
       expect(p.errors, bad).toEqual([{ field: 'origin', message: expect.stringMatching(reason) }]);

@@ -28,21 +28,45 @@ describe('DOCKER checks through the API', () => {
   });
 
   it('is NOT_AVAILABLE with DOCKER_ERROR without a credential, AVAILABLE once one is stored, and again without it', async () => {
-    const r = await ok(call(d, admin, 'POST', '/api/resources', { name: 'private-app', resourceType: 'DOCKER', target: `${reg.host}/private/app:1`, active: false }));
-    expect(await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`))).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'DOCKER_ERROR' });
+    const r = await ok(
+      call(d, admin, 'POST', '/api/resources', {
+        name: 'private-app',
+        resourceType: 'DOCKER',
+        target: `${reg.host}/private/app:1`,
+        active: false,
+      }),
+    );
+    expect(await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`))).toMatchObject({
+      status: 'NOT_AVAILABLE',
+      errorCode: 'DOCKER_ERROR',
+    });
 
     const c = await ok(call(d, admin, 'POST', '/admin/api/registry-credentials', { registry: reg.host, ...cred }));
     const up = await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`));
     expect(up).toMatchObject({ status: 'AVAILABLE', errorCode: null });
-    expect(await ok(call(d, admin, 'GET', `/admin/api/resources/${r.id}`))).toMatchObject({ latestCheckStatus: 'AVAILABLE', latestErrorCode: null });
+    expect(await ok(call(d, admin, 'GET', `/admin/api/resources/${r.id}`))).toMatchObject({
+      latestCheckStatus: 'AVAILABLE',
+      latestErrorCode: null,
+    });
 
     await ok(call(d, admin, 'DELETE', `/admin/api/registry-credentials/${c.id}`));
-    expect(await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`))).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'DOCKER_ERROR' });
+    expect(await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`))).toMatchObject({
+      status: 'NOT_AVAILABLE',
+      errorCode: 'DOCKER_ERROR',
+    });
   });
 
   it('a recursive namespace target is accepted and checked', async () => {
     await ok(call(d, admin, 'POST', '/admin/api/registry-credentials', { registry: reg.host, ...cred }));
-    const r = await ok(call(d, admin, 'POST', '/api/resources', { name: 'private-ns', resourceType: 'DOCKER', target: `${reg.host}/private`, recursive: true, active: false }));
+    const r = await ok(
+      call(d, admin, 'POST', '/api/resources', {
+        name: 'private-ns',
+        resourceType: 'DOCKER',
+        target: `${reg.host}/private`,
+        recursive: true,
+        active: false,
+      }),
+    );
     expect(r.recursive).toBe(true);
     expect(await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`))).toMatchObject({ status: 'AVAILABLE' });
   });

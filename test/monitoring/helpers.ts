@@ -53,7 +53,11 @@ export async function statusServer(): Promise<{ url: string; close(): Promise<vo
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -84,7 +88,8 @@ export interface Subscription {
 export function subscribe(d: TestDaemon, token: string, kinds = ['SNAPSHOT', 'CHECK_COMPLETED', 'STATUS_CHANGED']): Subscription {
   const events: Subscription['events'] = [];
   const source = new EventSource(`${d.url}/api/events`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } }),
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } }),
   });
   for (const kind of kinds) {
     source.addEventListener(kind, (e) => events.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
@@ -125,11 +130,21 @@ export function useConformanceWorld(): ConformanceWorld {
     return w;
   };
   return {
-    get d() { return ready().d; },
-    get admin() { return ready().admin; },
-    get user() { return ready().user; },
-    get web() { return ready().web; },
-    get tcp() { return ready().tcp; },
+    get d() {
+      return ready().d;
+    },
+    get admin() {
+      return ready().admin;
+    },
+    get user() {
+      return ready().user;
+    },
+    get web() {
+      return ready().web;
+    },
+    get tcp() {
+      return ready().tcp;
+    },
     create: (body) => ok(call(ready().d, ready().admin, 'POST', '/api/resources', body)),
     check: (id) => ok(call(ready().d, ready().admin, 'POST', `/api/resources/${id}/check`)),
   };

@@ -40,26 +40,60 @@ describe('the public resource list carries the status', () => {
 
   it('shows currentStatus, latestCheckStatus and latestCheckedAt to anonymous and USER callers, as the detail does', async () => {
     const members = await ok(call(d, admin, 'POST', '/admin/api/groups', { name: 'members', visibility: 'AUTHENTICATED' }));
-    const open = await ok(call(d, admin, 'POST', '/api/resources', { name: 'open', resourceType: 'HTTP', target: `${webUrl}/a`, intervalSeconds: 86400 }));
-    const closed = await ok(call(d, admin, 'POST', '/api/resources', {
-      name: 'members-only', resourceType: 'HTTP', target: `${webUrl}/b`, intervalSeconds: 86400, groupIds: [members.id],
-    }));
+    const open = await ok(
+      call(d, admin, 'POST', '/api/resources', { name: 'open', resourceType: 'HTTP', target: `${webUrl}/a`, intervalSeconds: 86400 }),
+    );
+    const closed = await ok(
+      call(d, admin, 'POST', '/api/resources', {
+        name: 'members-only',
+        resourceType: 'HTTP',
+        target: `${webUrl}/b`,
+        intervalSeconds: 86400,
+        groupIds: [members.id],
+      }),
+    );
     // The created resource stays exactly the seed's object.
     expect(open).not.toHaveProperty('currentStatus');
     await ok(call(d, admin, 'POST', `/api/resources/${open.id}/check`));
     await ok(call(d, admin, 'POST', `/api/resources/${closed.id}/check`));
 
-    for (const [caller, id] of [[anon, open.id], [user, open.id], [user, closed.id]] as const) {
+    for (const [caller, id] of [
+      [anon, open.id],
+      [user, open.id],
+      [user, closed.id],
+    ] as const) {
       const item = await itemOf(caller, id);
       expect(Object.keys(item).sort()).toEqual([
-        'active', 'createdAt', 'currentStatus', 'id', 'latestCheckStatus', 'latestCheckedAt', 'name', 'recursive', 'resourceType', 'skipTLS', 'target',
+        'active',
+        'createdAt',
+        'currentStatus',
+        'id',
+        'latestCheckStatus',
+        'latestCheckedAt',
+        'name',
+        'recursive',
+        'resourceType',
+        'skipTLS',
+        'target',
       ]);
-      expect(item).toMatchObject({ currentStatus: 'available', latestCheckStatus: 'AVAILABLE', latestCheckedAt: expect.stringMatching(DATE_TIME) });
+      expect(item).toMatchObject({
+        currentStatus: 'available',
+        latestCheckStatus: 'AVAILABLE',
+        latestCheckedAt: expect.stringMatching(DATE_TIME),
+      });
       const detail = await ok(call(d, caller, 'GET', `/api/resources/${id}`));
       expect(item).toEqual({
-        id: detail.id, name: detail.name, resourceType: detail.resourceType, target: detail.target, skipTLS: detail.skipTLS,
-        recursive: detail.recursive, active: detail.active, createdAt: detail.createdAt,
-        currentStatus: detail.currentStatus, latestCheckStatus: detail.latestCheckStatus, latestCheckedAt: detail.latestCheckedAt,
+        id: detail.id,
+        name: detail.name,
+        resourceType: detail.resourceType,
+        target: detail.target,
+        skipTLS: detail.skipTLS,
+        recursive: detail.recursive,
+        active: detail.active,
+        createdAt: detail.createdAt,
+        currentStatus: detail.currentStatus,
+        latestCheckStatus: detail.latestCheckStatus,
+        latestCheckedAt: detail.latestCheckedAt,
       });
     }
     expect(await itemOf(anon, closed.id)).toBeUndefined();
@@ -67,7 +101,9 @@ describe('the public resource list carries the status', () => {
 
   it('is fresh after a check even while the list is cached', async () => {
     code = 200;
-    const r = await ok(call(d, admin, 'POST', '/api/resources', { name: 'flips', resourceType: 'HTTP', target: `${webUrl}/c`, intervalSeconds: 86400 }));
+    const r = await ok(
+      call(d, admin, 'POST', '/api/resources', { name: 'flips', resourceType: 'HTTP', target: `${webUrl}/c`, intervalSeconds: 86400 }),
+    );
     await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`));
     // Read twice per audience: the second read is served from the cache.
     for (const caller of [anon, user, anon, user]) expect(await itemOf(caller, r.id)).toMatchObject({ currentStatus: 'available' });
@@ -76,7 +112,9 @@ describe('the public resource list carries the status', () => {
     expect(entry.status).toBe('NOT_AVAILABLE');
     for (const caller of [anon, user]) {
       expect(await itemOf(caller, r.id)).toMatchObject({
-        currentStatus: 'not_available', latestCheckStatus: 'NOT_AVAILABLE', latestCheckedAt: entry.checkedAt,
+        currentStatus: 'not_available',
+        latestCheckStatus: 'NOT_AVAILABLE',
+        latestCheckedAt: entry.checkedAt,
       });
     }
   });

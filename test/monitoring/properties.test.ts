@@ -19,7 +19,15 @@ const name = fc.oneof(
   fc.string({ maxLength: 300 }),
 );
 const target = fc.oneof(
-  fc.constantFrom('http://127.0.0.1:9/', 'https://example.com/x', '127.0.0.1:80', '[::1]:443', 'nginx:1.27', 'ghcr.io/org', 'localhost:5000/a/b@sha256:' + 'a'.repeat(64)),
+  fc.constantFrom(
+    'http://127.0.0.1:9/',
+    'https://example.com/x',
+    '127.0.0.1:80',
+    '[::1]:443',
+    'nginx:1.27',
+    'ghcr.io/org',
+    'localhost:5000/a/b@sha256:' + 'a'.repeat(64),
+  ),
   fc.webUrl(),
   fc.tuple(fc.domain(), fc.integer({ min: -1, max: 70000 })).map(([h, p]) => `${h}:${p}`),
   fc.string({ maxLength: 80 }),
@@ -36,7 +44,11 @@ type Fields = Record<string, fc.Arbitrary<unknown>>;
 /** A body: usually an object of the op's fields (any subset, sometimes plus an unknown one), else any JSON or broken text. */
 function bodies(fields: Fields): fc.Arbitrary<string> {
   // Every field present half the time, so that valid bodies (and the write paths) come up often enough.
-  const object = fc.tuple(fc.oneof(fc.record(fields), fc.record(fields, { requiredKeys: [] })), fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), anything), { freq: 5 }))
+  const object = fc
+    .tuple(
+      fc.oneof(fc.record(fields), fc.record(fields, { requiredKeys: [] })),
+      fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), anything), { freq: 5 }),
+    )
     .map(([o, extra]) => JSON.stringify(extra && !(extra[0] in fields) ? { ...o, [extra[0]]: extra[1] } : o));
   return fc.oneof(
     { weight: 17, arbitrary: object },
@@ -46,22 +58,36 @@ function bodies(fields: Fields): fc.Arbitrary<string> {
 }
 
 const resourceFields: Fields = {
-  name, resourceType: maybe(fc.constantFrom('HTTP', 'DOCKER', 'TCP', 'http', 'FTP')), target: maybe(target),
-  skipTLS: maybe(fc.boolean()), recursive: maybe(fc.boolean()), active: maybe(fc.boolean()),
+  name,
+  resourceType: maybe(fc.constantFrom('HTTP', 'DOCKER', 'TCP', 'http', 'FTP')),
+  target: maybe(target),
+  skipTLS: maybe(fc.boolean()),
+  recursive: maybe(fc.boolean()),
+  active: maybe(fc.boolean()),
   intervalSeconds: maybe(fc.oneof(fc.integer({ min: -10, max: 100_000 }), fc.double({ noNaN: true }))),
   groupIds: maybe(fc.array(fc.integer({ min: -2, max: 6 }), { maxLength: 4 })),
 };
 const announcementFields: Fields = {
   kind: maybe(fc.constantFrom('INFORMATION', 'WARNING', 'PROBLEM', 'info')),
   content: maybe(fc.oneof(fc.string(), fc.constantFrom('<script>x</script><p onclick="y">z</p>', '<a href="javascript:alert(1)">a</a>'))),
-  active: maybe(fc.boolean()), activeUntil: datetime,
+  active: maybe(fc.boolean()),
+  activeUntil: datetime,
 };
 const groupFields: Fields = { name, visibility: maybe(fc.constantFrom('PUBLIC', 'AUTHENTICATED', 'HIDDEN', 'public')) };
 const originFields: Fields = {
-  origin: maybe(fc.oneof(fc.webUrl(), fc.webUrl().map((u) => new URL(u).origin), fc.constantFrom('*', 'https://a.example/', 'x'), fc.string())),
+  origin: maybe(
+    fc.oneof(
+      fc.webUrl(),
+      fc.webUrl().map((u) => new URL(u).origin),
+      fc.constantFrom('*', 'https://a.example/', 'x'),
+      fc.string(),
+    ),
+  ),
 };
 const credentialFields: Fields = {
-  registry: maybe(fc.oneof(fc.domain(), fc.string())), username: maybe(fc.string()), password: maybe(fc.string()),
+  registry: maybe(fc.oneof(fc.domain(), fc.string())),
+  username: maybe(fc.string()),
+  password: maybe(fc.string()),
 };
 
 describe('generated bodies', () => {
@@ -74,9 +100,12 @@ describe('generated bodies', () => {
   beforeAll(async () => {
     d = await startDaemon();
     admin = { kind: 'key', token: d.adminKey };
-    for (const visibility of ['PUBLIC', 'HIDDEN'] as const) await d.admin.call(operations.createGroup, { body: { name: `g-${visibility}`, visibility } });
+    for (const visibility of ['PUBLIC', 'HIDDEN'] as const)
+      await d.admin.call(operations.createGroup, { body: { name: `g-${visibility}`, visibility } });
     groupId = (await d.admin.call(operations.createGroup, { body: { name: 'dup', visibility: 'PUBLIC' } })).id;
-    resourceId = (await d.admin.call(operations.createResource, { body: { name: 'dup', resourceType: 'TCP', target: '127.0.0.1:9', active: false } })).id;
+    resourceId = (
+      await d.admin.call(operations.createResource, { body: { name: 'dup', resourceType: 'TCP', target: '127.0.0.1:9', active: false } })
+    ).id;
     announcementId = (await d.admin.call(operations.createAnnouncement, { body: { kind: 'WARNING', content: 'x', active: true } })).id;
   });
   afterAll(async () => {
@@ -104,22 +133,25 @@ describe('generated bodies', () => {
 
   for (const [op, method, path, fields, counted] of cases) {
     it(`${op}: no 5xx, 4xx problems name a field, refused creates leave nothing`, async () => {
-      await fc.assert(fc.asyncProperty(bodies(fields), async (body) => {
-        const before = counted ? await counters[counted]() : 0;
-        const res = await call(d, admin, method, path(), body);
-        expect(res.status, `${res.status} ${res.text} for ${body}`).toBeLessThan(500);
-        if (res.status >= 400) {
-          expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-          const problem = res.json();
-          expect(problem.status).toBe(res.status);
-          expect([400, 409, 413, 415], res.text).toContain(res.status);
-          if (res.status === 400 || res.status === 409) {
-            expect(problem.errors?.length, res.text).toBeGreaterThan(0);
-            for (const e of problem.errors) expect(typeof e.field === 'string' && e.field.length > 0).toBe(true);
+      await fc.assert(
+        fc.asyncProperty(bodies(fields), async (body) => {
+          const before = counted ? await counters[counted]() : 0;
+          const res = await call(d, admin, method, path(), body);
+          expect(res.status, `${res.status} ${res.text} for ${body}`).toBeLessThan(500);
+          if (res.status >= 400) {
+            expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+            const problem = res.json();
+            expect(problem.status).toBe(res.status);
+            expect([400, 409, 413, 415], res.text).toContain(res.status);
+            if (res.status === 400 || res.status === 409) {
+              expect(problem.errors?.length, res.text).toBeGreaterThan(0);
+              for (const e of problem.errors) expect(typeof e.field === 'string' && e.field.length > 0).toBe(true);
+            }
+            if (counted) expect(await counters[counted](), `a refused ${op} left a row: ${body}`).toBe(before);
           }
-          if (counted) expect(await counters[counted](), `a refused ${op} left a row: ${body}`).toBe(before);
-        }
-      }), { numRuns: RUNS });
+        }),
+        { numRuns: RUNS },
+      );
     });
   }
 });

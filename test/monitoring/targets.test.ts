@@ -10,17 +10,27 @@ describe('target validation', () => {
 
   it('HTTP: absolute http(s) URLs only', () => {
     for (const t of ['http://127.0.0.1:8080/health', 'https://example.com', 'https://[::1]:8443/x?y=1']) ok('HTTP', t);
-    for (const t of ['example.com', 'ftp://example.com/', '/relative', 'http://', 'http://exa mple.com/', 'javascript:alert(1)']) bad('HTTP', t);
+    for (const t of ['example.com', 'ftp://example.com/', '/relative', 'http://', 'http://exa mple.com/', 'javascript:alert(1)'])
+      bad('HTTP', t);
   });
 
   it('TCP: host:port, IPv6 in brackets, port 1..65535', () => {
     for (const t of ['127.0.0.1:22', 'db.example.com:5432', '[::1]:6379', 'localhost:1', 'h:65535']) ok('TCP', t);
-    for (const t of ['127.0.0.1', '::1:80', '[::1]', 'host:0', 'host:65536', 'host:http', ':80', 'bad_host:80', '[nope]:80', '1.2.3:80']) bad('TCP', t);
+    for (const t of ['127.0.0.1', '::1:80', '[::1]', 'host:0', 'host:65536', 'host:http', ':80', 'bad_host:80', '[nope]:80', '1.2.3:80'])
+      bad('TCP', t);
   });
 
   it('DOCKER: image references, and namespaces when recursive', () => {
-    for (const t of ['nginx', 'nginx:1.27', 'library/nginx:latest', 'ghcr.io/org/app:v1.2.3', 'localhost:5000/team/app',
-      `registry.example.com/app@sha256:${'a'.repeat(64)}`, '[::1]:5000/app:tag']) ok('DOCKER', t);
+    for (const t of [
+      'nginx',
+      'nginx:1.27',
+      'library/nginx:latest',
+      'ghcr.io/org/app:v1.2.3',
+      'localhost:5000/team/app',
+      `registry.example.com/app@sha256:${'a'.repeat(64)}`,
+      '[::1]:5000/app:tag',
+    ])
+      ok('DOCKER', t);
     for (const t of ['Nginx', 'nginx:', 'nginx:-bad', 'ghcr.io/', 'a//b', 'app@sha256:short', 'UPPER/Case', 'a b', '']) bad('DOCKER', t);
     for (const t of ['ghcr.io/org', 'localhost:5000', 'registry.example.com', 'team']) ok('DOCKER', t, true);
     for (const t of ['ghcr.io/org/app:v1', `app@sha256:${'a'.repeat(64)}`]) bad('DOCKER', t, true);

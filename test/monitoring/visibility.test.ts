@@ -35,7 +35,12 @@ describe('visibility matrix', () => {
     callers.anonymous = { kind: 'anonymous' };
     callers.user = { kind: 'key', token: userKey };
     callers.admin = { kind: 'key', token: d.adminKey };
-    for (const [name, visibility] of [['PUB', 'PUBLIC'], ['AUTH', 'AUTHENTICATED'], ['HID', 'HIDDEN'], ['HID2', 'HIDDEN']] as const) {
+    for (const [name, visibility] of [
+      ['PUB', 'PUBLIC'],
+      ['AUTH', 'AUTHENTICATED'],
+      ['HID', 'HIDDEN'],
+      ['HID2', 'HIDDEN'],
+    ] as const) {
       groupIds.set(name, (await d.admin.call(operations.createGroup, { body: { name, visibility } })).id);
     }
     for (const c of CASES) {
@@ -55,7 +60,11 @@ describe('visibility matrix', () => {
     it(`list and detail for ${who}`, async () => {
       const list = await ok(call(d, callers[who], 'GET', '/api/resources'));
       const names = list.map((r: { name: string }) => r.name).sort();
-      expect(names).toEqual(CASES.filter((c) => c.seenBy.includes(who)).map((c) => c.name).sort());
+      expect(names).toEqual(
+        CASES.filter((c) => c.seenBy.includes(who))
+          .map((c) => c.name)
+          .sort(),
+      );
       for (const c of CASES) {
         const res = await call(d, callers[who], 'GET', `/api/resources/${ids.get(c.name)}`);
         expect(res.status, `${who} detail of ${c.name}`).toBe(c.seenBy.includes(who) ? 200 : 404);
@@ -92,7 +101,11 @@ describe('visibility matrix', () => {
     try {
       await Promise.all([userSub.opened, adminSub.opened]);
       const snapshotNames = (s: typeof userSub) => s.events[0].data.resources.map((r: { name: string }) => r.name).sort();
-      expect(snapshotNames(userSub)).toEqual(CASES.filter((c) => c.seenBy.includes('user')).map((c) => c.name).sort());
+      expect(snapshotNames(userSub)).toEqual(
+        CASES.filter((c) => c.seenBy.includes('user'))
+          .map((c) => c.name)
+          .sort(),
+      );
       expect(snapshotNames(adminSub)).toEqual(CASES.map((c) => c.name).sort());
 
       for (const c of CASES) await d.admin.call(operations.checkResource, { params: { id: ids.get(c.name)! } });
@@ -102,16 +115,26 @@ describe('visibility matrix', () => {
       const sentinel = (await d.admin.call(operations.checkResource, { params: { id: ids.get('no group')! } })).id;
       const done = (s: typeof userSub) => s.events.some((e) => e.kind === 'CHECK_COMPLETED' && e.data.historyId === sentinel);
       await until(() => done(userSub) && done(adminSub));
-      const checked = (s: typeof userSub) => [...new Set(s.events.filter((e) => e.kind === 'CHECK_COMPLETED').map((e) => e.data.resourceId))].sort();
-      const visibleIds = CASES.filter((c) => c.seenBy.includes('user')).map((c) => ids.get(c.name)!).sort();
+      const checked = (s: typeof userSub) =>
+        [...new Set(s.events.filter((e) => e.kind === 'CHECK_COMPLETED').map((e) => e.data.resourceId))].sort();
+      const visibleIds = CASES.filter((c) => c.seenBy.includes('user'))
+        .map((c) => ids.get(c.name)!)
+        .sort();
       expect(checked(userSub)).toEqual(visibleIds);
       expect(checked(adminSub)).toEqual([...ids.values()].sort());
-      const deactivated = (s: typeof userSub) => s.events.filter((e) => e.kind === 'STATUS_CHANGED' && e.data.to === 'inactive')
-        .map((e) => e.data.resourceId).sort();
+      const deactivated = (s: typeof userSub) =>
+        s.events
+          .filter((e) => e.kind === 'STATUS_CHANGED' && e.data.to === 'inactive')
+          .map((e) => e.data.resourceId)
+          .sort();
       expect(deactivated(userSub)).toEqual(visibleIds);
       expect(deactivated(adminSub)).toEqual([...ids.values()].sort());
       expect(adminSub.events.find((e) => e.kind === 'STATUS_CHANGED' && e.data.to === 'inactive')!.data).toEqual({
-        resourceId: expect.any(Number), name: expect.any(String), from: 'available', to: 'inactive', at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+        resourceId: expect.any(Number),
+        name: expect.any(String),
+        from: 'available',
+        to: 'inactive',
+        at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
       });
 
       // HID becomes PUBLIC: the hidden resource's next check reaches the USER subscriber.

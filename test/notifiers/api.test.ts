@@ -36,12 +36,28 @@ afterAll(async () => {
   await d?.stop();
 });
 
-const webhook = { name: 'hook', type: 'WEBHOOK', config: { url: 'http://127.0.0.1:9/hook', headers: { Authorization: `Bearer ${SECRETS.header}` } } };
+const webhook = {
+  name: 'hook',
+  type: 'WEBHOOK',
+  config: { url: 'http://127.0.0.1:9/hook', headers: { Authorization: `Bearer ${SECRETS.header}` } },
+};
 const slack = { name: 'chat', type: 'SLACK', config: { url: SECRETS.slack } };
-const ntfy = { name: 'phone', type: 'NTFY', config: { url: 'https://ntfy.example.test/', topic: 'alerts', priority: 'high', token: SECRETS.ntfy } };
+const ntfy = {
+  name: 'phone',
+  type: 'NTFY',
+  config: { url: 'https://ntfy.example.test/', topic: 'alerts', priority: 'high', token: SECRETS.ntfy },
+};
 const email = {
-  name: 'mail', type: 'EMAIL',
-  config: { host: 'smtp.example.test', security: 'TLS', username: 'monctl', password: SECRETS.smtp, from: 'monctl@example.test', to: ['ops@example.test'] },
+  name: 'mail',
+  type: 'EMAIL',
+  config: {
+    host: 'smtp.example.test',
+    security: 'TLS',
+    username: 'monctl',
+    password: SECRETS.smtp,
+    from: 'monctl@example.test',
+    to: ['ops@example.test'],
+  },
 };
 
 describe('notifiers CRUD', () => {
@@ -53,13 +69,21 @@ describe('notifiers CRUD', () => {
     expect(signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
     expect(Buffer.from(signingSecret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
     responses.pop(); // the one-time display
-    expect(hook.json()).toMatchObject({ type: 'WEBHOOK', enabled: true, config: { url: webhook.config.url }, secrets: { signingSecret: true, headers: ['Authorization'] } });
+    expect(hook.json()).toMatchObject({
+      type: 'WEBHOOK',
+      enabled: true,
+      config: { url: webhook.config.url },
+      secrets: { signingSecret: true, headers: ['Authorization'] },
+    });
     for (const body of [slack, ntfy, email]) expect((await call('POST', '/admin/api/notifiers', body)).status).toBe(200);
     const list = (await call('GET', '/admin/api/notifiers')).json();
     expect(list.map((n: { name: string }) => n.name)).toEqual(['hook', 'chat', 'phone', 'mail']);
     expect(list[1]).toMatchObject({ config: { origin: 'https://hooks.example.test' }, secrets: { url: true } });
     expect(list[2]).toMatchObject({ config: { url: 'https://ntfy.example.test', topic: 'alerts', priority: 4 }, secrets: { token: true } });
-    expect(list[3]).toMatchObject({ config: { host: 'smtp.example.test', port: 465, security: 'TLS', username: 'monctl', to: ['ops@example.test'] }, secrets: { password: true } });
+    expect(list[3]).toMatchObject({
+      config: { host: 'smtp.example.test', port: 465, security: 'TLS', username: 'monctl', to: ['ops@example.test'] },
+      secrets: { password: true },
+    });
     expect(list[3].config).not.toHaveProperty('password');
   });
 
@@ -70,15 +94,35 @@ describe('notifiers CRUD', () => {
 
   it.each([
     ['a URL scheme other than http(s)', { name: 'x1', type: 'WEBHOOK', config: { url: 'ftp://example.test/' } }, ['config.url']],
-    ['a bad email', { ...email, name: 'x2', config: { ...email.config, from: 'not-an-address', to: ['ops@example.test', 'no at'] } }, ['config.from', 'config.to[1]']],
+    [
+      'a bad email',
+      { ...email, name: 'x2', config: { ...email.config, from: 'not-an-address', to: ['ops@example.test', 'no at'] } },
+      ['config.from', 'config.to[1]'],
+    ],
     ['a bad priority', { ...ntfy, name: 'x3', config: { ...ntfy.config, priority: 9 } }, ['config.priority']],
     ['a bad priority name', { ...ntfy, name: 'x4', config: { ...ntfy.config, priority: 'urgent' } }, ['config.priority']],
-    ['a field of another type', { ...slack, name: 'x5', config: { url: 'https://hooks.example.test/x', topic: 'alerts' } }, ['config.topic']],
+    [
+      'a field of another type',
+      { ...slack, name: 'x5', config: { url: 'https://hooks.example.test/x', topic: 'alerts' } },
+      ['config.topic'],
+    ],
     ['a missing required field', { name: 'x6', type: 'NTFY', config: { url: 'https://ntfy.example.test' } }, ['config.topic']],
-    ['a reserved header', { ...webhook, name: 'x7', config: { url: 'https://example.test', headers: { 'Webhook-Signature': 'x' } } }, ['config.headers.Webhook-Signature']],
-    ['a header value with a line break', { ...webhook, name: 'x8', config: { url: 'https://example.test', headers: { 'X-A': 'a\r\nB: c' } } }, ['config.headers.X-A']],
+    [
+      'a reserved header',
+      { ...webhook, name: 'x7', config: { url: 'https://example.test', headers: { 'Webhook-Signature': 'x' } } },
+      ['config.headers.Webhook-Signature'],
+    ],
+    [
+      'a header value with a line break',
+      { ...webhook, name: 'x8', config: { url: 'https://example.test', headers: { 'X-A': 'a\r\nB: c' } } },
+      ['config.headers.X-A'],
+    ],
     ['a password without a username', { ...email, name: 'x9', config: { ...email.config, username: undefined } }, ['config.password']],
-    ['a weak signing secret', { name: 'x10', type: 'WEBHOOK', config: { url: 'https://example.test', signingSecret: 'whsec_c2hvcnQ=' } }, ['config.signingSecret']],
+    [
+      'a weak signing secret',
+      { name: 'x10', type: 'WEBHOOK', config: { url: 'https://example.test', signingSecret: 'whsec_c2hvcnQ=' } },
+      ['config.signingSecret'],
+    ],
     ['a tlsCa that is not PEM', { ...email, name: 'x11', config: { ...email.config, tlsCa: 'not a certificate' } }, ['config.tlsCa']],
     ['an unknown type', { name: 'x12', type: 'PAGER', config: {} }, ['type']],
     ['an unknown config field', { name: 'x13', type: 'SLACK', config: { url: 'https://x.test', colour: 'red' } }, ['config.colour']],
@@ -101,17 +145,27 @@ describe('notifiers CRUD', () => {
   it('asks for the secrets again when the destination changes', async () => {
     const all = (await call('GET', '/admin/api/notifiers')).json();
     const id = (name: string) => all.find((n: { name: string }) => n.name === name).id;
-    const moved = expectProblem(await call('PATCH', `/admin/api/notifiers/${id('phone')}`, { config: { url: 'https://elsewhere.test' } }), 400);
+    const moved = expectProblem(
+      await call('PATCH', `/admin/api/notifiers/${id('phone')}`, { config: { url: 'https://elsewhere.test' } }),
+      400,
+    );
     expect(fieldsOf(moved)).toEqual(['config.token']);
-    const hook = expectProblem(await call('PATCH', `/admin/api/notifiers/${id('hook')}`, { config: { url: 'https://elsewhere.test/hook' } }), 400);
+    const hook = expectProblem(
+      await call('PATCH', `/admin/api/notifiers/${id('hook')}`, { config: { url: 'https://elsewhere.test/hook' } }),
+      400,
+    );
     expect(fieldsOf(hook)).toEqual(['config.headers.Authorization']);
     const mail = expectProblem(await call('PATCH', `/admin/api/notifiers/${id('mail')}`, { config: { host: 'smtp.elsewhere.test' } }), 400);
     expect(fieldsOf(mail)).toEqual(['config.password']);
     // Given again (or dropped), the move is fine.
-    const ok = await call('PATCH', `/admin/api/notifiers/${id('hook')}`, { config: { url: 'https://elsewhere.test/hook', headers: { authorization: null } } });
+    const ok = await call('PATCH', `/admin/api/notifiers/${id('hook')}`, {
+      config: { url: 'https://elsewhere.test/hook', headers: { authorization: null } },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json().secrets).toEqual({ signingSecret: true });
-    const mailOk = await call('PATCH', `/admin/api/notifiers/${id('mail')}`, { config: { host: 'smtp.elsewhere.test', security: 'STARTTLS', password: SECRETS.smtp } });
+    const mailOk = await call('PATCH', `/admin/api/notifiers/${id('mail')}`, {
+      config: { host: 'smtp.elsewhere.test', security: 'STARTTLS', password: SECRETS.smtp },
+    });
     expect(mailOk.json().config).toMatchObject({ host: 'smtp.elsewhere.test', security: 'STARTTLS', port: 587 });
   });
 
@@ -128,11 +182,18 @@ describe('notifiers CRUD', () => {
 
   it('pages the deliveries newest first, with a Link to the next page', async () => {
     const hook = (await call('GET', '/admin/api/notifiers')).json().find((n: { name: string }) => n.name === 'hook');
-    for (let i = 0; i < 3; i++) expect((await call('POST', `/admin/api/notifiers/${hook.id}/test`)).json()).toMatchObject({ ok: false, retryable: true });
+    for (let i = 0; i < 3; i++)
+      expect((await call('POST', `/admin/api/notifiers/${hook.id}/test`)).json()).toMatchObject({ ok: false, retryable: true });
     const first = await call('GET', `/admin/api/notifiers/${hook.id}/deliveries?limit=2`);
     expect(first.json()).toHaveLength(2);
     expect(first.json()[0].id).toBeGreaterThan(first.json()[1].id);
-    expect(first.json()[0]).toMatchObject({ notificationId: null, attempt: 1, ok: false, statusCode: null, messageId: expect.stringMatching(/^msg_/) });
+    expect(first.json()[0]).toMatchObject({
+      notificationId: null,
+      attempt: 1,
+      ok: false,
+      statusCode: null,
+      messageId: expect.stringMatching(/^msg_/),
+    });
     const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))![1];
     const rest = (await call('GET', next)).json();
     expect(rest).toHaveLength(1);
@@ -142,7 +203,12 @@ describe('notifiers CRUD', () => {
   it('deletes a notifier (404 after), and 404s unknown ids everywhere', async () => {
     const chat = (await call('GET', '/admin/api/notifiers')).json().find((n: { name: string }) => n.name === 'chat');
     expect((await call('DELETE', `/admin/api/notifiers/${chat.id}`)).json()).toEqual({ status: 'deleted' });
-    for (const [method, path] of [['GET', ''], ['DELETE', ''], ['POST', '/test'], ['GET', '/deliveries']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/test'],
+      ['GET', '/deliveries'],
+    ] as const) {
       expectProblem(await call(method, `/admin/api/notifiers/${chat.id}${path}`), 404);
     }
   });

@@ -33,7 +33,9 @@ describe('WEBHOOK', () => {
   it('is verified by a Standard Webhooks consumer with the secret shown at creation', async () => {
     let secret = '';
     const receiver = keep(await startWebhookReceiver(() => secret));
-    const n = await create({ body: { name: 'signed', type: 'WEBHOOK', config: { url: `${receiver.url}/hooks/monctl`, headers: { 'X-Team': 'ops-secret' } } } });
+    const n = await create({
+      body: { name: 'signed', type: 'WEBHOOK', config: { url: `${receiver.url}/hooks/monctl`, headers: { 'X-Team': 'ops-secret' } } },
+    });
     secret = n.signingSecret!;
     const result = await test(n.id);
     expect(result, JSON.stringify(receiver.refused)).toMatchObject({ ok: true, statusCode: 204, error: null });
@@ -43,7 +45,11 @@ describe('WEBHOOK', () => {
     expect(req.headers).toMatchObject({ 'content-type': 'application/json', 'x-team': 'ops-secret', 'webhook-id': result.messageId });
     expect(req.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     const body = JSON.parse(req.body);
-    expect(body).toMatchObject({ type: 'monctl.alert', timestamp: expect.stringMatching(/Z$/), data: { test: true, messageId: result.messageId, items: [], link: `${PUBLIC_URL}/` } });
+    expect(body).toMatchObject({
+      type: 'monctl.alert',
+      timestamp: expect.stringMatching(/Z$/),
+      data: { test: true, messageId: result.messageId, items: [], link: `${PUBLIC_URL}/` },
+    });
     expect(body.data.text).toMatch(/test message from monctl through notifier "signed"/);
   });
 
@@ -96,17 +102,31 @@ describe('SLACK', () => {
 describe('NTFY', () => {
   it('publishes to the topic with the token, the priority and a click link', async () => {
     const receiver = keep(await startNtfyReceiver('tk_phone', 'monctl-alerts'));
-    const n = await create({ body: { name: 'ntfy', type: 'NTFY', config: { url: `${receiver.url}/`, topic: 'monctl-alerts', priority: 'high', token: 'tk_phone' } } });
+    const n = await create({
+      body: {
+        name: 'ntfy',
+        type: 'NTFY',
+        config: { url: `${receiver.url}/`, topic: 'monctl-alerts', priority: 'high', token: 'tk_phone' },
+      },
+    });
     expect(await test(n.id)).toMatchObject({ ok: true, statusCode: 200 });
     // A test is not bad news: it rings at most at the default priority.
-    expect(receiver.messages).toEqual([expect.objectContaining({
-      topic: 'monctl-alerts', title: 'monctl test notification', priority: 3, tags: ['test_tube'], click: `${PUBLIC_URL}/`,
-    })]);
+    expect(receiver.messages).toEqual([
+      expect.objectContaining({
+        topic: 'monctl-alerts',
+        title: 'monctl test notification',
+        priority: 3,
+        tags: ['test_tube'],
+        click: `${PUBLIC_URL}/`,
+      }),
+    ]);
   });
 
   it('is refused (403, not retried) with a wrong token, and 401 without one', async () => {
     const receiver = keep(await startNtfyReceiver('tk_phone', 'monctl-alerts'));
-    const wrong = await create({ body: { name: 'ntfy-wrong', type: 'NTFY', config: { url: receiver.url, topic: 'monctl-alerts', token: 'tk_other' } } });
+    const wrong = await create({
+      body: { name: 'ntfy-wrong', type: 'NTFY', config: { url: receiver.url, topic: 'monctl-alerts', token: 'tk_other' } },
+    });
     expect(await test(wrong.id)).toMatchObject({ ok: false, statusCode: 403, retryable: false });
     const none = await create({ body: { name: 'ntfy-none', type: 'NTFY', config: { url: receiver.url, topic: 'monctl-alerts' } } });
     expect(await test(none.id)).toMatchObject({ ok: false, statusCode: 401, retryable: false });
@@ -116,14 +136,23 @@ describe('NTFY', () => {
 
 describe('retryable, by what the receiver answers', () => {
   it.each([
-    [500, true], [503, true], [408, true], [429, true], [404, false], [400, false], [410, false], [301, false],
+    [500, true],
+    [503, true],
+    [408, true],
+    [429, true],
+    [404, false],
+    [400, false],
+    [410, false],
+    [301, false],
   ])('HTTP %i: retryable %s, recorded in the deliveries', async (status, retryable) => {
     const receiver = keep(await startReceiver(() => ({ status, body: `answer ${status}` })));
     const n = await create({ body: { name: `answers-${status}`, type: 'SLACK', config: { url: `${receiver.url}/x` } } });
     const result = await test(n.id);
     expect(result).toMatchObject({ ok: false, statusCode: status, retryable });
     expect(result.error).toMatch(new RegExp(`^HTTP ${status}`));
-    expect(await deliveries(n.id)).toEqual([expect.objectContaining({ messageId: result.messageId, ok: false, statusCode: status, notificationId: null })]);
+    expect(await deliveries(n.id)).toEqual([
+      expect.objectContaining({ messageId: result.messageId, ok: false, statusCode: status, notificationId: null }),
+    ]);
   });
 
   it('a receiver that never answers: a timeout, retryable', async () => {

@@ -36,8 +36,18 @@ async function smtp(opts: { secure?: boolean; rejectTo?: string } = {}) {
 let count = 0;
 async function emailNotifier(port: number, config: Record<string, unknown>) {
   const body = {
-    name: `mail-${++count}`, type: 'EMAIL' as const,
-    config: { host: '127.0.0.1', port, security: 'STARTTLS' as const, username: USER, password: PASS, from: 'monctl@example.test', to: ['ops@example.test', 'oncall@example.test'], ...config },
+    name: `mail-${++count}`,
+    type: 'EMAIL' as const,
+    config: {
+      host: '127.0.0.1',
+      port,
+      security: 'STARTTLS' as const,
+      username: USER,
+      password: PASS,
+      from: 'monctl@example.test',
+      to: ['ops@example.test', 'oncall@example.test'],
+      ...config,
+    },
   };
   const n = await d.admin.call(operations.createNotifier, { body });
   return { n, result: await d.admin.call(operations.testNotifier, { params: { id: n.id } }) };
@@ -84,7 +94,19 @@ describe('EMAIL', () => {
   it('a wrong password is a permanent 535: not retried', async () => {
     const server = await smtp();
     const n = await d.admin.call(operations.createNotifier, {
-      body: { name: 'mail-wrong', type: 'EMAIL', config: { host: '127.0.0.1', port: server.port, username: USER, password: 'not-the-password', from: 'monctl@example.test', to: ['ops@example.test'], tlsCa: pki.ca } },
+      body: {
+        name: 'mail-wrong',
+        type: 'EMAIL',
+        config: {
+          host: '127.0.0.1',
+          port: server.port,
+          username: USER,
+          password: 'not-the-password',
+          from: 'monctl@example.test',
+          to: ['ops@example.test'],
+          tlsCa: pki.ca,
+        },
+      },
     });
     const result = await d.admin.call(operations.testNotifier, { params: { id: n.id } });
     expect(result).toMatchObject({ ok: false, statusCode: 535, retryable: false });
@@ -104,6 +126,11 @@ describe('EMAIL', () => {
     await server.close();
     servers.splice(servers.indexOf(server), 1);
     const { result } = await emailNotifier(port, { tlsCa: pki.ca });
-    expect(result).toMatchObject({ ok: false, statusCode: null, retryable: true, error: expect.stringMatching(/ECONNREFUSED|ECONNECTION/) });
+    expect(result).toMatchObject({
+      ok: false,
+      statusCode: null,
+      retryable: true,
+      error: expect.stringMatching(/ECONNREFUSED|ECONNECTION/),
+    });
   });
 });

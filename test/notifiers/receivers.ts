@@ -15,7 +15,10 @@ export interface Received {
   body: string;
 }
 
-export interface Answer { status: number; body?: string }
+export interface Answer {
+  status: number;
+  body?: string;
+}
 export type ReceiverHandler = (req: Received) => Answer | Promise<Answer>;
 
 export interface Receiver {
@@ -33,7 +36,12 @@ export async function startReceiver(handler: ReceiverHandler = () => ({ status: 
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const r: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const r: Received = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(r);
       const answer = queued.length ? { status: queued.shift()!, body: 'queued answer' } : await handler(r);
       if (answer.status === 0) return; // never answer: the sender's timeout must end it
@@ -46,10 +54,11 @@ export async function startReceiver(handler: ReceiverHandler = () => ({ status: 
     url: `http://127.0.0.1:${port}`,
     received,
     queue: (...statuses) => queued.push(...statuses),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -87,7 +96,14 @@ export async function startSlackReceiver(path: string): Promise<Receiver & { tex
   return Object.assign(receiver, { texts });
 }
 
-export interface NtfyMessage { topic: string; title?: string; message: string; priority?: number; tags?: string[]; click?: string }
+export interface NtfyMessage {
+  topic: string;
+  title?: string;
+  message: string;
+  priority?: number;
+  tags?: string[];
+  click?: string;
+}
 
 /** An ntfy server's JSON publishing: `POST /` with a topic, checked against the token it was given (401/403 otherwise). */
 export async function startNtfyReceiver(token: string, topic: string): Promise<Receiver & { messages: NtfyMessage[] }> {
@@ -98,7 +114,8 @@ export async function startNtfyReceiver(token: string, topic: string): Promise<R
     if (r.headers.authorization !== `Bearer ${token}`) return { status: 403, body: '{"code":40301,"error":"forbidden"}' };
     const m = JSON.parse(r.body) as NtfyMessage;
     if (m.topic !== topic) return { status: 403, body: '{"code":40301,"error":"forbidden"}' };
-    if (m.priority !== undefined && (!Number.isInteger(m.priority) || m.priority < 1 || m.priority > 5)) return { status: 400, body: '{"code":40007,"error":"invalid priority"}' };
+    if (m.priority !== undefined && (!Number.isInteger(m.priority) || m.priority < 1 || m.priority > 5))
+      return { status: 400, body: '{"code":40007,"error":"invalid priority"}' };
     messages.push(m);
     return { status: 200, body: JSON.stringify({ id: 'x', event: 'message', topic: m.topic }) };
   });

@@ -15,10 +15,17 @@ let nextEvent = 1;
 function item(kind: AlertKind, name: string, over: Partial<AlertItem> = {}): AlertItem {
   const agent = kind === 'AGENT_DOWN' || kind === 'AGENT_UP';
   return {
-    kind, eventId: nextEvent++, at: NOW, reminder: false, incidentId: 40 + nextEvent,
+    kind,
+    eventId: nextEvent++,
+    at: NOW,
+    reminder: false,
+    incidentId: 40 + nextEvent,
     subject: { type: agent ? 'agent' : 'resource', id: nextEvent, name, target: agent ? '203.0.113.7' : `https://${name}.example.test/` },
-    openedAt: NOW - 12 * MIN, resolvedAt: kind === 'INCIDENT_RESOLVED' || kind === 'AGENT_UP' ? NOW - 2 * MIN : null,
-    cause: { message: 'HTTP 503 Service Unavailable', errorCode: '503' }, cert: null, ...over,
+    openedAt: NOW - 12 * MIN,
+    resolvedAt: kind === 'INCIDENT_RESOLVED' || kind === 'AGENT_UP' ? NOW - 2 * MIN : null,
+    cause: { message: 'HTTP 503 Service Unavailable', errorCode: '503' },
+    cert: null,
+    ...over,
   };
 }
 const message = (items: AlertItem[], test = false): OutgoingMessage => ({ id: 'msg_1', items, test });
@@ -56,17 +63,23 @@ describe('one alert', () => {
   });
 
   it('an agent, and a certificate', () => {
-    expect(render(message([item('AGENT_DOWN', 'office', { cause: { message: 'connection lost', errorCode: null } })])).text)
-      .toMatch(/^Agent office is DISCONNECTED\.\nAddress: 203\.0\.113\.7\nCause: connection lost/);
-    const cert = render(message([item('CERT_EXPIRING', 'shop', { incidentId: null, cert: { notAfter: NOW + 7 * 24 * 60 * MIN + MIN, thresholdDays: 7 } })]));
+    expect(render(message([item('AGENT_DOWN', 'office', { cause: { message: 'connection lost', errorCode: null } })])).text).toMatch(
+      /^Agent office is DISCONNECTED\.\nAddress: 203\.0\.113\.7\nCause: connection lost/,
+    );
+    const cert = render(
+      message([item('CERT_EXPIRING', 'shop', { incidentId: null, cert: { notAfter: NOW + 7 * 24 * 60 * MIN + MIN, thresholdDays: 7 } })]),
+    );
     expect(cert.title).toBe('Certificate expires in 7 days: shop');
     expect(cert.link).toMatch(/\/admin\/api\/resources\/\d+$/);
   });
 
   it('a failed ACME order for the HTTPS edge names the hostname, the cause and the certificate still served', () => {
     const failed = item('CERT_RENEWAL_FAILED', 'shop.example.test', {
-      incidentId: null, openedAt: null, subject: { type: 'certificate', id: 9, name: 'shop.example.test', target: null },
-      cause: { message: 'Connection refused', errorCode: 'ACME_ORDER_FAILED' }, cert: { notAfter: NOW + 20 * 24 * 60 * MIN, thresholdDays: 20 },
+      incidentId: null,
+      openedAt: null,
+      subject: { type: 'certificate', id: 9, name: 'shop.example.test', target: null },
+      cause: { message: 'Connection refused', errorCode: 'ACME_ORDER_FAILED' },
+      cert: { notAfter: NOW + 20 * 24 * 60 * MIN, thresholdDays: 20 },
     });
     const r = render(message([failed]));
     expect(r.title).toBe('Certificate renewal failed: shop.example.test');
@@ -105,17 +118,26 @@ describe('grouped alerts', () => {
   });
 
   it('summarises mixed kinds, bad news first', () => {
-    const r = render(message([
-      item('INCIDENT_RESOLVED', 'a'), item('INCIDENT_OPENED', 'b'), item('INCIDENT_OPENED', 'c'), item('INCIDENT_RESOLVED', 'd'),
-      item('INCIDENT_OPENED', 'e'),
-    ]));
+    const r = render(
+      message([
+        item('INCIDENT_RESOLVED', 'a'),
+        item('INCIDENT_OPENED', 'b'),
+        item('INCIDENT_OPENED', 'c'),
+        item('INCIDENT_RESOLVED', 'd'),
+        item('INCIDENT_OPENED', 'e'),
+      ]),
+    );
     expect(r.title).toBe('3 down, 2 recovered');
     expect(r.text.split('\n').slice(0, 2)).toEqual(['3 resources down: b, c, e', '2 resources recovered: a, d']);
     expect(r.text).toContain('Recovered:\n- a (https://a.example.test/): back after 10 min');
   });
 
   it('shares the 20 names between kinds', () => {
-    const items = [...Array.from({ length: 19 }, (_, i) => item('INCIDENT_OPENED', `d${i}`)), item('AGENT_DOWN', 'office'), item('AGENT_DOWN', 'lab')];
+    const items = [
+      ...Array.from({ length: 19 }, (_, i) => item('INCIDENT_OPENED', `d${i}`)),
+      item('AGENT_DOWN', 'office'),
+      item('AGENT_DOWN', 'lab'),
+    ];
     const r = render(message(items));
     expect(r.title).toBe('19 down, 2 agents down');
     expect(r.text.split('\n')[1]).toBe('2 agents down: office, … and 1 more');

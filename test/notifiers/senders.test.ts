@@ -24,12 +24,23 @@ const PUBLIC = 'https://monctl.example.test';
 
 beforeAll(async () => {
   process.env.MONCTL_ADMIN_PASSWORD ??= 'in-process-admin-password';
-  daemon = await startDaemon(defaultDaemonConfig({
-    listen: { host: '127.0.0.1', port: 0 }, edgeListen: { host: '127.0.0.1', port: 0 }, dataDir: join(base, 'data'),
-    logLevel: 'silent', sseHeartbeatMs: 15_000, checkResponses: true, publicUrl: PUBLIC, notifierTimeoutMs: 2_000,
-  }));
+  daemon = await startDaemon(
+    defaultDaemonConfig({
+      listen: { host: '127.0.0.1', port: 0 },
+      edgeListen: { host: '127.0.0.1', port: 0 },
+      dataDir: join(base, 'data'),
+      logLevel: 'silent',
+      sseHeartbeatMs: 15_000,
+      checkResponses: true,
+      publicUrl: PUBLIC,
+      notifierTimeoutMs: 2_000,
+    }),
+  );
   const { readFileSync } = await import('node:fs');
-  admin = new ApiClient({ server: daemon.apiUrl, credential: { kind: 'api-key', token: readFileSync(join(base, 'data', 'admin-api-key'), 'utf8').trim() } });
+  admin = new ApiClient({
+    server: daemon.apiUrl,
+    credential: { kind: 'api-key', token: readFileSync(join(base, 'data', 'admin-api-key'), 'utf8').trim() },
+  });
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -40,12 +51,23 @@ afterAll(async () => {
 const NOW = Date.now();
 function down(i: number): AlertItem {
   return {
-    kind: 'INCIDENT_OPENED', eventId: 100 + i, at: NOW, reminder: false, incidentId: 500 + i,
+    kind: 'INCIDENT_OPENED',
+    eventId: 100 + i,
+    at: NOW,
+    reminder: false,
+    incidentId: 500 + i,
     subject: { type: 'resource', id: i, name: `svc-${i}`, target: `https://svc-${i}.example.test/` },
-    openedAt: NOW - 90_000, resolvedAt: null, cause: { message: 'connect ECONNREFUSED', errorCode: 'CONNECTION_ERROR' }, cert: null,
+    openedAt: NOW - 90_000,
+    resolvedAt: null,
+    cause: { message: 'connect ECONNREFUSED', errorCode: 'CONNECTION_ERROR' },
+    cert: null,
   };
 }
-const grouped = (n: number): OutgoingMessage => ({ id: `msg_group_${n}`, items: Array.from({ length: n }, (_, i) => down(i + 1)), test: false });
+const grouped = (n: number): OutgoingMessage => ({
+  id: `msg_group_${n}`,
+  items: Array.from({ length: n }, (_, i) => down(i + 1)),
+  test: false,
+});
 
 describe('loadSender', () => {
   it('is undefined for a notifier that does not exist', async () => {
@@ -72,26 +94,43 @@ describe('loadSender', () => {
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([message.id, message.id]);
     expect(receiver.verified).toHaveLength(1);
     const { data } = receiver.verified[0] as { data: Record<string, any> };
-    expect(data).toMatchObject({ messageId: message.id, test: false, title: '25 resources down', link: `${PUBLIC}/admin/api/incidents`, summary: { down: 25 } });
+    expect(data).toMatchObject({
+      messageId: message.id,
+      test: false,
+      title: '25 resources down',
+      link: `${PUBLIC}/admin/api/incidents`,
+      summary: { down: 25 },
+    });
     expect(data.text).toMatch(/^25 resources down: svc-1, svc-2, .*svc-20, … and 5 more\n/);
     expect(data.items).toHaveLength(25);
     expect(data.items[0]).toEqual({
-      eventId: 101, kind: 'INCIDENT_OPENED', at: new Date(NOW).toISOString(), reminder: false,
-      subject: { type: 'resource', id: 1, name: 'svc-1', target: 'https://svc-1.example.test/' }, incidentId: 501,
-      openedAt: new Date(NOW - 90_000).toISOString(), resolvedAt: null, durationSeconds: expect.any(Number),
-      cause: { message: 'connect ECONNREFUSED', errorCode: 'CONNECTION_ERROR' }, cert: null, link: `${PUBLIC}/admin/api/incidents/501`,
+      eventId: 101,
+      kind: 'INCIDENT_OPENED',
+      at: new Date(NOW).toISOString(),
+      reminder: false,
+      subject: { type: 'resource', id: 1, name: 'svc-1', target: 'https://svc-1.example.test/' },
+      incidentId: 501,
+      openedAt: new Date(NOW - 90_000).toISOString(),
+      resolvedAt: null,
+      durationSeconds: expect.any(Number),
+      cause: { message: 'connect ECONNREFUSED', errorCode: 'CONNECTION_ERROR' },
+      cert: null,
+      link: `${PUBLIC}/admin/api/incidents/501`,
     });
 
     const attempts = await admin.call(operations.listNotifierDeliveries, { params: { id: n.id } });
     expect(attempts.map((a) => [a.notificationId, a.messageId, a.attempt, a.ok, a.statusCode])).toEqual([
-      [77, message.id, 2, true, 204], [77, message.id, 1, false, 503],
+      [77, message.id, 2, true, 204],
+      [77, message.id, 1, false, 503],
     ]);
   });
 
   it('Slack gets the grouped text', async () => {
     const receiver = await startSlackReceiver('/hook');
     receivers.push(receiver);
-    const n = await admin.call(operations.createNotifier, { body: { name: 'group-slack', type: 'SLACK', config: { url: `${receiver.url}/hook` } } });
+    const n = await admin.call(operations.createNotifier, {
+      body: { name: 'group-slack', type: 'SLACK', config: { url: `${receiver.url}/hook` } },
+    });
     const outcome = await (await loadSender(daemon.ctx, n.id))!.send(grouped(3), new AbortController().signal);
     expect(outcome.ok).toBe(true);
     expect(receiver.texts[0].split('\n').slice(0, 2)).toEqual(['3 resources down', '3 resources down: svc-1, svc-2, svc-3']);

@@ -22,7 +22,14 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-export async function startSmtpServer(opts: { cert: string; key: string; user: string; pass: string; secure?: boolean; rejectTo?: string }): Promise<SmtpReceiver> {
+export async function startSmtpServer(opts: {
+  cert: string;
+  key: string;
+  user: string;
+  pass: string;
+  secure?: boolean;
+  rejectTo?: string;
+}): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
   const state = { authFailures: 0 };
   const server = new SMTPServer({
@@ -48,7 +55,12 @@ export async function startSmtpServer(opts: { cert: string; key: string; user: s
     },
     onData(stream, session, callback) {
       simpleParser(stream).then((mail) => {
-        mails.push({ mail, secure: session.secure, user: session.user as string | undefined, envelopeTo: session.envelope.rcptTo.map((r) => r.address) });
+        mails.push({
+          mail,
+          secure: session.secure,
+          user: session.user as string | undefined,
+          envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+        });
         callback();
       }, callback);
     },

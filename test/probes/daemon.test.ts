@@ -62,7 +62,12 @@ describe('the probe engine in the daemon', () => {
   });
 
   it('a DOCKER check uses the stored registry credentials', async () => {
-    const res = await post('/api/resources', { name: 'image', resourceType: 'DOCKER', target: `${registry.host}/private/app:1`, intervalSeconds: 3600 });
+    const res = await post('/api/resources', {
+      name: 'image',
+      resourceType: 'DOCKER',
+      target: `${registry.host}/private/app:1`,
+      intervalSeconds: 3600,
+    });
     const without = await post(`/api/resources/${res.id}/check`, {});
     expect(without).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'DOCKER_ERROR' });
     expect(without.message).toMatch(/^auth: /);
@@ -85,7 +90,12 @@ describe('the probe engine in the daemon', () => {
   });
 
   it('forgets a deleted resource', async () => {
-    const r = await post('/api/resources', { name: 'short-lived', resourceType: 'TCP', target: webUrl.replace('http://', ''), intervalSeconds: 3600 });
+    const r = await post('/api/resources', {
+      name: 'short-lived',
+      resourceType: 'TCP',
+      target: webUrl.replace('http://', ''),
+      intervalSeconds: 3600,
+    });
     await until(async () => ((await history(r.id)).length ? true : undefined), 'a scheduled check');
     await daemon.admin.raw('DELETE', `/api/resources/${r.id}`);
     const text = (await daemon.admin.raw('GET', '/actuator/prometheus')).text;

@@ -24,7 +24,11 @@ beforeAll(() => {
   layout = buildLayout();
   dispatchers = createDispatchers(5_000);
   work = mkdtempSync(join(tmpdir(), 'monctl-docker-test-'));
-  cleanups.push(() => layout.remove(), () => dispatchers.close(), () => rmSync(work, { recursive: true, force: true }));
+  cleanups.push(
+    () => layout.remove(),
+    () => dispatchers.close(),
+    () => rmSync(work, { recursive: true, force: true }),
+  );
 });
 
 afterAll(async () => {
@@ -68,7 +72,9 @@ describe('an open registry', () => {
   });
 
   it('a pinned digest pulls', async () => {
-    const res = await fetch(`http://${reg.host}/v2/team/app/manifests/1`, { headers: { accept: 'application/vnd.oci.image.manifest.v1+json' } });
+    const res = await fetch(`http://${reg.host}/v2/team/app/manifests/1`, {
+      headers: { accept: 'application/vnd.oci.image.manifest.v1+json' },
+    });
     const digest = res.headers.get('docker-content-digest');
     expect(digest).toMatch(/^sha256:/);
     const r = await probeDocker(`${reg.host}/team/app@${digest}`, false, false, deps());
@@ -123,7 +129,11 @@ describe('a registry over HTTPS with a self-signed certificate', () => {
   beforeAll(async () => {
     const cert = join(work, 'registry.crt');
     const key = join(work, 'registry.key');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=registry.example'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=registry.example'],
+      { stdio: 'ignore' },
+    );
     reg = await startRegistry({ kind: 'none' }, { cert, key });
     cleanups.push(() => reg.stop());
     await push(layout, 'app', `${reg.host}/secure/app:1`);
@@ -173,7 +183,13 @@ describe('a registry with token auth', () => {
   beforeAll(async () => {
     tokens = await startTokenServer(work, cred.username, cred.password);
     cleanups.push(() => tokens.stop());
-    reg = await startRegistry({ kind: 'token', realm: tokens.realm, service: tokens.service, issuer: tokens.issuer, certFile: tokens.certFile });
+    reg = await startRegistry({
+      kind: 'token',
+      realm: tokens.realm,
+      service: tokens.service,
+      issuer: tokens.issuer,
+      certFile: tokens.certFile,
+    });
     cleanups.push(() => reg.stop());
     const creds = `${cred.username}:${cred.password}`;
     await push(layout, 'app', `${reg.host}/private/app:1`, { creds });
@@ -225,7 +241,11 @@ describe('a registry with token auth', () => {
 
   it('a token realm on another host over plain HTTP is refused', async () => {
     const other = await startRegistry({
-      kind: 'token', realm: tokens.realm.replace('127.0.0.1', 'localhost'), service: tokens.service, issuer: tokens.issuer, certFile: tokens.certFile,
+      kind: 'token',
+      realm: tokens.realm.replace('127.0.0.1', 'localhost'),
+      service: tokens.service,
+      issuer: tokens.issuer,
+      certFile: tokens.certFile,
     });
     try {
       const r = await probeDocker(`${other.host}/private/app:1`, false, false, deps({ [other.host]: cred }));

@@ -30,12 +30,18 @@ beforeAll(async () => {
     const hop = /^\/hop\/(\d+)$/.exec(req.url ?? '');
     if (hop) return void res.writeHead(302, { location: `/hop/${Number(hop[1]) + 1}` }).end();
     switch (req.url) {
-      case '/ok': return void res.end('fine');
-      case '/empty': return void res.writeHead(204).end();
-      case '/moved': return void res.writeHead(301, { location: '/ok' }).end();
-      case '/loop': return void res.writeHead(302, { location: '/loop' }).end();
-      case '/missing': return void res.writeHead(404).end('no');
-      case '/down': return void res.writeHead(503).end('down');
+      case '/ok':
+        return void res.end('fine');
+      case '/empty':
+        return void res.writeHead(204).end();
+      case '/moved':
+        return void res.writeHead(301, { location: '/ok' }).end();
+      case '/loop':
+        return void res.writeHead(302, { location: '/loop' }).end();
+      case '/missing':
+        return void res.writeHead(404).end('no');
+      case '/down':
+        return void res.writeHead(503).end('down');
       case '/big': {
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
         const chunk = Buffer.alloc(64 * 1024);
@@ -49,16 +55,37 @@ beforeAll(async () => {
         };
         return pump();
       }
-      case '/hang': return; // never answers
-      default: return void res.writeHead(500).end();
+      case '/hang':
+        return; // never answers
+      default:
+        return void res.writeHead(500).end();
     }
   });
   plain.on('connection', () => connections++);
   base = `http://127.0.0.1:${await listen(plain)}`;
   dir = mkdtempSync(join(tmpdir(), 'monctl-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    '-days', '1', '-subj', '/CN=not-this-host.example'], { stdio: 'ignore' });
-  tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('secure'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=not-this-host.example',
+    ],
+    { stdio: 'ignore' },
+  );
+  tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) =>
+    res.end('secure'),
+  );
   tlsUrl = `https://127.0.0.1:${await listen(tls)}/`;
 });
 
@@ -77,7 +104,11 @@ describe('HTTP probe', () => {
   });
 
   it('204 is available', async () => {
-    expect(await probeHttp(`${base}/empty`, false, dispatchers, TIMEOUT)).toEqual({ status: 'AVAILABLE', message: '204 No Content', errorCode: null });
+    expect(await probeHttp(`${base}/empty`, false, dispatchers, TIMEOUT)).toEqual({
+      status: 'AVAILABLE',
+      message: '204 No Content',
+      errorCode: null,
+    });
   });
 
   it('301 to 200 follows the redirect', async () => {
@@ -85,7 +116,11 @@ describe('HTTP probe', () => {
   });
 
   it('an endless redirect chain stops at the limit and is not available', async () => {
-    expect(await probeHttp(`${base}/hop/0`, false, dispatchers, TIMEOUT)).toEqual({ status: 'NOT_AVAILABLE', message: '302 Found', errorCode: '302' });
+    expect(await probeHttp(`${base}/hop/0`, false, dispatchers, TIMEOUT)).toEqual({
+      status: 'NOT_AVAILABLE',
+      message: '302 Found',
+      errorCode: '302',
+    });
   });
 
   it('a redirect loop is not available', async () => {
@@ -94,13 +129,23 @@ describe('HTTP probe', () => {
   });
 
   it('404 and 503 carry the status code and line', async () => {
-    expect(await probeHttp(`${base}/missing`, false, dispatchers, TIMEOUT)).toEqual({ status: 'NOT_AVAILABLE', message: '404 Not Found', errorCode: '404' });
-    expect(await probeHttp(`${base}/down`, false, dispatchers, TIMEOUT)).toEqual({ status: 'NOT_AVAILABLE', message: '503 Service Unavailable', errorCode: '503' });
+    expect(await probeHttp(`${base}/missing`, false, dispatchers, TIMEOUT)).toEqual({
+      status: 'NOT_AVAILABLE',
+      message: '404 Not Found',
+      errorCode: '404',
+    });
+    expect(await probeHttp(`${base}/down`, false, dispatchers, TIMEOUT)).toEqual({
+      status: 'NOT_AVAILABLE',
+      message: '503 Service Unavailable',
+      errorCode: '503',
+    });
   });
 
   it('a server that never answers times out', async () => {
     expect(await probeHttp(`${base}/hang`, false, dispatchers, TIMEOUT)).toEqual({
-      status: 'NOT_AVAILABLE', message: `timeout after ${TIMEOUT} ms`, errorCode: 'CONNECTION_ERROR',
+      status: 'NOT_AVAILABLE',
+      message: `timeout after ${TIMEOUT} ms`,
+      errorCode: 'CONNECTION_ERROR',
     });
   });
 

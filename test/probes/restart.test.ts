@@ -44,7 +44,11 @@ it('a restart resumes every resource on its schedule, without a burst', async ()
   daemon = await startDaemon({ dataDir: join(dir, 'data') });
   const ids: number[] = [];
   for (let i = 0; i < 20; i++) {
-    const res = await daemon.admin.raw('POST', '/api/resources', JSON.stringify({ name: `r${i}`, resourceType: 'HTTP', target: url, intervalSeconds: 10 }));
+    const res = await daemon.admin.raw(
+      'POST',
+      '/api/resources',
+      JSON.stringify({ name: `r${i}`, resourceType: 'HTTP', target: url, intervalSeconds: 10 }),
+    );
     ids.push(JSON.parse(res.text).id);
   }
   for (let i = 0; i < 200 && checks.length < 20; i++) await new Promise((r) => setTimeout(r, 50));

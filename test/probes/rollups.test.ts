@@ -25,13 +25,25 @@ describe('history rollups and retention', () => {
     // Resource a: 20 checks an hour for the first 24 hours, one of them down per hour, durations 1..20 ms.
     for (let h = 0; h < 24; h++) {
       for (let i = 0; i < 20; i++) {
-        rows.push({ resource_id: a, status: i === 0 ? 'NOT_AVAILABLE' : 'AVAILABLE', message: 'x', error_code: null, checked_at: day0 + h * HOUR + i * 1000, duration_ms: i + 1 });
+        rows.push({
+          resource_id: a,
+          status: i === 0 ? 'NOT_AVAILABLE' : 'AVAILABLE',
+          message: 'x',
+          error_code: null,
+          checked_at: day0 + h * HOUR + i * 1000,
+          duration_ms: i + 1,
+        });
       }
     }
     // Resource b: a few checks 39 days later (inside the retention).
     const recent = day0 + 39 * DAY + 3 * HOUR;
-    for (let i = 0; i < 4; i++) rows.push({ resource_id: b, status: 'AVAILABLE', message: 'x', error_code: null, checked_at: recent + i, duration_ms: 10 * (i + 1) });
-    for (let i = 0; i < rows.length; i += 200) await db.insertInto('check_history').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < 4; i++)
+      rows.push({ resource_id: b, status: 'AVAILABLE', message: 'x', error_code: null, checked_at: recent + i, duration_ms: 10 * (i + 1) });
+    for (let i = 0; i < rows.length; i += 200)
+      await db
+        .insertInto('check_history')
+        .values(rows.slice(i, i + 200))
+        .execute();
 
     const now = day0 + 40 * DAY + 30 * 60_000;
     let total = { hours: 0, days: 0, deleted: 0 };
@@ -46,7 +58,13 @@ describe('history rollups and retention', () => {
 
     const hourly = await db.selectFrom('check_rollups_hourly').selectAll().where('resource_id', '=', a).orderBy('bucket_start').execute();
     expect(hourly).toHaveLength(24);
-    expect(hourly[5]).toMatchObject({ bucket_start: day0 + 5 * HOUR, checks: 20, available: 19, duration_sum_ms: 210, duration_p95_ms: 19 });
+    expect(hourly[5]).toMatchObject({
+      bucket_start: day0 + 5 * HOUR,
+      checks: 20,
+      available: 19,
+      duration_sum_ms: 210,
+      duration_p95_ms: 19,
+    });
     const daily = await db.selectFrom('check_rollups_daily').selectAll().orderBy('bucket_start').execute();
     expect(daily).toEqual([
       { resource_id: a, bucket_start: day0, checks: 480, available: 456, duration_sum_ms: 24 * 210, duration_p95_ms: 19 },

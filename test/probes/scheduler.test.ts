@@ -4,7 +4,13 @@ import { createProbeMetrics } from '../../daemon/probes/metrics.ts';
 import { Scheduler } from '../../daemon/probes/scheduler.ts';
 import { insertResources, openContext, type TestContext } from './helpers/context.ts';
 
-interface Target { url: string; server: Server; requests: number; maxConcurrent: number; close(): Promise<void> }
+interface Target {
+  url: string;
+  server: Server;
+  requests: number;
+  maxConcurrent: number;
+  close(): Promise<void>;
+}
 
 /** An HTTP server that answers after `delayMs` and records how many requests overlapped. */
 async function target(delayMs = 0): Promise<Target> {
@@ -21,10 +27,11 @@ async function target(delayMs = 0): Promise<Target> {
   });
   await new Promise<void>((r) => t.server.listen(0, '127.0.0.1', r));
   t.url = `http://127.0.0.1:${(t.server.address() as { port: number }).port}/`;
-  t.close = () => new Promise((r) => {
-    t.server.closeAllConnections();
-    t.server.close(() => r());
-  });
+  t.close = () =>
+    new Promise((r) => {
+      t.server.closeAllConnections();
+      t.server.close(() => r());
+    });
   return t;
 }
 
@@ -65,7 +72,10 @@ describe('the scheduler', () => {
     await until(() => runs.length >= 3, 'three runs');
     expect(runs.slice(0, 3).map((r) => r.due)).toEqual([first, first + 1000, first + 2000]);
     expect(runs.every((r) => r.id === id && r.at >= r.due)).toBe(true);
-    await until(async () => (await tc.ctx.db.selectFrom('check_history').select('id').where('resource_id', '=', id).execute()).length >= 2, 'history rows');
+    await until(
+      async () => (await tc.ctx.db.selectFrom('check_history').select('id').where('resource_id', '=', id).execute()).length >= 2,
+      'history rows',
+    );
     const row = await tc.ctx.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.current_status).toBe('available');
   });
@@ -75,7 +85,10 @@ describe('the scheduler', () => {
     cleanups.push(() => t.close());
     const tc = await openContext({ perHostConcurrency: 3, concurrency: 100 });
     cleanups.push(() => tc.close());
-    await insertResources(tc.ctx, Array.from({ length: 12 }, () => ({ target: t.url, nextRunAt: Date.now() + 100 })));
+    await insertResources(
+      tc.ctx,
+      Array.from({ length: 12 }, () => ({ target: t.url, nextRunAt: Date.now() + 100 })),
+    );
     await scheduler(tc);
     await until(() => t.requests >= 12, '12 requests');
     expect(t.maxConcurrent).toBe(3);
@@ -95,7 +108,10 @@ describe('the scheduler', () => {
         res.on('finish', () => current--);
       });
     }
-    await insertResources(tc.ctx, targets.flatMap((t) => Array.from({ length: 4 }, () => ({ target: t.url, nextRunAt: Date.now() + 100 }))));
+    await insertResources(
+      tc.ctx,
+      targets.flatMap((t) => Array.from({ length: 4 }, () => ({ target: t.url, nextRunAt: Date.now() + 100 }))),
+    );
     await scheduler(tc);
     await until(() => targets.reduce((n, t) => n + t.requests, 0) >= 12, '12 requests');
     expect(max).toBe(2);
@@ -134,13 +150,19 @@ describe('the scheduler', () => {
     const tc = await openContext();
     const dir = tc.dataDir;
     const soon = Date.now() + 150;
-    const onTime = await insertResources(tc.ctx, Array.from({ length: 5 }, () => ({ target: t.url, interval: 2, nextRunAt: soon })));
+    const onTime = await insertResources(
+      tc.ctx,
+      Array.from({ length: 5 }, () => ({ target: t.url, interval: 2, nextRunAt: soon })),
+    );
     const first = await scheduler(tc);
     await until(() => first.runs.length >= 5, 'first runs');
     await first.s.stop();
     const persisted = await tc.ctx.db.selectFrom('resources').select(['id', 'next_run_at']).where('id', 'in', onTime).execute();
     expect(persisted.map((r) => Number(r.next_run_at))).toEqual(onTime.map(() => soon + 2000));
-    const overdue = await insertResources(tc.ctx, Array.from({ length: 50 }, () => ({ target: t.url, interval: 30, nextRunAt: Date.now() - 3_600_000 })));
+    const overdue = await insertResources(
+      tc.ctx,
+      Array.from({ length: 50 }, () => ({ target: t.url, interval: 30, nextRunAt: Date.now() - 3_600_000 })),
+    );
     await tc.close(true);
 
     const again = await openContext({}, dir);

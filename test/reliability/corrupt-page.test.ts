@@ -45,13 +45,17 @@ describe('a corrupt database page', () => {
     const id = await dataDirWithResource(dataDir);
     // 3,000 history rows (many leaf pages), written while the daemon is stopped, then all in the main file.
     const db = new Database(file);
-    const insert = db.prepare('insert into check_history (resource_id, status, message, error_code, checked_at, duration_ms) values (?, ?, ?, null, ?, 5)');
+    const insert = db.prepare(
+      'insert into check_history (resource_id, status, message, error_code, checked_at, duration_ms) values (?, ?, ?, null, ?, 5)',
+    );
     const old = Date.now() - 40 * 86_400_000;
     db.transaction(() => {
       for (let i = 0; i < 3000; i++) insert.run(id, 'AVAILABLE', `check ${i} ${'x'.repeat(40)}`, old + i * 60_000);
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');
-    const leaves = db.prepare("select pageno from dbstat where name = 'check_history' and pagetype = 'leaf' order by path").all() as Array<{ pageno: number }>;
+    const leaves = db.prepare("select pageno from dbstat where name = 'check_history' and pagetype = 'leaf' order by path").all() as Array<{
+      pageno: number;
+    }>;
     const pageSize = Number(db.pragma('page_size', { simple: true }));
     db.close();
     expect(leaves.length).toBeGreaterThan(10);
@@ -92,7 +96,9 @@ describe('a corrupt database page', () => {
   function corruptResources(file: string) {
     const db = new Database(file);
     db.pragma('wal_checkpoint(TRUNCATE)');
-    const { rootpage } = db.prepare("select rootpage from sqlite_schema where type = 'table' and name = 'resources'").get() as { rootpage: number };
+    const { rootpage } = db.prepare("select rootpage from sqlite_schema where type = 'table' and name = 'resources'").get() as {
+      rootpage: number;
+    };
     const pageSize = Number(db.pragma('page_size', { simple: true }));
     db.close();
     corruptPage(file, rootpage, pageSize);

@@ -130,7 +130,8 @@ function load(d: TestDaemon, round: number, announcementId: number, checkable: n
       const version = ++acked.announcementSent;
       try {
         const updated = await d.admin.call(operations.replaceAnnouncement, {
-          params: { id: announcementId }, body: { kind: 'INFORMATION', content: contentOf(version), active: true },
+          params: { id: announcementId },
+          body: { kind: 'INFORMATION', content: contentOf(version), active: true },
         });
         acked.announcementAcked = Math.max(acked.announcementAcked, versionOf(updated.content));
       } catch (err) {
@@ -235,7 +236,9 @@ it(`every acknowledged write survives ${ROUNDS} SIGKILLs; the database stays int
   } finally {
     db.close();
   }
-  console.log(`crash safety: ${ROUNDS} kills in ${((Date.now() - started) / 1000).toFixed(1)} s; `
-    + `${acked.resources.size} resources, ${acked.announcementAcked} announcement updates, `
-    + `${[...acked.history.values()].reduce((n, s) => n + s.size, 0)} check entries acknowledged; probes resumed ${resumedAfterMs} ms after the last restart (interval ${INTERVAL_SECONDS} s); the agent reconnected`);
+  console.log(
+    `crash safety: ${ROUNDS} kills in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+      `${acked.resources.size} resources, ${acked.announcementAcked} announcement updates, ` +
+      `${[...acked.history.values()].reduce((n, s) => n + s.size, 0)} check entries acknowledged; probes resumed ${resumedAfterMs} ms after the last restart (interval ${INTERVAL_SECONDS} s); the agent reconnected`,
+  );
 }, 240_000);

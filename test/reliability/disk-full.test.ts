@@ -47,10 +47,11 @@ function fill(): string {
 describe.skipIf(mountRefused !== undefined)('disk full (tmpfs data dir)', () => {
   let d: TestDaemon;
   let n = 0;
-  const create = () => send(d.url, 'POST', '/api/resources', {
-    headers: { ...bearer(d.adminKey), 'content-type': 'application/json' },
-    body: JSON.stringify({ name: `r-${++n}`, resourceType: 'TCP', target: '127.0.0.1:9', active: false }),
-  });
+  const create = () =>
+    send(d.url, 'POST', '/api/resources', {
+      headers: { ...bearer(d.adminKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `r-${++n}`, resourceType: 'TCP', target: '127.0.0.1:9', active: false }),
+    });
   const health = () => send(d.url, 'GET', '/actuator/health');
   /** Writes until one is refused: WAL pages already on disk may take a first small write. */
   async function firstRefusedWrite() {
@@ -73,7 +74,9 @@ describe.skipIf(mountRefused !== undefined)('disk full (tmpfs data dir)', () => 
     }
   });
 
-  it('answers 507 problem+json naming SQLITE_FULL, keeps reads, health DEGRADED; writes and UP return with space', { timeout: 60_000 }, async () => {
+  it('answers 507 problem+json naming SQLITE_FULL, keeps reads, health DEGRADED; writes and UP return with space', {
+    timeout: 60_000,
+  }, async () => {
     const first = await create();
     expect(first.status).toBe(200);
     const filler = fill();
@@ -81,7 +84,12 @@ describe.skipIf(mountRefused !== undefined)('disk full (tmpfs data dir)', () => 
     const refused = await firstRefusedWrite();
     expect(refused.status, refused.text).toBe(507);
     expect(refused.headers['content-type']).toBe('application/problem+json');
-    expect(refused.json()).toMatchObject({ type: 'urn:monctl:problem:storage-full', title: 'Insufficient Storage', status: 507, cause: 'SQLITE_FULL' });
+    expect(refused.json()).toMatchObject({
+      type: 'urn:monctl:problem:storage-full',
+      title: 'Insufficient Storage',
+      status: 507,
+      cause: 'SQLITE_FULL',
+    });
     expect(refused.json().detail).toContain('SQLITE_FULL');
     const detail = await send(d.url, 'GET', `/api/resources/${first.json().id}`, { headers: bearer(d.adminKey) });
     expect(detail.status).toBe(200);
@@ -99,13 +107,15 @@ describe.skipIf(mountRefused !== undefined)('disk full (tmpfs data dir)', () => 
     expect((await send(d.url, 'GET', `/api/resources/${saved.json().id}`, { headers: bearer(d.adminKey) })).status).toBe(200);
   });
 
-  it('with nothing else writing, the store\'s own probe write brings health back to UP once space is freed', { timeout: 60_000 }, async () => {
+  it("with nothing else writing, the store's own probe write brings health back to UP once space is freed", {
+    timeout: 60_000,
+  }, async () => {
     const filler = fill();
     expect((await firstRefusedWrite()).status).toBe(507);
     expect((await health()).json()).toEqual({ status: 'DEGRADED' });
     rmSync(filler);
     let status = 'DEGRADED';
-    for (const deadline = Date.now() + 30_000; status === 'DEGRADED' && Date.now() < deadline;) {
+    for (const deadline = Date.now() + 30_000; status === 'DEGRADED' && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 250));
       status = (await health()).json().status;
     }

@@ -11,7 +11,11 @@ import { send, until, type WireResponse } from '../helpers/http.ts';
  */
 const SLOW_SOCKETS = 50;
 
-interface RawAnswer { text: string; closed: boolean; error?: string }
+interface RawAnswer {
+  text: string;
+  closed: boolean;
+  error?: string;
+}
 
 /** Writes raw bytes and collects whatever comes back until the socket closes (or `ms` pass). */
 function raw(base: string, payload: string | Buffer, ms = 10_000): Promise<RawAnswer> {
@@ -93,9 +97,11 @@ describe('slow-loris and oversized headers on both listeners', () => {
       // A request line and headers that never end, one byte a second.
       const text = `GET /actuator/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(10_000)}`;
       let at = 0;
-      timers.push(setInterval(() => {
-        if (!socket.destroyed && socket.writable && at < text.length) socket.write(text[at++]);
-      }, 1_000));
+      timers.push(
+        setInterval(() => {
+          if (!socket.destroyed && socket.writable && at < text.length) socket.write(text[at++]);
+        }, 1_000),
+      );
     }
     // Let them get going, then both listeners must still answer normal requests.
     await new Promise((r) => setTimeout(r, 2_500));

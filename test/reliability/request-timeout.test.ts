@@ -47,7 +47,8 @@ function trickle(open: () => Socket, host: string, path: string, headers: Record
     socket.on('error', () => {}); // a reset after the 408 is a close like any other
     socket.on('close', () => finish(sent < TRICKLE_SECONDS));
     const head = Object.entries({ host, 'content-type': 'application/json', 'content-length': '1000', ...headers })
-      .map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
     timer = setInterval(() => {
       if (sent >= TRICKLE_SECONDS) return finish(false);
@@ -63,7 +64,9 @@ const address = (url: string) => {
 };
 
 function expectCutOff(result: Trickled, listener: string): void {
-  console.log(`request-timeout: ${listener} answered ${JSON.stringify(result.text.split('\r\n')[0])} and closed after ${result.seconds.toFixed(1)} s (limit 3 s)`);
+  console.log(
+    `request-timeout: ${listener} answered ${JSON.stringify(result.text.split('\r\n')[0])} and closed after ${result.seconds.toFixed(1)} s (limit 3 s)`,
+  );
   expect.soft(result.cutOff, `${listener}: still open after ${TRICKLE_SECONDS} s of a trickled body`).toBe(true);
   expect.soft(result.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/m);
   expect.soft(result.text).toContain('application/problem+json');
@@ -96,7 +99,9 @@ describe('the whole-request limit holds for a body sent a byte a second', () => 
     writeFileSync(join(agentDir, 'token'), `${token}\n`, { mode: 0o600 });
     agent = startAgent(d.url, join(agentDir, 'token'));
     await until(async () => (await d.admin.call(operations.getAgent, { params: { id: created.id } })).status === 'CONNECTED');
-    await d.admin.call(operations.createRoute, { body: { name: 'slow', type: 'HTTP', agentId: created.id, target: target.url, hostname: 'slow.test' } });
+    await d.admin.call(operations.createRoute, {
+      body: { name: 'slow', type: 'HTTP', agentId: created.id, target: target.url, hostname: 'slow.test' },
+    });
   });
   afterAll(async () => {
     await agent?.stop('SIGKILL');

@@ -19,7 +19,8 @@ describe('API listener: a client that does not read its responses', () => {
     await d?.stop();
   });
 
-  const shed = async () => Number(/^monctl_http_slow_readers_shed_total (\d+)/m.exec((await d.admin.raw('GET', '/actuator/prometheus')).text)?.[1] ?? 0);
+  const shed = async () =>
+    Number(/^monctl_http_slow_readers_shed_total (\d+)/m.exec((await d.admin.raw('GET', '/actuator/prometheus')).text)?.[1] ?? 0);
 
   it('is disconnected, while the API keeps answering others', async () => {
     const { port, hostname } = new URL(d.url);
@@ -27,7 +28,9 @@ describe('API listener: a client that does not read its responses', () => {
     stuck.pause();
     stuck.on('error', () => {});
     let closed = false;
-    stuck.once('close', () => { closed = true; });
+    stuck.once('close', () => {
+      closed = true;
+    });
     stuck.write('GET /swagger-ui/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(20));
     try {
       // The test's timeout bounds the wait: without shedding the connection stays for as long as it likes.

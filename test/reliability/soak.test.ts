@@ -36,23 +36,27 @@ const AGENT_RSS_GROWTH_MB = 60;
 
 // Setup (creating the resources, connecting the subscribers) and teardown take
 // well under two minutes on the loaded 2-core machine; the load phase is SECONDS.
-it(`soak: ${RESOURCES} resources, ${SUBSCRIBERS}+ SSE subscribers, API reads and tunnel traffic for ${SECONDS} s`, async () => {
-  const report = await runSoak({ seconds: SECONDS, resources: RESOURCES, subscribers: SUBSCRIBERS });
-  console.log(formatReport(report));
+it(
+  `soak: ${RESOURCES} resources, ${SUBSCRIBERS}+ SSE subscribers, API reads and tunnel traffic for ${SECONDS} s`,
+  async () => {
+    const report = await runSoak({ seconds: SECONDS, resources: RESOURCES, subscribers: SUBSCRIBERS });
+    console.log(formatReport(report));
 
-  expect(report.errors.first, `${report.errors.count} unexpected errors`).toEqual([]);
-  expect(report.errors.count).toBe(0);
-  expect(report.sse.connected).toBe(report.sse.subscribers);
-  // Each stream carried traffic (a marker frame was seen by every subscriber: part of the errors above).
-  for (const [path, events] of Object.entries(report.sse.eventsByPath)) expect(events, path).toBeGreaterThan(report.sse.subscribers);
-  // Work was done: a quarter of the due checks is far below what the scheduler manages, but not zero.
-  expect(report.checks.done).toBeGreaterThan(report.checks.expected / 4);
-  expect(report.apiReads).toBeGreaterThan(100);
-  expect(report.tunnelRequests).toBeGreaterThan(100);
+    expect(report.errors.first, `${report.errors.count} unexpected errors`).toEqual([]);
+    expect(report.errors.count).toBe(0);
+    expect(report.sse.connected).toBe(report.sse.subscribers);
+    // Each stream carried traffic (a marker frame was seen by every subscriber: part of the errors above).
+    for (const [path, events] of Object.entries(report.sse.eventsByPath)) expect(events, path).toBeGreaterThan(report.sse.subscribers);
+    // Work was done: a quarter of the due checks is far below what the scheduler manages, but not zero.
+    expect(report.checks.done).toBeGreaterThan(report.checks.expected / 4);
+    expect(report.apiReads).toBeGreaterThan(100);
+    expect(report.tunnelRequests).toBeGreaterThan(100);
 
-  expect(report.rss.daemon.steadySamples).toBeGreaterThan(4);
-  expect(report.daemonLive.samples).toBeGreaterThan(4);
-  expect(report.rss.daemon.growthMb, 'daemon RSS growth').toBeLessThan(DAEMON_RSS_GROWTH_MB);
-  expect(report.daemonLive.growthMb, 'daemon live memory growth').toBeLessThan(DAEMON_LIVE_GROWTH_MB);
-  expect(report.rss.agent.growthMb, 'agent RSS growth').toBeLessThan(AGENT_RSS_GROWTH_MB);
-}, (SECONDS + 180) * 1000);
+    expect(report.rss.daemon.steadySamples).toBeGreaterThan(4);
+    expect(report.daemonLive.samples).toBeGreaterThan(4);
+    expect(report.rss.daemon.growthMb, 'daemon RSS growth').toBeLessThan(DAEMON_RSS_GROWTH_MB);
+    expect(report.daemonLive.growthMb, 'daemon live memory growth').toBeLessThan(DAEMON_LIVE_GROWTH_MB);
+    expect(report.rss.agent.growthMb, 'agent RSS growth').toBeLessThan(AGENT_RSS_GROWTH_MB);
+  },
+  (SECONDS + 180) * 1000,
+);

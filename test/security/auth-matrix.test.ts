@@ -12,8 +12,18 @@ import { bearer, login, send, until } from '../helpers/http.ts';
  * matrix uses, a 400 for its empty body, 200 for reads and streams).
  */
 type Access = 'public' | 'authenticated' | 'admin';
-interface Op { id: string; method: string; path: string; access: Access; stream: boolean }
-interface Caller { name: string; headers: () => Record<string, string>; expect: (op: Op) => 'pass' | 401 | 403 }
+interface Op {
+  id: string;
+  method: string;
+  path: string;
+  access: Access;
+  stream: boolean;
+}
+interface Caller {
+  name: string;
+  headers: () => Record<string, string>;
+  expect: (op: Op) => 'pass' | 401 | 403;
+}
 
 let d: TestDaemon;
 const ops: Op[] = [];
@@ -22,7 +32,8 @@ const creds: Record<string, Record<string, string>> = {};
 /** Status only: streams never end, so the body is not read. */
 function statusOf(op: Op, headers: Record<string, string>): Promise<number> {
   const url = new URL(d.url);
-  const path = op.path.replace(/\{\w+\}/g, '987654321') + (op.path.endsWith('cors-origins') && op.method === 'DELETE' ? '?origin=https://x.test' : '');
+  const path =
+    op.path.replace(/\{\w+\}/g, '987654321') + (op.path.endsWith('cors-origins') && op.method === 'DELETE' ? '?origin=https://x.test' : '');
   const body = ['POST', 'PUT', 'PATCH'].includes(op.method) ? '{}' : undefined;
   const all: Record<string, string | number> = { ...headers };
   if (body) Object.assign(all, { 'content-type': 'application/json', 'content-length': body.length });
@@ -57,7 +68,10 @@ beforeAll(async () => {
   for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       ops.push({
-        id: op.operationId, method: method.toUpperCase(), path, access: op['x-monctl-access'],
+        id: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        access: op['x-monctl-access'],
         stream: Boolean(op.responses?.['200']?.content?.['text/event-stream']),
       });
     }

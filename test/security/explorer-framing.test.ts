@@ -29,8 +29,10 @@ describe('the explorer and the login page cannot be framed, and run under a stri
     // Another origin of the same site: a page that frames the explorer and the login form.
     framer = await startTarget((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<!doctype html><script>window.loaded = 0;</script>'
-        + `<iframe onload="loaded++" src="${d.url}/api"></iframe><iframe onload="loaded++" src="${d.url}/login"></iframe>`);
+      res.end(
+        '<!doctype html><script>window.loaded = 0;</script>' +
+          `<iframe onload="loaded++" src="${d.url}/api"></iframe><iframe onload="loaded++" src="${d.url}/login"></iframe>`,
+      );
     });
     profile = mkdtempSync(join(tmpdir(), 'monctl-chromium-'));
     browser = await openChromium(profile);
@@ -85,7 +87,9 @@ describe('the explorer and the login page cannot be framed, and run under a stri
     return problems;
   }
 
-  it('logged in as ADMIN, the explorer works under its CSP: no violation, Try it out reads and writes (with the CSRF token)', { timeout: 180_000 }, async () => {
+  it('logged in as ADMIN, the explorer works under its CSP: no violation, Try it out reads and writes (with the CSRF token)', {
+    timeout: 180_000,
+  }, async () => {
     const page = await browser.context.newPage();
     const problems = watchPage(page);
     try {
@@ -134,11 +138,16 @@ describe('the explorer and the login page cannot be framed, and run under a stri
       // Both frames finish (loaded or blocked), then neither may hold the page it asked for.
       await page.waitForFunction('window.loaded === 2', undefined, LONG);
       for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
-        const reached = await frame.evaluate('Boolean(document.querySelector(\'#monctl-session, form[action="/login"]\'))').catch(() => false);
+        const reached = await frame
+          .evaluate('Boolean(document.querySelector(\'#monctl-session, form[action="/login"]\'))')
+          .catch(() => false);
         expect(reached, `frame ${frame.url()} shows the daemon's page`).toBe(false);
       }
       // One refusal per frame (the message names the daemon's origin, not the path).
-      expect(refused.filter((m) => m.includes(d.url)), refused.join('\n')).toHaveLength(2);
+      expect(
+        refused.filter((m) => m.includes(d.url)),
+        refused.join('\n'),
+      ).toHaveLength(2);
     } finally {
       await page.close();
     }

@@ -37,15 +37,29 @@ beforeAll(async () => {
   responses.pop(); // the one-time display
   await call('GET', '/api/me', undefined, bearer(secrets.apiKey));
   await call('GET', '/api/me', undefined, { 'x-api-key': secrets.apiKey });
-  await call('POST', '/admin/api/registry-credentials', { registry: 'registry.example.test', username: 'bot', password: secrets.registryPassword });
+  await call('POST', '/admin/api/registry-credentials', {
+    registry: 'registry.example.test',
+    username: 'bot',
+    password: secrets.registryPassword,
+  });
   const agent = (await call('POST', '/admin/api/agents', { name: 'leak-agent' })).json();
   secrets.registrationToken = (await call('POST', `/admin/api/agents/${agent.id}/token`)).json().token;
   responses.pop();
   await call('GET', '/admin/tunnel', undefined, { authorization: `Bearer ${secrets.registrationToken}` });
-  await call('PUT', `/admin/api/users/${(await call('GET', '/admin/api/users')).json().find((u: { username: string }) => u.username === 'leaky').id}`,
-    { password: `${secrets.userPassword}-2` });
-  for (const path of ['/admin/api/users', '/admin/api/api-keys', '/admin/api/registry-credentials', '/admin/api/agents',
-    `/admin/api/agents/${agent.id}`, '/admin/api/topology']) await call('GET', path);
+  await call(
+    'PUT',
+    `/admin/api/users/${(await call('GET', '/admin/api/users')).json().find((u: { username: string }) => u.username === 'leaky').id}`,
+    { password: `${secrets.userPassword}-2` },
+  );
+  for (const path of [
+    '/admin/api/users',
+    '/admin/api/api-keys',
+    '/admin/api/registry-credentials',
+    '/admin/api/agents',
+    `/admin/api/agents/${agent.id}`,
+    '/admin/api/topology',
+  ])
+    await call('GET', path);
 });
 
 afterAll(async () => {

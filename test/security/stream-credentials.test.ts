@@ -86,7 +86,8 @@ describe('streams end with their credentials', () => {
     const dora = await user('dora', 'ADMIN');
     const { jar, csrf } = await session('dora');
     const created = await send(d.url, 'POST', '/admin/api/api-keys', {
-      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'dora-key' }),
+      headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'dora-key' }),
     });
     const token = created.json().token as string;
     const topology = await open(d, TOPOLOGY, token);
@@ -104,7 +105,7 @@ describe('streams end with their credentials', () => {
     expect(await reconnect(d, routeLog(routeId), jar.header())).toBe(401);
   }, 30_000);
 
-  it('logging out ends the session\'s event stream', async () => {
+  it("logging out ends the session's event stream", async () => {
     await user('lou', 'USER');
     const { jar, csrf } = await session('lou');
     const events = await open(d, EVENTS, jar.header());
@@ -132,7 +133,11 @@ function watchCli(d: TestDaemon, key: string, home: string, args: string[]) {
   child.stdout.on('data', (c) => (out.stdout += c));
   child.stderr.on('data', (c) => (out.stderr += c));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve((out.code = code))));
-  const kinds = () => out.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { event: string }).event);
+  const kinds = () =>
+    out.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { event: string }).event);
   return { out, exited, kinds, kill: () => child.kill('SIGTERM') };
 }
 

@@ -17,7 +17,11 @@ import { startAgent, type TestAgent, until } from '../tunnel/helpers.ts';
 const MAX = 5;
 const DIALS = 300;
 
-interface Answer { status: number; headers: Record<string, string>; body: string }
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /** One `GET /admin/tunnel` upgrade on a fresh connection; the whole answer (the daemon closes after a refusal). */
 function dial(base: string, token: string): Promise<Answer> {
@@ -36,7 +40,9 @@ function dial(base: string, token: string): Promise<Answer> {
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, body });
     });
-    socket.write(`GET /admin/tunnel HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: monctl-tunnel\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    socket.write(
+      `GET /admin/tunnel HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: monctl-tunnel\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
   });
 }
 
@@ -57,7 +63,9 @@ describe('refused agent dials are limited per source and logged in summary', () 
     token = (await d.admin.call(operations.rotateAgentToken, { params: { id: agentId } })).token;
     // The hammer: bad tokens, 10 connections at a time, all from 127.0.0.1.
     for (let i = 0; i < DIALS; i += 10) {
-      answers.push(...await Promise.all(Array.from({ length: 10 }, (_, j) => dial(d.url, `mta_guess${String(i + j).padStart(30, '0')}`))));
+      answers.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, j) => dial(d.url, `mta_guess${String(i + j).padStart(30, '0')}`)))),
+      );
     }
   }, 60_000);
   afterAll(async () => {
@@ -84,13 +92,19 @@ describe('refused agent dials are limited per source and logged in summary', () 
 
   it('logs refusals in summary: a few lines, not one per dial', async () => {
     // Wait for the summaries to account for the hammer (the first line of an interval may stand alone).
-    const summed = () => refusalLines(d).filter((l) => typeof l.seconds === 'number')
-      .reduce((n, l) => n + Number(l.badToken) + Number(l.rateLimited), 0);
+    const summed = () =>
+      refusalLines(d)
+        .filter((l) => typeof l.seconds === 'number')
+        .reduce((n, l) => n + Number(l.badToken) + Number(l.rateLimited), 0);
     await until(() => summed() >= DIALS || refusalLines(d).length > 6);
     const lines = refusalLines(d);
     expect(lines.length).toBeLessThanOrEqual(6);
     expect(lines[0]).toMatchObject({ level: 40, remoteAddress: '127.0.0.1', source: '127.0.0.1' });
-    expect(lines.some((l) => /^tunnel: refused \d+ agent dials from 127\.0\.0\.1 in the last 4 s \(bad token: \d+, rate limited: \d+\)$/.test(String(l.msg)))).toBe(true);
+    expect(
+      lines.some((l) =>
+        /^tunnel: refused \d+ agent dials from 127\.0\.0\.1 in the last 4 s \(bad token: \d+, rate limited: \d+\)$/.test(String(l.msg)),
+      ),
+    ).toBe(true);
   });
 
   it('counts refusals by reason in monctl_tunnel_dials_refused_total', async () => {

@@ -52,7 +52,13 @@ function onPath(command: string, path = process.env.PATH ?? ''): boolean {
 
 /** The packages whose command is missing, each once, in a stable order. */
 export function missingPackages(tools = REQUIRED_TOOLS, has = onPath): string[] {
-  return [...new Set(Object.entries(tools).filter(([command]) => !has(command)).map(([, pkg]) => pkg))].sort();
+  return [
+    ...new Set(
+      Object.entries(tools)
+        .filter(([command]) => !has(command))
+        .map(([, pkg]) => pkg),
+    ),
+  ].sort();
 }
 
 export function installLine(packages: string[]): string {
@@ -61,11 +67,14 @@ export function installLine(packages: string[]): string {
 
 function run(command: string, args: string[]): void {
   const result = spawnSync(command, args, {
-    stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
   if (result.status !== 0) {
-    throw new Error(`provision: \`${command} ${args.join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`})\n${result.stderr ?? ''}`);
+    throw new Error(
+      `provision: \`${command} ${args.join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`})\n${result.stderr ?? ''}`,
+    );
   }
 }
 
@@ -78,7 +87,9 @@ export function ensureTools(tools: Record<string, string>): void {
   if (missing.length === 0) return;
   const line = installLine(missing);
   if (process.getuid?.() !== 0) {
-    throw new Error(`Debian packages that the tests or benches drive are missing (${missing.join(' ')}); as root, run:\n  apt-get update && ${line}`);
+    throw new Error(
+      `Debian packages that the tests or benches drive are missing (${missing.join(' ')}); as root, run:\n  apt-get update && ${line}`,
+    );
   }
   process.stderr.write(`provision: installing ${missing.join(' ')} (apt-get)\n`);
   run('apt-get', ['update', '-qq']);

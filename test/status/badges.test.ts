@@ -10,7 +10,10 @@ const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' 
 function parse(svg: string) {
   expect(XMLValidator.validate(svg)).toBe(true);
   const root = parser.parse(svg).svg;
-  const rects = [root.g].flat().flatMap((g: any) => [g?.rect].flat()).filter(Boolean);
+  const rects = [root.g]
+    .flat()
+    .flatMap((g: any) => [g?.rect].flat())
+    .filter(Boolean);
   const fills = rects.map((r: any) => r.fill).filter((f: string) => f && !f.startsWith('url('));
   return { root, labelFill: fills[0], messageFill: fills[1], title: String(root.title) };
 }
@@ -83,7 +86,8 @@ describe('badges', () => {
     const { ids, d } = world();
     const { jar } = await login(d.url, USER.username, USER.password);
     for (const headers of [jar.header(), { authorization: `Bearer ${d.adminKey}` }]) {
-      for (const id of [ids.wiki, ids.web]) expect((await badge(`/api/badges/${id}/status.svg`, headers)).headers['cache-control']).toBe('private, max-age=60');
+      for (const id of [ids.wiki, ids.web])
+        expect((await badge(`/api/badges/${id}/status.svg`, headers)).headers['cache-control']).toBe('private, max-age=60');
     }
     expect((await badge(`/api/badges/${ids.web}/status.svg`)).headers['cache-control']).toBe('public, max-age=60');
   });
@@ -97,7 +101,9 @@ describe('badges', () => {
         const res = await badge(path, { origin, 'accept-encoding': 'gzip' });
         expect(res.status, path).toBe(200);
         expect(res.headers['access-control-allow-origin'], path).toBe(origin);
-        const vary = String(res.headers.vary).split(',').map((v) => v.trim().toLowerCase());
+        const vary = String(res.headers.vary)
+          .split(',')
+          .map((v) => v.trim().toLowerCase());
         expect(vary, path).toContain('origin');
         expect(vary, path).toEqual(expect.arrayContaining(['cookie', 'authorization', 'x-api-key']));
         if (path.endsWith('summary')) expect(vary, path).toContain('accept-encoding');

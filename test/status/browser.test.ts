@@ -44,14 +44,18 @@ describe('status page in Chromium', () => {
   async function open(path: string): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.context.newPage();
     const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(world().d.url + path, LONG);
     return { page, errors };
   }
   const text = (page: Page) => page.locator('main').innerText();
 
-  it('renders at 1280 and 360 px, light and dark, without console errors, horizontal scrolling or axe violations', { timeout: 180_000 }, async () => {
+  it('renders at 1280 and 360 px, light and dark, without console errors, horizontal scrolling or axe violations', {
+    timeout: 180_000,
+  }, async () => {
     const { page, errors } = await open('/status/main');
     try {
       for (const scheme of ['light', 'dark'] as const) {
@@ -69,8 +73,11 @@ describe('status page in Chromium', () => {
           expect(shown).toBe(width === 360 ? 30 : 90);
           // WCAG 2 A/AA and axe's best practices (colour contrast included) in this scheme and width.
           if (!(await page.evaluate(() => typeof axe !== 'undefined'))) await page.evaluate(AXE);
-          const violations = await page.evaluate(async () => (await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] }))
-            .violations.map((v: { id: string; nodes: unknown[] }) => `${v.id} (${v.nodes.length})`));
+          const violations = await page.evaluate(async () =>
+            (await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] })).violations.map(
+              (v: { id: string; nodes: unknown[] }) => `${v.id} (${v.nodes.length})`,
+            ),
+          );
           expect(violations, `${scheme} ${width}px`).toEqual([]);
         }
       }
@@ -88,13 +95,16 @@ describe('status page in Chromium', () => {
     }
   });
 
-  it('hides AUTHENTICATED and HIDDEN resources from anonymous visitors, and shows AUTHENTICATED ones after login', { timeout: 180_000 }, async () => {
+  it('hides AUTHENTICATED and HIDDEN resources from anonymous visitors, and shows AUTHENTICATED ones after login', {
+    timeout: 180_000,
+  }, async () => {
     const { page, errors } = await open('/status/main');
     try {
       const anonymous = await text(page);
       expect(anonymous).toContain('Website');
       expect(anonymous).toContain('Maintenance in progress');
-      for (const absent of ['Internal tools', 'wiki', 'ci', 'Secret', 'vault']) expect(anonymous).not.toMatch(new RegExp(`\\b${absent}\\b`));
+      for (const absent of ['Internal tools', 'wiki', 'ci', 'Secret', 'vault'])
+        expect(anonymous).not.toMatch(new RegExp(`\\b${absent}\\b`));
 
       await page.goto(`${world().d.url}/login`, LONG);
       await page.fill('#username', USER.username);
@@ -113,7 +123,9 @@ describe('status page in Chromium', () => {
     }
   });
 
-  it('shows a status change, and the banner of the incident it opens, on the open page within 2 s, without a reload', { timeout: 180_000 }, async () => {
+  it('shows a status change, and the banner of the incident it opens, on the open page within 2 s, without a reload', {
+    timeout: 180_000,
+  }, async () => {
     const { d, ids, target } = world();
     const { page, errors } = await open('/status/main');
     try {
@@ -121,15 +133,21 @@ describe('status page in Chromium', () => {
       expect(await pill.textContent()).toBe('Operational');
       // The script opens the stream STREAM_DELAY_MS after the load event, and marks <body> once it is open.
       await page.waitForFunction(() => document.body.dataset.live === 'on', undefined, LONG);
-      await page.evaluate(() => { (window as unknown as { marker: number }).marker = 1; });
+      await page.evaluate(() => {
+        (window as unknown as { marker: number }).marker = 1;
+      });
       target.set('web', 503);
       await d.admin.call(operations.checkResource, { params: { id: ids.web } });
       await page.waitForFunction((id) => document.querySelector(`#r${id} .st`)?.textContent === 'Down', ids.web, { timeout: 2_000 });
       expect(await pill.getAttribute('class')).toBe('st down');
       // A failing check below the failure threshold: degraded; two more reach it: an incident opens and the banner says so.
-      await page.waitForFunction(() => document.getElementById('overall-label')?.textContent === 'Degraded service', undefined, { timeout: 2_000 });
+      await page.waitForFunction(() => document.getElementById('overall-label')?.textContent === 'Degraded service', undefined, {
+        timeout: 2_000,
+      });
       for (let i = 0; i < 2; i++) await d.admin.call(operations.checkResource, { params: { id: ids.web } });
-      await page.waitForFunction(() => document.getElementById('overall-label')?.textContent === 'Partial outage', undefined, { timeout: 2_000 });
+      await page.waitForFunction(() => document.getElementById('overall-label')?.textContent === 'Partial outage', undefined, {
+        timeout: 2_000,
+      });
       expect(await page.locator('#overall').getAttribute('class')).toBe('banner partial_outage');
       // The same document: no reload happened.
       expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
@@ -143,8 +161,13 @@ describe('status page in Chromium', () => {
 
   /** 404 answers of the daemon so far, from its request metrics (the browser's own favicon request is not a page request). */
   async function notFoundCount(): Promise<number> {
-    const text = await (await fetch(`${world().d.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${world().d.adminKey}` } })).text();
-    return [...text.matchAll(/^monctl_http_request_duration_seconds_count\{[^}]*status="404"[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    const text = await (
+      await fetch(`${world().d.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${world().d.adminKey}` } })
+    ).text();
+    return [...text.matchAll(/^monctl_http_request_duration_seconds_count\{[^}]*status="404"[^}]*\} (\d+)$/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
   }
 
   it('has an inline favicon, allowed by its CSP, and opens its live stream only after the load event', { timeout: 180_000 }, async () => {
@@ -156,33 +179,52 @@ describe('status page in Chromium', () => {
       const icon = await page.locator('link[rel=icon]').getAttribute('href');
       expect(icon).toMatch(/^data:image\/svg\+xml,/);
       // It loads under the page's CSP (img-src allows data:).
-      expect(await page.evaluate(async (src) => {
-        const img = new Image();
-        img.src = src;
-        await img.decode();
-        return img.naturalWidth;
-      }, icon)).toBeGreaterThan(0);
+      expect(
+        await page.evaluate(async (src) => {
+          const img = new Image();
+          img.src = src;
+          await img.decode();
+          return img.naturalWidth;
+        }, icon),
+      ).toBeGreaterThan(0);
       expect(errors).toEqual([]);
     } finally {
       await page.close();
     }
   });
 
-  it('lets `chromium --headless --virtual-time-budget=5000 --screenshot` finish, at desktop and phone sizes, with no 404 (favicon)', { timeout: 240_000 }, async () => {
+  it('lets `chromium --headless --virtual-time-budget=5000 --screenshot` finish, at desktop and phone sizes, with no 404 (favicon)', {
+    timeout: 240_000,
+  }, async () => {
     const profileDir = mkdtempSync(join(tmpdir(), 'monctl-chromium-cli-'));
     // Chromium asks for /favicon.ico when a page names no icon (Playwright's intercepted contexts do not): it was a 404.
     const before = await notFoundCount();
     try {
-      for (const [name, size] of [['desktop', '1280,800'], ['phone', '390,844']]) {
+      for (const [name, size] of [
+        ['desktop', '1280,800'],
+        ['phone', '390,844'],
+      ]) {
         const file = join(SHOTS, `headless-${name}.png`);
         rmSync(file, { force: true });
         // An always-open EventSource kept the network busy: virtual time never ran out and Chromium never exited.
         // Bounded here by 100 s (it takes a few seconds), after which Chromium is killed and the test fails.
-        const child = spawn('/usr/bin/chromium', [
-          '--headless=new', ...CHROMIUM_ARGS.filter((a) => a !== '--headless'), `--user-data-dir=${profileDir}`,
-          '--virtual-time-budget=5000', `--window-size=${size}`, '--hide-scrollbars', `--screenshot=${file}`, `${world().d.url}/status/main`,
-        ], { stdio: 'ignore', timeout: 100_000, killSignal: 'SIGKILL' });
-        const exit = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (c, signal) => resolve([c, signal])));
+        const child = spawn(
+          '/usr/bin/chromium',
+          [
+            '--headless=new',
+            ...CHROMIUM_ARGS.filter((a) => a !== '--headless'),
+            `--user-data-dir=${profileDir}`,
+            '--virtual-time-budget=5000',
+            `--window-size=${size}`,
+            '--hide-scrollbars',
+            `--screenshot=${file}`,
+            `${world().d.url}/status/main`,
+          ],
+          { stdio: 'ignore', timeout: 100_000, killSignal: 'SIGKILL' },
+        );
+        const exit = await new Promise<[number | null, string | null]>((resolve) =>
+          child.once('exit', (c, signal) => resolve([c, signal])),
+        );
         expect(exit, `chromium ${name}: [exit code, signal]`).toEqual([0, null]);
         expect(existsSync(file)).toBe(true);
         expect(statSync(file).size).toBeGreaterThan(5_000);

@@ -1,7 +1,12 @@
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
-export interface RawResponse { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer; text: string }
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+}
 
 /** A GET that keeps the body as sent (compressed or not) and also gives it decoded as text. */
 export function getRaw(base: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> {

@@ -48,14 +48,19 @@ describe('status page from minute one, safe to publish', () => {
     const a = d.admin;
     const group = async (name: string) => (await a.call(operations.createGroup, { body: { name, visibility: 'PUBLIC' } })).id;
     const [fresh, levels] = [await group('Fresh'), await group('Levels')];
-    const http = async (name: string, groupId: number) => (ids[name] = (await a.call(operations.createResource, {
-      body: { name, resourceType: 'HTTP', target: target.url(name), intervalSeconds: 3600, groupIds: [groupId] },
-    })).id);
+    const http = async (name: string, groupId: number) =>
+      (ids[name] = (
+        await a.call(operations.createResource, {
+          body: { name, resourceType: 'HTTP', target: target.url(name), intervalSeconds: 3600, groupIds: [groupId] },
+        })
+      ).id);
     await http('site', fresh);
     refused = `127.0.0.1:${await closedPort()}`;
-    ids.db = (await a.call(operations.createResource, {
-      body: { name: 'db', resourceType: 'TCP', target: refused, intervalSeconds: 3600, groupIds: [fresh] },
-    })).id;
+    ids.db = (
+      await a.call(operations.createResource, {
+        body: { name: 'db', resourceType: 'TCP', target: refused, intervalSeconds: 3600, groupIds: [fresh] },
+      })
+    ).id;
     for (const name of ['x', 'y', 'z']) await http(name, levels);
     await a.call(operations.createStatusPage, { body: { slug: 'fresh', title: 'Fresh', groupIds: [fresh] } });
     await a.call(operations.createStatusPage, { body: { slug: 'levels', title: 'Levels', groupIds: [levels] } });
@@ -64,16 +69,18 @@ describe('status page from minute one, safe to publish', () => {
     await Promise.all([d?.stop(), target?.close()]);
   });
 
-  const check = (id: number, times = 1) => (async () => {
-    for (let i = 0; i < times; i++) await d.admin.call(operations.checkResource, { params: { id } });
-  })();
+  const check = (id: number, times = 1) =>
+    (async () => {
+      for (let i = 0; i < times; i++) await d.admin.call(operations.checkResource, { params: { id } });
+    })();
   const summary = async (slug: string, headers: Record<string, string> = {}) => {
     const res = await send(d.url, 'GET', `/api/status-pages/${slug}/summary`, { headers });
     expect(res.status).toBe(200);
     return res.json();
   };
   const html = async (slug: string) => (await send(d.url, 'GET', `/status/${slug}`)).text;
-  const badge = async (id: number, window: string) => /<title>([^<]*)<\/title>/.exec((await send(d.url, 'GET', `/api/badges/${id}/uptime.svg?window=${window}`)).text)?.[1];
+  const badge = async (id: number, window: string) =>
+    /<title>([^<]*)<\/title>/.exec((await send(d.url, 'GET', `/api/badges/${id}/uptime.svg?window=${window}`)).text)?.[1];
   const resourceOf = (s: any, id: number) => s.groups.flatMap((g: any) => g.resources).find((r: any) => r.id === id);
 
   it('shows figures, the bar and badges from the first check, with nothing rolled up, and an outage at once', async () => {
@@ -91,8 +98,11 @@ describe('status page from minute one, safe to publish', () => {
     } finally {
       await db.close();
     }
-    expect(await settled(async () => resourceOf(await summary('fresh'), ids.site).uptime, { h24: 100, d30: 100, d90: 100 }))
-      .toEqual({ h24: 100, d30: 100, d90: 100 });
+    expect(await settled(async () => resourceOf(await summary('fresh'), ids.site).uptime, { h24: 100, d30: 100, d90: 100 })).toEqual({
+      h24: 100,
+      d30: 100,
+      d90: 100,
+    });
     const up = resourceOf(await summary('fresh'), ids.site);
     expect(up.daily[89]).toBe(100);
     expect(up.daily[88]).toBeNull();
@@ -107,13 +117,18 @@ describe('status page from minute one, safe to publish', () => {
     // The site fails once: the figures, today's bar cell and the badge say so on the next read.
     target.set('site', 503);
     await check(ids.site);
-    expect(await settled(async () => resourceOf(await summary('fresh'), ids.site).uptime, { h24: 50, d30: 50, d90: 50 }))
-      .toEqual({ h24: 50, d30: 50, d90: 50 });
+    expect(await settled(async () => resourceOf(await summary('fresh'), ids.site).uptime, { h24: 50, d30: 50, d90: 50 })).toEqual({
+      h24: 50,
+      d30: 50,
+      d90: 50,
+    });
     const down = resourceOf(await summary('fresh'), ids.site);
     expect(down.currentStatus).toBe('not_available');
     expect(down.daily[89]).toBe(50);
     expect(await badge(ids.site, '24h')).toBe('uptime 24h: 50.00%');
-    expect(row(await html('fresh'), ids.site)).toMatch(/<i class="c" tabindex="0" role="img" aria-label="[A-Z][a-z]{2} \d{1,2}: 50\.00 %"><\/i><\/div>/);
+    expect(row(await html('fresh'), ids.site)).toMatch(
+      /<i class="c" tabindex="0" role="img" aria-label="[A-Z][a-z]{2} \d{1,2}: 50\.00 %"><\/i><\/div>/,
+    );
     target.set('site', 200);
   });
 
@@ -126,13 +141,21 @@ describe('status page from minute one, safe to publish', () => {
     };
     const banner = async (want?: string[]) => (want ? settled(read, want) : read());
     for (const name of ['x', 'y', 'z']) await check(ids[name]);
-    expect(await banner(['OPERATIONAL', 'operational', 'All systems operational'])).toEqual(['OPERATIONAL', 'operational', 'All systems operational']);
+    expect(await banner(['OPERATIONAL', 'operational', 'All systems operational'])).toEqual([
+      'OPERATIONAL',
+      'operational',
+      'All systems operational',
+    ]);
     // One failing check: below the failure threshold (3), no incident: degraded.
     target.set('x', 503);
     await check(ids.x);
     expect(await banner(['DEGRADED', 'degraded', 'Degraded service'])).toEqual(['DEGRADED', 'degraded', 'Degraded service']);
     await check(ids.x, 2);
-    expect(await banner(['PARTIAL_OUTAGE', 'partial_outage', 'Partial outage'])).toEqual(['PARTIAL_OUTAGE', 'partial_outage', 'Partial outage']);
+    expect(await banner(['PARTIAL_OUTAGE', 'partial_outage', 'Partial outage'])).toEqual([
+      'PARTIAL_OUTAGE',
+      'partial_outage',
+      'Partial outage',
+    ]);
     for (const name of ['y', 'z']) {
       target.set(name, 503);
       await check(ids[name], 3);
@@ -145,7 +168,7 @@ describe('status page from minute one, safe to publish', () => {
     expect((await banner(['OPERATIONAL', 'operational', 'All systems operational']))[0]).toBe('OPERATIONAL');
   });
 
-  it('shows anonymous visitors a generic cause, not the probe\'s message with its address; the page setting shows it', async () => {
+  it("shows anonymous visitors a generic cause, not the probe's message with its address; the page setting shows it", async () => {
     // Follow the page's stream while the incident opens.
     const frames: string[] = [];
     const source = new EventSource(`${d.url}/api/status-pages/fresh/events`);
@@ -175,7 +198,7 @@ describe('status page from minute one, safe to publish', () => {
       expect(fresh.showErrorDetails).toBe(false);
       const updated = await d.admin.call(operations.updateStatusPage, { params: { id: fresh.id }, body: { showErrorDetails: true } });
       expect(updated.showErrorDetails).toBe(true);
-      expect((await settled(async () => (await summary('fresh')).incidents[0].cause.includes(refused), true))).toBe(true);
+      expect(await settled(async () => (await summary('fresh')).incidents[0].cause.includes(refused), true)).toBe(true);
       expect((await summary('fresh')).incidents[0].cause).toContain(`ECONNREFUSED ${refused}`);
       expect(await html('fresh')).toContain(refused);
       await d.admin.call(operations.updateStatusPage, { params: { id: fresh.id }, body: { showErrorDetails: false } });

@@ -9,7 +9,9 @@ import { useStatusWorld } from './world.ts';
 
 /** Debian's Chromium with a DevTools port for Lighthouse; resolves with the port once it listens. */
 function startChromium(profile: string): Promise<{ port: number; proc: ChildProcess }> {
-  const proc = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let err = '';
     proc.stderr!.on('data', (chunk) => {
@@ -53,9 +55,16 @@ describe('status page: Lighthouse', () => {
     for (const formFactor of ['mobile', 'desktop'] as const) {
       const config = formFactor === 'desktop' ? (await import('lighthouse/core/config/desktop-config.js')).default : undefined;
       for (let run = 1; run <= 3 && !(scores[formFactor]?.performance >= 95); run++) {
-        const result = await lighthouse(url, {
-          port: chrome!.port, output: 'json', logLevel: 'error', onlyCategories: ['performance', 'accessibility'],
-        }, config);
+        const result = await lighthouse(
+          url,
+          {
+            port: chrome!.port,
+            output: 'json',
+            logLevel: 'error',
+            onlyCategories: ['performance', 'accessibility'],
+          },
+          config,
+        );
         const lhr = result!.lhr;
         expect(lhr.runtimeError).toBeUndefined();
         const these = {
@@ -63,11 +72,15 @@ describe('status page: Lighthouse', () => {
           performance: Math.round((lhr.categories.performance.score ?? 0) * 100),
         };
         if (!scores[formFactor] || these.performance > scores[formFactor].performance) scores[formFactor] = these;
-        const failed = Object.values(lhr.audits).filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary').map((a) => a.id);
-        console.log(`Lighthouse ${formFactor} (run ${run}): accessibility ${these.accessibility}, performance ${these.performance}`
-          + `${failed.length ? `; audits not passed: ${failed.join(', ')}` : ''}; FCP ${lhr.audits['first-contentful-paint'].displayValue}, `
-          + `LCP ${lhr.audits['largest-contentful-paint'].displayValue}, TBT ${lhr.audits['total-blocking-time'].displayValue}, CLS ${lhr.audits['cumulative-layout-shift'].displayValue}`
-          + `, benchmarkIndex ${lhr.environment.benchmarkIndex}`);
+        const failed = Object.values(lhr.audits)
+          .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
+          .map((a) => a.id);
+        console.log(
+          `Lighthouse ${formFactor} (run ${run}): accessibility ${these.accessibility}, performance ${these.performance}` +
+            `${failed.length ? `; audits not passed: ${failed.join(', ')}` : ''}; FCP ${lhr.audits['first-contentful-paint'].displayValue}, ` +
+            `LCP ${lhr.audits['largest-contentful-paint'].displayValue}, TBT ${lhr.audits['total-blocking-time'].displayValue}, CLS ${lhr.audits['cumulative-layout-shift'].displayValue}` +
+            `, benchmarkIndex ${lhr.environment.benchmarkIndex}`,
+        );
       }
     }
     for (const s of Object.values(scores)) {

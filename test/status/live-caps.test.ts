@@ -11,9 +11,18 @@ const HOST = 'status.example.test';
 const PATH = '/api/status-pages/main/events';
 
 /** One live stream, open once its SNAPSHOT arrived (or refused with its status). */
-interface Stream { status: number; ended(): boolean; close(): void }
+interface Stream {
+  status: number;
+  ended(): boolean;
+  close(): void;
+}
 
-function opened(status: number, onData: (listen: (chunk: Buffer) => void) => void, resolve: (s: Stream) => void, stream: Omit<Stream, 'status'>) {
+function opened(
+  status: number,
+  onData: (listen: (chunk: Buffer) => void) => void,
+  resolve: (s: Stream) => void,
+  stream: Omit<Stream, 'status'>,
+) {
   if (status !== 200) return resolve({ status, ...stream });
   let text = '';
   onData((chunk) => {
@@ -45,7 +54,10 @@ function h2Stream(session: ClientHttp2Session): Promise<Stream> {
     stream.on('close', () => (ended = true));
     stream.on('error', () => (ended = true));
     stream.on('response', (headers) => {
-      opened(Number(headers[':status']), (listen) => stream.on('data', listen), resolve, { ended: () => ended, close: () => stream.close() });
+      opened(Number(headers[':status']), (listen) => stream.on('data', listen), resolve, {
+        ended: () => ended,
+        close: () => stream.close(),
+      });
     });
     session.once('error', reject);
   });
@@ -84,12 +96,24 @@ describe('status page live streams: caps per client and per connection', () => {
     pki = makePki();
     // Dual stack: IPv4 clients arrive as ::ffff:127.0.0.x, ::1 as itself.
     d = await startDaemon({
-      args: ['--listen', '[::]:0', '--edge-tls-listen', '127.0.0.1:0',
-        '--status-streams-max', '6', '--status-streams-per-client', '3', '--status-streams-per-connection', '2'],
+      args: [
+        '--listen',
+        '[::]:0',
+        '--edge-tls-listen',
+        '127.0.0.1:0',
+        '--status-streams-max',
+        '6',
+        '--status-streams-per-client',
+        '3',
+        '--status-streams-per-connection',
+        '2',
+      ],
     });
     port = Number(new URL(d.url).port);
     const group = await d.admin.call(operations.createGroup, { body: { name: 'Website', visibility: 'PUBLIC' } });
-    await d.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', groupIds: [group.id], customHostname: HOST } });
+    await d.admin.call(operations.createStatusPage, {
+      body: { slug: 'main', title: 'Status', groupIds: [group.id], customHostname: HOST },
+    });
     const pair = pki.issueNames('status', 2, [HOST]);
     await d.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert + pki.ca, privateKey: pair.key } });
   }, 60_000);

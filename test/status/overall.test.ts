@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { overallOf } from '../../daemon/status/overall.ts';
 
-const r = (id: number, down = false, inMaintenance = false, failing = false) =>
-  ({ id, down, inMaintenance, currentStatus: down || failing ? 'not_available' as const : 'available' as const });
+const r = (id: number, down = false, inMaintenance = false, failing = false) => ({
+  id,
+  down,
+  inMaintenance,
+  currentStatus: down || failing ? ('not_available' as const) : ('available' as const),
+});
 
 /** The banner's rules (README and docs/DECISIONS.md, Status pages): Statuspage's levels. */
 describe('the overall banner', () => {
@@ -12,7 +16,10 @@ describe('the overall banner', () => {
   });
 
   it('is a partial outage when some but not all are down, a major one when all are', () => {
-    expect(overallOf([{ resources: [r(1, true), r(2), r(3)] }, { resources: [r(4), r(5)] }])).toEqual({ state: 'PARTIAL_OUTAGE', label: 'Partial outage' });
+    expect(overallOf([{ resources: [r(1, true), r(2), r(3)] }, { resources: [r(4), r(5)] }])).toEqual({
+      state: 'PARTIAL_OUTAGE',
+      label: 'Partial outage',
+    });
     // One of three down, alone in its group: not a major outage (the report).
     expect(overallOf([{ resources: [r(1, true)] }, { resources: [r(2)] }, { resources: [r(3)] }]).state).toBe('PARTIAL_OUTAGE');
     expect(overallOf([{ resources: [r(1, true), r(2, true), r(3)] }]).state).toBe('PARTIAL_OUTAGE');

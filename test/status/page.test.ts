@@ -31,7 +31,10 @@ describe('status page: content and HTTP', () => {
 
     const { jar } = await login(d.url, USER.username, USER.password);
     const session = await summaryOf(jar.header());
-    expect(names(session)).toEqual([['Website', ['api', 'cdn', 'web']], ['Internal tools', ['ci', 'wiki']]]);
+    expect(names(session)).toEqual([
+      ['Website', ['api', 'cdn', 'web']],
+      ['Internal tools', ['ci', 'wiki']],
+    ]);
     expect(session.overall.state).toBe('PARTIAL_OUTAGE');
     const sessionHtml = (await getRaw(d.url, '/status/main', jar.header())).text;
     expect(sessionHtml).toContain('Internal tools');
@@ -50,20 +53,22 @@ describe('status page: content and HTTP', () => {
     expect(html).not.toContain('An old problem');
 
     const web = s.groups[0].resources.find((r: any) => r.id === ids.web);
-    expect(web.uptime.h24).toBeCloseTo((23 * 60 + 30) / (24 * 60) * 100, 2);
+    expect(web.uptime.h24).toBeCloseTo(((23 * 60 + 30) / (24 * 60)) * 100, 2);
     expect(s.days).toHaveLength(90);
     expect(s.days[89]).toBe(new Date(Math.floor(now / DAY) * DAY).toISOString().slice(0, 10));
-    expect(web.daily[89 - 10]).toBeCloseTo(1400 / 1440 * 100, 2);
-    expect(web.daily[89 - 3]).toBeCloseTo(1433 / 1440 * 100, 2);
+    expect(web.daily[89 - 10]).toBeCloseTo((1400 / 1440) * 100, 2);
+    expect(web.daily[89 - 3]).toBeCloseTo((1433 / 1440) * 100, 2);
     expect(web.daily[89 - 61]).toBeNull();
     expect(web.dailyIncidents[89 - 10]).toBe(1);
     // 30 and 90 days: whole days from daily rollups (today from its hourly ones).
     const today = Math.floor(now / DAY) * DAY;
-    const todayHours = Array.from({ length: 24 }, (_, i) => i + 1).filter((ago) => Math.floor(now / 3_600_000) * 3_600_000 - ago * 3_600_000 >= today);
+    const todayHours = Array.from({ length: 24 }, (_, i) => i + 1).filter(
+      (ago) => Math.floor(now / 3_600_000) * 3_600_000 - ago * 3_600_000 >= today,
+    );
     const todayChecks = todayHours.length * 60;
     const todayAvail = todayHours.reduce((n, ago) => n + (ago === 5 ? 30 : 60), 0);
-    const d30 = (27 * 1440 + 1400 + 1433 + todayAvail) / (29 * 1440 + todayChecks) * 100;
-    const d90 = (58 * 1440 + 1400 + 1433 + todayAvail) / (60 * 1440 + todayChecks) * 100;
+    const d30 = ((27 * 1440 + 1400 + 1433 + todayAvail) / (29 * 1440 + todayChecks)) * 100;
+    const d90 = ((58 * 1440 + 1400 + 1433 + todayAvail) / (60 * 1440 + todayChecks)) * 100;
     expect(web.uptime.d30).toBeCloseTo(d30, 2);
     expect(web.uptime.d90).toBeCloseTo(d90, 2);
     expect(html).toContain(`<b>${(Math.floor(web.uptime.h24 * 100) / 100).toFixed(2)} %</b>`);
@@ -76,12 +81,19 @@ describe('status page: content and HTTP', () => {
     expect(html).toContain('45 min');
     const { jar } = await login(d.url, USER.username, USER.password);
     const session = await summaryOf(jar.header());
-    expect(session.incidents[0]).toMatchObject({ resourceName: 'wiki', resolvedAt: null, cause: '503 Service Unavailable', maintenance: false });
+    expect(session.incidents[0]).toMatchObject({
+      resourceName: 'wiki',
+      resolvedAt: null,
+      cause: '503 Service Unavailable',
+      maintenance: false,
+    });
 
     // Maintenance: in progress for cdn (everyone), upcoming for the Internal tools group (its visitors only).
     expect(s.maintenance.active.map((w: any) => [w.name, w.resourceIds])).toEqual([['CDN provider upgrade', [ids.cdn]]]);
     expect(s.maintenance.upcoming).toEqual([]);
-    expect(session.maintenance.upcoming.map((w: any) => [w.name, w.resourceIds])).toEqual([['Database failover drill', [ids.ci, ids.wiki]]]);
+    expect(session.maintenance.upcoming.map((w: any) => [w.name, w.resourceIds])).toEqual([
+      ['Database failover drill', [ids.ci, ids.wiki]],
+    ]);
     expect(s.groups[0].resources.find((r: any) => r.id === ids.cdn)).toMatchObject({ inMaintenance: true, currentStatus: 'available' });
     expect(html).toMatch(/id="r\d+"><div class="top"><span class="nm">cdn<\/span><span class="st maint">Maintenance<\/span>/);
     expect(html).toMatch(/In progress<\/span><b>CDN provider upgrade<\/b>/);

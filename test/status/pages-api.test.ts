@@ -18,20 +18,31 @@ describe('status pages: the admin API', () => {
   afterAll(async () => {
     await d?.stop();
   });
-  const post = (body: unknown, token = d.adminKey) => send(d.url, 'POST', '/admin/api/status-pages', {
-    headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
-  const patch = (id: number, body: unknown) => send(d.url, 'PATCH', `/admin/api/status-pages/${id}`, {
-    headers: { ...bearer(d.adminKey), 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
+  const post = (body: unknown, token = d.adminKey) =>
+    send(d.url, 'POST', '/admin/api/status-pages', {
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const patch = (id: number, body: unknown) =>
+    send(d.url, 'PATCH', `/admin/api/status-pages/${id}`, {
+      headers: { ...bearer(d.adminKey), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('creates, lists, reads, changes and deletes a page', async () => {
     const created = await post({ slug: 'main', title: 'Example status', groupIds: [groupId], customHostname: 'Status.Example.COM.' });
     expect(created.status, created.text).toBe(200);
     const page = created.json();
     expect(page).toMatchObject({
-      slug: 'main', title: 'Example status', description: null, groupIds: [groupId], showAnnouncements: true, showIncidents: true,
-      customHostname: 'status.example.com', httpsRedirect: false, footer: null,
+      slug: 'main',
+      title: 'Example status',
+      description: null,
+      groupIds: [groupId],
+      showAnnouncements: true,
+      showIncidents: true,
+      customHostname: 'status.example.com',
+      httpsRedirect: false,
+      footer: null,
     });
     const list = await d.admin.call(operations.listStatusPages);
     expect(list.map((p) => p.slug)).toEqual(['main']);
@@ -39,11 +50,24 @@ describe('status pages: the admin API', () => {
 
     const changed = await patch(page.id, { title: 'Status', showIncidents: false, customHostname: null, footer: 'ops@example.com' });
     expect(changed.status, changed.text).toBe(200);
-    expect(changed.json()).toMatchObject({ slug: 'main', title: 'Status', showIncidents: false, customHostname: null, footer: 'ops@example.com', groupIds: [groupId] });
-    expect((await patch(page.id, { httpsRedirect: true })).json()).toMatchObject({ httpsRedirect: true, title: 'Status', footer: 'ops@example.com' });
+    expect(changed.json()).toMatchObject({
+      slug: 'main',
+      title: 'Status',
+      showIncidents: false,
+      customHostname: null,
+      footer: 'ops@example.com',
+      groupIds: [groupId],
+    });
+    expect((await patch(page.id, { httpsRedirect: true })).json()).toMatchObject({
+      httpsRedirect: true,
+      title: 'Status',
+      footer: 'ops@example.com',
+    });
     expect((await patch(page.id, { title: 'Status again' })).json()).toMatchObject({ httpsRedirect: true });
 
-    expect((await send(d.url, 'DELETE', `/admin/api/status-pages/${page.id}`, { headers: bearer(d.adminKey) })).json()).toEqual({ status: 'deleted' });
+    expect((await send(d.url, 'DELETE', `/admin/api/status-pages/${page.id}`, { headers: bearer(d.adminKey) })).json()).toEqual({
+      status: 'deleted',
+    });
     expectProblem(await send(d.url, 'DELETE', `/admin/api/status-pages/${page.id}`, { headers: bearer(d.adminKey) }), 404);
     expectProblem(await send(d.url, 'GET', `/admin/api/status-pages/${page.id}`, { headers: bearer(d.adminKey) }), 404);
   });
@@ -58,7 +82,9 @@ describe('status pages: the admin API', () => {
 
     const first = (await post({ slug: 'one', title: 'One', customHostname: 'status.example.org' })).json();
     expect(fieldsOf(expectProblem(await post({ slug: 'one', title: 'Again' }), 409))).toEqual(['slug']);
-    expect(fieldsOf(expectProblem(await post({ slug: 'two', title: 'Two', customHostname: 'STATUS.example.org' }), 409))).toEqual(['customHostname']);
+    expect(fieldsOf(expectProblem(await post({ slug: 'two', title: 'Two', customHostname: 'STATUS.example.org' }), 409))).toEqual([
+      'customHostname',
+    ]);
     const second = (await post({ slug: 'two', title: 'Two' })).json();
     expect(fieldsOf(expectProblem(await patch(second.id, { slug: 'one' }), 409))).toEqual(['slug']);
     expect(fieldsOf(expectProblem(await patch(second.id, { customHostname: 'status.example.org' }), 409))).toEqual(['customHostname']);

@@ -3,7 +3,9 @@ import { type DbHandle, openDb } from '../helpers/test-database.ts';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-const UPSERT_ROLLUP = (table: string) => `INSERT INTO ${table} (resource_id, bucket_start, checks, available, duration_sum_ms, duration_p95_ms)
+const UPSERT_ROLLUP = (
+  table: string,
+) => `INSERT INTO ${table} (resource_id, bucket_start, checks, available, duration_sum_ms, duration_p95_ms)
   VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (resource_id, bucket_start) DO UPDATE SET checks = excluded.checks, available = excluded.available,
   duration_sum_ms = excluded.duration_sum_ms, duration_p95_ms = excluded.duration_p95_ms`;
 
@@ -30,8 +32,12 @@ export class SeedDb {
    * `[checks, available]`, or undefined for no row), and hourly ones for the
    * last 24 complete hours (`hourUptime(hoursAgo)`).
    */
-  rollups(resourceId: number, dayUptime: (daysAgo: number) => [number, number] | undefined,
-    hourUptime: (hoursAgo: number) => [number, number] | undefined, now = Date.now()): Promise<void> {
+  rollups(
+    resourceId: number,
+    dayUptime: (daysAgo: number) => [number, number] | undefined,
+    hourUptime: (hoursAgo: number) => [number, number] | undefined,
+    now = Date.now(),
+  ): Promise<void> {
     const today = Math.floor(now / DAY) * DAY;
     const hour = Math.floor(now / HOUR) * HOUR;
     return this.#db.transaction(async () => {
@@ -55,18 +61,43 @@ export class SeedDb {
     const params: unknown[] = [];
     for (let i = 0; i < count; i++) {
       const down = downEvery > 0 && i % downEvery === downEvery - 1;
-      params.push(resourceId, down ? 'NOT_AVAILABLE' : 'AVAILABLE', down ? '503 Service Unavailable' : '200 OK', down ? '503' : null,
-        hour + Math.floor(((now - hour) * i) / count), 20);
+      params.push(
+        resourceId,
+        down ? 'NOT_AVAILABLE' : 'AVAILABLE',
+        down ? '503 Service Unavailable' : '200 OK',
+        down ? '503' : null,
+        hour + Math.floor(((now - hour) * i) / count),
+        20,
+      );
     }
     if (count === 0) return;
-    await this.#db.query(`INSERT INTO check_history (resource_id, status, message, error_code, checked_at, duration_ms) VALUES ${
-      new Array(count).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`, ...params);
+    await this.#db.query(
+      `INSERT INTO check_history (resource_id, status, message, error_code, checked_at, duration_ms) VALUES ${new Array(count)
+        .fill('(?, ?, ?, ?, ?, ?)')
+        .join(', ')}`,
+      ...params,
+    );
   }
 
   /** An incident row; resolvedAt null while open. Returns its id. */
-  async incident(resourceId: number, openedAt: number, resolvedAt: number | null, cause: string, maintenance = false, errorCode = 'CONNECTION_ERROR'): Promise<number> {
-    const [row] = await this.#db.query<{ id: number }>(`INSERT INTO incidents (subject_type, resource_id, agent_id, opened_at, resolved_at, cause_message, cause_error_code, checks, maintenance)
-      VALUES ('resource', ?, NULL, ?, ?, ?, ?, 3, ?) RETURNING id`, resourceId, openedAt, resolvedAt, cause, errorCode, maintenance ? 1 : 0);
+  async incident(
+    resourceId: number,
+    openedAt: number,
+    resolvedAt: number | null,
+    cause: string,
+    maintenance = false,
+    errorCode = 'CONNECTION_ERROR',
+  ): Promise<number> {
+    const [row] = await this.#db.query<{ id: number }>(
+      `INSERT INTO incidents (subject_type, resource_id, agent_id, opened_at, resolved_at, cause_message, cause_error_code, checks, maintenance)
+      VALUES ('resource', ?, NULL, ?, ?, ?, ?, 3, ?) RETURNING id`,
+      resourceId,
+      openedAt,
+      resolvedAt,
+      cause,
+      errorCode,
+      maintenance ? 1 : 0,
+    );
     return row.id;
   }
 

@@ -4,14 +4,18 @@ import { operations } from '../../src/api/operations.ts';
 import { login, until } from '../helpers/http.ts';
 import { useStatusWorld, USER } from './world.ts';
 
-interface Frame { kind: string; data: { overall?: { state: string }; resources: Array<{ id: number; status: string; label: string }> } }
+interface Frame {
+  kind: string;
+  data: { overall?: { state: string }; resources: Array<{ id: number; status: string; label: string }> };
+}
 
 function follow(url: string, headers: Record<string, string> = {}) {
   const frames: Frame[] = [];
   const source = new EventSource(url, {
     fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
   });
-  for (const kind of ['SNAPSHOT', 'PAGE_CHANGED']) source.addEventListener(kind, (e) => frames.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
+  for (const kind of ['SNAPSHOT', 'PAGE_CHANGED'])
+    source.addEventListener(kind, (e) => frames.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
   const opened = new Promise<void>((resolve, reject) => {
     source.addEventListener('SNAPSHOT', () => resolve());
     source.onerror = (err) => reject(new Error(`stream failed: ${String((err as { message?: string }).message)}`));
@@ -39,7 +43,9 @@ describe('status page: the live stream', () => {
       // ci (AUTHENTICATED) goes down, then web (PUBLIC): the anonymous stream hears of web only.
       target.set('ci', 503);
       await d.admin.call(operations.checkResource, { params: { id: ids.ci } });
-      await until(() => viewer.frames.some((f) => f.kind === 'PAGE_CHANGED' && f.data.resources.some((r) => r.id === ids.ci && r.status === 'down')));
+      await until(() =>
+        viewer.frames.some((f) => f.kind === 'PAGE_CHANGED' && f.data.resources.some((r) => r.id === ids.ci && r.status === 'down')),
+      );
       target.set('web', 503);
       await d.admin.call(operations.checkResource, { params: { id: ids.web } });
       await until(() => anonymous.frames.some((f) => f.kind === 'PAGE_CHANGED'));

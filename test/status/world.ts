@@ -20,7 +20,11 @@ export async function switchableTarget() {
   return {
     url: (name: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/${name}`,
     set: (name: string, code: number) => void codes.set(name, code),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -51,19 +55,32 @@ export async function makeStatusWorld(opts: StartOptions = {}): Promise<StatusWo
   await a.call(operations.createUser, { body: { ...USER, role: 'USER' } });
   const group = async (name: string, visibility: 'PUBLIC' | 'AUTHENTICATED' | 'HIDDEN') =>
     (await a.call(operations.createGroup, { body: { name, visibility } })).id;
-  const groups = { website: await group('Website', 'PUBLIC'), internal: await group('Internal tools', 'AUTHENTICATED'), secret: await group('Secret', 'HIDDEN') };
-  const resource = async (name: string, groupIds: number[]) => (await a.call(operations.createResource, {
-    body: { name, resourceType: 'HTTP', target: target.url(name), intervalSeconds: 3600, groupIds },
-  })).id;
+  const groups = {
+    website: await group('Website', 'PUBLIC'),
+    internal: await group('Internal tools', 'AUTHENTICATED'),
+    secret: await group('Secret', 'HIDDEN'),
+  };
+  const resource = async (name: string, groupIds: number[]) =>
+    (
+      await a.call(operations.createResource, {
+        body: { name, resourceType: 'HTTP', target: target.url(name), intervalSeconds: 3600, groupIds },
+      })
+    ).id;
   const ids = {
-    web: await resource('web', [groups.website]), api: await resource('api', [groups.website, groups.secret]),
-    cdn: await resource('cdn', [groups.website]), wiki: await resource('wiki', [groups.internal]), ci: await resource('ci', [groups.internal]),
+    web: await resource('web', [groups.website]),
+    api: await resource('api', [groups.website, groups.secret]),
+    cdn: await resource('cdn', [groups.website]),
+    wiki: await resource('wiki', [groups.internal]),
+    ci: await resource('ci', [groups.internal]),
     vault: await resource('vault', [groups.secret]),
   };
   // Every resource checked once (new resources are due at once).
   await until(async () => (await a.call(operations.listAdminResources)).every((r) => r.latestCheckedAt !== null));
-  for (const [kind, text] of [['INFORMATION', 'New <a href="https://example.com/r">region</a> opened'], ['WARNING', 'Slow <b>builds</b> today'],
-    ['PROBLEM', 'E-mail delivery is delayed']] as const) {
+  for (const [kind, text] of [
+    ['INFORMATION', 'New <a href="https://example.com/r">region</a> opened'],
+    ['WARNING', 'Slow <b>builds</b> today'],
+    ['PROBLEM', 'E-mail delivery is delayed'],
+  ] as const) {
     await a.call(operations.createAnnouncement, { body: { kind, content: `<p>${text}</p>`, active: true } });
   }
   await a.call(operations.createAnnouncement, { body: { kind: 'PROBLEM', content: '<p>An old problem, over</p>', active: false } });
@@ -77,20 +94,35 @@ export async function makeStatusWorld(opts: StartOptions = {}): Promise<StatusWo
   if (open.length !== 1) throw new Error('three failing checks opened no incident for wiki');
   const openIncident = open[0].id;
   // web: 100 % except 10 days ago (97.2 %) and 3 days ago (99.5 %); one hour at 50 %; nothing before 60 days ago.
-  await seed.rollups(ids.web, (ago) => (ago > 60 ? undefined : ago === 10 ? [1440, 1400] : ago === 3 ? [1440, 1433] : [1440, 1440]),
-    (ago) => (ago === 5 ? [60, 30] : [60, 60]), now);
+  await seed.rollups(
+    ids.web,
+    (ago) => (ago > 60 ? undefined : ago === 10 ? [1440, 1400] : ago === 3 ? [1440, 1433] : [1440, 1440]),
+    (ago) => (ago === 5 ? [60, 30] : [60, 60]),
+    now,
+  );
   await seed.incident(ids.web, now - 10 * DAY, now - 10 * DAY + 45 * 60_000, '503 Service Unavailable', false, '503');
   const at = (ms: number) => new Date(ms).toISOString();
   await a.call(operations.createMaintenanceWindow, {
     body: { name: 'CDN provider upgrade', kind: 'ONE_OFF', startsAt: at(now - HOUR), endsAt: at(now + 2 * HOUR), resourceIds: [ids.cdn] },
   });
   await a.call(operations.createMaintenanceWindow, {
-    body: { name: 'Database failover drill', kind: 'ONE_OFF', startsAt: at(now + 2 * DAY), endsAt: at(now + 2 * DAY + HOUR), groupIds: [groups.internal] },
+    body: {
+      name: 'Database failover drill',
+      kind: 'ONE_OFF',
+      startsAt: at(now + 2 * DAY),
+      endsAt: at(now + 2 * DAY + HOUR),
+      groupIds: [groups.internal],
+    },
   });
 
   const page = await a.call(operations.createStatusPage, {
-    body: { slug: 'main', title: 'Example Corp status', description: 'Live status of our public services',
-      groupIds: [groups.website, groups.internal, groups.secret], footer: 'Questions? ops@example.com' },
+    body: {
+      slug: 'main',
+      title: 'Example Corp status',
+      description: 'Live status of our public services',
+      groupIds: [groups.website, groups.internal, groups.secret],
+      footer: 'Questions? ops@example.com',
+    },
   });
   return { d, target, seed, groups, ids, page: { id: page.id, slug: page.slug }, openIncident, now };
 }

@@ -18,8 +18,17 @@ describe('agents', () => {
     const res = await api(d, 'POST', '/admin/api/agents', { name: 'edge-1.a_b' });
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({
-      id: expect.any(Number), name: 'edge-1.a_b', status: 'PENDING', hasToken: false, tokenCreatedAt: null,
-      connectedAt: null, lastSeenAt: null, podId: null, remoteAddress: null, version: null, createdAt: expect.stringMatching(DATE),
+      id: expect.any(Number),
+      name: 'edge-1.a_b',
+      status: 'PENDING',
+      hasToken: false,
+      tokenCreatedAt: null,
+      connectedAt: null,
+      lastSeenAt: null,
+      podId: null,
+      remoteAddress: null,
+      version: null,
+      createdAt: expect.stringMatching(DATE),
     });
     const got = await api(d, 'GET', `/admin/api/agents/${res.json().id}`);
     expect(got.json()).toEqual(res.json());
@@ -38,7 +47,11 @@ describe('agents', () => {
   });
 
   it('answers 404 for unknown ids and 400 for ids that are not integers', async () => {
-    for (const [method, path] of [['GET', '/admin/api/agents/999999'], ['DELETE', '/admin/api/agents/999999'], ['POST', '/admin/api/agents/999999/token']]) {
+    for (const [method, path] of [
+      ['GET', '/admin/api/agents/999999'],
+      ['DELETE', '/admin/api/agents/999999'],
+      ['POST', '/admin/api/agents/999999/token'],
+    ]) {
       expectProblem(await api(d, method, path), 404);
     }
     expect(fieldsOf(expectProblem(await api(d, 'GET', '/admin/api/agents/abc'), 400))).toEqual(['id']);
@@ -89,7 +102,13 @@ describe('agents', () => {
 
   it('deletes an agent with its routes; a second delete is 404', async () => {
     const id = await agent(d, 'doomed');
-    const route = await api(d, 'POST', '/admin/api/routes', { name: 'doomed-r', type: 'HTTP', agentId: id, hostname: 'doomed.test', target: 'http://127.0.0.1:9/' });
+    const route = await api(d, 'POST', '/admin/api/routes', {
+      name: 'doomed-r',
+      type: 'HTTP',
+      agentId: id,
+      hostname: 'doomed.test',
+      target: 'http://127.0.0.1:9/',
+    });
     expect(route.status).toBe(200);
     const del = await api(d, 'DELETE', `/admin/api/agents/${id}`);
     expect(del.status).toBe(200);
@@ -101,12 +120,31 @@ describe('agents', () => {
 });
 
 describe('access', () => {
-  const tunnelOps = Object.values(operations).filter((op) => op.path.startsWith('/admin/api/agents') || op.path.startsWith('/admin/api/routes')
-    || op.path.startsWith('/admin/api/topology') || op.path.startsWith('/admin/sse/'));
+  const tunnelOps = Object.values(operations).filter(
+    (op) =>
+      op.path.startsWith('/admin/api/agents') ||
+      op.path.startsWith('/admin/api/routes') ||
+      op.path.startsWith('/admin/api/topology') ||
+      op.path.startsWith('/admin/sse/'),
+  );
 
   it('covers every tunnel operation', () => {
-    expect(tunnelOps.map((op) => op.id).sort()).toEqual(['createAgent', 'createRoute', 'deleteAgent', 'deleteRoute', 'getAgent', 'getRoute',
-      'getRouteLog', 'getTopology', 'listAgents', 'listRoutes', 'rotateAgentToken', 'routeLogEvents', 'topologyEvents', 'updateRoute']);
+    expect(tunnelOps.map((op) => op.id).sort()).toEqual([
+      'createAgent',
+      'createRoute',
+      'deleteAgent',
+      'deleteRoute',
+      'getAgent',
+      'getRoute',
+      'getRouteLog',
+      'getTopology',
+      'listAgents',
+      'listRoutes',
+      'rotateAgentToken',
+      'routeLogEvents',
+      'topologyEvents',
+      'updateRoute',
+    ]);
   });
 
   it('answers 401 with WWW-Authenticate without a credential and 403 to a USER key', async () => {

@@ -6,7 +6,10 @@ import { send, type WireResponse } from '../helpers/http.ts';
 export function api(d: TestDaemon, method: string, path: string, body?: unknown, key = d.adminKey): Promise<WireResponse> {
   const headers: Record<string, string> = { 'x-api-key': key };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return send(d.url, method, path, { headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  return send(d.url, method, path, {
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 /** Creates an agent and returns its id. */
@@ -42,7 +45,9 @@ export function dialTunnel(base: string, token: string): Promise<number> {
     });
     socket.on('error', reject);
     socket.on('close', () => resolve(0));
-    socket.write(`GET /admin/tunnel HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: monctl-tunnel\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    socket.write(
+      `GET /admin/tunnel HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: monctl-tunnel\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
   });
 }
 
@@ -64,6 +69,8 @@ export function holdTunnel(base: string, token: string): Promise<{ status: numbe
     socket.on('data', onData);
     socket.on('error', () => {});
     socket.once('close', () => reject(new Error(`closed before an answer: ${buffer}`)));
-    socket.write(`GET /admin/tunnel HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: monctl-tunnel\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    socket.write(
+      `GET /admin/tunnel HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: monctl-tunnel\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
   });
 }

@@ -16,15 +16,25 @@ export class InProcessDaemon {
   daemon!: RunningDaemon;
   key = '';
 
-  get ctx() { return this.daemon.ctx; }
-  get url() { return this.daemon.apiUrl; }
+  get ctx() {
+    return this.daemon.ctx;
+  }
+  get url() {
+    return this.daemon.apiUrl;
+  }
 
   async start(): Promise<void> {
     process.env.MONCTL_ADMIN_PASSWORD ??= 'in-process-admin-password';
-    this.daemon = await startDaemon(defaultDaemonConfig({
-      listen: { host: '127.0.0.1', port: 0 }, edgeListen: { host: '127.0.0.1', port: 0 }, dataDir: this.dataDir,
-      logLevel: 'silent', sseHeartbeatMs: 15_000, checkResponses: true,
-    }));
+    this.daemon = await startDaemon(
+      defaultDaemonConfig({
+        listen: { host: '127.0.0.1', port: 0 },
+        edgeListen: { host: '127.0.0.1', port: 0 },
+        dataDir: this.dataDir,
+        logLevel: 'silent',
+        sseHeartbeatMs: 15_000,
+        checkResponses: true,
+      }),
+    );
     this.key = readFileSync(join(this.dataDir, 'admin-api-key'), 'utf8').trim();
   }
 

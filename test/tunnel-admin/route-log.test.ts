@@ -14,15 +14,28 @@ let routeId: number;
 let otherRouteId: number;
 const call = (method: string, path: string, body?: unknown) => d.call(method, path, body);
 const entry = (routeId: number, i: number): NewRouteLogEntry => ({
-  routeId, method: 'GET', path: `/item/${i}`, status: 200, durationMs: 3, bytesIn: 10, bytesOut: 20 + i,
-  clientIp: '127.0.0.1', agentId: null, podId: null, error: null,
+  routeId,
+  method: 'GET',
+  path: `/item/${i}`,
+  status: 200,
+  durationMs: 3,
+  bytesIn: 10,
+  bytesOut: 20 + i,
+  clientIp: '127.0.0.1',
+  agentId: null,
+  podId: null,
+  error: null,
 });
 
 beforeAll(async () => {
   await d.start();
   const agentId = (await call('POST', '/admin/api/agents', { name: 'log-agent' })).json().id;
-  routeId = (await call('POST', '/admin/api/routes', { name: 'logged', type: 'HTTP', agentId, hostname: 'log.test', target: 'http://x/' })).json().id;
-  otherRouteId = (await call('POST', '/admin/api/routes', { name: 'other', type: 'HTTP', agentId, hostname: 'other.test', target: 'http://x/' })).json().id;
+  routeId = (
+    await call('POST', '/admin/api/routes', { name: 'logged', type: 'HTTP', agentId, hostname: 'log.test', target: 'http://x/' })
+  ).json().id;
+  otherRouteId = (
+    await call('POST', '/admin/api/routes', { name: 'other', type: 'HTTP', agentId, hostname: 'other.test', target: 'http://x/' })
+  ).json().id;
 });
 afterAll(async () => {
   await d.dispose();
@@ -36,8 +49,19 @@ describe('route log', () => {
     expect(first.status).toBe(200);
     expect(first.json()).toHaveLength(100);
     expect(first.json()[0]).toEqual({
-      id: expect.any(Number), routeId, at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/), method: 'GET',
-      path: '/item/10249', status: 200, durationMs: 3, bytesIn: 10, bytesOut: 10269, clientIp: '127.0.0.1', agentId: null, podId: null, error: null,
+      id: expect.any(Number),
+      routeId,
+      at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+      method: 'GET',
+      path: '/item/10249',
+      status: 200,
+      durationMs: 3,
+      bytesIn: 10,
+      bytesOut: 10269,
+      clientIp: '127.0.0.1',
+      agentId: null,
+      podId: null,
+      error: null,
     });
     const ids: number[] = [];
     let next: string | undefined = `/admin/api/routes/${routeId}/log?limit=1000`;
@@ -55,7 +79,12 @@ describe('route log', () => {
   });
 
   it('rejects bad paging parameters with 400 naming them', async () => {
-    for (const [query, field] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=x', 'limit'], ['before=abc', 'before']]) {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['limit=x', 'limit'],
+      ['before=abc', 'before'],
+    ]) {
       expect(fieldsOf(expectProblem(await call('GET', `/admin/api/routes/${routeId}/log?${query}`), 400))).toEqual([field]);
     }
   });
@@ -79,7 +108,9 @@ describe('route log', () => {
 
   it('drops entries of a deleted route without losing the rest of the batch', async () => {
     const agentId = (await call('GET', '/admin/api/agents')).json()[0].id;
-    const temp = (await call('POST', '/admin/api/routes', { name: 'temp', type: 'HTTP', agentId, hostname: 'temp.test', target: 'http://x/' })).json().id;
+    const temp = (
+      await call('POST', '/admin/api/routes', { name: 'temp', type: 'HTTP', agentId, hostname: 'temp.test', target: 'http://x/' })
+    ).json().id;
     d.ctx.routeLog.append(entry(temp, 1));
     expect((await call('DELETE', `/admin/api/routes/${temp}`)).status).toBe(200);
     d.ctx.routeLog.append({ ...entry(otherRouteId, 2), path: '/survivor' });
@@ -89,7 +120,9 @@ describe('route log', () => {
 
   it('ends the log stream of a deleted route (a reconnect then gets 404)', async () => {
     const agentId = (await call('GET', '/admin/api/agents')).json()[0].id;
-    const temp = (await call('POST', '/admin/api/routes', { name: 'watched-temp', type: 'HTTP', agentId, hostname: 'wt.test', target: 'http://x/' })).json().id;
+    const temp = (
+      await call('POST', '/admin/api/routes', { name: 'watched-temp', type: 'HTTP', agentId, hostname: 'wt.test', target: 'http://x/' })
+    ).json().id;
     const w = watch(`${d.url}/admin/sse/routes/${temp}/log`, d.key);
     try {
       await until(() => d.ctx.events.has(`route-log:${temp}`) && d.ctx.events.channel(`route-log:${temp}`).subscriberCount === 1);
@@ -110,6 +143,8 @@ describe('route log', () => {
     expect(log.map((e: { path: string }) => e.path)).toEqual(['/last/4', '/last/3', '/last/2', '/last/1', '/last/0']);
     // The same daemon is the same pod after a restart.
     const podAfter = (await call('GET', '/admin/api/topology')).json().pods;
-    expect(podAfter.map((p: { id: number; name: string }) => [p.id, p.name])).toEqual(podBefore.map((p: { id: number; name: string }) => [p.id, p.name]));
+    expect(podAfter.map((p: { id: number; name: string }) => [p.id, p.name])).toEqual(
+      podBefore.map((p: { id: number; name: string }) => [p.id, p.name]),
+    );
   });
 });

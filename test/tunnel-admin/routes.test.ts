@@ -30,14 +30,29 @@ describe('routes', () => {
     expect(res.status, res.text).toBe(200);
     const route = res.json();
     expect(route).toEqual({
-      id: expect.any(Number), name: 'web', type: 'HTTP', agentId, target: 'https://10.0.0.1:8443/app', hostname: 'web.example.test',
-      pathPrefix: '/', listenPort: null, allowEncodedSlashes: false, enabled: true,
-      auth: 'none', basicUsers: [], ipAllow: [], ipDeny: [], rateLimit: null, httpsRedirect: false, // access control (issue 17)
-      createdAt: expect.stringMatching(DATE), updatedAt: expect.stringMatching(DATE),
+      id: expect.any(Number),
+      name: 'web',
+      type: 'HTTP',
+      agentId,
+      target: 'https://10.0.0.1:8443/app',
+      hostname: 'web.example.test',
+      pathPrefix: '/',
+      listenPort: null,
+      allowEncodedSlashes: false,
+      enabled: true,
+      auth: 'none',
+      basicUsers: [],
+      ipAllow: [],
+      ipDeny: [],
+      rateLimit: null,
+      httpsRedirect: false, // access control (issue 17)
+      createdAt: expect.stringMatching(DATE),
+      updatedAt: expect.stringMatching(DATE),
     });
     // The detail adds the state of the hostname's certificate on the HTTPS edge.
     expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).json()).toEqual({
-      ...route, certificate: { state: 'NONE', certificateId: null, source: null, notAfter: null, lastError: null },
+      ...route,
+      certificate: { state: 'NONE', certificateId: null, source: null, notAfter: null, lastError: null },
     });
     expect((await api(d, 'GET', '/admin/api/routes')).json()).toContainEqual(route);
   });
@@ -46,7 +61,14 @@ describe('routes', () => {
     const port = await freePort();
     const res = await post({ name: 'db', type: 'TCP', agentId, listenPort: port, target: '[::1]:5432', enabled: false });
     expect(res.status, res.text).toBe(200);
-    expect(res.json()).toMatchObject({ type: 'TCP', listenPort: port, hostname: null, pathPrefix: null, enabled: false, target: '[::1]:5432' });
+    expect(res.json()).toMatchObject({
+      type: 'TCP',
+      listenPort: port,
+      hostname: null,
+      pathPrefix: null,
+      enabled: false,
+      target: '[::1]:5432',
+    });
   });
 
   it('rejects invalid routes with 400 naming the field', async () => {
@@ -92,26 +114,58 @@ describe('routes', () => {
     await post({ name: 'api', type: 'HTTP', agentId, hostname: 'api.test', pathPrefix: '/v1', target: 'http://x/' });
     const port = await freePort();
     expect((await post({ name: 'tcp1', type: 'TCP', agentId, listenPort: port, target: 'x:1' })).status).toBe(200);
-    expect(fieldsOf(expectProblem(await post({ name: 'api', type: 'HTTP', agentId, hostname: 'other.test', target: 'http://x/' }), 409))).toEqual(['name']);
-    expect(fieldsOf(expectProblem(await post({ name: 'api2', type: 'HTTP', agentId, hostname: 'API.test', pathPrefix: '/v1', target: 'http://x/' }), 409))).toEqual(['hostname']);
-    expect((await post({ name: 'api3', type: 'HTTP', agentId, hostname: 'api.test', pathPrefix: '/v2', target: 'http://x/' })).status).toBe(200);
-    expect(fieldsOf(expectProblem(await post({ name: 'tcp2', type: 'TCP', agentId, listenPort: port, target: 'x:1' }), 409))).toEqual(['listenPort']);
-    expect(fieldsOf(expectProblem(await post({ name: 'tcp3', type: 'TCP', agentId, listenPort: busyPort, target: 'x:1' }), 409))).toEqual(['listenPort']);
+    expect(
+      fieldsOf(expectProblem(await post({ name: 'api', type: 'HTTP', agentId, hostname: 'other.test', target: 'http://x/' }), 409)),
+    ).toEqual(['name']);
+    expect(
+      fieldsOf(
+        expectProblem(
+          await post({ name: 'api2', type: 'HTTP', agentId, hostname: 'API.test', pathPrefix: '/v1', target: 'http://x/' }),
+          409,
+        ),
+      ),
+    ).toEqual(['hostname']);
+    expect((await post({ name: 'api3', type: 'HTTP', agentId, hostname: 'api.test', pathPrefix: '/v2', target: 'http://x/' })).status).toBe(
+      200,
+    );
+    expect(fieldsOf(expectProblem(await post({ name: 'tcp2', type: 'TCP', agentId, listenPort: port, target: 'x:1' }), 409))).toEqual([
+      'listenPort',
+    ]);
+    expect(fieldsOf(expectProblem(await post({ name: 'tcp3', type: 'TCP', agentId, listenPort: busyPort, target: 'x:1' }), 409))).toEqual([
+      'listenPort',
+    ]);
     const own = Number(new URL(d.url).port);
-    expect(fieldsOf(expectProblem(await post({ name: 'tcp4', type: 'TCP', agentId, listenPort: own, target: 'x:1' }), 409))).toEqual(['listenPort']);
+    expect(fieldsOf(expectProblem(await post({ name: 'tcp4', type: 'TCP', agentId, listenPort: own, target: 'x:1' }), 409))).toEqual([
+      'listenPort',
+    ]);
   });
 
   it('updates with PUT: given fields replace, others stay; a type change drops the old fields', async () => {
-    const created = (await post({ name: 'upd', type: 'HTTP', agentId, hostname: 'upd.test', pathPrefix: '/p', target: 'http://x/' })).json();
+    const created = (
+      await post({ name: 'upd', type: 'HTTP', agentId, hostname: 'upd.test', pathPrefix: '/p', target: 'http://x/' })
+    ).json();
     const res = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { target: 'http://y:8080/', enabled: false });
     expect(res.status, res.text).toBe(200);
-    expect(res.json()).toMatchObject({ id: created.id, name: 'upd', hostname: 'upd.test', pathPrefix: '/p', target: 'http://y:8080/', enabled: false, createdAt: created.createdAt });
+    expect(res.json()).toMatchObject({
+      id: created.id,
+      name: 'upd',
+      hostname: 'upd.test',
+      pathPrefix: '/p',
+      target: 'http://y:8080/',
+      enabled: false,
+      createdAt: created.createdAt,
+    });
     const port = await freePort();
     const tcp = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'TCP', listenPort: port, target: 'y:22' });
     expect(tcp.json()).toMatchObject({ type: 'TCP', hostname: null, pathPrefix: null, listenPort: port, target: 'y:22' });
     // Keeping its own port is not a clash with itself.
-    expect((await api(d, 'PUT', `/admin/api/routes/${created.id}`, { name: 'upd-renamed' })).json()).toMatchObject({ name: 'upd-renamed', listenPort: port });
-    expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'HTTP', target: 'http://x/' }), 400))).toEqual(['hostname']);
+    expect((await api(d, 'PUT', `/admin/api/routes/${created.id}`, { name: 'upd-renamed' })).json()).toMatchObject({
+      name: 'upd-renamed',
+      listenPort: port,
+    });
+    expect(
+      fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'HTTP', target: 'http://x/' }), 400)),
+    ).toEqual(['hostname']);
     expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { name: 'web' }), 409))).toEqual(['name']);
     expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { agentId: 424242 }), 400))).toEqual(['agentId']);
     expectProblem(await api(d, 'PUT', '/admin/api/routes/999999', { enabled: true }), 404);
@@ -119,11 +173,15 @@ describe('routes', () => {
   });
 
   it('stores allowEncodedSlashes: kept by PUT, dropped by a type change; an encoded-slash prefix needs it', async () => {
-    const created = (await post({ name: 'slashes', type: 'HTTP', agentId, hostname: 'slashes.test', target: 'http://x/', allowEncodedSlashes: true })).json();
+    const created = (
+      await post({ name: 'slashes', type: 'HTTP', agentId, hostname: 'slashes.test', target: 'http://x/', allowEncodedSlashes: true })
+    ).json();
     expect(created).toMatchObject({ allowEncodedSlashes: true });
     const kept = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { pathPrefix: '/pkg/@scope%2Fname' });
     expect(kept.json()).toMatchObject({ allowEncodedSlashes: true, pathPrefix: '/pkg/@scope%2Fname' });
-    expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { allowEncodedSlashes: false }), 400))).toEqual(['pathPrefix']);
+    expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, { allowEncodedSlashes: false }), 400))).toEqual([
+      'pathPrefix',
+    ]);
     const port = await freePort();
     const tcp = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'TCP', listenPort: port, target: 'y:22' });
     expect(tcp.json()).toMatchObject({ type: 'TCP', allowEncodedSlashes: false });
@@ -132,22 +190,44 @@ describe('routes', () => {
   it('TCP routes take ipAllow, ipDeny and rateLimit (kept by PUT, in the detail); auth, basicUsers and httpsRedirect are 400 naming the field', async () => {
     const port = await freePort();
     const tcp = { name: 'tcp-acl', type: 'TCP', agentId, listenPort: port, target: 'db:5432' };
-    for (const [extra, field] of [[{ auth: 'basic', basicUsers: [{ username: 'a', password: 'pw-a' }] }, 'auth'], [{ auth: 'apiKey' }, 'auth'],
-      [{ basicUsers: [{ username: 'a', password: 'pw-a' }] }, 'basicUsers'], [{ httpsRedirect: true }, 'httpsRedirect']] as const) {
+    for (const [extra, field] of [
+      [{ auth: 'basic', basicUsers: [{ username: 'a', password: 'pw-a' }] }, 'auth'],
+      [{ auth: 'apiKey' }, 'auth'],
+      [{ basicUsers: [{ username: 'a', password: 'pw-a' }] }, 'basicUsers'],
+      [{ httpsRedirect: true }, 'httpsRedirect'],
+    ] as const) {
       expect(fieldsOf(expectProblem(await post({ ...tcp, ...extra }), 400)), JSON.stringify(extra)).toEqual([field]);
     }
-    const res = await post({ ...tcp, ipAllow: ['10.0.0.0/8', '::ffff:192.168.1.1'], ipDeny: ['10.6.0.0/16'], rateLimit: { perSecond: 2, burst: 5 },
-      auth: 'none', httpsRedirect: false }); // the neutral values of the HTTP-only fields pass (a route's own detail sent back)
+    const res = await post({
+      ...tcp,
+      ipAllow: ['10.0.0.0/8', '::ffff:192.168.1.1'],
+      ipDeny: ['10.6.0.0/16'],
+      rateLimit: { perSecond: 2, burst: 5 },
+      auth: 'none',
+      httpsRedirect: false,
+    }); // the neutral values of the HTTP-only fields pass (a route's own detail sent back)
     expect(res.status, res.text).toBe(200);
     const created = res.json();
-    const access = { ipAllow: ['10.0.0.0/8', '192.168.1.1/32'], ipDeny: ['10.6.0.0/16'], rateLimit: { perSecond: 2, burst: 5 }, auth: 'none', httpsRedirect: false };
+    const access = {
+      ipAllow: ['10.0.0.0/8', '192.168.1.1/32'],
+      ipDeny: ['10.6.0.0/16'],
+      rateLimit: { perSecond: 2, burst: 5 },
+      auth: 'none',
+      httpsRedirect: false,
+    };
     expect(created).toMatchObject(access);
     expect((await api(d, 'GET', `/admin/api/routes/${created.id}`)).json()).toMatchObject(access);
     expect((await api(d, 'PUT', `/admin/api/routes/${created.id}`, { target: 'db:5433' })).json()).toMatchObject(access);
     const changed = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { ipDeny: [], rateLimit: null });
     expect(changed.json()).toMatchObject({ ipAllow: ['10.0.0.0/8', '192.168.1.1/32'], ipDeny: [], rateLimit: null });
-    for (const [body, field] of [[{ httpsRedirect: true }, 'httpsRedirect'], [{ auth: 'apiKey' }, 'auth'], [{ ipAllow: ['10.0.0.0/33'] }, 'ipAllow[0]']] as const) {
-      expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, body), 400)), JSON.stringify(body)).toEqual([field]);
+    for (const [body, field] of [
+      [{ httpsRedirect: true }, 'httpsRedirect'],
+      [{ auth: 'apiKey' }, 'auth'],
+      [{ ipAllow: ['10.0.0.0/33'] }, 'ipAllow[0]'],
+    ] as const) {
+      expect(fieldsOf(expectProblem(await api(d, 'PUT', `/admin/api/routes/${created.id}`, body), 400)), JSON.stringify(body)).toEqual([
+        field,
+      ]);
     }
     // A type change starts from no rules: an HTTP route's requests-per-second limit is no TCP connection limit.
     const http = await api(d, 'PUT', `/admin/api/routes/${created.id}`, { type: 'HTTP', hostname: 'acl.test', target: 'http://x/' });
@@ -157,19 +237,33 @@ describe('routes', () => {
   it('deletes; unknown ids are 404', async () => {
     const created = (await post({ name: 'gone', type: 'HTTP', agentId, hostname: 'gone.test', target: 'http://x/' })).json();
     expect((await api(d, 'DELETE', `/admin/api/routes/${created.id}`)).json()).toEqual({ status: 'deleted' });
-    for (const [method, path] of [['GET', `/admin/api/routes/${created.id}`], ['DELETE', `/admin/api/routes/${created.id}`],
-      ['GET', `/admin/api/routes/${created.id}/log`], ['GET', `/admin/sse/routes/${created.id}/log`]]) {
+    for (const [method, path] of [
+      ['GET', `/admin/api/routes/${created.id}`],
+      ['DELETE', `/admin/api/routes/${created.id}`],
+      ['GET', `/admin/api/routes/${created.id}/log`],
+      ['GET', `/admin/sse/routes/${created.id}/log`],
+    ]) {
       expectProblem(await api(d, method, path), 404);
     }
   });
 
   it('shows the topology: this pod, agents, routes with inFlight, edges', async () => {
     const topo = (await api(d, 'GET', '/admin/api/topology')).json();
-    expect(topo.pods).toEqual([{
-      id: expect.any(Number), name: expect.any(String), startedAt: expect.stringMatching(DATE), version: expect.any(String),
-      // The pod's load (issue 18): shards only on PostgreSQL, where pods lease them (as of the last heartbeat).
-      load: { shards: d.databaseUrl ? expect.any(Number) : null, resources: expect.any(Number), checksTotal: expect.any(Number), agents: expect.any(Number) },
-    }]);
+    expect(topo.pods).toEqual([
+      {
+        id: expect.any(Number),
+        name: expect.any(String),
+        startedAt: expect.stringMatching(DATE),
+        version: expect.any(String),
+        // The pod's load (issue 18): shards only on PostgreSQL, where pods lease them (as of the last heartbeat).
+        load: {
+          shards: d.databaseUrl ? expect.any(Number) : null,
+          resources: expect.any(Number),
+          checksTotal: expect.any(Number),
+          agents: expect.any(Number),
+        },
+      },
+    ]);
     expect(topo.agents.map((a: { id: number }) => a.id)).toContain(agentId);
     expect(topo.routes.length).toBeGreaterThan(0);
     for (const route of topo.routes) {

@@ -1,7 +1,11 @@
 import { EventSource } from 'eventsource';
 import { RouteLogEvents, TopologyEvents } from '../../src/api/schemas/tunnel.ts';
 
-export interface Received { kind: string; id: string; data: any }
+export interface Received {
+  kind: string;
+  id: string;
+  data: any;
+}
 
 const KINDS = [...Object.keys(TopologyEvents), ...Object.keys(RouteLogEvents)];
 
@@ -14,10 +18,11 @@ export function watch(url: string, key: string, opts: { lastEventId?: string } =
   const waiters = new Set<() => void>();
   let failure: unknown;
   const source = new EventSource(url, {
-    fetch: (input, init) => fetch(input, {
-      ...init,
-      headers: { ...init.headers, 'X-API-KEY': key, ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}) },
-    }),
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        headers: { ...init.headers, 'X-API-KEY': key, ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}) },
+      }),
   });
   for (const kind of KINDS) {
     source.addEventListener(kind, (e) => {
@@ -32,7 +37,9 @@ export function watch(url: string, key: string, opts: { lastEventId?: string } =
   return {
     events,
     source,
-    get failure() { return failure; },
+    get failure() {
+      return failure;
+    },
     /** Resolves once `probe` holds for the events so far (the test timeout bounds the wait). */
     until(probe: (events: Received[]) => boolean): Promise<void> {
       return new Promise((resolve) => {
@@ -46,6 +53,8 @@ export function watch(url: string, key: string, opts: { lastEventId?: string } =
         check();
       });
     },
-    close() { source.close(); },
+    close() {
+      source.close();
+    },
   };
 }

@@ -38,13 +38,22 @@ describe('topology stream', () => {
       expect(w.events[0].data.pods).toHaveLength(1);
       const id = await agent(d, 'sse-agent');
       await api(d, 'POST', `/admin/api/agents/${id}/token`);
-      const route = (await api(d, 'POST', '/admin/api/routes', { name: 'sse-r', type: 'HTTP', agentId: id, hostname: 'sse.test', target: 'http://x/' })).json();
+      const route = (
+        await api(d, 'POST', '/admin/api/routes', { name: 'sse-r', type: 'HTTP', agentId: id, hostname: 'sse.test', target: 'http://x/' })
+      ).json();
       await api(d, 'PUT', `/admin/api/routes/${route.id}`, { enabled: false });
       await api(d, 'DELETE', `/admin/api/routes/${route.id}`);
       await api(d, 'DELETE', `/admin/api/agents/${id}`);
       await w.until((ev) => ev.some((e) => e.kind === 'AGENT_DELETED'));
       const seen = control(w.events);
-      expect(seen.map((e) => e.kind)).toEqual(['AGENT_CREATED', 'TOKEN_ROTATED', 'ROUTE_CREATED', 'ROUTE_UPDATED', 'ROUTE_DELETED', 'AGENT_DELETED']);
+      expect(seen.map((e) => e.kind)).toEqual([
+        'AGENT_CREATED',
+        'TOKEN_ROTATED',
+        'ROUTE_CREATED',
+        'ROUTE_UPDATED',
+        'ROUTE_DELETED',
+        'AGENT_DELETED',
+      ]);
       expect(seen[0].data.agent).toMatchObject({ id, name: 'sse-agent', status: 'PENDING' });
       expect(seen[1].data).toEqual({ agentId: id });
       expect(seen[3].data.route).toMatchObject({ id: route.id, enabled: false });
@@ -105,7 +114,9 @@ describe('topology stream', () => {
     try {
       await good.until((ev) => ev.length >= 1);
       const id = await agent(d, 'flood-agent');
-      const route = (await api(d, 'POST', '/admin/api/routes', { name: 'flood', type: 'HTTP', agentId: id, hostname: 'flood.test', target: 'http://x/' })).json();
+      const route = (
+        await api(d, 'POST', '/admin/api/routes', { name: 'flood', type: 'HTTP', agentId: id, hostname: 'flood.test', target: 'http://x/' })
+      ).json();
       const long = 'p'.repeat(1900);
       let sent = 0;
       while ((await metric()) === before) {
@@ -116,7 +127,9 @@ describe('topology stream', () => {
         expect(sent).toBeLessThan(20_000);
       }
       await good.until((ev) => control(ev).filter((e) => e.kind === 'ROUTE_UPDATED').length === sent);
-      const targets = control(good.events).filter((e) => e.kind === 'ROUTE_UPDATED').map((e) => e.data.route.target.split('/').at(-1));
+      const targets = control(good.events)
+        .filter((e) => e.kind === 'ROUTE_UPDATED')
+        .map((e) => e.data.route.target.split('/').at(-1));
       expect(targets).toEqual(Array.from({ length: sent }, (_, i) => String(i)));
       // The stalled socket, once read, ends: the daemon hung up on it.
       stalled.resume();

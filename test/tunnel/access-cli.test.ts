@@ -27,23 +27,60 @@ describe('monctl routes: access control flags', () => {
   });
 
   it('adds a route with basic auth (password from stdin), an allow list, a rate limit and an HTTPS redirect', async () => {
-    const add = await monctl(['routes', 'add', 'web', '--agent', String(tunnel.agentId), '--target', target.url, '--hostname', 'web.test',
-      '--basic-auth', 'alice', '--ip-allow', '10.0.0.0/8,127.0.0.1', '--ip-deny', '10.9.0.0/16', '--rate-limit', '50:100', '-o', 'json'], { input: 'alice-password\n' });
+    const add = await monctl(
+      [
+        'routes',
+        'add',
+        'web',
+        '--agent',
+        String(tunnel.agentId),
+        '--target',
+        target.url,
+        '--hostname',
+        'web.test',
+        '--basic-auth',
+        'alice',
+        '--ip-allow',
+        '10.0.0.0/8,127.0.0.1',
+        '--ip-deny',
+        '10.9.0.0/16',
+        '--rate-limit',
+        '50:100',
+        '-o',
+        'json',
+      ],
+      { input: 'alice-password\n' },
+    );
     expect(add.code, add.stderr).toBe(0);
     expect(add.json()).toMatchObject({
-      auth: 'basic', basicUsers: ['alice'], ipAllow: ['10.0.0.0/8', '127.0.0.1/32'], ipDeny: ['10.9.0.0/16'],
-      rateLimit: { perSecond: 50, burst: 100 }, httpsRedirect: false,
+      auth: 'basic',
+      basicUsers: ['alice'],
+      ipAllow: ['10.0.0.0/8', '127.0.0.1/32'],
+      ipDeny: ['10.9.0.0/16'],
+      rateLimit: { perSecond: 50, burst: 100 },
+      httpsRedirect: false,
     });
-    expect((await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic('alice', 'alice-password') })).status).toBe(200);
+    expect(
+      (await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic('alice', 'alice-password') })).status,
+    ).toBe(200);
     expect((await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x')).status).toBe(401);
   });
 
   it('adds a second user keeping the first, and turns the redirect and the limit on and off', async () => {
-    const update = await monctl(['routes', 'update', 'web', '--basic-auth', 'bob', '--https-redirect', '--rate-limit', 'off', '-o', 'json'], { input: 'bob-password\n' });
+    const update = await monctl(
+      ['routes', 'update', 'web', '--basic-auth', 'bob', '--https-redirect', '--rate-limit', 'off', '-o', 'json'],
+      { input: 'bob-password\n' },
+    );
     expect(update.code, update.stderr).toBe(0);
     expect(update.json()).toMatchObject({ basicUsers: ['alice', 'bob'], httpsRedirect: true, rateLimit: null });
-    for (const [user, password] of [['alice', 'alice-password'], ['bob', 'bob-password']]) {
-      expect((await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic(user, password) })).status, user).toBe(200);
+    for (const [user, password] of [
+      ['alice', 'alice-password'],
+      ['bob', 'bob-password'],
+    ]) {
+      expect(
+        (await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic(user, password) })).status,
+        user,
+      ).toBe(200);
     }
     const off = await monctl(['routes', 'update', 'web', '--no-https-redirect', '--auth', 'none', '--ip-allow', '', '-o', 'json']);
     expect(off.json()).toMatchObject({ auth: 'none', httpsRedirect: false, ipAllow: [] });
@@ -69,8 +106,19 @@ describe('monctl routes: access control flags', () => {
     // The CLI must stay in the terminal's foreground process group, or switching the terminal
     // to raw mode stops it (SIGTTOU): so `exec`, and no `timeout` wrapper (it makes its own
     // group, which CI's /bin/sh does not hide by exec'ing it). SHELL is pinned to that /bin/sh.
-    const env = { ...process.env, SHELL: '/bin/sh', MONCTL_SERVER: tunnel.daemon.url, MONCTL_API_KEY: tunnel.daemon.adminKey, MONCTL_CONFIG_DIR: home.dir, NO_COLOR: '1' };
-    const child = spawn('script', ['-qec', `exec ${join(ROOT, 'bin/monctl')} routes update web --auth basic --basic-auth carol`, '/dev/null'], { env, stdio: 'pipe' });
+    const env = {
+      ...process.env,
+      SHELL: '/bin/sh',
+      MONCTL_SERVER: tunnel.daemon.url,
+      MONCTL_API_KEY: tunnel.daemon.adminKey,
+      MONCTL_CONFIG_DIR: home.dir,
+      NO_COLOR: '1',
+    };
+    const child = spawn(
+      'script',
+      ['-qec', `exec ${join(ROOT, 'bin/monctl')} routes update web --auth basic --basic-auth carol`, '/dev/null'],
+      { env, stdio: 'pipe' },
+    );
     const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000);
     let out = '';
     const prompts = [/Password for carol: /, /Repeat password for carol: /]; // readline then moves the cursor
@@ -87,7 +135,9 @@ describe('monctl routes: access control flags', () => {
     expect(code, out || '(nothing on the terminal)').toBe(0);
     expect(typed).toBe(2);
     expect(out).not.toContain('carol-password');
-    expect((await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic('carol', 'carol-password') })).status).toBe(200);
+    expect(
+      (await edge(tunnel.daemon.edgeUrl, 'web.test', 'GET', '/x', undefined, { authorization: basic('carol', 'carol-password') })).status,
+    ).toBe(200);
   });
 
   it('creates a route key that opens the route with auth apiKey', async () => {

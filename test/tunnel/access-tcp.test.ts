@@ -21,10 +21,11 @@ async function countingEcho(): Promise<{ port: number; count: () => number; clos
   return {
     port: (server.address() as { port: number }).port,
     count: () => count,
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -50,16 +51,17 @@ async function held(port: number): Promise<{ echo(): Promise<boolean>; close(): 
   const socket = connect({ port, host: '127.0.0.1' });
   socket.on('error', () => {});
   await new Promise((resolve) => socket.once('connect', resolve));
-  const echo = () => new Promise<boolean>((resolve) => {
-    if (socket.destroyed) return resolve(false);
-    const onClose = () => resolve(false);
-    socket.once('close', onClose);
-    socket.once('data', () => {
-      socket.off('close', onClose);
-      resolve(true);
+  const echo = () =>
+    new Promise<boolean>((resolve) => {
+      if (socket.destroyed) return resolve(false);
+      const onClose = () => resolve(false);
+      socket.once('close', onClose);
+      socket.once('data', () => {
+        socket.off('close', onClose);
+        resolve(true);
+      });
+      socket.write('x');
     });
-    socket.write('x');
-  });
   return { echo, close: () => socket.destroy() };
 }
 
@@ -84,10 +86,11 @@ describe('tunnel: access control on TCP routes', () => {
     await until(() => attempt(listenPort, probeFrom).then((r) => r === 'served'));
     return { id: created.id, port: listenPort, route: created };
   };
-  const logOf = (id: number, n: number) => until(async () => {
-    const entries = await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id }, query: { limit: n } });
-    return entries.length >= n && entries;
-  });
+  const logOf = (id: number, n: number) =>
+    until(async () => {
+      const entries = await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id }, query: { limit: n } });
+      return entries.length >= n && entries;
+    });
   const refusedMetric = async (id: number, reason: string) => {
     const text = (await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text;
     const line = text.split('\n').find((l) => l.startsWith(`monctl_tunnel_access_refused_total{route="${id}",reason="${reason}"}`));
@@ -118,10 +121,16 @@ describe('tunnel: access control on TCP routes', () => {
     expect(target.count() - before).toBe(2);
     const deniedLog = await logOf(denied.id, 3);
     expect(deniedLog.find((e) => e.clientIp === '127.0.0.2')).toMatchObject({
-      method: 'TCP', status: null, error: 'access: client 127.0.0.2 is in ipDeny', bytesIn: 0, bytesOut: 0,
+      method: 'TCP',
+      status: null,
+      error: 'access: client 127.0.0.2 is in ipDeny',
+      bytesIn: 0,
+      bytesOut: 0,
     });
     expect(deniedLog.find((e) => e.clientIp === '127.0.0.3')).toMatchObject({ method: 'TCP', status: null, error: null, bytesIn: 4 });
-    expect((await logOf(allowed.id, 3)).find((e) => e.clientIp === '127.0.0.3')).toMatchObject({ error: 'access: client 127.0.0.3 is not in ipAllow' });
+    expect((await logOf(allowed.id, 3)).find((e) => e.clientIp === '127.0.0.3')).toMatchObject({
+      error: 'access: client 127.0.0.3 is not in ipAllow',
+    });
     expect(await refusedMetric(denied.id, 'ip_denied')).toBe(1);
     expect(await refusedMetric(allowed.id, 'ip_not_allowed')).toBe(1);
   });
@@ -159,10 +168,32 @@ describe('tunnel: access control on TCP routes', () => {
 
   it('monctl routes add|update|get: --ip-allow, --ip-deny and --rate-limit on a TCP route; the HTTP-only flags are usage errors', async () => {
     const port = await freePort();
-    const add = await monctl(['routes', 'add', 'tcp-cli', '--agent', String(tunnel.agentId), '--target', `127.0.0.1:${target.port}`,
-      '--listen-port', String(port), '--ip-allow', '127.0.0.0/8', '--ip-deny', '127.0.0.10', '--rate-limit', '0.01:5', '-o', 'json']);
+    const add = await monctl([
+      'routes',
+      'add',
+      'tcp-cli',
+      '--agent',
+      String(tunnel.agentId),
+      '--target',
+      `127.0.0.1:${target.port}`,
+      '--listen-port',
+      String(port),
+      '--ip-allow',
+      '127.0.0.0/8',
+      '--ip-deny',
+      '127.0.0.10',
+      '--rate-limit',
+      '0.01:5',
+      '-o',
+      'json',
+    ]);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.json()).toMatchObject({ type: 'TCP', ipAllow: ['127.0.0.0/8'], ipDeny: ['127.0.0.10/32'], rateLimit: { perSecond: 0.01, burst: 5 } });
+    expect(add.json()).toMatchObject({
+      type: 'TCP',
+      ipAllow: ['127.0.0.0/8'],
+      ipDeny: ['127.0.0.10/32'],
+      rateLimit: { perSecond: 0.01, burst: 5 },
+    });
     await until(() => attempt(port, '127.0.0.1').then((r) => r === 'served'));
     expect(await attempt(port, '127.0.0.10')).toBe('closed');
 
@@ -182,8 +213,19 @@ describe('tunnel: access control on TCP routes', () => {
     const redirect = await monctl(['routes', 'update', 'tcp-cli', '--https-redirect']);
     expect(redirect.code).toBe(2);
     expect(redirect.stderr).toMatch(/--https-redirect is for HTTP routes only/);
-    const addBasic = await monctl(['routes', 'add', 'tcp-cli-2', '--agent', String(tunnel.agentId), '--target', '127.0.0.1:1',
-      '--listen-port', String(await freePort()), '--auth', 'apiKey']);
+    const addBasic = await monctl([
+      'routes',
+      'add',
+      'tcp-cli-2',
+      '--agent',
+      String(tunnel.agentId),
+      '--target',
+      '127.0.0.1:1',
+      '--listen-port',
+      String(await freePort()),
+      '--auth',
+      'apiKey',
+    ]);
     expect(addBasic.code).toBe(2);
     expect(addBasic.stderr).toMatch(/--auth is for HTTP routes only/);
   });

@@ -60,19 +60,26 @@ describe('tunnel: access control per route', () => {
     expect(none.headers['www-authenticate']).toBe('Basic realm="basic.test", charset="UTF-8"');
     const wrong = await edge(tunnel.daemon.edgeUrl, 'basic.test', 'GET', '/basic/x', undefined, { authorization: basic('alice', 'nope') });
     expect(wrong.status).toBe(401);
-    const unknown = await edge(tunnel.daemon.edgeUrl, 'basic.test', 'GET', '/basic/x', undefined, { authorization: basic('bob', 'wonderland-1') });
+    const unknown = await edge(tunnel.daemon.edgeUrl, 'basic.test', 'GET', '/basic/x', undefined, {
+      authorization: basic('bob', 'wonderland-1'),
+    });
     expect(unknown.status).toBe(401);
     expect(target.hits.get('basic')).toBeUndefined();
     for (let i = 0; i < 2; i++) {
-      const ok = await edge(tunnel.daemon.edgeUrl, 'basic.test', 'GET', '/basic/x', undefined, { authorization: basic('alice', 'wonderland-1') });
+      const ok = await edge(tunnel.daemon.edgeUrl, 'basic.test', 'GET', '/basic/x', undefined, {
+        authorization: basic('alice', 'wonderland-1'),
+      });
       expect(ok.status).toBe(200);
     }
     expect(target.hits.get('basic')).toBe(2);
     expect(target.last.headers.authorization).toBeUndefined();
     const log = await logOf(tunnel, id, 5);
     expect(log.map((e) => [e.status, e.error])).toEqual([
-      [200, null], [200, null], [401, 'access: wrong username or password (basic auth)'],
-      [401, 'access: wrong username or password (basic auth)'], [401, 'access: basic auth required'],
+      [200, null],
+      [200, null],
+      [401, 'access: wrong username or password (basic auth)'],
+      [401, 'access: wrong username or password (basic auth)'],
+      [401, 'access: basic auth required'],
     ]);
     const detail = await tunnel.daemon.admin.call(operations.getRoute, { params: { id } });
     expect(detail).toMatchObject({ auth: 'basic', basicUsers: ['alice'] });
@@ -85,7 +92,8 @@ describe('tunnel: access control per route', () => {
     const key = await tunnel.daemon.admin.call(operations.createApiKey, { body: { name: 'keyed-key', routeIds: [id] } });
     const otherKey = await tunnel.daemon.admin.call(operations.createApiKey, { body: { name: 'other-key', routeIds: [otherId] } });
     expect(key.routeIds).toEqual([id]);
-    const get = (path: string, headers: Record<string, string> = {}) => edge(tunnel.daemon.edgeUrl, 'keyed.test', 'GET', path, undefined, headers);
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      edge(tunnel.daemon.edgeUrl, 'keyed.test', 'GET', path, undefined, headers);
 
     expect((await get('/keyed/a')).status).toBe(401);
     expect((await get('/keyed/a', { 'x-api-key': 'garbage' })).status).toBe(401);
@@ -105,8 +113,10 @@ describe('tunnel: access control per route', () => {
     expect((await send(tunnel.daemon.url, 'GET', '/admin/api/routes', { headers: { 'x-api-key': key.token } })).status).toBe(401);
     const log = await logOf(tunnel, id, 6);
     expect(log.map((e) => e.error).slice(2)).toEqual([
-      'access: the key is not scoped to this route', 'access: invalid, expired or revoked route key',
-      'access: invalid, expired or revoked route key', 'access: API key required (X-API-KEY header or ?token=)',
+      'access: the key is not scoped to this route',
+      'access: invalid, expired or revoked route key',
+      'access: invalid, expired or revoked route key',
+      'access: API key required (X-API-KEY header or ?token=)',
     ]);
     // Revoked: refused at once.
     await tunnel.daemon.admin.call(operations.revokeApiKey, { params: { id: key.id } });
@@ -122,12 +132,18 @@ describe('tunnel: access control per route', () => {
     expect(res.status).toBe(403);
     expect(JSON.parse(res.text)).toMatchObject({ status: 403, detail: 'access: client 127.0.0.1 is in ipDeny' });
     expect((await edge(tunnel.daemon.edgeUrl, 'allowed.test', 'GET', '/allowed/x')).status).toBe(200);
-    const spoofed = await edge(tunnel.daemon.edgeUrl, 'elsewhere.test', 'GET', '/elsewhere/x', undefined, { 'x-forwarded-for': '10.1.2.3' });
+    const spoofed = await edge(tunnel.daemon.edgeUrl, 'elsewhere.test', 'GET', '/elsewhere/x', undefined, {
+      'x-forwarded-for': '10.1.2.3',
+    });
     expect(spoofed.status).toBe(403);
     expect(target.hits.get('denied')).toBeUndefined();
     expect(target.hits.get('elsewhere')).toBeUndefined();
     expect(target.hits.get('allowed')).toBe(1);
-    expect((await logOf(tunnel, denied, 1))[0]).toMatchObject({ status: 403, error: 'access: client 127.0.0.1 is in ipDeny', clientIp: '127.0.0.1' });
+    expect((await logOf(tunnel, denied, 1))[0]).toMatchObject({
+      status: 403,
+      error: 'access: client 127.0.0.1 is in ipDeny',
+      clientIp: '127.0.0.1',
+    });
     expect((await logOf(tunnel, elsewhere, 1))[0]).toMatchObject({ status: 403, error: 'access: client 127.0.0.1 is not in ipAllow' });
     expect((await logOf(tunnel, allowed, 1))[0]).toMatchObject({ status: 200, error: null });
     // Counted by reason, as TCP refusals are.
@@ -154,11 +170,18 @@ describe('tunnel: access control per route', () => {
 
   it('validates access fields, naming the field', async () => {
     const id = await tunnel.httpRoute('invalid', target.url, 'invalid.test');
-    const update = (body: RouteUpdate) => tunnel.daemon.admin.call(operations.updateRoute, { params: { id }, body }).then(() => undefined, (err) => err);
+    const update = (body: RouteUpdate) =>
+      tunnel.daemon.admin.call(operations.updateRoute, { params: { id }, body }).then(
+        () => undefined,
+        (err) => err,
+      );
     expect(await update({ ipAllow: ['10.0.0.0/33'] })).toMatchObject({ status: 400, errors: [{ field: 'ipAllow[0]' }] });
     expect(await update({ auth: 'basic' })).toMatchObject({ status: 400, errors: [{ field: 'basicUsers' }] });
     expect(await update({ basicUsers: [{ username: 'new' }] })).toMatchObject({ status: 400, errors: [{ field: 'basicUsers[0]' }] });
-    const route = await tunnel.daemon.admin.call(operations.updateRoute, { params: { id }, body: { ipAllow: ['10.1.2.3/8', '::ffff:192.168.0.1'] } });
+    const route = await tunnel.daemon.admin.call(operations.updateRoute, {
+      params: { id },
+      body: { ipAllow: ['10.1.2.3/8', '::ffff:192.168.0.1'] },
+    });
     expect(route.ipAllow).toEqual(['10.0.0.0/8', '192.168.0.1/32']);
   });
 });
@@ -180,9 +203,11 @@ describe('tunnel: access control behind a trusted proxy', () => {
   it('allows and denies by the forwarded client, logs it, and rate-limits per forwarded client', async () => {
     const id = await tunnel.httpRoute('proxied', target.url, 'proxied.test');
     await tunnel.daemon.admin.call(operations.updateRoute, {
-      params: { id }, body: { ipAllow: ['10.0.0.0/8'], ipDeny: ['10.6.6.0/24'], rateLimit: { perSecond: 0.01, burst: 1 } },
+      params: { id },
+      body: { ipAllow: ['10.0.0.0/8'], ipDeny: ['10.6.6.0/24'], rateLimit: { perSecond: 0.01, burst: 1 } },
     });
-    const get = (xff?: string) => edge(tunnel.daemon.edgeUrl, 'proxied.test', 'GET', '/proxied/x', undefined, xff ? { 'x-forwarded-for': xff } : {});
+    const get = (xff?: string) =>
+      edge(tunnel.daemon.edgeUrl, 'proxied.test', 'GET', '/proxied/x', undefined, xff ? { 'x-forwarded-for': xff } : {});
     expect((await get()).status).toBe(403); // the proxy itself is no allowed client
     expect((await get('10.1.1.1')).status).toBe(200);
     expect((await get('10.1.1.1')).status).toBe(429); // its own bucket is empty…
@@ -194,14 +219,22 @@ describe('tunnel: access control behind a trusted proxy', () => {
     expect(target.hits.get('proxied')).toBe(3);
     const log = await logOf(tunnel, id, 7);
     expect(log.map((e) => [e.clientIp, e.status])).toEqual([
-      ['10.4.4.4', 200], ['8.8.8.8', 403], ['10.6.6.6', 403], ['10.2.2.2', 200], ['10.1.1.1', 429], ['10.1.1.1', 200], ['127.0.0.1', 403],
+      ['10.4.4.4', 200],
+      ['8.8.8.8', 403],
+      ['10.6.6.6', 403],
+      ['10.2.2.2', 200],
+      ['10.1.1.1', 429],
+      ['10.1.1.1', 200],
+      ['127.0.0.1', 403],
     ]);
   });
 
-  it('appends its Forwarded element to the trusted proxy\'s, and sets X-Real-IP to the forwarded client', async () => {
+  it("appends its Forwarded element to the trusted proxy's, and sets X-Real-IP to the forwarded client", async () => {
     await tunnel.httpRoute('chain', target.url, 'chain.test');
     const res = await edge(tunnel.daemon.edgeUrl, 'chain.test', 'GET', '/chain/x', undefined, {
-      'x-forwarded-for': '10.7.7.7', forwarded: 'for=10.7.7.7;proto=https;host=chain.test', 'x-real-ip': '6.6.6.6',
+      'x-forwarded-for': '10.7.7.7',
+      forwarded: 'for=10.7.7.7;proto=https;host=chain.test',
+      'x-real-ip': '6.6.6.6',
     });
     expect(res.status).toBe(200);
     expect(target.last.headers.forwarded).toBe('for=10.7.7.7;proto=https;host=chain.test, for=127.0.0.1;proto=http;host=chain.test');

@@ -28,9 +28,19 @@ describe('ACME order claims', () => {
     pki = makePki('claims CA');
     ctx = { db: store.db, installSecret: new Uint8Array(32).fill(3) };
     const now = Date.now();
-    id = (await store.db.insertInto('certificates').values({
-      source: 'ACME', acme_name: 'claimed.test', hostnames: '["claimed.test"]', created_at: now, updated_at: now,
-    }).returning('id').executeTakeFirstOrThrow()).id;
+    id = (
+      await store.db
+        .insertInto('certificates')
+        .values({
+          source: 'ACME',
+          acme_name: 'claimed.test',
+          hostnames: '["claimed.test"]',
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
   });
   afterAll(async () => {
     await store?.close();
@@ -64,11 +74,18 @@ describe('ACME order claims', () => {
     const next = await recordFailed(ctx, current, 'pod-a', 'urn:ietf:params:acme:error:connection: Connection refused');
     expect(next).toBeGreaterThanOrEqual(now + 60 * 60_000);
     const failed = await row();
-    expect(failed).toMatchObject({ failures: 1, claimed_by: null, last_error: 'urn:ietf:params:acme:error:connection: Connection refused' });
+    expect(failed).toMatchObject({
+      failures: 1,
+      claimed_by: null,
+      last_error: 'urn:ietf:params:acme:error:connection: Connection refused',
+    });
     const events = await store.db.selectFrom('alert_events').selectAll().where('kind', '=', 'CERT_RENEWAL_FAILED').execute();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ subject_type: 'certificate', resource_id: null, agent_id: null, routed_at: null });
-    expect(JSON.parse(events[0].payload)).toMatchObject({ subject: { type: 'certificate', id, name: 'claimed.test' }, cert: { notAfter: Number(failed.not_after) } });
+    expect(JSON.parse(events[0].payload)).toMatchObject({
+      subject: { type: 'certificate', id, name: 'claimed.test' },
+      cert: { notAfter: Number(failed.not_after) },
+    });
 
     expect(await claimOrder(store.db, failed, 'pod-b', now + 59 * 60_000)).toBe(false);
     expect(await claimOrder(store.db, failed, 'pod-b', Number(failed.next_attempt_at))).toBe(true);

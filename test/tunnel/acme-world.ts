@@ -28,17 +28,33 @@ export interface AcmeWorld {
   close(): Promise<void>;
 }
 
-export async function startAcmeWorld(opts: { challenges: string; pebbleEnv?: Record<string, string>; pebbleHttpPort?: number; args?: string[] }): Promise<AcmeWorld> {
+export async function startAcmeWorld(opts: {
+  challenges: string;
+  pebbleEnv?: Record<string, string>;
+  pebbleHttpPort?: number;
+  args?: string[];
+}): Promise<AcmeWorld> {
   const [httpPort, tlsPort] = [await freePort(), await freePort()];
   const pebble = await startPebble({ httpPort: opts.pebbleHttpPort ?? httpPort, tlsPort, env: opts.pebbleEnv });
   const base = mkdtempSync(join(tmpdir(), 'monctl-acme-'));
   const dataDir = join(base, 'data');
   const daemonArgs = (extra: string[]) => [
-    '--edge-listen', `127.0.0.1:${httpPort}`, '--edge-tls-listen', `127.0.0.1:${tlsPort}`,
-    '--acme-directory', pebble.directory, '--acme-email', 'ops@example.test', '--acme-challenges', opts.challenges, ...(opts.args ?? []), ...extra,
+    '--edge-listen',
+    `127.0.0.1:${httpPort}`,
+    '--edge-tls-listen',
+    `127.0.0.1:${tlsPort}`,
+    '--acme-directory',
+    pebble.directory,
+    '--acme-email',
+    'ops@example.test',
+    '--acme-challenges',
+    opts.challenges,
+    ...(opts.args ?? []),
+    ...extra,
   ];
   // The daemon trusts pebble's own HTTPS listener the way an operator would trust a private ACME server.
-  const start = (extra: string[] = []) => startDaemon({ dataDir, args: daemonArgs(extra), env: { NODE_EXTRA_CA_CERTS: pebble.listenerCaFile } });
+  const start = (extra: string[] = []) =>
+    startDaemon({ dataDir, args: daemonArgs(extra), env: { NODE_EXTRA_CA_CERTS: pebble.listenerCaFile } });
   let d: TestDaemon;
   try {
     d = await start();
@@ -49,9 +65,14 @@ export async function startAcmeWorld(opts: { challenges: string; pebbleEnv?: Rec
   }
   const slot = await agentSlot(d, 'office', base);
   let agent: TestAgent = startAgent(d.url, slot.tokenFile);
-  const connected = async () => until(async () => (await world.d.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED');
+  const connected = async () =>
+    until(async () => (await world.d.admin.call(operations.getAgent, { params: { id: slot.id } })).status === 'CONNECTED');
   const world: AcmeWorld = {
-    pebble, d, httpPort, tlsPort, agentId: slot.id,
+    pebble,
+    d,
+    httpPort,
+    tlsPort,
+    agentId: slot.id,
     async restart(args = []) {
       await agent.stop('SIGKILL');
       await world.d.stop();
@@ -60,10 +81,13 @@ export async function startAcmeWorld(opts: { challenges: string; pebbleEnv?: Rec
       await connected();
       return world.d;
     },
-    certificateOf: (name, accept = (c) => c.state !== 'PENDING') => until(async () => {
-      const found = (await world.d.admin.call(operations.listCertificates)).find((c) => c.source === 'ACME' && c.hostnames.includes(name));
-      return found && accept(found) ? found : undefined;
-    }, 100),
+    certificateOf: (name, accept = (c) => c.state !== 'PENDING') =>
+      until(async () => {
+        const found = (await world.d.admin.call(operations.listCertificates)).find(
+          (c) => c.source === 'ACME' && c.hostnames.includes(name),
+        );
+        return found && accept(found) ? found : undefined;
+      }, 100),
     async close() {
       await agent.stop('SIGKILL');
       await world.d.stop();

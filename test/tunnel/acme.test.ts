@@ -44,34 +44,74 @@ describe('ACME: HTTP-01, then a renewal', () => {
     } finally {
       pki.cleanup();
     }
-    await world.d.admin.call(operations.createRoute, { body: { name: 'up', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'up.test' } });
-    const route = await world.d.admin.call(operations.createRoute, { body: { name: 'one', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'one.test' } });
+    await world.d.admin.call(operations.createRoute, {
+      body: { name: 'up', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'up.test' },
+    });
+    const route = await world.d.admin.call(operations.createRoute, {
+      body: { name: 'one', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'one.test' },
+    });
     const cert = await world.certificateOf('one.test');
-    expect(cert, world.pebble.logs()).toMatchObject({ state: 'VALID', source: 'ACME', hostnames: ['one.test'], challenge: 'http-01', lastError: null, failures: 0 });
+    expect(cert, world.pebble.logs()).toMatchObject({
+      state: 'VALID',
+      source: 'ACME',
+      hostnames: ['one.test'],
+      challenge: 'http-01',
+      lastError: null,
+      failures: 0,
+    });
     expect(cert.issuer).toMatch(/Pebble Intermediate/);
     // Renewed at two thirds of its lifetime by default (the API's times are to the second).
     const [notBefore, notAfter] = [Date.parse(cert.notBefore!), Date.parse(cert.notAfter!)];
     expect(Math.abs(Date.parse(cert.renewAt!) - (notBefore + ((notAfter - notBefore) * 2) / 3))).toBeLessThanOrEqual(1_000);
-    expect((await world.d.admin.call(operations.listCertificates)).filter((c) => c.hostnames.includes('up.test')).map((c) => c.source)).toEqual(['UPLOAD']);
+    expect(
+      (await world.d.admin.call(operations.listCertificates)).filter((c) => c.hostnames.includes('up.test')).map((c) => c.source),
+    ).toEqual(['UPLOAD']);
 
     const rootFile = join(world.d.dataDir, '..', 'pebble-root.pem');
     writeFileSync(rootFile, root);
     // Asynchronously: the target runs in this process.
-    const curl = await run('curl', ['--silent', '--show-error', '--fail', '--cacert', rootFile, '--resolve', `one.test:${world.tlsPort}:127.0.0.1`,
-      `https://one.test:${world.tlsPort}/via-curl`]);
+    const curl = await run('curl', [
+      '--silent',
+      '--show-error',
+      '--fail',
+      '--cacert',
+      rootFile,
+      '--resolve',
+      `one.test:${world.tlsPort}:127.0.0.1`,
+      `https://one.test:${world.tlsPort}/via-curl`,
+    ]);
     expect(curl.stdout).toBe('hello https /via-curl');
-    const h2 = await run('curl', ['--silent', '--http2', '--cacert', rootFile, '--resolve', `one.test:${world.tlsPort}:127.0.0.1`,
-      '-o', '/dev/null', '-w', '%{http_version}', `https://one.test:${world.tlsPort}/`]);
+    const h2 = await run('curl', [
+      '--silent',
+      '--http2',
+      '--cacert',
+      rootFile,
+      '--resolve',
+      `one.test:${world.tlsPort}:127.0.0.1`,
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_version}',
+      `https://one.test:${world.tlsPort}/`,
+    ]);
     expect(h2.stdout).toBe('2');
 
     const detail = await world.d.admin.call(operations.getRoute, { params: { id: route.id } });
     expect(detail.certificate).toMatchObject({ state: 'VALID', source: 'ACME', certificateId: cert.id, lastError: null });
   });
 
-  it('issues a certificate for a status page\'s custom hostname by HTTP-01 although the page redirects plain HTTP to HTTPS', async () => {
-    await world.d.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test', httpsRedirect: true } });
+  it("issues a certificate for a status page's custom hostname by HTTP-01 although the page redirects plain HTTP to HTTPS", async () => {
+    await world.d.admin.call(operations.createStatusPage, {
+      body: { slug: 'main', title: 'Status', customHostname: 'status.test', httpsRedirect: true },
+    });
     const cert = await world.certificateOf('status.test');
-    expect(cert, world.pebble.logs()).toMatchObject({ state: 'VALID', source: 'ACME', hostnames: ['status.test'], challenge: 'http-01', lastError: null });
+    expect(cert, world.pebble.logs()).toMatchObject({
+      state: 'VALID',
+      source: 'ACME',
+      hostnames: ['status.test'],
+      challenge: 'http-01',
+      lastError: null,
+    });
     const plain = await edge(world.d.edgeUrl, 'status.test', 'GET', '/');
     expect(plain.status).toBe(308);
     const res = await tlsEdge(`https://127.0.0.1:${world.tlsPort}`, 'status.test', '/', root);
@@ -105,8 +145,10 @@ describe('ACME: TLS-ALPN-01', () => {
     await target?.close();
   });
 
-  it('issues a certificate by TLS-ALPN-01 on the TLS edge, chained to pebble\'s root', async () => {
-    await world.d.admin.call(operations.createRoute, { body: { name: 'two', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'two.test' } });
+  it("issues a certificate by TLS-ALPN-01 on the TLS edge, chained to pebble's root", async () => {
+    await world.d.admin.call(operations.createRoute, {
+      body: { name: 'two', type: 'HTTP', agentId: world.agentId, target: target.url, hostname: 'two.test' },
+    });
     const cert = await world.certificateOf('two.test');
     expect(cert, world.pebble.logs()).toMatchObject({ state: 'VALID', challenge: 'tls-alpn-01', lastError: null });
     const res = await tlsEdge(`https://127.0.0.1:${world.tlsPort}`, 'two.test', '/alpn', await world.pebble.root());
@@ -130,16 +172,23 @@ describe('ACME: a refused challenge', () => {
   });
 
   it('shows the failure as lastError, in the metrics, and as a CERT_RENEWAL_FAILED alert routed to a notifier; no new order within the hour', async () => {
-    const notifier = await world.d.admin.call(operations.createNotifier, { body: { name: 'ops', type: 'WEBHOOK', config: { url: receiver.url } } });
+    const notifier = await world.d.admin.call(operations.createNotifier, {
+      body: { name: 'ops', type: 'WEBHOOK', config: { url: receiver.url } },
+    });
     await world.d.admin.call(operations.createAlertRule, {
       body: { name: 'certs', events: ['CERT_RENEWAL_FAILED'], notifierIds: [notifier.id], groupWaitSeconds: 0 },
     });
-    const route = await world.d.admin.call(operations.createRoute, { body: { name: 'bad', type: 'HTTP', agentId: world.agentId, target: 'http://127.0.0.1:9', hostname: 'bad.test' } });
+    const route = await world.d.admin.call(operations.createRoute, {
+      body: { name: 'bad', type: 'HTTP', agentId: world.agentId, target: 'http://127.0.0.1:9', hostname: 'bad.test' },
+    });
     const cert = await world.certificateOf('bad.test');
     expect(cert).toMatchObject({ state: 'FAILED', failures: 1, source: 'ACME' });
     expect(cert.lastError).toMatch(/connection refused|Connection refused|connect/i);
     expect(Date.parse(cert.nextAttemptAt!) - Date.parse(cert.lastErrorAt!)).toBeGreaterThanOrEqual(60 * 60_000);
-    expect((await world.d.admin.call(operations.getRoute, { params: { id: route.id } })).certificate).toMatchObject({ state: 'FAILED', lastError: cert.lastError });
+    expect((await world.d.admin.call(operations.getRoute, { params: { id: route.id } })).certificate).toMatchObject({
+      state: 'FAILED',
+      lastError: cert.lastError,
+    });
     const home = tempHome();
     try {
       const get = await adminRunner(world.d, home.dir)(['routes', 'get', 'bad']);
@@ -157,7 +206,8 @@ describe('ACME: a refused challenge', () => {
     const { data } = JSON.parse(delivered.body);
     expect(data.title).toBe('Certificate renewal failed: bad.test');
     expect(data.items[0]).toMatchObject({
-      kind: 'CERT_RENEWAL_FAILED', subject: { type: 'certificate', id: cert.id, name: 'bad.test' },
+      kind: 'CERT_RENEWAL_FAILED',
+      subject: { type: 'certificate', id: cert.id, name: 'bad.test' },
       cause: { message: cert.lastError, errorCode: 'ACME_ORDER_FAILED' },
     });
 

@@ -26,12 +26,13 @@ async function rawServer(answer: (socket: Socket, request: string) => void): Pro
   return new URL(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/admin/tunnel`);
 }
 
-const dial = (url: URL, timeoutMs = 5_000) => dialUpgrade({ url, headers: { Authorization: 'Bearer t0k' }, timeoutMs }, (socket) => {
-  // What the session does: read everything from here on.
-  const got: Buffer[] = [];
-  socket.on('data', (c: Buffer) => got.push(c));
-  return { socket, got };
-});
+const dial = (url: URL, timeoutMs = 5_000) =>
+  dialUpgrade({ url, headers: { Authorization: 'Bearer t0k' }, timeoutMs }, (socket) => {
+    // What the session does: read everything from here on.
+    const got: Buffer[] = [];
+    socket.on('data', (c: Buffer) => got.push(c));
+    return { socket, got };
+  });
 
 describe('the agent dial', () => {
   it('sends the upgrade request and keeps the bytes that came with the 101', async () => {
@@ -61,7 +62,11 @@ describe('the agent dial', () => {
 
   it('turns a refusal into DialRefused with the problem detail, body read by its length or to the end', async () => {
     const problem = JSON.stringify({ status: 401, detail: 'invalid registration token' });
-    let url = await rawServer((socket) => socket.end(`HTTP/1.1 401 Unauthorized\r\nContent-Type: application/problem+json\r\nContent-Length: ${problem.length}\r\n\r\n${problem}`));
+    let url = await rawServer((socket) =>
+      socket.end(
+        `HTTP/1.1 401 Unauthorized\r\nContent-Type: application/problem+json\r\nContent-Length: ${problem.length}\r\n\r\n${problem}`,
+      ),
+    );
     const refused = await dial(url).catch((e) => e);
     expect(refused).toBeInstanceOf(DialRefused);
     expect(refused).toMatchObject({ status: 401, message: 'daemon answered 401: invalid registration token' });
@@ -69,7 +74,9 @@ describe('the agent dial', () => {
     // Kept open after a body of known length: the refusal must not wait for the close.
     url = await rawServer((socket) => socket.write('HTTP/1.1 429 Too Many Requests\r\nContent-Length: 4\r\n\r\nslow'));
     expect(await dial(url).catch((e) => e)).toMatchObject({ status: 429, message: 'daemon answered 429: slow' });
-    await new Promise<void>((r) => { server!.close(() => r()); });
+    await new Promise<void>((r) => {
+      server!.close(() => r());
+    });
     url = await rawServer((socket) => socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\ndraining'));
     expect(await dial(url).catch((e) => e)).toMatchObject({ status: 503, message: 'daemon answered 503: draining' });
   });

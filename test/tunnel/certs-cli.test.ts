@@ -31,14 +31,21 @@ describe('monctl certs', () => {
     const pair = pki.issueNames('star', 41, ['*.apps.test', 'apps.test']);
     const add = await monctl(['certs', 'add', '--cert', pair.certFile, '--key', '-', '-o', 'json'], { input: pair.key });
     expect(add.code, add.stderr).toBe(0);
-    expect(add.json()).toMatchObject({ source: 'UPLOAD', hostnames: ['*.apps.test', 'apps.test'], state: 'VALID', issuer: 'CN=cli test CA' });
+    expect(add.json()).toMatchObject({
+      source: 'UPLOAD',
+      hostnames: ['*.apps.test', 'apps.test'],
+      state: 'VALID',
+      issuer: 'CN=cli test CA',
+    });
     expect(add.stdout).not.toContain('PRIVATE KEY');
     const serial = new X509Certificate(pair.cert).serialNumber;
     expect(await servedFor(d.edgeTlsUrl!, 'one.apps.test', pki.ca)).toMatchObject({ serial });
 
     // The route detail shows the certificate its hostname gets.
     const agent = await d.admin.call(operations.createAgent, { body: { name: 'office' } });
-    await d.admin.call(operations.createRoute, { body: { name: 'one', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9', hostname: 'one.apps.test' } });
+    await d.admin.call(operations.createRoute, {
+      body: { name: 'one', type: 'HTTP', agentId: agent.id, target: 'http://127.0.0.1:9', hostname: 'one.apps.test' },
+    });
     const route = await monctl(['routes', 'get', 'one']);
     expect(route.code, route.stderr).toBe(0);
     expect(route.stdout).toContain(`\nCERTIFICATE\tVALID UPLOAD until ${add.json().notAfter}\n`);
@@ -50,7 +57,9 @@ describe('monctl certs', () => {
     expect(get.json()).toMatchObject({ id: add.json().id, serial });
 
     // Sealed at rest: the database (and its WAL) hold the certificate in PEM, but not the key.
-    const stored = Buffer.concat(['monctl.db', 'monctl.db-wal'].filter((f) => existsSync(join(d.dataDir, f))).map((f) => readFileSync(join(d.dataDir, f))));
+    const stored = Buffer.concat(
+      ['monctl.db', 'monctl.db-wal'].filter((f) => existsSync(join(d.dataDir, f))).map((f) => readFileSync(join(d.dataDir, f))),
+    );
     expect(stored.includes(pair.cert.split('\n')[1])).toBe(true);
     expect(stored.includes('PRIVATE KEY')).toBe(false);
     expect(stored.includes(pair.key.split('\n')[1])).toBe(false);

@@ -48,7 +48,7 @@ describe('DialLimiter', () => {
     expect(sources.map((s) => s.source)).not.toContain('10.0.0.0');
   });
 
-  it('drain reports each source\'s counts once and forgets sources with nothing left in the window', () => {
+  it("drain reports each source's counts once and forgets sources with nothing left in the window", () => {
     const l = new DialLimiter(2, 1_000);
     refuse(l, 'a', 0);
     refuse(l, 'a', 0);

@@ -78,7 +78,11 @@ describe('tunnel: edge errors', () => {
     try {
       const url = new URL(tunnel.daemon.edgeUrl);
       const req = request({
-        host: url.hostname, port: url.port, method: 'PUT', path: '/upload', agent: false,
+        host: url.hostname,
+        port: url.port,
+        method: 'PUT',
+        path: '/upload',
+        agent: false,
         headers: { host: 'main.test', 'content-length': String(10 * 1024 * 1024) },
       });
       req.on('error', () => {});

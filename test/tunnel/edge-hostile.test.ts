@@ -67,7 +67,10 @@ describe('tunnel: a hostile client at the edge', () => {
       req.on('end', () => res.end('slow'));
       req.on('close', () => (slowClosed = true));
     });
-    tunnel = await startTunnel([], ['--edge-tls-listen', '127.0.0.1:0', '--trusted-proxies', '127.0.0.1/32', '--request-timeout', '3s', '--headers-timeout', '2s']);
+    tunnel = await startTunnel(
+      [],
+      ['--edge-tls-listen', '127.0.0.1:0', '--trusted-proxies', '127.0.0.1/32', '--request-timeout', '3s', '--headers-timeout', '2s'],
+    );
     tlsUrl = tunnel.daemon.edgeTlsUrl!;
     const pair = pki.issueNames('edge', 61, ['open.test', 'basic.test', 'key.test']);
     await tunnel.daemon.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert + pki.ca, privateKey: pair.key } });
@@ -88,7 +91,9 @@ describe('tunnel: a hostile client at the edge', () => {
     expect(await raw(port, Buffer.from([0x16, 0x03, 0x03, 0x40, 0x00]))).toBe('');
     // SNI: upper case is the same name; a long name, no name, or one no certificate covers: no certificate, no crash.
     expect(await servedFor(tlsUrl, 'OPEN.TEST', pki.ca)).toHaveProperty('serial');
-    expect(await servedFor(tlsUrl, `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}`, pki.ca)).toHaveProperty('error');
+    expect(await servedFor(tlsUrl, `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}`, pki.ca)).toHaveProperty(
+      'error',
+    );
     expect(await servedFor(tlsUrl, 'x.y.test', pki.ca)).toHaveProperty('error');
     const noSni = await new Promise<string>((resolve) => {
       const socket = tlsConnect({ host: '127.0.0.1', port, ca: pki.ca, rejectUnauthorized: false }, () => resolve('connected'));
@@ -97,8 +102,13 @@ describe('tunnel: a hostile client at the edge', () => {
     expect(noSni).not.toBe('connected');
     // An ACME validator's ALPN for a name without a challenge under way: no certificate.
     const alpn = await new Promise<string>((resolve) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port, servername: 'open.test', ALPNProtocols: ['acme-tls/1'], rejectUnauthorized: false },
-        () => { socket.destroy(); resolve('connected'); });
+      const socket = tlsConnect(
+        { host: '127.0.0.1', port, servername: 'open.test', ALPNProtocols: ['acme-tls/1'], rejectUnauthorized: false },
+        () => {
+          socket.destroy();
+          resolve('connected');
+        },
+      );
       socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     });
     expect(alpn).not.toBe('connected');
@@ -129,7 +139,7 @@ describe('tunnel: a hostile client at the edge', () => {
     await stillServing();
   });
 
-  it('resets an HTTP/2 request whose body never ends after --request-timeout, and the target\'s request is let go', async () => {
+  it("resets an HTTP/2 request whose body never ends after --request-timeout, and the target's request is let go", async () => {
     const session = await h2session(tlsUrl, pki.ca, 'open.test');
     const outcome = await new Promise<string>((resolve) => {
       const stream = session.request({ ':path': '/slow', ':method': 'POST', ':authority': 'open.test' }, { endStream: false });
@@ -165,7 +175,10 @@ describe('tunnel: a hostile client at the edge', () => {
       await send('key.test', '/', { 'x-api-key': 'monctl_'.padEnd(4_000, 'z') });
       await send('key.test', '/', { authorization: 'Bearer' });
     }
-    expect(statuses.every((s) => s === 401 || s === 431), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => s === 401 || s === 431),
+      statuses.join(','),
+    ).toBe(true);
     expect(hits).toBe(before);
     // HTTP/2: a header list past the limit refuses the stream; the session and the daemon live on.
     const session = await h2session(tlsUrl, pki.ca, 'basic.test');
@@ -186,7 +199,16 @@ describe('tunnel: a hostile client at the edge', () => {
     await route('allow', { ipAllow: ['10.0.0.0/8'] });
     const before = hits;
     const get = (xff: string) => edge(tunnel.daemon.edgeUrl, 'allow.test', 'GET', '/x', undefined, { 'x-forwarded-for': xff });
-    for (const xff of ['garbage', '10.1.2.3, garbage', ' , ,, ', '::ffff:zzz', '999.1.1.1', `${'1.2.3.4,'.repeat(1_500)}10.1.1.1, ::1%eth0`, '[10.1.1.1]', '10.1.1.1:80']) {
+    for (const xff of [
+      'garbage',
+      '10.1.2.3, garbage',
+      ' , ,, ',
+      '::ffff:zzz',
+      '999.1.1.1',
+      `${'1.2.3.4,'.repeat(1_500)}10.1.1.1, ::1%eth0`,
+      '[10.1.1.1]',
+      '10.1.1.1:80',
+    ]) {
       expect((await get(xff)).status, xff).toBe(403);
     }
     expect(hits).toBe(before);
@@ -197,11 +219,18 @@ describe('tunnel: a hostile client at the edge', () => {
   it('refuses wrong basic-auth passwords beyond the checks it can run at once with 429, and the right one gets through after', async () => {
     await route('flood', { auth: 'basic', basicUsers: [{ username: 'alice', password: 'wonderland-1' }] });
     const before = hits;
-    const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) =>
-      edge(tunnel.daemon.edgeUrl, 'flood.test', 'GET', '/', undefined, { authorization: basic('alice', `guess-${i}`) }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 80 }, (_, i) =>
+        edge(tunnel.daemon.edgeUrl, 'flood.test', 'GET', '/', undefined, { authorization: basic('alice', `guess-${i}`) }).then(
+          (r) => r.status,
+        ),
+      ),
+    );
     expect(new Set(statuses)).toEqual(new Set([401, 429]));
     expect(hits).toBe(before);
-    expect((await edge(tunnel.daemon.edgeUrl, 'flood.test', 'GET', '/', undefined, { authorization: basic('alice', 'wonderland-1') })).status).toBe(200);
+    expect(
+      (await edge(tunnel.daemon.edgeUrl, 'flood.test', 'GET', '/', undefined, { authorization: basic('alice', 'wonderland-1') })).status,
+    ).toBe(200);
     await stillServing();
   });
 

@@ -25,7 +25,9 @@ describe('tunnel: the HTTPS edge', () => {
 
   const upload = async (name: string, serial: number, names: string[]) => {
     const pair = pki.issueNames(name, serial, names);
-    const cert = await tunnel.daemon.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert + pki.ca, privateKey: pair.key } });
+    const cert = await tunnel.daemon.admin.call(operations.uploadCertificate, {
+      body: { certificate: pair.cert + pki.ca, privateKey: pair.key },
+    });
     certs[name] = { id: cert.id, serial: new X509Certificate(pair.cert).serialNumber };
     return cert;
   };
@@ -62,7 +64,13 @@ describe('tunnel: the HTTPS edge', () => {
   });
 
   it('picks the certificate by SNI among three hostnames and a wildcard, and none for other names', async () => {
-    for (const [name, key] of [['a.test', 'a'], ['b.test', 'b'], ['c.test', 'c'], ['x.w.test', 'w'], ['other.w.test', 'w']] as const) {
+    for (const [name, key] of [
+      ['a.test', 'a'],
+      ['b.test', 'b'],
+      ['c.test', 'c'],
+      ['x.w.test', 'w'],
+      ['other.w.test', 'w'],
+    ] as const) {
       expect(await servedFor(tlsUrl, name, pki.ca), name).toMatchObject({ serial: certs[key].serial });
     }
     // A wildcard covers one label only; unknown names get no certificate at all.
@@ -72,17 +80,20 @@ describe('tunnel: the HTTPS edge', () => {
 
   it('speaks TLS 1.2 and 1.3, and refuses older versions', async () => {
     const { port } = new URL(tlsUrl);
-    const version = (options: import('node:tls').ConnectionOptions) => new Promise<string>((resolve) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'a.test', ca: pki.ca, ...options }, () => {
-        resolve(socket.getProtocol() ?? '');
-        socket.destroy();
+    const version = (options: import('node:tls').ConnectionOptions) =>
+      new Promise<string>((resolve) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'a.test', ca: pki.ca, ...options }, () => {
+          resolve(socket.getProtocol() ?? '');
+          socket.destroy();
+        });
+        socket.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code}`));
       });
-      socket.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code}`));
-    });
     expect(await version({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
     expect(await version({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' })).toBe('TLSv1.3');
     // The client offers TLS 1.0 and 1.1 only (allowed on its side at security level 0): the edge answers a protocol_version alert.
-    expect(await version({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).toBe('error ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
+    expect(await version({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).toBe(
+      'error ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+    );
   });
 
   it('serves HTTP/1.1 over TLS with a verified chain and X-Forwarded-Proto https', async () => {
@@ -98,19 +109,28 @@ describe('tunnel: the HTTPS edge', () => {
   it('serves HTTP/2 (ALPN h2) with 100 concurrent streams on one connection, all in flight at once', async () => {
     const before = seen.length;
     const session = h2connect(tlsUrl, { ca: pki.ca, servername: 'a.test' });
-    await new Promise((resolve, reject) => { session.once('connect', resolve); session.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      session.once('connect', resolve);
+      session.once('error', reject);
+    });
     expect((session.socket as import('node:tls').TLSSocket).alpnProtocol).toBe('h2');
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const stream = session.request({ ':path': `/h2/${i}`, ':authority': 'a.test' });
-      let body = '';
-      let status = 0;
-      stream.setEncoding('utf8');
-      stream.on('response', (headers) => (status = Number(headers[':status'])));
-      stream.on('data', (c: string) => (body += c));
-      stream.on('end', () => resolve({ status, body }));
-      stream.on('error', reject);
-      stream.end();
-    })));
+    const results = await Promise.all(
+      Array.from(
+        { length: 100 },
+        (_, i) =>
+          new Promise<{ status: number; body: string }>((resolve, reject) => {
+            const stream = session.request({ ':path': `/h2/${i}`, ':authority': 'a.test' });
+            let body = '';
+            let status = 0;
+            stream.setEncoding('utf8');
+            stream.on('response', (headers) => (status = Number(headers[':status'])));
+            stream.on('data', (c: string) => (body += c));
+            stream.on('end', () => resolve({ status, body }));
+            stream.on('error', reject);
+            stream.end();
+          }),
+      ),
+    );
     session.close();
     results.forEach((r, i) => expect(r).toEqual({ status: 200, body: `hello /h2/${i}` }));
     const reached = seen.slice(before);
@@ -123,7 +143,10 @@ describe('tunnel: the HTTPS edge', () => {
     const client = new WsClient(`${tlsUrl.replace('https', 'wss')}/ws`, options);
     const received: string[] = [];
     client.on('message', (data) => received.push(String(data)));
-    await new Promise((resolve, reject) => { client.once('open', resolve); client.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      client.once('open', resolve);
+      client.once('error', reject);
+    });
     client.send('ping over tls');
     await until(() => received.length === 2);
     expect(received).toEqual(['hello https', 'ping over tls']);
@@ -144,17 +167,24 @@ describe('tunnel: the HTTPS edge', () => {
     expect(secure.status).toBe(200);
     // The access log is written in batches: wait for both entries (the route's WebSocket is in it too).
     const log = await until(async () => {
-      const entries = (await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 10 } }))
-        .filter((e) => e.path === '/r/x');
+      const entries = (await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id: route.id }, query: { limit: 10 } })).filter(
+        (e) => e.path === '/r/x',
+      );
       return entries.length >= 2 && entries;
     });
-    expect(log.map((e) => [e.status, e.error])).toEqual([[200, null], [308, 'access: redirected to HTTPS']]);
+    expect(log.map((e) => [e.status, e.error])).toEqual([
+      [200, null],
+      [308, 'access: redirected to HTTPS'],
+    ]);
   });
 
   it('lists certificates without keys, shows the route certificate state, and stops serving a deleted one', async () => {
     const list = await tunnel.daemon.admin.call(operations.listCertificates);
     expect(list.map((c) => [c.source, c.hostnames, c.state])).toEqual([
-      ['UPLOAD', ['a.test'], 'VALID'], ['UPLOAD', ['b.test'], 'VALID'], ['UPLOAD', ['c.test'], 'VALID'], ['UPLOAD', ['*.w.test'], 'VALID'],
+      ['UPLOAD', ['a.test'], 'VALID'],
+      ['UPLOAD', ['b.test'], 'VALID'],
+      ['UPLOAD', ['c.test'], 'VALID'],
+      ['UPLOAD', ['*.w.test'], 'VALID'],
     ]);
     expect(list[0].issuer).toBe('CN=edge test CA');
     expect(list[0].notAfter).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -165,20 +195,31 @@ describe('tunnel: the HTTPS edge', () => {
 
     await tunnel.daemon.admin.call(operations.deleteCertificate, { params: { id: certs.w.id } });
     expect(await servedFor(tlsUrl, 'x.w.test', pki.ca)).toHaveProperty('error');
-    expect((await tunnel.daemon.admin.call(operations.getRoute, { params: { id: route.id } })).certificate).toMatchObject({ state: 'NONE' });
+    expect((await tunnel.daemon.admin.call(operations.getRoute, { params: { id: route.id } })).certificate).toMatchObject({
+      state: 'NONE',
+    });
   });
 
   it('refuses an upload whose key does not match, or whose hostname it does not cover, naming the field', async () => {
     const a = pki.issueNames('mismatch-a', 21, ['m.test']);
     const b = pki.issueNames('mismatch-b', 22, ['m.test']);
-    const call = (body: Record<string, unknown>) => tunnel.daemon.admin.call(operations.uploadCertificate, { body: body as never }).then(() => undefined, (err) => err);
+    const call = (body: Record<string, unknown>) =>
+      tunnel.daemon.admin.call(operations.uploadCertificate, { body: body as never }).then(
+        () => undefined,
+        (err) => err,
+      );
     expect(await call({ certificate: a.cert, privateKey: b.key })).toMatchObject({ status: 400, errors: [{ field: 'privateKey' }] });
-    expect(await call({ certificate: a.cert, privateKey: a.key, hostnames: ['n.test'] })).toMatchObject({ status: 400, errors: [{ field: 'hostnames[0]' }] });
+    expect(await call({ certificate: a.cert, privateKey: a.key, hostnames: ['n.test'] })).toMatchObject({
+      status: 400,
+      errors: [{ field: 'hostnames[0]' }],
+    });
     expect(await call({ certificate: 'not pem', privateKey: a.key })).toMatchObject({ status: 400, errors: [{ field: 'certificate' }] });
   });
 
   it('serves a status page on its custom hostname over TLS, and redirects it from plain HTTP when the page says so', async () => {
-    const page = await tunnel.daemon.admin.call(operations.createStatusPage, { body: { slug: 'main', title: 'Status', customHostname: 'status.test' } });
+    const page = await tunnel.daemon.admin.call(operations.createStatusPage, {
+      body: { slug: 'main', title: 'Status', customHostname: 'status.test' },
+    });
     expect(page.httpsRedirect).toBe(false);
     await upload('s', 31, ['status.test']);
     const res = await tlsEdge(tlsUrl, 'status.test', '/', pki.ca);

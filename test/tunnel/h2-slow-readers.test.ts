@@ -41,7 +41,10 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
     pki = makePki('h2 slow readers CA');
     target = await startTarget((req, res) => {
       served++;
-      if (req.url === '/huge') res.on('close', () => { if (!res.writableFinished) hugeCut++; });
+      if (req.url === '/huge')
+        res.on('close', () => {
+          if (!res.writableFinished) hugeCut++;
+        });
       res.end(req.url === '/huge' ? huge : body);
     });
     target.server.on('connection', (socket) => socket.once('close', () => targetClosed++));
@@ -56,7 +59,10 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
     pki?.cleanup();
   });
 
-  const shedTotal = async () => Number(/^monctl_http_slow_readers_shed_total (\d+)/m.exec((await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text)?.[1] ?? 0);
+  const shedTotal = async () =>
+    Number(
+      /^monctl_http_slow_readers_shed_total (\d+)/m.exec((await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text)?.[1] ?? 0,
+    );
   const entries = (events: SseEvent[], path: string) => events.filter((e) => e.event === 'LOG' && e.data.path === path);
 
   it('are reset within the window, their tunnel streams with them, and the daemon stays small', async () => {
@@ -65,24 +71,35 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
     const shedBefore = await shedTotal();
     const idle = rssMb(daemon.proc.pid!);
     let peak = idle;
-    const sampler = setInterval(() => { peak = Math.max(peak, rssMb(daemon.proc.pid!)); }, 100);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssMb(daemon.proc.pid!));
+    }, 100);
     const total = SESSIONS * STREAMS;
     // Session after session (each once its streams are answered): on a loaded 2-core machine 1,024 requests at
     // once starve the tunnel's keepalive; on a quick one they are all stalled together anyway.
-    const attack = await stalledH2Streams(daemon.edgeTlsUrl!, { ca: pki.ca, servername: 'big.test', path: '/', sessions: SESSIONS, streams: STREAMS, oneByOne: true });
+    const attack = await stalledH2Streams(daemon.edgeTlsUrl!, {
+      ca: pki.ca,
+      servername: 'big.test',
+      path: '/',
+      sessions: SESSIONS,
+      streams: STREAMS,
+      oneByOne: true,
+    });
     try {
       await until(() => served >= total && attack.answered >= total);
       // Without shedding nothing is ever reset: the test's timeout says so.
       await until(() => attack.resets.length >= total, 200);
       const after = attack.resets.map((r) => r.afterMs);
-      console.log(`${total} stalled HTTP/2 streams: daemon RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; `
-        + `reset ${Math.min(...after)}-${Math.max(...after)} ms after their headers (window ${WINDOW_MS} ms)`);
+      console.log(
+        `${total} stalled HTTP/2 streams: daemon RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; ` +
+          `reset ${Math.min(...after)}-${Math.max(...after)} ms after their headers (window ${WINDOW_MS} ms)`,
+      );
       // CANCEL; or ENHANCE_YOUR_CALM for those whose RST_STREAM the client had not handled yet when
       // its session's GOAWAY came (node's client then closes every stream with the GOAWAY's code).
       expect(attack.resets.filter((r) => r.code !== h2.NGHTTP2_CANCEL && r.code !== h2.NGHTTP2_ENHANCE_YOUR_CALM)).toEqual([]);
       // Within the window, plus a check period (a quarter of it) and a generous margin for a loaded machine.
       expect(Math.max(...after)).toBeLessThan(WINDOW_MS * 2 + 5_000);
-      expect(await shedTotal() - shedBefore).toBe(total);
+      expect((await shedTotal()) - shedBefore).toBe(total);
       // The tunnel streams went with them: the agent closed every target connection (none was complete, none is reused).
       await until(() => targetClosed >= total);
       await until(() => entries(log.events, '/').length >= total);
@@ -132,7 +149,9 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
       const got = await new Promise<number>((resolve, reject) => {
         const req = session.request({ ':path': '/huge', ':authority': 'big.test' });
         let n = 0;
-        req.on('data', (c: Buffer) => { n += c.length; });
+        req.on('data', (c: Buffer) => {
+          n += c.length;
+        });
         req.on('end', () => resolve(n));
         req.on('error', reject);
       });

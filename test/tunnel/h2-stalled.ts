@@ -18,15 +18,27 @@ export interface StalledH2 {
  * of 0 (per stream and for the connection), open `streams` requests each, never
  * read a byte, and keep the session busy with a PING a second.
  */
-export async function stalledH2Streams(url: string, opts: {
-  ca?: string; servername: string; path: string; sessions: number; streams: number;
-  /** Opens a session only once the previous one's streams are all answered (a loaded machine takes the burst in steps). */
-  oneByOne?: boolean;
-}): Promise<StalledH2> {
+export async function stalledH2Streams(
+  url: string,
+  opts: {
+    ca?: string;
+    servername: string;
+    path: string;
+    sessions: number;
+    streams: number;
+    /** Opens a session only once the previous one's streams are all answered (a loaded machine takes the burst in steps). */
+    oneByOne?: boolean;
+  },
+): Promise<StalledH2> {
   const sessions: ClientHttp2Session[] = [];
   const seen: StalledH2 = { answered: 0, resets: [], goaways: [], closed: 0, close: () => sessions.forEach((s) => s.destroy()) };
   for (let i = 0; i < opts.sessions; i++) {
-    const session = h2connect(url, { ca: opts.ca, servername: opts.servername, rejectUnauthorized: opts.ca !== undefined, settings: { initialWindowSize: 0 } });
+    const session = h2connect(url, {
+      ca: opts.ca,
+      servername: opts.servername,
+      rejectUnauthorized: opts.ca !== undefined,
+      settings: { initialWindowSize: 0 },
+    });
     sessions.push(session);
     session.on('error', () => {});
     session.on('goaway', (code) => seen.goaways.push(code));
@@ -34,14 +46,21 @@ export async function stalledH2Streams(url: string, opts: {
     await new Promise<void>((resolve, reject) => session.once('remoteSettings', () => resolve()).once('error', reject));
     // The connection window too (nghttp2 lowers it without a WINDOW_UPDATE): no DATA can come at all.
     session.setLocalWindowSize(0);
-    const pings = setInterval(() => { if (!session.destroyed) session.ping(() => {}); }, 1000);
+    const pings = setInterval(() => {
+      if (!session.destroyed) session.ping(() => {});
+    }, 1000);
     session.once('close', () => clearInterval(pings));
     for (let s = 0; s < opts.streams; s++) {
       const stream = session.request({ ':path': opts.path, ':authority': opts.servername });
       stream.on('error', () => {});
       let answeredAt = 0;
-      stream.once('response', () => { answeredAt = Date.now(); seen.answered++; });
-      stream.once('close', () => { if (answeredAt) seen.resets.push({ code: stream.rstCode ?? 0, afterMs: Date.now() - answeredAt }); });
+      stream.once('response', () => {
+        answeredAt = Date.now();
+        seen.answered++;
+      });
+      stream.once('close', () => {
+        if (answeredAt) seen.resets.push({ code: stream.rstCode ?? 0, afterMs: Date.now() - answeredAt });
+      });
     }
     while (opts.oneByOne && seen.answered < (i + 1) * opts.streams && !session.closed) await new Promise((r) => setTimeout(r, 50));
   }

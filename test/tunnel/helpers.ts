@@ -20,12 +20,22 @@ export interface TestAgent {
 }
 
 const agents = new Set<ChildProcess>();
-process.on('exit', () => { for (const p of agents) p.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const p of agents) p.kill('SIGKILL');
+});
 
 /** Runs `bin/monctl agent` (or `command agent`: an installed monctl, the single-executable agent) as a real child process. */
-export function startAgent(server: string, tokenFile: string, args: string[] = [], env: Record<string, string> = {}, command = join(ROOT, 'bin/monctl')): TestAgent {
+export function startAgent(
+  server: string,
+  tokenFile: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  command = join(ROOT, 'bin/monctl'),
+): TestAgent {
   const proc = spawn(command, ['agent', '--server', server, '--token-file', tokenFile, ...args], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   agents.add(proc);
   const logs: Array<Record<string, unknown>> = [];
@@ -38,14 +48,24 @@ export function startAgent(server: string, tokenFile: string, args: string[] = [
     while ((nl = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
-      try { logs.push(JSON.parse(line)); } catch { logs.push({ raw: line }); }
+      try {
+        logs.push(JSON.parse(line));
+      } catch {
+        logs.push({ raw: line });
+      }
     }
   });
   const exited = new Promise<number | string | null>((resolve) => {
-    proc.once('exit', (code, signal) => { agents.delete(proc); resolve(code ?? signal); });
+    proc.once('exit', (code, signal) => {
+      agents.delete(proc);
+      resolve(code ?? signal);
+    });
   });
   return {
-    proc, logs, stderr: () => stderr, exited,
+    proc,
+    logs,
+    stderr: () => stderr,
+    exited,
     stop(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;
@@ -85,7 +105,11 @@ export async function startTunnel(agentArgs: string[] = [], daemonArgs: string[]
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   const running: TestAgent[] = [];
   const tunnel: Tunnel = {
-    daemon, agentId: created.id, tokenFile, dir, agent: undefined as unknown as TestAgent,
+    daemon,
+    agentId: created.id,
+    tokenFile,
+    dir,
+    agent: undefined as unknown as TestAgent,
     startAgent(args = agentArgs) {
       const agent = startAgent(daemon.url, tokenFile, args);
       running.push(agent);
@@ -112,13 +136,21 @@ export async function startTunnel(agentArgs: string[] = [], daemonArgs: string[]
 }
 
 /** A target HTTP server on 127.0.0.1 with an OS-chosen port. */
-export async function startTarget(handler: RequestListener): Promise<{ server: Server; url: string; port: number; close(): Promise<void> }> {
+export async function startTarget(
+  handler: RequestListener,
+): Promise<{ server: Server; url: string; port: number; close(): Promise<void> }> {
   const server = createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    server, port, url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -130,7 +162,14 @@ export interface EdgeResponse {
 }
 
 /** One request to the edge with a given Host header (fresh connection, whole body read). */
-export function edge(edgeUrl: string, host: string, method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<EdgeResponse> {
+export function edge(
+  edgeUrl: string,
+  host: string,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<EdgeResponse> {
   const url = new URL(edgeUrl);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, method, path, agent: false, headers: { host, ...headers } }, (res) => {
@@ -146,7 +185,6 @@ export function edge(edgeUrl: string, host: string, method: string, path: string
     req.end(body);
   });
 }
-
 
 /** Subscribes to an SSE stream of the daemon and collects its events until closed. */
 export function subscribe(daemon: TestDaemon, path: string): Promise<{ events: SseEvent[]; close(): void }> {

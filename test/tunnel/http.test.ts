@@ -17,7 +17,10 @@ describe('tunnel: HTTP routes', () => {
       if (req.url === '/upload') {
         const hash = createHash('sha256');
         let size = 0;
-        req.on('data', (c: Buffer) => { hash.update(c); size += c.length; });
+        req.on('data', (c: Buffer) => {
+          hash.update(c);
+          size += c.length;
+        });
         req.on('end', () => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ size, sha256: hash.digest('hex') }));
@@ -29,7 +32,10 @@ describe('tunnel: HTTP routes', () => {
         let n = 0;
         const timer = setInterval(() => {
           res.write(`chunk ${n}\n`);
-          if (++n === 5) { clearInterval(timer); res.end('done\n'); }
+          if (++n === 5) {
+            clearInterval(timer);
+            res.end('done\n');
+          }
         }, 20);
         return;
       }
@@ -51,7 +57,10 @@ describe('tunnel: HTTP routes', () => {
 
   it('forwards a GET with forwarded headers set and hop-by-hop headers dropped', async () => {
     const res = await edge(tunnel.daemon.edgeUrl, 'app.test:8081', 'GET', '/hello?x=1', undefined, {
-      connection: 'keep-alive, x-drop-me', 'x-drop-me': '1', 'x-keep': 'kept', 'x-forwarded-for': '10.0.0.9',
+      connection: 'keep-alive, x-drop-me',
+      'x-drop-me': '1',
+      'x-keep': 'kept',
+      'x-forwarded-for': '10.0.0.9',
     });
     expect(res.status).toBe(200);
     expect(res.text).toBe('hello GET /hello?x=1');
@@ -68,7 +77,8 @@ describe('tunnel: HTTP routes', () => {
 
   it('rewrites Forwarded and X-Real-IP: a client that is no trusted proxy cannot name another client', async () => {
     const res = await edge(tunnel.daemon.edgeUrl, 'app.test:8081', 'GET', '/hello', undefined, {
-      forwarded: 'for=6.6.6.6;proto=https;host=bank.example', 'x-real-ip': '6.6.6.6',
+      forwarded: 'for=6.6.6.6;proto=https;host=bank.example',
+      'x-real-ip': '6.6.6.6',
     });
     expect(res.status).toBe(200);
     const got = seen.at(-1)!;
@@ -76,19 +86,25 @@ describe('tunnel: HTTP routes', () => {
     expect(got.headers.forwarded).toBe('for=127.0.0.1;proto=http;host="app.test:8081"');
     expect(got.headers['x-real-ip']).toBe('127.0.0.1');
     await edge(tunnel.daemon.edgeUrl, 'app.test', 'GET', '/hello');
-    expect([seen.at(-1)!.headers.forwarded, seen.at(-1)!.headers['x-real-ip']]).toEqual(['for=127.0.0.1;proto=http;host=app.test', '127.0.0.1']);
+    expect([seen.at(-1)!.headers.forwarded, seen.at(-1)!.headers['x-real-ip']]).toEqual([
+      'for=127.0.0.1;proto=http;host=app.test',
+      '127.0.0.1',
+    ]);
   });
 
-  it('writes an IPv6 peer as a quoted, bracketed for= node, and keeps a trusted IPv6 proxy\'s Forwarded', () => {
+  it("writes an IPv6 peer as a quoted, bracketed for= node, and keeps a trusted IPv6 proxy's Forwarded", () => {
     const target = parseHttpTarget('http://127.0.0.1:9/')!;
-    const req = (headers: Record<string, string>) => ({ socket: { remoteAddress: '::1', encrypted: true }, headers } as never);
+    const req = (headers: Record<string, string>) => ({ socket: { remoteAddress: '::1', encrypted: true }, headers }) as never;
     const sent = { forwarded: 'for="[2001:db8::7]";proto=https', 'x-forwarded-for': '2001:db8::7', 'x-real-ip': '6.6.6.6' };
     const untrusted = forwardHeaders(req(sent), { hostname: 'v6.test' } as never, target, 'v6.test');
     expect([untrusted.forwarded, untrusted['x-real-ip']]).toEqual(['for="[::1]";proto=https;host=v6.test', '::1']);
     setTrustedProxies(['::1']);
     try {
       const trusted = forwardHeaders(req(sent), { hostname: 'v6.test' } as never, target, 'v6.test');
-      expect([trusted.forwarded, trusted['x-real-ip']]).toEqual(['for="[2001:db8::7]";proto=https, for="[::1]";proto=https;host=v6.test', '2001:db8::7']);
+      expect([trusted.forwarded, trusted['x-real-ip']]).toEqual([
+        'for="[2001:db8::7]";proto=https, for="[::1]";proto=https;host=v6.test',
+        '2001:db8::7',
+      ]);
     } finally {
       setTrustedProxies([]);
     }
@@ -114,11 +130,14 @@ describe('tunnel: HTTP routes', () => {
     const body = randomBytes(20 * 1024 * 1024);
     const url = new URL(tunnel.daemon.edgeUrl);
     const result = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/upload', agent: false, headers: { host: 'app.test' } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      const req = request(
+        { host: url.hostname, port: url.port, method: 'POST', path: '/upload', agent: false, headers: { host: 'app.test' } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', reject);
       // Chunked, in pieces: the edge cannot know the size up front.
       for (let at = 0; at < body.length; at += 256 * 1024) req.write(body.subarray(at, at + 256 * 1024));

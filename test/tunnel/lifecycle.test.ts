@@ -34,7 +34,8 @@ describe('tunnel: lifecycle', () => {
     const log = await subscribe(tunnel.daemon, `/admin/sse/routes/${routeId}/log`);
     try {
       const res = await edge(tunnel.daemon.edgeUrl, 'life.test', 'POST', '/report?token=s3cret', 'abc', {
-        authorization: 'Bearer very-secret', 'content-type': 'text/plain',
+        authorization: 'Bearer very-secret',
+        'content-type': 'text/plain',
       });
       expect(res.status).toBe(200);
       const completed = await until(() => topology.events.find((e) => e.event === 'REQUEST_COMPLETED' && e.data.routeId === routeId));
@@ -43,8 +44,15 @@ describe('tunnel: lifecycle', () => {
       expect(completed.data).toMatchObject({ routeId, agentId: tunnel.agentId, status: 200, inFlight: 0 });
       const entry = await until(() => log.events.find((e) => e.event === 'LOG'));
       expect(entry.data).toMatchObject({
-        routeId, method: 'POST', path: '/report', status: 200, bytesIn: 3, bytesOut: res.body.length,
-        clientIp: '127.0.0.1', agentId: tunnel.agentId, error: null,
+        routeId,
+        method: 'POST',
+        path: '/report',
+        status: 200,
+        bytesIn: 3,
+        bytesOut: res.body.length,
+        clientIp: '127.0.0.1',
+        agentId: tunnel.agentId,
+        error: null,
       });
       const stored = await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id: routeId } });
       expect(stored[0]).toMatchObject({ id: entry.data.id, path: '/report', status: 200 });
@@ -70,7 +78,10 @@ describe('tunnel: lifecycle', () => {
     const topology = await subscribe(tunnel.daemon, '/admin/sse/topology');
     try {
       const pending = edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/hold');
-      const partial = edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/half').then(() => 'complete', (err) => `aborted: ${err.code ?? err.message}`);
+      const partial = edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/half').then(
+        () => 'complete',
+        (err) => `aborted: ${err.code ?? err.message}`,
+      );
       await until(() => held.length === 2);
       tunnel.agent.proc.kill('SIGKILL');
       const res = await pending;

@@ -10,7 +10,7 @@ const BULK = 400;
 const IN_FLIGHT_MAX = 8 * MiB;
 
 describe('mux: fair scheduling of the streams of one session', () => {
-  it('sends a new stream\'s answer ahead of the megabytes other streams have queued', async () => {
+  it("sends a new stream's answer ahead of the megabytes other streams have queued", async () => {
     const { opener, acceptor, openerSocket, acceptorSocket } = await muxPair();
     // The agent-like side answers: 1 MiB on each bulk stream (as a target would, honouring
     // backpressure), two bytes on a small one.
@@ -43,11 +43,13 @@ describe('mux: fair scheduling of the streams of one session', () => {
     const answer = await collect(small);
     // Bytes that reached the daemon-like side between the answer's queueing and its arrival.
     const ahead = openerSocket.bytesRead - answered;
-    console.log(`small answer after ${(ahead / MiB).toFixed(1)} MiB of the bulk streams' (${(answered / MiB).toFixed(1)} MiB before it was queued)`);
+    console.log(
+      `small answer after ${(ahead / MiB).toFixed(1)} MiB of the bulk streams' (${(answered / MiB).toFixed(1)} MiB before it was queued)`,
+    );
     expect(answer.toString()).toBe('ok');
     // What was ahead of it: the bytes in flight (the sockets' buffers, IN_FLIGHT_MAX), the socket
     // budget, the receiver's unreturned credit (256 KiB). In FIFO order: every stream's queued write.
     expect(ahead).toBeLessThan(IN_FLIGHT_MAX + MiB);
-    expect(answered + ahead).toBeLessThan(BULK * MiB / 2);
+    expect(answered + ahead).toBeLessThan((BULK * MiB) / 2);
   });
 });

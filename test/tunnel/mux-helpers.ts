@@ -51,17 +51,32 @@ export async function muxPair(opts: { maxStreams?: number } = {}): Promise<MuxPa
   const { server, client } = await socketPair();
   const opener = new MuxSession(server, { opener: true });
   const acceptor = new MuxSession(client, { opener: false, ...opts });
-  open.add({ async close() { opener.destroy(); acceptor.destroy(); } });
+  open.add({
+    async close() {
+      opener.destroy();
+      acceptor.destroy();
+    },
+  });
   return { opener, acceptor, openerSocket: server, acceptorSocket: client };
 }
 
 /** A raw socket facing a MuxSession on the other end: the hostile peer writes frames by hand. */
-export async function rawPeer(sessionIsOpener: boolean, opts: Omit<MuxOptions, 'opener'> = {}): Promise<{
-  session: MuxSession; raw: net.Socket; socket: net.Socket; closed: Promise<Error | undefined>;
+export async function rawPeer(
+  sessionIsOpener: boolean,
+  opts: Omit<MuxOptions, 'opener'> = {},
+): Promise<{
+  session: MuxSession;
+  raw: net.Socket;
+  socket: net.Socket;
+  closed: Promise<Error | undefined>;
 }> {
   const { server, client } = await socketPair();
   const session = new MuxSession(server, { opener: sessionIsOpener, ...opts });
-  open.add({ async close() { session.destroy(); } });
+  open.add({
+    async close() {
+      session.destroy();
+    },
+  });
   client.on('error', () => {}); // the session cuts the connection under our writes: EPIPE/ECONNRESET are expected
   const closed = new Promise<Error | undefined>((resolve) => session.once('close', resolve));
   return { session, raw: client, socket: server, closed };
@@ -72,7 +87,10 @@ export function digest(stream: Duplex): Promise<{ sha: string; bytes: number }> 
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
     let bytes = 0;
-    stream.on('data', (c: Buffer) => { hash.update(c); bytes += c.length; });
+    stream.on('data', (c: Buffer) => {
+      hash.update(c);
+      bytes += c.length;
+    });
     stream.once('end', () => resolve({ sha: hash.digest('hex'), bytes }));
     stream.once('error', reject);
   });

@@ -12,7 +12,11 @@ const frame = (type: number, id: number, payload: Buffer | string = Buffer.alloc
   const body = Buffer.from(payload);
   return Buffer.concat([frameHeader(type, id, body.length), body]);
 };
-const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+};
 
 /** A FrameReader whose sink records events; consecutive DATA pieces of one stream are merged (splits vary). */
 function recorder() {
@@ -25,19 +29,31 @@ function recorder() {
       if (last?.kind === 'data' && last.id === id) last.parts.push(Buffer.from(piece));
       else raw.push({ kind: 'data', type: FRAME.DATA, id, parts: [Buffer.from(piece)] });
     },
-    control(type, id, payload) { raw.push({ kind: 'control', type, id, parts: [Buffer.from(payload)] }); },
-    invalid(message) { raw.push({ kind: 'invalid', message }); },
+    control(type, id, payload) {
+      raw.push({ kind: 'control', type, id, parts: [Buffer.from(payload)] });
+    },
+    invalid(message) {
+      raw.push({ kind: 'invalid', message });
+    },
   });
-  const events = (): Event[] => raw.map((e) => (e.kind === 'invalid' ? e : { kind: e.kind, type: e.type, id: e.id, payload: Buffer.concat(e.parts).toString('hex') }));
+  const events = (): Event[] =>
+    raw.map((e) => (e.kind === 'invalid' ? e : { kind: e.kind, type: e.type, id: e.id, payload: Buffer.concat(e.parts).toString('hex') }));
   return { reader, events, pieces };
 }
 
 /** Deterministic chunk sizes, so a failing split can be replayed. */
 function splits(total: number, seed: number): number[] {
   let x = seed >>> 0 || 1;
-  const next = () => { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x; };
+  const next = () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
   const sizes: number[] = [];
-  for (let left = total; left > 0;) {
+  for (let left = total; left > 0; ) {
     const max = next() % 4 === 0 ? 20_000 : 12; // mostly tiny pieces (cut headers), sometimes big ones
     const n = Math.min(left, 1 + (next() % max));
     sizes.push(n);
@@ -112,7 +128,12 @@ describe('tunnel mux: FrameReader', () => {
 });
 
 /** Waits for the session to die of a protocol error, and for it to cut the hostile connection. */
-async function expectProtocolError(session: MuxSession, closed: Promise<Error | undefined>, raw: import('node:net').Socket, message: RegExp) {
+async function expectProtocolError(
+  session: MuxSession,
+  closed: Promise<Error | undefined>,
+  raw: import('node:net').Socket,
+  message: RegExp,
+) {
   const err = (await closed) as Error & { code?: string };
   expect(err?.code).toBe('ERR_TUNNEL_PROTOCOL');
   expect(err.message).toMatch(message);
@@ -156,7 +177,11 @@ describe('tunnel mux: hostile peer', () => {
     // The acceptor never reads, so it never returns credit: one byte past the window is an overrun.
     const { session, raw, closed } = await rawPeer(false);
     const accepted: MuxStream[] = [];
-    session.on('stream', (s: MuxStream) => { s.pause(); accepted.push(s); s.on('error', () => {}); });
+    session.on('stream', (s: MuxStream) => {
+      s.pause();
+      accepted.push(s);
+      s.on('error', () => {});
+    });
     raw.write(open1);
     for (let sent = 0; sent < STREAM_WINDOW; sent += MAX_DATA_FRAME) raw.write(frame(FRAME.DATA, 1, randomBytes(MAX_DATA_FRAME)));
     await sleep(100); // exactly a full window is allowed
@@ -172,7 +197,10 @@ describe('tunnel mux: hostile peer', () => {
     // window bounds what it holds.
     const peer = await rawPeer(false);
     const held: MuxStream[] = [];
-    peer.session.on('stream', (s: MuxStream) => { s.pause(); held.push(s); });
+    peer.session.on('stream', (s: MuxStream) => {
+      s.pause();
+      held.push(s);
+    });
     const full = Buffer.alloc(MAX_DATA_FRAME, 7);
     const streams = CONNECTION_WINDOW / STREAM_WINDOW + 1;
     for (let i = 0; i < streams; i++) {
@@ -187,11 +215,19 @@ describe('tunnel mux: hostile peer', () => {
   it('survives frames for unknown streams and odd payloads without dying', async () => {
     const { session, raw } = await rawPeer(false);
     session.on('stream', (s: MuxStream) => s.pause());
-    raw.write(Buffer.concat([
-      frame(FRAME.DATA, 99, 'late bytes'), frame(FRAME.FIN, 99), frame(FRAME.RST, 99, 'not json'), frame(FRAME.WINDOW, 99, u32(5)),
-      frame(FRAME.OPEN, 1, 'not json'), frame(FRAME.PONG, 0, 'short'), frame(FRAME.PING, 0, ''),
-      frame(FRAME.OPEN, 3, '{}'), frame(FRAME.RST, 3, '{"code":{"x":1}}'),
-    ]));
+    raw.write(
+      Buffer.concat([
+        frame(FRAME.DATA, 99, 'late bytes'),
+        frame(FRAME.FIN, 99),
+        frame(FRAME.RST, 99, 'not json'),
+        frame(FRAME.WINDOW, 99, u32(5)),
+        frame(FRAME.OPEN, 1, 'not json'),
+        frame(FRAME.PONG, 0, 'short'),
+        frame(FRAME.PING, 0, ''),
+        frame(FRAME.OPEN, 3, '{}'),
+        frame(FRAME.RST, 3, '{"code":{"x":1}}'),
+      ]),
+    );
     const replies: Buffer[] = [];
     raw.on('data', (c: Buffer) => replies.push(c));
     await sleep(200);
@@ -217,7 +253,9 @@ describe('tunnel mux: hostile peer', () => {
     expect(session.destroyed).toBe(false);
     // The peer reads: the session reads on, answers everything, and lives.
     let answered = 0;
-    raw.on('data', (c: Buffer) => { answered += c.length; });
+    raw.on('data', (c: Buffer) => {
+      answered += c.length;
+    });
     raw.resume();
     await until(() => raw.writableLength === 0 && !socket.isPaused() && answered > 16 * 50_000 * 9);
     expect(session.destroyed).toBe(false);

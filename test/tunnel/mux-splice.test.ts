@@ -18,7 +18,11 @@ async function target(onConnection: (socket: net.Socket) => void) {
   return {
     port: (server.address() as net.AddressInfo).port,
     sockets,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -76,7 +80,11 @@ describe('tunnel mux: splice to a real TCP target', () => {
 
   it('cuts the target connection when the client side resets the stream', async () => {
     let connected = 0;
-    t = await target((socket) => { connected++; socket.resume(); socket.on('end', () => socket.end()); }); // sends nothing back
+    t = await target((socket) => {
+      connected++;
+      socket.resume();
+      socket.on('end', () => socket.end());
+    }); // sends nothing back
     const { opener, acceptor } = await muxPair();
     const outcomes: Array<Error | undefined> = [];
     acceptor.on('stream', spliceTo(t.port, outcomes));

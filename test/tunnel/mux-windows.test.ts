@@ -14,7 +14,11 @@ const frame = (type: number, id: number, payload: Buffer | string = Buffer.alloc
   const body = Buffer.from(payload);
   return Buffer.concat([frameHeader(type, id, body.length), body]);
 };
-const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+};
 
 /**
  * A daemon-like opener and an agent-like acceptor over loopback TCP, with the windows each side
@@ -25,7 +29,14 @@ async function pair(grows: boolean) {
   const { server, client } = await socketPair();
   const opener = new MuxSession(server, { opener: true, ...(grows ? { receiveWindow: GROWING } : {}) });
   const acceptor = new MuxSession(client, { opener: false, sendWindow: sendWindowOf(grows ? String(STREAM_WINDOW_INITIAL) : undefined) });
-  return { opener, acceptor, close: () => { opener.destroy(); acceptor.destroy(); } };
+  return {
+    opener,
+    acceptor,
+    close: () => {
+      opener.destroy();
+      acceptor.destroy();
+    },
+  };
 }
 
 /** The agent side answers every stream with `size` bytes; the daemon side's stream is returned. */
@@ -80,13 +91,16 @@ describe('tunnel mux: per-stream windows that grow (issue 25)', () => {
     pairs.push(p);
     const stream = await download(p, 8 * STREAM_WINDOW);
     let read = 0;
-    stream.on('data', (c: Buffer) => { read += c.length; if (read >= 3 * STREAM_WINDOW_INITIAL) stream.pause(); });
+    stream.on('data', (c: Buffer) => {
+      read += c.length;
+      if (read >= 3 * STREAM_WINDOW_INITIAL) stream.pause();
+    });
     await until(() => read >= 3 * STREAM_WINDOW_INITIAL);
     await settle(p);
     expect(stream.received - read).toBeLessThanOrEqual(Math.max(STREAM_WINDOW_INITIAL, read) + MAX_DATA_FRAME);
   });
 
-  it('the agent refuses a daemon\'s window out of range', () => {
+  it("the agent refuses a daemon's window out of range", () => {
     expect(sendWindowOf(undefined)).toEqual({ initial: STREAM_WINDOW, max: STREAM_WINDOW });
     expect(sendWindowOf('131072')).toEqual(GROWING);
     for (const bad of ['0', '1024', String(STREAM_WINDOW + 1), '12abc', '', '-5']) expect(() => sendWindowOf(bad)).toThrow(/stream window/);
@@ -123,8 +137,12 @@ describe('tunnel mux: per-stream windows that grow (issue 25)', () => {
 
 describe('tunnel: the daemon negotiates the window on the dial', () => {
   let tunnel: Tunnel;
-  beforeAll(async () => { tunnel = await startTunnel(); });
-  afterAll(async () => { await tunnel?.close(); });
+  beforeAll(async () => {
+    tunnel = await startTunnel();
+  });
+  afterAll(async () => {
+    await tunnel?.close();
+  });
 
   it.each([
     ['an agent announcing growth gets the small initial window', { [WINDOW_GROWTH_HEADER]: '1' }, String(STREAM_WINDOW_INITIAL)],

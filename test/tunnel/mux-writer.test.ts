@@ -18,9 +18,15 @@ function collect() {
   const frames: Array<{ type: number; id: number; payload: Buffer }> = [];
   const parts = new Map<number, Buffer[]>();
   const reader = new FrameReader({
-    data(id, piece) { (parts.get(id) ?? parts.set(id, []).get(id)!).push(Buffer.from(piece)); },
-    control(type, id, body) { frames.push({ type, id, payload: Buffer.from(body) }); },
-    invalid(message) { throw new Error(message); },
+    data(id, piece) {
+      (parts.get(id) ?? parts.set(id, []).get(id)!).push(Buffer.from(piece));
+    },
+    control(type, id, body) {
+      frames.push({ type, id, payload: Buffer.from(body) });
+    },
+    invalid(message) {
+      throw new Error(message);
+    },
   });
   return { reader, frames, parts };
 }
@@ -33,7 +39,10 @@ describe('mux frame writer', () => {
     server.on('data', (c: Buffer) => reader.push(c));
     let writes = 0;
     const write = client.write.bind(client);
-    client.write = ((...args: Parameters<typeof write>) => { writes++; return write(...args); }) as typeof client.write;
+    client.write = ((...args: Parameters<typeof write>) => {
+      writes++;
+      return write(...args);
+    }) as typeof client.write;
     for (let id = 1; id <= 4; id++) {
       writer.send(FRAME.OPEN, id, Buffer.from(`{"stream":${id}}`));
       writer.send(FRAME.WINDOW, id, Buffer.alloc(4, id));
@@ -43,7 +52,10 @@ describe('mux frame writer', () => {
     expect(writes).toBe(1);
     await until(() => frames.length === 9);
     expect(frames.map((f) => [f.type, f.id, f.payload.toString('hex')])).toEqual([
-      ...[1, 2, 3, 4].flatMap((id) => [[FRAME.OPEN, id, Buffer.from(`{"stream":${id}}`).toString('hex')], [FRAME.WINDOW, id, Buffer.alloc(4, id).toString('hex')]]),
+      ...[1, 2, 3, 4].flatMap((id) => [
+        [FRAME.OPEN, id, Buffer.from(`{"stream":${id}}`).toString('hex')],
+        [FRAME.WINDOW, id, Buffer.alloc(4, id).toString('hex')],
+      ]),
       [FRAME.PING, 0, ''],
     ]);
   });
@@ -54,7 +66,10 @@ describe('mux frame writer', () => {
     server.pause();
     const { reader, frames, parts } = collect();
     let received = 0;
-    server.on('data', (c: Buffer) => { received += c.length; reader.push(c); });
+    server.on('data', (c: Buffer) => {
+      received += c.length;
+      reader.push(c);
+    });
     // Each frame on its own stream id, DATA and control alternating; flushed in turns of 10.
     const total = 6_000;
     let expectedBytes = 0;

@@ -22,11 +22,13 @@ describe('tunnel mux: streams over loopback TCP', () => {
     const { opener, acceptor } = await muxPair();
     const up = randomBytes(20 * MiB);
     const down = randomBytes(20 * MiB);
-    const atAcceptor = new Promise<ReturnType<typeof digest>>((resolve) => acceptor.once('stream', (s: MuxStream, target) => {
-      expect(target).toEqual({ kind: 'bulk' });
-      resolve(digest(s));
-      void writeAll(s, down);
-    }));
+    const atAcceptor = new Promise<ReturnType<typeof digest>>((resolve) =>
+      acceptor.once('stream', (s: MuxStream, target) => {
+        expect(target).toEqual({ kind: 'bulk' });
+        resolve(digest(s));
+        void writeAll(s, down);
+      }),
+    );
     const s = opener.open({ kind: 'bulk' });
     const [, gotDown, gotUp] = await Promise.all([writeAll(s, up), digest(s), atAcceptor.then((p) => p)]);
     expect(gotUp).toEqual({ sha: sha(up), bytes: up.length });
@@ -37,13 +39,18 @@ describe('tunnel mux: streams over loopback TCP', () => {
   it('carries 200 concurrent streams of 64 KiB, none mixed up', async () => {
     const { opener, acceptor } = await muxPair();
     const targets: unknown[] = [];
-    acceptor.on('stream', (s: MuxStream, target) => { targets.push(target); echo(s); });
+    acceptor.on('stream', (s: MuxStream, target) => {
+      targets.push(target);
+      echo(s);
+    });
     const payloads = Array.from({ length: 200 }, () => randomBytes(64 * 1024));
-    const results = await Promise.all(payloads.map(async (p, i) => {
-      const s = opener.open({ i });
-      const [, back] = await Promise.all([writeAll(s, p, 8 * 1024), collect(s)]);
-      return back;
-    }));
+    const results = await Promise.all(
+      payloads.map(async (p, i) => {
+        const s = opener.open({ i });
+        const [, back] = await Promise.all([writeAll(s, p, 8 * 1024), collect(s)]);
+        return back;
+      }),
+    );
     results.forEach((back, i) => expect(sha(back), `stream ${i}`).toBe(sha(payloads[i])));
     expect(targets).toHaveLength(200);
     expect(new Set(targets.map((t) => (t as { i: number }).i)).size).toBe(200);
@@ -53,7 +60,10 @@ describe('tunnel mux: streams over loopback TCP', () => {
   it('holds a reader that does not read to one stream window, the rest waits in the writer', async () => {
     const { opener, acceptor, openerSocket, acceptorSocket } = await muxPair();
     let accepted: MuxStream | undefined;
-    acceptor.on('stream', (s: MuxStream) => { accepted = s; s.pause(); });
+    acceptor.on('stream', (s: MuxStream) => {
+      accepted = s;
+      s.pause();
+    });
     const data = randomBytes(10 * MiB);
     const s = opener.open({ kind: 'paused' });
     let refused = false;
@@ -149,31 +159,34 @@ describe('tunnel mux: streams over loopback TCP', () => {
   // The peer's socket closing (FIN), the peer's socket reset (ECONNRESET here), and a local destroy
   // with a plain Error (the daemon's keepalive timeout): streams must see a tunnel code in every case,
   // or a dead tunnel would pass for the target's own ECONNRESET relayed in a RST.
-  it.each(['peer destroy', 'peer reset', 'local keepalive timeout'] as const)('errors every open stream with ERR_TUNNEL_CLOSED when the connection goes (%s)', async (how) => {
-    const { opener, acceptor, acceptorSocket } = await muxPair();
-    acceptor.on('stream', echo);
-    const streams = [1, 2, 3].map((i) => opener.open({ i }));
-    for (const s of streams) s.write('x');
-    await until(() => acceptor.streamCount === 3);
-    const errors = Promise.all(streams.map(errorOf));
-    const closedSession = once(opener, 'close') as Promise<[Error & { code?: string } | undefined]>;
-    if (how === 'peer destroy') acceptorSocket.destroy();
-    else if (how === 'peer reset') acceptorSocket.resetAndDestroy();
-    else opener.destroy(new Error('keepalive timeout'));
-    for (const err of await errors) {
-      expect(err).toBeInstanceOf(StreamError);
-      expect(err.code).toBe('ERR_TUNNEL_CLOSED');
-    }
-    const [reason] = await closedSession;
-    if (how === 'peer destroy') expect(reason?.code).toBe('ERR_TUNNEL_CLOSED');
-    if (how === 'local keepalive timeout') {
-      expect(reason?.message).toBe('keepalive timeout'); // 'close' keeps the caller's own error
-      expect((await errors)[0].message).toBe('keepalive timeout');
-    }
-    expect(opener.destroyed).toBe(true);
-    expect(opener.streamCount).toBe(0);
-    expect(() => opener.open({ late: true })).toThrow(expect.objectContaining({ code: 'ERR_TUNNEL_CLOSED' }));
-  });
+  it.each(['peer destroy', 'peer reset', 'local keepalive timeout'] as const)(
+    'errors every open stream with ERR_TUNNEL_CLOSED when the connection goes (%s)',
+    async (how) => {
+      const { opener, acceptor, acceptorSocket } = await muxPair();
+      acceptor.on('stream', echo);
+      const streams = [1, 2, 3].map((i) => opener.open({ i }));
+      for (const s of streams) s.write('x');
+      await until(() => acceptor.streamCount === 3);
+      const errors = Promise.all(streams.map(errorOf));
+      const closedSession = once(opener, 'close') as Promise<[(Error & { code?: string }) | undefined]>;
+      if (how === 'peer destroy') acceptorSocket.destroy();
+      else if (how === 'peer reset') acceptorSocket.resetAndDestroy();
+      else opener.destroy(new Error('keepalive timeout'));
+      for (const err of await errors) {
+        expect(err).toBeInstanceOf(StreamError);
+        expect(err.code).toBe('ERR_TUNNEL_CLOSED');
+      }
+      const [reason] = await closedSession;
+      if (how === 'peer destroy') expect(reason?.code).toBe('ERR_TUNNEL_CLOSED');
+      if (how === 'local keepalive timeout') {
+        expect(reason?.message).toBe('keepalive timeout'); // 'close' keeps the caller's own error
+        expect((await errors)[0].message).toBe('keepalive timeout');
+      }
+      expect(opener.destroyed).toBe(true);
+      expect(opener.streamCount).toBe(0);
+      expect(() => opener.open({ late: true })).toThrow(expect.objectContaining({ code: 'ERR_TUNNEL_CLOSED' }));
+    },
+  );
 
   it('announces GOAWAY with its reason, and open() refuses afterwards', async () => {
     const { opener, acceptor } = await muxPair();
@@ -258,7 +271,8 @@ describe('tunnel mux: streams over loopback TCP', () => {
     process.on('warning', onWarning);
     try {
       acceptor.on('stream', echo);
-      const listeners = () => ['data', 'end', 'close', 'error', 'drain'].map((e) => openerSocket.listenerCount(e) + acceptorSocket.listenerCount(e));
+      const listeners = () =>
+        ['data', 'end', 'close', 'error', 'drain'].map((e) => openerSocket.listenerCount(e) + acceptorSocket.listenerCount(e));
       const before = listeners();
       for (let i = 0; i < 2000; i++) {
         const s = opener.open({ i });

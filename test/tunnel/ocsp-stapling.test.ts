@@ -84,7 +84,7 @@ describe('OCSP stapling', () => {
   it('staples nothing and fetches nothing for a certificate without an OCSP URL', async () => {
     for (let i = 0; i < 3; i++) expect(await stapled(edgePort, 'plain.test')).toBe('none');
     expect(pki.answered()).toBe(0);
-    expect(await metric('good') + await metric('failed')).toBe(0);
+    expect((await metric('good')) + (await metric('failed'))).toBe(0);
   });
 
   it('serves the first handshake without a staple (never waiting on the responder), then staples "good"', async () => {
@@ -97,7 +97,11 @@ describe('OCSP stapling', () => {
   it('staples the revocation once the responder says so, at the next refresh', async () => {
     pki.revoke(0x42);
     await until(async () => (await stapled(edgePort, 'ocsp.test')) === 'revoked');
-    expect(daemon.logs.some((l) => l.msg === 'OCSP: the certificate is revoked; stapling the revocation' && /serial 42$/.test(String(l.certificate)))).toBe(true);
+    expect(
+      daemon.logs.some(
+        (l) => l.msg === 'OCSP: the certificate is revoked; stapling the revocation' && /serial 42$/.test(String(l.certificate)),
+      ),
+    ).toBe(true);
   });
 
   it('staples on the API listener (--tls-cert) too', async () => {
@@ -106,19 +110,27 @@ describe('OCSP stapling', () => {
 
   it('refuses an answer larger than its bound: logged, counted, nothing stapled', async () => {
     expect(await stapled(edgePort, 'big.test')).toBe('none');
-    await until(() => daemon.logs.some((l) => l.msg === 'OCSP: fetching the response failed' && /larger than 65536 bytes/.test(String(l.error))));
+    await until(() =>
+      daemon.logs.some((l) => l.msg === 'OCSP: fetching the response failed' && /larger than 65536 bytes/.test(String(l.error))),
+    );
     expect(oversizedHits).toBeGreaterThan(0);
     expect(await stapled(edgePort, 'big.test')).toBe('none');
     expect(await metric('failed')).toBeGreaterThan(0);
   });
 
-  it('staples an answer signed by the CA\'s delegated OCSP signer, and never one signed by a stranger', async () => {
+  it("staples an answer signed by the CA's delegated OCSP signer, and never one signed by a stranger", async () => {
     await upload('delegate.test', 0x45, await pki.otherResponder('delegate'));
     await upload('forged.test', 0x46, await pki.otherResponder('stranger'));
     expect(await stapled(edgePort, 'forged.test')).toBe('none');
     await until(async () => (await stapled(edgePort, 'delegate.test')) === 'good');
-    await until(() => daemon.logs.some((l) => l.msg === 'OCSP: fetching the response failed' && /serial 46$/.test(String(l.certificate))
-      && /signature does not verify/.test(String(l.error))));
+    await until(() =>
+      daemon.logs.some(
+        (l) =>
+          l.msg === 'OCSP: fetching the response failed' &&
+          /serial 46$/.test(String(l.certificate)) &&
+          /signature does not verify/.test(String(l.error)),
+      ),
+    );
     expect(await stapled(edgePort, 'forged.test')).toBe('none');
   });
 
@@ -127,7 +139,9 @@ describe('OCSP stapling', () => {
     await until(() => silentHits > 0);
     // While the fetch hangs, handshakes go on without a staple.
     expect(await stapled(edgePort, 'silent.test')).toBe('none');
-    await until(() => daemon.logs.some((l) => l.msg === 'OCSP: fetching the response failed' && /no answer within 10000 ms/.test(String(l.error))));
+    await until(() =>
+      daemon.logs.some((l) => l.msg === 'OCSP: fetching the response failed' && /no answer within 10000 ms/.test(String(l.error))),
+    );
   }, 60_000);
 
   it('keeps stapling the last answer while the responder is down, and logs the failures', async () => {

@@ -31,15 +31,23 @@ describe('tunnel: the edge keeps requests inside the route prefix', () => {
     target = await startTarget((req, res) => {
       const url = req.url!;
       seen.push(url);
-      const path = url.split('?')[0].split('/').map((s) => s.split(';')[0]).join('/');
+      const path = url
+        .split('?')[0]
+        .split('/')
+        .map((s) => s.split(';')[0])
+        .join('/');
       let file = '';
       try {
         file = join(root, decodeURIComponent(path));
-      } catch { /* malformed: not found */ }
+      } catch {
+        /* malformed: not found */
+      }
       let body: Buffer | undefined;
       try {
         if (file.startsWith(root + sep)) body = readFileSync(file);
-      } catch { /* not found */ }
+      } catch {
+        /* not found */
+      }
       res.writeHead(body ? 200 : 404, { 'x-seen-url': url, 'x-forwarded-host-seen': String(req.headers['x-forwarded-host']) });
       res.end(body ?? 'not found');
     });
@@ -71,8 +79,14 @@ describe('tunnel: the edge keeps requests inside the route prefix', () => {
   };
 
   it('does not let dot-segments, plain or percent-encoded, leave the prefix', async () => {
-    for (const path of ['/public/../secret/flag.txt', '/public/%2e%2e/secret/flag.txt', '/public/%2E%2E/secret/flag.txt',
-      '/public/.%2e/secret/flag.txt', '/public/x/../../secret/flag.txt', '/public//../secret/flag.txt']) {
+    for (const path of [
+      '/public/../secret/flag.txt',
+      '/public/%2e%2e/secret/flag.txt',
+      '/public/%2E%2E/secret/flag.txt',
+      '/public/.%2e/secret/flag.txt',
+      '/public/x/../../secret/flag.txt',
+      '/public//../secret/flag.txt',
+    ]) {
       const res = await get(path);
       expect(expectEdgeAnswer(res, 404), path).toMatchObject({ type: 'urn:monctl:problem:no-route' });
     }
@@ -80,9 +94,18 @@ describe('tunnel: the edge keeps requests inside the route prefix', () => {
   });
 
   it('refuses with 400 what servers behind may read as a way out', async () => {
-    for (const path of ['/public/..;/secret/flag.txt', '/public/..%2fsecret/flag.txt', '/public/..%5Csecret/flag.txt',
-      '/public/../../secret/flag.txt', '/public/%2e%2e/%2e%2e/etc/passwd', '/public/a%00b', '/public/a%0d%0ab', '/public/..\\secret/flag.txt',
-      '/public/.../secret/flag.txt', '/public/%zz']) {
+    for (const path of [
+      '/public/..;/secret/flag.txt',
+      '/public/..%2fsecret/flag.txt',
+      '/public/..%5Csecret/flag.txt',
+      '/public/../../secret/flag.txt',
+      '/public/%2e%2e/%2e%2e/etc/passwd',
+      '/public/a%00b',
+      '/public/a%0d%0ab',
+      '/public/..\\secret/flag.txt',
+      '/public/.../secret/flag.txt',
+      '/public/%zz',
+    ]) {
       const res = await get(path);
       expect(expectEdgeAnswer(res, 400), path).toMatchObject({ status: 400, type: 'urn:monctl:problem:bad-request-target' });
     }
@@ -127,8 +150,8 @@ describe('tunnel: the edge keeps requests inside the route prefix', () => {
   });
 
   it('routes WebSocket upgrades on the same normalised path', async () => {
-    const upgrade = (path: string) => rawRequest(tunnel.daemon.edgeUrl,
-      `GET ${path} HTTP/1.1\r\nHost: files.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`);
+    const upgrade = (path: string) =>
+      rawRequest(tunnel.daemon.edgeUrl, `GET ${path} HTTP/1.1\r\nHost: files.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`);
     const escaped = await upgrade('/public/%2e%2e/secret/flag.txt');
     expect(escaped.status).toBe(404);
     expect(escaped.body).not.toMatch(/seen/);
@@ -145,8 +168,9 @@ describe('tunnel: the edge keeps requests inside the route prefix', () => {
     expect(res.headers['x-seen-url']).toBe('/public/hello.txt?q=1');
     expect(res.headers['x-forwarded-host-seen']).toBe('files.test');
     expect((await rawGet(tunnel.daemon.edgeUrl, 'files.test', 'HTTP://FILES.TEST:80/public/hello.txt')).body).toBe('hello public');
-    expect(expectEdgeAnswer(await rawGet(tunnel.daemon.edgeUrl, 'files.test', 'http://files.test/public/../secret/flag.txt'), 404))
-      .toMatchObject({ type: 'urn:monctl:problem:no-route' });
+    expect(
+      expectEdgeAnswer(await rawGet(tunnel.daemon.edgeUrl, 'files.test', 'http://files.test/public/../secret/flag.txt'), 404),
+    ).toMatchObject({ type: 'urn:monctl:problem:no-route' });
     expectEdgeAnswer(await rawGet(tunnel.daemon.edgeUrl, 'files.test', 'http://user@files.test/public/hello.txt'), 400);
   });
 });

@@ -32,9 +32,38 @@ function lenientTarget(path: string): string {
 }
 
 const separators = ['/', '/', '/', '//', '\\', '%2f', '%5C'];
-const segments = ['public', 'secret', 'a', 'flag.txt', '.', '..', '%2e', '%2E%2e', '.%2e', '..;', '.;x', '..%3b', '...', '..%20', '%2e.%20',
-  '..%2fsecret', 'a%2f..', '', '%00', '%0a', '%41', '%zz', '%', '#', 'caf%c3%a9', '%252e%252e', ';x', '%20'];
-const rawPath = fc.array(fc.tuple(fc.constantFrom(...separators), fc.constantFrom(...segments)), { maxLength: 8 })
+const segments = [
+  'public',
+  'secret',
+  'a',
+  'flag.txt',
+  '.',
+  '..',
+  '%2e',
+  '%2E%2e',
+  '.%2e',
+  '..;',
+  '.;x',
+  '..%3b',
+  '...',
+  '..%20',
+  '%2e.%20',
+  '..%2fsecret',
+  'a%2f..',
+  '',
+  '%00',
+  '%0a',
+  '%41',
+  '%zz',
+  '%',
+  '#',
+  'caf%c3%a9',
+  '%252e%252e',
+  ';x',
+  '%20',
+];
+const rawPath = fc
+  .array(fc.tuple(fc.constantFrom(...separators), fc.constantFrom(...segments)), { maxLength: 8 })
   .map((parts) => `/public${parts.map(([sep, seg]) => sep + seg).join('')}`);
 const prefixes = ['/', '/public', '/public/', '/a', '/a/public', '/secret'];
 
@@ -70,9 +99,27 @@ describe('edge path normalisation', () => {
   });
 
   it('refuses what cannot be normalised safely', () => {
-    for (const raw of ['/..', '/../etc/passwd', '/a/../..', '/%2e%2e/x', '/a%00b', '/a%0d%0aSet-Cookie:x', '/a%7f', '/a\\..\\b',
-      '/a#b', '/a%zz', '/a%2', '/public/..;/secret', '/public/.;x/secret', '/public/..%3Bx/secret', '/public/.../secret',
-      '/public/..%20/secret', 'public', '*', '']) {
+    for (const raw of [
+      '/..',
+      '/../etc/passwd',
+      '/a/../..',
+      '/%2e%2e/x',
+      '/a%00b',
+      '/a%0d%0aSet-Cookie:x',
+      '/a%7f',
+      '/a\\..\\b',
+      '/a#b',
+      '/a%zz',
+      '/a%2',
+      '/public/..;/secret',
+      '/public/.;x/secret',
+      '/public/..%3Bx/secret',
+      '/public/.../secret',
+      '/public/..%20/secret',
+      'public',
+      '*',
+      '',
+    ]) {
       expect(refused(raw), raw).toBe(true);
     }
   });
@@ -89,22 +136,28 @@ describe('edge path normalisation', () => {
   });
 
   it('is idempotent and leaves no dot-segment, empty segment or lower-case escape', () => {
-    fc.assert(fc.property(rawPath, (raw) => {
-      const out = normalisePath(raw);
-      if ('error' in out) return;
-      expect(out.path.startsWith('/')).toBe(true);
-      expect(out.path).not.toMatch(/\/\.\.?(\/|$)|\/\/|%[0-9a-f][a-f]|%[a-f][0-9a-f]|\\|#/);
-      expect(normalisePath(out.path)).toEqual(out);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(rawPath, (raw) => {
+        const out = normalisePath(raw);
+        if ('error' in out) return;
+        expect(out.path.startsWith('/')).toBe(true);
+        expect(out.path).not.toMatch(/\/\.\.?(\/|$)|\/\/|%[0-9a-f][a-f]|%[a-f][0-9a-f]|\\|#/);
+        expect(normalisePath(out.path)).toEqual(out);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('never forwards a path that a lenient target reads outside the prefix it matched', () => {
-    fc.assert(fc.property(rawPath, fc.constantFrom(...prefixes), (raw, prefix) => {
-      const out = normalisePath(raw);
-      if ('error' in out || !underPrefix(out.path, prefix)) return;
-      const seen = lenientTarget(out.path);
-      const bare = prefix.replace(/\/$/, '');
-      expect(seen === bare || seen.startsWith(`${bare}/`) || prefix === '/', `${raw} -> ${out.path} -> ${seen}`).toBe(true);
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(rawPath, fc.constantFrom(...prefixes), (raw, prefix) => {
+        const out = normalisePath(raw);
+        if ('error' in out || !underPrefix(out.path, prefix)) return;
+        const seen = lenientTarget(out.path);
+        const bare = prefix.replace(/\/$/, '');
+        expect(seen === bare || seen.startsWith(`${bare}/`) || prefix === '/', `${raw} -> ${out.path} -> ${seen}`).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -13,8 +13,10 @@ export function dialTunnel(daemon: TestDaemon, token: string): Promise<net.Socke
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname);
     socket.once('error', reject);
-    socket.write(`GET ${TUNNEL_PATH} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: ${TUNNEL_UPGRADE}\r\n`
-      + `Authorization: Bearer ${token}\r\n\r\n`);
+    socket.write(
+      `GET ${TUNNEL_PATH} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: ${TUNNEL_UPGRADE}\r\n` +
+        `Authorization: Bearer ${token}\r\n\r\n`,
+    );
     let head = '';
     const onData = (c: Buffer) => {
       head += c.toString('latin1');
@@ -29,7 +31,10 @@ export function dialTunnel(daemon: TestDaemon, token: string): Promise<net.Socke
 }
 
 let daemon: TestDaemon | undefined;
-afterEach(async () => { await daemon?.stop(); daemon = undefined; });
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = undefined;
+});
 
 describe('tunnel: a PING flood from an agent', () => {
   it('is dropped, the daemon stays small and keeps serving', async () => {
@@ -43,15 +48,21 @@ describe('tunnel: a PING flood from an agent', () => {
     // PINGs as fast as the socket takes them; the answers are never read.
     let closed = false;
     peer.on('error', () => {});
-    peer.once('close', () => { closed = true; });
+    peer.once('close', () => {
+      closed = true;
+    });
     const ping = Buffer.concat([frameHeader(FRAME.PING, 0, 8), Buffer.alloc(8)]);
     const burst = Buffer.concat(Array.from({ length: 4096 }, () => ping));
-    const flood = () => { while (!closed && peer.write(burst)); };
+    const flood = () => {
+      while (!closed && peer.write(burst));
+    };
     peer.on('drain', flood);
     flood();
 
     let peak = 0;
-    const sampler = setInterval(() => { peak = Math.max(peak, rssMb(daemon!.proc.pid!)); }, 50);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssMb(daemon!.proc.pid!));
+    }, 50);
     try {
       // Meanwhile the daemon answers other clients.
       while (!closed && peak < 300) {

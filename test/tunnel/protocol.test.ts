@@ -3,10 +3,21 @@ import { backoffDelay, endToEndHeaders, hostWithoutPort } from '../../src/tunnel
 
 describe('tunnel protocol helpers', () => {
   it('keeps end-to-end headers only', () => {
-    expect(endToEndHeaders({
-      ':path': '/', connection: 'keep-alive, X-Private', 'x-private': '1', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked',
-      upgrade: 'websocket', host: 'a', te: 'trailers', 'x-monctl-target': 'http://x', 'Content-Type': 'text/plain', 'set-cookie': ['a', 'b'],
-    })).toEqual({ 'content-type': 'text/plain', 'set-cookie': ['a', 'b'] });
+    expect(
+      endToEndHeaders({
+        ':path': '/',
+        connection: 'keep-alive, X-Private',
+        'x-private': '1',
+        'keep-alive': 'timeout=5',
+        'transfer-encoding': 'chunked',
+        upgrade: 'websocket',
+        host: 'a',
+        te: 'trailers',
+        'x-monctl-target': 'http://x',
+        'Content-Type': 'text/plain',
+        'set-cookie': ['a', 'b'],
+      }),
+    ).toEqual({ 'content-type': 'text/plain', 'set-cookie': ['a', 'b'] });
   });
 
   it('takes the port off a Host header', () => {

@@ -42,7 +42,11 @@ export function rawRequest(edgeUrl: string, head: string): Promise<RawResponse> 
         headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
       const rest = text.slice(end + 4);
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: /chunked/i.test(headers['transfer-encoding'] ?? '') ? dechunk(rest) : rest });
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: /chunked/i.test(headers['transfer-encoding'] ?? '') ? dechunk(rest) : rest,
+      });
     });
   });
 }

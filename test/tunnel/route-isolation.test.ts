@@ -5,7 +5,7 @@ import { readBytes, startBulkTarget, stuckReaders } from './slow-readers.ts';
 const MiB = 1024 * 1024;
 const STUCK = 1000;
 
-describe('tunnel: one route\'s unread answers do not hold back another route of the same agent', () => {
+describe("tunnel: one route's unread answers do not hold back another route of the same agent", () => {
   let tunnel: Tunnel;
   let bigTarget: Awaited<ReturnType<typeof startBulkTarget>>;
   let smallTarget: Awaited<ReturnType<typeof startTarget>>;
@@ -54,8 +54,10 @@ describe('tunnel: one route\'s unread answers do not hold back another route of 
       const open = attack.sockets.filter((s) => !s.destroyed).length;
       times.sort((a, b) => a - b);
       // No timed assertion (noisy machines): the p99 target is bench:tunnel's slow-reader row, measured during the stall.
-      console.log(`other route while ${open} readers are stuck (${served} answers started): p50 ${times[9].toFixed(1)} ms, p99 (max of 20) ${times[19].toFixed(1)} ms; `
-        + `daemon read per request ${waited.map((b) => (b / MiB).toFixed(1)).join(' ')} MiB; ${(flowed / MiB).toFixed(0)} MiB read by the end`);
+      console.log(
+        `other route while ${open} readers are stuck (${served} answers started): p50 ${times[9].toFixed(1)} ms, p99 (max of 20) ${times[19].toFixed(1)} ms; ` +
+          `daemon read per request ${waited.map((b) => (b / MiB).toFixed(1)).join(' ')} MiB; ${(flowed / MiB).toFixed(0)} MiB read by the end`,
+      );
       // None of the stuck readers was shed or answered meanwhile, and the other route's answers did not
       // wait for theirs: most of their bytes had not even crossed the tunnel yet (in FIFO order all
       // of them had, before the other route's first few answers).

@@ -26,16 +26,25 @@ describe('edge: a client reading a little every 2 s', () => {
     slow.pause();
     slow.on('error', () => {});
     let closed = false;
-    slow.once('close', () => { closed = true; });
+    slow.once('close', () => {
+      closed = true;
+    });
     slow.write('GET / HTTP/1.1\r\nHost: huge.test\r\n\r\n');
     let taken = 0;
-    const trickle = setInterval(() => { taken += slow.read(64)?.length ?? 0; }, 2000);
-    slow.on('data', (c: Buffer) => { taken += c.length; });
+    const trickle = setInterval(() => {
+      taken += slow.read(64)?.length ?? 0;
+    }, 2000);
+    slow.on('data', (c: Buffer) => {
+      taken += c.length;
+    });
     slow.pause();
     try {
       // The test's timeout bounds the wait: without shedding it stays connected for as long as it likes.
       // The daemon's side is watched: the client still has the kernel's buffers to read before it sees the end.
-      await until(async () => /monctl_http_slow_readers_shed_total 1/.test((await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text), 500);
+      await until(
+        async () => /monctl_http_slow_readers_shed_total 1/.test((await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text),
+        500,
+      );
       // What is left is what the kernels hold: the client reaches the end once it reads on.
       slow.resume();
       await until(() => closed);

@@ -33,7 +33,9 @@ describe('tunnel: clients that never read their responses', () => {
   it('do not stall another route of the same agent, and the daemon stays small', async () => {
     const { daemon } = tunnel;
     let peak = 0;
-    const sampler = setInterval(() => { peak = Math.max(peak, rssMb(daemon.proc.pid!)); }, 100);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssMb(daemon.proc.pid!));
+    }, 100);
     const attack = await stuckReaders(daemon.edgeUrl, 'GET /big HTTP/1.1\r\nHost: big.test\r\n\r\n', 1000);
     try {
       // Every one of them reached the target: their responses are on their way, and stuck.
@@ -49,7 +51,9 @@ describe('tunnel: clients that never read their responses', () => {
       }
       times.sort((a, b) => a - b);
       const p99 = times[Math.ceil(times.length * 0.99) - 1];
-      console.log(`second route under 1,000 stuck readers: p50 ${times[24].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; daemon peak RSS ${peak.toFixed(0)} MB`);
+      console.log(
+        `second route under 1,000 stuck readers: p50 ${times[24].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; daemon peak RSS ${peak.toFixed(0)} MB`,
+      );
       // No timed assertion (the machines are noisy; the figure is bench/tunnel.ts --slow-readers's):
       // before the fix every one of these stalled 3 s and then failed, which the checks above and the
       // test's timeout catch.

@@ -12,7 +12,16 @@ export async function stuckReaders(url: string, request: string, count: number):
     socket.pause(); // nothing is ever read
     socket.on('error', () => {});
     sockets.push(socket);
-    connects.push(new Promise((resolve) => socket.once('connect', () => { socket.write(request); resolve(); }).once('close', () => resolve())));
+    connects.push(
+      new Promise((resolve) =>
+        socket
+          .once('connect', () => {
+            socket.write(request);
+            resolve();
+          })
+          .once('close', () => resolve()),
+      ),
+    );
     if (i % 100 === 99) await Promise.all(connects.splice(0)); // not 1,000 SYNs at once: the listen backlog would drop some
   }
   await Promise.all(connects);
@@ -49,6 +58,9 @@ export async function startBulkTarget(bytes: number): Promise<{ url: string; ser
   return {
     url,
     served: async () => Number(await (await fetch(`${url}/count`)).text()),
-    close: () => { child.stdin!.end(); child.kill(); },
+    close: () => {
+      child.stdin!.end();
+      child.kill();
+    },
   };
 }

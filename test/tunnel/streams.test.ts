@@ -38,7 +38,10 @@ describe('tunnel: WebSocket and TCP', () => {
     const client = new WsClient(`ws://${url.host}/ws`, { headers: { host: 'ws.test' } });
     const received: Array<string | Buffer> = [];
     client.on('message', (data, binary) => received.push(binary ? Buffer.from(data as Buffer) : String(data)));
-    await new Promise((resolve, reject) => { client.once('open', resolve); client.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      client.once('open', resolve);
+      client.once('error', reject);
+    });
     const big = Buffer.alloc(1024 * 1024, 7);
     client.send('ping 1');
     client.send(big);
@@ -81,7 +84,14 @@ describe('tunnel: WebSocket and TCP', () => {
 
       // Disabled: the listener goes away.
       await tunnel.daemon.admin.call(operations.updateRoute, { params: { id: route.id }, body: { enabled: false } });
-      await until(() => tcpRoundTrip(port, Buffer.from('x')).then(() => false, () => true), 100);
+      await until(
+        () =>
+          tcpRoundTrip(port, Buffer.from('x')).then(
+            () => false,
+            () => true,
+          ),
+        100,
+      );
     } finally {
       log.close();
     }
@@ -98,7 +108,10 @@ function tcpRoundTrip(port: number, payload: Buffer): Promise<Buffer> {
     const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('end', () => { socket.end(); resolve(Buffer.concat(chunks)); });
+    socket.on('end', () => {
+      socket.end();
+      resolve(Buffer.concat(chunks));
+    });
     socket.on('error', reject);
     socket.on('close', () => reject(new Error('closed before the end')));
     socket.end(payload);

@@ -16,11 +16,26 @@ export interface TlsResponse {
 }
 
 /** One HTTP/1.1 request over TLS (a fresh connection), the chain verified against `ca`. */
-export function tlsEdge(edgeTlsUrl: string, servername: string, path: string, ca: string | string[], headers: Record<string, string> = {}, method = 'GET'): Promise<TlsResponse> {
+export function tlsEdge(
+  edgeTlsUrl: string,
+  servername: string,
+  path: string,
+  ca: string | string[],
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<TlsResponse> {
   const url = new URL(edgeTlsUrl);
   return new Promise((resolve, reject) => {
     const options = {
-      host: url.hostname, port: url.port, method, path, servername, ca, agent: false, ALPNProtocols: ['http/1.1'], headers: { host: servername, ...headers },
+      host: url.hostname,
+      port: url.port,
+      method,
+      path,
+      servername,
+      ca,
+      agent: false,
+      ALPNProtocols: ['http/1.1'],
+      headers: { host: servername, ...headers },
     };
     const req = request(options, (res) => {
       let text = '';
@@ -29,7 +44,13 @@ export function tlsEdge(edgeTlsUrl: string, servername: string, path: string, ca
       res.on('error', reject);
       res.on('end', () => {
         const socket = res.socket as import('node:tls').TLSSocket;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, serial: socket.getPeerCertificate()?.serialNumber ?? '', alpn: socket.alpnProtocol });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          serial: socket.getPeerCertificate()?.serialNumber ?? '',
+          alpn: socket.alpnProtocol,
+        });
       });
     });
     req.on('error', reject);
@@ -38,7 +59,11 @@ export function tlsEdge(edgeTlsUrl: string, servername: string, path: string, ca
 }
 
 /** The certificate the edge serves for `servername` (verified against `ca`), or the handshake error. */
-export function servedFor(edgeTlsUrl: string, servername: string, ca: string | string[]): Promise<{ serial: string; subjectaltname: string } | { error: string }> {
+export function servedFor(
+  edgeTlsUrl: string,
+  servername: string,
+  ca: string | string[],
+): Promise<{ serial: string; subjectaltname: string } | { error: string }> {
   const url = new URL(edgeTlsUrl);
   return new Promise((resolve) => {
     const socket = connect({ host: url.hostname, port: Number(url.port), servername, ca, ALPNProtocols: ['http/1.1'] }, () => {

@@ -15,8 +15,11 @@ describe('tunnel: https targets', () => {
     tunnel = await startTunnel();
     const key = join(tunnel.dir, 'key.pem');
     const cert = join(tunnel.dir, 'cert.pem');
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
-      '-days', '1', '-subj', '/CN=127.0.0.1'], { encoding: 'utf8' });
+    const made = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'],
+      { encoding: 'utf8' },
+    );
     expect(made.status, made.stderr).toBe(0);
     server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => res.end(`secure ${req.url}`));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

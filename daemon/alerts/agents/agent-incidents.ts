@@ -13,8 +13,12 @@ const CAUSE = { message: 'agent disconnected', errorCode: 'AGENT_DISCONNECTED' }
 
 type Row = Pick<AgentRow, 'id' | 'name' | 'status' | 'last_seen_at' | 'connected_at' | 'remote_address' | 'open_incident_id'>;
 
-const subjectOf = (row: Pick<Row, 'id' | 'name' | 'remote_address'>): IncidentSubject =>
-  ({ type: 'agent', id: Number(row.id), name: row.name, target: row.remote_address });
+const subjectOf = (row: Pick<Row, 'id' | 'name' | 'remote_address'>): IncidentSubject => ({
+  type: 'agent',
+  id: Number(row.id),
+  name: row.name,
+  target: row.remote_address,
+});
 
 /** What the sweep uses of the daemon. */
 export type SweepDeps = Pick<DaemonContext, 'db' | 'log'> & IncidentDeps;
@@ -42,9 +46,11 @@ export class AgentIncidentSweep {
 
   start(): void {
     this.#timer = setInterval(() => {
-      this.#running = this.#running.then(() => this.sweep()).catch((err) => {
-        if (!this.#stopped) this.#ctx.log.warn({ err }, 'agent incident sweep failed');
-      });
+      this.#running = this.#running
+        .then(() => this.sweep())
+        .catch((err) => {
+          if (!this.#stopped) this.#ctx.log.warn({ err }, 'agent incident sweep failed');
+        });
     }, SWEEP_EVERY_MS);
     this.#timer.unref();
   }
@@ -58,21 +64,26 @@ export class AgentIncidentSweep {
   /** One pass: opens what is due, resolves what is back. */
   async sweep(now = Date.now()): Promise<void> {
     const graceMs = this.#ctx.config.incidents.agentGraceSeconds * 1000;
-    const rows = await this.#ctx.db.selectFrom('agents')
+    const rows = await this.#ctx.db
+      .selectFrom('agents')
       .select(['id', 'name', 'status', 'last_seen_at', 'connected_at', 'remote_address', 'open_incident_id'])
-      .where((eb) => eb.or([
-        eb.and([eb('status', '=', 'DISCONNECTED'), eb('open_incident_id', 'is', null), eb('last_seen_at', '<=', now - graceMs)]),
-        eb.and([eb('status', '!=', 'DISCONNECTED'), eb('open_incident_id', 'is not', null)]),
-      ])).execute();
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'DISCONNECTED'), eb('open_incident_id', 'is', null), eb('last_seen_at', '<=', now - graceMs)]),
+          eb.and([eb('status', '!=', 'DISCONNECTED'), eb('open_incident_id', 'is not', null)]),
+        ]),
+      )
+      .execute();
     if (rows.length === 0) return;
     const maintenance = this.#ctx.maintenance;
     await maintenance.ready();
     const changes: IncidentChange[] = [];
     for (const row of rows) {
       try {
-        const change = row.status === 'DISCONNECTED'
-          ? await this.#open(row, maintenance.agentInMaintenance(Number(row.id), now), now)
-          : await this.#resolve(row, now);
+        const change =
+          row.status === 'DISCONNECTED'
+            ? await this.#open(row, maintenance.agentInMaintenance(Number(row.id), now), now)
+            : await this.#resolve(row, now);
         if (change) changes.push(change);
       } catch (err) {
         if (!(err instanceof Lost)) throw err;
@@ -84,10 +95,19 @@ export class AgentIncidentSweep {
   #open(row: Row, maintenance: boolean, now: number): Promise<IncidentChange> {
     return this.#ctx.db.transaction().execute(async (trx) => {
       const incident = await openIncident(trx, {
-        subject: subjectOf(row), openedAt: Number(row.last_seen_at ?? now), cause: CAUSE, checks: 0, maintenance, at: now,
+        subject: subjectOf(row),
+        openedAt: Number(row.last_seen_at ?? now),
+        cause: CAUSE,
+        checks: 0,
+        maintenance,
+        at: now,
       });
-      const claimed = await trx.updateTable('agents').set({ open_incident_id: incident.id })
-        .where('id', '=', row.id).where('open_incident_id', 'is', null).where('status', '=', 'DISCONNECTED')
+      const claimed = await trx
+        .updateTable('agents')
+        .set({ open_incident_id: incident.id })
+        .where('id', '=', row.id)
+        .where('open_incident_id', 'is', null)
+        .where('status', '=', 'DISCONNECTED')
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) !== 1) throw new Lost();
       return { kind: 'opened' as const, row: incident };
@@ -97,8 +117,12 @@ export class AgentIncidentSweep {
   #resolve(row: Row, now: number): Promise<IncidentChange | undefined> {
     return this.#ctx.db.transaction().execute(async (trx) => {
       const incidentId = Number(row.open_incident_id);
-      const released = await trx.updateTable('agents').set({ open_incident_id: null })
-        .where('id', '=', row.id).where('open_incident_id', '=', incidentId).where('status', '!=', 'DISCONNECTED')
+      const released = await trx
+        .updateTable('agents')
+        .set({ open_incident_id: null })
+        .where('id', '=', row.id)
+        .where('open_incident_id', '=', incidentId)
+        .where('status', '!=', 'DISCONNECTED')
         .executeTakeFirst();
       if (Number(released.numUpdatedRows) !== 1) return undefined;
       // Back since it reconnected (the sweep may see it a second later).
@@ -114,8 +138,11 @@ export class AgentIncidentSweep {
  * suppressed ('deleted'). Call it in the deleting transaction, before the row goes.
  */
 export async function stopWatchingAgent(trx: Transaction<Database>, agentId: number, at = Date.now()): Promise<IncidentChange[]> {
-  const row = await trx.selectFrom('agents').select(['id', 'name', 'remote_address', 'open_incident_id'])
-    .where('id', '=', agentId).executeTakeFirst();
+  const row = await trx
+    .selectFrom('agents')
+    .select(['id', 'name', 'remote_address', 'open_incident_id'])
+    .where('id', '=', agentId)
+    .executeTakeFirst();
   if (!row || row.open_incident_id === null) return [];
   const resolved = await resolveIncident(trx, Number(row.open_incident_id), subjectOf(row), { at, reason: 'deleted' });
   return resolved ? [{ kind: 'resolved', row: resolved }] : [];

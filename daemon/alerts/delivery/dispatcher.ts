@@ -57,12 +57,22 @@ export class Dispatcher {
    * by the data-dir lock), so every claim found is stale.
    */
   async releaseStale(everyPod: boolean): Promise<number> {
-    const rows = await this.#o.db.selectFrom('notifications').select(['id', 'claimed_by'])
-      .where('state', '=', 'pending').where('claimed_by', 'is not', null).execute();
-    const stale = rows.filter((r) => r.claimed_by !== this.#token && (everyPod || r.claimed_by!.startsWith(`${this.#o.pod}#`))).map((r) => r.id);
+    const rows = await this.#o.db
+      .selectFrom('notifications')
+      .select(['id', 'claimed_by'])
+      .where('state', '=', 'pending')
+      .where('claimed_by', 'is not', null)
+      .execute();
+    const stale = rows
+      .filter((r) => r.claimed_by !== this.#token && (everyPod || r.claimed_by!.startsWith(`${this.#o.pod}#`)))
+      .map((r) => r.id);
     if (stale.length > 0) {
-      await this.#o.db.updateTable('notifications').set({ claimed_by: null, claimed_until: null })
-        .where('id', 'in', stale).where('state', '=', 'pending').execute();
+      await this.#o.db
+        .updateTable('notifications')
+        .set({ claimed_by: null, claimed_until: null })
+        .where('id', 'in', stale)
+        .where('state', '=', 'pending')
+        .execute();
     }
     return stale.length;
   }
@@ -71,22 +81,31 @@ export class Dispatcher {
   async dispatchOnce(now = Date.now()): Promise<number> {
     const free = this.#o.total - this.#inFlight.size;
     if (free <= 0 || this.#abort.signal.aborted) return 0;
-    const due = await this.#o.db.selectFrom('notifications').select(['id', 'notifier_id'])
-      .where('state', '=', 'pending').where('next_attempt_at', '<=', now)
+    const due = await this.#o.db
+      .selectFrom('notifications')
+      .select(['id', 'notifier_id'])
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .orderBy('next_attempt_at').limit(free * 4).execute();
+      .orderBy('next_attempt_at')
+      .limit(free * 4)
+      .execute();
     let started = 0;
     for (const row of due) {
       if (this.#inFlight.size >= this.#o.total) break;
       if ((this.#busy.get(row.notifier_id) ?? 0) >= this.#o.perNotifier) continue;
-      const claimed = await this.#o.db.updateTable('notifications')
+      const claimed = await this.#o.db
+        .updateTable('notifications')
         .set((eb) => ({ claimed_by: this.#token, claimed_until: now + this.#leaseMs, attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', row.id).where('state', '=', 'pending').where('next_attempt_at', '<=', now)
+        .where('id', '=', row.id)
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) !== 1) continue;
       this.#busy.set(row.notifier_id, (this.#busy.get(row.notifier_id) ?? 0) + 1);
-      const sending = this.#deliver(row.id).catch((err) => this.#o.log.error({ err, notification: row.id }, 'notification delivery failed'))
+      const sending = this.#deliver(row.id)
+        .catch((err) => this.#o.log.error({ err, notification: row.id }, 'notification delivery failed'))
         .finally(() => {
           this.#inFlight.delete(sending);
           const left = (this.#busy.get(row.notifier_id) ?? 1) - 1;
@@ -133,29 +152,55 @@ export class Dispatcher {
     }
     if (this.#abort.signal.aborted && !outcome.ok) {
       // Shutting down: not a failed attempt; the next run sends it again with the same id.
-      await db.updateTable('notifications').set((eb) => ({ claimed_by: null, claimed_until: null, attempts: eb('attempts', '-', 1) }))
-        .where('id', '=', id).where('claimed_by', '=', this.#token).execute();
+      await db
+        .updateTable('notifications')
+        .set((eb) => ({ claimed_by: null, claimed_until: null, attempts: eb('attempts', '-', 1) }))
+        .where('id', '=', id)
+        .where('claimed_by', '=', this.#token)
+        .execute();
       return;
     }
-    await recordAttempt(db, { notifierId: row.notifier_id, notificationId: id, messageId: row.message_id, attempt: row.attempts, ...outcome });
+    await recordAttempt(db, {
+      notifierId: row.notifier_id,
+      notificationId: id,
+      messageId: row.message_id,
+      attempt: row.attempts,
+      ...outcome,
+    });
     await this.#finish(row, outcome, sender);
   }
 
-  async #finish(row: { id: number; notifier_id: number; message_id: string; attempts: number; created_at: number },
-    outcome: SendOutcome, sender: LoadedSender | undefined): Promise<void> {
+  async #finish(
+    row: { id: number; notifier_id: number; message_id: string; attempts: number; created_at: number },
+    outcome: SendOutcome,
+    sender: LoadedSender | undefined,
+  ): Promise<void> {
     const now = Date.now();
     const result: Result = outcome.ok ? 'sent' : !outcome.retryable || now - row.created_at >= GIVE_UP_AFTER_MS ? 'failed' : 'retry';
-    const update = result === 'sent'
-      ? { state: 'sent' as const, sent_at: now, last_error: null }
-      : result === 'failed'
-        ? { state: 'failed' as const, last_error: outcome.error ?? `status ${outcome.statusCode}` }
-        : { next_attempt_at: now + retryDelay(row.attempts, this.#o.retryBaseMs), last_error: outcome.error ?? `status ${outcome.statusCode}` };
-    await this.#o.db.updateTable('notifications').set({ ...update, claimed_by: null, claimed_until: null })
-      .where('id', '=', row.id).where('claimed_by', '=', this.#token).execute();
+    const update =
+      result === 'sent'
+        ? { state: 'sent' as const, sent_at: now, last_error: null }
+        : result === 'failed'
+          ? { state: 'failed' as const, last_error: outcome.error ?? `status ${outcome.statusCode}` }
+          : {
+              next_attempt_at: now + retryDelay(row.attempts, this.#o.retryBaseMs),
+              last_error: outcome.error ?? `status ${outcome.statusCode}`,
+            };
+    await this.#o.db
+      .updateTable('notifications')
+      .set({ ...update, claimed_by: null, claimed_until: null })
+      .where('id', '=', row.id)
+      .where('claimed_by', '=', this.#token)
+      .execute();
     this.#o.onAttempt?.(sender?.notifier.name ?? String(row.notifier_id), result, outcome.latencyMs / 1000);
     if (result === 'failed') {
-      this.#o.onFailed?.({ notifierId: row.notifier_id, notificationId: row.id, messageId: row.message_id,
-        attempts: row.attempts, error: update.last_error ?? 'failed' });
+      this.#o.onFailed?.({
+        notifierId: row.notifier_id,
+        notificationId: row.id,
+        messageId: row.message_id,
+        attempts: row.attempts,
+        error: update.last_error ?? 'failed',
+      });
     }
   }
 }

@@ -4,9 +4,13 @@ import type { AlertEventPayload, AlertItem, OutgoingMessage } from '../types.ts'
 
 /** The message of a notification, rebuilt from its items on every attempt (same id, same alerts). */
 export async function loadMessage(db: Kysely<Database>, notification: { id: number; message_id: string }): Promise<OutgoingMessage> {
-  const rows = await db.selectFrom('notification_items as i').innerJoin('alert_events as e', 'e.id', 'i.event_id')
+  const rows = await db
+    .selectFrom('notification_items as i')
+    .innerJoin('alert_events as e', 'e.id', 'i.event_id')
     .select(['e.id', 'e.payload', 'e.created_at', 'i.reminder'])
-    .where('i.notification_id', '=', notification.id).orderBy('e.id').execute();
+    .where('i.notification_id', '=', notification.id)
+    .orderBy('e.id')
+    .execute();
   const items: AlertItem[] = rows.map((row) => ({
     ...(JSON.parse(row.payload) as AlertEventPayload),
     eventId: row.id,

@@ -16,7 +16,10 @@ export interface CertState {
  * check finds several thresholds crossed at once, only the smallest fires.
  */
 export function certStep(
-  before: CertState, notAfter: number, at: number, thresholds: readonly number[],
+  before: CertState,
+  notAfter: number,
+  at: number,
+  thresholds: readonly number[],
 ): { state: CertState; fire: number | undefined } {
   const renewed = before.expiresAt === null || notAfter > before.expiresAt;
   const alerted = renewed ? null : before.alertedDays;

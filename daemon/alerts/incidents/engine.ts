@@ -13,8 +13,21 @@ import { OPENED_HERE, type StreakState, walkStreaks } from './streaks.ts';
 
 /** The columns of `resources` the engine reads; the result writer selects them with its own. */
 export const ENGINE_COLUMNS = [
-  'id', 'name', 'target', 'active', 'latest_checked_at', 'failure_threshold', 'success_threshold', 'fail_streak', 'ok_streak',
-  'fail_since', 'fail_message', 'fail_error_code', 'open_incident_id', 'cert_expires_at', 'cert_alerted_days',
+  'id',
+  'name',
+  'target',
+  'active',
+  'latest_checked_at',
+  'failure_threshold',
+  'success_threshold',
+  'fail_streak',
+  'ok_streak',
+  'fail_since',
+  'fail_message',
+  'fail_error_code',
+  'open_incident_id',
+  'cert_expires_at',
+  'cert_alerted_days',
 ] as const satisfies ReadonlyArray<keyof ResourcesTable>;
 
 export type EngineRow = Pick<Selectable<ResourcesTable>, (typeof ENGINE_COLUMNS)[number]>;
@@ -39,16 +52,23 @@ export interface IncidentOutcome {
 }
 
 const stateOf = (row: EngineRow): StreakState => ({
-  failStreak: Number(row.fail_streak), okStreak: Number(row.ok_streak),
-  failSince: row.fail_since === null ? null : Number(row.fail_since), failMessage: row.fail_message, failErrorCode: row.fail_error_code,
+  failStreak: Number(row.fail_streak),
+  okStreak: Number(row.ok_streak),
+  failSince: row.fail_since === null ? null : Number(row.fail_since),
+  failMessage: row.fail_message,
+  failErrorCode: row.fail_error_code,
   openIncidentId: row.open_incident_id === null ? null : Number(row.open_incident_id),
 });
 
 function columnsOf(row: EngineRow): AlertColumns {
   const s = stateOf(row);
   return {
-    fail_streak: s.failStreak, ok_streak: s.okStreak, fail_since: s.failSince, fail_message: s.failMessage,
-    fail_error_code: s.failErrorCode, open_incident_id: s.openIncidentId,
+    fail_streak: s.failStreak,
+    ok_streak: s.okStreak,
+    fail_since: s.failSince,
+    fail_message: s.failMessage,
+    fail_error_code: s.failErrorCode,
+    open_incident_id: s.openIncidentId,
     cert_expires_at: row.cert_expires_at === null ? null : Number(row.cert_expires_at),
     cert_alerted_days: row.cert_alerted_days === null ? null : Number(row.cert_alerted_days),
   };
@@ -69,7 +89,9 @@ export type IncidentDeps = Pick<DaemonContext, 'events' | 'maintenance'> & { con
  * checks, two per incident opened or resolved, one per CERT_EXPIRING.
  */
 export async function applyIncidents(
-  trx: Transaction<Database>, ctx: IncidentDeps, rows: ReadonlyMap<number, EngineRow>,
+  trx: Transaction<Database>,
+  ctx: IncidentDeps,
+  rows: ReadonlyMap<number, EngineRow>,
   items: ReadonlyArray<{ resourceId: number; result: ProbeResult }>,
 ): Promise<IncidentOutcome> {
   const byResource = new Map<number, ProbeResult[]>();
@@ -96,7 +118,12 @@ export async function applyIncidents(
       if (step.kind === 'open') {
         const maintenance = await inMaintenance(trx, ctx, resourceId, step.at);
         const incident = await openIncident(trx, {
-          subject: subjectOf(row), openedAt: step.openedAt, cause: step.cause, checks: step.checks, maintenance, at: step.at,
+          subject: subjectOf(row),
+          openedAt: step.openedAt,
+          cause: step.cause,
+          checks: step.checks,
+          maintenance,
+          at: step.at,
         });
         lastOpened = Number(incident.id);
         changes.push({ kind: 'opened', row: incident });
@@ -110,8 +137,13 @@ export async function applyIncidents(
     else if (openId !== null && walk.extraChecks > 0) countChecks.push({ id: openId, add: walk.extraChecks });
 
     const columns: AlertColumns = {
-      ...columnsOf(row), fail_streak: walk.state.failStreak, ok_streak: walk.state.okStreak, fail_since: walk.state.failSince,
-      fail_message: walk.state.failMessage, fail_error_code: walk.state.failErrorCode, open_incident_id: openId,
+      ...columnsOf(row),
+      fail_streak: walk.state.failStreak,
+      ok_streak: walk.state.okStreak,
+      fail_since: walk.state.failSince,
+      fail_message: walk.state.failMessage,
+      fail_error_code: walk.state.failErrorCode,
+      open_incident_id: openId,
     };
     const certSeen = results.findLast((r) => r.certNotAfter !== undefined);
     if (certSeen) {
@@ -120,10 +152,19 @@ export async function applyIncidents(
       columns.cert_expires_at = state.expiresAt;
       columns.cert_alerted_days = state.alertedDays;
       if (fire !== undefined) {
-        await enqueueAlertEvent(trx, {
-          kind: 'CERT_EXPIRING', subject: subjectOf(row), incidentId: null, openedAt: null, resolvedAt: null, cause: null,
-          cert: { notAfter: state.expiresAt!, thresholdDays: fire },
-        }, { at: certSeen.checkedAt });
+        await enqueueAlertEvent(
+          trx,
+          {
+            kind: 'CERT_EXPIRING',
+            subject: subjectOf(row),
+            incidentId: null,
+            openedAt: null,
+            resolvedAt: null,
+            cause: null,
+            cert: { notAfter: state.expiresAt!, thresholdDays: fire },
+          },
+          { at: certSeen.checkedAt },
+        );
       }
     }
     changed.set(resourceId, columns);
@@ -146,8 +187,18 @@ async function inMaintenance(trx: Transaction<Database>, ctx: IncidentDeps, reso
 /** `checks = checks + CASE id WHEN … END` for many open incidents, one statement per chunk. */
 async function addChecks(trx: Transaction<Database>, list: Array<{ id: number; add: number }>): Promise<void> {
   for (const part of shapedChunks(list, 64)) {
-    const add = sql<number>`CASE ${sql.ref('id')} ${sql.join(part.map((p) => sql`WHEN ${p.id} THEN CAST(${p.add} AS bigint)`), sql` `)} END`;
-    await trx.updateTable('incidents').set((eb) => ({ checks: eb('checks', '+', add) }))
-      .where('id', 'in', part.map((p) => p.id)).execute();
+    const add = sql<number>`CASE ${sql.ref('id')} ${sql.join(
+      part.map((p) => sql`WHEN ${p.id} THEN CAST(${p.add} AS bigint)`),
+      sql` `,
+    )} END`;
+    await trx
+      .updateTable('incidents')
+      .set((eb) => ({ checks: eb('checks', '+', add) }))
+      .where(
+        'id',
+        'in',
+        part.map((p) => p.id),
+      )
+      .execute();
   }
 }

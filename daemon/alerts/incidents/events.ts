@@ -4,7 +4,10 @@ import type { DaemonContext } from '../../context.ts';
 import { type IncidentRow, toIncident } from './mappers.ts';
 
 /** An incident that opened or resolved in a transaction, to announce once it commits. */
-export interface IncidentChange { kind: 'opened' | 'resolved'; row: IncidentRow }
+export interface IncidentChange {
+  kind: 'opened' | 'resolved';
+  row: IncidentRow;
+}
 
 /**
  * After commit: `INCIDENT_OPENED` and `INCIDENT_RESOLVED` on the monitoring

@@ -14,7 +14,10 @@ export const incidentHandlers: HandlersOf<Ops> = {
     if (query.state === 'open') rows = rows.where('resolved_at', 'is', null);
     if (query.state === 'resolved') rows = rows.where('resolved_at', 'is not', null);
     if (query.before !== undefined) rows = rows.where('id', '<', query.before);
-    const page = await rows.orderBy('id', 'desc').limit(query.limit + 1).execute();
+    const page = await rows
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
     const more = page.length > query.limit;
     if (more) page.pop();
     if (more && page.length) {

@@ -11,10 +11,16 @@ import { resolveIncident } from './store.ts';
  * transaction that deletes or deactivates, before the row is deleted.
  */
 export async function stopWatching(
-  trx: Transaction<Database>, resourceId: number, reason: 'deleted' | 'deactivated', at = Date.now(),
+  trx: Transaction<Database>,
+  resourceId: number,
+  reason: 'deleted' | 'deactivated',
+  at = Date.now(),
 ): Promise<IncidentChange[]> {
-  const row = await trx.selectFrom('resources').select(['id', 'name', 'target', 'open_incident_id'])
-    .where('id', '=', resourceId).executeTakeFirst();
+  const row = await trx
+    .selectFrom('resources')
+    .select(['id', 'name', 'target', 'open_incident_id'])
+    .where('id', '=', resourceId)
+    .executeTakeFirst();
   if (!row) return [];
   const changes: IncidentChange[] = [];
   if (row.open_incident_id !== null) {
@@ -23,9 +29,18 @@ export async function stopWatching(
     if (resolved) changes.push({ kind: 'resolved', row: resolved });
   }
   if (reason === 'deactivated') {
-    await trx.updateTable('resources').set({
-      fail_streak: 0, ok_streak: 0, fail_since: null, fail_message: null, fail_error_code: null, open_incident_id: null,
-    }).where('id', '=', resourceId).execute();
+    await trx
+      .updateTable('resources')
+      .set({
+        fail_streak: 0,
+        ok_streak: 0,
+        fail_since: null,
+        fail_message: null,
+        fail_error_code: null,
+        open_incident_id: null,
+      })
+      .where('id', '=', resourceId)
+      .execute();
   }
   return changes;
 }

@@ -16,9 +16,12 @@ export function registerIncidentMetrics(ctx: DaemonContext): void {
     async collect() {
       const counts = new Map<string, number>(SUBJECTS.map((s) => [s, 0]));
       try {
-        const rows = await ctx.db.selectFrom('incidents')
+        const rows = await ctx.db
+          .selectFrom('incidents')
           .select((eb) => ['subject_type', eb.fn.countAll<number>().as('n')])
-          .where('resolved_at', 'is', null).groupBy('subject_type').execute();
+          .where('resolved_at', 'is', null)
+          .groupBy('subject_type')
+          .execute();
         for (const row of rows) counts.set(row.subject_type, Number(row.n));
       } catch (err) {
         // A scrape during shutdown finds the database closed: report nothing rather than fail the scrape.

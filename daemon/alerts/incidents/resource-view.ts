@@ -9,8 +9,14 @@ export const RECENT_INCIDENTS = 5;
 
 /** The most recent incidents of a resource, the open one first. */
 export async function recentIncidents(db: Kysely<Database>, resourceId: number, limit = RECENT_INCIDENTS): Promise<Incident[]> {
-  const rows = await db.selectFrom('incidents').selectAll().where('resource_id', '=', resourceId)
-    .orderBy(sql`CASE WHEN resolved_at IS NULL THEN 0 ELSE 1 END`).orderBy('id', 'desc').limit(limit).execute();
+  const rows = await db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('resource_id', '=', resourceId)
+    .orderBy(sql`CASE WHEN resolved_at IS NULL THEN 0 ELSE 1 END`)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
   const now = Date.now();
   return rows.map((row) => toIncident(row, now));
 }

@@ -29,18 +29,34 @@ export interface NewIncident {
  * points the subject's `open_incident_id` at it.
  */
 export async function openIncident(trx: Trx, n: NewIncident): Promise<IncidentRow> {
-  const row = await trx.insertInto('incidents').values({
-    subject_type: n.subject.type,
-    resource_id: n.subject.type === 'resource' ? n.subject.id : null,
-    agent_id: n.subject.type === 'agent' ? n.subject.id : null,
-    opened_at: n.openedAt, resolved_at: null,
-    cause_message: n.cause.message, cause_error_code: n.cause.errorCode,
-    checks: n.checks, maintenance: n.maintenance ? 1 : 0,
-  }).returningAll().executeTakeFirstOrThrow();
-  await enqueueAlertEvent(trx, {
-    kind: KINDS[n.subject.type].opened, subject: n.subject, incidentId: Number(row.id),
-    openedAt: n.openedAt, resolvedAt: null, cause: n.cause, cert: null,
-  }, { suppressed: n.maintenance ? 'maintenance' : null, at: n.at });
+  const row = await trx
+    .insertInto('incidents')
+    .values({
+      subject_type: n.subject.type,
+      resource_id: n.subject.type === 'resource' ? n.subject.id : null,
+      agent_id: n.subject.type === 'agent' ? n.subject.id : null,
+      opened_at: n.openedAt,
+      resolved_at: null,
+      cause_message: n.cause.message,
+      cause_error_code: n.cause.errorCode,
+      checks: n.checks,
+      maintenance: n.maintenance ? 1 : 0,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await enqueueAlertEvent(
+    trx,
+    {
+      kind: KINDS[n.subject.type].opened,
+      subject: n.subject,
+      incidentId: Number(row.id),
+      openedAt: n.openedAt,
+      resolvedAt: null,
+      cause: n.cause,
+      cert: null,
+    },
+    { suppressed: n.maintenance ? 'maintenance' : null, at: n.at },
+  );
   return row;
 }
 
@@ -51,19 +67,32 @@ export async function openIncident(trx: Trx, n: NewIncident): Promise<IncidentRo
  * 'deactivated'). Returns undefined when the incident was not open.
  */
 export async function resolveIncident(
-  trx: Trx, incidentId: number, subject: IncidentSubject,
+  trx: Trx,
+  incidentId: number,
+  subject: IncidentSubject,
   options: { at: number; addChecks?: number; reason?: string },
 ): Promise<IncidentRow | undefined> {
-  const row = await trx.updateTable('incidents')
+  const row = await trx
+    .updateTable('incidents')
     .set((eb) => ({ resolved_at: options.at, checks: eb('checks', '+', options.addChecks ?? 0) }))
-    .where('id', '=', incidentId).where('resolved_at', 'is', null)
-    .returningAll().executeTakeFirst();
+    .where('id', '=', incidentId)
+    .where('resolved_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
   if (!row) return undefined;
   const suppressed = options.reason ?? (Number(row.maintenance) === 1 ? 'maintenance' : null);
-  await enqueueAlertEvent(trx, {
-    kind: KINDS[subject.type].resolved, subject, incidentId,
-    openedAt: Number(row.opened_at), resolvedAt: options.at,
-    cause: { message: row.cause_message, errorCode: row.cause_error_code }, cert: null,
-  }, { suppressed, at: options.at });
+  await enqueueAlertEvent(
+    trx,
+    {
+      kind: KINDS[subject.type].resolved,
+      subject,
+      incidentId,
+      openedAt: Number(row.opened_at),
+      resolvedAt: options.at,
+      cause: { message: row.cause_message, errorCode: row.cause_error_code },
+      cert: null,
+    },
+    { suppressed, at: options.at },
+  );
   return row;
 }

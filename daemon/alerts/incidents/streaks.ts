@@ -73,7 +73,10 @@ export function walkStreaks(
         else extraChecks++;
       } else if (s.failStreak >= thresholds.failure) {
         pending = {
-          kind: 'open', at: r.checkedAt, openedAt: s.failSince!, checks: s.failStreak,
+          kind: 'open',
+          at: r.checkedAt,
+          openedAt: s.failSince!,
+          checks: s.failStreak,
           cause: { message: s.failMessage, errorCode: s.failErrorCode },
         };
         steps.push(pending);

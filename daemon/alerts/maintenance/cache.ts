@@ -60,8 +60,11 @@ function weekdays(text: string | null): Weekday[] {
 export function scheduleOf(row: WindowRow): WindowSchedule {
   if (row.kind === 'WEEKLY') {
     return {
-      kind: 'WEEKLY', days: weekdays(row.days),
-      startTime: row.start_time ?? '00:00', durationMinutes: Number(row.duration_minutes ?? 0), timeZone: row.time_zone ?? 'UTC',
+      kind: 'WEEKLY',
+      days: weekdays(row.days),
+      startTime: row.start_time ?? '00:00',
+      durationMinutes: Number(row.duration_minutes ?? 0),
+      timeZone: row.time_zone ?? 'UTC',
     };
   }
   return { kind: 'ONE_OFF', startsAt: Number(row.starts_at), endsAt: Number(row.ends_at) };
@@ -146,7 +149,9 @@ export class MaintenanceCache {
    * that are open now or start within `horizonMs`, with that occurrence.
    */
   activeAndUpcoming(
-    targets: { resourceIds?: number[]; groupIds?: number[] }, at = Date.now(), horizonMs = 7 * 86_400_000,
+    targets: { resourceIds?: number[]; groupIds?: number[] },
+    at = Date.now(),
+    horizonMs = 7 * 86_400_000,
   ): Array<{ window: CachedWindow; occurrence: Occurrence; active: boolean }> {
     const resources = new Set(targets.resourceIds ?? []);
     const groups = new Set(targets.groupIds ?? []);
@@ -164,14 +169,18 @@ export class MaintenanceCache {
   async #read(db: Kysely<Database> | Transaction<Database> = this.#ctx.db): Promise<CachedWindow[]> {
     const rows = await db.selectFrom('maintenance_windows').selectAll().orderBy('id').execute();
     const windows = rows.map((row) => ({
-      id: Number(row.id), name: row.name, schedule: scheduleOf(row),
-      resourceIds: ids(row.resource_ids), groupIds: ids(row.group_ids), agentIds: ids(row.agent_ids), covers: new Set<number>(),
+      id: Number(row.id),
+      name: row.name,
+      schedule: scheduleOf(row),
+      resourceIds: ids(row.resource_ids),
+      groupIds: ids(row.group_ids),
+      agentIds: ids(row.agent_ids),
+      covers: new Set<number>(),
     }));
     const groupIds = [...new Set(windows.flatMap((w) => w.groupIds))];
     const members = new Map<number, number[]>();
     if (groupIds.length > 0) {
-      const links = await db.selectFrom('resource_groups').select(['resource_id', 'group_id'])
-        .where('group_id', 'in', groupIds).execute();
+      const links = await db.selectFrom('resource_groups').select(['resource_id', 'group_id']).where('group_id', 'in', groupIds).execute();
       for (const link of links) {
         const list = members.get(Number(link.group_id)) ?? [];
         list.push(Number(link.resource_id));
@@ -194,7 +203,10 @@ export class MaintenanceCache {
  * this daemon has not yet.
  */
 export async function maintenanceFor(
-  cache: MaintenanceCache, targets: { resourceIds?: number[]; groupIds?: number[] }, at = Date.now(), horizonMs?: number,
+  cache: MaintenanceCache,
+  targets: { resourceIds?: number[]; groupIds?: number[] },
+  at = Date.now(),
+  horizonMs?: number,
 ): Promise<Array<{ window: CachedWindow; occurrence: Occurrence; active: boolean }>> {
   await cache.ready();
   return cache.activeAndUpcoming(targets, at, horizonMs);

@@ -7,8 +7,10 @@ import type { Database } from '../../store/schema.ts';
 import type { Kysely, Transaction } from 'kysely';
 import { checkTargets, columns, draftFromCreate, draftFromUpdate, toWindow } from './rules.ts';
 
-type Ops = Pick<typeof incidentOperations,
-  'listMaintenanceWindows' | 'getMaintenanceWindow' | 'createMaintenanceWindow' | 'updateMaintenanceWindow' | 'deleteMaintenanceWindow'>;
+type Ops = Pick<
+  typeof incidentOperations,
+  'listMaintenanceWindows' | 'getMaintenanceWindow' | 'createMaintenanceWindow' | 'updateMaintenanceWindow' | 'deleteMaintenanceWindow'
+>;
 
 async function checkNameFree(db: Kysely<Database> | Transaction<Database>, name: string, exceptId?: number): Promise<void> {
   let query = db.selectFrom('maintenance_windows').select('id').where('name', '=', name);
@@ -34,31 +36,44 @@ export const maintenanceHandlers: HandlersOf<Ops> = {
 
   async createMaintenanceWindow({ ctx, body }) {
     const draft = draftFromCreate(body);
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      await checkTargets(trx, draft);
-      await checkNameFree(trx, draft.name);
-      const now = Date.now();
-      return trx.insertInto('maintenance_windows').values({ ...columns(draft), created_at: now, updated_at: now })
-        .returningAll().executeTakeFirstOrThrow();
-    }).catch((err: unknown) => {
-      throw uniqueViolation(err, 'name') ?? err;
-    });
+    const row = await ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        await checkTargets(trx, draft);
+        await checkNameFree(trx, draft.name);
+        const now = Date.now();
+        return trx
+          .insertInto('maintenance_windows')
+          .values({ ...columns(draft), created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      })
+      .catch((err: unknown) => {
+        throw uniqueViolation(err, 'name') ?? err;
+      });
     await changed(ctx);
     return toWindow(row);
   },
 
   async updateMaintenanceWindow({ ctx, params, body }) {
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom('maintenance_windows').selectAll().where('id', '=', params.id).executeTakeFirst();
-      if (!current) throw notFound(`Maintenance window ${params.id} does not exist`);
-      const draft = draftFromUpdate(current, body);
-      await checkTargets(trx, draft);
-      if (draft.name !== current.name) await checkNameFree(trx, draft.name, params.id);
-      return trx.updateTable('maintenance_windows').set({ ...columns(draft), updated_at: Date.now() })
-        .where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
-    }).catch((err: unknown) => {
-      throw uniqueViolation(err, 'name') ?? err;
-    });
+    const row = await ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        const current = await trx.selectFrom('maintenance_windows').selectAll().where('id', '=', params.id).executeTakeFirst();
+        if (!current) throw notFound(`Maintenance window ${params.id} does not exist`);
+        const draft = draftFromUpdate(current, body);
+        await checkTargets(trx, draft);
+        if (draft.name !== current.name) await checkNameFree(trx, draft.name, params.id);
+        return trx
+          .updateTable('maintenance_windows')
+          .set({ ...columns(draft), updated_at: Date.now() })
+          .where('id', '=', params.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      })
+      .catch((err: unknown) => {
+        throw uniqueViolation(err, 'name') ?? err;
+      });
     await changed(ctx);
     return toWindow(row);
   },

@@ -1,6 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import {
-  type MaintenanceCreate, type MaintenanceUpdate, type MaintenanceWindow, WEEK_DAYS, type WeekDay,
+  type MaintenanceCreate,
+  type MaintenanceUpdate,
+  type MaintenanceWindow,
+  WEEK_DAYS,
+  type WeekDay,
 } from '../../../src/api/schemas/maintenance.ts';
 import { invalidField } from '../../../src/errors.ts';
 import { formatDateTime, parseDateTime } from '../../../src/time.ts';
@@ -49,11 +53,17 @@ const sortDays = (days: WeekDay[]) => WEEK_DAYS.filter((d) => days.includes(d));
 export function draftFromCreate(body: MaintenanceCreate): WindowDraft {
   rejectForeign(body.kind, body);
   return checkDraft({
-    name: body.name, kind: body.kind,
-    startsAt: instant('startsAt', body.startsAt), endsAt: instant('endsAt', body.endsAt),
-    days: body.days ? sortDays(body.days) : null, startTime: body.startTime ?? null,
-    durationMinutes: body.durationMinutes ?? null, timeZone: body.timeZone ?? null,
-    resourceIds: unique(body.resourceIds ?? []), groupIds: unique(body.groupIds ?? []), agentIds: unique(body.agentIds ?? []),
+    name: body.name,
+    kind: body.kind,
+    startsAt: instant('startsAt', body.startsAt),
+    endsAt: instant('endsAt', body.endsAt),
+    days: body.days ? sortDays(body.days) : null,
+    startTime: body.startTime ?? null,
+    durationMinutes: body.durationMinutes ?? null,
+    timeZone: body.timeZone ?? null,
+    resourceIds: unique(body.resourceIds ?? []),
+    groupIds: unique(body.groupIds ?? []),
+    agentIds: unique(body.agentIds ?? []),
   });
 }
 
@@ -66,14 +76,17 @@ export function draftFromUpdate(row: WindowRow, body: MaintenanceUpdate): Window
   const keep = <T>(value: T | undefined, old: T | null) => (value !== undefined ? value : same ? old : null);
   const ids = (value: number[] | undefined, old: string) => unique(value ?? (JSON.parse(old) as number[]));
   return checkDraft({
-    name: body.name ?? row.name, kind,
+    name: body.name ?? row.name,
+    kind,
     startsAt: body.startsAt !== undefined ? instant('startsAt', body.startsAt) : same ? Number(row.starts_at) : null,
     endsAt: body.endsAt !== undefined ? instant('endsAt', body.endsAt) : same ? Number(row.ends_at) : null,
     days: keep(body.days ? sortDays(body.days) : undefined, stored.kind === 'WEEKLY' ? sortDays(stored.days as WeekDay[]) : null),
     startTime: keep(body.startTime, row.start_time),
     durationMinutes: keep(body.durationMinutes, row.duration_minutes === null ? null : Number(row.duration_minutes)),
     timeZone: keep(body.timeZone, row.time_zone),
-    resourceIds: ids(body.resourceIds, row.resource_ids), groupIds: ids(body.groupIds, row.group_ids), agentIds: ids(body.agentIds, row.agent_ids),
+    resourceIds: ids(body.resourceIds, row.resource_ids),
+    groupIds: ids(body.groupIds, row.group_ids),
+    agentIds: ids(body.agentIds, row.agent_ids),
   });
 }
 
@@ -94,7 +107,11 @@ function checkDraft(d: WindowDraft): WindowDraft {
 
 /** Every target id exists: 400 naming the field otherwise. */
 export async function checkTargets(db: Kysely<Database> | Transaction<Database>, d: WindowDraft): Promise<void> {
-  const tables = [['resourceIds', 'resources', d.resourceIds], ['groupIds', 'groups', d.groupIds], ['agentIds', 'agents', d.agentIds]] as const;
+  const tables = [
+    ['resourceIds', 'resources', d.resourceIds],
+    ['groupIds', 'groups', d.groupIds],
+    ['agentIds', 'agents', d.agentIds],
+  ] as const;
   for (const [field, table, ids] of tables) {
     if (ids.length === 0) continue;
     const found = new Set((await db.selectFrom(table).select('id').where('id', 'in', ids).execute()).map((r) => Number(r.id)));
@@ -105,9 +122,17 @@ export async function checkTargets(db: Kysely<Database> | Transaction<Database>,
 
 export function columns(d: WindowDraft) {
   return {
-    name: d.name, kind: d.kind, starts_at: d.startsAt, ends_at: d.endsAt,
-    days: d.days ? JSON.stringify(d.days) : null, start_time: d.startTime, duration_minutes: d.durationMinutes, time_zone: d.timeZone,
-    resource_ids: JSON.stringify(d.resourceIds), group_ids: JSON.stringify(d.groupIds), agent_ids: JSON.stringify(d.agentIds),
+    name: d.name,
+    kind: d.kind,
+    starts_at: d.startsAt,
+    ends_at: d.endsAt,
+    days: d.days ? JSON.stringify(d.days) : null,
+    start_time: d.startTime,
+    duration_minutes: d.durationMinutes,
+    time_zone: d.timeZone,
+    resource_ids: JSON.stringify(d.resourceIds),
+    group_ids: JSON.stringify(d.groupIds),
+    agent_ids: JSON.stringify(d.agentIds),
   };
 }
 
@@ -117,17 +142,22 @@ export function toWindow(row: WindowRow, now = Date.now()): MaintenanceWindow {
   const weekly = row.kind === 'WEEKLY';
   const list = (text: string) => JSON.parse(text) as number[];
   return {
-    id: Number(row.id), name: row.name, kind: row.kind,
+    id: Number(row.id),
+    name: row.name,
+    kind: row.kind,
     startsAt: weekly || row.starts_at === null ? null : formatDateTime(Number(row.starts_at)),
     endsAt: weekly || row.ends_at === null ? null : formatDateTime(Number(row.ends_at)),
     days: weekly ? sortDays(JSON.parse(row.days ?? '[]')) : null,
     startTime: weekly ? row.start_time : null,
     durationMinutes: weekly && row.duration_minutes !== null ? Number(row.duration_minutes) : null,
     timeZone: weekly ? row.time_zone : null,
-    resourceIds: list(row.resource_ids), groupIds: list(row.group_ids), agentIds: list(row.agent_ids),
+    resourceIds: list(row.resource_ids),
+    groupIds: list(row.group_ids),
+    agentIds: list(row.agent_ids),
     activeNow: occurrence !== undefined && occurrence.start <= now && now < occurrence.end,
     nextStart: occurrence ? formatDateTime(occurrence.start) : null,
     nextEnd: occurrence ? formatDateTime(occurrence.end) : null,
-    createdAt: formatDateTime(Number(row.created_at)), updatedAt: formatDateTime(Number(row.updated_at)),
+    createdAt: formatDateTime(Number(row.created_at)),
+    updatedAt: formatDateTime(Number(row.updated_at)),
   };
 }

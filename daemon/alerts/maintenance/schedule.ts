@@ -6,7 +6,10 @@ export type WindowSchedule =
   | { kind: 'WEEKLY'; days: Weekday[]; startTime: string; durationMinutes: number; timeZone: string };
 
 /** One opening of a window, epoch ms, end excluded. */
-export interface Occurrence { start: number; end: number }
+export interface Occurrence {
+  start: number;
+  end: number;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -64,5 +67,7 @@ export function occurrencesBetween(s: WindowSchedule, from: number, to: number):
   if (s.kind === 'ONE_OFF') return s.endsAt > from && s.startsAt < to ? [{ start: s.startsAt, end: s.endsAt }] : [];
   const back = Math.ceil(s.durationMinutes / 1440) + 1;
   const days = Math.ceil((to - from) / DAY_MS) + 1;
-  return weeklyOccurrences(s, from, -back, days).filter((o) => o.end > from && o.start < to).sort((a, b) => a.start - b.start);
+  return weeklyOccurrences(s, from, -back, days)
+    .filter((o) => o.end > from && o.start < to)
+    .sort((a, b) => a.start - b.start);
 }

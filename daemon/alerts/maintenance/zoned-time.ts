@@ -12,8 +12,15 @@ function formatter(zone: string): Intl.DateTimeFormat {
   let fmt = formatters.get(zone);
   if (!fmt) {
     fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', weekday: 'short',
-      year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: zone,
+      hourCycle: 'h23',
+      weekday: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formatters.set(zone, fmt);
   }
@@ -34,15 +41,27 @@ export function isTimeZone(zone: string): boolean {
 export const WEEKDAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-export interface LocalParts { year: number; month: number; day: number; hour: number; minute: number; second: number; weekday: Weekday }
+export interface LocalParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  weekday: Weekday;
+}
 
 /** The local date, time and weekday in `zone` at the instant `ms`. */
 export function localParts(ms: number, zone: string): LocalParts {
   const p: Record<string, string> = {};
   for (const part of formatter(zone).formatToParts(new Date(ms))) p[part.type] = part.value;
   return {
-    year: Number(p.year), month: Number(p.month), day: Number(p.day),
-    hour: Number(p.hour), minute: Number(p.minute), second: Number(p.second),
+    year: Number(p.year),
+    month: Number(p.month),
+    day: Number(p.day),
+    hour: Number(p.hour),
+    minute: Number(p.minute),
+    second: Number(p.second),
     weekday: p.weekday.toUpperCase().slice(0, 3) as Weekday,
   };
 }

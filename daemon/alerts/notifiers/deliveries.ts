@@ -37,8 +37,11 @@ export const deliveryHandlers: HandlersOf<Ops> = {
     if (row.type !== 'WEBHOOK') throw conflict(`Notifier ${row.name} is ${row.type}: only WEBHOOK notifiers sign their messages`);
     const signingSecret = generateSigningSecret();
     const secrets = { ...openSecrets(ctx, row.secrets_enc), signingSecret };
-    await ctx.db.updateTable('notifiers').set({ secrets_enc: sealSecrets(ctx, secrets), updated_at: Date.now() })
-      .where('id', '=', row.id).execute();
+    await ctx.db
+      .updateTable('notifiers')
+      .set({ secrets_enc: sealSecrets(ctx, secrets), updated_at: Date.now() })
+      .where('id', '=', row.id)
+      .execute();
     ctx.log.info({ notifier: row.name }, 'notifier signing secret rotated');
     return { signingSecret };
   },
@@ -47,15 +50,28 @@ export const deliveryHandlers: HandlersOf<Ops> = {
     await notifierRow(ctx, params.id);
     let rows = ctx.db.selectFrom('notification_attempts').selectAll().where('notifier_id', '=', params.id);
     if (query.before !== undefined) rows = rows.where('id', '<', query.before);
-    const page = await rows.orderBy('id', 'desc').limit(query.limit + 1).execute();
+    const page = await rows
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
     const more = page.length > query.limit;
     if (more) page.pop();
     if (more && page.length) {
-      res.setHeader('Link', `</admin/api/notifiers/${params.id}/deliveries?limit=${query.limit}&before=${page[page.length - 1].id}>; rel="next"`);
+      res.setHeader(
+        'Link',
+        `</admin/api/notifiers/${params.id}/deliveries?limit=${query.limit}&before=${page[page.length - 1].id}>; rel="next"`,
+      );
     }
     return page.map((a) => ({
-      id: a.id, at: formatDateTime(a.at), messageId: a.message_id, notificationId: a.notification_id, attempt: a.attempt,
-      ok: a.ok === 1, statusCode: a.status_code, error: a.error, latencyMs: a.latency_ms,
+      id: a.id,
+      at: formatDateTime(a.at),
+      messageId: a.message_id,
+      notificationId: a.notification_id,
+      attempt: a.attempt,
+      ok: a.ok === 1,
+      statusCode: a.status_code,
+      error: a.error,
+      latencyMs: a.latency_ms,
     }));
   },
 };

@@ -19,24 +19,39 @@ interface SmtpError extends Error {
   response?: string;
 }
 
-export async function sendEmail(n: LoadedNotifier, message: OutgoingMessage, rendered: RenderedMessage,
-  io: { timeoutMs: number; signal: AbortSignal }): Promise<SendOutcome> {
+export async function sendEmail(
+  n: LoadedNotifier,
+  message: OutgoingMessage,
+  rendered: RenderedMessage,
+  io: { timeoutMs: number; signal: AbortSignal },
+): Promise<SendOutcome> {
   const c = n.config;
   const started = performance.now();
   const deadline = AbortSignal.any([io.signal, AbortSignal.timeout(io.timeoutMs)]);
   const transport = createTransport({
-    host: c.host, port: c.port,
-    secure: c.security === 'TLS', requireTLS: c.security === 'STARTTLS', ignoreTLS: c.security === 'NONE',
+    host: c.host,
+    port: c.port,
+    secure: c.security === 'TLS',
+    requireTLS: c.security === 'STARTTLS',
+    ignoreTLS: c.security === 'NONE',
     auth: c.username ? { user: c.username, pass: n.secrets.password } : undefined,
     tls: { rejectUnauthorized: !c.skipTlsVerify, ...(c.tlsCa ? { ca: c.tlsCa } : {}) },
-    connectionTimeout: io.timeoutMs, greetingTimeout: io.timeoutMs, socketTimeout: io.timeoutMs, socketCloseTimeout: 1000,
-    disableFileAccess: true, disableUrlAccess: true,
+    connectionTimeout: io.timeoutMs,
+    greetingTimeout: io.timeoutMs,
+    socketTimeout: io.timeoutMs,
+    socketCloseTimeout: 1000,
+    disableFileAccess: true,
+    disableUrlAccess: true,
   });
   const latencyMs = () => Math.round(performance.now() - started);
   try {
     const info = await transport.sendMail({
-      from: c.from, to: c.to, subject: rendered.title, text: rendered.text,
-      messageId: `<${message.id}@monctl>`, headers: { 'X-Monctl-Message-Id': message.id },
+      from: c.from,
+      to: c.to,
+      subject: rendered.title,
+      text: rendered.text,
+      messageId: `<${message.id}@monctl>`,
+      headers: { 'X-Monctl-Message-Id': message.id },
       signal: deadline,
     });
     return { ok: true, statusCode: replyCode(info.response), error: null, latencyMs: latencyMs(), retryable: false };

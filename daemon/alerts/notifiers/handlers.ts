@@ -38,12 +38,22 @@ export const notifierHandlers: HandlersOf<Ops> = {
     if (generated) input.signingSecret = generated;
     const { config, secrets } = normalise(type, input);
     const now = Date.now();
-    const row = await ctx.db.insertInto('notifiers').values({
-      name: body.name, type, enabled: body.enabled === false ? 0 : 1, config: JSON.stringify(config),
-      secrets_enc: sealSecrets(ctx, secrets), created_at: now, updated_at: now,
-    }).returningAll().executeTakeFirstOrThrow().catch((err: unknown) => {
-      throw uniqueViolation(err, 'name') ?? err;
-    });
+    const row = await ctx.db
+      .insertInto('notifiers')
+      .values({
+        name: body.name,
+        type,
+        enabled: body.enabled === false ? 0 : 1,
+        config: JSON.stringify(config),
+        secrets_enc: sealSecrets(ctx, secrets),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch((err: unknown) => {
+        throw uniqueViolation(err, 'name') ?? err;
+      });
     ctx.log.info({ notifier: row.name, type }, 'notifier created');
     return { ...toNotifier(row, secrets), ...(generated ? { signingSecret: generated } : {}) };
   },
@@ -51,7 +61,9 @@ export const notifierHandlers: HandlersOf<Ops> = {
   async updateNotifier({ ctx, params, body }) {
     const row = await notifierRow(ctx, params.id);
     const type = row.type as NotifierType;
-    const values: { name?: string; enabled?: number; config?: string; secrets_enc?: string | null; updated_at: number } = { updated_at: Date.now() };
+    const values: { name?: string; enabled?: number; config?: string; secrets_enc?: string | null; updated_at: number } = {
+      updated_at: Date.now(),
+    };
     if (body.name !== undefined) values.name = body.name;
     if (body.enabled !== undefined) values.enabled = body.enabled ? 1 : 0;
     if (body.config !== undefined) {
@@ -60,8 +72,14 @@ export const notifierHandlers: HandlersOf<Ops> = {
       values.secrets_enc = sealSecrets(ctx, next.secrets);
     }
     // Conditional on the row read: a concurrent update fails rather than being half overwritten.
-    const updated = await ctx.db.updateTable('notifiers').set(values).where('id', '=', row.id).where('updated_at', '=', row.updated_at)
-      .returningAll().executeTakeFirst().catch((err: unknown) => {
+    const updated = await ctx.db
+      .updateTable('notifiers')
+      .set(values)
+      .where('id', '=', row.id)
+      .where('updated_at', '=', row.updated_at)
+      .returningAll()
+      .executeTakeFirst()
+      .catch((err: unknown) => {
         throw uniqueViolation(err, 'name') ?? err;
       });
     if (!updated) throw conflict(`Notifier ${row.name} was changed at the same time; read it again and retry`);

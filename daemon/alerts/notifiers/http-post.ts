@@ -15,7 +15,10 @@ const EXCERPT = 200;
 /** The pool of the HTTP notifiers: one per daemon, connections kept alive per origin. */
 export function createNotifierDispatcher(timeoutMs: number): Agent {
   return new Agent({
-    keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connect: { timeout: timeoutMs },
+    keepAliveTimeout: 30_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { timeout: timeoutMs },
   });
 }
 
@@ -44,20 +47,31 @@ export async function postJson(url: string, body: string, headers: Record<string
   const outcome = (o: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...o, latencyMs: Math.round(performance.now() - started) });
   try {
     const res = await request(url, {
-      method: 'POST', dispatcher: opts.dispatcher, signal, body,
+      method: 'POST',
+      dispatcher: opts.dispatcher,
+      signal,
+      body,
       headers: { 'content-type': 'application/json', 'user-agent': `monctl/${VERSION}`, ...headers },
     });
     const excerpt = await readCapped(res.body, signal);
     const status = res.statusCode;
     if (status >= 200 && status < 300) return outcome({ ok: true, statusCode: status, error: null, retryable: false });
-    const location = status >= 300 && status < 400 && typeof res.headers.location === 'string' ? ` (redirect to ${res.headers.location}: not followed)` : '';
+    const location =
+      status >= 300 && status < 400 && typeof res.headers.location === 'string'
+        ? ` (redirect to ${res.headers.location}: not followed)`
+        : '';
     return outcome({
-      ok: false, statusCode: status, retryable: retryableStatus(status),
+      ok: false,
+      statusCode: status,
+      retryable: retryableStatus(status),
       error: `HTTP ${status}${location}${excerpt ? `: ${excerpt}` : ''}`,
     });
   } catch (err) {
-    const error = deadline.signal.aborted ? `timeout after ${opts.timeoutMs} ms`
-      : opts.signal.aborted ? 'aborted' : describeError(err, opts.timeoutMs);
+    const error = deadline.signal.aborted
+      ? `timeout after ${opts.timeoutMs} ms`
+      : opts.signal.aborted
+        ? 'aborted'
+        : describeError(err, opts.timeoutMs);
     return outcome({ ok: false, statusCode: null, error, retryable: true });
   } finally {
     clearTimeout(timer);
@@ -80,6 +94,9 @@ async function readCapped(body: Dispatcher.ResponseData['body'], signal: AbortSi
   } finally {
     if (!body.destroyed && size > BODY_CAP) body.destroy();
   }
-  const text = Buffer.concat(chunks).toString('utf8').replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/[\x00-\x1f\x7f]+/g, ' ')
+    .trim();
   return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
 }

@@ -17,7 +17,10 @@ export function ntfyBody(n: LoadedNotifier, rendered: RenderedMessage): string {
   const configured = n.config.priority ?? 3;
   let message = rendered.text;
   if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES) {
-    message = `${Buffer.from(message).subarray(0, MAX_MESSAGE_BYTES - 4).toString('utf8').replace(/\uFFFD+$/, '')}\n…`;
+    message = `${Buffer.from(message)
+      .subarray(0, MAX_MESSAGE_BYTES - 4)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '')}\n…`;
   }
   return JSON.stringify({
     topic: n.config.topic,

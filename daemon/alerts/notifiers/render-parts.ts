@@ -13,11 +13,15 @@ export const LABELS: Record<Category, { one: string; many: string; short: [strin
   down: { one: 'resource down', many: 'resources down', short: ['down', 'down'], section: 'Down' },
   agentDown: { one: 'agent down', many: 'agents down', short: ['agent down', 'agents down'], section: 'Agents down' },
   certExpiring: {
-    one: 'certificate expiring', many: 'certificates expiring', short: ['certificate expiring', 'certificates expiring'],
+    one: 'certificate expiring',
+    many: 'certificates expiring',
+    short: ['certificate expiring', 'certificates expiring'],
     section: 'Certificates expiring',
   },
   certRenewalFailed: {
-    one: 'certificate renewal failed', many: 'certificate renewals failed', short: ['renewal failed', 'renewals failed'],
+    one: 'certificate renewal failed',
+    many: 'certificate renewals failed',
+    short: ['renewal failed', 'renewals failed'],
     section: 'Certificate renewals failed',
   },
   recovered: { one: 'resource recovered', many: 'resources recovered', short: ['recovered', 'recovered'], section: 'Recovered' },
@@ -27,12 +31,18 @@ export const LABELS: Record<Category, { one: string; many: string; short: [strin
 export function categoryOf(item: AlertItem): Category {
   const agent = item.subject.type === 'agent';
   switch (item.kind) {
-    case 'INCIDENT_OPENED': return agent ? 'agentDown' : 'down';
-    case 'INCIDENT_RESOLVED': return agent ? 'agentUp' : 'recovered';
-    case 'AGENT_DOWN': return 'agentDown';
-    case 'AGENT_UP': return 'agentUp';
-    case 'CERT_EXPIRING': return 'certExpiring';
-    case 'CERT_RENEWAL_FAILED': return 'certRenewalFailed';
+    case 'INCIDENT_OPENED':
+      return agent ? 'agentDown' : 'down';
+    case 'INCIDENT_RESOLVED':
+      return agent ? 'agentUp' : 'recovered';
+    case 'AGENT_DOWN':
+      return 'agentDown';
+    case 'AGENT_UP':
+      return 'agentUp';
+    case 'CERT_EXPIRING':
+      return 'certExpiring';
+    case 'CERT_RENEWAL_FAILED':
+      return 'certRenewalFailed';
   }
 }
 

@@ -1,6 +1,16 @@
 import type { AlertItem, OutgoingMessage } from '../types.ts';
 import {
-  type Category, CATEGORY_ORDER, categoryOf, causeText, durationOf, GOOD_NEWS, humanDuration, LABELS, messageLink, nameList, when,
+  type Category,
+  CATEGORY_ORDER,
+  categoryOf,
+  causeText,
+  durationOf,
+  GOOD_NEWS,
+  humanDuration,
+  LABELS,
+  messageLink,
+  nameList,
+  when,
 } from './render-parts.ts';
 
 /**
@@ -45,9 +55,11 @@ export function renderMessage(message: OutgoingMessage, opts: RenderOptions = {}
   }
   const present = CATEGORY_ORDER.filter((c) => summary[c] > 0);
   const reminders = message.items.every((i) => i.reminder);
-  const title = `${reminders ? 'Reminder: ' : ''}${present.length === 1
-    ? `${message.items.length} ${LABELS[present[0]].many}`
-    : present.map((c) => `${summary[c]} ${LABELS[c].short[summary[c] === 1 ? 0 : 1]}`).join(', ')}`;
+  const title = `${reminders ? 'Reminder: ' : ''}${
+    present.length === 1
+      ? `${message.items.length} ${LABELS[present[0]].many}`
+      : present.map((c) => `${summary[c]} ${LABELS[c].short[summary[c] === 1 ? 0 : 1]}`).join(', ')
+  }`;
 
   // At most MAX_NAMED names in the whole message, bad news first; the rest are counted.
   let budget = MAX_NAMED;
@@ -58,7 +70,14 @@ export function renderMessage(message: OutgoingMessage, opts: RenderOptions = {}
     const shown = items.slice(0, budget);
     budget -= shown.length;
     const noun = `${items.length} ${LABELS[category][items.length === 1 ? 'one' : 'many']}`;
-    heads.push(shown.length ? `${noun}: ${nameList(items.map((i) => i.subject.name), shown.length)}` : noun);
+    heads.push(
+      shown.length
+        ? `${noun}: ${nameList(
+            items.map((i) => i.subject.name),
+            shown.length,
+          )}`
+        : noun,
+    );
     sections.push(`${LABELS[category].section}:`, ...shown.map((i) => `- ${itemLine(i, now)}`));
     if (items.length > shown.length) sections.push(`- … and ${items.length - shown.length} more`);
   }
@@ -81,12 +100,18 @@ function testMessage(message: OutgoingMessage, opts: RenderOptions, now: number,
 function singleTitle(item: AlertItem, now: number): string {
   const name = item.subject.name;
   switch (categoryOf(item)) {
-    case 'down': return `${item.reminder ? 'Still DOWN' : 'DOWN'}: ${name}`;
-    case 'agentDown': return `${item.reminder ? 'Agent still DOWN' : 'Agent DOWN'}: ${name}`;
-    case 'recovered': return `UP: ${name}`;
-    case 'agentUp': return `Agent UP: ${name}`;
-    case 'certExpiring': return `Certificate ${certLeft(item, now)}: ${name}`;
-    case 'certRenewalFailed': return `Certificate renewal failed: ${name}`;
+    case 'down':
+      return `${item.reminder ? 'Still DOWN' : 'DOWN'}: ${name}`;
+    case 'agentDown':
+      return `${item.reminder ? 'Agent still DOWN' : 'Agent DOWN'}: ${name}`;
+    case 'recovered':
+      return `UP: ${name}`;
+    case 'agentUp':
+      return `Agent UP: ${name}`;
+    case 'certExpiring':
+      return `Certificate ${certLeft(item, now)}: ${name}`;
+    case 'certRenewalFailed':
+      return `Certificate renewal failed: ${name}`;
   }
 }
 
@@ -103,7 +128,8 @@ function singleLines(item: AlertItem, now: number): Array<string | null> {
       const state = item.subject.type === 'agent' ? 'DISCONNECTED' : 'DOWN';
       return [
         item.reminder ? `${noun} is still ${state} (reminder).` : `${noun} is ${state}.`,
-        target, cause && `Cause: ${cause}`,
+        target,
+        cause && `Cause: ${cause}`,
         item.openedAt !== null ? `Since: ${when(item.openedAt)}${lasted !== null ? ` (${humanDuration(lasted)})` : ''}` : null,
       ];
     }
@@ -112,20 +138,24 @@ function singleLines(item: AlertItem, now: number): Array<string | null> {
       const state = item.subject.type === 'agent' ? 'CONNECTED' : 'UP';
       return [
         `${noun} is ${state} again${lasted !== null ? ` after ${humanDuration(lasted)}` : ''}.`,
-        target, cause && `Cause was: ${cause}`,
+        target,
+        cause && `Cause was: ${cause}`,
         item.openedAt !== null && item.resolvedAt !== null ? `Down from ${when(item.openedAt)} to ${when(item.resolvedAt)}.` : null,
       ];
     }
     case 'certExpiring':
       return [
         `The TLS certificate of ${name} ${certLeft(item, now)}.`,
-        target, item.cert ? `Not valid after: ${when(item.cert.notAfter)} (alert threshold: ${item.cert.thresholdDays} days)` : null,
+        target,
+        item.cert ? `Not valid after: ${when(item.cert.notAfter)} (alert threshold: ${item.cert.thresholdDays} days)` : null,
       ];
     case 'certRenewalFailed':
       return [
         `The ACME order for ${name} on the HTTPS edge failed; it is retried with backoff.`,
         cause && `Cause: ${cause}`,
-        item.cert ? `The certificate served now ${certLeft(item, now)} (${when(item.cert.notAfter)}).` : 'No certificate is served for it yet.',
+        item.cert
+          ? `The certificate served now ${certLeft(item, now)} (${when(item.cert.notAfter)}).`
+          : 'No certificate is served for it yet.',
       ];
   }
 }
@@ -157,5 +187,9 @@ function certLeft(item: AlertItem, now: number): string {
 }
 
 function joinLines(lines: Array<string | null | false | undefined>): string {
-  return lines.filter((l): l is string => typeof l === 'string').join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  return lines
+    .filter((l): l is string => typeof l === 'string')
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }

@@ -47,31 +47,66 @@ export async function loadSender(ctx: SenderDeps, notifierId: number): Promise<N
       // Another install secret (a database copied alone) cannot open them: nothing to retry until they are given again.
       if (secrets === undefined) {
         ctx.log.warn({ notifier: n.name }, 'notifier secrets cannot be decrypted with this install secret');
-        return { ok: false, statusCode: null, error: 'the secrets of this notifier cannot be decrypted with this install secret: set them again', latencyMs: 0, retryable: false };
+        return {
+          ok: false,
+          statusCode: null,
+          error: 'the secrets of this notifier cannot be decrypted with this install secret: set them again',
+          latencyMs: 0,
+          retryable: false,
+        };
       }
       const rendered = renderMessage(message, { publicUrl, notifierName: n.name });
       const started = performance.now();
       try {
-        return await deliver(ctx, n, message, rendered, { dispatcher: ctx.notifierPool, timeoutMs: ctx.config.notifierTimeoutMs, signal }, publicUrl);
+        return await deliver(
+          ctx,
+          n,
+          message,
+          rendered,
+          { dispatcher: ctx.notifierPool, timeoutMs: ctx.config.notifierTimeoutMs, signal },
+          publicUrl,
+        );
       } catch (err) {
         // A bug of ours must not take the dispatcher down: it is a failed attempt like any other.
         ctx.log.error({ err, notifier: n.name }, 'notifier send failed unexpectedly');
-        return { ok: false, statusCode: null, error: `internal error: ${(err as Error).message}`, latencyMs: Math.round(performance.now() - started), retryable: true };
+        return {
+          ok: false,
+          statusCode: null,
+          error: `internal error: ${(err as Error).message}`,
+          latencyMs: Math.round(performance.now() - started),
+          retryable: true,
+        };
       }
     },
   };
 }
 
-function deliver(ctx: SenderDeps, n: LoadedNotifier, message: OutgoingMessage, rendered: RenderedMessage, io: PostOptions,
-  publicUrl: string | null): Promise<SendOutcome> {
+function deliver(
+  ctx: SenderDeps,
+  n: LoadedNotifier,
+  message: OutgoingMessage,
+  rendered: RenderedMessage,
+  io: PostOptions,
+  publicUrl: string | null,
+): Promise<SendOutcome> {
   switch (n.type) {
-    case 'WEBHOOK': return sendWebhook(n, message, rendered, publicUrl, io);
-    case 'SLACK': return sendSlack(n, message, rendered, io);
-    case 'NTFY': return sendNtfy(n, message, rendered, io);
-    case 'EMAIL': return sendEmail(n, message, rendered, io);
+    case 'WEBHOOK':
+      return sendWebhook(n, message, rendered, publicUrl, io);
+    case 'SLACK':
+      return sendSlack(n, message, rendered, io);
+    case 'NTFY':
+      return sendNtfy(n, message, rendered, io);
+    case 'EMAIL':
+      return sendEmail(n, message, rendered, io);
     default: {
       ctx.log.error({ notifier: n.name, type: n.type }, 'unknown notifier type');
-      return Promise.resolve({ ok: false, statusCode: null, error: `unknown notifier type ${String(n.type)}`, latencyMs: 0, retryable: false });
+      return Promise.resolve({
+        ok: false,
+        statusCode: null,
+        error: `unknown notifier type ${String(n.type)}`,
+        latencyMs: 0,
+        retryable: false,
+      });
     }
   }
 }
@@ -95,10 +130,20 @@ export interface AttemptRecord {
 
 /** Records one delivery attempt; returns its id. Use the dispatcher's transaction as `db` to commit it with the claim's outcome. */
 export async function recordAttempt(db: Kysely<Database>, a: AttemptRecord): Promise<number> {
-  const row = await db.insertInto('notification_attempts').values({
-    notifier_id: a.notifierId, notification_id: a.notificationId, message_id: a.messageId, attempt: a.attempt,
-    at: a.at ?? Date.now(), ok: a.ok ? 1 : 0, status_code: a.statusCode,
-    error: a.error === null ? null : a.error.slice(0, 1000), latency_ms: Math.max(0, Math.round(a.latencyMs)),
-  }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('notification_attempts')
+    .values({
+      notifier_id: a.notifierId,
+      notification_id: a.notificationId,
+      message_id: a.messageId,
+      attempt: a.attempt,
+      at: a.at ?? Date.now(),
+      ok: a.ok ? 1 : 0,
+      status_code: a.statusCode,
+      error: a.error === null ? null : a.error.slice(0, 1000),
+      latency_ms: Math.max(0, Math.round(a.latencyMs)),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }

@@ -55,15 +55,24 @@ export function toNotifier(row: NotifierRow, secrets: StoredSecrets | undefined)
     if (secrets.password !== undefined) set.password = true;
   }
   return {
-    id: row.id, name: row.name, type: row.type as NotifierType, enabled: row.enabled === 1,
-    config: JSON.parse(row.config) as StoredConfig, secrets: set,
-    createdAt: formatDateTime(row.created_at), updatedAt: formatDateTime(row.updated_at),
+    id: row.id,
+    name: row.name,
+    type: row.type as NotifierType,
+    enabled: row.enabled === 1,
+    config: JSON.parse(row.config) as StoredConfig,
+    secrets: set,
+    createdAt: formatDateTime(row.created_at),
+    updatedAt: formatDateTime(row.updated_at),
   };
 }
 
 export function loaded(row: NotifierRow, secrets: StoredSecrets): LoadedNotifier {
   return {
-    id: row.id, name: row.name, type: row.type as NotifierType, enabled: row.enabled === 1,
-    config: JSON.parse(row.config) as StoredConfig, secrets,
+    id: row.id,
+    name: row.name,
+    type: row.type as NotifierType,
+    enabled: row.enabled === 1,
+    config: JSON.parse(row.config) as StoredConfig,
+    secrets,
   };
 }

@@ -14,8 +14,12 @@ type ConfigPatch = NonNullable<Static<typeof NotifierPatch>['config']>;
  * unless the destination changes: a stored secret is never sent to a new URL
  * or SMTP server without being given again.
  */
-export function applyPatch(type: NotifierType, config: StoredConfig, secrets: StoredSecrets, patch: ConfigPatch)
-  : { config: StoredConfig; secrets: StoredSecrets } {
+export function applyPatch(
+  type: NotifierType,
+  config: StoredConfig,
+  secrets: StoredSecrets,
+  patch: ConfigPatch,
+): { config: StoredConfig; secrets: StoredSecrets } {
   const { origin: _derived, ...kept } = config;
   const flat: Record<string, unknown> = { ...kept, ...secrets };
   // A default port follows the security it was the default of.
@@ -35,8 +39,9 @@ export function applyPatch(type: NotifierType, config: StoredConfig, secrets: St
     else flat[key] = value;
   }
   if (type === 'WEBHOOK' && flat.signingSecret === undefined) {
-    throw badRequest('Invalid notifier: config.signingSecret: cannot be removed (rotate it instead)',
-      [{ field: 'config.signingSecret', message: 'cannot be removed (rotate it instead)' }]);
+    throw badRequest('Invalid notifier: config.signingSecret: cannot be removed (rotate it instead)', [
+      { field: 'config.signingSecret', message: 'cannot be removed (rotate it instead)' },
+    ]);
   }
   const next = normalise(type, flat as FlatConfig);
   const errors = resentSecrets(type, config, next, patch);
@@ -45,7 +50,12 @@ export function applyPatch(type: NotifierType, config: StoredConfig, secrets: St
 }
 
 /** The secrets that must be given again because the destination they are sent to changed. */
-function resentSecrets(type: NotifierType, before: StoredConfig, after: { config: StoredConfig; secrets: StoredSecrets }, patch: ConfigPatch): FieldError[] {
+function resentSecrets(
+  type: NotifierType,
+  before: StoredConfig,
+  after: { config: StoredConfig; secrets: StoredSecrets },
+  patch: ConfigPatch,
+): FieldError[] {
   const errors: FieldError[] = [];
   const why = (what: string) => `give it again: the destination changed, and a stored ${what} is not sent to a new one`;
   if (type === 'WEBHOOK' && before.url !== after.config.url) {
@@ -57,8 +67,12 @@ function resentSecrets(type: NotifierType, before: StoredConfig, after: { config
   if (type === 'NTFY' && before.url !== after.config.url && after.secrets.token !== undefined && patch.token === undefined) {
     errors.push({ field: 'config.token', message: why('token') });
   }
-  if (type === 'EMAIL' && (before.host !== after.config.host || before.port !== after.config.port)
-    && after.secrets.password !== undefined && patch.password === undefined) {
+  if (
+    type === 'EMAIL' &&
+    (before.host !== after.config.host || before.port !== after.config.port) &&
+    after.secrets.password !== undefined &&
+    patch.password === undefined
+  ) {
     errors.push({ field: 'config.password', message: why('password') });
   }
   return errors;

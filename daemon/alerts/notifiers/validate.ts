@@ -12,12 +12,26 @@ import { validSigningSecret } from './signing.ts';
 export type FlatConfig = StoredConfig & StoredSecrets & { priority?: number | string };
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9A-Fa-f:.]+\]?)$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9A-Fa-f:.]+\]?)$/;
 const TOKEN_CHARS = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,4096}$/;
 /** Headers the sender sets itself, or that would break the request framing. */
-const RESERVED_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection', 'keep-alive',
-  'upgrade', 'te', 'trailer', 'expect', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
 
 /** An http(s) URL, or why not. Credentials in a non-secret URL would be shown to every reader: refused. */
 export function urlProblem(value: string, secret: boolean): string | undefined {
@@ -37,7 +51,8 @@ export function normalise(type: NotifierType, flat: FlatConfig): { config: Store
   const err = (field: string, message: string) => errors.push({ field: `config.${field}`, message });
   const spec = NOTIFIER_FIELDS[type];
   for (const [key, value] of Object.entries(flat)) {
-    if (value !== undefined && !spec.fields.includes(key)) err(key, `is not a field of ${type} notifiers (they take ${spec.fields.join(', ')})`);
+    if (value !== undefined && !spec.fields.includes(key))
+      err(key, `is not a field of ${type} notifiers (they take ${spec.fields.join(', ')})`);
   }
   const missing = spec.required.filter((key) => (flat as Record<string, unknown>)[key] === undefined);
   for (const key of missing) err(key, `is required for ${type}`);
@@ -97,7 +112,8 @@ function email(flat: FlatConfig, config: StoredConfig, secrets: StoredSecrets, e
   config.security = flat.security ?? 'STARTTLS';
   config.port = flat.port ?? DEFAULT_PORTS[config.security];
   if (flat.username !== undefined) {
-    if (flat.username.length < 1 || flat.username.length > 256 || /[\r\n]/.test(flat.username)) err('username', 'must be 1 to 256 characters on one line');
+    if (flat.username.length < 1 || flat.username.length > 256 || /[\r\n]/.test(flat.username))
+      err('username', 'must be 1 to 256 characters on one line');
     config.username = flat.username;
     if (flat.password === undefined) err('password', 'is required with username');
   }

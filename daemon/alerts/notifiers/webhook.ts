@@ -46,8 +46,13 @@ function webhookItem(item: AlertItem, publicUrl: string | null, now: number) {
   };
 }
 
-export function sendWebhook(n: LoadedNotifier, message: OutgoingMessage, rendered: RenderedMessage, publicUrl: string | null,
-  io: PostOptions): Promise<SendOutcome> {
+export function sendWebhook(
+  n: LoadedNotifier,
+  message: OutgoingMessage,
+  rendered: RenderedMessage,
+  publicUrl: string | null,
+  io: PostOptions,
+): Promise<SendOutcome> {
   const now = Date.now();
   const body = webhookBody(message, rendered, publicUrl, now);
   const signed = signWebhook(n.secrets.signingSecret!, message.id, body, now);

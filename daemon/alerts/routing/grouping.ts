@@ -15,25 +15,57 @@ export async function addToNotification(
   open: Map<number, number>,
 ): Promise<void> {
   const { notifierId, eventId, now } = item;
-  let id = open.get(notifierId) ?? (await trx.selectFrom('notifications').select('id')
-    .where('notifier_id', '=', notifierId).where('state', '=', 'pending').where('attempts', '=', 0)
-    .where('claimed_by', 'is', null).where('send_after', '>', now)
-    .orderBy('id', 'desc').limit(1).executeTakeFirst())?.id;
+  let id =
+    open.get(notifierId) ??
+    (
+      await trx
+        .selectFrom('notifications')
+        .select('id')
+        .where('notifier_id', '=', notifierId)
+        .where('state', '=', 'pending')
+        .where('attempts', '=', 0)
+        .where('claimed_by', 'is', null)
+        .where('send_after', '>', now)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+    )?.id;
   if (id !== undefined) {
-    const held = await trx.updateTable('notifications').set({ created_at: (eb) => eb.ref('created_at') })
-      .where('id', '=', id).where('claimed_by', 'is', null).where('attempts', '=', 0).where('send_after', '>', now)
+    const held = await trx
+      .updateTable('notifications')
+      .set({ created_at: (eb) => eb.ref('created_at') })
+      .where('id', '=', id)
+      .where('claimed_by', 'is', null)
+      .where('attempts', '=', 0)
+      .where('send_after', '>', now)
       .executeTakeFirst();
     if (Number(held.numUpdatedRows) !== 1) id = undefined;
   }
   if (id === undefined) {
     const sendAfter = now + item.groupWaitSeconds * 1000;
-    id = (await trx.insertInto('notifications').values({
-      notifier_id: notifierId, message_id: `msg_${randomUUID().replaceAll('-', '')}`, state: 'pending',
-      created_at: now, send_after: sendAfter, next_attempt_at: sendAfter,
-      claimed_by: null, claimed_until: null, sent_at: null, last_error: null,
-    }).returning('id').executeTakeFirstOrThrow()).id;
+    id = (
+      await trx
+        .insertInto('notifications')
+        .values({
+          notifier_id: notifierId,
+          message_id: `msg_${randomUUID().replaceAll('-', '')}`,
+          state: 'pending',
+          created_at: now,
+          send_after: sendAfter,
+          next_attempt_at: sendAfter,
+          claimed_by: null,
+          claimed_until: null,
+          sent_at: null,
+          last_error: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
   }
   open.set(notifierId, id);
-  await trx.insertInto('notification_items').values({ notification_id: id, event_id: eventId, reminder: item.reminder ? 1 : 0 })
-    .onConflict((oc) => oc.doNothing()).execute();
+  await trx
+    .insertInto('notification_items')
+    .values({ notification_id: id, event_id: eventId, reminder: item.reminder ? 1 : 0 })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }

@@ -5,7 +5,12 @@ import type { Database } from '../../store/schema.ts';
 /** What the router decides for a resource's alert while an agent it depends on is away. */
 export type Hold = 'inhibit' | 'defer' | undefined;
 
-interface RouteLink { agentId: number; type: string; hostname: string | null; listenPort: number | null }
+interface RouteLink {
+  agentId: number;
+  type: string;
+  hostname: string | null;
+  listenPort: number | null;
+}
 
 /** The host (lower case) and port of a resource's target, as far as routes can serve it. */
 function endpoint(type: string, target: string): { host: string; port: number | null } | undefined {
@@ -16,7 +21,13 @@ function endpoint(type: string, target: string): { host: string; port: number | 
     }
     if (type === 'TCP') {
       const at = target.lastIndexOf(':');
-      return { host: target.slice(0, at).replace(/^\[|\]$/g, '').toLowerCase(), port: Number(target.slice(at + 1)) };
+      return {
+        host: target
+          .slice(0, at)
+          .replace(/^\[|\]$/g, '')
+          .toLowerCase(),
+        port: Number(target.slice(at + 1)),
+      };
     }
     if (type === 'DOCKER') return { host: target.split('/')[0].replace(/:\d+$/, '').toLowerCase(), port: null };
   } catch {
@@ -38,29 +49,42 @@ function endpoint(type: string, target: string): { host: string; port: number | 
  * the check speaks through it), or when the agent is one of the locations it
  * is checked from (docs/API.md#check-locations).
  */
-export async function holdsFor(
-  db: Kysely<Database>,
-  resourceIds: number[],
-): Promise<Map<number, Hold>> {
+export async function holdsFor(db: Kysely<Database>, resourceIds: number[]): Promise<Map<number, Hold>> {
   const holds = new Map<number, Hold>();
   if (resourceIds.length === 0) return holds;
   const agents = await db.selectFrom('agents').select(['id', 'status']).where('status', '=', 'DISCONNECTED').execute();
   if (agents.length === 0) return holds;
   const down = new Set(agents.map((a) => a.id));
-  const routes: RouteLink[] = (await db.selectFrom('routes').select(['agent_id', 'type', 'hostname', 'listen_port'])
-    .where('enabled', '=', 1).where('agent_id', 'in', [...down]).execute())
-    .map((r) => ({ agentId: r.agent_id, type: r.type, hostname: r.hostname?.toLowerCase() ?? null, listenPort: r.listen_port }));
+  const routes: RouteLink[] = (
+    await db
+      .selectFrom('routes')
+      .select(['agent_id', 'type', 'hostname', 'listen_port'])
+      .where('enabled', '=', 1)
+      .where('agent_id', 'in', [...down])
+      .execute()
+  ).map((r) => ({ agentId: r.agent_id, type: r.type, hostname: r.hostname?.toLowerCase() ?? null, listenPort: r.listen_port }));
   // Resources checked from a down agent: the first such location, by resource.
   const located = new Map<number, number>();
   for (const part of shapedChunks(resourceIds, 256)) {
-    const rows = await db.selectFrom('resource_locations').select(['resource_id', 'agent_id'])
-      .where('resource_id', 'in', part).where('agent_id', 'in', [...down]).orderBy('position').execute();
+    const rows = await db
+      .selectFrom('resource_locations')
+      .select(['resource_id', 'agent_id'])
+      .where('resource_id', 'in', part)
+      .where('agent_id', 'in', [...down])
+      .orderBy('position')
+      .execute();
     for (const row of rows) if (!located.has(row.resource_id)) located.set(row.resource_id, Number(row.agent_id));
   }
   if (routes.length === 0 && located.size === 0) return holds;
-  const open = new Set((await db.selectFrom('incidents').select('agent_id')
-    .where('subject_type', '=', 'agent').where('resolved_at', 'is', null).execute()).map((r) => r.agent_id));
-  const resources = routes.length === 0 ? [] : await db.selectFrom('resources').select(['id', 'resource_type', 'target']).where('id', 'in', resourceIds).execute();
+  const open = new Set(
+    (
+      await db.selectFrom('incidents').select('agent_id').where('subject_type', '=', 'agent').where('resolved_at', 'is', null).execute()
+    ).map((r) => r.agent_id),
+  );
+  const resources =
+    routes.length === 0
+      ? []
+      : await db.selectFrom('resources').select(['id', 'resource_type', 'target']).where('id', 'in', resourceIds).execute();
   for (const resource of resources) {
     const at = endpoint(resource.resource_type, resource.target);
     if (!at) continue;

@@ -13,21 +13,33 @@ import { groupsOf, openingNotifiers } from './subjects.ts';
  * remind once between them.
  */
 export async function remindOnce(ctx: DaemonContext, rules: RuleCache, now = Date.now()): Promise<number> {
-  const repeating = (await rules.get(now)).filter((r) => r.repeatIntervalSeconds > 0
-    && (r.events.includes('INCIDENT_OPENED') || r.events.includes('AGENT_DOWN')));
+  const repeating = (await rules.get(now)).filter(
+    (r) => r.repeatIntervalSeconds > 0 && (r.events.includes('INCIDENT_OPENED') || r.events.includes('AGENT_DOWN')),
+  );
   if (repeating.length === 0) return 0;
   const db = ctx.db;
-  const incidents = await db.selectFrom('incidents').select(['id', 'subject_type', 'resource_id', 'agent_id'])
-    .where('resolved_at', 'is', null).where('maintenance', '=', 0).execute();
+  const incidents = await db
+    .selectFrom('incidents')
+    .select(['id', 'subject_type', 'resource_id', 'agent_id'])
+    .where('resolved_at', 'is', null)
+    .where('maintenance', '=', 0)
+    .execute();
   if (incidents.length === 0) return 0;
   const ids = incidents.map((i) => i.id);
   const openings = await openingNotifiers(db, ids);
-  const groups = await groupsOf(db, incidents.filter((i) => i.resource_id !== null).map((i) => i.resource_id!));
+  const groups = await groupsOf(
+    db,
+    incidents.filter((i) => i.resource_id !== null).map((i) => i.resource_id!),
+  );
   const routedAt = new Map<number, number>();
   const last = new Map<string, number>();
   for (const part of shapedChunks(ids, 256)) {
-    const events = await db.selectFrom('alert_events').select(['incident_id', 'routed_at'])
-      .where('incident_id', 'in', part).where('kind', 'in', ['INCIDENT_OPENED', 'AGENT_DOWN']).execute();
+    const events = await db
+      .selectFrom('alert_events')
+      .select(['incident_id', 'routed_at'])
+      .where('incident_id', 'in', part)
+      .where('kind', 'in', ['INCIDENT_OPENED', 'AGENT_DOWN'])
+      .execute();
     for (const e of events) if (e.routed_at !== null) routedAt.set(e.incident_id!, e.routed_at);
     const rows = await db.selectFrom('alert_reminders').selectAll().where('incident_id', 'in', part).execute();
     for (const r of rows) last.set(`${r.rule_id}:${r.incident_id}`, r.last_at);
@@ -50,15 +62,30 @@ export async function remindOnce(ctx: DaemonContext, rules: RuleCache, now = Dat
       const notifiers = rule.notifierIds.filter((n) => opening.notifiers.has(n));
       if (notifiers.length === 0) continue;
       await db.transaction().execute(async (trx) => {
-        const claimed = previous === undefined
-          ? await trx.insertInto('alert_reminders').values({ rule_id: rule.id, incident_id: incident.id, last_at: now })
-            .onConflict((oc) => oc.doNothing()).executeTakeFirst().then((r) => Number(r.numInsertedOrUpdatedRows ?? 0n))
-          : await trx.updateTable('alert_reminders').set({ last_at: now }).where('rule_id', '=', rule.id)
-            .where('incident_id', '=', incident.id).where('last_at', '=', previous).executeTakeFirst().then((r) => Number(r.numUpdatedRows));
+        const claimed =
+          previous === undefined
+            ? await trx
+                .insertInto('alert_reminders')
+                .values({ rule_id: rule.id, incident_id: incident.id, last_at: now })
+                .onConflict((oc) => oc.doNothing())
+                .executeTakeFirst()
+                .then((r) => Number(r.numInsertedOrUpdatedRows ?? 0n))
+            : await trx
+                .updateTable('alert_reminders')
+                .set({ last_at: now })
+                .where('rule_id', '=', rule.id)
+                .where('incident_id', '=', incident.id)
+                .where('last_at', '=', previous)
+                .executeTakeFirst()
+                .then((r) => Number(r.numUpdatedRows));
         if (claimed !== 1) return;
         const open = new Map<number, number>();
         for (const notifierId of notifiers) {
-          await addToNotification(trx, { notifierId, eventId: opening.eventId, groupWaitSeconds: rule.groupWaitSeconds, reminder: true, now }, open);
+          await addToNotification(
+            trx,
+            { notifierId, eventId: opening.eventId, groupWaitSeconds: rule.groupWaitSeconds, reminder: true, now },
+            open,
+          );
         }
         reminded++;
       });

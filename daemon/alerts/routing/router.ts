@@ -39,7 +39,9 @@ export class Router {
     const out = new Map<number, Rule | null>();
     for (const id of new Set(catchUps.values())) {
       const rule = cached.find((r) => r.id === id);
-      const row = rule ? undefined : await this.#ctx.db.selectFrom('alert_rules').selectAll().where('id', '=', id).where('enabled', '=', 1).executeTakeFirst();
+      const row = rule
+        ? undefined
+        : await this.#ctx.db.selectFrom('alert_rules').selectAll().where('id', '=', id).where('enabled', '=', 1).executeTakeFirst();
       out.set(id, rule ?? (row ? parseRule(row) : null));
     }
     return out;
@@ -48,8 +50,7 @@ export class Router {
   /** One pass; returns how many events it routed (including those it suppressed). */
   async routeOnce(now = Date.now()): Promise<number> {
     const db = this.#ctx.db;
-    const candidates = await db.selectFrom('alert_events').selectAll().where('routed_at', 'is', null)
-      .orderBy('id').limit(BATCH).execute();
+    const candidates = await db.selectFrom('alert_events').selectAll().where('routed_at', 'is', null).orderBy('id').limit(BATCH).execute();
     if (candidates.length === 0) return 0;
 
     const resourceIds = candidates.filter((e) => e.resource_id !== null && e.suppressed === null).map((e) => e.resource_id!);
@@ -66,22 +67,40 @@ export class Router {
     const [rules, groups, openings] = await Promise.all([
       this.#rules.get(now),
       groupsOf(db, resourceIds),
-      openingNotifiers(db, ready.filter((e) => (CLOSING_KINDS.has(e.kind) || catchUps.has(e.id)) && e.incident_id !== null).map((e) => e.incident_id!)),
+      openingNotifiers(
+        db,
+        ready.filter((e) => (CLOSING_KINDS.has(e.kind) || catchUps.has(e.id)) && e.incident_id !== null).map((e) => e.incident_id!),
+      ),
     ]);
     const catchUpRules = await this.#catchUpRules(catchUps, rules);
     // A catch-up waits while its incident's opening is unrouted and not in this batch (another pod is routing it):
     // then the notifiers that opening reaches are known, and are not sent it twice.
-    const pendingOpenings = await unroutedOpenings(db, [...catchUps.keys()].map((id) => ready.find((e) => e.id === id)!));
+    const pendingOpenings = await unroutedOpenings(
+      db,
+      [...catchUps.keys()].map((id) => ready.find((e) => e.id === id)!),
+    );
     const enabled = new Set((await db.selectFrom('notifiers').select('id').where('enabled', '=', 1).execute()).map((n) => n.id));
 
     const token = `${this.#pod}:${randomUUID()}`;
     return db.transaction().execute(async (trx) => {
-      await trx.updateTable('alert_events').set({ routed_at: now, routed_by: token })
-        .where('id', 'in', ready.map((e) => e.id)).where('routed_at', 'is', null).execute();
+      await trx
+        .updateTable('alert_events')
+        .set({ routed_at: now, routed_by: token })
+        .where(
+          'id',
+          'in',
+          ready.map((e) => e.id),
+        )
+        .where('routed_at', 'is', null)
+        .execute();
       const mine = new Set((await trx.selectFrom('alert_events').select('id').where('routed_by', '=', token).execute()).map((r) => r.id));
       const blocked = new Set(inhibited.filter((id) => mine.has(id)));
       if (blocked.size > 0) {
-        await trx.updateTable('alert_events').set({ suppressed: 'inhibited' }).where('id', 'in', [...blocked]).execute();
+        await trx
+          .updateTable('alert_events')
+          .set({ suppressed: 'inhibited' })
+          .where('id', 'in', [...blocked])
+          .execute();
       }
       const open = new Map<number, number>();
       // Openings routed in this pass, for a resolution that follows in the same batch.
@@ -90,18 +109,23 @@ export class Router {
       const originals = new Set<number>(); // incidents whose ordinary opening this pass routed
       for (const event of ready) {
         if (!mine.has(event.id) || event.suppressed !== null || blocked.has(event.id)) continue;
-        const catchUpRule = catchUps.has(event.id) ? catchUpRules.get(catchUps.get(event.id)!) ?? null : undefined;
+        const catchUpRule = catchUps.has(event.id) ? (catchUpRules.get(catchUps.get(event.id)!) ?? null) : undefined;
         if (catchUpRule !== undefined && pendingOpenings.has(event.incident_id!) && !originals.has(event.incident_id!)) {
           requeue.push(event.id);
           continue;
         }
-        const subject = event.subject_type === 'agent'
-          ? { type: 'agent' as const, id: event.agent_id!, groupIds: [] }
-          : event.subject_type === 'certificate'
-            ? { type: 'certificate' as const, id: 0, groupIds: [] }
-            : { type: 'resource' as const, id: event.resource_id!, groupIds: groups.get(event.resource_id!) ?? [] };
+        const subject =
+          event.subject_type === 'agent'
+            ? { type: 'agent' as const, id: event.agent_id!, groupIds: [] }
+            : event.subject_type === 'certificate'
+              ? { type: 'certificate' as const, id: 0, groupIds: [] }
+              : { type: 'resource' as const, id: event.resource_id!, groupIds: groups.get(event.resource_id!) ?? [] };
         // A catch-up goes through its rule alone (none: deleted or disabled since), never where the opening went.
-        const targets = targetsOf(catchUpRule === undefined ? rules : catchUpRule ? [catchUpRule] : [], event.kind as AlertEventKind, subject);
+        const targets = targetsOf(
+          catchUpRule === undefined ? rules : catchUpRule ? [catchUpRule] : [],
+          event.kind as AlertEventKind,
+          subject,
+        );
         const closing = CLOSING_KINDS.has(event.kind);
         const incident = event.incident_id ?? -1;
         const before = opened.get(incident) ?? openings.get(incident)?.notifiers ?? new Set<number>();
@@ -142,7 +166,13 @@ function catchUpsOf(events: EventRow[]): Map<number, number> {
 async function unroutedOpenings(db: DaemonContext['db'], catchUps: EventRow[]): Promise<Set<number>> {
   const incidents = [...new Set(catchUps.map((e) => e.incident_id!))];
   if (incidents.length === 0) return new Set();
-  const rows = await db.selectFrom('alert_events').select(['incident_id', 'payload']).where('incident_id', 'in', incidents)
-    .where('kind', 'in', ['INCIDENT_OPENED', 'AGENT_DOWN']).where('routed_at', 'is', null).where('suppressed', 'is', null).execute();
+  const rows = await db
+    .selectFrom('alert_events')
+    .select(['incident_id', 'payload'])
+    .where('incident_id', 'in', incidents)
+    .where('kind', 'in', ['INCIDENT_OPENED', 'AGENT_DOWN'])
+    .where('routed_at', 'is', null)
+    .where('suppressed', 'is', null)
+    .execute();
   return new Set(rows.filter((r) => !r.payload.includes(`"${CATCH_UP_KEY}"`)).map((r) => r.incident_id!));
 }

@@ -20,15 +20,21 @@ export async function groupsOf(db: Kysely<Database>, resourceIds: number[]): Pro
  * opening went, so an incident silenced by maintenance or inhibition stays
  * silent to its end.
  */
-export async function openingNotifiers(db: Kysely<Database>, incidentIds: number[]): Promise<Map<number, { eventId: number; notifiers: Set<number> }>> {
+export async function openingNotifiers(
+  db: Kysely<Database>,
+  incidentIds: number[],
+): Promise<Map<number, { eventId: number; notifiers: Set<number> }>> {
   const result = new Map<number, { eventId: number; notifiers: Set<number> }>();
   for (const part of chunked([...new Set(incidentIds)])) {
-    const rows = await db.selectFrom('alert_events as e')
+    const rows = await db
+      .selectFrom('alert_events as e')
       .leftJoin('notification_items as i', 'i.event_id', 'e.id')
       .leftJoin('notifications as n', 'n.id', 'i.notification_id')
       .select(['e.id as event_id', 'e.incident_id', 'n.notifier_id'])
-      .where('e.incident_id', 'in', part).where('e.kind', 'in', ['INCIDENT_OPENED', 'AGENT_DOWN'])
-      .where('e.suppressed', 'is', null).where('e.routed_at', 'is not', null)
+      .where('e.incident_id', 'in', part)
+      .where('e.kind', 'in', ['INCIDENT_OPENED', 'AGENT_DOWN'])
+      .where('e.suppressed', 'is', null)
+      .where('e.routed_at', 'is not', null)
       .execute();
     for (const row of rows) {
       const entry = result.get(row.incident_id!) ?? { eventId: row.event_id, notifiers: new Set<number>() };

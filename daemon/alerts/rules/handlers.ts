@@ -62,35 +62,52 @@ export function alertRuleHandlers(onChange: () => void): HandlersOf<typeof alert
     async createAlertRule({ ctx, body }) {
       await checkReferences(ctx.db, body);
       const now = Date.now();
-      const row = await ctx.db.transaction().execute(async (trx) => {
-        if (await trx.selectFrom('alert_rules').select('id').where('name', '=', body.name).executeTakeFirst()) {
-          throw conflict(`An alert rule named ${body.name} exists`, 'name');
-        }
-        const created = await trx.insertInto('alert_rules').values({ ...columns(body), created_at: now, updated_at: now })
-          .returningAll().executeTakeFirstOrThrow();
-        // Incidents already open are notified through the new rule (catch-up.ts), committed with it.
-        await enqueueCatchUp(trx, parseRule(created), now);
-        return created;
-      }).catch(taken);
+      const row = await ctx.db
+        .transaction()
+        .execute(async (trx) => {
+          if (await trx.selectFrom('alert_rules').select('id').where('name', '=', body.name).executeTakeFirst()) {
+            throw conflict(`An alert rule named ${body.name} exists`, 'name');
+          }
+          const created = await trx
+            .insertInto('alert_rules')
+            .values({ ...columns(body), created_at: now, updated_at: now })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          // Incidents already open are notified through the new rule (catch-up.ts), committed with it.
+          await enqueueCatchUp(trx, parseRule(created), now);
+          return created;
+        })
+        .catch(taken);
       onChange();
       return toAlertRule(row);
     },
 
     async updateAlertRule({ ctx, params, body }) {
       await checkReferences(ctx.db, body);
-      const row = await ctx.db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom('alert_rules').select(['id', 'enabled']).where('id', '=', params.id).executeTakeFirst();
-        if (!before) throw notFound(`Alert rule ${params.id} does not exist`);
-        const other = await trx.selectFrom('alert_rules').select('id').where('name', '=', body.name)
-          .where('id', '!=', params.id).executeTakeFirst();
-        if (other) throw conflict(`An alert rule named ${body.name} exists`, 'name');
-        const now = Date.now();
-        const updated = await trx.updateTable('alert_rules').set({ ...columns(body), updated_at: now })
-          .where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
-        // Enabling a rule is creating it for the router: the open incidents it covers are notified through it.
-        if (Number(before.enabled) !== 1 && updated.enabled === 1) await enqueueCatchUp(trx, parseRule(updated), now);
-        return updated;
-      }).catch(taken);
+      const row = await ctx.db
+        .transaction()
+        .execute(async (trx) => {
+          const before = await trx.selectFrom('alert_rules').select(['id', 'enabled']).where('id', '=', params.id).executeTakeFirst();
+          if (!before) throw notFound(`Alert rule ${params.id} does not exist`);
+          const other = await trx
+            .selectFrom('alert_rules')
+            .select('id')
+            .where('name', '=', body.name)
+            .where('id', '!=', params.id)
+            .executeTakeFirst();
+          if (other) throw conflict(`An alert rule named ${body.name} exists`, 'name');
+          const now = Date.now();
+          const updated = await trx
+            .updateTable('alert_rules')
+            .set({ ...columns(body), updated_at: now })
+            .where('id', '=', params.id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          // Enabling a rule is creating it for the router: the open incidents it covers are notified through it.
+          if (Number(before.enabled) !== 1 && updated.enabled === 1) await enqueueCatchUp(trx, parseRule(updated), now);
+          return updated;
+        })
+        .catch(taken);
       onChange();
       return toAlertRule(row);
     },

@@ -60,7 +60,7 @@ export function toAlertRule(row: AlertRuleRow) {
     resourceIds: rule.resourceIds,
     groupIds: rule.groupIds,
     agentIds: rule.agentIds,
-    scope: listed ? 'LISTED' as const : 'ALL' as const,
+    scope: listed ? ('LISTED' as const) : ('ALL' as const),
     groupWaitSeconds: rule.groupWaitSeconds,
     repeatIntervalMinutes: rule.repeatIntervalSeconds / 60,
     createdAt: formatDateTime(rule.createdAt),

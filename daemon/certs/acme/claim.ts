@@ -12,8 +12,11 @@ export const CLAIM_MS = 10 * 60_000;
  * before another daemon's order finished finds it changed and stays out.
  */
 export async function claimOrder(db: Kysely<Database>, row: CertificateRow, claim: string, now = Date.now()): Promise<boolean> {
-  let q = db.updateTable('certificates').set({ claimed_by: claim, claimed_until: now + CLAIM_MS })
-    .where('id', '=', row.id).where('failures', '=', row.failures)
+  let q = db
+    .updateTable('certificates')
+    .set({ claimed_by: claim, claimed_until: now + CLAIM_MS })
+    .where('id', '=', row.id)
+    .where('failures', '=', row.failures)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
     .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]));
   q = row.issued_at === null ? q.where('issued_at', 'is', null) : q.where('issued_at', '=', row.issued_at);

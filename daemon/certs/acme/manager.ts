@@ -40,13 +40,24 @@ export class AcmeManager {
     this.#store = store;
     this.#orders = new AcmeOrders(ctx, challenges);
     const registers = [ctx.metrics.registry];
-    this.#results = new Counter({ name: 'monctl_acme_orders_total', help: 'ACME orders of this daemon, by result (issued, failed)', labelNames: ['result'] as const, registers });
+    this.#results = new Counter({
+      name: 'monctl_acme_orders_total',
+      help: 'ACME orders of this daemon, by result (issued, failed)',
+      labelNames: ['result'] as const,
+      registers,
+    });
     const db = ctx.db;
     new Gauge({
-      name: 'monctl_acme_certificates_failing', help: 'ACME certificates whose last order failed (lastError set)', registers,
+      name: 'monctl_acme_certificates_failing',
+      help: 'ACME certificates whose last order failed (lastError set)',
+      registers,
       async collect() {
-        const row = await db.selectFrom('certificates').select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('source', '=', 'ACME').where('last_error', 'is not', null).executeTakeFirst();
+        const row = await db
+          .selectFrom('certificates')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('source', '=', 'ACME')
+          .where('last_error', 'is not', null)
+          .executeTakeFirst();
         this.set(Number(row?.n ?? 0));
       },
     });
@@ -122,15 +133,26 @@ export class AcmeManager {
     if (names.length === 0) return;
     const types = this.#types();
     if (types.length === 0) {
-      if (!this.#warned) this.#ctx.log.error('acme: --acme-challenges lists only tls-alpn-01 but there is no --edge-tls-listen: no certificate can be ordered');
+      if (!this.#warned)
+        this.#ctx.log.error(
+          'acme: --acme-challenges lists only tls-alpn-01 but there is no --edge-tls-listen: no certificate can be ordered',
+        );
       this.#warned = true;
       return;
     }
     const db = this.#ctx.db;
     for (const name of names) {
-      await db.insertInto('certificates').values({
-        source: 'ACME', acme_name: name, hostnames: JSON.stringify([name]), created_at: now, updated_at: now,
-      }).onConflict((oc) => oc.column('acme_name').doNothing()).execute();
+      await db
+        .insertInto('certificates')
+        .values({
+          source: 'ACME',
+          acme_name: name,
+          hostnames: JSON.stringify([name]),
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.column('acme_name').doNothing())
+        .execute();
     }
     const rows = await db.selectFrom('certificates').selectAll().where('acme_name', 'in', names).orderBy('id').execute();
     for (const row of rows) {
@@ -150,7 +172,7 @@ export class AcmeManager {
   async #renew(row: CertificateRow, types: ChallengeType[]): Promise<void> {
     const now = Date.now();
     const claim = `${this.#ctx.pod.name}:${this.#pod}:${now}`;
-    if (!await claimOrder(this.#ctx.db, row, claim, now)) return;
+    if (!(await claimOrder(this.#ctx.db, row, claim, now))) return;
     const name = row.acme_name!;
     this.#ctx.log.info({ hostname: name, renewal: row.cert_pem !== null }, 'acme: ordering a certificate');
     try {

@@ -4,7 +4,11 @@ import type { AcmeChallenges } from './challenges.ts';
 
 export type ChallengeType = 'http-01' | 'tls-alpn-01';
 
-export interface Issued { chainPem: string; keyPem: string; challenge: ChallengeType }
+export interface Issued {
+  chainPem: string;
+  keyPem: string;
+  challenge: ChallengeType;
+}
 
 type AcmeLib = typeof import('acme-client');
 
@@ -27,15 +31,17 @@ export class AcmeOrders {
   #connect() {
     this.#client ??= (async () => {
       // A CommonJS package: module.exports is the default export, bundled (esbuild) or not.
-      const loaded = await import('acme-client') as AcmeLib & { default?: AcmeLib };
+      const loaded = (await import('acme-client')) as AcmeLib & { default?: AcmeLib };
       const lib = loaded.default ?? loaded;
       // Without a timeout a stalled ACME server would hold the claim until it lapses.
       lib.axios.defaults.timeout = 30_000;
       lib.setLogger((message) => this.#ctx.log.debug({ acme: message }, 'acme'));
       const client = new lib.Client({
-        directoryUrl: this.#ctx.config.acme!.directory, accountKey: await accountKey(this.#ctx),
+        directoryUrl: this.#ctx.config.acme!.directory,
+        accountKey: await accountKey(this.#ctx),
         // Poll the order from 1 s on (acme-client's 5 s would add seconds to every issuance), doubling to 30 s.
-        backoffMin: 1_000, backoffMax: 30_000,
+        backoffMin: 1_000,
+        backoffMax: 30_000,
       });
       return { lib, client };
     })().catch((err: unknown) => {
@@ -52,7 +58,10 @@ export class AcmeOrders {
     let used: ChallengeType | undefined;
     const email = this.#ctx.config.acme!.email;
     const chainPem = await client.auto({
-      csr, termsOfServiceAgreed: true, ...(email ? { email } : {}), challengePriority: types,
+      csr,
+      termsOfServiceAgreed: true,
+      ...(email ? { email } : {}),
+      challengePriority: types,
       // The validator, not this daemon, resolves the name: a pre-check from here proves nothing.
       skipChallengeVerification: true,
       challengeCreateFn: async (authz, challenge, keyAuthorization) => {

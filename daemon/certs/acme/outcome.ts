@@ -13,13 +13,29 @@ export type OutcomeDeps = Pick<DaemonContext, 'db' | 'installSecret'>;
 export async function recordIssued(ctx: OutcomeDeps, row: CertificateRow, claim: string, issued: Issued): Promise<boolean> {
   const d = describeChain(issued.chainPem);
   const now = Date.now();
-  const result = await ctx.db.updateTable('certificates').set({
-    cert_pem: issued.chainPem, key_enc: certBox(ctx).seal(issued.keyPem), issuer: d.issuer, serial: d.serial,
-    not_before: d.notBefore, not_after: d.notAfter, challenge: issued.challenge,
-    // Never the same value twice: other daemons tell a new certificate by it.
-    issued_at: Math.max(now, Number(row.issued_at ?? 0) + 1),
-    last_error: null, last_error_at: null, failures: 0, next_attempt_at: null, claimed_by: null, claimed_until: null, updated_at: now,
-  }).where('id', '=', row.id).where('claimed_by', '=', claim).executeTakeFirst();
+  const result = await ctx.db
+    .updateTable('certificates')
+    .set({
+      cert_pem: issued.chainPem,
+      key_enc: certBox(ctx).seal(issued.keyPem),
+      issuer: d.issuer,
+      serial: d.serial,
+      not_before: d.notBefore,
+      not_after: d.notAfter,
+      challenge: issued.challenge,
+      // Never the same value twice: other daemons tell a new certificate by it.
+      issued_at: Math.max(now, Number(row.issued_at ?? 0) + 1),
+      last_error: null,
+      last_error_at: null,
+      failures: 0,
+      next_attempt_at: null,
+      claimed_by: null,
+      claimed_until: null,
+      updated_at: now,
+    })
+    .where('id', '=', row.id)
+    .where('claimed_by', '=', claim)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -34,17 +50,35 @@ export async function recordFailed(ctx: OutcomeDeps, row: CertificateRow, claim:
   const next = now + retryDelay(failures);
   const name = row.acme_name ?? '';
   return ctx.db.transaction().execute(async (trx) => {
-    const result = await trx.updateTable('certificates').set({
-      last_error: error.slice(0, 2000), last_error_at: now, failures, next_attempt_at: next, claimed_by: null, claimed_until: null, updated_at: now,
-    }).where('id', '=', row.id).where('claimed_by', '=', claim).executeTakeFirst();
+    const result = await trx
+      .updateTable('certificates')
+      .set({
+        last_error: error.slice(0, 2000),
+        last_error_at: now,
+        failures,
+        next_attempt_at: next,
+        claimed_by: null,
+        claimed_until: null,
+        updated_at: now,
+      })
+      .where('id', '=', row.id)
+      .where('claimed_by', '=', claim)
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return undefined;
     const notAfter = row.not_after === null ? null : Number(row.not_after);
-    await enqueueAlertEvent(trx, {
-      kind: 'CERT_RENEWAL_FAILED', subject: { type: 'certificate', id: Number(row.id), name, target: null },
-      incidentId: null, openedAt: null, resolvedAt: null,
-      cause: { message: error.slice(0, 500), errorCode: 'ACME_ORDER_FAILED' },
-      cert: notAfter === null ? null : { notAfter, thresholdDays: Math.max(0, Math.floor((notAfter - now) / 86_400_000)) },
-    }, { at: now });
+    await enqueueAlertEvent(
+      trx,
+      {
+        kind: 'CERT_RENEWAL_FAILED',
+        subject: { type: 'certificate', id: Number(row.id), name, target: null },
+        incidentId: null,
+        openedAt: null,
+        resolvedAt: null,
+        cause: { message: error.slice(0, 500), errorCode: 'ACME_ORDER_FAILED' },
+        cert: notAfter === null ? null : { notAfter, thresholdDays: Math.max(0, Math.floor((notAfter - now) / 86_400_000)) },
+      },
+      { at: now },
+    );
     return next;
   });
 }

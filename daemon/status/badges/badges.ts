@@ -13,14 +13,24 @@ import { type UptimeWindow, WINDOWS, windowUptime } from './window-uptime.ts';
 
 /** shields.io's named colours, as hex (badge-maker accepts both). */
 export const COLOURS = {
-  brightgreen: '#4c1', green: '#97ca00', yellowgreen: '#a4a61d', yellow: '#dfb317', orange: '#fe7d37', red: '#e05d44',
-  blue: '#007ec6', lightgrey: '#9f9f9f',
+  brightgreen: '#4c1',
+  green: '#97ca00',
+  yellowgreen: '#a4a61d',
+  yellow: '#dfb317',
+  orange: '#fe7d37',
+  red: '#e05d44',
+  blue: '#007ec6',
+  lightgrey: '#9f9f9f',
 } as const;
 
 const STYLES = ['flat', 'flat-square'] as const;
 type Style = (typeof STYLES)[number];
 
-export interface BadgeText { label: string; message: string; color: string }
+export interface BadgeText {
+  label: string;
+  message: string;
+  color: string;
+}
 
 export function uptimeColour(value: number): string {
   if (value >= 99.9) return COLOURS.brightgreen;
@@ -65,26 +75,41 @@ export function badgeRoute(ctx: DaemonContext, kind: 'status' | 'uptime' | 'resp
     if (label !== undefined && label.length > 100) throw invalidField('label', 'must be at most 100 characters');
 
     const principal = await resolvePrincipal(req, ctx.keys, ctx.sessions);
-    const row = await ctx.db.selectFrom('resources').select(['id', 'active', 'current_status', 'latest_duration_ms'])
-      .where('id', '=', Number(rawId)).where(visibleTo(principal)).executeTakeFirst();
+    const row = await ctx.db
+      .selectFrom('resources')
+      .select(['id', 'active', 'current_status', 'latest_duration_ms'])
+      .where('id', '=', Number(rawId))
+      .where(visibleTo(principal))
+      .executeTakeFirst();
     if (!row) throw notFound(`Resource ${rawId} does not exist`);
 
     let text: BadgeText;
     if (kind === 'status') text = await statusText(ctx, row);
     else if (kind === 'uptime') {
       const value = await windowUptime(ctx.db, row.id, window);
-      text = { label: `uptime ${window}`, message: value === null ? 'no data' : pct(value).replace(' ', ''), color: value === null ? COLOURS.lightgrey : uptimeColour(value) };
+      text = {
+        label: `uptime ${window}`,
+        message: value === null ? 'no data' : pct(value).replace(' ', ''),
+        color: value === null ? COLOURS.lightgrey : uptimeColour(value),
+      };
     } else {
       const ms = row.latest_duration_ms === null ? null : Number(row.latest_duration_ms);
-      text = { label: 'response', message: ms === null ? 'no data' : `${ms} ms`, color: ms === null ? COLOURS.lightgrey : responseColour(ms) };
+      text = {
+        label: 'response',
+        message: ms === null ? 'no data' : `${ms} ms`,
+        color: ms === null ? COLOURS.lightgrey : responseColour(ms),
+      };
     }
     const { makeBadge } = await import('badge-maker');
     const svg = makeBadge({ label: label ?? text.label, message: text.message, color: text.color, style });
     res.writeHead(200, {
       // A logged-in caller may be shown a resource anonymous ones are not: that badge is for no shared cache, as status pages.
-      'Content-Type': 'image/svg+xml; charset=utf-8', 'Content-Length': Buffer.byteLength(svg),
+      'Content-Type': 'image/svg+xml; charset=utf-8',
+      'Content-Length': Buffer.byteLength(svg),
       'Cache-Control': principal.kind === 'anonymous' ? 'public, max-age=60' : 'private, max-age=60',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", Vary: varyWith(res, 'Cookie, Authorization, X-API-KEY'), ...NOSNIFF,
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+      Vary: varyWith(res, 'Cookie, Authorization, X-API-KEY'),
+      ...NOSNIFF,
     });
     res.end(req.method === 'HEAD' ? undefined : svg);
   };
@@ -94,9 +119,13 @@ async function statusText(ctx: DaemonContext, row: { id: number; active: number;
   const status = effectiveStatus(row.active, row.current_status);
   if (status !== 'inactive' && inMaintenance(ctx, row.id)) return { label: 'status', message: 'maintenance', color: COLOURS.blue };
   switch (status) {
-    case 'available': return { label: 'status', message: 'up', color: COLOURS.brightgreen };
-    case 'not_available': return { label: 'status', message: 'down', color: COLOURS.red };
-    case 'inactive': return { label: 'status', message: 'paused', color: COLOURS.lightgrey };
-    default: return { label: 'status', message: 'unknown', color: COLOURS.lightgrey };
+    case 'available':
+      return { label: 'status', message: 'up', color: COLOURS.brightgreen };
+    case 'not_available':
+      return { label: 'status', message: 'down', color: COLOURS.red };
+    case 'inactive':
+      return { label: 'status', message: 'paused', color: COLOURS.lightgrey };
+    default:
+      return { label: 'status', message: 'unknown', color: COLOURS.lightgrey };
   }
 }

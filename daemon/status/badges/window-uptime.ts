@@ -12,7 +12,12 @@ export type UptimeWindow = keyof typeof WINDOWS;
  * yet); `Nd` the last N UTC days, each its daily rollup or else the sum of its
  * hourly ones and raw checks. Null without checks.
  */
-export async function windowUptime(db: Kysely<Database>, resourceId: number, window: UptimeWindow, now = Date.now()): Promise<number | null> {
+export async function windowUptime(
+  db: Kysely<Database>,
+  resourceId: number,
+  window: UptimeWindow,
+  now = Date.now(),
+): Promise<number | null> {
   const t = await readTally(db, resourceId, now);
   if (!t) return null;
   const { checks, available } = window === '24h' ? { checks: t.h24c, available: t.h24a } : lastDays(t, WINDOWS[window]);

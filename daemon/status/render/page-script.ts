@@ -19,14 +19,15 @@ export const STREAM_DELAY_MS = 10_000;
  * `data-live="on"` on <body> says it is open. Without the script the page is
  * complete and a `<noscript>` meta refresh reloads it every 60 s.
  */
-export const PAGE_SCRIPT = `(()=>{const b=document.body,u=b.dataset.events;if(!u||!self.EventSource)return;`
-  + `const a=e=>{const d=JSON.parse(e.data),o=d.overall;if(o){document.getElementById("overall").className="banner "+o.state.toLowerCase();`
-  + `document.getElementById("overall-label").textContent=o.label}for(const r of d.resources||[]){const p=document.querySelector("#r"+r.id+" .st");`
-  + `if(p){p.className="st "+r.status;p.textContent=r.label}}const t=document.getElementById("updated");if(t&&d.at)t.textContent=d.at};`
-  + `const go=()=>{const w=document.prerendering?"prerenderingchange":document.visibilityState==="hidden"?"visibilitychange":"";`
-  + `if(w)return document.addEventListener(w,go,{once:true});const s=new EventSource(u);s.onopen=()=>{b.dataset.live="on"};`
-  + `s.addEventListener("SNAPSHOT",a);s.addEventListener("PAGE_CHANGED",a)};`
-  + `addEventListener("load",()=>setTimeout(go,${STREAM_DELAY_MS}),{once:true})})()`;
+export const PAGE_SCRIPT =
+  `(()=>{const b=document.body,u=b.dataset.events;if(!u||!self.EventSource)return;` +
+  `const a=e=>{const d=JSON.parse(e.data),o=d.overall;if(o){document.getElementById("overall").className="banner "+o.state.toLowerCase();` +
+  `document.getElementById("overall-label").textContent=o.label}for(const r of d.resources||[]){const p=document.querySelector("#r"+r.id+" .st");` +
+  `if(p){p.className="st "+r.status;p.textContent=r.label}}const t=document.getElementById("updated");if(t&&d.at)t.textContent=d.at};` +
+  `const go=()=>{const w=document.prerendering?"prerenderingchange":document.visibilityState==="hidden"?"visibilitychange":"";` +
+  `if(w)return document.addEventListener(w,go,{once:true});const s=new EventSource(u);s.onopen=()=>{b.dataset.live="on"};` +
+  `s.addEventListener("SNAPSHOT",a);s.addEventListener("PAGE_CHANGED",a)};` +
+  `addEventListener("load",()=>setTimeout(go,${STREAM_DELAY_MS}),{once:true})})()`;
 
 export function cspHash(text: string): string {
   return `'sha256-${createHash('sha256').update(text).digest('base64')}'`;

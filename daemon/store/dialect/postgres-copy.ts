@@ -37,8 +37,12 @@ export async function tablesInForeignKeyOrder(db: Kysely<any>, tables: string[])
  * identity column.
  */
 export async function advanceIdentity(db: Kysely<any>, table: string): Promise<boolean> {
-  const { rows: [seq] } = await sql<{ name: string | null }>`SELECT pg_get_serial_sequence(${table}, 'id') AS name`.execute(db);
+  const {
+    rows: [seq],
+  } = await sql<{ name: string | null }>`SELECT pg_get_serial_sequence(${table}, 'id') AS name`.execute(db);
   if (!seq?.name) return false;
-  await sql`SELECT setval(${seq.name}::regclass, COALESCE((SELECT max(id) FROM ${sql.table(table)}), 1), (SELECT count(*) > 0 FROM ${sql.table(table)}))`.execute(db);
+  await sql`SELECT setval(${seq.name}::regclass, COALESCE((SELECT max(id) FROM ${sql.table(table)}), 1), (SELECT count(*) > 0 FROM ${sql.table(table)}))`.execute(
+    db,
+  );
   return true;
 }

@@ -1,12 +1,27 @@
 import {
-  type CompiledQuery, type DatabaseConnection, type Driver, PostgresDialect, type PostgresDialectConfig, PostgresDriver, type QueryResult,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  PostgresDialect,
+  type PostgresDialectConfig,
+  PostgresDriver,
+  type QueryResult,
   type TransactionSettings,
 } from 'kysely';
 import { StorageError } from '../storage-error.ts';
 import type { StorageHealth } from '../storage-health.ts';
 
 /** Node's socket errors that mean the server is out of reach. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 /** node-postgres's own errors (no code) for a lost or unobtainable connection. */
 const LOST = /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended/i;
 
@@ -21,7 +36,10 @@ export function storageErrorOfPg(err: unknown): StorageError | undefined {
   const code = (err as { code?: unknown })?.code;
   if (code === '53100') return new StorageError('full', code, err);
   if (code === 'XX001' || code === 'XX002') return new StorageError('corrupt', code, err);
-  if (typeof code === 'string' && (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || NETWORK_CODES.has(code))) {
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || NETWORK_CODES.has(code))
+  ) {
     return new StorageError('unavailable', code, err);
   }
   if (code === undefined && LOST.test((err as Error)?.message ?? '')) return new StorageError('unavailable', 'CONNECTION_LOST', err);
@@ -132,7 +150,7 @@ class WatchedPostgresDriver implements Driver {
         else health.reached();
         return result;
       },
-      async* streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
+      async *streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
         try {
           yield* inner.streamQuery<R>(query, chunkSize);
         } catch (err) {

@@ -11,17 +11,28 @@ export const EVENTS_CHANNEL = 'monctl_events';
  * under the NOTIFY payload limit; a larger one (`spill`) is stored in
  * event_spill and the notification carries its id.
  */
-export async function announceEvents(db: Kysely<Database>, channel: string, count: number, events: string, origin: string, spill: boolean): Promise<void> {
+export async function announceEvents(
+  db: Kysely<Database>,
+  channel: string,
+  count: number,
+  events: string,
+  origin: string,
+  spill: boolean,
+): Promise<void> {
   const numbered = sql`INSERT INTO event_channels (name, seq) VALUES (${channel}, ${count})
     ON CONFLICT (name) DO UPDATE SET seq = event_channels.seq + excluded.seq RETURNING seq`;
   if (!spill) {
     await sql`WITH s AS (${numbered})
-      SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq - ${count} + 1, 'o', ${origin}::text, 'e', ${events}::json)::text) FROM s`.execute(db);
+      SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq - ${count} + 1, 'o', ${origin}::text, 'e', ${events}::json)::text) FROM s`.execute(
+      db,
+    );
     return;
   }
   await sql`WITH x AS (INSERT INTO event_spill (body, created_at) VALUES (${events}, (extract(epoch from clock_timestamp()) * 1000)::bigint) RETURNING id),
     s AS (${numbered})
-    SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq - ${count} + 1, 'o', ${origin}::text, 'x', x.id, 'n', ${count}::int)::text) FROM s, x`.execute(db);
+    SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq - ${count} + 1, 'o', ${origin}::text, 'x', x.id, 'n', ${count}::int)::text) FROM s, x`.execute(
+    db,
+  );
 }
 
 /**
@@ -32,7 +43,9 @@ export async function announceEvents(db: Kysely<Database>, channel: string, coun
 export async function announceRestart(db: Kysely<Database>, channel: string, origin: string): Promise<void> {
   await sql`WITH s AS (INSERT INTO event_channels (name, seq) VALUES (${channel}, 1)
       ON CONFLICT (name) DO UPDATE SET seq = event_channels.seq + 1 RETURNING seq)
-    SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq, 'o', ${origin}::text, 'r', true)::text) FROM s`.execute(db);
+    SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('c', ${channel}::text, 's', s.seq, 'o', ${origin}::text, 'r', true)::text) FROM s`.execute(
+    db,
+  );
 }
 
 /** The events of a spilled notification. */
@@ -42,7 +55,10 @@ export async function spilledEvents(db: Kysely<Database>, id: number): Promise<s
 
 /** Spilled events older than `ms` are gone (every pod had them long before). */
 export async function forgetSpilled(db: Kysely<Database>, ms: number): Promise<void> {
-  await db.deleteFrom('event_spill').where('created_at', '<', sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint - ${ms}`).execute();
+  await db
+    .deleteFrom('event_spill')
+    .where('created_at', '<', sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint - ${ms}`)
+    .execute();
 }
 
 /**
@@ -52,7 +68,12 @@ export async function forgetSpilled(db: Kysely<Database>, ms: number): Promise<v
  */
 export async function channelSeqs(db: Kysely<Database>, names: Iterable<string> = []): Promise<Map<string, number>> {
   const fresh = [...names].map((name) => ({ name, seq: Date.now() }));
-  if (fresh.length > 0) await db.insertInto('event_channels').values(fresh).onConflict((oc) => oc.column('name').doNothing()).execute();
+  if (fresh.length > 0)
+    await db
+      .insertInto('event_channels')
+      .values(fresh)
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
   const rows = await db.selectFrom('event_channels').select(['name', 'seq']).execute();
   return new Map(rows.map((r) => [r.name, Number(r.seq)]));
 }

@@ -34,7 +34,9 @@ export class PostgresListener implements PodNotifications {
 
   /** Connects the listening connection; resolves once it listens (or rejects on the first failure). */
   start(): Promise<void> {
-    this.#connecting ??= this.#connect().finally(() => { this.#connecting = undefined; });
+    this.#connecting ??= this.#connect().finally(() => {
+      this.#connecting = undefined;
+    });
     return this.#connecting;
   }
 
@@ -44,14 +46,21 @@ export class PostgresListener implements PodNotifications {
       set = new Set();
       this.#handlers.set(channel, set);
       const client = this.#client;
-      if (client) this.#queries = this.#queries.then(() => client.query(`LISTEN ${ident(channel)}`)).then(() => {}, (err) => this.#onError(err));
+      if (client)
+        this.#queries = this.#queries
+          .then(() => client.query(`LISTEN ${ident(channel)}`))
+          .then(
+            () => {},
+            (err) => this.#onError(err),
+          );
     }
     set.add(handler);
     return () => set.delete(handler);
   }
 
   async notify(channel: string, payload: string): Promise<void> {
-    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error(`notification payload of ${Buffer.byteLength(payload)} bytes on ${channel} is too large`);
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
+      throw new Error(`notification payload of ${Buffer.byteLength(payload)} bytes on ${channel} is too large`);
     await this.#send(channel, payload);
   }
 

@@ -19,9 +19,10 @@ const WATCH_TIMEOUT_MS = 5_000;
  */
 const INT8_OID = 20;
 const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID && format !== 'binary'
-    ? (value: string) => Number(value)
-    : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** `postgres://user@host:port/db`, without the password: for logs and health. */
@@ -43,8 +44,13 @@ export function describePostgresUrl(url: string): string {
  */
 export async function openPostgres(url: string, appName = 'monctl'): Promise<OpenedStore> {
   const config: pg.PoolConfig = {
-    connectionString: url, types, application_name: appName, keepAlive: true,
-    connectionTimeoutMillis: WATCH_TIMEOUT_MS, max: POOL_SIZE, idleTimeoutMillis: 30_000,
+    connectionString: url,
+    types,
+    application_name: appName,
+    keepAlive: true,
+    connectionTimeoutMillis: WATCH_TIMEOUT_MS,
+    max: POOL_SIZE,
+    idleTimeoutMillis: 30_000,
   };
   const pool = new pg.Pool(config);
   const health = new StorageHealth();
@@ -66,12 +72,16 @@ export async function openPostgres(url: string, appName = 'monctl'): Promise<Ope
     await db.destroy().catch(() => {});
     throw new Error(`cannot open the PostgreSQL database ${describePostgresUrl(url)}: ${(err as Error).message}`, { cause: err });
   }
-  const listener = new PostgresListener(config, async (channel, payload) => {
-    await sql`select pg_notify(${channel}, ${payload})`.execute(db);
-  }, (err) => {
-    const storage = storageErrorOfPg(err);
-    if (storage) health.failed(storage);
-  });
+  const listener = new PostgresListener(
+    config,
+    async (channel, payload) => {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+    },
+    (err) => {
+      const storage = storageErrorOfPg(err);
+      if (storage) health.failed(storage);
+    },
+  );
   await listener.start();
   const stopWatch = watchLiveness(db, health);
   return {

@@ -1,5 +1,11 @@
 import {
-  CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SqliteDialect, type SqliteDialectConfig, SqliteDriver,
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
 } from 'kysely';
 import { StorageError } from '../storage-error.ts';
 import type { StorageHealth } from '../storage-health.ts';

@@ -7,9 +7,11 @@ export class DataDirLockedError extends Error {
   readonly pid: number | undefined;
   readonly file: string;
   constructor(file: string, pid: number | undefined) {
-    super(`the data directory is in use by another monctl daemon (${pid === undefined ? 'PID unknown' : `PID ${pid}`}; lock ${file}). `
-      + 'One SQLite data directory serves one daemon: stop the other one, or give this one its own --data-dir '
-      + '(several daemons on one database are for a PostgreSQL store only)');
+    super(
+      `the data directory is in use by another monctl daemon (${pid === undefined ? 'PID unknown' : `PID ${pid}`}; lock ${file}). ` +
+        'One SQLite data directory serves one daemon: stop the other one, or give this one its own --data-dir ' +
+        '(several daemons on one database are for a PostgreSQL store only)',
+    );
     this.name = 'DataDirLockedError';
     this.pid = pid;
     this.file = file;

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { ms, withId } from './util.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('settings')
+  await db.schema
+    .createTable('settings')
     .addColumn('key', 'varchar(200)', (c) => c.primaryKey())
     .addColumn('value', 'text', (c) => c.notNull())
     .execute();
@@ -25,7 +26,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_used_at', ms)
     .execute();
 
-  await db.schema.createTable('sessions')
+  await db.schema
+    .createTable('sessions')
     .addColumn('id_hash', 'varchar(64)', (c) => c.primaryKey())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('csrf_token', 'varchar(100)', (c) => c.notNull())

@@ -30,7 +30,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('resources_name').on('resources').column('name').execute();
   await db.schema.createIndex('resources_next_run').on('resources').columns(['active', 'next_run_at']).execute();
 
-  await db.schema.createTable('resource_groups')
+  await db.schema
+    .createTable('resource_groups')
     .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
     .addColumn('group_id', 'integer', (c) => c.notNull().references('groups.id').onDelete('cascade'))
     .addPrimaryKeyConstraint('resource_groups_pk', ['resource_id', 'group_id'])
@@ -65,7 +66,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', ms, (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('cors_origins')
+  await db.schema
+    .createTable('cors_origins')
     .addColumn('origin', 'varchar(255)', (c) => c.primaryKey())
     .addColumn('created_at', ms, (c) => c.notNull())
     .execute();

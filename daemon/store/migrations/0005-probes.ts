@@ -8,7 +8,8 @@ import { ms } from './util.ts';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   for (const table of ['check_rollups_hourly', 'check_rollups_daily']) {
-    await db.schema.createTable(table)
+    await db.schema
+      .createTable(table)
       .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
       .addColumn('bucket_start', ms, (c) => c.notNull())
       .addColumn('checks', 'integer', (c) => c.notNull())

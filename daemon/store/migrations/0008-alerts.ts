@@ -8,11 +8,23 @@ import { ms, withId } from './util.ts';
  * they are read whole, never joined on.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('resources').addColumn('failure_threshold', 'integer', (c) => c.notNull().defaultTo(3)).execute();
-  await db.schema.alterTable('resources').addColumn('success_threshold', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  await db.schema
+    .alterTable('resources')
+    .addColumn('failure_threshold', 'integer', (c) => c.notNull().defaultTo(3))
+    .execute();
+  await db.schema
+    .alterTable('resources')
+    .addColumn('success_threshold', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
   // Consecutive NOT_AVAILABLE / AVAILABLE checks so far; UNKNOWN leaves both as they are.
-  await db.schema.alterTable('resources').addColumn('fail_streak', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('resources').addColumn('ok_streak', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('resources')
+    .addColumn('fail_streak', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('resources')
+    .addColumn('ok_streak', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('resources').addColumn('open_incident_id', ms).execute();
   await db.schema.alterTable('resources').addColumn('cert_expires_at', ms).execute();
   // The smallest CERT_EXPIRING threshold (days) already announced for the current certificate.
@@ -105,7 +117,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('notifications_due').on('notifications').columns(['state', 'next_attempt_at']).execute();
   await db.schema.createIndex('notifications_notifier').on('notifications').columns(['notifier_id', 'state', 'send_after']).execute();
 
-  await db.schema.createTable('notification_items')
+  await db.schema
+    .createTable('notification_items')
     .addColumn('notification_id', ms, (c) => c.notNull())
     .addColumn('event_id', ms, (c) => c.notNull())
     .addColumn('reminder', 'integer', (c) => c.notNull().defaultTo(0))
@@ -127,7 +140,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('notification_attempts_notifier').on('notification_attempts').columns(['notifier_id', 'id']).execute();
 
   // When a rule last reminded about an open incident (claimed by conditional update).
-  await db.schema.createTable('alert_reminders')
+  await db.schema
+    .createTable('alert_reminders')
     .addColumn('rule_id', ms, (c) => c.notNull())
     .addColumn('incident_id', ms, (c) => c.notNull())
     .addColumn('last_at', ms, (c) => c.notNull())
@@ -136,12 +150,28 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['alert_reminders', 'notification_attempts', 'notification_items', 'notifications', 'alert_rules',
-    'notifiers', 'maintenance_windows', 'alert_events', 'incidents']) {
+  for (const table of [
+    'alert_reminders',
+    'notification_attempts',
+    'notification_items',
+    'notifications',
+    'alert_rules',
+    'notifiers',
+    'maintenance_windows',
+    'alert_events',
+    'incidents',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
-  for (const column of ['cert_alerted_days', 'cert_expires_at', 'open_incident_id', 'ok_streak', 'fail_streak',
-    'success_threshold', 'failure_threshold']) {
+  for (const column of [
+    'cert_alerted_days',
+    'cert_expires_at',
+    'open_incident_id',
+    'ok_streak',
+    'fail_streak',
+    'success_threshold',
+    'failure_threshold',
+  ]) {
     await db.schema.alterTable('resources').dropColumn(column).execute();
   }
 }

@@ -9,14 +9,20 @@ import { ms, withId } from './util.ts';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   // none | basic | apiKey
-  await db.schema.alterTable('routes').addColumn('auth', 'text', (c) => c.notNull().defaultTo('none')).execute();
+  await db.schema
+    .alterTable('routes')
+    .addColumn('auth', 'text', (c) => c.notNull().defaultTo('none'))
+    .execute();
   // JSON [{ "username", "hash" }] (scrypt hashes, daemon/auth/passwords.ts)
   await db.schema.alterTable('routes').addColumn('basic_users', 'text').execute();
   await db.schema.alterTable('routes').addColumn('ip_allow', 'text').execute();
   await db.schema.alterTable('routes').addColumn('ip_deny', 'text').execute();
   await db.schema.alterTable('routes').addColumn('rate_per_second', 'double precision').execute();
   await db.schema.alterTable('routes').addColumn('rate_burst', 'integer').execute();
-  await db.schema.alterTable('routes').addColumn('https_redirect', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('routes')
+    .addColumn('https_redirect', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   // JSON [routeId, …]: a key that opens these routes at the edge (and nothing on the API).
   await db.schema.alterTable('api_keys').addColumn('route_ids', 'text').execute();
 
@@ -44,7 +50,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   // HTTP-01 tokens and TLS-ALPN-01 certificates, so that whichever daemon the validator reaches answers.
-  await db.schema.createTable('acme_challenges')
+  await db.schema
+    .createTable('acme_challenges')
     .addColumn('token', 'text', (c) => c.primaryKey()) // HTTP-01: the token; TLS-ALPN-01: `alpn:<name>`
     .addColumn('hostname', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())

@@ -22,7 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     await widenVarcharColumns(db);
     await notifyTableChanges(db);
   }
-  await db.schema.createTable('cluster_members')
+  await db.schema
+    .createTable('cluster_members')
     .addColumn('instance', 'text', (c) => c.primaryKey())
     .addColumn('pod_name', 'text', (c) => c.notNull())
     .addColumn('api_url', 'text')
@@ -33,15 +34,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('resources', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('checks_total', ms, (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema.createTable('shard_leases')
+  await db.schema
+    .createTable('shard_leases')
     .addColumn('shard', 'integer', (c) => c.primaryKey())
     .addColumn('holder', 'text')
     .addColumn('lease_until', ms, (c) => c.notNull().defaultTo(0))
     .execute();
   for (let shard = 0; shard < SHARDS; shard += 16) {
-    await db.insertInto('shard_leases').values(Array.from({ length: 16 }, (_, i) => ({ shard: shard + i, holder: null, lease_until: 0 }))).execute();
+    await db
+      .insertInto('shard_leases')
+      .values(Array.from({ length: 16 }, (_, i) => ({ shard: shard + i, holder: null, lease_until: 0 })))
+      .execute();
   }
-  await db.schema.createTable('event_channels')
+  await db.schema
+    .createTable('event_channels')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('seq', ms, (c) => c.notNull())
     .execute();

@@ -13,15 +13,20 @@ import { ms } from './util.ts';
  * - `check_history.location`: the location of each check (NULL: the daemon).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('resource_locations')
+  await db.schema
+    .createTable('resource_locations')
     .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('agent_id', 'integer', (c) => c.references('agents.id'))
     .addPrimaryKeyConstraint('resource_locations_pk', ['resource_id', 'position'])
     .execute();
   await db.schema.createIndex('resource_locations_agent').on('resource_locations').column('agent_id').execute();
-  await db.schema.alterTable('resources').addColumn('quorum', 'varchar(8)', (c) => c.notNull().defaultTo('majority')).execute();
-  await db.schema.createTable('location_results')
+  await db.schema
+    .alterTable('resources')
+    .addColumn('quorum', 'varchar(8)', (c) => c.notNull().defaultTo('majority'))
+    .execute();
+  await db.schema
+    .createTable('location_results')
     .addColumn('resource_id', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
     .addColumn('agent_id', 'integer', (c) => c.notNull())
     .addColumn('status', 'varchar(16)', (c) => c.notNull())

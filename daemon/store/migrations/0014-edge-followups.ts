@@ -13,7 +13,10 @@ import { isPostgres } from './util.ts';
  *   do not make every pod reload).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('status_pages').addColumn('https_redirect', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('status_pages')
+    .addColumn('https_redirect', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   if (isPostgres(db)) await notifyTableChanges(db, [['certificates', 'INSERT OR UPDATE OF cert_pem OR DELETE OR TRUNCATE']]);
 }
 

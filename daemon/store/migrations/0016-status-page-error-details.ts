@@ -6,7 +6,10 @@ import type { Kysely } from 'kysely';
  * probes' own error messages; otherwise they see a generic cause.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('status_pages').addColumn('show_error_details', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('status_pages')
+    .addColumn('show_error_details', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

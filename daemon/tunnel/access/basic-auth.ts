@@ -28,11 +28,19 @@ export class BasicAuth {
   readonly #waiting: Array<() => void> = [];
 
   /** The username when the header carries a right username and password, BUSY when too many checks wait, else undefined. */
-  async check(routeId: number, users: ReadonlyMap<string, string>, header: string | undefined, now = Date.now()): Promise<string | undefined | typeof BUSY> {
+  async check(
+    routeId: number,
+    users: ReadonlyMap<string, string>,
+    header: string | undefined,
+    now = Date.now(),
+  ): Promise<string | undefined | typeof BUSY> {
     const credentials = parseBasic(header);
     if (!credentials) return undefined;
     const hash = users.get(credentials.username);
-    const key = createHash('sha256').update(this.#salt).update(`${routeId}\0${hash ?? ''}\0${header}`).digest('base64');
+    const key = createHash('sha256')
+      .update(this.#salt)
+      .update(`${routeId}\0${hash ?? ''}\0${header}`)
+      .digest('base64');
     const until = this.#verified.get(key);
     if (until !== undefined && until > now && hash) return credentials.username;
     if (this.#running < MAX_RUNNING) this.#running++;

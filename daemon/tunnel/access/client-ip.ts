@@ -27,7 +27,10 @@ export function edgeClientIp(req: IncomingMessage): string | null {
   if (!peer) return null;
   if (!peerTrusted(req)) return peer;
   const header = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   let client = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = parseIp(hops[i]);

@@ -17,7 +17,13 @@ export interface RouteAccess {
 }
 
 export const OPEN_ACCESS: RouteAccess = {
-  open: true, auth: 'none', users: new Map(), allow: [], deny: [], rate: null, httpsRedirect: false,
+  open: true,
+  auth: 'none',
+  users: new Map(),
+  allow: [],
+  deny: [],
+  rate: null,
+  httpsRedirect: false,
 };
 
 const blocks = (list: string[]) => list.map((c) => parseCidr(c)).filter((b): b is Block => b !== undefined);
@@ -27,7 +33,12 @@ export function compileAccess(row: RouteRow): RouteAccess {
   const open = a.auth === 'none' && a.ipAllow.length === 0 && a.ipDeny.length === 0 && a.rateLimit === null && !a.httpsRedirect;
   if (open) return OPEN_ACCESS;
   return {
-    open, auth: a.auth, users: new Map(a.basicUsers.map((u) => [u.username, u.hash])),
-    allow: blocks(a.ipAllow), deny: blocks(a.ipDeny), rate: a.rateLimit, httpsRedirect: a.httpsRedirect,
+    open,
+    auth: a.auth,
+    users: new Map(a.basicUsers.map((u) => [u.username, u.hash])),
+    allow: blocks(a.ipAllow),
+    deny: blocks(a.ipDeny),
+    rate: a.rateLimit,
+    httpsRedirect: a.httpsRedirect,
   };
 }

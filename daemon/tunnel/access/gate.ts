@@ -10,7 +10,9 @@ import { edgeClientIp } from './client-ip.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 /** What the gate may change of a request it lets through: the query the target gets (a `?token=` removed). */
-export interface Admitted { forward: string }
+export interface Admitted {
+  forward: string;
+}
 
 const refuse = (status: number, code: string, detail: string, headers?: Record<string, string>) =>
   new HttpError(status, code, `access: ${detail}`, { headers });
@@ -83,8 +85,12 @@ export class EdgeGate {
     if (access.rate) {
       const wait = this.#rates.take(route.id, client, access.rate.perSecond, access.rate.burst);
       if (wait > 0) {
-        return refuse(429, 'rate-limited', `client ${client} exceeds the rate limit of ${access.rate.perSecond}/s (burst ${access.rate.burst})`,
-          { 'Retry-After': String(Math.max(1, Math.ceil(wait))) });
+        return refuse(
+          429,
+          'rate-limited',
+          `client ${client} exceeds the rate limit of ${access.rate.perSecond}/s (burst ${access.rate.burst})`,
+          { 'Retry-After': String(Math.max(1, Math.ceil(wait))) },
+        );
       }
     }
     return undefined;
@@ -121,13 +127,18 @@ function takeToken(admitted: Admitted): string | undefined {
   const q = admitted.forward.indexOf('?');
   if (q < 0 || !admitted.forward.includes('token=', q)) return undefined;
   let token: string | undefined;
-  const kept = admitted.forward.slice(q + 1).split('&').filter((part) => {
-    if (!part.startsWith('token=')) return true;
-    try {
-      token ??= decodeURIComponent(part.slice(6).replace(/\+/g, ' '));
-    } catch { /* malformed: not a key */ }
-    return false;
-  });
+  const kept = admitted.forward
+    .slice(q + 1)
+    .split('&')
+    .filter((part) => {
+      if (!part.startsWith('token=')) return true;
+      try {
+        token ??= decodeURIComponent(part.slice(6).replace(/\+/g, ' '));
+      } catch {
+        /* malformed: not a key */
+      }
+      return false;
+    });
   admitted.forward = admitted.forward.slice(0, q) + (kept.length ? `?${kept.join('&')}` : '');
   return token;
 }

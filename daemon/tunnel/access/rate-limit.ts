@@ -1,6 +1,9 @@
 import { dialSource } from '../dial-limiter.ts';
 
-interface Bucket { tokens: number; at: number }
+interface Bucket {
+  tokens: number;
+  at: number;
+}
 
 /** Buckets kept at most; beyond it the oldest-touched ones go first (a flood of fresh addresses cannot grow memory). */
 const MAX_BUCKETS = 100_000;

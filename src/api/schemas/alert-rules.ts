@@ -17,40 +17,54 @@ const ruleFields = {
   resourceIds: Type.Optional(Ids('resources the rule covers')),
   groupIds: Type.Optional(Ids('groups whose resources the rule covers')),
   agentIds: Type.Optional(Ids('agents the rule covers')),
-  groupWaitSeconds: Type.Optional(Type.Integer({
-    minimum: 0, maximum: 3600, default: 30,
-    description: 'alerts to one notifier starting within this many seconds of the first leave as one message',
-  })),
-  repeatIntervalMinutes: Type.Optional(Type.Number({
-    minimum: 0, maximum: 43200, default: 240,
-    description: 'remind while an incident stays open, every this many minutes (0: never; fractions allowed, at least one second)',
-  })),
+  groupWaitSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 3600,
+      default: 30,
+      description: 'alerts to one notifier starting within this many seconds of the first leave as one message',
+    }),
+  ),
+  repeatIntervalMinutes: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 43200,
+      default: 240,
+      description: 'remind while an incident stays open, every this many minutes (0: never; fractions allowed, at least one second)',
+    }),
+  ),
 };
 
 export const AlertRuleBody = Body(ruleFields, 'AlertRuleBody');
-export const AlertRule = Type.Object({
-  id: Id,
-  name: Type.String(),
-  enabled: Type.Boolean(),
-  events: Type.Array(StringEnum(ALERT_EVENT_KINDS)),
-  notifierIds: Type.Array(Id),
-  resourceIds: Type.Array(Id),
-  groupIds: Type.Array(Id),
-  agentIds: Type.Array(Id),
-  scope: StringEnum(['ALL', 'LISTED'] as const, { description: 'ALL when no resource, group or agent is listed' }),
-  groupWaitSeconds: Type.Integer(),
-  repeatIntervalMinutes: Type.Number(),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-}, { title: 'AlertRule' });
+export const AlertRule = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    enabled: Type.Boolean(),
+    events: Type.Array(StringEnum(ALERT_EVENT_KINDS)),
+    notifierIds: Type.Array(Id),
+    resourceIds: Type.Array(Id),
+    groupIds: Type.Array(Id),
+    agentIds: Type.Array(Id),
+    scope: StringEnum(['ALL', 'LISTED'] as const, { description: 'ALL when no resource, group or agent is listed' }),
+    groupWaitSeconds: Type.Integer(),
+    repeatIntervalMinutes: Type.Number(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'AlertRule' },
+);
 
 /** `NOTIFICATION_FAILED` on /api/events (ADMIN only): a notification gave up. */
 export const NOTIFICATION_FAILED = 'NOTIFICATION_FAILED';
-export const NotificationFailed = Type.Object({
-  notifierId: Id,
-  notificationId: Id,
-  messageId: Type.String(),
-  attempts: Type.Integer(),
-  error: Type.String(),
-  at: DateTime,
-}, { title: 'NotificationFailed' });
+export const NotificationFailed = Type.Object(
+  {
+    notifierId: Id,
+    notificationId: Id,
+    messageId: Type.String(),
+    attempts: Type.Integer(),
+    error: Type.String(),
+    at: DateTime,
+  },
+  { title: 'NotificationFailed' },
+);

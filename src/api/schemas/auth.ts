@@ -6,7 +6,9 @@ export const Role = StringEnum(ROLES);
 export type Role = (typeof ROLES)[number];
 
 export const Username = Type.String({
-  minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$',
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9._@-]+$',
   description: 'letters, digits and . _ @ - only',
 });
 export const Password = Type.String({ minLength: 12, maxLength: 1024 });
@@ -36,12 +38,18 @@ export const ApiKey = Type.Object(
 );
 export const ApiKeyCreate = Body(
   {
-    name: KeyName, role: Type.Optional(Role), expiresAt: Type.Optional(Type.Union([DateTimeInput, Type.Null()])),
-    routeIds: Type.Optional(Type.Array(Id, {
-      // No uniqueItems (see alert-rules.ts): duplicates are dropped by the handler.
-      minItems: 1, maxItems: 1000,
-      description: 'make a route key: it opens these HTTP routes at the edge (in X-API-KEY or ?token=) and is refused by the API (duplicates are ignored)',
-    })),
+    name: KeyName,
+    role: Type.Optional(Role),
+    expiresAt: Type.Optional(Type.Union([DateTimeInput, Type.Null()])),
+    routeIds: Type.Optional(
+      Type.Array(Id, {
+        // No uniqueItems (see alert-rules.ts): duplicates are dropped by the handler.
+        minItems: 1,
+        maxItems: 1000,
+        description:
+          'make a route key: it opens these HTTP routes at the edge (in X-API-KEY or ?token=) and is refused by the API (duplicates are ignored)',
+      }),
+    ),
   },
   'ApiKeyCreate',
 );

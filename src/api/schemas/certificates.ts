@@ -17,7 +17,8 @@ export const Certificate = Type.Object(
     source: StringEnum(CERTIFICATE_SOURCES),
     hostnames: Type.Array(Type.String(), { description: 'the names served, wildcards as *.example.com' }),
     state: StringEnum(CERTIFICATE_ROW_STATES, {
-      description: 'VALID: within its validity; EXPIRED: past notAfter; PENDING: ACME, not issued yet; FAILED: ACME, the last order failed and none was issued',
+      description:
+        'VALID: within its validity; EXPIRED: past notAfter; PENDING: ACME, not issued yet; FAILED: ACME, the last order failed and none was issued',
     }),
     subject: NullableString,
     issuer: NullableString,
@@ -29,7 +30,9 @@ export const Certificate = Type.Object(
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'ACME: why the last order failed (cleared by the next success)' }),
     lastErrorAt: NullableDateTime,
     failures: Type.Integer({ minimum: 0, description: 'ACME: failed orders in a row' }),
-    nextAttemptAt: Type.Union([DateTime, Type.Null()], { description: 'ACME: after a failure, no new order before this (at least an hour)' }),
+    nextAttemptAt: Type.Union([DateTime, Type.Null()], {
+      description: 'ACME: after a failure, no new order before this (at least an hour)',
+    }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -40,12 +43,20 @@ export type Certificate = Static<typeof Certificate>;
 export const CertificateUpload = Body(
   {
     certificate: Type.String({ minLength: 1, maxLength: 65_536, description: 'PEM: the leaf certificate, then its intermediates' }),
-    privateKey: Type.String({ minLength: 1, maxLength: 16_384, description: 'PEM: the unencrypted private key of the leaf (sealed at rest, never returned)' }),
-    hostnames: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
-      // No uniqueItems (see alert-rules.ts): duplicates are dropped by the handler.
-      minItems: 1, maxItems: 100,
-      description: 'the names to serve it for (each covered by the certificate; duplicates are ignored); default: every DNS name of the certificate',
-    })),
+    privateKey: Type.String({
+      minLength: 1,
+      maxLength: 16_384,
+      description: 'PEM: the unencrypted private key of the leaf (sealed at rest, never returned)',
+    }),
+    hostnames: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+        // No uniqueItems (see alert-rules.ts): duplicates are dropped by the handler.
+        minItems: 1,
+        maxItems: 100,
+        description:
+          'the names to serve it for (each covered by the certificate; duplicates are ignored); default: every DNS name of the certificate',
+      }),
+    ),
   },
   'CertificateUpload',
 );

@@ -4,8 +4,7 @@ import { LOCAL_DATE_TIME_PATTERN, parseDateTime } from '../../time.ts';
 /** Inputs take the wire form or any ISO-8601 date-time with an offset. */
 FormatRegistry.Set('date-time-input', (value) => parseDateTime(value) !== undefined);
 
-TypeRegistry.Set<{ enum: string[] }>('StringEnum', (schema, value) =>
-  typeof value === 'string' && schema.enum.includes(value));
+TypeRegistry.Set<{ enum: string[] }>('StringEnum', (schema, value) => typeof value === 'string' && schema.enum.includes(value));
 
 /** A string enum that reads as `{type: string, enum: [...]}` in OpenAPI (no anyOf of consts). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {

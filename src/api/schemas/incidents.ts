@@ -15,10 +15,13 @@ export const Incident = Type.Object(
     openedAt: DateTime,
     resolvedAt: NullableDateTime,
     durationSeconds: Type.Integer({ minimum: 0, description: 'until resolvedAt, or until now while open' }),
-    cause: Type.Object({
-      message: Type.Union([Type.String(), Type.Null()]),
-      errorCode: Type.Union([Type.String(), Type.Null()]),
-    }, { description: 'the first failing check of the streak (resources), or why the agent is down' }),
+    cause: Type.Object(
+      {
+        message: Type.Union([Type.String(), Type.Null()]),
+        errorCode: Type.Union([Type.String(), Type.Null()]),
+      },
+      { description: 'the first failing check of the streak (resources), or why the agent is down' },
+    ),
     checks: Type.Integer({ minimum: 0, description: 'NOT_AVAILABLE checks counted into the incident' }),
     maintenance: Type.Boolean({ description: 'opened inside a maintenance window: it sends nothing' }),
   },

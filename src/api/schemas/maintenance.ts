@@ -54,6 +54,9 @@ const fields = {
 };
 
 export const MaintenanceCreate = Body({ name: Name, kind: StringEnum(WINDOW_KINDS), ...fields }, 'MaintenanceCreate');
-export const MaintenanceUpdate = Body({ name: Type.Optional(Name), kind: Type.Optional(StringEnum(WINDOW_KINDS)), ...fields }, 'MaintenanceUpdate');
+export const MaintenanceUpdate = Body(
+  { name: Type.Optional(Name), kind: Type.Optional(StringEnum(WINDOW_KINDS)), ...fields },
+  'MaintenanceUpdate',
+);
 export type MaintenanceCreate = Static<typeof MaintenanceCreate>;
 export type MaintenanceUpdate = Static<typeof MaintenanceUpdate>;

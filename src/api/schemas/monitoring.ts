@@ -27,17 +27,28 @@ export type CurrentStatus = (typeof CURRENT_STATUSES)[number];
 
 /** Display names: 1 to 200 characters, no control characters, not blank. */
 export const Name = Type.String({
-  minLength: 1, maxLength: 200, pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001f\\u007f]+$',
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001f\\u007f]+$',
   description: '1 to 200 characters, not blank, no control characters',
 });
 export const Target = Type.String({ minLength: 1, maxLength: 2048 });
 export const IntervalSeconds = Type.Integer({ minimum: 10, maximum: 86400, description: 'seconds between checks' });
 export const GroupIds = Type.Array(Id, { maxItems: 100, description: 'ids of existing groups' });
-export const FailureThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive NOT_AVAILABLE checks that open an incident (default 3)' });
-export const SuccessThreshold = Type.Integer({ minimum: 1, maximum: 100, description: 'consecutive AVAILABLE checks that resolve it (default 1)' });
+export const FailureThreshold = Type.Integer({
+  minimum: 1,
+  maximum: 100,
+  description: 'consecutive NOT_AVAILABLE checks that open an incident (default 3)',
+});
+export const SuccessThreshold = Type.Integer({
+  minimum: 1,
+  maximum: 100,
+  description: 'consecutive AVAILABLE checks that resolve it (default 1)',
+});
 
 export const Quorum = StringEnum(QUORUMS, {
-  description: 'how the locations decide the status: any (down when any location fails), majority (more than half, the default), all (every location)',
+  description:
+    'how the locations decide the status: any (down when any location fails), majority (more than half, the default), all (every location)',
 });
 export type Quorum = (typeof QUORUMS)[number];
 export { QUORUMS };
@@ -47,17 +58,18 @@ export const LocationRef = Type.Union([
   Id,
 ]);
 export const Locations = Type.Array(LocationRef, {
-  minItems: 1, maxItems: 16,
+  minItems: 1,
+  maxItems: 16,
   description: 'where the resource is checked: `daemon` (the default) and agents by name or id, each once',
 });
 export const LOCATION_STATUSES = ['available', 'not_available', 'unknown'] as const;
 /** The latest result of one location; `unknown` with the reason in `message` when it could not check. */
 export const LocationResult = Type.Object(
   {
-    location: Type.String({ description: '`daemon`, or the agent\'s name' }),
+    location: Type.String({ description: "`daemon`, or the agent's name" }),
     agentId: Type.Union([Id, Type.Null()], { description: 'null for the daemon' }),
     status: StringEnum(LOCATION_STATUSES),
-    message: Type.Union([Type.String(), Type.Null()], { description: 'the check\'s message, or why the location could not check' }),
+    message: Type.Union([Type.String(), Type.Null()], { description: "the check's message, or why the location could not check" }),
     errorCode: Type.Union([Type.String(), Type.Null()]),
     checkedAt: NullableDateTime,
     durationMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
@@ -113,13 +125,12 @@ const adminFields = {
   quorum: Quorum,
 };
 
-export const AdminResource = Type.Object(
-  { ...Resource.properties, ...detailFields, ...adminFields },
-  { title: 'AdminResource' },
-);
+export const AdminResource = Type.Object({ ...Resource.properties, ...detailFields, ...adminFields }, { title: 'AdminResource' });
 export const AdminResourceDetail = Type.Object(
   {
-    ...Resource.properties, ...detailFields, ...adminFields,
+    ...Resource.properties,
+    ...detailFields,
+    ...adminFields,
     incidents: Type.Array(Incident, { description: 'its most recent incidents, the open one first' }),
     locationResults: Type.Array(LocationResult, { description: 'the latest result of each location, in location order' }),
   },
@@ -176,7 +187,13 @@ export const HistoryEntry = Type.Object(
   { title: 'HistoryEntry' },
 );
 export type HistoryEntry = {
-  id: number; status: CheckStatus; message: string; errorCode: string | null; checkedAt: string; durationMs: number; location: string;
+  id: number;
+  status: CheckStatus;
+  message: string;
+  errorCode: string | null;
+  checkedAt: string;
+  durationMs: number;
+  location: string;
 };
 
 export const HistoryQuery = PageQuery;
@@ -202,8 +219,14 @@ export const CheckCompleted = Type.Object(
   { title: 'CheckCompleted' },
 );
 export type CheckCompleted = {
-  resourceId: number; historyId: number; status: CheckStatus; message: string;
-  errorCode: string | null; durationMs: number; checkedAt: string; location: string;
+  resourceId: number;
+  historyId: number;
+  status: CheckStatus;
+  message: string;
+  errorCode: string | null;
+  durationMs: number;
+  checkedAt: string;
+  location: string;
 };
 
 /** `STATUS_CHANGED` on `/api/events`: `currentStatus` moved from one value to another. */

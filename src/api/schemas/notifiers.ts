@@ -19,10 +19,17 @@ const Priority = Type.Union([Type.Integer(), Type.String()], { description: 'ntf
 function configFields(nullable: boolean) {
   const opt = <T extends TSchema>(schema: T) => Type.Optional(nullable ? Type.Union([schema, Type.Null()]) : schema);
   return {
-    url: opt(Type.String({ ...Url, description: 'WEBHOOK: where to POST; SLACK: the incoming-webhook URL (a secret); NTFY: the server, e.g. https://ntfy.sh' })),
-    headers: opt(Type.Record(Type.String(), nullable ? Type.Union([Type.String(), Type.Null()]) : Type.String(), {
-      description: 'WEBHOOK: extra request headers; the values are secrets. In PATCH, null removes one header',
-    })),
+    url: opt(
+      Type.String({
+        ...Url,
+        description: 'WEBHOOK: where to POST; SLACK: the incoming-webhook URL (a secret); NTFY: the server, e.g. https://ntfy.sh',
+      }),
+    ),
+    headers: opt(
+      Type.Record(Type.String(), nullable ? Type.Union([Type.String(), Type.Null()]) : Type.String(), {
+        description: 'WEBHOOK: extra request headers; the values are secrets. In PATCH, null removes one header',
+      }),
+    ),
     signingSecret: opt(Type.String({ description: 'WEBHOOK: `whsec_` + base64 of 24 to 64 bytes; generated when absent' })),
     topic: opt(Type.String({ description: 'NTFY: the topic, 1 to 64 of A-Z a-z 0-9 _ -' })),
     priority: opt(Priority),
@@ -35,7 +42,12 @@ function configFields(nullable: boolean) {
     from: opt(Email),
     to: opt(Type.Array(Email, { minItems: 1, maxItems: 50, description: 'EMAIL: recipients' })),
     skipTlsVerify: opt(Type.Boolean({ description: 'EMAIL: accept any server certificate (prefer tlsCa)' })),
-    tlsCa: opt(Type.String({ maxLength: 65536, description: 'EMAIL: PEM CA certificate(s) to trust for the SMTP server, besides the default roots' })),
+    tlsCa: opt(
+      Type.String({
+        maxLength: 65536,
+        description: 'EMAIL: PEM CA certificate(s) to trust for the SMTP server, besides the default roots',
+      }),
+    ),
   };
 }
 

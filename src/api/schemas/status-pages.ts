@@ -5,7 +5,9 @@ import { CurrentStatus, GroupIds, Name, ResourceType } from './monitoring.ts';
 
 /** Status pages (docs/API.md#status-pages): what the public sees, as a resource of the admin API and as a summary. */
 export const Slug = Type.String({
-  minLength: 1, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$',
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$',
   description: '1 to 64 of a-z, 0-9 and -, not starting or ending with -',
 });
 export const SlugParams = Type.Object({ slug: Slug });
@@ -14,9 +16,12 @@ const Text = (max: number) => Type.String({ maxLength: max, description: `plain 
 const Nullable = <T extends ReturnType<typeof Text>>(t: T) => Type.Union([t, Type.Null()]);
 const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name (the Host the edge listener serves the page for)' });
 const ErrorDetails = Type.Boolean({
-  description: 'anonymous visitors also see the probes\' own error messages (addresses, ports); otherwise they see a generic cause (`connection refused`, `timeout`, `HTTP 503 Service Unavailable`). Logged-in visitors always see them',
+  description:
+    "anonymous visitors also see the probes' own error messages (addresses, ports); otherwise they see a generic cause (`connection refused`, `timeout`, `HTTP 503 Service Unavailable`). Logged-in visitors always see them",
 });
-const HttpsRedirect = Type.Boolean({ description: 'plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS (needs --edge-tls-listen)' });
+const HttpsRedirect = Type.Boolean({
+  description: 'plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS (needs --edge-tls-listen)',
+});
 
 export const StatusPage = Type.Object(
   {
@@ -72,7 +77,9 @@ export const StatusPagePatch = Body(
 export const OVERALL_STATES = ['OPERATIONAL', 'DEGRADED', 'PARTIAL_OUTAGE', 'MAJOR_OUTAGE', 'MAINTENANCE'] as const;
 export type OverallState = (typeof OVERALL_STATES)[number];
 
-const Percent = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'percent of AVAILABLE checks; null without checks' });
+const Percent = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+  description: 'percent of AVAILABLE checks; null without checks',
+});
 
 const SummaryResource = Type.Object(
   {
@@ -98,7 +105,8 @@ const SummaryIncident = Type.Object(
     resolvedAt: NullableDateTime,
     durationSeconds: Type.Integer({ minimum: 0, description: 'until resolvedAt, or until now while open' }),
     cause: Type.Union([Type.String(), Type.Null()], {
-      description: 'the probe\'s message for logged-in visitors and on pages with showErrorDetails; else a generic cause (`connection refused`, `timeout`, `HTTP 503 Service Unavailable`)',
+      description:
+        "the probe's message for logged-in visitors and on pages with showErrorDetails; else a generic cause (`connection refused`, `timeout`, `HTTP 503 Service Unavailable`)",
     }),
     errorCode: Type.Union([Type.String(), Type.Null()]),
     maintenance: Type.Boolean(),
@@ -120,17 +128,31 @@ const SummaryWindow = Type.Object(
 export const StatusSummary = Type.Object(
   {
     page: Type.Object({
-      slug: Slug, title: Type.String(), description: Type.Union([Type.String(), Type.Null()]), footer: Type.Union([Type.String(), Type.Null()]),
+      slug: Slug,
+      title: Type.String(),
+      description: Type.Union([Type.String(), Type.Null()]),
+      footer: Type.Union([Type.String(), Type.Null()]),
     }),
     generatedAt: DateTime,
     overall: Type.Object({ state: StringEnum(OVERALL_STATES), label: Type.String() }),
-    announcements: Type.Array(Type.Object({
-      id: Id, kind: AnnouncementKind, content: Type.String({ description: 'sanitized HTML' }), activeUntil: NullableDateTime, createdAt: DateTime,
-    })),
-    days: Type.Array(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), { description: 'the 90 UTC days of the daily bars, oldest first' }),
+    announcements: Type.Array(
+      Type.Object({
+        id: Id,
+        kind: AnnouncementKind,
+        content: Type.String({ description: 'sanitized HTML' }),
+        activeUntil: NullableDateTime,
+        createdAt: DateTime,
+      }),
+    ),
+    days: Type.Array(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), {
+      description: 'the 90 UTC days of the daily bars, oldest first',
+    }),
     groups: Type.Array(Type.Object({ id: Id, name: Type.String(), resources: Type.Array(SummaryResource) })),
     incidents: Type.Array(SummaryIncident, { description: 'open ones and those resolved in the last 14 days, newest first (at most 50)' }),
-    maintenance: Type.Object({ active: Type.Array(SummaryWindow), upcoming: Type.Array(SummaryWindow, { description: 'starting in the next 7 days' }) }),
+    maintenance: Type.Object({
+      active: Type.Array(SummaryWindow),
+      upcoming: Type.Array(SummaryWindow, { description: 'starting in the next 7 days' }),
+    }),
   },
   { title: 'StatusSummary' },
 );

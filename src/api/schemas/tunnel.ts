@@ -14,7 +14,9 @@ export type RouteType = (typeof ROUTE_TYPES)[number];
 
 /** Agent and route names: 1 to 64 of `[A-Za-z0-9._-]`. */
 export const ObjectName = Type.String({
-  minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$',
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9._-]+$',
   description: '1 to 64 letters, digits, dots, underscores or hyphens',
 });
 
@@ -43,35 +45,59 @@ export const AgentToken = Type.Object(
 
 const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name or an IP address' });
 const PathPrefix = Type.String({
-  minLength: 1, maxLength: 1024, pattern: '^/',
+  minLength: 1,
+  maxLength: 1024,
+  pattern: '^/',
   description: 'a normalised path starting with / (no dot-segments, no //); matched at a segment boundary',
 });
 const ListenPort = Type.Integer({ minimum: 1, maximum: 65535 });
 const Target = Type.String({
-  minLength: 1, maxLength: 2048,
+  minLength: 1,
+  maxLength: 2048,
   description: 'HTTP: an http(s):// URL seen from the agent; TCP: host:port',
 });
 
 /** Who may use an HTTP route at the edge (docs/API.md#routes). */
 export const ROUTE_AUTHS = ['none', 'basic', 'apiKey'] as const;
 export type RouteAuth = (typeof ROUTE_AUTHS)[number];
-const Cidr = Type.String({ minLength: 1, maxLength: 64, description: 'an IPv4 or IPv6 address, or a CIDR block (10.0.0.0/8, 2001:db8::/32)' });
+const Cidr = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'an IPv4 or IPv6 address, or a CIDR block (10.0.0.0/8, 2001:db8::/32)',
+});
 const CidrList = (what: string) => Type.Array(Cidr, { maxItems: 1000, description: what });
 export const RateLimit = Type.Object(
   {
-    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'requests (TCP: new connections) per second per client IP, sustained' }),
-    burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'requests (TCP: connections) a client IP may make at once before the rate applies' }),
+    perSecond: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000,
+      description: 'requests (TCP: new connections) per second per client IP, sustained',
+    }),
+    burst: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      description: 'requests (TCP: connections) a client IP may make at once before the rate applies',
+    }),
   },
   { title: 'RateLimit', additionalProperties: false },
 );
 export type RateLimit = Static<typeof RateLimit>;
-const BasicUserName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^:\\u0000-\\u001f]+$', description: 'no colon, no control characters' });
+const BasicUserName = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[^:\\u0000-\\u001f]+$',
+  description: 'no colon, no control characters',
+});
 export const BasicUserInput = Type.Object(
   {
     username: BasicUserName,
-    password: Type.Optional(Type.String({
-      minLength: 1, maxLength: 1024, description: 'stored hashed; leave out to keep the stored password of an existing user',
-    })),
+    password: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: 'stored hashed; leave out to keep the stored password of an existing user',
+      }),
+    ),
   },
   { title: 'BasicUserInput', additionalProperties: false },
 );
@@ -80,7 +106,8 @@ export const CERTIFICATE_STATES = ['VALID', 'EXPIRED', 'PENDING', 'FAILED', 'NON
 export const RouteCertificate = Type.Object(
   {
     state: StringEnum(CERTIFICATE_STATES, {
-      description: 'VALID: served; EXPIRED: served but past notAfter; PENDING: ACME has not issued one yet; FAILED: the last order failed and none is valid; NONE: no certificate and no ACME',
+      description:
+        'VALID: served; EXPIRED: served but past notAfter; PENDING: ACME has not issued one yet; FAILED: the last order failed and none is valid; NONE: no certificate and no ACME',
     }),
     certificateId: Type.Union([Id, Type.Null()]),
     source: Type.Union([StringEnum(['UPLOAD', 'ACME'] as const), Type.Null()]),
@@ -101,15 +128,23 @@ export const Route = Type.Object(
     hostname: Type.Union([Type.String(), Type.Null()]),
     pathPrefix: Type.Union([Type.String(), Type.Null()]),
     listenPort: Type.Union([Type.Integer(), Type.Null()]),
-    allowEncodedSlashes: Type.Boolean({ description: 'HTTP: forward paths holding %2F or %5C (refused with 400 otherwise); false for TCP' }),
+    allowEncodedSlashes: Type.Boolean({
+      description: 'HTTP: forward paths holding %2F or %5C (refused with 400 otherwise); false for TCP',
+    }),
     enabled: Type.Boolean(),
-    auth: StringEnum(ROUTE_AUTHS, { description: 'HTTP: none, basic (the basicUsers), or apiKey (an API key scoped to this route, in X-API-KEY or ?token=)' }),
+    auth: StringEnum(ROUTE_AUTHS, {
+      description: 'HTTP: none, basic (the basicUsers), or apiKey (an API key scoped to this route, in X-API-KEY or ?token=)',
+    }),
     basicUsers: Type.Array(Type.String(), { description: 'the usernames of basic auth (passwords are stored hashed, never returned)' }),
     ipAllow: Type.Array(Type.String(), { description: 'when not empty, only client IPs in these blocks are served (HTTP and TCP)' }),
     ipDeny: Type.Array(Type.String(), { description: 'client IPs in these blocks are refused (HTTP: 403; TCP: the connection is closed)' }),
     rateLimit: Type.Union([RateLimit, Type.Null()]),
     httpsRedirect: Type.Boolean({ description: 'HTTP: plain-HTTP requests get a 308 to HTTPS (needs --edge-tls-listen); false for TCP' }),
-    certificate: Type.Optional(Type.Union([RouteCertificate, Type.Null()], { description: 'HTTP, in the route detail: the certificate the TLS edge serves for the hostname' })),
+    certificate: Type.Optional(
+      Type.Union([RouteCertificate, Type.Null()], {
+        description: 'HTTP, in the route detail: the certificate the TLS edge serves for the hostname',
+      }),
+    ),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -125,13 +160,20 @@ const routeFields = {
   hostname: Type.Optional(Hostname),
   pathPrefix: Type.Optional(PathPrefix),
   listenPort: Type.Optional(ListenPort),
-  allowEncodedSlashes: Type.Optional(Type.Boolean({ description: 'HTTP only: forward paths holding encoded slashes (%2F, %5C); default false' })),
+  allowEncodedSlashes: Type.Optional(
+    Type.Boolean({ description: 'HTTP only: forward paths holding encoded slashes (%2F, %5C); default false' }),
+  ),
   enabled: Type.Optional(Type.Boolean()),
   auth: Type.Optional(StringEnum(ROUTE_AUTHS, { description: 'HTTP only: a TCP route takes none' })),
-  basicUsers: Type.Optional(Type.Array(BasicUserInput, {
-    maxItems: 100, description: 'HTTP only: replaces the list; a user without password keeps the stored one (new users need one)',
-  })),
-  ipAllow: Type.Optional(CidrList('client IPs served; empty: all (HTTP: X-Forwarded-For counts only from --trusted-proxies; TCP: the peer address)')),
+  basicUsers: Type.Optional(
+    Type.Array(BasicUserInput, {
+      maxItems: 100,
+      description: 'HTTP only: replaces the list; a user without password keeps the stored one (new users need one)',
+    }),
+  ),
+  ipAllow: Type.Optional(
+    CidrList('client IPs served; empty: all (HTTP: X-Forwarded-For counts only from --trusted-proxies; TCP: the peer address)'),
+  ),
   ipDeny: Type.Optional(CidrList('client IPs refused (HTTP: 403; TCP: connection closed), even when allowed')),
   rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()], { description: 'null: no limit' })),
   httpsRedirect: Type.Optional(Type.Boolean({ description: 'HTTP only' })),
@@ -190,7 +232,9 @@ export type RouteLogEntry = Static<typeof RouteLogEntry>;
 /** What a pod carries; in the topology only. */
 export const PodLoad = Type.Object(
   {
-    shards: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'check shards (of 64) the pod holds; null for a single daemon on SQLite' }),
+    shards: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'check shards (of 64) the pod holds; null for a single daemon on SQLite',
+    }),
     resources: Type.Integer({ minimum: 0, description: 'resources the pod checks' }),
     checksTotal: Type.Integer({ minimum: 0, description: 'checks the pod has run since it started' }),
     agents: Type.Integer({ minimum: 0, description: 'agent sessions the pod holds' }),
@@ -221,7 +265,7 @@ export const ProbeLoad = Type.Object(
     agentId: Id,
     checksPerMinute: Type.Integer({ minimum: 0, description: 'checks the agent answered in the last 60 s' }),
     inFlight: Type.Integer({ minimum: 0, description: 'checks sent and not answered yet (running or queued at the agent)' }),
-    skipped: Type.Integer({ minimum: 0, description: 'checks not sent since the daemon started, because the agent\'s queue was full' }),
+    skipped: Type.Integer({ minimum: 0, description: "checks not sent since the daemon started, because the agent's queue was full" }),
   },
   { title: 'ProbeLoad' },
 );
@@ -255,11 +299,19 @@ export const TopologyEvents = {
   AGENT_CONNECTED: Type.Object({ agent: Agent, podId: Id, replaced: Type.Boolean() }),
   AGENT_DISCONNECTED: Type.Object({ agent: Agent, reason: Type.String() }),
   REQUEST_IN_FLIGHT: Type.Object({
-    routeId: Id, agentId: Id, requestId: Type.String(), method: Type.String(), path: Type.String(),
+    routeId: Id,
+    agentId: Id,
+    requestId: Type.String(),
+    method: Type.String(),
+    path: Type.String(),
     inFlight: Type.Integer({ minimum: 0 }),
   }),
   REQUEST_COMPLETED: Type.Object({
-    routeId: Id, agentId: Id, requestId: Type.String(), status: NullableInt, durationMs: Type.Integer(),
+    routeId: Id,
+    agentId: Id,
+    requestId: Type.String(),
+    status: NullableInt,
+    durationMs: Type.Integer(),
     inFlight: Type.Integer({ minimum: 0 }),
   }),
   POD_UP: Type.Object({ pod: Pod }),

@@ -25,7 +25,11 @@ export interface ClientOptions {
   state: RegistryState;
 }
 
-interface Challenge { scheme: 'none' | 'basic' | 'bearer'; realm?: string; service?: string }
+interface Challenge {
+  scheme: 'none' | 'basic' | 'bearer';
+  realm?: string;
+  service?: string;
+}
 
 /**
  * Talks to one registry for one check: finds the scheme (HTTPS, or plain HTTP
@@ -144,7 +148,14 @@ export class RegistryClient {
    * A request under `scope`, authenticated as the challenge asked. A 401 with
    * a cached token refreshes it once; 429 is a rate-limit error (UNKNOWN).
    */
-  async request(step: string, pathOrUrl: string, method: 'GET' | 'HEAD', scope: string, extra: Record<string, string> = {}, body = false): Promise<RegistryResponse> {
+  async request(
+    step: string,
+    pathOrUrl: string,
+    method: 'GET' | 'HEAD',
+    scope: string,
+    extra: Record<string, string> = {},
+    body = false,
+  ): Promise<RegistryResponse> {
     const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.base}${pathOrUrl}`;
     for (let attempt = 0; ; attempt++) {
       const headers = { ...extra };

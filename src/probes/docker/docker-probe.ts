@@ -32,7 +32,13 @@ async function client(deps: DockerDeps, registry: string, endpoint: string, skip
     throw new DockerStepError('auth', `cannot read stored credentials: ${(err as Error).message}`);
   }
   const c = new RegistryClient({
-    registry, endpoint, skipTLS, credential, dispatcher: deps.dispatchers.raw(skipTLS), timeoutMs: deps.timeoutMs, state: deps.state,
+    registry,
+    endpoint,
+    skipTLS,
+    credential,
+    dispatcher: deps.dispatchers.raw(skipTLS),
+    timeoutMs: deps.timeoutMs,
+    state: deps.state,
   });
   await c.ping();
   return c;
@@ -51,7 +57,11 @@ export async function probeDocker(target: string, skipTLS: boolean, recursive: b
     const c = await client(deps, ref.registry, ref.endpoint, skipTLS);
     const summary = await checkImage(c, ref.repository, ref.reference);
     const where = summary.platform ? ` for ${summary.platform}` : '';
-    return { status: 'AVAILABLE', message: `pullable: ${ref.repository}:${ref.reference}${where} (${summary.digest.slice(0, 19)}…, ${summary.blobs} blobs)`, errorCode: null };
+    return {
+      status: 'AVAILABLE',
+      message: `pullable: ${ref.repository}:${ref.reference}${where} (${summary.digest.slice(0, 19)}…, ${summary.blobs} blobs)`,
+      errorCode: null,
+    };
   } catch (err) {
     return failure(err);
   }
@@ -73,22 +83,29 @@ async function probeNamespace(target: string, skipTLS: boolean, deps: DockerDeps
   const failed: string[] = [];
   let rateLimited = 0;
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(4, checked.length) }, async () => {
-    while (next < checked.length) {
-      const image = checked[next++];
-      const colon = image.lastIndexOf(':');
-      try {
-        await checkImage(c, image.slice(0, colon), image.slice(colon + 1));
-      } catch (err) {
-        if (err instanceof DockerStepError && err.rateLimited) rateLimited++;
-        failed.push(`${image} (${err instanceof DockerStepError ? err.message : String(err)})`);
+  await Promise.all(
+    Array.from({ length: Math.min(4, checked.length) }, async () => {
+      while (next < checked.length) {
+        const image = checked[next++];
+        const colon = image.lastIndexOf(':');
+        try {
+          await checkImage(c, image.slice(0, colon), image.slice(colon + 1));
+        } catch (err) {
+          if (err instanceof DockerStepError && err.rateLimited) rateLimited++;
+          failed.push(`${image} (${err instanceof DockerStepError ? err.message : String(err)})`);
+        }
       }
-    }
-  }));
+    }),
+  );
   const ok = checked.length - failed.length;
-  if (failed.length === 0) return { status: 'AVAILABLE', message: `${ok} of ${checked.length} images pull under ${where}`, errorCode: null };
+  if (failed.length === 0)
+    return { status: 'AVAILABLE', message: `${ok} of ${checked.length} images pull under ${where}`, errorCode: null };
   failed.sort();
   if (failed.length > 10) failed.splice(10, failed.length - 10, `and ${failed.length - 10} more`);
   const status = rateLimited === failed.length ? 'UNKNOWN' : 'NOT_AVAILABLE';
-  return { status, message: `${ok} of ${checked.length} images pull under ${where}; failed: ${failed.join('; ')}`, errorCode: 'DOCKER_ERROR' };
+  return {
+    status,
+    message: `${ok} of ${checked.length} images pull under ${where}; failed: ${failed.join('; ')}`,
+    errorCode: 'DOCKER_ERROR',
+  };
 }

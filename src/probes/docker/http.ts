@@ -20,7 +20,12 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
 }
 
 export async function send(
-  dispatcher: Dispatcher, url: string, method: 'GET' | 'HEAD', headers: Record<string, string>, timeoutMs: number, readBody: boolean,
+  dispatcher: Dispatcher,
+  url: string,
+  method: 'GET' | 'HEAD',
+  headers: Record<string, string>,
+  timeoutMs: number,
+  readBody: boolean,
 ): Promise<RegistryResponse> {
   const controller = new AbortController();
   const { signal } = controller;
@@ -33,7 +38,12 @@ export async function send(
 }
 
 async function exchange(
-  dispatcher: Dispatcher, url: string, method: 'GET' | 'HEAD', headers: Record<string, string>, readBody: boolean, signal: AbortSignal,
+  dispatcher: Dispatcher,
+  url: string,
+  method: 'GET' | 'HEAD',
+  headers: Record<string, string>,
+  readBody: boolean,
+  signal: AbortSignal,
 ): Promise<RegistryResponse> {
   const res = await requestUrl(dispatcher, url, { method, headers: { 'user-agent': `monctl/${VERSION}`, ...headers }, signal });
   let body: Buffer | undefined;

@@ -10,10 +10,23 @@ const ACCEPT = [OCI_INDEX, OCI_MANIFEST, DOCKER_LIST, DOCKER_MANIFEST].join(', '
 const IMAGE_TYPES = new Set([OCI_MANIFEST, DOCKER_MANIFEST]);
 const INDEX_TYPES = new Set([OCI_INDEX, DOCKER_LIST]);
 
-interface Descriptor { mediaType?: string; digest: string; platform?: { os?: string; architecture?: string; variant?: string } }
-interface Manifest { mediaType?: string; manifests?: Descriptor[]; config?: Descriptor; layers?: Descriptor[] }
+interface Descriptor {
+  mediaType?: string;
+  digest: string;
+  platform?: { os?: string; architecture?: string; variant?: string };
+}
+interface Manifest {
+  mediaType?: string;
+  manifests?: Descriptor[];
+  config?: Descriptor;
+  layers?: Descriptor[];
+}
 
-export interface PullSummary { digest: string; blobs: number; platform?: string }
+export interface PullSummary {
+  digest: string;
+  blobs: number;
+  platform?: string;
+}
 
 /** The platform checked inside an index, like `docker pull` on a linux/amd64 host. */
 export const PLATFORM = { os: 'linux', architecture: 'amd64' };
@@ -34,7 +47,8 @@ async function manifest(client: RegistryClient, repository: string, reference: s
   const res = await client.request(step, `/v2/${repository}/manifests/${digest ?? reference}`, 'GET', scope, { accept: ACCEPT }, true);
   if (res.status !== 200) throw new DockerStepError(step, `GET ${repository}@${digest ?? reference} answered ${statusLine(res)}`);
   const actual = `sha256:${createHash('sha256').update(res.body!).digest('hex')}`;
-  if (digest?.startsWith('sha256:') && actual !== digest) throw new DockerStepError(step, `manifest digest mismatch: expected ${digest}, got ${actual}`);
+  if (digest?.startsWith('sha256:') && actual !== digest)
+    throw new DockerStepError(step, `manifest digest mismatch: expected ${digest}, got ${actual}`);
   let body: Manifest;
   try {
     body = JSON.parse(res.body!.toString('utf8'));
@@ -52,9 +66,7 @@ async function headBlob(client: RegistryClient, repository: string, digest: stri
   const origin = new URL(url).origin;
   for (let hop = 0; hop <= 5; hop++) {
     const sameOrigin = new URL(url).origin === origin;
-    const res = sameOrigin
-      ? await client.request('blob', url, 'HEAD', scope)
-      : await client.plain('blob', url, 'HEAD');
+    const res = sameOrigin ? await client.request('blob', url, 'HEAD', scope) : await client.plain('blob', url, 'HEAD');
     if (res.status >= 300 && res.status < 400 && header(res.headers, 'location')) {
       url = new URL(header(res.headers, 'location')!, url).toString();
       continue;

@@ -92,11 +92,15 @@ export class MuxSession extends EventEmitter implements StreamHost {
       controlSoftCap: CONTROL_SOFT_CAP,
       hardCap: OUTPUT_HARD_CAP,
       onBacklog: () => socket.pause(),
-      onDrain: () => { if (!this.destroyed) socket.resume(); },
+      onDrain: () => {
+        if (!this.destroyed) socket.resume();
+      },
       onOverflow: (bytes) => this.destroy(new StreamError('ERR_TUNNEL_OVERLOAD', `the peer does not read: ${bytes} bytes unsent`)),
     });
     socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
-    socket.on('error', (err) => { this.#closeReason ??= err; });
+    socket.on('error', (err) => {
+      this.#closeReason ??= err;
+    });
     socket.on('end', () => this.#peerEnded('the peer closed the tunnel'));
     socket.on('close', () => {
       this.#socketClosed = true;
@@ -111,7 +115,10 @@ export class MuxSession extends EventEmitter implements StreamHost {
   /** Opens a stream to `target`; throws when the session is closing or gone. */
   open(target: unknown, opts: { allowHalfOpen?: boolean } = {}): MuxStream {
     if (this.destroyed || this.#closing || this.#goawayReceived !== undefined) {
-      throw new StreamError('ERR_TUNNEL_CLOSED', this.#goawayReceived ? `the agent is going away: ${this.#goawayReceived}` : 'the tunnel is closed');
+      throw new StreamError(
+        'ERR_TUNNEL_CLOSED',
+        this.#goawayReceived ? `the agent is going away: ${this.#goawayReceived}` : 'the tunnel is closed',
+      );
     }
     const id = this.#nextId;
     this.#nextId += 2;
@@ -221,7 +228,8 @@ export class MuxSession extends EventEmitter implements StreamHost {
       this.#returnCredit(piece.length); // a stream that just closed: drop the bytes, keep the window
       return;
     }
-    if (stream.received + piece.length - stream.returned > stream.recvWindow) return this.#protocolError(`the peer overran the window of stream ${id}`);
+    if (stream.received + piece.length - stream.returned > stream.recvWindow)
+      return this.#protocolError(`the peer overran the window of stream ${id}`);
     // Connection credit goes back on receipt: bytes a slow reader leaves in its stream are bounded by
     // the stream's window, and must not take the window every other stream shares.
     this.#returnCredit(piece.length);
@@ -367,7 +375,10 @@ function u32(n: number): Buffer {
 function parseReset(payload: Buffer): { code: string; message: string } {
   try {
     const parsed = JSON.parse(payload.toString('utf8')) as { code?: unknown; message?: unknown };
-    return { code: String(parsed.code ?? 'RESET').slice(0, 64), message: String(parsed.message ?? 'stream reset by the peer').slice(0, 1024) };
+    return {
+      code: String(parsed.code ?? 'RESET').slice(0, 64),
+      message: String(parsed.message ?? 'stream reset by the peer').slice(0, 1024),
+    };
   } catch {
     return { code: 'RESET', message: 'stream reset by the peer' };
   }

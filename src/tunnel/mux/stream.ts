@@ -96,10 +96,18 @@ export class MuxStream extends Duplex {
 
   // The net.Socket surface node:http's Agent and ClientRequest use. Keepalive and Nagle belong
   // to the tunnel's real socket; the idle timeout is real, as http.Agent's free-socket timeout needs.
-  setKeepAlive(): this { return this; }
-  setNoDelay(): this { return this; }
-  ref(): this { return this; }
-  unref(): this { return this; }
+  setKeepAlive(): this {
+    return this;
+  }
+  setNoDelay(): this {
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
 
   /** As net.Socket: idle timeout re-armed by traffic; 0 disarms it and removes `onTimeout` (node:http relies on that). */
   setTimeout(ms: number, onTimeout?: () => void): this {

@@ -174,7 +174,10 @@ export class FrameWriter {
       for (let i = 0; i < chunks.length - 1; i++) socket.write(chunks[i]);
       socket.write(chunks[chunks.length - 1], more);
       // Over the soft cap, the peer is not read until this is out: its callback says so even when no 'drain' comes.
-      if (this.#overLimit) socket.write(EMPTY, () => { if (socket.writableLength === 0) this.#drained(); });
+      if (this.#overLimit)
+        socket.write(EMPTY, () => {
+          if (socket.writableLength === 0) this.#drained();
+        });
       socket.uncork();
     }
     const buffered = socket.writableLength;

@@ -40,12 +40,20 @@ export async function openContext(probes: Partial<ProbeConfig> = {}, dataDir?: s
   };
   const base = { db: store.db, log: createLogger('silent'), bus: new Bus() };
   const ctx: ProbeContext = {
-    ...base, config, store, metrics: createMetrics(), events: new EventHub(), installSecret: new Uint8Array(32).fill(5),
-    tunnel: nothingConnected, pod: new PodIdentity({ podName: 'probe-tests', listen: { port: 0 } }), maintenance: new MaintenanceCache(base),
+    ...base,
+    config,
+    store,
+    metrics: createMetrics(),
+    events: new EventHub(),
+    installSecret: new Uint8Array(32).fill(5),
+    tunnel: nothingConnected,
+    pod: new PodIdentity({ podName: 'probe-tests', listen: { port: 0 } }),
+    maintenance: new MaintenanceCache(base),
     prober: createDaemonProber({ timeoutMs: config.probes.httpTimeoutMs, log: base.log, credential: async () => undefined }),
   };
   return {
-    ctx, dataDir: dir,
+    ctx,
+    dataDir: dir,
     async close(keep = false) {
       await ctx.prober.close();
       await store.close();
@@ -55,15 +63,30 @@ export async function openContext(probes: Partial<ProbeConfig> = {}, dataDir?: s
 }
 
 /** Inserts resources directly (intervals below the API's 10 s minimum keep the tests short). */
-export async function insertResources(ctx: Pick<DaemonContext, 'db'>, rows: Array<{ target: string; type?: string; interval?: number; active?: boolean; nextRunAt?: number | null }>): Promise<number[]> {
+export async function insertResources(
+  ctx: Pick<DaemonContext, 'db'>,
+  rows: Array<{ target: string; type?: string; interval?: number; active?: boolean; nextRunAt?: number | null }>,
+): Promise<number[]> {
   const now = Date.now();
   const ids: number[] = [];
   for (const [i, r] of rows.entries()) {
-    const row = await ctx.db.insertInto('resources').values({
-      name: `r-${now}-${i}-${Math.random()}`, resource_type: r.type ?? 'HTTP', target: r.target, skip_tls: 0, recursive: 0,
-      active: r.active === false ? 0 : 1, interval_seconds: r.interval ?? 60, created_at: now, updated_at: now,
-      next_run_at: r.nextRunAt ?? null, current_status: 'unknown',
-    }).returning('id').executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .insertInto('resources')
+      .values({
+        name: `r-${now}-${i}-${Math.random()}`,
+        resource_type: r.type ?? 'HTTP',
+        target: r.target,
+        skip_tls: 0,
+        recursive: 0,
+        active: r.active === false ? 0 : 1,
+        interval_seconds: r.interval ?? 60,
+        created_at: now,
+        updated_at: now,
+        next_run_at: r.nextRunAt ?? null,
+        current_status: 'unknown',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     ids.push(row.id);
   }
   return ids;

@@ -61,7 +61,8 @@ export function buildLayout(): Layout {
   });
   const blob = writeBlob(layout, multi);
   index.manifests.push({
-    mediaType: 'application/vnd.oci.image.index.v1+json', ...blob,
+    mediaType: 'application/vnd.oci.image.index.v1+json',
+    ...blob,
     annotations: { 'org.opencontainers.image.ref.name': 'multi' },
   });
   writeFileSync(indexPath, JSON.stringify(index));

@@ -20,7 +20,11 @@ export type RegistryAuth =
 
 /** bcrypt through the system's crypt(3) (libxcrypt), via perl: no extra package needed. */
 function bcrypt(password: string): string {
-  const salt = createHash('sha256').update(password).digest('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 22);
+  const salt = createHash('sha256')
+    .update(password)
+    .digest('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 22);
   return execFileSync('perl', ['-e', 'print crypt($ARGV[0], $ARGV[1])', password, `$2b$05$${salt}`], { encoding: 'utf8' });
 }
 
@@ -35,7 +39,11 @@ export interface RegistryPlacement {
 }
 
 /** Debian's `docker-registry` (distribution 2.8) on loopback, filesystem storage in a temp dir. */
-export async function startRegistry(auth: RegistryAuth = { kind: 'none' }, tls?: { cert: string; key: string }, placement: RegistryPlacement = {}): Promise<Registry> {
+export async function startRegistry(
+  auth: RegistryAuth = { kind: 'none' },
+  tls?: { cert: string; key: string },
+  placement: RegistryPlacement = {},
+): Promise<Registry> {
   const dir = mkdtempSync(join(tmpdir(), 'monctl-registry-'));
   const storage = placement.storage ?? join(dir, 'storage');
   if (!placement.storage) mkdirSync(storage);

@@ -24,10 +24,15 @@ export interface TokenServer {
 export async function startTokenServer(dir: string, user: string, password: string): Promise<TokenServer> {
   const keyFile = join(dir, 'token.key');
   const certFile = join(dir, 'token.crt');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile,
-    '-days', '2', '-subj', '/CN=monctl-test-token'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=monctl-test-token'],
+    { stdio: 'ignore' },
+  );
   const key = await importPKCS8(readFileSync(keyFile, 'utf8'), 'RS256');
-  const der = readFileSync(certFile, 'utf8').replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+  const der = readFileSync(certFile, 'utf8')
+    .replace(/-----[^-]+-----/g, '')
+    .replace(/\s+/g, '');
   const service = 'monctl-test-registry';
   const issuer = 'monctl-test-issuer';
   const requests: TokenServer['requests'] = [];
@@ -55,19 +60,30 @@ export async function startTokenServer(dir: string, user: string, password: stri
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ access })
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', x5c: [der] })
-      .setIssuer(issuer).setAudience(service).setSubject(authed ? user : '')
-      .setIssuedAt(now - 5).setNotBefore(now - 5).setExpirationTime(now + 300).setJti(String(Math.random()))
+      .setIssuer(issuer)
+      .setAudience(service)
+      .setSubject(authed ? user : '')
+      .setIssuedAt(now - 5)
+      .setNotBefore(now - 5)
+      .setExpirationTime(now + 300)
+      .setJti(String(Math.random()))
       .sign(key);
-    res.writeHead(200, { 'content-type': 'application/json' })
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ token, expires_in: 300, issued_at: new Date((now - 5) * 1000).toISOString() }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
   return {
-    realm: `http://127.0.0.1:${port}/token`, service, issuer, certFile, requests,
-    stop: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    realm: `http://127.0.0.1:${port}/token`,
+    service,
+    issuer,
+    certFile,
+    requests,
+    stop: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
