@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContext } from 'node:tls';
 import { boundH2Request } from './h2-request-timeout.ts';
-import { CountedH2Response } from './shed-slow-h2-streams.ts';
+import { CountedH2Response, H2_MAX_STREAMS } from './shed-slow-h2-streams.ts';
 import type { TlsProfile } from '../config/values.ts';
 import { tlsProfileOptions } from './tls-profile.ts';
 
@@ -36,9 +36,6 @@ export interface EdgeTlsOptions {
   /** Protocols and ciphers (`--tls-profile`); intermediate when absent. */
   profile?: TlsProfile;
 }
-
-/** Concurrent streams per HTTP/2 session (the issue asks for 100; Chrome and Firefox open at most 100). */
-export const H2_MAX_STREAMS = 128;
 
 /** Idle HTTP/2 sessions are closed after this long. */
 const H2_IDLE_MS = 120_000;

@@ -16,8 +16,11 @@ export class CountedH2Response extends Http2ServerResponse {
   }
 }
 
-/** A session that has had this many streams shed is closed: as many as it may have open at once (edge-tls.ts). */
-export const SHED_STREAMS_PER_SESSION = 128;
+/**
+ * Concurrent streams per HTTP/2 session on the HTTPS edge (browsers open at most 100), and
+ * the streams a session may have shed before it is closed: as many as it may have open at once.
+ */
+export const H2_MAX_STREAMS = 128;
 
 /**
  * Sheds HTTP/2 streams whose client does not take their response (without it, a
@@ -29,7 +32,7 @@ export const SHED_STREAMS_PER_SESSION = 128;
  * and window) and reset with CANCEL when too slow, as an HTTP/1.1 connection
  * is destroyed; the handler sees its response close (a proxied exchange resets
  * its tunnel stream, logged `client disconnected`). A session that has had
- * `SHED_STREAMS_PER_SESSION` streams shed gets GOAWAY ENHANCE_YOUR_CALM and
+ * `H2_MAX_STREAMS` streams shed gets GOAWAY ENHANCE_YOUR_CALM and
  * is closed: it would otherwise start over with new streams for as long as
  * it likes.
  */
@@ -57,7 +60,7 @@ export function shedSlowH2Streams(server: Http2SecureServer, limits: SlowReaderL
       if (!session || session.closed) continue;
       const shed = (shedPerSession.get(session) ?? 0) + 1;
       shedPerSession.set(session, shed);
-      if (shed < SHED_STREAMS_PER_SESSION) continue;
+      if (shed < H2_MAX_STREAMS) continue;
       // Graceful: no new streams, the open ones are still held to the floor. (destroy() right away
       // would close the TLS socket before the GOAWAY is out, and the client would not learn why.)
       session.goaway(constants.NGHTTP2_ENHANCE_YOUR_CALM);

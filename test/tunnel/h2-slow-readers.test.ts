@@ -14,7 +14,7 @@ const body = Buffer.alloc(MiB, 'x');
 /** Far more than anything may buffer on the way (windows, the kernels' socket buffers). */
 const huge = Buffer.alloc(64 * MiB, 'x');
 const SESSIONS = 8;
-/** As many as a session may have open at once (H2_MAX_STREAMS, SHED_STREAMS_PER_SESSION). */
+/** As many as a session may have open at once (H2_MAX_STREAMS in daemon/http/shed-slow-h2-streams.ts). */
 const STREAMS = 128;
 const WINDOW_MS = 3_000;
 /** What the edge may take from a tunnel stream for a client that takes nothing: the HTTP/2 stream's 64 KiB high-water mark and the pieces of one received chunk. */
