@@ -89,7 +89,7 @@ export function evaluate(condition: Condition, observation: Observation): Condit
     return compare(condition, observation);
   } catch (err) {
     // Not expected: the parser admits only what compare() handles. A bug must not crash a check.
-    return { ok: false, message: `${condition.source} (INVALID: ${(err as Error)?.message ?? String(err)})` };
+    return { ok: false, message: `${condition.source} (evaluation error: ${(err as Error)?.message ?? String(err)})` };
   }
 }
 
