@@ -1,4 +1,4 @@
-/** The conditions language, shared by the daemon and the agent (docs/DECISIONS.md, "Conditions"). */
+/** The conditions language, shared by the daemon and the agent (docs/DECISIONS.md#probe-conditions). */
 export { evaluate, evaluateAll } from './evaluate.ts';
 export { parse } from './parse.ts';
 export { type ConditionProblem, needsBody, PLACEHOLDERS_BY_TYPE, placeholdersOf, validateConditions } from './placeholders.ts';

@@ -1,5 +1,5 @@
 /**
- * Which placeholders a resource type can answer (docs/DECISIONS.md, "Conditions"), and the checks
+ * Which placeholders a resource type can answer (docs/DECISIONS.md#probe-conditions), and the checks
  * the API makes on a resource's conditions before it is saved, so that a condition a type can
  * never satisfy is a 400 at creation rather than a failure on every check.
  */

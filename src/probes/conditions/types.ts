@@ -1,5 +1,5 @@
 /**
- * The conditions language (docs/DECISIONS.md, "Conditions"): Gatus's syntax, one comparison per
+ * The conditions language (docs/DECISIONS.md#probe-conditions): Gatus's syntax, one comparison per
  * condition, parsed once per resource into these nodes and evaluated on every check.
  */
 
