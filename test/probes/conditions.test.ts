@@ -206,6 +206,15 @@ describe('conditions: the table, from Gatus semantics', () => {
     }
   });
 
+  it("never answers one check with another check's body", () => {
+    const status = parse('[BODY].status == UP');
+    const up = obs({ body: '{"status":"UP"}' });
+    const down = obs({ body: '{"status":"DOWN"}' });
+    expect([evaluate(status, up).ok, evaluate(status, down).ok, evaluate(status, up).ok]).toEqual([true, false, true]);
+    up.body = '{"status":"DOWN"}';
+    expect(evaluate(status, up)).toEqual({ ok: false, message: '[BODY].status (DOWN) == UP' });
+  });
+
   it('a catastrophic regex() on a large body ends (the linear engine takes over)', () => {
     const result = evaluate(parse('[BODY] == regex((a+)+$)'), obs({ body: `${'a'.repeat(100_000)}!` }));
     expect(result.ok).toBe(false);

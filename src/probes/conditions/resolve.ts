@@ -16,18 +16,24 @@ const NO_PATH = new Invalid('no such path in the body');
 const NO_HEADER = new Invalid('no such header');
 const FAILED_PARSE = Symbol('not JSON');
 
-// Parsed once per observation, however many conditions read [BODY].path: one check, one JSON.parse.
-const parsed = new WeakMap<Observation, unknown>();
+// Parsed once per check however many conditions read [BODY].path. One entry, not a WeakMap: a
+// check's conditions are evaluated together, synchronously, and a WeakMap entry per check cost
+// more than the conditions themselves (docs/DECISIONS.md#probe-conditions, Cost).
+let lastObservation: Observation | null = null;
+let lastBody: string | null | undefined;
+let lastJson: unknown;
 
 function bodyJson(observation: Observation): unknown {
-  if (parsed.has(observation)) return parsed.get(observation);
+  if (observation === lastObservation && observation.body === lastBody) return lastJson;
   let value: unknown;
   try {
     value = JSON.parse(observation.body ?? '');
   } catch {
     value = FAILED_PARSE;
   }
-  parsed.set(observation, value);
+  lastObservation = observation;
+  lastBody = observation.body;
+  lastJson = value;
   return value;
 }
 
