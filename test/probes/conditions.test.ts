@@ -34,6 +34,9 @@ const ROWS: [string, Partial<Observation>, boolean, string][] = [
   ['[RESPONSE_TIME] > 1s', { responseTimeMs: 2000 }, true, '[RESPONSE_TIME] (2000) > 1s'],
   ['[RESPONSE_TIME] < 300ms', { responseTimeMs: 301 }, false, '[RESPONSE_TIME] (301) < 300ms'],
   ['[RESPONSE_TIME] < potato', { responseTimeMs: 50 }, false, '[RESPONSE_TIME] (50) < potato (0)'],
+  ['[RESPONSE_TIME] < 1.5s', { responseTimeMs: 1499 }, true, '[RESPONSE_TIME] (1499) < 1.5s'],
+  ['[RESPONSE_TIME] >= 1m30s', { responseTimeMs: 89_999 }, false, '[RESPONSE_TIME] (89999) >= 1m30s'],
+  ['[RESPONSE_TIME] < 0x10', { responseTimeMs: 15 }, true, '[RESPONSE_TIME] (15) < 0x10 (16)'],
   // [CERTIFICATE_EXPIRATION], a duration; 0 without TLS.
   ['[CERTIFICATE_EXPIRATION] > 48h', { certificateExpiresInMs: 24 * HOUR }, false, '[CERTIFICATE_EXPIRATION] (24h) > 48h'],
   ['[CERTIFICATE_EXPIRATION] > 12h', { certificateExpiresInMs: 24 * HOUR }, true, '[CERTIFICATE_EXPIRATION] (24h) > 12h'],
@@ -110,10 +113,12 @@ const ROWS: [string, Partial<Observation>, boolean, string][] = [
   ['len([BODY].adult) == 4', { body: '{"adult": true}' }, true, 'len([BODY].adult) (4) == 4'],
   ['len([BODY][0]) == 23', { body: '[{"age":18,"adult":true}]' }, true, 'len([BODY][0]) (23) == 23'],
   ['len([BODY].data) == 8', { body: '{"name": "john.doe"}' }, false, 'len([BODY].data) (INVALID: no such path in the body) == 8'],
+  ['len([BODY].data) < 5', { body: '{"data":[{"id":1}]}' }, true, 'len([BODY].data) (1) < 5'],
   // has().
   ['has([BODY].errors) == false', { body: '{}' }, true, 'has([BODY].errors) (false) == false'],
   ['has([BODY].errors) == false', { body: '{"errors": ["1"]}' }, false, 'has([BODY].errors) (true) == false'],
   ['has([BODY].users) == true', { body: '{"users": []}' }, true, 'has([BODY].users) (true) == true'],
+  ['has([BODY].users) == true', { body: '{}' }, false, 'has([BODY].users) (false) == true'],
   ['has([BODY].errors) == false', { body: 'not json' }, false, 'has([BODY].errors) (INVALID: the body is not JSON) == false'],
   ['has([BODY]) == true', { body: '  ' }, false, 'has([BODY]) (false) == true'],
   // pat(): a glob, either side; the value shown is cut at 25 characters.
@@ -152,6 +157,9 @@ const ROWS: [string, Partial<Observation>, boolean, string][] = [
   ['any(200, 429) == [STATUS]', { status: 200 }, true, 'any(200, 429) == [STATUS] (200)'],
   ['[BODY].name == any(john.doe, jane.doe)', { body: '{"name": "bob"}' }, false, '[BODY].name (bob) == any(john.doe, jane.doe)'],
   ['[BODY].name != any(john.doe, jane.doe)', { body: '{"name": "bob"}' }, true, '[BODY].name (bob) != any(john.doe, jane.doe)'],
+  ['[BODY].id == any(1, 2)', { body: '{"id": 2}' }, true, '[BODY].id (2) == any(1, 2)'],
+  ['[BODY].id == any(1, 2)', { body: '{"id": 3}' }, false, '[BODY].id (3) == any(1, 2)'],
+  ['[BODY].ip == any(127.0.0.1, ::1)', { body: '{"ip": "::1"}' }, true, '[BODY].ip (::1) == any(127.0.0.1, ::1)'],
   // Added to Gatus: [HEADER].Name (any case) and regex().
   [
     '[HEADER].Content-Type == pat(*json*)',
