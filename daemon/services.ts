@@ -30,6 +30,7 @@ export async function startServices(deps: ServiceDeps): Promise<RunningServices>
   const pod = new PodIdentity(config);
   const prober = createDaemonProber({
     timeoutMs: config.probes.httpTimeoutMs,
+    maxBodyBytes: config.probes.maxBodyBytes,
     log,
     credential: (registry) => getRegistryCredential(deps, registry),
   });

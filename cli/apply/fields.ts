@@ -47,6 +47,7 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('successThreshold', 'integer 1..100', 'good checks in a row that resolve it (default 1)'),
       f('locations', 'list of names', 'where it is checked: daemon and agent names (default [daemon])'),
       f('quorum', 'any | majority | all', 'how the locations decide (default majority)'),
+      f('conditions', 'list of strings', "what up means, in Gatus's syntax: '[BODY].status == UP' (all must hold; [] removes them)"),
     ],
   },
   {

@@ -124,6 +124,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
             ...defined(optional),
             ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
             ...(r.locations ? { locations: r.locations } : {}),
+            ...(r.conditions ? { conditions: r.conditions } : {}),
           };
           const made = await c.call(ops.createResource, { body });
           resourceIds.set(made.name, made.id);
@@ -139,6 +140,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     if (r.groups && sorted(r.groups) !== sorted(cur.groups.map((g) => g.name))) changes.push('groups');
     // In order: the first location is the one a check now reports.
     if (r.locations && r.locations.join('\n') !== (cur.locations ?? ['daemon']).join('\n')) changes.push('locations');
+    // In order too: the first that fails is the one the check's message names.
+    if (r.conditions && JSON.stringify(r.conditions) !== JSON.stringify(cur.conditions ?? [])) changes.push('conditions');
     if (changes.length) {
       steps.push({
         action: 'update',

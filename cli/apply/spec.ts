@@ -29,6 +29,8 @@ export interface ResourceSpec {
   /** Where it is checked: `daemon` and agent names (docs/API.md#check-locations). */
   locations?: string[];
   quorum?: 'any' | 'majority' | 'all';
+  /** What up means, in Gatus's syntax (docs/API.md#conditions); `[]` removes them. */
+  conditions?: string[];
 }
 export interface AnnouncementSpec {
   name: string;
@@ -172,6 +174,14 @@ export function validateSpec(raw: unknown, file: string): Spec {
       } else if (new Set(list).size !== list.length) err(`${p}.locations`, 'lists a location twice');
       else locations = list as string[];
     }
+    let conditions: string[] | undefined;
+    if (r.conditions !== undefined) {
+      const list = r.conditions;
+      // The daemon parses them (400 naming conditions[i] and the column); here only the shape.
+      if (!Array.isArray(list) || list.length > 32 || list.some((c) => typeof c !== 'string' || c.trim() === ''))
+        err(`${p}.conditions`, 'must be a list of at most 32 conditions');
+      else conditions = list as string[];
+    }
     const quorum = r.quorum;
     if (quorum !== undefined && !['any', 'majority', 'all'].includes(quorum as string)) err(`${p}.quorum`, 'must be any, majority or all');
     spec.resources.push({
@@ -187,6 +197,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
       successThreshold: r.successThreshold as number | undefined,
       locations,
       quorum: quorum as ResourceSpec['quorum'],
+      conditions,
     });
   });
   list('announcements').forEach((a, i) => {

@@ -46,6 +46,7 @@ export const view: View<R> = {
     { header: 'CERT EXPIRES', get: (r) => r.certExpiresAt, wide: true },
     { header: 'LOCATIONS', get: (r) => r.locations, wide: true },
     { header: 'QUORUM', get: (r) => r.quorum, wide: true },
+    { header: 'CONDITIONS', get: (r) => (r.conditions?.length ? r.conditions : undefined), wide: true },
     // The admin detail: the latest result at each location (unknown says why).
     { header: 'BY LOCATION', get: (r) => r.locationResults?.map(byLocation).join('; '), wide: true },
     // The admin detail's recent incidents (`monctl incidents list --resource NAME` lists them all).
@@ -118,6 +119,7 @@ const FLAGS: FlagNames = {
   successThreshold: '--success-threshold',
   locations: '--location',
   quorum: '--quorum',
+  conditions: '--condition',
 };
 
 /** `--type`, checked before any request: the daemon's 400 would name `resourceType` and exit 1. */
@@ -143,6 +145,9 @@ interface Flags {
   successThreshold?: string;
   location?: string[];
   quorum?: string;
+  condition?: string[];
+  /** update's `--no-conditions`: false when given. */
+  conditions?: boolean;
 }
 
 function resourceFlags(cmd: Command): Command {
@@ -160,7 +165,12 @@ function resourceFlags(cmd: Command): Command {
     .option('--failure-threshold <n>', 'consecutive failed checks that open an incident (1 to 100, default 3)')
     .option('--success-threshold <n>', 'consecutive good checks that resolve it (1 to 100, default 1)')
     .option('--location <location>', 'where to check it: daemon, or an agent name or id (repeatable; default daemon)', collect)
-    .option('--quorum <quorum>', `how the locations decide: ${QUORUMS.join(', ')} (default majority)`);
+    .option('--quorum <quorum>', `how the locations decide: ${QUORUMS.join(', ')} (default majority)`)
+    .option(
+      '--condition <condition>',
+      "what up means, in Gatus's syntax: '[BODY].status == UP' (repeatable, all must hold; replaces the list)",
+      collect,
+    );
 }
 
 async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<Static<typeof ResourcePatch>> {
@@ -179,6 +189,10 @@ async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<S
   if (f.failureThreshold !== undefined) body.failureThreshold = threshold('--failure-threshold', f.failureThreshold);
   if (f.successThreshold !== undefined) body.successThreshold = threshold('--success-threshold', f.successThreshold);
   if (f.location) body.locations = f.location;
+  if (f.condition && f.conditions === false)
+    throw new MonctlError('usage', 'give --condition or --no-conditions, not both', ExitCode.usage);
+  if (f.condition) body.conditions = f.condition;
+  if (f.conditions === false) body.conditions = [];
   if (f.quorum !== undefined) {
     const q = f.quorum.toLowerCase();
     if (!(QUORUMS as readonly string[]).includes(q))
@@ -276,7 +290,8 @@ export function register(program: Command): void {
       resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'),
     )
       .option('--name <name>', 'rename')
-      .option('--no-groups', 'take it out of every group (--group replaces the groups)'),
+      .option('--no-groups', 'take it out of every group (--group replaces the groups)')
+      .option('--no-conditions', 'remove its conditions'),
   ).action(
     act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
       const body = await bodyOf(rt, f);

@@ -44,6 +44,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     ocspRefreshMs: get<number>('ocspRefresh'),
     probes: {
       httpTimeoutMs: get<number>('httpTimeout'),
+      maxBodyBytes: get<number>('maxBodyBytes'),
       concurrency: get<number>('probeConcurrency'),
       perHostConcurrency: get<number>('probePerHost'),
       historyRetentionDays: get<number>('historyRetentionDays'),

@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/probes/read-body.ts';
+
 /**
  * Tunables of the probe engine. Defaults suit production; tests and benches
  * lower them through the daemon's settings (daemon/config/settings.ts: flags,
@@ -6,6 +8,8 @@
 export interface ProbeConfig {
   /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect. */
   httpTimeoutMs: number;
+  /** Most bytes of a response body read, after decoding, for a `[BODY]` condition. */
+  maxBodyBytes: number;
   /** Checks running at once, all resources together. */
   concurrency: number;
   /** Checks running at once against one host (host:port). */
@@ -17,5 +21,12 @@ export interface ProbeConfig {
 }
 
 export function defaultProbeConfig(): ProbeConfig {
-  return { httpTimeoutMs: 15_000, concurrency: 256, perHostConcurrency: 32, historyRetentionDays: 30, schedulerEnabled: true };
+  return {
+    httpTimeoutMs: 15_000,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    concurrency: 256,
+    perHostConcurrency: 32,
+    historyRetentionDays: 30,
+    schedulerEnabled: true,
+  };
 }

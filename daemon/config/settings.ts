@@ -200,6 +200,14 @@ export const SETTINGS: readonly Setting[] = [
     help: 'timeout of a whole HTTP or DOCKER check, and of a TCP connect',
   }),
   row({
+    key: 'maxBodyBytes',
+    flag: '--max-body-bytes <bytes>',
+    env: 'MONCTL_MAX_BODY_BYTES',
+    type: t.positiveInteger,
+    default: () => defaultProbeConfig().maxBodyBytes,
+    help: 'most bytes of a response body read (after decoding) for a [BODY] condition; a longer body fails it',
+  }),
+  row({
     key: 'historyRetentionDays',
     flag: '--history-retention-days <days>',
     env: 'MONCTL_HISTORY_RETENTION_DAYS',

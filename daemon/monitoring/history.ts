@@ -6,6 +6,7 @@ import { toHistoryEntry } from './mappers.ts';
 import { decide, type Quorum } from '../probes/locations.ts';
 import { runRound } from '../probes/rounds.ts';
 import { locationsOfOne } from '../probes/resource-locations.ts';
+import { conditionsOf } from '../probes/resource-conditions.ts';
 import { recordResults } from '../probes/results.ts';
 import { visibleTo } from './visibility.ts';
 
@@ -52,6 +53,7 @@ export async function checkResource({ ctx, params }: RequestContext<Ops['checkRe
     target: row.target,
     skipTLS: row.skip_tls === 1,
     recursive: row.recursive === 1,
+    conditions: conditionsOf(row.conditions),
   };
   const checks = await runRound(ctx, ctx.prober, input, locations, Date.now());
   const entries = await recordResults(ctx, [{ resourceId: row.id, result: decide(row.quorum as Quorum, checks), checks }]);

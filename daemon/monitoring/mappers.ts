@@ -17,6 +17,7 @@ import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { CheckHistoryTable, GroupsTable, ResourceRow } from '../store/schema.ts';
 import { DAEMON_LOCATION, type Location } from '../probes/locations.ts';
 import { locationNames } from '../probes/resource-locations.ts';
+import { conditionsOf } from '../probes/resource-conditions.ts';
 import { effectiveStatus } from '../probes/results.ts';
 
 /** Database rows to the API's JSON shapes. */
@@ -81,6 +82,7 @@ export function toAdminResource(
     certExpiresAt: formatNullable(row.cert_expires_at === null ? null : Number(row.cert_expires_at)),
     locations: locationNames(locations),
     quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? (row.quorum as Quorum) : 'majority',
+    conditions: conditionsOf(row.conditions),
   };
 }
 

@@ -1,7 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ResourceType } from '../../src/api/schemas/monitoring.ts';
-import { conflict, invalidField } from '../../src/errors.ts';
+import { badRequest, conflict, invalidField } from '../../src/errors.ts';
+import { validateConditions } from '../../src/probes/conditions/index.ts';
 import type { Database } from '../store/schema.ts';
+import type { Location } from '../probes/locations.ts';
 import type { GroupRef } from './mappers.ts';
 import { checkTarget } from './targets.ts';
 
@@ -64,4 +66,26 @@ export async function setGroups(db: Db, resourceId: number, groupIds: number[]):
       .values(groupIds.map((group_id) => ({ resource_id: resourceId, group_id })))
       .execute();
   }
+}
+
+/**
+ * 400 naming `conditions[i]` and the column of each condition that does not parse, or that reads a
+ * placeholder the type cannot answer (docs/DECISIONS.md#probe-conditions): a condition that could
+ * never hold is refused at creation, not failed on every check.
+ */
+export function checkConditions(type: ResourceType, list: readonly string[]): void {
+  const { problems } = validateConditions(list, type);
+  if (problems.length === 0) return;
+  const errors = problems.map((p) => ({ field: `conditions[${p.index}]`, message: `column ${p.column}: ${p.message}` }));
+  throw badRequest(`Invalid value for ${errors[0].field}: ${errors[0].message}`, errors);
+}
+
+/**
+ * 400 naming `conditions` when a resource with conditions is checked at an agent: agents do not
+ * receive conditions yet (docs/DECISIONS.md#probe-conditions), and a location judging by another
+ * rule would give another verdict without saying so.
+ */
+export function checkConditionsWhere(conditions: readonly string[], locations: readonly Location[]): void {
+  if (conditions.length && locations.some((l) => l.agentId !== 0))
+    throw invalidField('conditions', 'conditions are checked at the daemon only for now: remove the agent locations or the conditions');
 }

@@ -8,7 +8,16 @@ import { publishIncidents } from '../alerts/incidents/events.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
 import { toAdminResource } from './mappers.ts';
-import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
+import {
+  checkConditions,
+  checkConditionsWhere,
+  checkGroupIds,
+  checkNameFree,
+  checkResourceShape,
+  groupsOf,
+  setGroups,
+} from './resource-store.ts';
+import { conditionsColumn, conditionsOf } from '../probes/resource-conditions.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { locationsOfOne, resolveLocations, sameLocations, setLocations } from '../probes/resource-locations.ts';
 import { effectiveStatus } from '../probes/results.ts';
@@ -41,8 +50,15 @@ export async function updateResource(
       if (body.resourceType !== undefined || body.target !== undefined || body.recursive !== undefined) {
         checkResourceShape(type, target, recursive);
       }
+      // A new type must answer the placeholders of the conditions it keeps.
+      if (body.conditions !== undefined || body.resourceType !== undefined)
+        checkConditions(type, body.conditions ?? conditionsOf(before.conditions));
       const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
       const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
+      if (body.conditions !== undefined || locations !== undefined) {
+        const kept = body.conditions ?? conditionsOf(before.conditions);
+        checkConditionsWhere(kept, locations ?? (kept.length ? await locationsOfOne(trx, params.id) : []));
+      }
       const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
       if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
 
@@ -58,6 +74,7 @@ export async function updateResource(
       if (body.failureThreshold !== undefined) set.failure_threshold = body.failureThreshold;
       if (body.successThreshold !== undefined) set.success_threshold = body.successThreshold;
       if (body.quorum !== undefined) set.quorum = body.quorum;
+      if (body.conditions !== undefined) set.conditions = conditionsColumn(body.conditions);
       // The latest result was about the old target (or was decided by other locations): unknown until the next check.
       if (probed || moved) set.current_status = 'unknown';
       if (probed) {

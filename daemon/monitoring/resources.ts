@@ -2,7 +2,16 @@ import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
 import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
 import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from '../probes/resource-locations.ts';
-import { checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
+import {
+  checkConditions,
+  checkConditionsWhere,
+  checkGroupIds,
+  checkNameFree,
+  checkResourceShape,
+  groupsOf,
+  setGroups,
+} from './resource-store.ts';
+import { conditionsColumn } from '../probes/resource-conditions.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
 import type { HandlersOf } from '../http/bind.ts';
@@ -66,6 +75,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     async createResource({ ctx, body }) {
       const recursive = body.recursive ?? false;
       checkResourceShape(body.resourceType, body.target, recursive);
+      checkConditions(body.resourceType, body.conditions ?? []);
       const active = body.active ?? true;
       const now = Date.now();
       const row = await ctx.db
@@ -73,6 +83,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
         .execute(async (trx) => {
           const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
           const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
+          checkConditionsWhere(body.conditions ?? [], locations ?? []);
           await checkNameFree(trx, body.name);
           const created = await trx
             .insertInto('resources')
@@ -89,6 +100,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
               failure_threshold: body.failureThreshold ?? 3,
               success_threshold: body.successThreshold ?? 1,
               quorum: body.quorum ?? 'majority',
+              conditions: conditionsColumn(body.conditions ?? []),
               // A new active resource is due at once; the scheduler hears about it on the bus.
               next_run_at: active ? now : null,
               current_status: 'unknown',

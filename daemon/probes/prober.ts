@@ -7,6 +7,8 @@ export type { Prober };
 export interface ProberDeps {
   /** The httpTimeout setting. */
   timeoutMs: number;
+  /** The maxBodyBytes setting. */
+  maxBodyBytes: number;
   /** The stored registry credentials (the daemon passes monitoring's store). */
   credential: CredentialLookup;
   log: Logger;
@@ -22,6 +24,7 @@ export interface ProberDeps {
 export function createDaemonProber(deps: ProberDeps): Prober {
   return createProbeRunner({
     timeoutMs: deps.timeoutMs,
+    maxBodyBytes: deps.maxBodyBytes,
     credential: deps.credential,
     onBug: (err, input) => deps.log.error({ err, resourceId: input.resourceId }, 'probe failed unexpectedly'),
   });

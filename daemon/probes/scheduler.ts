@@ -1,6 +1,7 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { DaemonContext } from '../context.ts';
 import { locationsOf, sameLocations } from './resource-locations.ts';
+import { conditionsOf, sameConditions } from './resource-conditions.ts';
 import type { Database } from '../store/schema.ts';
 import type { ProbeConfig } from '../config/probe-config.ts';
 import { DueHeap } from './heap.ts';
@@ -39,9 +40,21 @@ interface Row {
   next_run_at: number | null;
   active: number;
   quorum: string;
+  conditions: string | null;
 }
 
-const COLUMNS = ['id', 'resource_type', 'target', 'skip_tls', 'recursive', 'interval_seconds', 'next_run_at', 'active', 'quorum'] as const;
+const COLUMNS = [
+  'id',
+  'resource_type',
+  'target',
+  'skip_tls',
+  'recursive',
+  'interval_seconds',
+  'next_run_at',
+  'active',
+  'quorum',
+  'conditions',
+] as const;
 /** What the scheduler uses of the daemon: its rounds, its result writer, and the bus for resource changes. */
 export type SchedulerDeps = RoundDeps & WriterDeps & Pick<DaemonContext, 'bus'>;
 
@@ -158,6 +171,7 @@ export class Scheduler {
       target: row.target,
       skipTLS: row.skip_tls === 1,
       recursive: row.recursive === 1,
+      conditions: conditionsOf(row.conditions),
     };
     const old = this.entries.get(row.id);
     const entry: Entry = {
@@ -236,6 +250,7 @@ export class Scheduler {
           old.input.target === row.target &&
           old.input.skipTLS === (row.skip_tls === 1) &&
           old.input.recursive === (row.recursive === 1) &&
+          sameConditions(old.input.conditions, conditionsOf(row.conditions)) &&
           old.intervalMs === Math.max(1, row.interval_seconds) * 1000 &&
           old.quorum === row.quorum &&
           sameLocations(old.locations, where);

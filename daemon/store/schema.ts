@@ -117,6 +117,8 @@ export interface ResourcesTable {
   fail_error_code: string | null;
   /** How the locations' results decide the status (migration 0013): `any`, `majority` or `all`. */
   quorum: Generated<string>;
+  /** Its conditions' texts as a JSON array (migration 0017); NULL when none. */
+  conditions: Generated<string | null>;
 }
 
 /** Where a resource is checked (migration 0013); `agent_id` null is the daemon. No rows: the daemon alone. */

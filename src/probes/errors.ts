@@ -1,3 +1,6 @@
+/** A check whose answer came but broke one of the resource's conditions (docs/DECISIONS.md#probe-conditions). */
+export const CONDITION_FAILED = 'CONDITION_FAILED';
+
 /** Turns a network error into a one-line cause for `message` (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`). */
 export function describeError(err: unknown, timeoutMs?: number): string {
   if (err === undefined || err === null) return 'unknown error';

@@ -18,6 +18,8 @@ const KINDS: Array<[RegExp, string]> = [
 /** Causes by error code, for codes that say it all. */
 const BY_CODE: Record<string, string> = {
   DOCKER_ERROR: 'image pull failed',
+  // The message quotes the value seen (a body field, a header), which may be private.
+  CONDITION_FAILED: 'a check condition failed',
   LOCATION_UNAVAILABLE: 'probe location unavailable',
   AGENT_DISCONNECTED: 'agent disconnected',
   ACME_ORDER_FAILED: 'certificate order failed',

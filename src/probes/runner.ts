@@ -1,7 +1,9 @@
+import { ConditionCache, judge } from './check-conditions.ts';
 import { createDispatchers, type Dispatchers } from './dispatchers.ts';
 import { type CredentialLookup, probeDocker } from './docker/docker-probe.ts';
 import { RegistryState } from './docker/state.ts';
 import { probeHttp } from './http-probe.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './read-body.ts';
 import { probeTcp } from './tcp-probe.ts';
 import type { ProbeInput, ProbeResult } from './types.ts';
 
@@ -18,6 +20,8 @@ export type { CredentialLookup };
 export interface RunnerOptions {
   /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect. */
   timeoutMs: number;
+  /** Most body bytes read for a `[BODY]` condition, after decoding (`--max-body-bytes`; the agent's checks carry no conditions). */
+  maxBodyBytes?: number;
   /** Registry credentials for DOCKER checks, by registry as the target names it. */
   credential: CredentialLookup;
   /** Keep registry Bearer tokens between checks (the daemon); the agent keeps none. */
@@ -36,17 +40,20 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
   let dispatchers: Dispatchers | undefined;
   const pools = () => (dispatchers ??= createDispatchers(timeoutMs));
   const state = new RegistryState({ cacheTokens: opts.cacheTokens ?? true });
+  const parsed = new ConditionCache();
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return {
     async probe(input, perCheck) {
       const started = performance.now();
       let outcome: Omit<ProbeResult, 'durationMs' | 'checkedAt'>;
       try {
+        const conditions = parsed.get(input);
         switch (input.type) {
           case 'HTTP':
-            outcome = await probeHttp(input.target, input.skipTLS, pools(), timeoutMs);
+            outcome = await probeHttp(input.target, input.skipTLS, pools(), timeoutMs, { conditions, maxBodyBytes });
             break;
           case 'TCP':
-            outcome = await probeTcp(input.target, timeoutMs);
+            outcome = await probeTcp(input.target, timeoutMs, conditions);
             break;
           case 'DOCKER':
             outcome = await probeDocker(input.target, input.skipTLS, input.recursive, {
@@ -55,6 +62,9 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
               timeoutMs,
               credential: perCheck?.credential ?? credential,
             });
+            // Several registry requests: only whether it was reached and how long it took (docs/DECISIONS.md#probe-conditions).
+            if (conditions && outcome.status === 'AVAILABLE')
+              outcome = judge(conditions, { connected: true, responseTimeMs: performance.now() - started }, outcome);
             break;
           default:
             outcome = { status: 'NOT_AVAILABLE', message: `unknown resource type ${String(input.type)}`, errorCode: 'CONNECTION_ERROR' };

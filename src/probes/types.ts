@@ -11,6 +11,8 @@ export interface ProbeInput {
   target: string;
   skipTLS: boolean;
   recursive: boolean;
+  /** The resource's conditions as written (docs/DECISIONS.md#probe-conditions); absent or empty: the seed's check. */
+  conditions?: readonly string[];
 }
 
 export interface ProbeResult {
@@ -18,7 +20,7 @@ export interface ProbeResult {
   status: 'AVAILABLE' | 'NOT_AVAILABLE' | 'UNKNOWN';
   /** HTTP: the status line text (`503 Service Unavailable`); errors: the cause. */
   message: string;
-  /** null when AVAILABLE; an HTTP status code as text, `CONNECTION_ERROR` or `DOCKER_ERROR`. */
+  /** null when AVAILABLE; an HTTP status code as text, `CONNECTION_ERROR`, `CONDITION_FAILED` or `DOCKER_ERROR`. */
   errorCode: string | null;
   durationMs: number;
   /** When the check finished, epoch ms. */

@@ -15,6 +15,7 @@ import * as probeLocations from './0013-probe-locations.ts';
 import * as edgeFollowups from './0014-edge-followups.ts';
 import * as streamCredentials from './0015-stream-credentials.ts';
 import * as statusPageErrorDetails from './0016-status-page-error-details.ts';
+import * as resourceConditions from './0017-resource-conditions.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0014-edge-followups': edgeFollowups,
   '0015-stream-credentials': streamCredentials,
   '0016-status-page-error-details': statusPageErrorDetails,
+  '0017-resource-conditions': resourceConditions,
 };
 
 export const migrationProvider: MigrationProvider = {

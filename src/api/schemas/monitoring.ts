@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, PageQuery, StringEnum } from './common.ts';
 import { Incident } from './incidents.ts';
 import { QUORUMS } from '../../probes/quorum.ts';
+import { MAX_CONDITION_LENGTH, MAX_CONDITIONS } from '../../probes/conditions/types.ts';
 import { RESOURCE_TYPES } from '../kinds.ts';
 
 /**
@@ -61,6 +62,12 @@ export const Locations = Type.Array(LocationRef, {
   minItems: 1,
   maxItems: 16,
   description: 'where the resource is checked: `daemon` (the default) and agents by name or id, each once',
+});
+/** What "up" means beyond the status (docs/API.md#conditions): Gatus's conditions, all of which must hold. */
+export const Conditions = Type.Array(Type.String({ minLength: 1, maxLength: MAX_CONDITION_LENGTH }), {
+  maxItems: MAX_CONDITIONS,
+  description:
+    'conditions that must all hold, in Gatus syntax (`[BODY].status == UP`, `[RESPONSE_TIME] < 300`); HTTP: [STATUS] [RESPONSE_TIME] [BODY] [HEADER].Name [CERTIFICATE_EXPIRATION] [IP] [CONNECTED]; TCP: [CONNECTED] [RESPONSE_TIME] [IP]; DOCKER: [CONNECTED] [RESPONSE_TIME]. An empty list removes them',
 });
 export const LOCATION_STATUSES = ['available', 'not_available', 'unknown'] as const;
 /** The latest result of one location; `unknown` with the reason in `message` when it could not check. */
@@ -123,6 +130,7 @@ const adminFields = {
   certExpiresAt: Type.Union([DateTime, Type.Null()], { description: 'HTTPS: notAfter of the certificate the latest checks saw' }),
   locations: Type.Array(Type.String(), { description: 'where it is checked: `daemon` and agent names, in order' }),
   quorum: Quorum,
+  conditions: Type.Array(Type.String(), { description: 'its conditions, in order; empty when none' }),
 };
 
 export const AdminResource = Type.Object({ ...Resource.properties, ...detailFields, ...adminFields }, { title: 'AdminResource' });
@@ -151,6 +159,7 @@ export const ResourceCreate = Body(
     successThreshold: Type.Optional(SuccessThreshold),
     locations: Type.Optional(Locations),
     quorum: Type.Optional(Quorum),
+    conditions: Type.Optional(Conditions),
   },
   'ResourceCreate',
 );
@@ -169,6 +178,7 @@ export const ResourcePatch = Body(
     successThreshold: Type.Optional(SuccessThreshold),
     locations: Type.Optional(Locations),
     quorum: Type.Optional(Quorum),
+    conditions: Type.Optional(Conditions),
   },
   'ResourcePatch',
 );

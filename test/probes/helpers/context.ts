@@ -49,7 +49,12 @@ export async function openContext(probes: Partial<ProbeConfig> = {}, dataDir?: s
     tunnel: nothingConnected,
     pod: new PodIdentity({ podName: 'probe-tests', listen: { port: 0 } }),
     maintenance: new MaintenanceCache(base),
-    prober: createDaemonProber({ timeoutMs: config.probes.httpTimeoutMs, log: base.log, credential: async () => undefined }),
+    prober: createDaemonProber({
+      timeoutMs: config.probes.httpTimeoutMs,
+      maxBodyBytes: config.probes.maxBodyBytes,
+      log: base.log,
+      credential: async () => undefined,
+    }),
   };
   return {
     ctx,
