@@ -3,7 +3,7 @@ import { operations } from '../../src/api/operations.ts';
 import type { Certificate } from '../../src/api/schemas/certificates.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { type Pebble, startPebble } from '../helpers/pebble.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort, listeningOn } from '../helpers/free-port.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 import { until } from '../tunnel/helpers.ts';
 import { servedFor } from '../tunnel/tls-edge.ts';
@@ -19,7 +19,7 @@ const issuedBy = async (d: TestDaemon) => {
 const NAMES = ['p1.test', 'p2.test', 'p3.test', 'p4.test'];
 
 /**
- * Two daemons with ACME on one PostgreSQL database, started together on a
+ * Two daemons with ACME on one PostgreSQL database, started one right after the other on a
  * database that already holds four routes: both find the four names due and
  * go through them in the same order while the other orders, each from the
  * rows it read at the start of its pass; pebble gets exactly one order per
@@ -52,13 +52,18 @@ describe('ACME on pods: one order per name', () => {
     }
     const acme = ['--acme-directory', pebble.directory, '--acme-email', 'ops@example.test', '--acme-challenges', 'http-01'];
     const env = { NODE_EXTRA_CA_CERTS: pebble.listenerCaFile };
+    // pod-b may win a name's claim and order it at once, and the validator
+    // reaches only pod-a's edge: pod-b starts when that edge accepts
+    // connections (pod-a opens its listeners before its ACME pass starts).
+    const podA = startDaemon({
+      databaseUrl: url,
+      adminKeyFrom: boot,
+      env,
+      args: ['--pod-name', 'pod-a', '--edge-listen', `127.0.0.1:${httpPort}`, '--edge-tls-listen', `127.0.0.1:${tlsPort}`, ...acme],
+    });
+    await Promise.race([listeningOn(httpPort), podA]);
     pods = await Promise.all([
-      startDaemon({
-        databaseUrl: url,
-        adminKeyFrom: boot,
-        env,
-        args: ['--pod-name', 'pod-a', '--edge-listen', `127.0.0.1:${httpPort}`, '--edge-tls-listen', `127.0.0.1:${tlsPort}`, ...acme],
-      }),
+      podA,
       startDaemon({
         databaseUrl: url,
         adminKeyFrom: boot,
