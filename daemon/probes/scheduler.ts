@@ -12,7 +12,8 @@ import { persistNextRuns } from './next-runs.ts';
 import { ownsEverything, type ResourceOwnership, takeoverDue } from './ownership.ts';
 import type { Prober } from './prober.ts';
 import { type RoundDeps, runRound } from './rounds.ts';
-import type { ProbeInput, ResourceType } from './types.ts';
+import { PROBE_COLUMNS as COLUMNS, type ProbeRow as Row, probeInputOf } from './probe-input.ts';
+import type { ProbeInput } from './types.ts';
 import { BatchWriter, type WriterDeps } from './writer.ts';
 
 interface Entry {
@@ -30,31 +31,6 @@ interface Entry {
   removed: boolean;
 }
 
-interface Row {
-  id: number;
-  resource_type: string;
-  target: string;
-  skip_tls: number;
-  recursive: number;
-  interval_seconds: number;
-  next_run_at: number | null;
-  active: number;
-  quorum: string;
-  conditions: string | null;
-}
-
-const COLUMNS = [
-  'id',
-  'resource_type',
-  'target',
-  'skip_tls',
-  'recursive',
-  'interval_seconds',
-  'next_run_at',
-  'active',
-  'quorum',
-  'conditions',
-] as const;
 /** What the scheduler uses of the daemon: its rounds, its result writer, and the bus for resource changes. */
 export type SchedulerDeps = RoundDeps & WriterDeps & Pick<DaemonContext, 'bus'>;
 
@@ -165,14 +141,7 @@ export class Scheduler {
   }
 
   private upsert(row: Row, due: number, locations: Location[] = [DAEMON_LOCATION]): void {
-    const input: ProbeInput = {
-      resourceId: row.id,
-      type: row.resource_type as ResourceType,
-      target: row.target,
-      skipTLS: row.skip_tls === 1,
-      recursive: row.recursive === 1,
-      conditions: conditionsOf(row.conditions),
-    };
+    const input = probeInputOf(row);
     const old = this.entries.get(row.id);
     const entry: Entry = {
       // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.

@@ -9,8 +9,11 @@ import type { ProbeInput, ProbeResult } from './types.ts';
 
 /** Runs one check of one target; never throws, never writes. */
 export interface Prober {
-  /** `credential` replaces the runner's lookup for this check (the agent's credentials come with each check). */
-  probe(input: ProbeInput, opts?: { credential?: CredentialLookup }): Promise<ProbeResult>;
+  /**
+   * `credential` replaces the runner's lookup for this check (the agent's credentials come with each check);
+   * `report` asks for the condition outcomes and the response (`POST /admin/api/resources/test`).
+   */
+  probe(input: ProbeInput, opts?: { credential?: CredentialLookup; report?: boolean }): Promise<ProbeResult>;
   /** Closes the pooled connections. */
   close(): Promise<void>;
 }
