@@ -13,7 +13,7 @@ export interface ProbeInput {
   recursive: boolean;
   /** The resource's conditions as written (docs/DECISIONS.md#probe-conditions); absent or empty: the seed's check. */
   conditions?: readonly string[];
-  /** HTTP: the request and the expected answer beyond the seed's GET and 2xx (issue 27); absent: the seed's check. */
+  /** HTTP: the request and the expected answer beyond the seed's GET and 2xx (docs/API.md#resource-fields); absent: the seed's check. */
   http?: HttpRequestSpec;
   /** This resource's whole-check timeout (`timeoutSeconds`); absent: the runner's (`--http-timeout`, 15 s). */
   timeoutMs?: number;
