@@ -1,3 +1,4 @@
+import type { HttpCheckView } from '../../src/api/schemas/http-check.ts';
 import type { Selectable } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type {
@@ -83,8 +84,23 @@ export function toAdminResource(
     locations: locationNames(locations),
     quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? (row.quorum as Quorum) : 'majority',
     conditions: conditionsOf(row.conditions),
+    ...SEED_HTTP_CHECK,
   };
 }
+
+/** The request fields of a resource that sets none: the seed's GET, 2xx, the daemon's timeout. */
+const SEED_HTTP_CHECK: HttpCheckView = {
+  method: 'GET',
+  headers: {},
+  body: null,
+  contentType: null,
+  auth: null,
+  followRedirects: true,
+  expectStatus: ['200-299'],
+  timeoutSeconds: null,
+  upsideDown: false,
+  secrets: { headers: [], clientCert: false },
+};
 
 export function toHistoryEntry(row: Selectable<CheckHistoryTable>): HistoryEntry {
   return {

@@ -4,6 +4,7 @@ import { Incident } from './incidents.ts';
 import { QUORUMS } from '../../probes/quorum.ts';
 import { MAX_CONDITION_LENGTH, MAX_CONDITIONS } from '../../probes/conditions/types.ts';
 import { RESOURCE_TYPES } from '../kinds.ts';
+import { HttpCheckView, httpCheckFields } from './http-check.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
@@ -131,6 +132,7 @@ const adminFields = {
   locations: Type.Array(Type.String(), { description: 'where it is checked: `daemon` and agent names, in order' }),
   quorum: Quorum,
   conditions: Type.Array(Type.String(), { description: 'its conditions, in order; empty when none' }),
+  ...HttpCheckView,
 };
 
 export const AdminResource = Type.Object({ ...Resource.properties, ...detailFields, ...adminFields }, { title: 'AdminResource' });
@@ -160,6 +162,7 @@ export const ResourceCreate = Body(
     locations: Type.Optional(Locations),
     quorum: Type.Optional(Quorum),
     conditions: Type.Optional(Conditions),
+    ...httpCheckFields(false),
   },
   'ResourceCreate',
 );
@@ -179,6 +182,7 @@ export const ResourcePatch = Body(
     locations: Type.Optional(Locations),
     quorum: Type.Optional(Quorum),
     conditions: Type.Optional(Conditions),
+    ...httpCheckFields(true),
   },
   'ResourcePatch',
 );
