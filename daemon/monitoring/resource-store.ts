@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { ResourceType } from '../../src/api/schemas/monitoring.ts';
+import type { Static } from '@sinclair/typebox';
+import type { ResourceCreate, ResourceType } from '../../src/api/schemas/monitoring.ts';
 import { badRequest, conflict, invalidField } from '../../src/errors.ts';
 import { validateConditions } from '../../src/probes/conditions/index.ts';
 import type { Database } from '../store/schema.ts';
@@ -55,6 +56,15 @@ export function checkResourceShape(type: ResourceType, target: string, recursive
   if (recursive && type !== 'DOCKER') throw invalidField('recursive', 'only DOCKER resources can be recursive');
   const reason = checkTarget(type, target, recursive);
   if (reason) throw invalidField('target', `${reason} (${type} target)`);
+}
+
+/**
+ * Everything a create body must meet that needs no database. `POST /admin/api/resources/test`
+ * checks a body with this same function, so that a body it runs is one create would take.
+ */
+export function checkResourceBody(body: Static<typeof ResourceCreate>): void {
+  checkResourceShape(body.resourceType, body.target, body.recursive ?? false);
+  checkConditions(body.resourceType, body.conditions ?? []);
 }
 
 /** Replaces a resource's group memberships. */

@@ -2,15 +2,7 @@ import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
 import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
 import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from '../probes/resource-locations.ts';
-import {
-  checkConditions,
-  checkConditionsWhere,
-  checkGroupIds,
-  checkNameFree,
-  checkResourceShape,
-  groupsOf,
-  setGroups,
-} from './resource-store.ts';
+import { checkConditionsWhere, checkGroupIds, checkNameFree, checkResourceBody, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn } from '../probes/resource-conditions.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
@@ -74,8 +66,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
 
     async createResource({ ctx, body }) {
       const recursive = body.recursive ?? false;
-      checkResourceShape(body.resourceType, body.target, recursive);
-      checkConditions(body.resourceType, body.conditions ?? []);
+      checkResourceBody(body);
       const active = body.active ?? true;
       const now = Date.now();
       const row = await ctx.db
