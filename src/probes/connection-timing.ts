@@ -58,9 +58,12 @@ export function connectTiming(socket: Socket, started: number): CheckTiming {
 /** One check's phases as its request (and each redirect hop's) goes out and is answered. */
 export class TimingRecorder {
   readonly started = performance.now();
-  private dnsMs: number | null = null;
-  private connectMs: number | null = null;
-  private tlsMs: number | null = null;
+  /**
+   * The new connections this check's requests went out on. Read when the timing is asked for:
+   * undici's own connect listener runs first and writes the request before ours has noted the
+   * phase's end.
+   */
+  private readonly opened: SocketPhases[] = [];
   private firstByteMs: number | null = null;
   private sentAt = 0;
   /** The peer address of the connection the last request went out on. */
@@ -72,9 +75,7 @@ export class TimingRecorder {
     const phases = phasesOf.get(socket);
     if (!phases || phases.claimed) return;
     phases.claimed = true;
-    this.dnsMs = add(this.dnsMs, phases.dnsMs);
-    this.connectMs = add(this.connectMs, phases.connectMs);
-    this.tlsMs = add(this.tlsMs, phases.tlsMs);
+    this.opened.push(phases);
   }
 
   answered(): void {
@@ -83,10 +84,11 @@ export class TimingRecorder {
 
   /** The phases so far, rounded to 0.1 ms; totalMs since the check started. */
   timing(): CheckTiming {
+    const sum = (phase: 'dnsMs' | 'connectMs' | 'tlsMs') => round(this.opened.reduce<number | null>((a, p) => add(a, p[phase]), null));
     return {
-      dnsMs: round(this.dnsMs),
-      connectMs: round(this.connectMs),
-      tlsMs: round(this.tlsMs),
+      dnsMs: sum('dnsMs'),
+      connectMs: sum('connectMs'),
+      tlsMs: sum('tlsMs'),
       firstByteMs: round(this.firstByteMs),
       totalMs: round(performance.now() - this.started) ?? 0,
     };
