@@ -35,40 +35,11 @@ function issueClient(dir: string, name = 'client'): { cert: string; key: string 
     if (r.status !== 0) throw new Error(r.stderr);
   };
   writeFileSync(join(dir, 'client.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n');
-  run([
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'client.key',
-    '-out',
-    'client.csr',
-    '-subj',
-    '/CN=probe',
-  ]);
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'client.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-set_serial',
-    '77',
-    '-days',
-    '1',
-    '-extfile',
-    'client.ext',
-    '-out',
-    'client.pem',
-  ]);
-  return { cert: readFileSync(join(dir, 'client.pem'), 'utf8'), key: readFileSync(join(dir, 'client.key'), 'utf8') };
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run(['req', '-new', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
+  const sign = ['-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(100 + name.length), '-days', '1', '-extfile', 'client.ext'];
+  run(['x509', '-req', '-in', `${name}.csr`, ...sign, '-out', `${name}.pem`]);
+  return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
 }
 
 function readAll(req: IncomingMessage): Promise<string> {
