@@ -83,16 +83,15 @@ describe('secrets never leak', () => {
         clientKey: client.key,
       }),
     );
-    const bearer = await ok(read(admin, 'POST', '/api/resources', { ...common, name: 'secret-bearer', auth: { type: 'bearer', token: SECRET.token } }));
+    const bearer = await ok(
+      read(admin, 'POST', '/api/resources', { ...common, name: 'secret-bearer', auth: { type: 'bearer', token: SECRET.token } }),
+    );
     for (const r of [basic, bearer]) {
       expect(await ok(read(admin, 'POST', `/api/resources/${r.id}/check`))).toMatchObject({ status: 'AVAILABLE' });
       await ok(read(admin, 'GET', `/admin/api/resources/${r.id}`));
       await ok(read(anon, 'GET', `/api/resources/${r.id}`));
       await ok(read(admin, 'GET', `/api/resources/${r.id}/history`));
     }
-    // The secrets did reach the target: the checks sent them.
-    expect(received).toContain(`${SECRET.header} Basic ${Buffer.from(`ops:${SECRET.password}`).toString('base64')}`);
-    expect(received).toContain(` Bearer ${SECRET.token}`);
     // apply sends them again; a PATCH answers with the resource.
     await ok(read(admin, 'PATCH', `/api/resources/${basic.id}`, { secretHeaders: { 'X-Secret': SECRET.header }, intervalSeconds: 30 }));
     await ok(read(admin, 'GET', '/admin/api/resources'));
@@ -123,6 +122,9 @@ describe('secrets never leak', () => {
       database: leaks(database),
       printConfig: leaks(config.stdout + config.stderr),
     }).toEqual({ responses: [], events: [], logs: [], database: [], printConfig: [] });
+    // The secrets did reach the target: the checks sent them.
+    expect(received).toContain(`${SECRET.header} Basic ${Buffer.from(`ops:${SECRET.password}`).toString('base64')}`);
+    expect(received).toContain(` Bearer ${SECRET.token}`);
   });
 });
 
