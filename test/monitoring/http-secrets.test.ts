@@ -149,7 +149,9 @@ describe('a database without its install secret', () => {
     expect(merge.status, merge.text).toBe(409);
     expect(merge.json().errors[0].field).toBe('secretHeaders');
     // Fields that need no secret still change.
-    await ok(call(d, admin, 'PATCH', `/api/resources/${r.id}`, { timeoutSeconds: 9 }));
+    expect(await ok(call(d, admin, 'PATCH', `/api/resources/${r.id}`, { timeoutSeconds: 9, method: 'PUT' }))).toMatchObject({
+      secrets: { headers: ['X-Secret'] },
+    });
     const reset = await ok(call(d, admin, 'PATCH', `/api/resources/${r.id}`, { secretHeaders: null }));
     expect(reset).toMatchObject({ timeoutSeconds: 9, secrets: { headers: [] } });
     expect(await ok(call(d, admin, 'POST', `/api/resources/${r.id}/check`))).toMatchObject({ status: 'AVAILABLE' });
