@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMonctl } from '../cli/run.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
@@ -41,7 +42,8 @@ beforeAll(async () => {
   const server = pki.issue('target', 21);
   client = pki.issue('client', 22);
   web = createServer({ cert: server.cert, key: server.key, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    received.push(`${req.headers['x-secret'] ?? ''} ${req.headers.authorization ?? ''}`);
+    const peer = (req.socket as TLSSocket).getPeerCertificate();
+    received.push(`${req.headers['x-secret'] ?? ''} ${req.headers.authorization ?? ''}${peer.subject ? ` cert:${peer.subject.O}` : ''}`);
     res.writeHead(200).end('fine');
   });
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
@@ -123,7 +125,8 @@ describe('secrets never leak', () => {
       printConfig: leaks(config.stdout + config.stderr),
     }).toEqual({ responses: [], events: [], logs: [], database: [], printConfig: [] });
     // The secrets did reach the target: the checks sent them.
-    expect(received).toContain(`${SECRET.header} Basic ${Buffer.from(`ops:${SECRET.password}`).toString('base64')}`);
+    // …the client certificate too (mTLS).
+    expect(received).toContain(`${SECRET.header} Basic ${Buffer.from(`ops:${SECRET.password}`).toString('base64')} cert:client`);
     expect(received).toContain(` Bearer ${SECRET.token}`);
   });
 });
