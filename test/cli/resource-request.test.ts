@@ -226,6 +226,11 @@ describe('resources add|update|get: the request fields', () => {
     expect(host.code).toBe(1);
     expect(host.stderr).toMatch(/--header.*Host is set by the HTTP client itself/);
     expect(host.stderr).not.toMatch(/\bheaders\b/);
+    // A key of a map field (`headers.X-Long`) reads as the flag and the key.
+    const long = await monctl(['resources', 'add', 'long', '--target', url, '--inactive', '--header', `X-Long=${'v'.repeat(8200)}`]);
+    expect(long.code).toBe(1);
+    expect(long.stderr).toMatch(/--header X-Long: /);
+    expect(long.stderr).not.toMatch(/headers\.X-Long/);
     const tcp = await monctl(['resources', 'add', 'tcp', '--type', 'TCP', '--target', '127.0.0.1:9', '--inactive', '--method', 'POST']);
     expect(tcp.code).toBe(1);
     expect(tcp.stderr).toMatch(/--method/);
