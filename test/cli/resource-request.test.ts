@@ -113,6 +113,11 @@ describe('resources add|update|get: the request fields', () => {
     ])
       expect(shown.stdout).toMatch(line);
 
+    // Ten more columns are too many for a list: `get` only.
+    const wide = await monctl(['resources', 'list', '-o', 'wide']);
+    expect(wide.stdout.split('\n')[0]).toMatch(/CONDITIONS/);
+    expect(wide.stdout.split('\n')[0]).not.toMatch(/METHOD|SECRET HEADERS/);
+
     // The check sends what was typed: the secrets read from stdin reach the target.
     seen.length = 0;
     const check = await monctl(['resources', 'check', 'req']);
