@@ -1,9 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePki, type TestPki } from '../helpers/tls.ts';
+import { describe, expect, it } from 'vitest';
+import { useRequestTarget, writeIn } from './request-target.ts';
 import { useAdminCli } from './run.ts';
 
 /**
@@ -18,36 +14,16 @@ const KEY_1 = 'key-one-9c1e7d';
 const KEY_2 = 'key-two-44aa0f';
 const PW = 'pw-apply-31b6e2';
 
-let target: Server;
-let url: string;
-const seen: IncomingHttpHeaders[] = [];
-let pki: TestPki;
-beforeAll(async () => {
-  target = createServer((req, res) => {
-    seen.push(req.headers);
-    req.resume().on('end', () => res.writeHead(200).end('ok'));
-  });
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
-  pki = makePki();
-});
-afterAll(async () => {
-  await new Promise((r) => target?.close(r));
-  pki?.cleanup();
-});
-
-const file = (name: string, text: string) => {
-  const path = join(cli.home.dir, name);
-  writeFileSync(path, text);
-  return path;
-};
-const spec = (env: string, extra = '') =>
+const target = useRequestTarget('/');
+const seen = target.seen;
+const file = (name: string, text: string) => writeIn(cli.home.dir, name, text);
+const spec = (env: string) =>
   file(
     'request.yaml',
     `resources:
   - name: applied-req
     type: HTTP
-    target: ${url}
+    target: ${target.url}
     active: false
     method: POST
     headers: { X-Env: ${env} }
@@ -57,21 +33,23 @@ const spec = (env: string, extra = '') =>
     contentType: application/json
     expectStatus: [200, "300-399"]
     timeoutSeconds: 7
-${extra}`,
+`,
   );
 const apply = (path: string, key = KEY_1, extra: string[] = []) =>
   monctl(['apply', '-f', path, ...extra], { env: { API_KEY: key, API_PW: PW } });
 const noSecrets = (...texts: string[]) => {
   for (const t of texts) for (const s of [KEY_1, KEY_2, PW]) expect(t).not.toContain(s);
 };
-async function checkSees(): Promise<IncomingHttpHeaders> {
+/** The headers the target receives from a check now. */
+async function checkSees() {
   seen.length = 0;
   const check = await monctl(['resources', 'check', 'applied-req']);
   expect(check.code, check.stderr).toBe(0);
-  return seen[0];
+  return seen[0].headers;
 }
 
-describe('apply -f: the request fields of resources', () => {
+// Each test runs several CLI processes (about a second each, more on a busy machine).
+describe('apply -f: the request fields of resources', { timeout: 90_000 }, () => {
   it('creates them with the secrets from the environment; the target receives them; reads never show them', async () => {
     const first = await apply(spec('prod'));
     expect(first.code, first.stderr).toBe(0);
@@ -116,7 +94,7 @@ describe('apply -f: the request fields of resources', () => {
     expect((await monctl(['resources', 'get', 'applied-req', '-o', 'json'])).json().headers).toEqual({ 'X-Env': 'staging' });
     const path = file(
       'removed.yaml',
-      `resources:\n  - name: applied-req\n    type: HTTP\n    target: ${url}\n    active: false\n    auth: null\n    body: null\n    contentType: null\n    expectStatus: null\n    secretHeaders: {}\n`,
+      `resources:\n  - name: applied-req\n    type: HTTP\n    target: ${target.url}\n    active: false\n    auth: null\n    body: null\n    contentType: null\n    expectStatus: null\n    secretHeaders: {}\n`,
     );
     const removed = await apply(path);
     expect(removed.code, removed.stderr).toBe(0);
@@ -131,10 +109,10 @@ describe('apply -f: the request fields of resources', () => {
   });
 
   it('a client certificate and key come from environment variables holding the PEM', async () => {
-    const client = pki.issue('apply-client', 21);
+    const client = target.pki.issue('apply-client', 21);
     const path = file(
       'mtls.yaml',
-      `resources:\n  - name: applied-mtls\n    type: HTTP\n    target: ${url.replace('http:', 'https:')}\n    active: false\n    clientCert: \${CERT}\n    clientKey: \${KEY}\n`,
+      `resources:\n  - name: applied-mtls\n    type: HTTP\n    target: ${target.url.replace('http:', 'https:')}\n    active: false\n    clientCert: \${CERT}\n    clientKey: \${KEY}\n`,
     );
     const env = { CERT: client.cert, KEY: client.key };
     const first = await monctl(['apply', '-f', path], { env });
@@ -151,7 +129,7 @@ describe('apply -f: the request fields of resources', () => {
       `resources:
   - name: bad-req
     type: HTTP
-    target: ${url}
+    target: ${target.url}
     secretHeaders: { X-Api-Key: literal-secret-0d9e }
     auth: { type: bearer, token: "\${UNSET_TOKEN_VAR}" }
     headers: { X-Token: "\${API_KEY}" }

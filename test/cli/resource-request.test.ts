@@ -1,9 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePki, type TestPki } from '../helpers/tls.ts';
+import { describe, expect, it } from 'vitest';
+import { useRequestTarget, writeIn } from './request-target.ts';
 import { useAdminCli } from './run.ts';
 
 /**
@@ -20,45 +16,22 @@ const PASSWORD = 'pw-secret-c04e22';
 const TOKEN = 'tok-secret-5b8d10';
 const SECRETS = [HEADER_SECRET, PASSWORD, TOKEN];
 
-let target: Server;
-let url: string;
-const seen: Array<{ method?: string; headers: IncomingHttpHeaders; body: string }> = [];
-let pki: TestPki;
-beforeAll(async () => {
-  target = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      seen.push({ method: req.method, headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"UP"}');
-    });
-  });
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`;
-  pki = makePki();
-});
-afterAll(async () => {
-  await new Promise((r) => target?.close(r));
-  pki?.cleanup();
-});
-
-const file = (name: string, text: string) => {
-  const path = join(cli.home.dir, name);
-  writeFileSync(path, text);
-  return path;
-};
+const target = useRequestTarget('/health');
+const seen = target.seen;
+const file = (name: string, text: string) => writeIn(cli.home.dir, name, text);
 const noSecrets = (...texts: string[]) => {
   for (const text of texts) for (const s of SECRETS) expect(text).not.toContain(s);
 };
 
-describe('resources add|update|get: the request fields', () => {
+// Each test runs several CLI processes (about a second each, more on a busy machine).
+describe('resources add|update|get: the request fields', { timeout: 90_000 }, () => {
   it('each flag reaches the daemon and get shows it; the secrets come from stdin, one line each, and are never shown', async () => {
     const args = [
       'resources',
       'add',
       'req',
       '--target',
-      url,
+      target.url,
       '--inactive',
       '--method',
       'post',
@@ -133,13 +106,13 @@ describe('resources add|update|get: the request fields', () => {
   });
 
   it('a bearer token from a file, a client certificate and key from files: set, never shown', async () => {
-    const client = pki.issue('client', 11);
+    const client = target.pki.issue('client', 11);
     const add = await monctl([
       'resources',
       'add',
       'mtls',
       '--target',
-      url.replace('http:', 'https:'),
+      target.url.replace('http:', 'https:'),
       '--inactive',
       '--bearer-token-file',
       file('token', `${TOKEN}\n`),
@@ -202,11 +175,18 @@ describe('resources add|update|get: the request fields', () => {
       [['--secret-header', `X-Api-Key=${HEADER_SECRET}`], /--secret-header takes the header name only/],
       [['--header', 'X-A=1', '--secret-header', 'x-a'], /header x-a is named twice/],
     ];
-    for (const [flags, message] of cases) {
-      const res = await monctl(['resources', 'add', 'bad', '--target', url, '--inactive', ...flags]);
-      expect(res.code, `${flags.join(' ')}: ${res.stderr}`).toBe(2);
-      expect(res.stderr).toMatch(message);
-      noSecrets(res.stdout, res.stderr);
+    // Four CLI processes at a time: sixteen one after the other take most of the test's timeout on a busy machine.
+    for (let i = 0; i < cases.length; i += 4) {
+      const batch = cases.slice(i, i + 4);
+      const results = await Promise.all(
+        batch.map(([flags]) => monctl(['resources', 'add', 'bad', '--target', target.url, '--inactive', ...flags])),
+      );
+      results.forEach((res, j) => {
+        const [flags, message] = batch[j];
+        expect(res.code, `${flags.join(' ')}: ${res.stderr}`).toBe(2);
+        expect(res.stderr).toMatch(message);
+        noSecrets(res.stdout, res.stderr);
+      });
     }
     const updated = await monctl(['resources', 'update', 'req', '--timeout', '2m30s']);
     expect(updated.code).toBe(2);
@@ -216,7 +196,7 @@ describe('resources add|update|get: the request fields', () => {
 
   it('a secret expected on stdin and missing is a usage error naming it', async () => {
     const res = await monctl(
-      ['resources', 'add', 'nosecret', '--target', url, '--inactive', '--secret-header', 'X-A', '--basic-auth', 'u'],
+      ['resources', 'add', 'nosecret', '--target', target.url, '--inactive', '--secret-header', 'X-A', '--basic-auth', 'u'],
       {
         input: 'only-one-line\n',
       },
@@ -227,12 +207,12 @@ describe('resources add|update|get: the request fields', () => {
   });
 
   it("the daemon's 400 names the flag typed, not the API's field", async () => {
-    const host = await monctl(['resources', 'add', 'host', '--target', url, '--inactive', '--header', 'Host=example.com']);
+    const host = await monctl(['resources', 'add', 'host', '--target', target.url, '--inactive', '--header', 'Host=example.com']);
     expect(host.code).toBe(1);
     expect(host.stderr).toMatch(/--header.*Host is set by the HTTP client itself/);
     expect(host.stderr).not.toMatch(/\bheaders\b/);
     // A key of a map field (`headers.X-Long`) reads as the flag and the key.
-    const long = await monctl(['resources', 'add', 'long', '--target', url, '--inactive', '--header', `X-Long=${'v'.repeat(8200)}`]);
+    const long = await monctl(['resources', 'add', 'long', '--target', target.url, '--inactive', '--header', `X-Long=${'v'.repeat(8200)}`]);
     expect(long.code).toBe(1);
     expect(long.stderr).toMatch(/--header X-Long: /);
     expect(long.stderr).not.toMatch(/headers\.X-Long/);
