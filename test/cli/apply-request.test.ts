@@ -78,6 +78,8 @@ describe('apply -f: the request fields of resources', { timeout: 90_000 }, () =>
     expect(again.stdout).toBe(
       'No changes: the daemon already matches the file.\nSecrets were sent again (reads never show them to compare): resource applied-req.\n',
     );
+    const dry = await apply(spec('prod'), KEY_1, ['--dry-run']);
+    expect(dry.stdout).toMatch(/^No changes: .*\nSecrets would be sent again .*: resource applied-req\.\n$/);
     const json = await apply(spec('prod'), KEY_1, ['-o', 'json']);
     expect(json.json()).toEqual({ dryRun: false, changes: [], secretsSent: ['resource applied-req'] });
     // A rotated secret: nothing the daemon shows changes, but the check sends the new value.
