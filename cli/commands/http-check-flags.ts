@@ -68,10 +68,17 @@ export function httpCheckFlags(cmd: Command, update: boolean): Command {
   cmd
     .option('--method <method>', `HTTP: ${HTTP_METHODS.join(', ')} (default GET)`)
     .option('--header <name=value>', 'HTTP: a request header, shown in reads (repeatable)', collect)
-    .option('--secret-header <name>', 'HTTP: a header whose value is a secret, read from a prompt or stdin (repeatable)', collect)
+    .option(
+      '--secret-header <name>',
+      'HTTP: a header whose value is a secret, read from a prompt or stdin, one line each in flag order (repeatable)',
+      collect,
+    )
     .option('--body <text|@file>', 'HTTP: the request body, at most 64 KiB: the text itself, or @path to read a file')
     .option('--content-type <type>', "HTTP: the body's content type (default text/plain)")
-    .option('--basic-auth <user>', 'HTTP: basic auth as this user; the password is read from a prompt or stdin')
+    .option(
+      '--basic-auth <user>',
+      'HTTP: basic auth as this user; the password is read from a prompt or stdin (the line after the secret headers)',
+    )
     .option('--bearer-token-file <path>', 'HTTP: send Authorization: Bearer with the token in this file')
     .option('--client-cert <path>', 'HTTP: a PEM client certificate (chain) for mTLS; needs --client-key')
     .option('--client-key <path>', 'HTTP: its PEM private key')
