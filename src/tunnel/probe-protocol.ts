@@ -97,7 +97,7 @@ export interface RemoteCheck {
   credential?: { registry: string; username: string; password: string };
   /** So that the agent parses a resource's conditions once (0: a check of nothing stored). */
   resourceId?: number;
-  conditions?: string[];
+  conditions?: readonly string[];
   http?: HttpRequestSpec;
   /** The resource's own timeout (`timeoutSeconds`), for this check in place of `timeoutMs`. */
   checkTimeoutMs?: number;
