@@ -45,6 +45,7 @@ let base = '';
 beforeAll(async () => {
   tc = await openContext();
   target = createServer((req, res) => {
+    if (req.url === '/slow') return void setTimeout(() => res.end('late'), 3_000).unref();
     const status = req.url === '/down' ? 'DOWN' : 'UP';
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ status, items: [1, 2, 3] }));
@@ -145,6 +146,32 @@ describe('probe protocol 2', () => {
       expect(await sendRaw(pair, JSON.stringify(check()), 1)).toMatchObject({ answer: { status: 'AVAILABLE', message: '200 OK' } });
       const v2 = await sendRaw(pair, JSON.stringify(check({ target: `${base}/down`, conditions: ['[BODY].status == UP'] })));
       expect(v2).toMatchObject({ answer: { status: 'NOT_AVAILABLE', errorCode: 'CONDITION_FAILED' } });
+    } finally {
+      await close();
+    }
+  });
+
+  it("the agent answers a report and the timing when asked, and honours the resource's own timeout", async () => {
+    const { probes, close } = await connected();
+    try {
+      const reported = await probes.probe(
+        1,
+        'office',
+        check({ target: `${base}/down`, conditions: ['[BODY].status == UP'], report: true }),
+      );
+      expect(reported).toMatchObject({
+        ran: true,
+        status: 'NOT_AVAILABLE',
+        report: {
+          conditions: [{ condition: '[BODY].status == UP', ok: false, message: '[BODY].status (DOWN) == UP' }],
+          response: { status: 200, body: '{"status":"DOWN","items":[1,2,3]}', bodyTruncated: false },
+        },
+      });
+      expect(reported.ran && reported.timing?.totalMs).toBeGreaterThanOrEqual(0);
+      // The runner's timeout is 5 s; the resource's own, 300 ms, ends the check against a 3 s first byte.
+      const slow = await probes.probe(1, 'office', check({ target: `${base}/slow`, checkTimeoutMs: 300 }));
+      expect(slow).toMatchObject({ ran: true, status: 'NOT_AVAILABLE', errorCode: 'CONNECTION_ERROR' });
+      expect(slow.ran && slow.message).toMatch(/timeout after 300 ms/);
     } finally {
       await close();
     }
