@@ -6,21 +6,13 @@ import type { RequestContext } from '../http/bind.ts';
 import type { ResourceRow, ResourceUpdate } from '../store/schema.ts';
 import type { DaemonContext } from '../context.ts';
 import { fieldsOf, openSecrets, requestBox } from '../probes/http-request-store.ts';
-import { checkRequestFields, checkRequestWhere } from './http-check-rules.ts';
+import { checkRequestFields } from './http-check-rules.ts';
 import { checkUnopenedPatch, mergeRequest, type RequestPatch, requestChanges, touchesRequest } from './http-check-patch.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
 import { type GroupRef, toAdminResource } from './mappers.ts';
-import {
-  checkConditions,
-  checkConditionsWhere,
-  checkGroupIds,
-  checkNameFree,
-  checkResourceShape,
-  groupsOf,
-  setGroups,
-} from './resource-store.ts';
+import { checkConditions, checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn, conditionsOf } from '../probes/resource-conditions.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { locationsOfOne, resolveLocations, sameLocations, setLocations } from '../probes/resource-locations.ts';
@@ -60,12 +52,6 @@ export async function updateResource(
       const request = mergedRequest(ctx, before, body, type);
       const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
       const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
-      if (body.conditions !== undefined || locations !== undefined || request.touched) {
-        const kept = body.conditions ?? conditionsOf(before.conditions);
-        const where = locations ?? (await locationsOfOne(trx, params.id));
-        checkConditionsWhere(kept, where);
-        checkRequestWhere(request.fields, where);
-      }
       const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
       const regrouped = groupIds !== undefined && !sameIds(groupIds, (await groupsOf(trx, [params.id])).get(params.id) ?? []);
       if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);

@@ -162,14 +162,12 @@ describe('what a create refuses, naming the field', () => {
     expect(await refused(create({ clientCert: a.cert, clientKey: b.key }))).toEqual(['clientKey']);
   });
 
-  it('request fields, timeoutSeconds or upsideDown with an agent location are a 400 (agents do not receive them yet)', async () => {
+  it('request fields, timeoutSeconds and upsideDown with an agent location are accepted: agents receive them (probe protocol 2)', async () => {
     const agent = await ok(call(d, admin, 'POST', '/admin/api/agents', { name: 'fields-edge' }));
-    expect(await refused(create({ locations: ['daemon', agent.name], secretHeaders: { 'X-A': 'b' } }))).toEqual(['secretHeaders']);
-    expect(await refused(create({ locations: [agent.name], timeoutSeconds: 5 }))).toEqual(['timeoutSeconds']);
-    // The defaults spelled out are no request fields.
-    await ok(create({ locations: [agent.name], method: 'GET', followRedirects: true, upsideDown: false }));
+    await ok(create({ locations: ['daemon', agent.name], secretHeaders: { 'X-A': 'b' } }));
+    await ok(create({ locations: [agent.name], timeoutSeconds: 5 }));
     const r = await ok(create({ upsideDown: true }));
-    expect(await refused(patch(r.id, { locations: [agent.name] }))).toEqual(['upsideDown']);
+    expect(await ok(patch(r.id, { locations: [agent.name] }))).toMatchObject({ locations: [agent.name], upsideDown: true });
   });
 });
 
