@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { CheckTiming } from '../../src/probes/types.ts';
 
 /**
  * The probe engine's Prometheus metrics. Per-resource series are labelled by
@@ -10,6 +11,8 @@ export interface ProbeMetrics {
   status: Gauge<'resource_id' | 'type' | 'location'>;
   lastDuration: Gauge<'resource_id' | 'type' | 'location'>;
   duration: Histogram<'type' | 'location'>;
+  /** Each phase of each check (docs/DECISIONS.md#check-timing); no series per resource. */
+  phases: Histogram<'phase' | 'type' | 'location'>;
   checks: Counter<'type' | 'status' | 'location'>;
   failures: Counter<'type' | 'location'>;
   lag: Histogram<'location'>;
@@ -44,6 +47,13 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
     help: 'Duration of checks, by resource type and location',
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
   });
+  const phases = new Histogram({
+    name: 'monctl_check_phase_seconds',
+    registers,
+    labelNames: ['phase', 'type', 'location'] as const,
+    help: 'Duration of each phase of checks (dns, connect, tls, first_byte, total), by resource type and location; a phase that did not happen (a pooled connection, plain HTTP) is not observed',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  });
   const checks = new Counter({
     name: 'monctl_checks_total',
     registers,
@@ -73,6 +83,7 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
     status,
     lastDuration,
     duration,
+    phases,
     checks,
     failures,
     lag,
@@ -86,4 +97,21 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
       }
     },
   };
+}
+
+const PHASE_LABELS = [
+  ['dns', 'dnsMs'],
+  ['connect', 'connectMs'],
+  ['tls', 'tlsMs'],
+  ['first_byte', 'firstByteMs'],
+  ['total', 'totalMs'],
+] as const;
+
+/** Observes the phases a check timed; a null phase did not happen and is left out, so it does not pull the quantiles to 0. */
+export function observePhases(phases: ProbeMetrics['phases'], type: string, location: string, timing: CheckTiming | undefined): void {
+  if (!timing) return;
+  for (const [phase, key] of PHASE_LABELS) {
+    const ms = timing[key];
+    if (ms !== null && Number.isFinite(ms)) phases.observe({ phase, type, location }, Math.max(0, ms) / 1000);
+  }
 }

@@ -119,6 +119,8 @@ export interface ResourcesTable {
   quorum: Generated<string>;
   /** Its conditions' texts as a JSON array (migration 0017); NULL when none. */
   conditions: Generated<string | null>;
+  /** The phases of the latest check as JSON (migration 0019, daemon/probes/check-timing.ts); NULL when none were timed. */
+  latest_timing: Generated<string | null>;
 }
 
 /** Where a resource is checked (migration 0013); `agent_id` null is the daemon. No rows: the daemon alone. */
@@ -138,6 +140,8 @@ export interface LocationResultsTable {
   error_code: string | null;
   checked_at: number;
   duration_ms: number;
+  /** Its phases as JSON (migration 0019); NULL when none were timed. */
+  timing: Generated<string | null>;
 }
 
 export interface ResourceGroupsTable {
