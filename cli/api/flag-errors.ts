@@ -18,6 +18,11 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function withFlagNames(text: string, flags: FlagNames): string {
   let out = text;
   for (const [field, flag] of Object.entries(flags)) {
+    // An item of a repeatable flag, counted from 1 as the user typed them (`conditions[2]` → `--condition #3`),
+    // and a key of a map flag (`headers.X-Api-Key` → `--header X-Api-Key`).
+    const at = `(?<=^|[\\s(;,])${escapeRegExp(field)}`; // where a field path starts, not inside a URL
+    out = out.replace(new RegExp(`${at}\\[(\\d+)\\]`, 'g'), (_, i: string) => `${flag} #${Number(i) + 1}`);
+    out = out.replace(new RegExp(`${at}\\.([\\w-]+)`, 'g'), (_, key: string) => `${flag} ${key}`);
     const word = /[A-Z]/.test(field) ? `(?<![\\w-])${escapeRegExp(field)}(?!\\w)` : `(?<=^|for |\\n)${escapeRegExp(field)}(?=:)`;
     out = out.replace(new RegExp(word, 'g'), flag);
   }
@@ -27,7 +32,10 @@ export function withFlagNames(text: string, flags: FlagNames): string {
 /** The same HttpError (status, code, exit code) with its detail and field errors named by flags. */
 export function renameFields(err: unknown, flags: FlagNames): unknown {
   if (!(err instanceof HttpError)) return err;
-  const errors = err.errors?.map((e) => ({ field: flags[e.field] ?? e.field, message: withFlagNames(e.message, flags) }));
+  const errors = err.errors?.map((e) => ({
+    field: flags[e.field] ?? withFlagNames(e.field, flags),
+    message: withFlagNames(e.message, flags),
+  }));
   return new HttpError(err.status, err.code, withFlagNames(err.message, flags), {
     errors,
     headers: err.headers,

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { NotifierConfigPatch, NotifierType } from '../../src/api/schemas/notifiers.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
-import { readSecret, readStdin, stdinIsTty } from '../io/prompt.ts';
+import { readSecrets } from '../io/prompt.ts';
 
 /**
  * The flags of `notifiers add|update` and the config they make. Secrets are
@@ -74,26 +74,6 @@ export function notifierFlags(cmd: Command, update: boolean): Command {
       .option('--remove-auth', 'EMAIL: no SMTP AUTH (drops username and password)');
   }
   return cmd;
-}
-
-/** Reads the secrets named by `labels`: hidden prompts on a terminal, else one stdin line each. */
-async function readSecrets(labels: string[]): Promise<string[]> {
-  if (labels.length === 0) return [];
-  if (stdinIsTty()) {
-    const values: string[] = [];
-    for (const label of labels) values.push(await readSecret(label));
-    return values;
-  }
-  const lines = (await readStdin()).split(/\r?\n/);
-  return labels.map((label, i) => {
-    if (!lines[i])
-      throw new MonctlError(
-        'usage',
-        `expected ${labels.length === 1 ? 'a line' : `${labels.length} lines`} on stdin (${labels.join('; ')}): ${label} is missing`,
-        ExitCode.usage,
-      );
-    return lines[i];
-  });
 }
 
 function usage(message: string): never {

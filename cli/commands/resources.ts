@@ -1,75 +1,16 @@
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
-import type { AdminResource, HistoryEntry, LocationResult, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import type { HistoryEntry, ResourceCreate } from '../../src/api/schemas/monitoring.ts';
 import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
-import { QUORUMS } from '../../src/probes/quorum.ts';
 import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
-import { type FlagNames, namingFlags } from '../api/flag-errors.ts';
+import { namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
-import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+import { RESOURCE_FLAG_NAMES, type ResourceFlags, resourceBody, resourceFlags } from './resource-flags.ts';
+import { historyView, type R, view } from './resource-view.ts';
 
-/** Admins see AdminResource; others the public list item or detail (fields may be absent). */
-type R = Partial<Static<typeof AdminResource>> & {
-  id: number;
-  name: string;
-  incidents?: Array<{ id: number; openedAt: string; resolvedAt: string | null }>;
-  locationResults?: LocationResult[];
-};
-
-/** `office: not_available (503 Service Unavailable)`; an unknown location with its reason. */
-function byLocation(l: LocationResult): string {
-  return l.status === 'available' || !l.message ? `${l.location}: ${l.status}` : `${l.location}: ${l.status} (${l.message})`;
-}
-
-export const view: View<R> = {
-  columns: [
-    { header: 'ID', get: (r) => r.id },
-    { header: 'NAME', get: (r) => r.name },
-    { header: 'TYPE', get: (r) => r.resourceType },
-    { header: 'TARGET', get: (r) => r.target },
-    { header: 'STATUS', get: (r) => r.currentStatus, status: true },
-    { header: 'CHECKED', get: (r) => r.latestCheckedAt },
-    { header: 'MESSAGE', get: (r) => r.latestMessage, wide: true },
-    { header: 'ERROR', get: (r) => r.latestErrorCode, wide: true },
-    { header: 'INTERVAL', get: (r) => r.intervalSeconds, wide: true },
-    { header: 'GROUPS', get: (r) => r.groups?.map((g) => g.name), wide: true },
-    { header: 'ACTIVE', get: (r) => r.active, wide: true },
-    { header: 'SKIP TLS', get: (r) => r.skipTLS, wide: true },
-    { header: 'RECURSIVE', get: (r) => r.recursive, wide: true },
-    {
-      header: 'THRESHOLDS',
-      get: (r) => (r.failureThreshold === undefined ? undefined : `${r.failureThreshold} down / ${r.successThreshold} up`),
-      wide: true,
-    },
-    { header: 'MAINTENANCE', get: (r) => (r.inMaintenance === undefined ? undefined : r.inMaintenance ? 'yes' : 'no'), wide: true },
-    { header: 'CERT EXPIRES', get: (r) => r.certExpiresAt, wide: true },
-    { header: 'LOCATIONS', get: (r) => r.locations, wide: true },
-    { header: 'QUORUM', get: (r) => r.quorum, wide: true },
-    { header: 'CONDITIONS', get: (r) => (r.conditions?.length ? r.conditions : undefined), wide: true },
-    // The admin detail: the latest result at each location (unknown says why).
-    { header: 'BY LOCATION', get: (r) => r.locationResults?.map(byLocation).join('; '), wide: true },
-    // The admin detail's recent incidents (`monctl incidents list --resource NAME` lists them all).
-    {
-      header: 'OPEN INCIDENT',
-      get: (r) => r.incidents?.filter((i) => i.resolvedAt === null).map((i) => `#${i.id} since ${i.openedAt}`),
-      wide: true,
-    },
-    { header: 'CREATED', get: (r) => r.createdAt, wide: true },
-  ],
-};
-
-export const historyView: View<HistoryEntry> = {
-  columns: [
-    { header: 'ID', get: (h) => h.id },
-    { header: 'CHECKED', get: (h) => h.checkedAt },
-    { header: 'STATUS', get: (h) => h.status, status: true },
-    { header: 'LOCATION', get: (h) => h.location },
-    { header: 'MS', get: (h) => h.durationMs },
-    { header: 'ERROR', get: (h) => h.errorCode },
-    { header: 'MESSAGE', get: (h) => h.message },
-  ],
-};
+export { groupIds } from './resource-flags.ts';
+export { historyView, view };
 
 /** Lists through the admin endpoints when the credential is ADMIN (the public list leaves out inactive and hidden ones). */
 export const listAll = async (rt: Runtime): Promise<R[]> =>
@@ -81,127 +22,6 @@ export const resourceId = (rt: Runtime, ref: string) =>
     () => listAll(rt),
     (r) => r.name,
   );
-export const groupIds = (rt: Runtime, refs: string[]) =>
-  Promise.all(
-    refs.map((g) =>
-      resolveRef(
-        g,
-        'group',
-        () => rt.client.call(ops.listGroups),
-        (x) => x.name,
-      ),
-    ),
-  );
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-function interval(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new MonctlError('usage', `--interval must be a number of seconds, not "${text}"`, ExitCode.usage);
-  return Number(text);
-}
-/** A threshold, 1 to 100 (the daemon checks the range too, and says which field). */
-function threshold(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100)
-    throw new MonctlError('usage', `${flag} must be a number from 1 to 100, not "${text}"`, ExitCode.usage);
-  return Number(text);
-}
-
-/** The daemon's fields as `resources add/update` name them. */
-const FLAGS: FlagNames = {
-  resourceType: '--type',
-  target: '--target',
-  intervalSeconds: '--interval',
-  groupIds: '--group',
-  skipTLS: '--skip-tls',
-  recursive: '--recursive',
-  failureThreshold: '--failure-threshold',
-  successThreshold: '--success-threshold',
-  locations: '--location',
-  quorum: '--quorum',
-  conditions: '--condition',
-};
-
-/** `--type`, checked before any request: the daemon's 400 would name `resourceType` and exit 1. */
-function resourceType(text: string): (typeof RESOURCE_TYPES)[number] {
-  const type = text.toUpperCase();
-  if (!(RESOURCE_TYPES as readonly string[]).includes(type))
-    throw new MonctlError('usage', `--type must be one of ${RESOURCE_TYPES.join(', ')}, not "${text}"`, ExitCode.usage);
-  return type as (typeof RESOURCE_TYPES)[number];
-}
-
-/** Commander's names: `groups` is update's `--no-groups`, false when given. */
-interface Flags {
-  type?: string;
-  target?: string;
-  interval?: string;
-  group?: string[];
-  groups?: boolean;
-  skipTls?: boolean;
-  recursive?: boolean;
-  active?: boolean;
-  name?: string;
-  failureThreshold?: string;
-  successThreshold?: string;
-  location?: string[];
-  quorum?: string;
-  condition?: string[];
-  /** update's `--no-conditions`: false when given. */
-  conditions?: boolean;
-}
-
-function resourceFlags(cmd: Command): Command {
-  return cmd
-    .option('--type <type>', 'HTTP, TCP or DOCKER')
-    .option('--target <target>', 'URL (HTTP), host:port (TCP) or image reference (DOCKER)')
-    .option('--interval <seconds>', 'seconds between checks (10 to 86400)')
-    .option('--group <group>', 'group id or name (repeatable)', collect)
-    .option('--skip-tls', 'accept self-signed certificates')
-    .option('--no-skip-tls', 'verify certificates')
-    .option('--recursive', 'DOCKER: check every repository under a namespace')
-    .option('--no-recursive', 'not recursive')
-    .option('--active', 'checked on schedule')
-    .option('--inactive', 'not checked')
-    .option('--failure-threshold <n>', 'consecutive failed checks that open an incident (1 to 100, default 3)')
-    .option('--success-threshold <n>', 'consecutive good checks that resolve it (1 to 100, default 1)')
-    .option('--location <location>', 'where to check it: daemon, or an agent name or id (repeatable; default daemon)', collect)
-    .option('--quorum <quorum>', `how the locations decide: ${QUORUMS.join(', ')} (default majority)`)
-    .option(
-      '--condition <condition>',
-      "what up means, in Gatus's syntax: '[BODY].status == UP' (repeatable, all must hold; replaces the list)",
-      collect,
-    );
-}
-
-async function bodyOf(rt: Runtime, f: Flags & { inactive?: boolean }): Promise<Static<typeof ResourcePatch>> {
-  const body: Static<typeof ResourcePatch> = {};
-  if (f.name) body.name = f.name;
-  if (f.type) body.resourceType = resourceType(f.type);
-  if (f.target) body.target = f.target;
-  if (f.interval !== undefined) body.intervalSeconds = interval(f.interval);
-  if (f.group && f.groups === false) throw new MonctlError('usage', 'give --group or --no-groups, not both', ExitCode.usage);
-  if (f.group) body.groupIds = await groupIds(rt, f.group);
-  if (f.groups === false) body.groupIds = [];
-  if (f.skipTls !== undefined) body.skipTLS = f.skipTls;
-  if (f.recursive !== undefined) body.recursive = f.recursive;
-  if (f.active) body.active = true;
-  if (f.inactive) body.active = false;
-  if (f.failureThreshold !== undefined) body.failureThreshold = threshold('--failure-threshold', f.failureThreshold);
-  if (f.successThreshold !== undefined) body.successThreshold = threshold('--success-threshold', f.successThreshold);
-  if (f.location) body.locations = f.location;
-  if (f.condition && f.conditions === false)
-    throw new MonctlError('usage', 'give --condition or --no-conditions, not both', ExitCode.usage);
-  if (f.condition) body.conditions = f.condition;
-  if (f.conditions === false) body.conditions = [];
-  if (f.quorum !== undefined) {
-    const q = f.quorum.toLowerCase();
-    if (!(QUORUMS as readonly string[]).includes(q))
-      throw new MonctlError('usage', `--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`, ExitCode.usage);
-    body.quorum = q as (typeof QUORUMS)[number];
-  }
-  return body;
-}
-
 /** Polls the history until the first check is recorded (a new active resource is due at once). */
 async function waitForCheck(rt: Runtime, id: number, timeoutS: number): Promise<HistoryEntry> {
   const deadline = Date.now() + timeoutS * 1000;
@@ -243,9 +63,9 @@ export function register(program: Command): void {
 
   withOutput(resourceFlags(resources.command('add').description('add a resource').argument('<name>')))
     .option('--wait', 'wait for the first check, then show the resource; exit 5 when NOT_AVAILABLE (not with --inactive)')
-    .option('--timeout <seconds>', 'how long --wait waits', '120')
+    .option('--wait-timeout <seconds>', 'how long --wait waits', '120')
     .action(
-      act(async (rt, name: string, f: Flags & { inactive?: boolean; wait?: boolean; timeout: string }) => {
+      act(async (rt, name: string, f: ResourceFlags & { wait?: boolean; waitTimeout: string }) => {
         if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
         if (!f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', ExitCode.usage);
         if (!f.type) {
@@ -265,15 +85,11 @@ export function register(program: Command): void {
             ExitCode.usage,
           );
         }
-        const body = { ...(await bodyOf(rt, f)), name } as Static<typeof ResourcePatch> & {
-          name: string;
-          resourceType: 'HTTP';
-          target: string;
-        };
-        const created = await namingFlags(FLAGS, () => rt.client.call(ops.createResource, { body }));
+        const body = { ...(await resourceBody(rt, f)), name } as Static<typeof ResourceCreate>;
+        const created = await namingFlags(RESOURCE_FLAG_NAMES, () => rt.client.call(ops.createResource, { body }));
         if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
         if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);
-        const entry = await waitForCheck(rt, created.id, Number(f.timeout));
+        const entry = await waitForCheck(rt, created.id, Number(f.waitTimeout));
         // The resource, as without --wait, now with its first result (recorded in the same transaction as the entry).
         // A USER does not see a resource of a HIDDEN group: then the resource as created.
         const shown = await getOne(rt, created.id).catch((err: unknown) => {
@@ -288,16 +104,19 @@ export function register(program: Command): void {
   withOutput(
     resourceFlags(
       resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'),
+      true,
     )
       .option('--name <name>', 'rename')
       .option('--no-groups', 'take it out of every group (--group replaces the groups)')
       .option('--no-conditions', 'remove its conditions'),
   ).action(
-    act(async (rt, ref: string, f: Flags & { inactive?: boolean }) => {
-      const body = await bodyOf(rt, f);
+    act(async (rt, ref: string, f: ResourceFlags) => {
+      const body = await resourceBody(rt, f);
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
       const id = await resourceId(rt, ref);
-      const r = await namingFlags({ ...FLAGS, name: '--name' }, () => rt.client.call(ops.updateResource, { params: { id }, body }));
+      const r = await namingFlags({ ...RESOURCE_FLAG_NAMES, name: '--name' }, () =>
+        rt.client.call(ops.updateResource, { params: { id }, body }),
+      );
       await rt.done(r, `Updated resource ${r.name} (id ${r.id}).`);
     }),
   );

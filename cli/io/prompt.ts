@@ -46,6 +46,26 @@ export async function readSecret(label: string, opts: { confirm?: boolean } = {}
   return value;
 }
 
+/** Reads the secrets named by `labels`: hidden prompts on a terminal, else one stdin line each. */
+export async function readSecrets(labels: string[]): Promise<string[]> {
+  if (labels.length === 0) return [];
+  if (stdinIsTty()) {
+    const values: string[] = [];
+    for (const label of labels) values.push(await readSecret(label));
+    return values;
+  }
+  const lines = (await readStdin()).split(/\r?\n/);
+  return labels.map((label, i) => {
+    if (!lines[i])
+      throw new MonctlError(
+        'usage',
+        `expected ${labels.length === 1 ? 'a line' : `${labels.length} lines`} on stdin (${labels.join('; ')}): ${label} is missing`,
+        ExitCode.usage,
+      );
+    return lines[i];
+  });
+}
+
 /**
  * Destructive commands: asks on a TTY, needs `--yes` otherwise (exit 2).
  * `what` completes "Delete resource 3 (web)?"; `items`, when given, are

@@ -52,7 +52,7 @@ describe('resources with conditions from the CLI', () => {
       '[BODY] == x',
     ]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/conditions\[0\].*column 1: \[BODY\] does not apply to TCP/s);
+    expect(bad.stderr).toMatch(/--condition #1.*column 1: \[BODY\] does not apply to TCP/s);
   });
 
   it('apply -f manages conditions: created, then no change, then replaced', async () => {

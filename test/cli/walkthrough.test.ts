@@ -149,7 +149,17 @@ describe('resources add --wait', () => {
   }, 60_000);
 
   it('refuses --wait on an inactive resource at once, creating nothing', async () => {
-    const res = await monctl(['resources', 'add', 'asleep', '--target', 'http://127.0.0.1:9/a', '--inactive', '--wait', '--timeout', '3']);
+    const res = await monctl([
+      'resources',
+      'add',
+      'asleep',
+      '--target',
+      'http://127.0.0.1:9/a',
+      '--inactive',
+      '--wait',
+      '--wait-timeout',
+      '3',
+    ]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/inactive resource/);
     expect((await monctl(['resources', 'get', 'asleep'])).code).toBe(3);
