@@ -59,12 +59,19 @@ export class ConditionCache {
 /**
  * The verdict of a check that got its answer (`passed`, AVAILABLE) once its conditions are read:
  * unchanged when all hold, else NOT_AVAILABLE with `CONDITION_FAILED` and the first failed
- * condition as Gatus shows it (`[BODY].status (DOWN) == UP`).
+ * condition as Gatus shows it (`[BODY].status (DOWN) == UP`). `outcomes`, when given, receives
+ * each condition's outcome in order (a report).
  */
-export function judge(conditions: CheckConditions, observation: Observation, passed: Outcome): Outcome {
+export function judge(
+  conditions: CheckConditions,
+  observation: Observation,
+  passed: Outcome,
+  outcomes?: { condition: string; ok: boolean; message: string }[],
+): Outcome {
   if (conditions.problem) return { ...passed, status: 'NOT_AVAILABLE', message: conditions.problem, errorCode: CONDITION_FAILED };
-  const { ok, outcomes } = evaluateAll(conditions.list, observation);
-  if (ok) return passed;
-  const failed = outcomes.find((o) => !o.ok);
+  const result = evaluateAll(conditions.list, observation);
+  if (outcomes) result.outcomes.forEach((o, i) => outcomes.push({ condition: conditions.list[i].source, ok: o.ok, message: o.message }));
+  if (result.ok) return passed;
+  const failed = result.outcomes.find((o) => !o.ok);
   return { ...passed, status: 'NOT_AVAILABLE', message: failed?.message ?? 'a condition failed', errorCode: CONDITION_FAILED };
 }

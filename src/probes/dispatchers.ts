@@ -1,15 +1,18 @@
+import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher, interceptors } from 'undici';
+import { timeSocket, timingInterceptor } from './connection-timing.ts';
 
 /**
  * The probe engine's undici dispatchers: one keep-alive pool for verified TLS
  * and one for `skipTLS` resources, so that accepting a bad certificate is
- * scoped to the resources that asked for it. Connections are reused across
- * checks of the same origin.
+ * scoped to the resources that asked for it, and one per client certificate
+ * (mTLS). Connections are reused across checks of the same origin.
  */
 export interface Dispatchers {
-  /** Follows up to 5 redirects (HTTP checks). */
-  http(skipTLS: boolean): Dispatcher;
+  /** HTTP checks: follows up to MAX_REDIRECTS redirects unless the request says `maxRedirections: 0`; times each check. */
+  http(skipTLS: boolean, clientCert?: { cert: string; key: string } | null): Dispatcher;
   /** No redirect following; the DOCKER client decides per request. */
   raw(skipTLS: boolean): Dispatcher;
   /** The notAfter (epoch ms) of the certificate last served on a TLS connection to this URL's origin. */
@@ -32,13 +35,14 @@ interface Seen {
 
 /**
  * undici's connector, plus a note of each TLS peer certificate's notAfter and
- * each peer address by origin. undici does not expose a response's socket, so
- * they are caught when the connection is made; keep-alive reuses that connection.
+ * each peer address by origin, and of each new socket's phase times (the
+ * check's timing). undici does not expose a response's socket, so they are
+ * caught when the connection is made; keep-alive reuses that connection.
  */
 function recordingConnector(options: buildConnector.BuildOptions, { certs, addresses }: Seen): buildConnector.connector {
   const connect = buildConnector(options);
-  return (opts, callback) =>
-    connect(opts, (...args) => {
+  return (opts, callback) => {
+    const socket = connect(opts, (...args) => {
       const [err, socket] = args;
       if (!err && socket.remoteAddress) addresses.set(originKey(opts.hostname, opts.port, opts.protocol), socket.remoteAddress);
       if (!err && opts.protocol === 'https:') {
@@ -46,22 +50,37 @@ function recordingConnector(options: buildConnector.BuildOptions, { certs, addre
         if (Number.isFinite(notAfter)) certs.set(originKey(opts.hostname, opts.port, opts.protocol), notAfter);
       }
       callback(...args);
-    });
+    }) as unknown as Socket | undefined;
+    if (socket) timeSocket(socket, opts.protocol === 'https:');
+    return socket as never;
+  };
 }
 
-export const MAX_REDIRECTS = 5;
+/** Redirects followed by default; the next one is a failure that says so (docs/DECISIONS.md#probe-requests). */
+export const MAX_REDIRECTS = 10;
+/**
+ * The pools' own connect, headers and body timeouts: the longest a resource may ask for
+ * (`timeoutSeconds` 120). Each check is bounded by its own timeout (an abort, and undici's
+ * per-request headersTimeout and bodyTimeout), shorter or longer than the runner's.
+ */
+export const MAX_CHECK_TIMEOUT_MS = 120_000;
+/** Client certificates with a pool of their own; past it the least recently used pool is closed. */
+export const MAX_CLIENT_CERT_POOLS = 256;
 
 export function createDispatchers(timeoutMs: number): Dispatchers {
+  const limit = Math.max(timeoutMs, MAX_CHECK_TIMEOUT_MS);
   const options = {
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connectTimeout: timeoutMs,
+    headersTimeout: limit,
+    bodyTimeout: limit,
+    connectTimeout: limit,
   };
   const seen: Seen = { certs: new Map(), addresses: new Map() };
-  const verified = new Agent({ ...options, connect: recordingConnector({ timeout: timeoutMs }, seen) });
-  const insecure = new Agent({ ...options, connect: recordingConnector({ timeout: timeoutMs, rejectUnauthorized: false }, seen) });
+  const agent = (tls: buildConnector.BuildOptions) =>
+    new Agent({ ...options, connect: recordingConnector({ timeout: limit, ...tls }, seen) });
+  const verified = agent({});
+  const insecure = agent({ rejectUnauthorized: false });
   const byOrigin = <T>(map: Map<string, T>, url: string): T | undefined => {
     try {
       const u = new URL(url);
@@ -72,15 +91,36 @@ export function createDispatchers(timeoutMs: number): Dispatchers {
     }
   };
   const redirect = interceptors.redirect({ maxRedirections: MAX_REDIRECTS });
-  const verifiedHttp = verified.compose(redirect);
-  const insecureHttp = insecure.compose(redirect);
+  const forChecks = (a: Agent) => a.compose(timingInterceptor, redirect);
+  const verifiedHttp = forChecks(verified);
+  const insecureHttp = forChecks(insecure);
+  // Map order is insertion order: a hit is moved to the end, the first entry is the least recently used.
+  const withCert = new Map<string, { agent: Agent; http: Dispatcher }>();
+  const certPool = (skipTLS: boolean, pem: { cert: string; key: string }): Dispatcher => {
+    const key = createHash('sha256').update(`${skipTLS}\0${pem.cert}\0${pem.key}`).digest('hex');
+    let hit = withCert.get(key);
+    if (hit) withCert.delete(key);
+    else {
+      if (withCert.size >= MAX_CLIENT_CERT_POOLS) {
+        const [oldest, evicted] = withCert.entries().next().value as [string, { agent: Agent }];
+        withCert.delete(oldest);
+        void evicted.agent.close().catch(() => undefined);
+      }
+      const a = agent({ cert: pem.cert, key: pem.key, ...(skipTLS ? { rejectUnauthorized: false } : {}) });
+      hit = { agent: a, http: forChecks(a) };
+    }
+    withCert.set(key, hit);
+    return hit.http;
+  };
   return {
-    http: (skipTLS) => (skipTLS ? insecureHttp : verifiedHttp),
+    http: (skipTLS, clientCert) => (clientCert ? certPool(skipTLS, clientCert) : skipTLS ? insecureHttp : verifiedHttp),
     raw: (skipTLS) => (skipTLS ? insecure : verified),
     certExpiry: (url) => byOrigin(seen.certs, url),
     remoteAddress: (url) => byOrigin(seen.addresses, url),
     async close() {
-      await Promise.all([verified.close(), insecure.close()]);
+      const pools = [verified, insecure, ...[...withCert.values()].map((p) => p.agent)];
+      withCert.clear();
+      await Promise.all(pools.map((p) => p.close()));
     },
   };
 }

@@ -1,5 +1,7 @@
 /** A check whose answer came but broke one of the resource's conditions (docs/DECISIONS.md#probe-conditions). */
 export const CONDITION_FAILED = 'CONDITION_FAILED';
+/** An upside-down resource whose check passed: the target answered as if it were up (docs/DECISIONS.md#probe-requests). */
+export const UPSIDE_DOWN = 'UPSIDE_DOWN';
 
 /** Turns a network error into a one-line cause for `message` (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`). */
 export function describeError(err: unknown, timeoutMs?: number): string {

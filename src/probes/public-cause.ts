@@ -20,6 +20,8 @@ const BY_CODE: Record<string, string> = {
   DOCKER_ERROR: 'image pull failed',
   // The message quotes the value seen (a body field, a header), which may be private.
   CONDITION_FAILED: 'a check condition failed',
+  // An upside-down check fails when the target answers as if it were up.
+  UPSIDE_DOWN: 'the target is up (upside-down check)',
   LOCATION_UNAVAILABLE: 'probe location unavailable',
   AGENT_DISCONNECTED: 'agent disconnected',
   ACME_ORDER_FAILED: 'certificate order failed',

@@ -6,6 +6,7 @@ import { probeHttp } from './http-probe.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-body.ts';
 import { probeTcp } from './tcp-probe.ts';
 import type { ProbeInput, ProbeResult } from './types.ts';
+import { upsideDown } from './upside-down.ts';
 
 /** Runs one check of one target; never throws, never writes. */
 export interface Prober {
@@ -21,7 +22,7 @@ export interface Prober {
 export type { CredentialLookup };
 
 export interface RunnerOptions {
-  /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect. */
+  /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect, unless the resource sets its own (`input.timeoutMs`). */
   timeoutMs: number;
   /** Most body bytes read for a `[BODY]` condition, after decoding (`--max-body-bytes`; the agent's checks carry no conditions). */
   maxBodyBytes?: number;
@@ -39,24 +40,31 @@ export interface RunnerOptions {
  * connections and one registry state for every check it runs.
  */
 export function createProbeRunner(opts: RunnerOptions): Prober {
-  const { timeoutMs, credential } = opts;
+  const { credential } = opts;
   let dispatchers: Dispatchers | undefined;
-  const pools = () => (dispatchers ??= createDispatchers(timeoutMs));
+  const pools = () => (dispatchers ??= createDispatchers(opts.timeoutMs));
   const state = new RegistryState({ cacheTokens: opts.cacheTokens ?? true });
   const parsed = new ConditionCache();
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return {
     async probe(input, perCheck) {
       const started = performance.now();
+      // The resource's own timeout (1–120 s) replaces the runner's for the whole check.
+      const timeoutMs = input.timeoutMs ?? opts.timeoutMs;
       let outcome: Omit<ProbeResult, 'durationMs' | 'checkedAt'>;
       try {
         const conditions = parsed.get(input);
         switch (input.type) {
           case 'HTTP':
-            outcome = await probeHttp(input.target, input.skipTLS, pools(), timeoutMs, { conditions, maxBodyBytes });
+            outcome = await probeHttp(input.target, input.skipTLS, pools(), timeoutMs, {
+              conditions,
+              maxBodyBytes,
+              http: input.http,
+              report: perCheck?.report,
+            });
             break;
           case 'TCP':
-            outcome = await probeTcp(input.target, timeoutMs, conditions);
+            outcome = await probeTcp(input.target, timeoutMs, conditions, perCheck?.report);
             break;
           case 'DOCKER':
             outcome = await probeDocker(input.target, input.skipTLS, input.recursive, {
@@ -66,8 +74,12 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
               credential: perCheck?.credential ?? credential,
             });
             // Several registry requests: only whether it was reached and how long it took (docs/DECISIONS.md#probe-conditions).
-            if (conditions && outcome.status === 'AVAILABLE')
-              outcome = judge(conditions, { connected: true, responseTimeMs: performance.now() - started }, outcome);
+            if (conditions && (outcome.status === 'AVAILABLE' || perCheck?.report)) {
+              const outcomes: NonNullable<ProbeResult['report']>['conditions'] = [];
+              const judged = judge(conditions, { connected: true, responseTimeMs: performance.now() - started }, outcome, outcomes);
+              if (outcome.status === 'AVAILABLE') outcome = judged;
+              if (perCheck?.report) outcome = { ...outcome, report: { conditions: outcomes, response: null } };
+            }
             break;
           default:
             outcome = { status: 'NOT_AVAILABLE', message: `unknown resource type ${String(input.type)}`, errorCode: 'CONNECTION_ERROR' };
@@ -77,6 +89,7 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
         opts.onBug?.(err, input);
         outcome = { status: 'UNKNOWN', message: `internal error: ${(err as Error)?.message}`, errorCode: 'CONNECTION_ERROR' };
       }
+      if (input.upsideDown) outcome = upsideDown(outcome);
       const durationMs = Math.max(0, Math.round(performance.now() - started));
       return { ...outcome, durationMs, checkedAt: Date.now() };
     },

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { type CheckConditions, judge } from './check-conditions.ts';
+import { connectTiming, timeSocket } from './connection-timing.ts';
 import { describeError } from './errors.ts';
 import type { ProbeResult } from './types.ts';
 
@@ -20,6 +21,7 @@ export function probeTcp(
   target: string,
   timeoutMs: number,
   conditions: CheckConditions | null = null,
+  report = false,
 ): Promise<Omit<ProbeResult, 'durationMs' | 'checkedAt'>> {
   const address = parseTcpTarget(target);
   if (!address)
@@ -27,6 +29,7 @@ export function probeTcp(
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = connect({ host: address.host, port: address.port });
+    timeSocket(socket, false);
     const timer = setTimeout(() => finish(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);
     let done = false;
     function finish(err?: unknown) {
@@ -34,12 +37,19 @@ export function probeTcp(
       done = true;
       clearTimeout(timer);
       const ip = socket.remoteAddress ?? null;
+      const timing = connectTiming(socket, started);
       socket.destroy();
-      if (err === undefined) {
-        const passed = { status: 'AVAILABLE' as const, message: `connected to ${target}`, errorCode: null };
-        const responseTimeMs = performance.now() - started;
-        resolve(conditions ? judge(conditions, { connected: true, responseTimeMs, ip }, passed) : passed);
-      } else resolve({ status: 'NOT_AVAILABLE', message: describeError(err, timeoutMs), errorCode: 'CONNECTION_ERROR' });
+      const outcomes = report ? [] : undefined;
+      const responseTimeMs = performance.now() - started;
+      const connected = err === undefined;
+      const outcome = connected
+        ? { status: 'AVAILABLE' as const, message: `connected to ${target}`, errorCode: null, timing }
+        : { status: 'NOT_AVAILABLE' as const, message: describeError(err, timeoutMs), errorCode: 'CONNECTION_ERROR', timing };
+      // A report shows the conditions' outcomes even when the connect failed ([CONNECTED] false).
+      const judged =
+        conditions && (connected || outcomes) ? judge(conditions, { connected, responseTimeMs, ip }, outcome, outcomes) : outcome;
+      const verdict = connected ? judged : outcome;
+      resolve(outcomes ? { ...verdict, report: { conditions: outcomes, response: null } } : verdict);
     }
     socket.once('connect', () => finish());
     socket.once('error', (err) => finish(err));

@@ -100,11 +100,15 @@ afterAll(async () => {
 
 describe('HTTP probe', () => {
   it('200 is available', async () => {
-    expect(await probeHttp(`${base}/ok`, false, dispatchers, TIMEOUT)).toEqual({ status: 'AVAILABLE', message: '200 OK', errorCode: null });
+    expect(await probeHttp(`${base}/ok`, false, dispatchers, TIMEOUT)).toMatchObject({
+      status: 'AVAILABLE',
+      message: '200 OK',
+      errorCode: null,
+    });
   });
 
   it('204 is available', async () => {
-    expect(await probeHttp(`${base}/empty`, false, dispatchers, TIMEOUT)).toEqual({
+    expect(await probeHttp(`${base}/empty`, false, dispatchers, TIMEOUT)).toMatchObject({
       status: 'AVAILABLE',
       message: '204 No Content',
       errorCode: null,
@@ -116,25 +120,25 @@ describe('HTTP probe', () => {
   });
 
   it('an endless redirect chain stops at the limit and is not available', async () => {
-    expect(await probeHttp(`${base}/hop/0`, false, dispatchers, TIMEOUT)).toEqual({
+    expect(await probeHttp(`${base}/hop/0`, false, dispatchers, TIMEOUT)).toMatchObject({
       status: 'NOT_AVAILABLE',
-      message: '302 Found',
+      message: 'more than 10 redirects (302 Found)',
       errorCode: '302',
     });
   });
 
   it('a redirect loop is not available', async () => {
     const r = await probeHttp(`${base}/loop`, false, dispatchers, TIMEOUT);
-    expect(r).toEqual({ status: 'NOT_AVAILABLE', message: 'redirect loop detected', errorCode: 'CONNECTION_ERROR' });
+    expect(r).toMatchObject({ status: 'NOT_AVAILABLE', message: 'redirect loop detected', errorCode: 'CONNECTION_ERROR' });
   });
 
   it('404 and 503 carry the status code and line', async () => {
-    expect(await probeHttp(`${base}/missing`, false, dispatchers, TIMEOUT)).toEqual({
+    expect(await probeHttp(`${base}/missing`, false, dispatchers, TIMEOUT)).toMatchObject({
       status: 'NOT_AVAILABLE',
       message: '404 Not Found',
       errorCode: '404',
     });
-    expect(await probeHttp(`${base}/down`, false, dispatchers, TIMEOUT)).toEqual({
+    expect(await probeHttp(`${base}/down`, false, dispatchers, TIMEOUT)).toMatchObject({
       status: 'NOT_AVAILABLE',
       message: '503 Service Unavailable',
       errorCode: '503',
@@ -142,7 +146,7 @@ describe('HTTP probe', () => {
   });
 
   it('a server that never answers times out', async () => {
-    expect(await probeHttp(`${base}/hang`, false, dispatchers, TIMEOUT)).toEqual({
+    expect(await probeHttp(`${base}/hang`, false, dispatchers, TIMEOUT)).toMatchObject({
       status: 'NOT_AVAILABLE',
       message: `timeout after ${TIMEOUT} ms`,
       errorCode: 'CONNECTION_ERROR',
