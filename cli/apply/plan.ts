@@ -3,6 +3,7 @@ import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import { alertRuleSteps } from './alert-rules-plan.ts';
+import { httpCheckCreate, httpCheckDiff } from './http-check-plan.ts';
 import { planMaintenance } from './maintenance.ts';
 import { notifierSteps } from './notifiers-plan.ts';
 import type { Spec } from './spec.ts';
@@ -125,6 +126,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
             ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
             ...(r.locations ? { locations: r.locations } : {}),
             ...(r.conditions ? { conditions: r.conditions } : {}),
+            ...httpCheckCreate(r.http),
           };
           const made = await c.call(ops.createResource, { body });
           resourceIds.set(made.name, made.id);
@@ -142,14 +144,18 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     if (r.locations && r.locations.join('\n') !== (cur.locations ?? ['daemon']).join('\n')) changes.push('locations');
     // In order too: the first that fails is the one the check's message names.
     if (r.conditions && JSON.stringify(r.conditions) !== JSON.stringify(cur.conditions ?? [])) changes.push('conditions');
-    if (changes.length) {
+    const http = httpCheckDiff(r.http, cur);
+    const shown = [...changes, ...http.changes];
+    if (shown.length || http.secrets) {
       steps.push({
         action: 'update',
         kind: 'resource',
         name: r.name,
-        changes,
+        changes: http.secrets ? [...shown, 'secrets sent'] : shown,
+        // Secrets alone are sent, not shown as a change: reads never return them to compare.
+        secretsOnly: shown.length === 0,
         run: async () => {
-          const body: Record<string, unknown> = {};
+          const body: Record<string, unknown> = { ...http.patch };
           for (const k of changes) {
             if (k === 'type') body.resourceType = r.type;
             else if (k === 'groups') body.groupIds = idsOf(r.groups!);

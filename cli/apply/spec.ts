@@ -4,6 +4,7 @@ import { type MaintenanceSpec, validateMaintenance } from './maintenance.ts';
 import { type NotifierSpec, validateNotifiers } from './notifiers-spec.ts';
 import { type StatusPageSpec, validateStatusPages } from './status-pages.ts';
 import { didYouMean, fieldNames, SECTION_NAMES } from './fields.ts';
+import { type HttpCheckSpec, validateHttpCheck } from './http-check-spec.ts';
 
 /**
  * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
@@ -31,6 +32,8 @@ export interface ResourceSpec {
   quorum?: 'any' | 'majority' | 'all';
   /** What up means, in Gatus's syntax (docs/API.md#conditions); `[]` removes them. */
   conditions?: string[];
+  /** The request and expected answer, secrets expanded (cli/apply/http-check-spec.ts). */
+  http?: HttpCheckSpec;
 }
 export interface AnnouncementSpec {
   name: string;
@@ -198,6 +201,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
       locations,
       quorum: quorum as ResourceSpec['quorum'],
       conditions,
+      http: validateHttpCheck(p, r, type, err),
     });
   });
   list('announcements').forEach((a, i) => {

@@ -4,6 +4,8 @@ export interface Step {
   kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance' | 'status page';
   name: string;
   changes?: string[];
+  /** An update that only sends secrets again (they cannot be compared): run, but not counted as a change. */
+  secretsOnly?: boolean;
   run: () => Promise<void>;
   /** What the daemon showed once while the step ran (a generated signing secret), for apply to print. */
   shown?: Record<string, string>;

@@ -78,21 +78,33 @@ export function register(program: Command): void {
             }
           }
         }
-        if (rt.structured) return rt.show({ dryRun: Boolean(opts.dryRun), changes: steps.map(summary) });
-        if (steps.length === 0) return void process.stdout.write('No changes: the daemon already matches the file.\n');
-        for (const s of steps) {
+        // Secrets sent again change nothing the daemon shows: named apart, not counted as updates.
+        const resent = steps.filter((s) => s.secretsOnly).map((s) => `${s.kind} ${s.name}`);
+        const changed = steps.filter((s) => !s.secretsOnly);
+        if (rt.structured)
+          return rt.show({
+            dryRun: Boolean(opts.dryRun),
+            changes: changed.map(summary),
+            ...(resent.length ? { secretsSent: resent } : {}),
+          });
+        const secretsLine = resent.length
+          ? `Secrets ${opts.dryRun ? 'would be' : 'were'} sent again (reads never show them to compare): ${resent.join(', ')}.\n`
+          : '';
+        if (changed.length === 0) return void process.stdout.write(`No changes: the daemon already matches the file.\n${secretsLine}`);
+        for (const s of changed) {
           process.stdout.write(`${describe(rt, s)}\n`);
           // Shown once by the daemon: the only chance to save it.
           if (s.shown?.signingSecret)
             process.stdout.write(`    signing secret (save it now, it is not shown again): ${s.shown.signingSecret}\n`);
         }
-        const count = (a: Step['action']) => steps.filter((s) => s.action === a).length;
+        const count = (a: Step['action']) => changed.filter((s) => s.action === a).length;
         const totals = `${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete`;
         process.stdout.write(
           opts.dryRun
             ? `Plan: ${totals} (dry run: nothing changed).\n`
             : `Applied: ${count('create')} created, ${count('update')} updated, ${count('delete')} deleted.\n`,
         );
+        process.stdout.write(secretsLine);
       }),
     );
 }

@@ -105,9 +105,10 @@ function readText(flag: string, path: string): string {
   }
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/; // an HTTP field name (RFC 9110 token)
+/** An HTTP field name (an RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 function headerName(flag: string, name: string): string {
-  if (!TOKEN.test(name)) usage(`${flag} needs a header name (letters, digits and !#$%&'*+.^_\`|~-), not "${name}"`);
+  if (!HEADER_NAME.test(name)) usage(`${flag} needs a header name (letters, digits and !#$%&'*+.^_\`|~-), not "${name}"`);
   return name;
 }
 
@@ -119,12 +120,16 @@ export function timeoutSeconds(text: string): number {
   return ms / 1000;
 }
 
+/** `301`, or a range `200-299` with its ends in order. */
+export function isStatusRange(text: string): boolean {
+  const m = /^([1-5]\d\d)(?:-([1-5]\d\d))?$/.exec(text);
+  return m !== null && (m[2] === undefined || Number(m[2]) >= Number(m[1]));
+}
+
 /** `200,301,200-299` as the API takes them (strings); a bad one is a usage error naming the flag. */
 export function expectStatus(items: string[]): string[] {
   for (const item of items) {
-    const m = /^([1-5]\d\d)(?:-([1-5]\d\d))?$/.exec(item);
-    if (!m || (m[2] !== undefined && Number(m[2]) < Number(m[1])))
-      usage(`--expect-status takes status codes (100 to 599) and ranges like 200-299, not "${item}"`);
+    if (!isStatusRange(item)) usage(`--expect-status takes status codes (100 to 599) and ranges like 200-299, not "${item}"`);
   }
   if (items.length === 0 || items.length > 32) usage('--expect-status takes 1 to 32 codes and ranges');
   return items;

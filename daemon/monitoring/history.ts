@@ -1,12 +1,12 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { HttpError, notFound } from '../../src/errors.ts';
 import type { RequestContext } from '../http/bind.ts';
-import type { ResourceType } from '../probes/types.ts';
 import { toHistoryEntry } from './mappers.ts';
 import { decide, type Quorum } from '../probes/locations.ts';
 import { runRound } from '../probes/rounds.ts';
 import { locationsOfOne } from '../probes/resource-locations.ts';
-import { conditionsOf } from '../probes/resource-conditions.ts';
+import { probeInputOf } from '../probes/probe-input.ts';
+import { requestBox } from '../probes/http-request-store.ts';
 import { recordResults } from '../probes/results.ts';
 import { visibleTo } from './visibility.ts';
 
@@ -47,14 +47,7 @@ export async function checkResource({ ctx, params }: RequestContext<Ops['checkRe
   const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
   if (!row) throw notFound(`Resource ${params.id} does not exist`);
   const locations = await locationsOfOne(ctx.db, row.id);
-  const input = {
-    resourceId: row.id,
-    type: row.resource_type as ResourceType,
-    target: row.target,
-    skipTLS: row.skip_tls === 1,
-    recursive: row.recursive === 1,
-    conditions: conditionsOf(row.conditions),
-  };
+  const input = probeInputOf(row, requestBox(ctx));
   const checks = await runRound(ctx, ctx.prober, input, locations, Date.now());
   const entries = await recordResults(ctx, [{ resourceId: row.id, result: decide(row.quorum as Quorum, checks), checks }]);
   const exists = entries.length > 0 || (await ctx.db.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst());

@@ -20,6 +20,7 @@ import { DAEMON_LOCATION, type Location } from '../probes/locations.ts';
 import { isDaemonOnly, locationNames } from '../probes/resource-locations.ts';
 import { timingOf } from '../probes/check-timing.ts';
 import { conditionsOf } from '../probes/resource-conditions.ts';
+import { plainOf } from '../probes/http-request-store.ts';
 import { effectiveStatus } from '../probes/results.ts';
 
 /** Database rows to the API's JSON shapes. */
@@ -86,7 +87,24 @@ export function toAdminResource(
     quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? (row.quorum as Quorum) : 'majority',
     conditions: conditionsOf(row.conditions),
     latestTiming: isDaemonOnly(locations) ? timingOf(row.latest_timing) : null,
-    ...SEED_HTTP_CHECK,
+    ...httpCheckView(row),
+  };
+}
+
+/** The request fields as reads show them: the stored ones over the seed's defaults; secrets only named. */
+export function httpCheckView(row: ResourceRow): HttpCheckView {
+  const p = plainOf(row.http_request);
+  return {
+    method: p.method ?? SEED_HTTP_CHECK.method,
+    headers: p.headers ?? {},
+    body: p.body ?? null,
+    contentType: p.contentType ?? null,
+    auth: p.auth ?? null,
+    followRedirects: p.followRedirects ?? true,
+    expectStatus: p.expectStatus ?? SEED_HTTP_CHECK.expectStatus,
+    timeoutSeconds: row.timeout_seconds === null ? null : Number(row.timeout_seconds),
+    upsideDown: row.upside_down === 1,
+    secrets: { headers: p.secretHeaders ?? [], clientCert: p.clientCert === true },
   };
 }
 

@@ -6,6 +6,7 @@ import { validateConditions } from '../../src/probes/conditions/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { Location } from '../probes/locations.ts';
 import type { GroupRef } from './mappers.ts';
+import { checkRequestFields } from './http-check-rules.ts';
 import { checkTarget } from './targets.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -65,6 +66,7 @@ export function checkResourceShape(type: ResourceType, target: string, recursive
 export function checkResourceBody(body: Static<typeof ResourceCreate>): void {
   checkResourceShape(body.resourceType, body.target, body.recursive ?? false);
   checkConditions(body.resourceType, body.conditions ?? []);
+  checkRequestFields(body.resourceType, body);
 }
 
 /** Replaces a resource's group memberships. */

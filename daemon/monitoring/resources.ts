@@ -4,6 +4,8 @@ import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts'
 import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from '../probes/resource-locations.ts';
 import { checkConditionsWhere, checkGroupIds, checkNameFree, checkResourceBody, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn } from '../probes/resource-conditions.ts';
+import { requestBox, toColumns } from '../probes/http-request-store.ts';
+import { checkRequestWhere } from './http-check-rules.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
 import type { HandlersOf } from '../http/bind.ts';
@@ -76,6 +78,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
           const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
           const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
           checkConditionsWhere(body.conditions ?? [], locations ?? []);
+          checkRequestWhere(body, locations ?? []);
           await checkNameFree(trx, body.name);
           const created = await trx
             .insertInto('resources')
@@ -93,6 +96,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
               success_threshold: body.successThreshold ?? 1,
               quorum: body.quorum ?? 'majority',
               conditions: conditionsColumn(body.conditions ?? []),
+              ...toColumns(body, requestBox(ctx)),
               // A new active resource is due at once; the scheduler hears about it on the bus.
               next_run_at: active ? now : null,
               current_status: 'unknown',

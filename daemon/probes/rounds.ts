@@ -5,6 +5,7 @@ import type { DaemonContext } from '../context.ts';
 import { getRegistryCredential } from './registry-credentials-store.ts';
 import { type Location, type LocationCheck, notChecked } from './locations.ts';
 import type { Prober } from './prober.ts';
+import type { CheckInput } from './probe-input.ts';
 import type { ProbeInput } from './types.ts';
 
 /** What a round uses of the daemon: the tunnel to the agents, and the stored registry credentials. */
@@ -23,13 +24,15 @@ export type StartObserver = (location: Location, delayMs: number) => void;
 export async function runRound(
   ctx: RoundDeps,
   prober: Prober,
-  input: ProbeInput,
+  input: CheckInput,
   locations: readonly Location[],
   due: number,
   started?: StartObserver,
 ): Promise<LocationCheck[]> {
+  const { unopened } = input;
   return Promise.all(
     locations.map(async (location): Promise<LocationCheck> => {
+      if (unopened) return notChecked(location, unopened);
       if (location.agentId === 0) return { location, ran: true, result: await prober.probe(input) };
       try {
         const check = await remoteCheck(ctx, input);

@@ -12,12 +12,14 @@ import { persistNextRuns } from './next-runs.ts';
 import { ownsEverything, type ResourceOwnership, takeoverDue } from './ownership.ts';
 import type { Prober } from './prober.ts';
 import { type RoundDeps, runRound } from './rounds.ts';
-import { PROBE_COLUMNS as COLUMNS, type ProbeRow as Row, probeInputOf } from './probe-input.ts';
-import type { ProbeInput } from './types.ts';
+import { type CheckInput, PROBE_COLUMNS as COLUMNS, type ProbeRow as Row, probeInputOf } from './probe-input.ts';
+import { requestBox } from './http-request-store.ts';
 import { BatchWriter, type WriterDeps } from './writer.ts';
 
 interface Entry {
-  input: ProbeInput;
+  input: CheckInput;
+  /** The request columns as stored: an edit of any request field (secrets included) reschedules. */
+  request: string;
   intervalMs: number;
   host: string;
   /** Where it is checked (docs/API.md#check-locations); `local`: the daemon is one of them (its checks take the daemon's caps). */
@@ -35,6 +37,9 @@ interface Entry {
 export type SchedulerDeps = RoundDeps & WriterDeps & Pick<DaemonContext, 'bus'>;
 
 const selectResources = (ctx: SchedulerDeps) => ctx.db.selectFrom('resources').select(COLUMNS);
+
+/** The request columns of a row as one string (sealed secrets compare as stored: a PATCH that keeps them does not reseal). */
+const requestKey = (row: Row) => JSON.stringify([row.http_request, row.http_secrets, row.timeout_seconds, row.upside_down]);
 
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
@@ -141,11 +146,12 @@ export class Scheduler {
   }
 
   private upsert(row: Row, due: number, locations: Location[] = [DAEMON_LOCATION]): void {
-    const input = probeInputOf(row);
+    const input = probeInputOf(row, requestBox(this.ctx));
     const old = this.entries.get(row.id);
     const entry: Entry = {
       // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.
       input,
+      request: requestKey(row),
       intervalMs: Math.max(1, row.interval_seconds) * 1000,
       host: hostKey(input),
       locations,
@@ -220,6 +226,7 @@ export class Scheduler {
           old.input.skipTLS === (row.skip_tls === 1) &&
           old.input.recursive === (row.recursive === 1) &&
           sameConditions(old.input.conditions, conditionsOf(row.conditions)) &&
+          old.request === requestKey(row) &&
           old.intervalMs === Math.max(1, row.interval_seconds) * 1000 &&
           old.quorum === row.quorum &&
           sameLocations(old.locations, where);

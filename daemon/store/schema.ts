@@ -119,6 +119,14 @@ export interface ResourcesTable {
   quorum: Generated<string>;
   /** Its conditions' texts as a JSON array (migration 0017); NULL when none. */
   conditions: Generated<string | null>;
+  /** An HTTP check's plain request fields as JSON (migration 0018); NULL when none. */
+  http_request: Generated<string | null>;
+  /** Its secret values, sealed with the install secret (SecretBox `resource-secrets`); NULL when none. */
+  http_secrets: Generated<string | null>;
+  /** This resource's timeout (1..120); NULL: the daemon's --http-timeout. */
+  timeout_seconds: Generated<number | null>;
+  /** 1: AVAILABLE exactly when the check would otherwise fail; NULL: not upside down. */
+  upside_down: Generated<number | null>;
   /** The phases of the latest check as JSON (migration 0019, daemon/probes/check-timing.ts); NULL when none were timed. */
   latest_timing: Generated<string | null>;
 }
