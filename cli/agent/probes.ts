@@ -1,15 +1,17 @@
 import type { Logger } from 'pino';
+import { parseRemoteCheck } from '../../src/tunnel/probe-messages.ts';
 import {
+  PROBE_CHECK_LIMIT,
   PROBE_PROTOCOL,
   PROBE_RESET,
   type ProbeSupport,
-  parseRemoteCheck,
   type RemoteAnswer,
   type RemoteCheck,
   readJsonMessage,
 } from '../../src/tunnel/probe-protocol.ts';
 import { type MuxStream, StreamError } from '../../src/tunnel/mux/stream.ts';
 import type { Prober } from '../../src/probes/runner.ts';
+import type { ProbeInput } from '../../src/probes/types.ts';
 
 export interface ProbeServerOptions {
   /** Checks run at once (`--probe-concurrency`). */
@@ -35,14 +37,15 @@ const QUEUE_PER_SLOT = 4;
  * A check the daemon gave up on (it resets the stream) leaves the queue, or
  * its result is dropped.
  *
- * Registry credentials arrive with the check they are for, are handed to that
- * check only, and are never kept or logged; the agent keeps no registry
- * tokens either (src/probes/docker/state.ts).
+ * Registry credentials and a check's request secrets (headers, auth, client
+ * certificate) arrive with the check they are for, are handed to that check
+ * only, and are never kept or logged; the agent keeps no registry tokens
+ * either (src/probes/docker/state.ts).
  */
 export class ProbeServer {
   readonly #opts: ProbeServerOptions;
   readonly #queue: Waiting[] = [];
-  readonly #runners = new Map<number, Promise<Prober>>();
+  readonly #runners = new Map<string, Promise<Prober>>();
   #running = 0;
 
   constructor(opts: ProbeServerOptions) {
@@ -66,9 +69,9 @@ export class ProbeServer {
       );
     }
     const receivedAt = Date.now();
-    readJsonMessage(stream).then(
+    readJsonMessage(stream, PROBE_CHECK_LIMIT).then(
       (raw) => {
-        const check = parseRemoteCheck(raw);
+        const check = parseRemoteCheck(raw, version);
         if (typeof check === 'string') return void stream.destroy(new StreamError(PROBE_RESET.badRequest, check));
         if (stream.destroyed) return;
         if (this.#running >= this.#opts.concurrency && this.#queue.length >= this.#opts.concurrency * QUEUE_PER_SLOT) {
@@ -104,15 +107,12 @@ export class ProbeServer {
     const waitedMs = Date.now() - receivedAt;
     let answer: RemoteAnswer;
     try {
-      const runner = await this.#runner(check.timeoutMs);
+      const runner = await this.#runner(check.timeoutMs, check.maxBodyBytes);
       const sent = check.credential;
       // This check's credential, for its own registry only; it goes out of scope with the check.
       const credential = async (registry: string) =>
         sent && sameRegistry(sent.registry, registry) ? { username: sent.username, password: sent.password } : undefined;
-      const result = await runner.probe(
-        { resourceId: 0, type: check.type, target: check.target, skipTLS: check.skipTLS, recursive: check.recursive },
-        { credential },
-      );
+      const result = await runner.probe(probeInputOf(check), { credential, report: check.report });
       const { checkedAt: _at, ...rest } = result;
       answer = { ...rest, waitedMs };
     } catch (err) {
@@ -134,23 +134,26 @@ export class ProbeServer {
   }
 
   /**
-   * One probe runner per timeout the daemon asks for (in practice one): its
-   * connection pools are reused by every check. Loaded on the first check, so
-   * an agent that only relays does without undici (docs/DECISIONS.md, "Agent memory").
+   * One probe runner per timeout and body cap the daemon asks for (in practice
+   * one: a resource's own timeout is given per check): its connection pools are
+   * reused by every check. Loaded on the first check, so an agent that only
+   * relays does without undici (docs/DECISIONS.md, "Agent memory").
    */
-  #runner(timeoutMs: number): Promise<Prober> {
-    let runner = this.#runners.get(timeoutMs);
+  #runner(timeoutMs: number, maxBodyBytes: number | undefined): Promise<Prober> {
+    const key = `${timeoutMs}/${maxBodyBytes ?? ''}`;
+    let runner = this.#runners.get(key);
     if (!runner) {
       leanCompilers();
       runner = import('../../src/probes/runner.ts').then(({ createProbeRunner }) =>
         createProbeRunner({
           timeoutMs,
+          maxBodyBytes,
           cacheTokens: false,
           credential: async () => undefined,
           onBug: (err) => this.#opts.log.error({ error: (err as Error)?.message }, 'probe failed unexpectedly'),
         }),
       );
-      this.#runners.set(timeoutMs, runner);
+      this.#runners.set(key, runner);
       if (this.#runners.size > 4) {
         const oldest = this.#runners.keys().next().value!;
         void this.#runners.get(oldest)!.then((r) => r.close());
@@ -181,6 +184,22 @@ function leanCompilers(): void {
   if (lean) return;
   lean = true;
   process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering --no-maglev');
+}
+
+/** The probe's input for a check from the daemon; its secrets live as long as the check. */
+function probeInputOf(check: RemoteCheck): ProbeInput {
+  const input: ProbeInput = {
+    resourceId: check.resourceId ?? 0,
+    type: check.type,
+    target: check.target,
+    skipTLS: check.skipTLS,
+    recursive: check.recursive,
+  };
+  if (check.conditions) input.conditions = check.conditions;
+  if (check.http) input.http = check.http;
+  if (check.checkTimeoutMs !== undefined) input.timeoutMs = check.checkTimeoutMs;
+  if (check.upsideDown) input.upsideDown = true;
+  return input;
 }
 
 /** Registry names compare as the daemon stores them: lower case, no scheme. */

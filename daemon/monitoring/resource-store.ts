@@ -4,7 +4,6 @@ import type { ResourceCreate, ResourceType } from '../../src/api/schemas/monitor
 import { badRequest, conflict, invalidField } from '../../src/errors.ts';
 import { validateConditions } from '../../src/probes/conditions/index.ts';
 import type { Database } from '../store/schema.ts';
-import type { Location } from '../probes/locations.ts';
 import type { GroupRef } from './mappers.ts';
 import { checkRequestFields } from './http-check-rules.ts';
 import { checkTarget } from './targets.ts';
@@ -90,14 +89,4 @@ export function checkConditions(type: ResourceType, list: readonly string[]): vo
   if (problems.length === 0) return;
   const errors = problems.map((p) => ({ field: `conditions[${p.index}]`, message: `column ${p.column}: ${p.message}` }));
   throw badRequest(`Invalid value for ${errors[0].field}: ${errors[0].message}`, errors);
-}
-
-/**
- * 400 naming `conditions` when a resource with conditions is checked at an agent: agents do not
- * receive conditions yet (docs/DECISIONS.md#probe-conditions), and a location judging by another
- * rule would give another verdict without saying so.
- */
-export function checkConditionsWhere(conditions: readonly string[], locations: readonly Location[]): void {
-  if (conditions.length && locations.some((l) => l.agentId !== 0))
-    throw invalidField('conditions', 'conditions are checked at the daemon only for now: remove the agent locations or the conditions');
 }

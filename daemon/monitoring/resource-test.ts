@@ -1,13 +1,15 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { MAX_TESTS_IN_FLIGHT } from '../../src/api/schemas/resource-test.ts';
-import { HttpError } from '../../src/errors.ts';
+import { HttpError, invalidField } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { Handler } from '../http/bind.ts';
-import { DAEMON, DAEMON_LOCATION, type LocationCheck } from '../probes/locations.ts';
+import type { DaemonContext } from '../context.ts';
+import { DAEMON, DAEMON_LOCATION, type Location, type LocationCheck } from '../probes/locations.ts';
 import { probeInputFromBody } from '../probes/probe-input.ts';
 import { resolveLocations } from '../probes/resource-locations.ts';
-import { runRound } from '../probes/rounds.ts';
-import { checkConditionsWhere, checkResourceBody } from './resource-store.ts';
+import { checkAt } from '../probes/rounds.ts';
+import { checkRequestWhere } from './http-check-rules.ts';
+import { checkResourceBody } from './resource-store.ts';
 
 type Op = (typeof resourceOperations)['testResource'];
 
@@ -25,8 +27,8 @@ export function testResourceHandler(): Handler<Op> {
     const { location: where, name, ...fields } = body;
     const create = { ...fields, name: name ?? 'test' };
     checkResourceBody(create);
-    const location = where === undefined || where === DAEMON ? DAEMON_LOCATION : (await resolveLocations(ctx.db, [where]))[0];
-    checkConditionsWhere(create.conditions ?? [], [location]);
+    const location = where === undefined || where === DAEMON ? DAEMON_LOCATION : await locationOf(ctx, where);
+    checkRequestWhere(create, [location]);
     if (inFlight >= MAX_TESTS_IN_FLIGHT) {
       throw new HttpError(429, 'too-many-tests', `${MAX_TESTS_IN_FLIGHT} test checks are running; retry when one ends`, {
         headers: { 'Retry-After': '1' },
@@ -35,11 +37,7 @@ export function testResourceHandler(): Handler<Op> {
     inFlight++;
     let check: LocationCheck;
     try {
-      const input = probeInputFromBody(create);
-      check =
-        location.agentId === 0
-          ? { location, ran: true, result: await ctx.prober.probe(input, { report: true }) }
-          : (await runRound(ctx, ctx.prober, input, [location], Date.now()))[0];
+      check = await checkAt(ctx, ctx.prober, probeInputFromBody(create), location, { report: true });
     } finally {
       inFlight--;
     }
@@ -57,4 +55,14 @@ export function testResourceHandler(): Handler<Op> {
       report: result.report ?? null,
     };
   };
+}
+
+/** An agent by name or id, as `locations` takes them; a 400 naming `location` for none. */
+async function locationOf(ctx: Pick<DaemonContext, 'db'>, ref: string | number): Promise<Location> {
+  try {
+    return (await resolveLocations(ctx.db, [ref]))[0];
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 400) throw invalidField('location', err.errors?.[0]?.message ?? err.message);
+    throw err;
+  }
 }

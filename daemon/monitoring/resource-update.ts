@@ -8,15 +8,7 @@ import { publishIncidents } from '../alerts/incidents/events.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
 import { toAdminResource } from './mappers.ts';
-import {
-  checkConditions,
-  checkConditionsWhere,
-  checkGroupIds,
-  checkNameFree,
-  checkResourceShape,
-  groupsOf,
-  setGroups,
-} from './resource-store.ts';
+import { checkConditions, checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn, conditionsOf } from '../probes/resource-conditions.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { locationsOfOne, resolveLocations, sameLocations, setLocations } from '../probes/resource-locations.ts';
@@ -55,10 +47,6 @@ export async function updateResource(
         checkConditions(type, body.conditions ?? conditionsOf(before.conditions));
       const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
       const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
-      if (body.conditions !== undefined || locations !== undefined) {
-        const kept = body.conditions ?? conditionsOf(before.conditions);
-        checkConditionsWhere(kept, locations ?? (kept.length ? await locationsOfOne(trx, params.id) : []));
-      }
       const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
       if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
 

@@ -2,7 +2,7 @@ import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
 import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
 import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from '../probes/resource-locations.ts';
-import { checkConditionsWhere, checkGroupIds, checkNameFree, checkResourceBody, groupsOf, setGroups } from './resource-store.ts';
+import { checkGroupIds, checkNameFree, checkResourceBody, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn } from '../probes/resource-conditions.ts';
 import { requestBox, toColumns } from '../probes/http-request-store.ts';
 import { checkRequestWhere } from './http-check-rules.ts';
@@ -77,7 +77,6 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
         .execute(async (trx) => {
           const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
           const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
-          checkConditionsWhere(body.conditions ?? [], locations ?? []);
           checkRequestWhere(body, locations ?? []);
           await checkNameFree(trx, body.name);
           const created = await trx

@@ -15,11 +15,8 @@ export type RoundDeps = Pick<DaemonContext, 'db' | 'log' | 'installSecret' | 'tu
 export type StartObserver = (location: Location, delayMs: number) => void;
 
 /**
- * One round: the same check at every location of a resource, at once. The
- * daemon's own runs here; an agent's goes over its tunnel session
- * (ctx.tunnel.probeAgent) with the stored registry credential of a DOCKER
- * target's registry, sent with this check only. Never throws: a location that
- * cannot check is `unknown` with the reason.
+ * One round: the same check at every location of a resource, at once (checkAt). Never throws: a
+ * location that cannot check is `unknown` with the reason.
  */
 export async function runRound(
   ctx: RoundDeps,
@@ -29,31 +26,54 @@ export async function runRound(
   due: number,
   started?: StartObserver,
 ): Promise<LocationCheck[]> {
-  const { unopened } = input;
-  return Promise.all(
-    locations.map(async (location): Promise<LocationCheck> => {
-      if (unopened) return notChecked(location, unopened);
-      if (location.agentId === 0) return { location, ran: true, result: await prober.probe(input) };
-      try {
-        const check = await remoteCheck(ctx, input);
-        const sentAt = Date.now();
-        const outcome = await ctx.tunnel.probeAgent(location.agentId, location.name, check);
-        if (!outcome.ran) return notChecked(location, outcome.message);
-        started?.(location, sentAt - due + outcome.waitedMs);
-        const { ran: _ran, waitedMs: _waited, ...result } = outcome;
-        return { location, ran: true, result: { ...result, checkedAt: Date.now() } };
-      } catch (err) {
-        ctx.log.error({ err, resourceId: input.resourceId, agentId: location.agentId }, 'remote check failed unexpectedly');
-        return notChecked(location, `internal error: ${(err as Error).message}`);
-      }
-    }),
-  );
+  return Promise.all(locations.map((location) => checkAt(ctx, prober, input, location, { due, started })));
 }
 
-/** The check as an agent is sent it: the daemon's timeout, and a DOCKER registry's stored credential. */
-async function remoteCheck(ctx: RoundDeps, input: ProbeInput): Promise<RemoteCheck> {
-  const timeoutMs = ctx.config.probes.httpTimeoutMs;
+/**
+ * One check at one location, now. The daemon's runs here; an agent's goes over its tunnel session
+ * (ctx.tunnel.probeAgent) with the resource's request (its secrets opened, for this check only) and
+ * the stored registry credential of a DOCKER target's registry. `report` asks for the condition
+ * outcomes and the response (`POST /admin/api/resources/test`); `due` and `started` feed the lag
+ * histogram of scheduled checks. Never throws: a location that cannot check is `unknown` with the reason.
+ */
+export async function checkAt(
+  ctx: RoundDeps,
+  prober: Prober,
+  input: CheckInput,
+  location: Location,
+  opts: { report?: boolean; due?: number; started?: StartObserver } = {},
+): Promise<LocationCheck> {
+  // Secrets this install cannot open: no location checks without them.
+  if (input.unopened) return notChecked(location, input.unopened);
+  if (location.agentId === 0) return { location, ran: true, result: await prober.probe(input, { report: opts.report }) };
+  try {
+    const check = await remoteCheck(ctx, input, opts.report ?? false);
+    const sentAt = Date.now();
+    const outcome = await ctx.tunnel.probeAgent(location.agentId, location.name, check);
+    if (!outcome.ran) return notChecked(location, outcome.message);
+    if (opts.due !== undefined) opts.started?.(location, sentAt - opts.due + outcome.waitedMs);
+    const { ran: _ran, waitedMs: _waited, ...result } = outcome;
+    return { location, ran: true, result: { ...result, checkedAt: Date.now() } };
+  } catch (err) {
+    ctx.log.error({ err, resourceId: input.resourceId, agentId: location.agentId }, 'remote check failed unexpectedly');
+    return notChecked(location, `internal error: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The check as an agent is sent it: the daemon's timeout, the resource's conditions and request
+ * (each only when set, so a seed resource's check is protocol 1's), and a DOCKER registry's stored
+ * credential.
+ */
+async function remoteCheck(ctx: RoundDeps, input: ProbeInput, report: boolean): Promise<RemoteCheck> {
+  const { httpTimeoutMs: timeoutMs, maxBodyBytes } = ctx.config.probes;
   const check: RemoteCheck = { type: input.type, target: input.target, skipTLS: input.skipTLS, recursive: input.recursive, timeoutMs };
+  if (input.resourceId) check.resourceId = input.resourceId;
+  if (input.conditions?.length) Object.assign(check, { conditions: input.conditions, maxBodyBytes });
+  if (input.http) check.http = input.http;
+  if (input.timeoutMs !== undefined) check.checkTimeoutMs = input.timeoutMs;
+  if (input.upsideDown) check.upsideDown = true;
+  if (report) check.report = true;
   if (input.type !== 'DOCKER') return check;
   let registry: string;
   try {

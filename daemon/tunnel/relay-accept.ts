@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import { PROBE_CHECK_LIMIT, readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import { parseStreamTarget } from '../../src/tunnel/protocol.ts';
 import { splice } from '../../src/tunnel/splice.ts';
 import type { DaemonContext } from '../context.ts';
@@ -47,7 +47,7 @@ export function acceptRelay(
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${RELAY_UPGRADE}\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
     void (async () => {
-      const check = (await readJsonMessage(socket)) as RemoteCheck;
+      const check = (await readJsonMessage(socket, PROBE_CHECK_LIMIT)) as RemoteCheck;
       const outcome = await probes.probe(agentId, decodeURIComponent(probeName), check);
       socket.end(JSON.stringify(outcome));
     })().catch(() => socket.destroy());

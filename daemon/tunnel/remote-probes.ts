@@ -1,11 +1,13 @@
 import { Counter } from 'prom-client';
 import type { ProbeLoad } from '../../src/api/schemas/tunnel.ts';
 import { StreamError } from '../../src/tunnel/mux/stream.ts';
+import { parseRemoteAnswer, protocol2Needs } from '../../src/tunnel/probe-messages.ts';
 import {
   OLD_AGENT_RESET,
+  PROBE_ANSWER_LIMIT,
+  PROBE_CHECK_LIMIT,
   PROBE_PROTOCOL,
   PROBE_RESET,
-  parseRemoteAnswer,
   probeStreamTarget,
   readJsonMessage,
   type RemoteCheck,
@@ -55,8 +57,10 @@ export type AgentProbeDeps = Pick<DaemonContext, 'db' | 'metrics' | 'events' | '
  * agent's tunnel session (src/tunnel/probe-protocol.ts). An agent that is not
  * connected, too old, or whose queue is full is not sent the check; one that
  * does not answer within the check's timeout plus AGENT_GRACE_MS is given up
- * on (the stream is reset, so the agent drops it too). None of those is a
- * failed check: the location is `unknown`, with the reason.
+ * on (the stream is reset, so the agent drops it too). An agent that speaks
+ * protocol 1 is sent only what protocol 1 carries; a check that needs more is
+ * not sent. None of those is a failed check: the location is `unknown`, with
+ * the reason.
  */
 export class AgentProbes {
   readonly #ctx: AgentProbeDeps;
@@ -97,6 +101,18 @@ export class AgentProbes {
         message: `agent ${name} (monctl ${link.version ?? 'of an unknown version'}) does not support remote checks: upgrade it to run checks there`,
       };
     }
+    const version = Math.min(link.probes.protocol, PROBE_PROTOCOL);
+    const wire = version < 2 ? protocol1Check(check) : check;
+    if (typeof wire === 'string') {
+      return {
+        ran: false,
+        message: `agent ${name} speaks probe protocol ${link.probes.protocol}; this check needs protocol 2 (${wire}): upgrade the agent to run it there`,
+      };
+    }
+    const text = JSON.stringify(wire);
+    const size = Buffer.byteLength(text);
+    if (size > PROBE_CHECK_LIMIT)
+      return { ran: false, message: `the check is too large to send to agent ${name} (${size} bytes; at most ${PROBE_CHECK_LIMIT})` };
     const load = this.#load(agentId);
     const capacity = link.probes.concurrency + link.probes.queue;
     if (load.inFlight >= capacity) {
@@ -106,27 +122,29 @@ export class AgentProbes {
     }
     let stream;
     try {
-      stream = link.mux.open(probeStreamTarget());
+      stream = link.mux.open(probeStreamTarget(version));
     } catch (err) {
       return { ran: false, message: `agent ${name} is going away: ${(err as Error).message}` };
     }
     load.inFlight++;
-    const limitMs = check.timeoutMs + AGENT_GRACE_MS;
+    const limitMs = (check.checkTimeoutMs ?? check.timeoutMs) + AGENT_GRACE_MS;
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       stream.destroy(new StreamError('CANCEL', 'no answer in time'));
     }, limitMs);
     try {
-      stream.end(JSON.stringify(check));
-      const answer = parseRemoteAnswer(await readJsonMessage(stream));
+      stream.end(text);
+      const answer = parseRemoteAnswer(await readJsonMessage(stream, PROBE_ANSWER_LIMIT));
       if (!answer) return { ran: false, message: `agent ${name} answered something that is not a check result` };
       load.answered();
       return { ran: true, ...answer };
     } catch (err) {
       return {
         ran: false,
-        message: timedOut ? `timeout at agent ${name}: no answer within ${limitMs / 1000} s` : why(name, err as Error & { code?: string }),
+        message: timedOut
+          ? `timeout at agent ${name}: no answer within ${limitMs / 1000} s`
+          : why(name, version, err as Error & { code?: string }),
       };
     } finally {
       clearTimeout(timer);
@@ -187,10 +205,21 @@ export class AgentProbes {
   }
 }
 
+/**
+ * The check as protocol 1 carries it, or what it needs of protocol 2 (in words). The hints of
+ * protocol 2 that change no verdict (resourceId, maxBodyBytes) are left out.
+ */
+function protocol1Check(check: RemoteCheck): RemoteCheck | string {
+  const needs = protocol2Needs(check);
+  if (needs.length) return needs.join(', ');
+  const { type, target, skipTLS, recursive, timeoutMs, credential } = check;
+  return credential ? { type, target, skipTLS, recursive, timeoutMs, credential } : { type, target, skipTLS, recursive, timeoutMs };
+}
+
 /** Why a probe stream failed, for the location's `unknown`. */
-function why(name: string, err: Error & { code?: string }): string {
+function why(name: string, version: number, err: Error & { code?: string }): string {
   if (err.code === PROBE_RESET.unsupported || err.code === OLD_AGENT_RESET) {
-    return `agent ${name} does not support remote checks (probe protocol ${PROBE_PROTOCOL}; it answered: ${err.message}): upgrade it to run checks there`;
+    return `agent ${name} does not support remote checks (probe protocol ${version}; it answered: ${err.message}): upgrade it to run checks there`;
   }
   if (err.code === PROBE_RESET.busy) return `skipped: agent ${name} is busy (${err.message})`;
   if (err.code?.startsWith('ERR_TUNNEL_')) return `agent ${name} disconnected during the check (${err.message})`;

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { request as tlsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import { PROBE_ANSWER_LIMIT, readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import type { StreamTarget } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
 import { AGENT_GRACE_MS, type RemoteOutcome } from '../tunnel-control.ts';
@@ -110,10 +110,13 @@ export class PodRelay {
       return { ran: false, message: `agent ${name} is not reachable through its pod: ${(err as Error).message}` };
     }
     // The holder gives up on the agent after the check's timeout plus its grace; a little more for the hop.
-    const timer = setTimeout(() => socket.destroy(new Error('no answer in time')), check.timeoutMs + AGENT_GRACE_MS + 2_000);
+    const timer = setTimeout(
+      () => socket.destroy(new Error('no answer in time')),
+      (check.checkTimeoutMs ?? check.timeoutMs) + AGENT_GRACE_MS + 2_000,
+    );
     try {
       socket.end(JSON.stringify(check));
-      const outcome = (await readJsonMessage(socket)) as RemoteOutcome;
+      const outcome = (await readJsonMessage(socket, PROBE_ANSWER_LIMIT)) as RemoteOutcome;
       if (typeof outcome !== 'object' || outcome === null || typeof outcome.ran !== 'boolean') throw new Error('not a check outcome');
       return outcome;
     } catch (err) {

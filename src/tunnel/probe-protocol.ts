@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import type { ProbeResult, ResourceType } from '../probes/types.ts';
+import type { HttpRequestSpec, ProbeResult, ResourceType } from '../probes/types.ts';
 
 /**
  * Remote checks over the tunnel (docs/API.md#check-locations): a new kind of mux stream. The
@@ -10,13 +10,15 @@ import type { ProbeResult, ResourceType } from '../probes/types.ts';
  *
  * Versioned twice over:
  * - the agent announces what it speaks on its dial (`x-monctl-probes:
- *   protocol=1; concurrency=64; queue=256`); an agent that announces nothing
- *   is too old, and the daemon sends it no check;
+ *   protocol=2; concurrency=64; queue=256`); an agent that announces nothing
+ *   is too old, and the daemon sends it no check; one that announces 1 is sent
+ *   only the checks protocol 1 can carry (no conditions, request fields, own
+ *   timeout, upside-down or report: src/tunnel/probe-messages.ts `protocol2Needs`);
  * - each stream names its version; an agent resets a version it does not speak
  *   with `UNSUPPORTED`, and an agent from before remote checks resets the
  *   stream as a bad target (`BAD_TARGET`): both read as "unsupported".
  */
-export const PROBE_PROTOCOL = 1;
+export const PROBE_PROTOCOL = 2;
 export const PROBES_HEADER = 'x-monctl-probes';
 
 /** Reset codes of a probe stream, from the agent. */
@@ -31,8 +33,15 @@ export const PROBE_RESET = {
 /** What an agent from before remote checks answers to an OPEN that names no host:port. */
 export const OLD_AGENT_RESET = 'BAD_TARGET';
 
-/** A check and its answer are small; anything larger is refused. */
-export const PROBE_MESSAGE_LIMIT = 64 * 1024;
+/**
+ * The most a check may take on the wire: a resource at every cap of the API (a 64 KiB body, a PEM
+ * certificate and key of 64 KiB each, 64 headers of 8 KiB, 32 conditions of 1 KiB) is some 830 KB
+ * as JSON. The daemon refuses to send a larger one (the location is `unknown`, saying so), the
+ * agent to read one (docs/DECISIONS.md, "Probe locations").
+ */
+export const PROBE_CHECK_LIMIT = 1024 * 1024;
+/** The most an answer may take: a report's 4 KiB body excerpt, its headers and 32 conditions' messages fit many times over. */
+export const PROBE_ANSWER_LIMIT = 256 * 1024;
 
 /** What an agent says about its remote checks when it dials. */
 export interface ProbeSupport {
@@ -73,14 +82,30 @@ export function probeVersionOf(raw: unknown): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) ? v : -1;
 }
 
-/** One check, as the daemon sends it. `credential` only for a DOCKER check of a registry with stored credentials. */
+/**
+ * One check, as the daemon sends it. `credential` only for a DOCKER check of a registry with stored
+ * credentials. Protocol 2 adds the rest, each absent when it is the seed's (so a plain check reads
+ * the same in both): secrets in `http` and `credential` are the check's own, for it alone.
+ */
 export interface RemoteCheck {
   type: ResourceType;
   target: string;
   skipTLS: boolean;
   recursive: boolean;
+  /** The daemon's `--http-timeout`: the agent builds its probe runner (and its pools) with it. */
   timeoutMs: number;
   credential?: { registry: string; username: string; password: string };
+  /** So that the agent parses a resource's conditions once (0: a check of nothing stored). */
+  resourceId?: number;
+  conditions?: string[];
+  http?: HttpRequestSpec;
+  /** The resource's own timeout (`timeoutSeconds`), for this check in place of `timeoutMs`. */
+  checkTimeoutMs?: number;
+  upsideDown?: boolean;
+  /** The daemon's `--max-body-bytes`, sent with conditions so that a `[BODY]` condition reads as much at the agent. */
+  maxBodyBytes?: number;
+  /** Answer with the report (`POST /admin/api/resources/test`). */
+  report?: boolean;
 }
 
 /** The agent's answer: the probe's result, and how long the check waited for a slot there. */
@@ -88,55 +113,8 @@ export interface RemoteAnswer extends Omit<ProbeResult, 'checkedAt'> {
   waitedMs: number;
 }
 
-const TYPES = new Set(['HTTP', 'TCP', 'DOCKER']);
-const STATUSES = new Set(['AVAILABLE', 'NOT_AVAILABLE', 'UNKNOWN']);
-const isString = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max;
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-
-/** Validates a check received from the daemon; a string says what is wrong. */
-export function parseRemoteCheck(value: unknown): RemoteCheck | string {
-  if (typeof value !== 'object' || value === null) return 'the check is not an object';
-  const v = value as Record<string, unknown>;
-  if (!TYPES.has(v.type as string)) return 'type must be HTTP, TCP or DOCKER';
-  if (!isString(v.target, 2048) || !v.target) return 'target must be a string of 1 to 2048 characters';
-  if (typeof v.skipTLS !== 'boolean' || typeof v.recursive !== 'boolean') return 'skipTLS and recursive must be booleans';
-  if (!isCount(v.timeoutMs) || v.timeoutMs < 1 || v.timeoutMs > 3_600_000) return 'timeoutMs must be 1 to 3600000';
-  const check: RemoteCheck = {
-    type: v.type as ResourceType,
-    target: v.target,
-    skipTLS: v.skipTLS,
-    recursive: v.recursive,
-    timeoutMs: v.timeoutMs,
-  };
-  if (v.credential !== undefined) {
-    const c = v.credential as Record<string, unknown> | null;
-    if (!c || !isString(c.registry, 512) || !isString(c.username, 1024) || !isString(c.password, 8192))
-      return 'credential must hold registry, username and password';
-    check.credential = { registry: c.registry, username: c.username, password: c.password };
-  }
-  return check;
-}
-
-/** Validates the agent's answer; undefined when it is not one. */
-export function parseRemoteAnswer(value: unknown): RemoteAnswer | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
-  if (!STATUSES.has(v.status as string) || !isString(v.message, 16_384)) return undefined;
-  if (v.errorCode !== null && !isString(v.errorCode, 64)) return undefined;
-  if (!isCount(v.durationMs) || !isCount(v.waitedMs)) return undefined;
-  const answer: RemoteAnswer = {
-    status: v.status as ProbeResult['status'],
-    message: v.message,
-    errorCode: v.errorCode as string | null,
-    durationMs: Math.round(v.durationMs),
-    waitedMs: Math.round(v.waitedMs),
-  };
-  if (isCount(v.certNotAfter)) answer.certNotAfter = v.certNotAfter;
-  return answer;
-}
-
 /** Reads a stream to its end (at most `limit` bytes) and parses it as JSON. */
-export function readJsonMessage(stream: Duplex, limit = PROBE_MESSAGE_LIMIT): Promise<unknown> {
+export function readJsonMessage(stream: Duplex, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

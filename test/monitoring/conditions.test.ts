@@ -133,21 +133,23 @@ describe('conditions in the API', () => {
     expect(moved.json().errors[0].field).toBe('conditions[0]');
   });
 
-  it('conditions with an agent location are a 400 naming conditions (agents do not receive them yet)', async () => {
+  it('conditions with an agent location are accepted: agents receive them (probe protocol 2)', async () => {
     const agent = await ok(call(d, admin, 'POST', '/admin/api/agents', { name: 'edge-1' }));
-    const res = await call(d, admin, 'POST', '/api/resources', {
-      name: 'at-agent',
-      resourceType: 'HTTP',
-      target: `${base}/up`,
+    const created = await ok(
+      call(d, admin, 'POST', '/api/resources', {
+        name: 'at-agent',
+        resourceType: 'HTTP',
+        target: `${base}/up`,
+        locations: ['daemon', agent.name],
+        conditions: ['[STATUS] == 200'],
+      }),
+    );
+    expect(await ok(call(d, admin, 'GET', `/admin/api/resources/${created.id}`))).toMatchObject({
       locations: ['daemon', agent.name],
       conditions: ['[STATUS] == 200'],
     });
-    expect(res.status, res.text).toBe(400);
-    expect(res.json().errors[0].field).toBe('conditions');
     const { id } = await create('HTTP', `${base}/up`, ['[STATUS] == 200']);
-    const moved = await call(d, admin, 'PATCH', `/api/resources/${id}`, { locations: [agent.name] });
-    expect(moved.status, moved.text).toBe(400);
-    expect((await ok(call(d, admin, 'PATCH', `/api/resources/${id}`, { locations: ['daemon'] }))).locations).toEqual(['daemon']);
+    expect((await ok(call(d, admin, 'PATCH', `/api/resources/${id}`, { locations: [agent.name] }))).locations).toEqual([agent.name]);
   });
 
   it('more than 32 conditions is a 400 naming conditions', async () => {

@@ -104,7 +104,7 @@ describe('POST /admin/api/resources/test', () => {
     expect(JSON.stringify(noTarget.json().errors)).toContain('target');
     const unknown = await test({ ...http('/up'), location: 'nowhere' });
     expect(unknown.status).toBe(400);
-    expect(unknown.json().errors[0].field).toBe('locations');
+    expect(unknown.json().errors[0].field).toBe('location');
   });
 
   it('is for administrators only', async () => {
