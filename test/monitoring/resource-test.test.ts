@@ -11,6 +11,7 @@ let d: TestDaemon;
 let admin: Caller;
 let web: Server;
 let base: string;
+const TOKEN = 't0ken-s3cret-9d2e';
 /** Requests to /hold wait here until the test releases them. */
 const held: Array<() => void> = [];
 
@@ -25,6 +26,8 @@ beforeAll(async () => {
         return json(200, { status: 'DOWN' });
       case '/big':
         return void res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(10_000));
+      case '/auth':
+        return req.headers.authorization === `Bearer ${TOKEN}` && req.method === 'POST' ? json(200, { status: 'UP' }) : json(401, {});
       case '/hold':
         return void held.push(() => json(200, { status: 'UP' }));
       default:
@@ -63,11 +66,43 @@ describe('POST /admin/api/resources/test', () => {
     const result = await ok(test(http('/down', ['[STATUS] == 200', '[BODY].status == UP'])));
     expect(result).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'CONDITION_FAILED' });
     expect(result.message).toContain('[BODY].status (DOWN) == UP');
+    expect(result.report.conditions).toEqual([
+      { condition: '[STATUS] == 200', ok: true, message: expect.stringContaining('200') },
+      { condition: '[BODY].status == UP', ok: false, message: '[BODY].status (DOWN) == UP' },
+    ]);
+  });
+
+  it("returns the response's status, headers and first 4 KiB of body, and the timing", async () => {
+    const result = await ok(test(http('/big')));
+    expect(result.status).toBe('AVAILABLE');
+    const { response } = result.report;
+    expect(response).toMatchObject({ status: 200, statusText: 'OK', bodyTruncated: true });
+    expect(response.headers['content-type']).toBe('text/plain');
+    expect(response.body).toBe('x'.repeat(4096));
+    const small = await ok(test(http('/up')));
+    expect(small.report.response.headers['x-version']).toBe('7');
+    expect(JSON.parse(small.report.response.body)).toEqual({ status: 'UP', items: [1, 2, 3] });
+    expect(small.report.response.bodyTruncated).toBe(false);
+    for (const { timing } of [result, small]) {
+      expect(Object.keys(timing).sort()).toEqual(['connectMs', 'dnsMs', 'firstByteMs', 'tlsMs', 'totalMs']);
+      expect(timing.tlsMs).toBeNull(); // plain HTTP
+      expect(timing.firstByteMs).toBeGreaterThanOrEqual(0);
+      expect(timing.totalMs).toBeGreaterThanOrEqual(timing.firstByteMs);
+    }
   });
 
   it("without conditions it is the seed's check: a 503 is NOT_AVAILABLE with the status as the code", async () => {
     const result = await ok(test(http('/unavailable')));
     expect(result).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: '503' });
+  });
+
+  it("sends the body's request, secrets included, and never returns or logs a secret", async () => {
+    const body = { ...http('/auth', ['[STATUS] == 200']), method: 'POST', auth: { type: 'bearer', token: TOKEN } };
+    const res = await test(body);
+    expect(res.json().status, res.text).toBe('AVAILABLE');
+    expect((await ok(test({ ...body, auth: { type: 'bearer', token: 'wrong' } }))).status).toBe('NOT_AVAILABLE');
+    expect(res.text).not.toContain(TOKEN);
+    expect(JSON.stringify(d.logs) + d.stderr()).not.toContain(TOKEN);
   });
 
   it('stores nothing: no resource, no history, no event', async () => {
