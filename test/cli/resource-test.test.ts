@@ -42,6 +42,12 @@ describe('monctl resources test', () => {
     expect(run.stdout).toMatch(/^NOT_AVAILABLE at daemon: /);
     expect(run.stdout).toContain('[BODY].status (DOWN) == UP');
     expect(run.stdout).toContain('CONDITION_FAILED');
+    expect(run.stdout).toMatch(/^ {2}✓ \[STATUS\] == 200/m);
+    expect(run.stdout).toMatch(/^ {2}✗ \[BODY\]\.status == UP +\[BODY\]\.status \(DOWN\) == UP$/m);
+    expect(run.stdout).toMatch(/^Response\n {2}200 OK\n/m);
+    expect(run.stdout).toContain('  x-version: 7');
+    expect(run.stdout).toContain('{"status":"DOWN","items":[1,2]}');
+    expect(run.stdout).toMatch(/^Timing\n {2}dns .* · connect .* · tls - · first byte \d.* · total \d/m);
   });
 
   it('passes with exit 0; -o json prints the API answer', async () => {
@@ -62,6 +68,14 @@ describe('monctl resources test', () => {
     expect(passed.code, passed.stderr).toBe(0);
     expect(passed.json().status).toBe('AVAILABLE');
     expect((await monctl(['resources', 'list', '-o', 'json'])).json()).toEqual([]);
+  });
+
+  it('resources get shows the latest timing', async () => {
+    const add = await monctl(['resources', 'add', 'timed', '--target', `${base}/up`, '--interval', '3600', '--wait']);
+    expect(add.code, add.stderr).toBe(0);
+    const shown = await monctl(['resources', 'get', 'timed']);
+    expect(shown.stdout).toMatch(/TIMING\s+dns .* · total \d/);
+    await monctl(['resources', 'rm', 'timed', '-y']);
   });
 
   it('usage errors exit 2; a condition the daemon refuses names the flag, exit 1', async () => {
