@@ -61,6 +61,8 @@ export function registerTest(resources: Command): void {
     .option('-f, --file <file>', "one resource in apply's format (YAML or JSON; - for stdin)")
     .action(
       act(async (rt, name: string | undefined, f: ResourceFlags & { file?: string }) => {
+        // The file is the whole resource: a --target beside it would be silently ignored.
+        if (f.file !== undefined && (f.target || f.type)) usage('give -f FILE or --target/--type, not both');
         let body = f.file === undefined ? await bodyFromFlags(rt, name, f) : await bodyFromFile(f.file);
         if (f.file !== undefined && f.location) {
           if (f.location.length > 1) usage('resources test checks at one place: give --location once');

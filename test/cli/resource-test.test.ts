@@ -85,6 +85,7 @@ describe('monctl resources test', () => {
     const many = await monctl(['resources', 'test', '-f', two]);
     expect(many.code).toBe(2);
     expect(many.stderr).toMatch(/one resource; the file has 2/);
+    expect((await monctl(['resources', 'test', '-f', two, '--target', `${base}/`])).code).toBe(2);
     const bad = await monctl(['resources', 'test', '--target', `${base}/up`, '--condition', '[BODY].status==UP']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--condition/);
