@@ -9,12 +9,15 @@
  * Flags: --resources N, --interval S (10..86400), --intervals K (measured),
  * --baseline-seconds S, --targets T (target server ports).
  * A short run: `npm run bench:probes -- --resources 1000 --interval 10 --intervals 2 --baseline-seconds 10`.
+ * `--conditions`: the targets answer a 2 KiB JSON body and each resource has three conditions (a status, a
+ * JSON path, a response time); the baseline reads and `JSON.parse`s each body. Both modes print the CPU per
+ * check against the baseline's CPU per request (target with conditions: at most 1.3×).
  * `--location agent`: bench/probes-agent.ts, through an agent and through the daemon in one run
  * (also `npm run bench:probes-agent`, so that `npm run bench` writes it to docs/BENCHMARKS.md).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
@@ -24,8 +27,18 @@ import { lagBuckets, quantile } from './lib/lag.ts';
 import { procStat } from './lib/measure.ts';
 import { createResources } from './lib/resources.ts';
 
+/** What the targets answer with `--conditions`: a 2 KiB JSON health document. */
+const JSON_BODY = JSON.stringify({
+  status: 'UP',
+  checks: Array.from({ length: 24 }, (_, i) => ({ name: `dependency-${i}`, status: 'UP', ms: i })),
+})
+  .padEnd(2048, ' ')
+  .slice(0, 2048);
+/** The three conditions of each resource with `--conditions`. */
+const CONDITIONS = ['[STATUS] == 200', '[BODY].status == UP', '[RESPONSE_TIME] < 5000'];
+
 /** Child mode: T plain HTTP servers answering 200; `GET /__stats` on any tells requests and distinct paths so far. */
-async function serveTargets(count: number): Promise<void> {
+async function serveTargets(count: number, json: boolean): Promise<void> {
   let total = 0;
   const seen = new Set<string>();
   const ports: number[] = [];
@@ -34,7 +47,8 @@ async function serveTargets(count: number): Promise<void> {
       if (req.url === '/__stats') return void res.end(JSON.stringify({ total, distinct: seen.size }));
       total++;
       seen.add(req.url!);
-      res.end('ok');
+      if (json) res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(json ? JSON_BODY : 'ok');
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -51,10 +65,17 @@ async function main(): Promise<void> {
   const intervals = flag('intervals', 2);
   const baselineSeconds = flag('baseline-seconds', interval);
   const targetCount = flag('targets', 8);
+  const withConditions = process.argv.includes('--conditions');
   const children: ChildProcess[] = [];
   const targets = spawn(
     process.execPath,
-    ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-targets', String(targetCount)],
+    [
+      '--disable-warning=ExperimentalWarning',
+      import.meta.filename,
+      '--serve-targets',
+      String(targetCount),
+      ...(withConditions ? ['--json'] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.push(targets);
@@ -68,13 +89,18 @@ async function main(): Promise<void> {
   const env = { MONCTL_CHECK_RESPONSES: '0' };
   let daemon = await startDaemon({ env, dataDir: join(dataDir, 'data') });
   children.push(daemon.proc);
-  console.log(`probes bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets, measuring ${intervals} interval(s)`);
+  const what = withConditions ? `, each with ${CONDITIONS.length} conditions against a 2 KiB JSON body (${CONDITIONS.join(', ')})` : '';
+  console.log(
+    `probes bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets${what}, measuring ${intervals} interval(s)`,
+  );
+  console.log(`CPU: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} cores)`);
   try {
     const createdIn = await createResources(daemon.url, daemon.adminKey, n, (i) => ({
       name: `bench-${i}`,
       resourceType: 'HTTP',
       target: pathOf(i),
       intervalSeconds: interval,
+      ...(withConditions ? { conditions: CONDITIONS } : {}),
     }));
     console.log(`created ${n} resources through the API in ${createdIn.toFixed(1)} s`);
     while ((await stats()).distinct < n) await sleep(200);
@@ -130,7 +156,8 @@ async function main(): Promise<void> {
         const p = request(pathOf(i), { dispatcher: agent })
           .then(
             async (res) => {
-              await res.body.dump();
+              if (withConditions) JSON.parse(await res.body.text());
+              else await res.body.dump();
               if (res.statusCode === 200) ok++;
             },
             () => undefined,
@@ -162,6 +189,8 @@ async function main(): Promise<void> {
       `bare undici loop:        ${fmt(baseRate, 2)} requests/s over ${fmt(baseSeconds)} s, ${fmt(baseCpuSeconds, 2)} s CPU (${fmt((1000 * baseCpuSeconds) / Math.max(1, ok), 3)} ms per request)`,
     );
     console.log(`ratio daemon / baseline: ${fmt(daemonRate / baseRate, 3)}`);
+    const cpuRatio = daemonCpu / Math.max(1, done) / (baseCpuSeconds / Math.max(1, ok));
+    console.log(`CPU per check / baseline CPU per request: ${fmt(cpuRatio, 3)}${withConditions ? ' (target ≤ 1.3)' : ''}`);
   } finally {
     await daemon.stop();
     targets.kill('SIGTERM');
@@ -170,7 +199,7 @@ async function main(): Promise<void> {
 }
 
 const at = process.argv.indexOf('--location');
-if (process.argv.includes('--serve-targets')) await serveTargets(flag('serve-targets', 8));
+if (process.argv.includes('--serve-targets')) await serveTargets(flag('serve-targets', 8), process.argv.includes('--json'));
 // Issue 19: checks through an agent against the same through the daemon (bench/probes-agent.ts).
 else if (at > 0 && process.argv[at + 1] === 'agent') await (await import('./probes-agent.ts')).benchAgentLocation();
 else await main();

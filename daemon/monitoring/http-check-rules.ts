@@ -2,9 +2,8 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import type { ResourceType } from '../../src/api/schemas/monitoring.ts';
 import { MAX_REQUEST_BODY_BYTES } from '../../src/api/schemas/http-check.ts';
 import { invalidField } from '../../src/errors.ts';
-import { definedHeaders, type RequestFields, splitFields } from '../probes/http-request-store.ts';
+import { definedHeaders, type RequestFields } from '../probes/http-request-store.ts';
 import { HTTP_ONLY, statusRange } from '../probes/probe-input.ts';
-import type { Location } from '../probes/locations.ts';
 
 /** RFC 9110 token: what a header name may be. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -74,20 +73,4 @@ function checkClientCert(cert: string | undefined, key: string | undefined): voi
     throw invalidField('clientKey', 'not a PEM private key (an encrypted key is not supported)');
   }
   if (!x509.checkPrivateKey(private_)) throw invalidField('clientKey', 'the key does not match the certificate');
-}
-
-/**
- * 400 naming the first field set when a resource with request fields, timeoutSeconds or upsideDown
- * is checked at an agent: agents do not receive them yet, and a location checking another request
- * would give another verdict without saying so. Defaults spelled out (GET, followRedirects true) count as unset.
- */
-export function checkRequestWhere(f: RequestFields, locations: readonly Location[]): void {
-  if (!locations.some((l) => l.agentId !== 0)) return;
-  const { plain } = splitFields(f);
-  const field = Object.keys(plain)[0] ?? (f.timeoutSeconds != null ? 'timeoutSeconds' : f.upsideDown ? 'upsideDown' : undefined);
-  if (field)
-    throw invalidField(
-      field,
-      'request fields, timeoutSeconds and upsideDown are checked at the daemon only for now: remove the agent locations or these fields',
-    );
 }

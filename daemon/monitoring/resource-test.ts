@@ -8,7 +8,6 @@ import { DAEMON, DAEMON_LOCATION, type Location, type LocationCheck } from '../p
 import { probeInputFromBody } from '../probes/probe-input.ts';
 import { resolveLocations } from '../probes/resource-locations.ts';
 import { checkAt } from '../probes/rounds.ts';
-import { checkRequestWhere } from './http-check-rules.ts';
 import { checkResourceBody } from './resource-store.ts';
 
 type Op = (typeof resourceOperations)['testResource'];
@@ -28,7 +27,6 @@ export function testResourceHandler(): Handler<Op> {
     const create = { ...fields, name: name ?? 'test' };
     checkResourceBody(create);
     const location = where === undefined || where === DAEMON ? DAEMON_LOCATION : await locationOf(ctx, where);
-    checkRequestWhere(create, [location]);
     if (inFlight >= MAX_TESTS_IN_FLIGHT) {
       throw new HttpError(429, 'too-many-tests', `${MAX_TESTS_IN_FLIGHT} test checks are running; retry when one ends`, {
         headers: { 'Retry-After': '1' },

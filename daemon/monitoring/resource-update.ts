@@ -3,11 +3,15 @@ import { MONITORING_CHANNEL, type ResourceType, STATUS_CHANGED, type StatusChang
 import { notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { RequestContext } from '../http/bind.ts';
-import type { ResourceUpdate } from '../store/schema.ts';
+import type { ResourceRow, ResourceUpdate } from '../store/schema.ts';
+import type { DaemonContext } from '../context.ts';
+import { fieldsOf, openSecrets, requestBox } from '../probes/http-request-store.ts';
+import { checkRequestFields } from './http-check-rules.ts';
+import { checkUnopenedPatch, mergeRequest, type RequestPatch, requestChanges, touchesRequest } from './http-check-patch.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
-import { toAdminResource } from './mappers.ts';
+import { type GroupRef, toAdminResource } from './mappers.ts';
 import { checkConditions, checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn, conditionsOf } from '../probes/resource-conditions.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
@@ -26,7 +30,7 @@ export async function updateResource(
   { ctx, params, body }: RequestContext<typeof resourceOperations.updateResource>,
 ) {
   const now = Date.now();
-  const { row, before, incidents } = await ctx.db
+  const { row, before, incidents, changed } = await ctx.db
     .transaction()
     .execute(async (trx) => {
       const before = await trx.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
@@ -45,24 +49,35 @@ export async function updateResource(
       // A new type must answer the placeholders of the conditions it keeps.
       if (body.conditions !== undefined || body.resourceType !== undefined)
         checkConditions(type, body.conditions ?? conditionsOf(before.conditions));
+      const request = mergedRequest(ctx, before, body, type);
       const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
       const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
       const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
+      const regrouped = groupIds !== undefined && !sameIds(groupIds, (await groupsOf(trx, [params.id])).get(params.id) ?? []);
       if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
 
+      // Only what differs is set: a PATCH equal to the stored resource (apply sends everything on every run) changes nothing.
+      const set: ResourceUpdate = { ...request.changes };
+      const put = <K extends keyof ResourceUpdate>(key: K, value: ResourceUpdate[K] | undefined, stored: unknown) => {
+        if (value !== undefined && value !== stored) set[key] = value;
+      };
+      put('name', body.name, before.name);
+      put('resource_type', body.resourceType, before.resource_type);
+      put('target', body.target, before.target);
+      put('skip_tls', bit(body.skipTLS), before.skip_tls);
+      put('recursive', bit(body.recursive), before.recursive);
+      put('interval_seconds', body.intervalSeconds, before.interval_seconds);
+      put('active', bit(body.active), before.active);
+      put('failure_threshold', body.failureThreshold, Number(before.failure_threshold));
+      put('success_threshold', body.successThreshold, Number(before.success_threshold));
+      put('quorum', body.quorum, before.quorum);
+      if (body.conditions !== undefined) put('conditions', conditionsColumn(body.conditions), before.conditions);
+      const changed = Object.keys(set).length > 0 || moved || regrouped;
+      if (!changed) return { row: before, before, incidents: [], changed };
+
       const active = body.active ?? before.active === 1;
-      const set: ResourceUpdate = { updated_at: now, next_run_at: active ? now : null };
-      if (body.name !== undefined) set.name = body.name;
-      if (body.resourceType !== undefined) set.resource_type = body.resourceType;
-      if (body.target !== undefined) set.target = body.target;
-      if (body.skipTLS !== undefined) set.skip_tls = body.skipTLS ? 1 : 0;
-      if (body.recursive !== undefined) set.recursive = body.recursive ? 1 : 0;
-      if (body.intervalSeconds !== undefined) set.interval_seconds = body.intervalSeconds;
-      if (body.active !== undefined) set.active = body.active ? 1 : 0;
-      if (body.failureThreshold !== undefined) set.failure_threshold = body.failureThreshold;
-      if (body.successThreshold !== undefined) set.success_threshold = body.successThreshold;
-      if (body.quorum !== undefined) set.quorum = body.quorum;
-      if (body.conditions !== undefined) set.conditions = conditionsColumn(body.conditions);
+      set.updated_at = now;
+      set.next_run_at = active ? now : null;
       // The latest result was about the old target (or was decided by other locations): unknown until the next check.
       if (probed || moved) set.current_status = 'unknown';
       if (probed) {
@@ -72,14 +87,15 @@ export async function updateResource(
       }
       const incidents = before.active === 1 && !active ? await stopWatching(trx, params.id, 'deactivated', now) : [];
       const row = await trx.updateTable('resources').set(set).where('id', '=', params.id).returningAll().executeTakeFirstOrThrow();
-      if (groupIds !== undefined) await setGroups(trx, params.id, groupIds);
-      if (locations !== undefined) await setLocations(trx, params.id, locations);
-      return { row, before, incidents };
+      if (regrouped) await setGroups(trx, params.id, groupIds);
+      if (moved) await setLocations(trx, params.id, locations);
+      return { row, before, incidents, changed };
     })
     .catch((err: unknown) => {
       throw uniqueViolation(err, 'name') ?? err;
     });
 
+  if (!changed) return adminView(ctx, row);
   if (body.groupIds !== undefined) await state.visibility.refresh(row.id);
   publishIncidents(ctx, incidents);
   ctx.bus.emit('resource.changed', { id: row.id });
@@ -89,6 +105,10 @@ export async function updateResource(
     const change: StatusChanged = { resourceId: row.id, name: row.name, from, to, at: formatDateTime(now) };
     ctx.events.channel(MONITORING_CHANNEL).publish(STATUS_CHANGED, change);
   }
+  return adminView(ctx, row);
+}
+
+async function adminView(ctx: RequestContext<typeof resourceOperations.updateResource>['ctx'], row: ResourceRow) {
   const maintenance = await maintenanceOf(ctx);
   return toAdminResource(
     row,
@@ -96,4 +116,23 @@ export async function updateResource(
     maintenance(row.id),
     await locationsOfOne(ctx.db, row.id),
   );
+}
+
+const bit = (b: boolean | undefined) => (b === undefined ? undefined : b ? 1 : 0);
+const sameIds = (ids: number[], groups: GroupRef[]) =>
+  ids.length === groups.length && [...ids].sort((a, b) => a - b).every((id, i) => id === groups[i].id);
+
+/**
+ * The request fields once the PATCH is applied, checked against the type (a type that cannot
+ * take the HTTP fields set is a 400 naming them), and the columns that change.
+ */
+function mergedRequest(ctx: Pick<DaemonContext, 'installSecret'>, before: ResourceRow, body: RequestPatch, type: ResourceType) {
+  const box = requestBox(ctx);
+  const opened = openSecrets(box, before.http_secrets);
+  const touched = touchesRequest(body);
+  if (touched && opened === undefined) checkUnopenedPatch(before.http_request, body);
+  const stored = fieldsOf(before, opened ?? {});
+  const fields = touched ? mergeRequest(stored, body) : stored;
+  if (touched || type !== before.resource_type) checkRequestFields(type, fields);
+  return { touched, fields, changes: touched ? requestChanges(before, fields, opened, body, box) : {} };
 }

@@ -5,7 +5,6 @@ import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLoca
 import { checkGroupIds, checkNameFree, checkResourceBody, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn } from '../probes/resource-conditions.ts';
 import { requestBox, toColumns } from '../probes/http-request-store.ts';
-import { checkRequestWhere } from './http-check-rules.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
 import type { HandlersOf } from '../http/bind.ts';
@@ -77,7 +76,6 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
         .execute(async (trx) => {
           const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
           const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
-          checkRequestWhere(body, locations ?? []);
           await checkNameFree(trx, body.name);
           const created = await trx
             .insertInto('resources')

@@ -43,7 +43,6 @@ export async function checkAt(
   location: Location,
   opts: { report?: boolean; due?: number; started?: StartObserver } = {},
 ): Promise<LocationCheck> {
-  // Secrets this install cannot open: no location checks without them.
   if (input.unopened) return notChecked(location, input.unopened);
   if (location.agentId === 0) return { location, ran: true, result: await prober.probe(input, { report: opts.report }) };
   try {
@@ -69,7 +68,10 @@ async function remoteCheck(ctx: RoundDeps, input: ProbeInput, report: boolean): 
   const { httpTimeoutMs: timeoutMs, maxBodyBytes } = ctx.config.probes;
   const check: RemoteCheck = { type: input.type, target: input.target, skipTLS: input.skipTLS, recursive: input.recursive, timeoutMs };
   if (input.resourceId) check.resourceId = input.resourceId;
-  if (input.conditions?.length) Object.assign(check, { conditions: input.conditions, maxBodyBytes });
+  if (input.conditions?.length) {
+    check.conditions = input.conditions;
+    check.maxBodyBytes = maxBodyBytes;
+  }
   if (input.http) check.http = input.http;
   if (input.timeoutMs !== undefined) check.checkTimeoutMs = input.timeoutMs;
   if (input.upsideDown) check.upsideDown = true;

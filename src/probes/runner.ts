@@ -24,7 +24,7 @@ export type { CredentialLookup };
 export interface RunnerOptions {
   /** Whole-check timeout of an HTTP or DOCKER request, and of a TCP connect, unless the resource sets its own (`input.timeoutMs`). */
   timeoutMs: number;
-  /** Most body bytes read for a `[BODY]` condition, after decoding (`--max-body-bytes`; the agent's checks carry no conditions). */
+  /** Most body bytes read for a `[BODY]` condition, after decoding (`--max-body-bytes`; the agent's runner takes the daemon's, sent with each check that has conditions). */
   maxBodyBytes?: number;
   /** Registry credentials for DOCKER checks, by registry as the target names it. */
   credential: CredentialLookup;

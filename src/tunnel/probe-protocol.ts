@@ -35,7 +35,7 @@ export const OLD_AGENT_RESET = 'BAD_TARGET';
 
 /**
  * The most a check may take on the wire: a resource at every cap of the API (a 64 KiB body, a PEM
- * certificate and key of 64 KiB each, 64 headers of 8 KiB, 32 conditions of 1 KiB) is some 830 KB
+ * certificate and key of 64 KiB each, 64 headers of 8 KiB, 32 conditions of 1 KiB) is 821 KB
  * as JSON. The daemon refuses to send a larger one (the location is `unknown`, saying so), the
  * agent to read one (docs/DECISIONS.md, "Probe locations").
  */
@@ -97,7 +97,7 @@ export interface RemoteCheck {
   credential?: { registry: string; username: string; password: string };
   /** So that the agent parses a resource's conditions once (0: a check of nothing stored). */
   resourceId?: number;
-  conditions?: string[];
+  conditions?: readonly string[];
   http?: HttpRequestSpec;
   /** The resource's own timeout (`timeoutSeconds`), for this check in place of `timeoutMs`. */
   checkTimeoutMs?: number;

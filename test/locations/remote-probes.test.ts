@@ -4,10 +4,9 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeServer } from '../../cli/agent/probes.ts';
 import { createStreamHandler } from '../../cli/agent/serve.ts';
-import type { AgentSessions } from '../../daemon/tunnel/sessions.ts';
-import { AgentProbes } from '../../daemon/tunnel/remote-probes.ts';
 import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
-import { type ProbeSupport, probeStreamTarget, probeVersionOf, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import { type ProbeSupport, probeStreamTarget, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import { agentSide as pairAgentSide, daemonSide as pairDaemonSide } from './probe-pair.ts';
 import { openContext, type TestContext } from '../probes/helpers/context.ts';
 import { closeAll, type MuxPair, muxPair, until } from '../tunnel/mux-helpers.ts';
 
@@ -59,22 +58,8 @@ const check = (extra: Partial<RemoteCheck> = {}): RemoteCheck => ({
   ...extra,
 });
 
-/** The daemon's AgentProbes with agent 1 on `pair`, announcing `support`. */
-function daemonSide(pair: MuxPair, support: ProbeSupport | undefined): AgentProbes {
-  const link = { agentId: 1, mux: pair.opener, probes: support, version: '0.0.9' };
-  const sessions = { get: (id: number) => (id === 1 ? link : undefined) } as unknown as AgentSessions;
-  return new AgentProbes(tc.ctx, sessions);
-}
-
-/** The agent's side: probe streams to a ProbeServer, anything else to the relay (as cli/agent/agent.ts does). */
-function agentSide(pair: MuxPair, server: ProbeServer): void {
-  const relay = createStreamHandler({ skipTls: false, targetTimeoutMs: 1_000, log });
-  pair.acceptor.on('stream', (stream: MuxStream, raw: unknown) => {
-    const version = probeVersionOf(raw);
-    if (version === undefined) relay(stream, raw);
-    else server.serve(stream, version);
-  });
-}
+const daemonSide = (pair: MuxPair, support: ProbeSupport | undefined) => pairDaemonSide(tc.ctx, pair, support);
+const agentSide = (pair: MuxPair, server: ProbeServer) => pairAgentSide(pair, server, log);
 
 describe('remote checks over a tunnel session', () => {
   it('the agent runs the check with the shared probe code and answers on the stream', async () => {

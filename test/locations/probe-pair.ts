@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import type { ProbeServer } from '../../cli/agent/probes.ts';
+import { createStreamHandler } from '../../cli/agent/serve.ts';
+import { AgentProbes, type AgentProbeDeps } from '../../daemon/tunnel/remote-probes.ts';
+import type { AgentSessions } from '../../daemon/tunnel/sessions.ts';
+import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
+import { type ProbeSupport, probeVersionOf } from '../../src/tunnel/probe-protocol.ts';
+import type { MuxPair } from '../tunnel/mux-helpers.ts';
+
+/**
+ * The two ends of remote checks over a real loopback mux session: the daemon's AgentProbes with
+ * agent 1 on `pair` (announcing `support`), and the agent's ProbeServer behind the relay's stream
+ * handler, as cli/agent/agent.ts wires it.
+ */
+export function daemonSide(ctx: AgentProbeDeps, pair: MuxPair, support: ProbeSupport | undefined): AgentProbes {
+  const link = { agentId: 1, mux: pair.opener, probes: support, version: '0.0.9' };
+  const sessions = { get: (id: number) => (id === 1 ? link : undefined) } as unknown as AgentSessions;
+  return new AgentProbes(ctx, sessions);
+}
+
+/** The agent's side: probe streams to `server`, anything else to the relay. */
+export function agentSide(pair: MuxPair, server: ProbeServer, log: Logger): void {
+  const relay = createStreamHandler({ skipTls: false, targetTimeoutMs: 1_000, log });
+  pair.acceptor.on('stream', (stream: MuxStream, raw: unknown) => {
+    const version = probeVersionOf(raw);
+    if (version === undefined) relay(stream, raw);
+    else server.serve(stream, version);
+  });
+}
