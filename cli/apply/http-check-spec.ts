@@ -1,4 +1,4 @@
-import { HTTP_METHODS, MAX_HEADERS, MAX_REQUEST_BODY_BYTES } from '../../src/api/schemas/http-check.ts';
+import { HTTP_METHODS, httpCheckFields, MAX_HEADERS, MAX_REQUEST_BODY_BYTES } from '../../src/api/schemas/http-check.ts';
 import { HEADER_NAME, isStatusRange } from '../commands/http-check-flags.ts';
 import { expandSecret } from './notifiers-spec.ts';
 
@@ -28,21 +28,8 @@ export interface HttpCheckSpec {
   clientKey?: string | null;
 }
 
-/** The fields this file handles; the ones after `upsideDown` need an HTTP resource. */
-export const HTTP_CHECK_KEYS = [
-  'timeoutSeconds',
-  'upsideDown',
-  'method',
-  'headers',
-  'secretHeaders',
-  'body',
-  'contentType',
-  'auth',
-  'clientCert',
-  'clientKey',
-  'followRedirects',
-  'expectStatus',
-] as const;
+/** The fields this file handles, as the API names them; all but these two need an HTTP resource. */
+const HTTP_CHECK_KEYS = Object.keys(httpCheckFields(false));
 const ANY_TYPE = ['timeoutSeconds', 'upsideDown'];
 
 type Obj = Record<string, unknown>;

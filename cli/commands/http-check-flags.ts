@@ -152,7 +152,11 @@ export async function httpCheckBody(f: HttpCheckFlags): Promise<Fields> {
     if (/[\r\n\0]/.test(value)) usage(`--header ${pair.slice(0, eq)}: the value must not hold CR, LF or NUL`);
     headers[headerName('--header', pair.slice(0, eq))] = value;
   }
-  const secretNames = (f.secretHeader ?? []).map((n) => headerName('--secret-header', n));
+  const secretNames = (f.secretHeader ?? []).map((n) => {
+    // `--secret-header Name=value` would put the secret in argv: refused without repeating it.
+    if (n.includes('=')) usage('--secret-header takes the header name only: its value is read from a prompt or stdin, never from a flag');
+    return headerName('--secret-header', n);
+  });
   const all = [...Object.keys(headers), ...secretNames, ...removed].map((n) => n.toLowerCase());
   const twice = all.find((n, i) => all.indexOf(n) !== i);
   if (twice) usage(`header ${twice} is named twice (by --header, --secret-header or --remove-header)`);

@@ -24,34 +24,34 @@ function byLocation(l: LocationResult): string {
 const http = (r: R) => r.resourceType === 'HTTP' && r.method !== undefined;
 const clip = (text: string) => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
 
-/** The request and expected answer (admin views); `-` where the seed's default holds. */
+/** The request and expected answer (admin views), in `resources get` only; `-` where nothing is set. */
 const requestColumns: Column<R>[] = [
-  { header: 'METHOD', get: (r) => (http(r) ? r.method : undefined), wide: true },
-  { header: 'HEADERS', get: (r) => (http(r) ? Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`) : undefined), wide: true },
-  { header: 'SECRET HEADERS', get: (r) => r.secrets?.headers.map((h) => `${h} (set)`), wide: true },
+  { header: 'METHOD', get: (r) => (http(r) ? r.method : undefined), detail: true },
+  { header: 'HEADERS', get: (r) => (http(r) ? Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`) : undefined), detail: true },
+  { header: 'SECRET HEADERS', get: (r) => r.secrets?.headers.map((h) => `${h} (set)`), detail: true },
   {
     header: 'BODY',
     get: (r) => (r.body == null ? undefined : `${clip(JSON.stringify(r.body))} (${r.contentType ?? 'text/plain'})`),
-    wide: true,
+    detail: true,
   },
   {
     header: 'AUTH',
     get: (r) => (r.auth ? (r.auth.type === 'basic' ? `basic: user ${r.auth.username}, password set` : 'bearer: token set') : undefined),
-    wide: true,
+    detail: true,
   },
-  { header: 'CLIENT CERT', get: (r) => (r.secrets && http(r) ? (r.secrets.clientCert ? 'set' : 'not set') : undefined), wide: true },
+  { header: 'CLIENT CERT', get: (r) => (r.secrets && http(r) ? (r.secrets.clientCert ? 'set' : 'not set') : undefined), detail: true },
   {
     header: 'TIMEOUT',
     get: (r) => (r.timeoutSeconds === undefined ? undefined : r.timeoutSeconds === null ? "the daemon's" : `${r.timeoutSeconds}s`),
-    wide: true,
+    detail: true,
   },
   {
     header: 'REDIRECTS',
     get: (r) => (http(r) && r.followRedirects !== undefined ? (r.followRedirects ? 'followed (10 at most)' : 'not followed') : undefined),
-    wide: true,
+    detail: true,
   },
-  { header: 'EXPECT STATUS', get: (r) => (http(r) ? r.expectStatus : undefined), wide: true },
-  { header: 'UPSIDE DOWN', get: (r) => (r.upsideDown === undefined ? undefined : r.upsideDown ? 'yes' : 'no'), wide: true },
+  { header: 'EXPECT STATUS', get: (r) => (http(r) ? r.expectStatus : undefined), detail: true },
+  { header: 'UPSIDE DOWN', get: (r) => (r.upsideDown === undefined ? undefined : r.upsideDown ? 'yes' : 'no'), detail: true },
 ];
 
 export const view: View<R> = {

@@ -11,6 +11,8 @@ export interface Column<T = any> {
   get: (row: T) => unknown;
   /** Only in `-o wide` (and in the detail view of a single object). */
   wide?: boolean;
+  /** Only in the detail view of a single object (too much for a row of a list). */
+  detail?: boolean;
   /** Colour cells by their status word. */
   status?: boolean;
 }
@@ -34,7 +36,8 @@ export function cell(value: unknown): string {
 }
 
 function rowsOf(data: unknown, view: View, wide: boolean, opts: RenderOptions): { head: string[]; rows: string[][] } {
-  const columns = view.columns.filter((c) => wide || !c.wide);
+  const one = !Array.isArray(data);
+  const columns = view.columns.filter((c) => (c.detail ? one : wide || !c.wide));
   const items = Array.isArray(data) ? data : [data];
   const rows = items.map((item) =>
     columns.map((c) => {

@@ -257,4 +257,10 @@ describe('completion', () => {
     }
     expect((await monctl(['completion', 'tcsh'])).code).toBe(2);
   });
+
+  it("lists each verb's flags, taken from the commands themselves (the request flags of resources add and update)", async () => {
+    const bash = (await monctl(['completion', 'bash'])).stdout;
+    expect(bash).toMatch(/"resources add"\) words="[^"]*--secret-header [^"]*--expect-status [^"]*--wait-timeout/);
+    expect(bash).toMatch(/"resources update"\) words="[^"]*--remove-header [^"]*--no-client-cert/);
+  });
 });
