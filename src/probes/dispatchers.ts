@@ -67,7 +67,8 @@ export const MAX_CHECK_TIMEOUT_MS = 120_000;
 /** Client certificates with a pool of their own; past it the least recently used pool is closed. */
 export const MAX_CLIENT_CERT_POOLS = 256;
 
-export function createDispatchers(timeoutMs: number): Dispatchers {
+/** `maxClientCertPools`: tests lower it to see a pool evicted. */
+export function createDispatchers(timeoutMs: number, { maxClientCertPools = MAX_CLIENT_CERT_POOLS } = {}): Dispatchers {
   const limit = Math.max(timeoutMs, MAX_CHECK_TIMEOUT_MS);
   const options = {
     keepAliveTimeout: 30_000,
@@ -101,7 +102,7 @@ export function createDispatchers(timeoutMs: number): Dispatchers {
     let hit = withCert.get(key);
     if (hit) withCert.delete(key);
     else {
-      if (withCert.size >= MAX_CLIENT_CERT_POOLS) {
+      if (withCert.size >= maxClientCertPools) {
         const [oldest, evicted] = withCert.entries().next().value as [string, { agent: Agent }];
         withCert.delete(oldest);
         void evicted.agent.close().catch(() => undefined);

@@ -89,6 +89,8 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
         opts.onBug?.(err, input);
         outcome = { status: 'UNKNOWN', message: `internal error: ${(err as Error)?.message}`, errorCode: 'CONNECTION_ERROR' };
       }
+      // Asked for a report, always get one (a DOCKER check without conditions has nothing else to show).
+      if (perCheck?.report && !outcome.report) outcome = { ...outcome, report: { conditions: [], response: null } };
       if (input.upsideDown) outcome = upsideDown(outcome);
       const durationMs = Math.max(0, Math.round(performance.now() - started));
       return { ...outcome, durationMs, checkedAt: Date.now() };

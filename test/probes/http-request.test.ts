@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDispatchers, type Dispatchers } from '../../src/probes/dispatchers.ts';
+import { probeHttp } from '../../src/probes/http-probe.ts';
 import { createProbeRunner, type Prober } from '../../src/probes/runner.ts';
 import type { HttpRequestSpec, ProbeInput } from '../../src/probes/types.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -19,6 +21,7 @@ let otherBase: string;
 let mtlsUrl: string;
 let pki: TestPki;
 let client: { cert: string; key: string };
+let mtlsConnections = 0;
 let lastOtherHeaders: IncomingMessage['headers'] = {};
 
 function listen(server: Server): Promise<number> {
@@ -26,46 +29,17 @@ function listen(server: Server): Promise<number> {
 }
 
 /** A client certificate (extendedKeyUsage clientAuth) signed by the test CA. */
-function issueClient(dir: string): { cert: string; key: string } {
+function issueClient(dir: string, name = 'client'): { cert: string; key: string } {
   const run = (args: string[]) => {
     const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr);
   };
   writeFileSync(join(dir, 'client.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n');
-  run([
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'client.key',
-    '-out',
-    'client.csr',
-    '-subj',
-    '/CN=probe',
-  ]);
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'client.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-set_serial',
-    '77',
-    '-days',
-    '1',
-    '-extfile',
-    'client.ext',
-    '-out',
-    'client.pem',
-  ]);
-  return { cert: readFileSync(join(dir, 'client.pem'), 'utf8'), key: readFileSync(join(dir, 'client.key'), 'utf8') };
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run(['req', '-new', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
+  const sign = ['-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(100 + name.length), '-days', '1', '-extfile', 'client.ext'];
+  run(['x509', '-req', '-in', `${name}.csr`, ...sign, '-out', `${name}.pem`]);
+  return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
 }
 
 function readAll(req: IncomingMessage): Promise<string> {
@@ -125,6 +99,7 @@ beforeAll(async () => {
   mtls = createHttpsServer({ key: server.key, cert: server.cert, ca: pki.ca, requestCert: true, rejectUnauthorized: true }, (_req, res) =>
     res.end('hello, client'),
   );
+  mtls.on('secureConnection', () => mtlsConnections++);
   mtlsUrl = `https://127.0.0.1:${await listen(mtls)}/`;
   prober = createProbeRunner({ timeoutMs: RUNNER_TIMEOUT, credential: async () => undefined });
 });
@@ -201,6 +176,38 @@ describe('the request', () => {
     expect(withCert.certNotAfter).toBeGreaterThan(Date.now());
     // The shared pool still has no certificate.
     expect(await prober.probe(http(mtlsUrl, {}, { skipTLS: true }))).toMatchObject({ status: 'NOT_AVAILABLE' });
+  });
+
+  it('keeps at most N client-certificate pools, closing the least recently used', async () => {
+    const second = issueClient(pki.dir, 'client-two');
+    const tick = () => new Promise((r) => setImmediate(r));
+    const checkWith = async (dispatchers: Dispatchers, clientCert: { cert: string; key: string }) => {
+      const r = await probeHttp(mtlsUrl, true, dispatchers, 2_000, {
+        conditions: null,
+        maxBodyBytes: 0,
+        http: http(mtlsUrl, { clientCert }).http,
+      });
+      expect(r).toMatchObject({ status: 'AVAILABLE' });
+      await tick(); // undici frees the connection for its pool a tick after the answer ends
+    };
+    for (const [limit, connections] of [
+      [256, 2], // A, B, A: A's pool and connection are kept
+      [1, 3], // B evicts A's pool: A connects again
+    ]) {
+      const dispatchers = createDispatchers(2_000, { maxClientCertPools: limit });
+      const before = mtlsConnections;
+      try {
+        for (const cert of [client, second, client]) await checkWith(dispatchers, cert);
+      } finally {
+        await dispatchers.close();
+      }
+      expect(mtlsConnections - before).toBe(connections);
+    }
+  });
+
+  it('a client key that does not load is a connection error, not a crash', async () => {
+    const r = await prober.probe(http(mtlsUrl, { clientCert: { cert: client.cert, key: 'not a key' } }, { skipTLS: true }));
+    expect(r).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'CONNECTION_ERROR' });
   });
 });
 
