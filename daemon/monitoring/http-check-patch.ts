@@ -92,11 +92,17 @@ export function requestChanges(
   box: SecretBox,
 ): Partial<RequestColumns> {
   const { plain, secrets } = splitFields(fields);
+  const keep =
+    opened === undefined ? !SECRET_FIELDS.some((k) => patch[k] !== undefined) : JSON.stringify(secrets) === JSON.stringify(opened);
+  if (keep && opened === undefined) {
+    // Kept unopened: the plain part still names what the sealed blob holds.
+    const stored = plainOf(before.http_request);
+    if (stored.secretHeaders) plain.secretHeaders = stored.secretHeaders;
+    if (stored.clientCert) plain.clientCert = true;
+  }
   const out: Partial<RequestColumns> = {};
   const plainColumn = Object.keys(plain).length ? JSON.stringify(plain) : null;
   if (plainColumn !== before.http_request) out.http_request = plainColumn;
-  const keep =
-    opened === undefined ? !SECRET_FIELDS.some((k) => patch[k] !== undefined) : JSON.stringify(secrets) === JSON.stringify(opened);
   if (!keep) out.http_secrets = Object.keys(secrets).length ? box.seal(JSON.stringify(secrets)) : null;
   const timeout = fields.timeoutSeconds ?? null;
   if (timeout !== (before.timeout_seconds === null ? null : Number(before.timeout_seconds))) out.timeout_seconds = timeout;

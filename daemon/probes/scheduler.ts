@@ -148,6 +148,7 @@ export class Scheduler {
   private upsert(row: Row, due: number, locations: Location[] = [DAEMON_LOCATION]): void {
     const input = probeInputOf(row, requestBox(this.ctx));
     const old = this.entries.get(row.id);
+    if (input.unopened) this.ctx.log.warn({ resourceId: row.id }, input.unopened);
     const entry: Entry = {
       // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.
       input,
