@@ -327,7 +327,7 @@ export class Scheduler {
       const seconds = result.durationMs / 1000;
       if (ran) {
         this.metrics.duration.observe(labels, seconds);
-        observePhases(this.metrics.phases, type, location.name, result.timing);
+        observePhases(this.metrics, labels, result.timing, current ? resourceId : undefined);
         this.metrics.checks.inc({ ...labels, status: result.status });
         if (result.status !== 'AVAILABLE') this.metrics.failures.inc(labels);
       }

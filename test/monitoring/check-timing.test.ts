@@ -76,4 +76,31 @@ describe('timing on every check', () => {
     const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(check.stdout + check.stderr).toBe('');
   });
+
+  it('--metrics-detail all (the default) adds the last phases per resource, removed with the resource', async () => {
+    const { id } = await checked('web-3', 'HTTP', `${base}/three`);
+    const series = (text: string) =>
+      text.split('\n').filter((l) => l.startsWith(`monctl_resource_last_check_phase_seconds{resource_id="${id}"`));
+    const before = series((await d.admin.raw('GET', '/actuator/prometheus')).text);
+    expect(before).toContainEqual(expect.stringMatching(/,type="HTTP",location="daemon",phase="total"\} [0-9.e-]+$/));
+    expect(before.some((l) => l.includes('phase="tls"'))).toBe(false);
+    await ok(call(d, admin(), 'DELETE', `/api/resources/${id}`));
+    expect(series((await d.admin.raw('GET', '/actuator/prometheus')).text)).toEqual([]);
+  });
+
+  it('--metrics-detail public: the phase histogram, and no series per resource', async () => {
+    const other = await startDaemon({ args: ['--metrics-detail', 'public'] });
+    try {
+      const key = { kind: 'key' as const, token: other.adminKey };
+      const { id } = await ok(
+        call(other, key, 'POST', '/api/resources', { name: 'p', resourceType: 'HTTP', target: `${base}/p`, intervalSeconds: 3600 }),
+      );
+      await until(async () => (await ok(call(other, key, 'GET', `/admin/api/resources/${id}`))).latestCheckedAt !== null);
+      const text = (await other.admin.raw('GET', '/actuator/prometheus')).text;
+      expect(text).toMatch(/^monctl_check_phase_seconds_count\{phase="total",type="HTTP",location="daemon"\} [1-9]/m);
+      expect(text).not.toContain('monctl_resource_last_check_phase_seconds{');
+    } finally {
+      await other.stop();
+    }
+  });
 });
