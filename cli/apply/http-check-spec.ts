@@ -3,7 +3,7 @@ import { HEADER_NAME, isStatusRange } from '../commands/http-check-flags.ts';
 import { expandSecret } from './notifiers-spec.ts';
 
 /**
- * The request fields of a `resources:` entry (docs/API.md#resource-fields). Plain fields are
+ * The request fields of a `resources:` entry (docs/API.md#request-fields). Plain fields are
  * compared with the daemon's; secrets (`secretHeaders` values, the basic password, the bearer
  * token, `clientCert` and `clientKey`) must be `${ENV_VAR}` references, expanded now, as for
  * notifiers: the file is meant to be committed. A PEM goes in a variable whole:

@@ -8,7 +8,7 @@ import { parseGoDuration } from '../../src/probes/conditions/go-values.ts';
 import { readSecrets } from '../io/prompt.ts';
 
 /**
- * The flags of an HTTP check's request and expected answer (docs/API.md#resource-fields), and the
+ * The flags of an HTTP check's request and expected answer (docs/API.md#request-fields), and the
  * API fields they make. Secrets are never flag values (they would sit in shell history and `ps`):
  * `--secret-header NAME` and `--basic-auth USER` read the values from a hidden prompt on a
  * terminal, else from stdin, one line each: the secret headers in the order given, then the basic
@@ -157,13 +157,16 @@ export async function httpCheckBody(f: HttpCheckFlags): Promise<Fields> {
     if (n.includes('=')) usage('--secret-header takes the header name only: its value is read from a prompt or stdin, never from a flag');
     return headerName('--secret-header', n);
   });
-  const all = [...Object.keys(headers), ...secretNames, ...removed].map((n) => n.toLowerCase());
-  const twice = all.find((n, i) => all.indexOf(n) !== i);
-  if (twice) usage(`header ${twice} is named twice (by --header, --secret-header or --remove-header)`);
-  if (Object.keys(headers).length + secretNames.length > MAX_HEADERS) usage(`at most ${MAX_HEADERS} headers`);
-  // A name may be a plain or a secret header: removing sends null to both maps (null for an absent name is nothing).
-  for (const n of removed) headers[n] = null;
-  if (Object.keys(headers).length) b.headers = headers;
+  const lower = (names: string[]) => names.map((n) => n.toLowerCase());
+  const set = lower([...Object.keys(headers), ...secretNames]);
+  const twice = set.find((n, i) => set.indexOf(n) !== i) ?? lower(removed).find((n, i, all) => all.indexOf(n) !== i);
+  if (twice) usage(`header ${twice} is named twice (a header is plain, --header, or secret, --secret-header)`);
+  if (set.length > MAX_HEADERS) usage(`at most ${MAX_HEADERS} headers`);
+  // Removing sends null to both maps (null for an absent name changes nothing), but not to the map that sets
+  // the name anew: `--remove-header X --secret-header X` makes a plain header secret in one update.
+  const nulls = (kept: string[]) => Object.fromEntries(removed.filter((n) => !lower(kept).includes(n.toLowerCase())).map((n) => [n, null]));
+  const plain = { ...nulls(Object.keys(headers)), ...headers };
+  if (Object.keys(plain).length) b.headers = plain;
 
   if (f.body === false) Object.assign(b, { body: null, contentType: null });
   else if (f.body !== undefined) {
@@ -201,10 +204,8 @@ export async function httpCheckBody(f: HttpCheckFlags): Promise<Fields> {
   // The secrets, in the documented order: secret headers as given, then the basic password.
   const labels = [...secretNames.map((n) => `Value of header ${n}`), ...(f.basicAuth !== undefined ? [`Password of ${f.basicAuth}`] : [])];
   const values = await readSecrets(labels);
-  if (secretNames.length) {
-    const secret = Object.fromEntries(secretNames.map((n, i) => [n, values[i]]));
-    b.secretHeaders = { ...Object.fromEntries(removed.map((n) => [n, null])), ...secret };
-  } else if (removed.length) b.secretHeaders = Object.fromEntries(removed.map((n) => [n, null]));
+  const secret = { ...nulls(secretNames), ...Object.fromEntries(secretNames.map((n, i) => [n, values[i]])) };
+  if (Object.keys(secret).length) b.secretHeaders = secret;
   if (f.basicAuth !== undefined) b.auth = { type: 'basic', username: f.basicAuth, password: values[secretNames.length] };
   return b;
 }

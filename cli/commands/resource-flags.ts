@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Command } from 'commander';
 import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
-import type { ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import type { ResourceCreate, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { QUORUMS } from '../../src/probes/quorum.ts';
 import type { FlagNames } from '../api/flag-errors.ts';
@@ -36,6 +36,7 @@ export interface ResourceFlags extends HttpCheckFlags {
 }
 
 export type ResourceBody = Static<typeof ResourcePatch>;
+export type ResourceCreateBody = Static<typeof ResourceCreate>;
 
 /** The daemon's fields as `resources add/update/test` name them (a 400 names the flag the user typed). */
 export const RESOURCE_FLAG_NAMES: FlagNames = {
@@ -139,4 +140,20 @@ export async function resourceBody(rt: Runtime, f: ResourceFlags): Promise<Resou
   if (f.group) body.groupIds = await groupIds(rt, f.group);
   if (f.groups === false) body.groupIds = [];
   return { ...body, ...http };
+}
+
+/**
+ * A create body (`resources add`, and `resources test`, which takes the same flags): `--target`
+ * is required, and `--type` too unless the target is a URL, the one kind whose type goes without
+ * saying. `command` names the verb in the usage errors.
+ */
+export async function createBody(rt: Runtime, name: string, f: ResourceFlags, command = 'resources add'): Promise<ResourceCreateBody> {
+  if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP';
+  if (!f.target) usage(`${command} needs --target (and --type unless it is a URL)`);
+  if (!f.type)
+    usage(
+      `${command} needs --type (one of ${RESOURCE_TYPES.join(', ')}): ` +
+        `--target "${f.target}" is not an http:// or https:// URL, the one kind whose type goes without saying`,
+    );
+  return { ...(await resourceBody(rt, f)), name } as ResourceCreateBody;
 }

@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
-import type { Static } from '@sinclair/typebox';
-import type { HistoryEntry, ResourceCreate } from '../../src/api/schemas/monitoring.ts';
-import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
+import type { HistoryEntry } from '../../src/api/schemas/monitoring.ts';
 import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
 import { namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
-import { RESOURCE_FLAG_NAMES, type ResourceFlags, resourceBody, resourceFlags } from './resource-flags.ts';
+import { createBody, RESOURCE_FLAG_NAMES, type ResourceFlags, resourceBody, resourceFlags } from './resource-flags.ts';
 import { historyView, type R, view } from './resource-view.ts';
 import { registerTest } from './resource-test.ts';
 
@@ -67,16 +65,6 @@ export function register(program: Command): void {
     .option('--wait-timeout <seconds>', 'how long --wait waits', '120')
     .action(
       act(async (rt, name: string, f: ResourceFlags & { wait?: boolean; waitTimeout: string }) => {
-        if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP'; // a URL can only be HTTP
-        if (!f.target) throw new MonctlError('usage', 'resources add needs --target (and --type unless it is a URL)', ExitCode.usage);
-        if (!f.type) {
-          throw new MonctlError(
-            'usage',
-            `resources add needs --type (one of ${RESOURCE_TYPES.join(', ')}): ` +
-              `--target "${f.target}" is not an http:// or https:// URL, the one kind whose type goes without saying`,
-            ExitCode.usage,
-          );
-        }
         // An inactive resource is never checked on schedule: refuse before creating it rather than wait for nothing.
         if (f.wait && f.inactive) {
           throw new MonctlError(
@@ -86,7 +74,7 @@ export function register(program: Command): void {
             ExitCode.usage,
           );
         }
-        const body = { ...(await resourceBody(rt, f)), name } as Static<typeof ResourceCreate>;
+        const body = await createBody(rt, name, f);
         const created = await namingFlags(RESOURCE_FLAG_NAMES, () => rt.client.call(ops.createResource, { body }));
         if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
         if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);

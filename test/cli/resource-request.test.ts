@@ -154,6 +154,15 @@ describe('resources add|update|get: the request fields', { timeout: 90_000 }, ()
       upsideDown: false,
       secrets: { headers: [], clientCert: false },
     });
+    // A plain header made secret in one update (and back).
+    const moved = await monctl(['resources', 'update', 'req', '--remove-header', 'X-More', '--secret-header', 'X-More', '-o', 'json'], {
+      input: `${HEADER_SECRET}\n`,
+    });
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.json()).toMatchObject({ headers: {}, secrets: { headers: ['X-More'] } });
+    const back = await monctl(['resources', 'update', 'req', '--remove-header', 'X-More', '--header', 'X-More=2', '-o', 'json']);
+    expect(back.json()).toMatchObject({ headers: { 'X-More': '2' }, secrets: { headers: [] } });
+    noSecrets(moved.stdout, back.stdout);
   });
 
   it('bad values exit 2 naming the flag, before any request; a secret is never taken from a flag, nor repeated', async () => {
@@ -173,7 +182,7 @@ describe('resources add|update|get: the request fields', { timeout: 90_000 }, ()
       [['--basic-auth', 'bob', '--bearer-token-file', '/x'], /give one of --basic-auth, --bearer-token-file and --no-auth/],
       [['--basic-auth', `bob:${PASSWORD}`], /--basic-auth: the user name must not hold a colon/],
       [['--secret-header', `X-Api-Key=${HEADER_SECRET}`], /--secret-header takes the header name only/],
-      [['--header', 'X-A=1', '--secret-header', 'x-a'], /header x-a is named twice/],
+      [['--header', 'X-A=1', '--secret-header', 'x-a'], /header x-a is named twice \(a header is plain, --header, or secret/],
     ];
     // Four CLI processes at a time: sixteen one after the other take most of the test's timeout on a busy machine.
     for (let i = 0; i < cases.length; i += 4) {
