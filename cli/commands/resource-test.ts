@@ -9,7 +9,7 @@ import { httpCheckCreate } from '../apply/http-check-plan.ts';
 import { parseSpecText, type ResourceSpec, validateSpec } from '../apply/spec.ts';
 import { readStdin } from '../io/prompt.ts';
 import { act, type Runtime, withOutput } from '../runtime.ts';
-import { RESOURCE_FLAG_NAMES, type ResourceFlags, resourceBody, resourceFlags } from './resource-flags.ts';
+import { createBody, RESOURCE_FLAG_NAMES, type ResourceFlags, resourceFlags } from './resource-flags.ts';
 import { testReport } from './resource-test-report.ts';
 
 type Body = Static<typeof ResourceTestBody>;
@@ -18,12 +18,10 @@ function usage(message: string): never {
   throw new MonctlError('usage', message, ExitCode.usage);
 }
 
-/** The body from `resources add`'s flags; `--location` names one place here. */
+/** The body from `resources add`'s flags (createBody: the same rules); `--location` names one place here. */
 async function bodyFromFlags(rt: Runtime, name: string | undefined, f: ResourceFlags): Promise<Body> {
-  if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP';
-  if (!f.target || !f.type) usage('resources test needs --target (and --type unless it is a URL), or -f FILE');
   if (f.location && f.location.length > 1) usage('resources test checks at one place: give --location once');
-  const { locations, ...body } = await resourceBody(rt, f);
+  const { locations, name: _name, ...body } = await createBody(rt, name ?? '', f, 'resources test (without -f FILE)');
   return { ...body, ...(name ? { name } : {}), ...(locations ? { location: locations[0] } : {}) } as Body;
 }
 
