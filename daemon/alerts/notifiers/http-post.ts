@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher, request } from 'undici';
+import { readBody } from '../../../src/probes/read-body.ts';
 import { VERSION } from '../../../src/version.ts';
 import { describeError } from '../../probes/errors.ts';
 import type { SendOutcome } from '../types.ts';
@@ -6,10 +7,10 @@ import type { SendOutcome } from '../types.ts';
 /**
  * One POST to a receiver, for the HTTP notifiers (WEBHOOK, SLACK, NTFY): a
  * hard deadline over the whole exchange, no redirects followed, the answer's
- * body read up to a cap and thrown away (a short excerpt of a refusal is kept
- * for the error). Never throws: every failure is a SendOutcome.
+ * first bytes read (decoded, by the probes' capped reader) for a short excerpt
+ * of a refusal; a longer body is dropped with its connection. Never throws:
+ * every failure is a SendOutcome.
  */
-const BODY_CAP = 64 * 1024;
 const EXCERPT = 200;
 
 /** The pool of the HTTP notifiers: one per daemon, connections kept alive per origin. */
@@ -53,7 +54,7 @@ export async function postJson(url: string, body: string, headers: Record<string
       body,
       headers: { 'content-type': 'application/json', 'user-agent': `monctl/${VERSION}`, ...headers },
     });
-    const excerpt = await readCapped(res.body, signal);
+    const excerpt = await readExcerpt(res);
     const status = res.statusCode;
     if (status >= 200 && status < 300) return outcome({ ok: true, statusCode: status, error: null, retryable: false });
     const location =
@@ -78,25 +79,14 @@ export async function postJson(url: string, body: string, headers: Record<string
   }
 }
 
-/** Reads at most BODY_CAP bytes (then drops the connection); returns a printable excerpt of the start. */
-async function readCapped(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+/** The first EXCERPT characters of the answer, on one line; empty when it cannot be read. */
+async function readExcerpt(res: Dispatcher.ResponseData): Promise<string> {
+  let raw = '';
   try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (signal.aborted) break;
-      if (size < EXCERPT * 4) chunks.push(chunk);
-      size += chunk.length;
-      if (size > BODY_CAP) break;
-    }
+    raw = (await readBody(res.body, res.headers['content-encoding'], EXCERPT * 4)).text;
   } catch {
-    // A body cut short still leaves the status to report.
-  } finally {
-    if (!body.destroyed && size > BODY_CAP) body.destroy();
+    // A body cut short or undecodable still leaves the status to report.
   }
-  const text = Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/[\x00-\x1f\x7f]+/g, ' ')
-    .trim();
+  const text = raw.replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
   return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
 }
