@@ -135,7 +135,7 @@ export class ProbeServer {
 
   /**
    * One probe runner per timeout and body cap the daemon asks for (in practice
-   * one: a resource's own timeout is given per check): its connection pools are
+   * one: the daemon sends its own settings, a resource's timeout is per check): its connection pools are
    * reused by every check. Loaded on the first check, so an agent that only
    * relays does without undici (docs/DECISIONS.md, "Agent memory").
    */

@@ -60,18 +60,23 @@ export async function checkAt(
 }
 
 /**
- * The check as an agent is sent it: the daemon's timeout, the resource's conditions and request
- * (each only when set, so a seed resource's check is protocol 1's), and a DOCKER registry's stored
- * credential.
+ * The check as an agent is sent it: the daemon's timeout and body cap, the resource's conditions
+ * and request (each only when set: a seed resource's check needs no more than protocol 1), and a
+ * DOCKER registry's stored credential.
  */
 async function remoteCheck(ctx: RoundDeps, input: ProbeInput, report: boolean): Promise<RemoteCheck> {
   const { httpTimeoutMs: timeoutMs, maxBodyBytes } = ctx.config.probes;
-  const check: RemoteCheck = { type: input.type, target: input.target, skipTLS: input.skipTLS, recursive: input.recursive, timeoutMs };
+  // The body cap goes with every check, so that the agent builds one runner (one set of pools) for all of them.
+  const check: RemoteCheck = {
+    type: input.type,
+    target: input.target,
+    skipTLS: input.skipTLS,
+    recursive: input.recursive,
+    timeoutMs,
+    maxBodyBytes,
+  };
   if (input.resourceId) check.resourceId = input.resourceId;
-  if (input.conditions?.length) {
-    check.conditions = input.conditions;
-    check.maxBodyBytes = maxBodyBytes;
-  }
+  if (input.conditions?.length) check.conditions = input.conditions;
   if (input.http) check.http = input.http;
   if (input.timeoutMs !== undefined) check.checkTimeoutMs = input.timeoutMs;
   if (input.upsideDown) check.upsideDown = true;

@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PROBE_CHECK_LIMIT, readJsonMessage, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import { parseRemoteCheck } from '../../src/tunnel/probe-messages.ts';
+import { PROBE_CHECK_LIMIT, PROBE_PROTOCOL, readJsonMessage } from '../../src/tunnel/probe-protocol.ts';
 import { parseStreamTarget } from '../../src/tunnel/protocol.ts';
 import { splice } from '../../src/tunnel/splice.ts';
 import type { DaemonContext } from '../context.ts';
+import type { RemoteOutcome } from '../tunnel-control.ts';
 import { problem, rawProblem } from './raw-response.ts';
 import type { AgentProbes } from './remote-probes.ts';
 import type { AgentSessions } from './sessions.ts';
@@ -47,8 +49,13 @@ export function acceptRelay(
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${RELAY_UPGRADE}\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
     void (async () => {
-      const check = (await readJsonMessage(socket, PROBE_CHECK_LIMIT)) as RemoteCheck;
-      const outcome = await probes.probe(agentId, decodeURIComponent(probeName), check);
+      // Read as the agent reads it: a pod of another version could send what this one would not.
+      const check = parseRemoteCheck(await readJsonMessage(socket, PROBE_CHECK_LIMIT), PROBE_PROTOCOL);
+      const name = decodeURIComponent(probeName);
+      const outcome: RemoteOutcome =
+        typeof check === 'string'
+          ? { ran: false, message: `agent ${name}'s pod refused the check: ${check}` }
+          : await probes.probe(agentId, name, check);
       socket.end(JSON.stringify(outcome));
     })().catch(() => socket.destroy());
     return true;

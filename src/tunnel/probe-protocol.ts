@@ -102,7 +102,7 @@ export interface RemoteCheck {
   /** The resource's own timeout (`timeoutSeconds`), for this check in place of `timeoutMs`. */
   checkTimeoutMs?: number;
   upsideDown?: boolean;
-  /** The daemon's `--max-body-bytes`, sent with conditions so that a `[BODY]` condition reads as much at the agent. */
+  /** The daemon's `--max-body-bytes`, so that a `[BODY]` condition reads as much at the agent. */
   maxBodyBytes?: number;
   /** Answer with the report (`POST /admin/api/resources/test`). */
   report?: boolean;

@@ -252,7 +252,8 @@ describe('TCP routes and remote checks across pods', () => {
 
   it("runs remote checks of resources on either pod through the agent's session", async () => {
     const a = cluster.pod('pod-a');
-    const web = createHttpServer((_req, res) => res.end('ok'));
+    // 'ok' only to the request the resource asks for: the check's conditions and headers cross the relay too.
+    const web = createHttpServer((req, res) => res.end(req.headers['x-probe'] === 'yes' ? 'ok' : 'no'));
     await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(web.address() as { port: number }).port}`;
@@ -265,6 +266,8 @@ describe('TCP routes and remote checks across pods', () => {
             target: `${url}/${i}`,
             intervalSeconds: 10,
             locations: ['tcp-office'],
+            headers: { 'X-Probe': 'yes' },
+            conditions: ['[BODY] == ok'],
           } as never,
         });
       }

@@ -57,11 +57,13 @@ beforeAll(async () => {
       return void res.end();
     }
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ status: health, data: [1, 2] }));
+    const padding = req.url === '/big' ? 'x'.repeat(4096) : '';
+    res.end(JSON.stringify({ status: health, data: [1, 2], padding }));
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-  d = await startDaemon();
+  // A body cap that the agent must use too: /big is over it, the others under it.
+  d = await startDaemon({ args: ['--max-body-bytes', '1024'] });
   dir = mkdtempSync(join(tmpdir(), 'monctl-checks-at-agent-'));
   for (const [name, extra] of [
     ['office', []],
@@ -97,6 +99,15 @@ describe('checks with conditions and request fields at an agent', () => {
     expect(down).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'CONDITION_FAILED', message: '[BODY].status (DOWN) == UP' });
     expect(await checkNow(there.id)).toMatchObject({ ...verdict(down), location: 'office' });
     health = 'UP';
+  });
+
+  it("a body over the daemon's --max-body-bytes fails the condition at the agent too, with the same message", async () => {
+    const here = await resource('daemon', '/big', { conditions: ['[BODY].status == UP'] });
+    const there = await resource('office', '/big', { conditions: ['[BODY].status == UP'] });
+    const capped = await checkNow(here.id);
+    expect(capped).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'CONDITION_FAILED' });
+    expect(capped.message).toMatch(/over the size cap/);
+    expect(await checkNow(there.id)).toMatchObject({ ...verdict(capped), location: 'office' });
   });
 
   it('a secret header and a bearer token reach a server that requires them, through the agent', async () => {
