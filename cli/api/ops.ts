@@ -27,6 +27,7 @@ const table = {
   updateResource: { id: 'updateResource', method: 'PATCH', path: '/api/resources/{id}' },
   deleteResource: { id: 'deleteResource', method: 'DELETE', path: '/api/resources/{id}' },
   checkResource: { id: 'checkResource', method: 'POST', path: '/api/resources/{id}/check' },
+  testResource: { id: 'testResource', method: 'POST', path: '/admin/api/resources/test' },
   getResourceHistory: { id: 'getResourceHistory', method: 'GET', path: '/api/resources/{id}/history' },
   listAdminResources: { id: 'listAdminResources', method: 'GET', path: '/admin/api/resources' },
   getAdminResource: { id: 'getAdminResource', method: 'GET', path: '/admin/api/resources/{id}' },

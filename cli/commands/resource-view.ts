@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { AdminResource, HistoryEntry, LocationResult } from '../../src/api/schemas/monitoring.ts';
 import type { Column, View } from '../output/render.ts';
+import { timingLine } from './resource-test-report.ts';
 
 /**
  * How `resources list|get|history` show resources and check results. `get` of one resource shows
@@ -63,6 +64,8 @@ export const view: View<R> = {
     { header: 'CHECKED', get: (r) => r.latestCheckedAt },
     { header: 'MESSAGE', get: (r) => r.latestMessage, wide: true },
     { header: 'ERROR', get: (r) => r.latestErrorCode, wide: true },
+    // The latest check's phases (admin views; null for DOCKER and several locations).
+    { header: 'TIMING', get: (r) => timingLine(r.latestTiming), wide: true },
     { header: 'INTERVAL', get: (r) => r.intervalSeconds, wide: true },
     { header: 'GROUPS', get: (r) => r.groups?.map((g) => g.name), wide: true },
     { header: 'ACTIVE', get: (r) => r.active, wide: true },

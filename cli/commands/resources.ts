@@ -6,6 +6,7 @@ import { ops } from '../api/ops.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { createBody, RESOURCE_FLAG_NAMES, type ResourceFlags, resourceBody, resourceFlags } from './resource-flags.ts';
 import { historyView, type R, view } from './resource-view.ts';
+import { registerTest } from './resource-test.ts';
 
 export { groupIds } from './resource-flags.ts';
 export { historyView, view };
@@ -141,4 +142,5 @@ export function register(program: Command): void {
       await reportCheck(rt, await rt.client.call(ops.checkResource, { params: { id: await resourceId(rt, ref) } }));
     }),
   );
+  registerTest(resources);
 }

@@ -17,7 +17,8 @@ import { QUORUMS } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { CheckHistoryTable, GroupsTable, ResourceRow } from '../store/schema.ts';
 import { DAEMON_LOCATION, type Location } from '../probes/locations.ts';
-import { locationNames } from '../probes/resource-locations.ts';
+import { isDaemonOnly, locationNames } from '../probes/resource-locations.ts';
+import { timingOf } from '../probes/check-timing.ts';
 import { conditionsOf } from '../probes/resource-conditions.ts';
 import { plainOf } from '../probes/http-request-store.ts';
 import { effectiveStatus } from '../probes/results.ts';
@@ -85,6 +86,7 @@ export function toAdminResource(
     locations: locationNames(locations),
     quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? (row.quorum as Quorum) : 'majority',
     conditions: conditionsOf(row.conditions),
+    latestTiming: isDaemonOnly(locations) ? timingOf(row.latest_timing) : null,
     ...httpCheckView(row),
   };
 }

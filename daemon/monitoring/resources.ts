@@ -13,6 +13,7 @@ import { visibleTo } from './visibility.ts';
 import { audience, detailKey, listKey } from './read-cache.ts';
 import { checkResource, getResourceHistory } from './history.ts';
 import { monitoringEvents } from './events.ts';
+import { testResourceHandler } from './resource-test.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
 import { maintenanceOf, recentIncidents } from '../alerts/incidents/resource-view.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
@@ -139,6 +140,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     },
 
     checkResource,
+    testResource: testResourceHandler(),
     getResourceHistory,
     monitoringEvents: (rc) => monitoringEvents(state, rc),
   };

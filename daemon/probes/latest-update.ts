@@ -13,9 +13,11 @@ export interface LatestUpdate extends AlertColumns {
   latest_message: string | null;
   latest_error_code: string | null;
   latest_duration_ms: number | null;
+  /** The phases as JSON (check-timing.ts); null when none were timed. */
+  latest_timing: string | null;
 }
 
-/** Rows per statement: 14 columns x 2 parameters x 64 rows stays far below every dialect's limit. */
+/** Rows per statement: 15 columns x 2 parameters x 64 rows stays far below every dialect's limit. */
 const MAX_ROWS = 64;
 
 /**
@@ -43,6 +45,7 @@ export async function updateLatest(trx: Transaction<Database>, updates: LatestUp
         latest_message: text((u) => u.latest_message),
         latest_error_code: text((u) => u.latest_error_code),
         latest_duration_ms: int((u) => u.latest_duration_ms),
+        latest_timing: text((u) => u.latest_timing),
         fail_streak: int((u) => u.fail_streak),
         ok_streak: int((u) => u.ok_streak),
         fail_since: int((u) => u.fail_since),

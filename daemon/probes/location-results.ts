@@ -3,8 +3,9 @@ import type { LocationCheck } from './locations.ts';
 import type { ProbeResult } from './types.ts';
 import { shapedChunks } from '../store/batches.ts';
 import type { Database } from '../store/schema.ts';
+import { timingColumn } from './check-timing.ts';
 
-/** Rows per statement: 7 parameters a row. */
+/** Rows per statement: 8 parameters a row. */
 const MAX_ROWS = 64;
 
 const STATUS: Record<ProbeResult['status'], string> = { AVAILABLE: 'available', NOT_AVAILABLE: 'not_available', UNKNOWN: 'unknown' };
@@ -43,6 +44,7 @@ export async function recordLocationResults(
           error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
           checked_at: Math.round(result.checkedAt),
           duration_ms: Math.max(0, Math.round(result.durationMs) || 0),
+          timing: ran ? timingColumn(result.timing) : null,
         })),
       )
       .onConflict((oc) =>
@@ -54,6 +56,7 @@ export async function recordLocationResults(
             error_code: eb.ref('excluded.error_code'),
             checked_at: eb.ref('excluded.checked_at'),
             duration_ms: eb.ref('excluded.duration_ms'),
+            timing: eb.ref('excluded.timing'),
           }))
           .where((eb) => eb('location_results.checked_at', '<=', eb.ref('excluded.checked_at'))),
       )

@@ -4,6 +4,7 @@ import { invalidField } from '../../src/errors.ts';
 import { formatNullable } from '../../src/time.ts';
 import { DAEMON, DAEMON_LOCATION, type Location } from './locations.ts';
 import type { Database, ResourceRow } from '../store/schema.ts';
+import { timingOf } from './check-timing.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -131,6 +132,7 @@ export async function locationResults(db: Db, row: ResourceRow, locations: reado
         errorCode: row.latest_error_code,
         checkedAt: formatNullable(row.latest_checked_at),
         durationMs: row.latest_duration_ms === null ? null : Number(row.latest_duration_ms),
+        timing: timingOf(row.latest_timing),
       },
     ];
   }
@@ -148,6 +150,7 @@ export async function locationResults(db: Db, row: ResourceRow, locations: reado
       errorCode: r?.error_code ?? null,
       checkedAt: formatNullable(r ? Number(r.checked_at) : null),
       durationMs: r ? Number(r.duration_ms) : null,
+      timing: timingOf(r?.timing),
     };
   });
 }

@@ -16,6 +16,7 @@ import type { ProbeResult } from './types.ts';
 import { shapedChunks } from '../store/batches.ts';
 import { type LatestUpdate, updateLatest } from './latest-update.ts';
 import { recordLocationResults } from './location-results.ts';
+import { timingColumn } from './check-timing.ts';
 
 export type { HistoryEntry };
 
@@ -74,13 +75,21 @@ interface Checked {
   result: ProbeResult;
 }
 
-const LATEST_COLUMNS = ['current_status', 'latest_check_status', 'latest_message', 'latest_error_code', 'latest_duration_ms'] as const;
+const LATEST_COLUMNS = [
+  'current_status',
+  'latest_check_status',
+  'latest_message',
+  'latest_error_code',
+  'latest_duration_ms',
+  'latest_timing',
+] as const;
 type LatestRow = {
   current_status: string;
   latest_check_status: string | null;
   latest_message: string | null;
   latest_error_code: string | null;
   latest_duration_ms: number | null;
+  latest_timing: string | null;
 };
 
 /** The latest-check columns as they are (the CASE update writes every column of every row). */
@@ -91,6 +100,7 @@ function keptLatest(row: EngineRow & LatestRow) {
     latest_message: row.latest_message,
     latest_error_code: row.latest_error_code,
     latest_duration_ms: row.latest_duration_ms === null ? null : Number(row.latest_duration_ms),
+    latest_timing: row.latest_timing,
   };
 }
 
@@ -183,6 +193,7 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
               latest_message: result.message,
               latest_error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
               latest_duration_ms: millis(result.durationMs),
+              latest_timing: timingColumn(result.timing),
             }
           : keptLatest(row)),
         ...incidents.columns(resourceId),

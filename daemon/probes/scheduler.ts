@@ -7,7 +7,7 @@ import type { ProbeConfig } from '../config/probe-config.ts';
 import { DueHeap } from './heap.ts';
 import { hostKey } from './host-key.ts';
 import { DAEMON, DAEMON_LOCATION, decide, type Location, type LocationCheck, type Quorum } from './locations.ts';
-import { type ProbeMetrics, statusValue } from './metrics.ts';
+import { observePhases, type ProbeMetrics, statusValue } from './metrics.ts';
 import { persistNextRuns } from './next-runs.ts';
 import { ownsEverything, type ResourceOwnership, takeoverDue } from './ownership.ts';
 import type { Prober } from './prober.ts';
@@ -327,6 +327,7 @@ export class Scheduler {
       const seconds = result.durationMs / 1000;
       if (ran) {
         this.metrics.duration.observe(labels, seconds);
+        observePhases(this.metrics, labels, result.timing, current ? resourceId : undefined);
         this.metrics.checks.inc({ ...labels, status: result.status });
         if (result.status !== 'AVAILABLE') this.metrics.failures.inc(labels);
       }

@@ -127,6 +127,8 @@ export interface ResourcesTable {
   timeout_seconds: Generated<number | null>;
   /** 1: AVAILABLE exactly when the check would otherwise fail; NULL: not upside down. */
   upside_down: Generated<number | null>;
+  /** The phases of the latest check as JSON (migration 0019, daemon/probes/check-timing.ts); NULL when none were timed. */
+  latest_timing: Generated<string | null>;
 }
 
 /** Where a resource is checked (migration 0013); `agent_id` null is the daemon. No rows: the daemon alone. */
@@ -146,6 +148,8 @@ export interface LocationResultsTable {
   error_code: string | null;
   checked_at: number;
   duration_ms: number;
+  /** Its phases as JSON (migration 0019); NULL when none were timed. */
+  timing: Generated<string | null>;
 }
 
 export interface ResourceGroupsTable {

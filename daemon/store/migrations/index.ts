@@ -17,6 +17,7 @@ import * as streamCredentials from './0015-stream-credentials.ts';
 import * as statusPageErrorDetails from './0016-status-page-error-details.ts';
 import * as resourceConditions from './0017-resource-conditions.ts';
 import * as httpRequest from './0018-http-request.ts';
+import * as checkTiming from './0019-check-timing.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0016-status-page-error-details': statusPageErrorDetails,
   '0017-resource-conditions': resourceConditions,
   '0018-http-request': httpRequest,
+  '0019-check-timing': checkTiming,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -12,6 +12,7 @@ import {
   ResourceListItem,
   ResourcePatch,
 } from '../schemas/monitoring.ts';
+import { MAX_TESTS_IN_FLIGHT, ResourceTestBody, ResourceTestResult } from '../schemas/resource-test.ts';
 
 const tag = 'Resources';
 
@@ -88,6 +89,18 @@ export const resourceOperations = {
     params: IdParams,
     response: HistoryEntry,
     errors: [404, 503],
+  }),
+  testResource: defineOperation({
+    id: 'testResource',
+    method: 'POST',
+    path: '/admin/api/resources/test',
+    tag,
+    access: 'admin',
+    summary: 'Check a resource body once now, storing nothing',
+    description: `Takes a resource body as create does (\`name\` optional) and \`location\` (\`daemon\`, the default, or an agent name or id), validates it as create would (the same 400s), and checks it once: no history, no latest fields, no events, no incidents. Returns the verdict, each condition's outcome with the value seen, the response's status, headers and first 4 KiB of body, and the timing. 429 while ${MAX_TESTS_IN_FLIGHT} tests run; 503 when the agent could not check (disconnected or too old).`,
+    body: ResourceTestBody,
+    response: ResourceTestResult,
+    errors: [429, 503],
   }),
   getResourceHistory: defineOperation({
     id: 'getResourceHistory',

@@ -5,6 +5,7 @@ import { QUORUMS } from '../../probes/quorum.ts';
 import { MAX_CONDITION_LENGTH, MAX_CONDITIONS } from '../../probes/conditions/types.ts';
 import { RESOURCE_TYPES } from '../kinds.ts';
 import { HttpCheckView, httpCheckFields } from './http-check.ts';
+import { CheckTiming } from './check-timing.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
@@ -81,6 +82,7 @@ export const LocationResult = Type.Object(
     errorCode: Type.Union([Type.String(), Type.Null()]),
     checkedAt: NullableDateTime,
     durationMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    timing: Type.Union([CheckTiming, Type.Null()], { description: 'the phases of its latest check; null when none were timed' }),
   },
   { title: 'LocationResult' },
 );
@@ -132,6 +134,10 @@ const adminFields = {
   locations: Type.Array(Type.String(), { description: 'where it is checked: `daemon` and agent names, in order' }),
   quorum: Quorum,
   conditions: Type.Array(Type.String(), { description: 'its conditions, in order; empty when none' }),
+  latestTiming: Type.Union([CheckTiming, Type.Null()], {
+    description:
+      'the phases of the latest check (docs/API.md#check-timing); null before one, for DOCKER, and for a resource checked at several locations (see locationResults)',
+  }),
   ...HttpCheckView,
 };
 
