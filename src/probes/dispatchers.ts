@@ -58,18 +58,13 @@ function recordingConnector(options: buildConnector.BuildOptions, { certs, addre
 
 /** Redirects followed by default; the next one is a failure that says so (docs/DECISIONS.md#probe-requests). */
 export const MAX_REDIRECTS = 10;
-/**
- * The pools' own connect, headers and body timeouts: the longest a resource may ask for
- * (`timeoutSeconds` 120). Each check is bounded by its own timeout (an abort, and undici's
- * per-request headersTimeout and bodyTimeout), shorter or longer than the runner's.
- */
-export const MAX_CHECK_TIMEOUT_MS = 120_000;
 /** Client certificates with a pool of their own; past it the least recently used pool is closed. */
 export const MAX_CLIENT_CERT_POOLS = 256;
 
 /** `maxClientCertPools`: tests lower it to see a pool evicted. */
 export function createDispatchers(timeoutMs: number, { maxClientCertPools = MAX_CLIENT_CERT_POOLS } = {}): Dispatchers {
-  const limit = Math.max(timeoutMs, MAX_CHECK_TIMEOUT_MS);
+  // The checks' own timeout: the runner keeps one set of pools per check timeout (runner.ts).
+  const limit = timeoutMs;
   const options = {
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,

@@ -34,6 +34,44 @@ export interface RunnerOptions {
   onBug?: (err: unknown, input: ProbeInput) => void;
 }
 
+/** Distinct check timeouts with pools of their own; past it the least recently used set is closed. */
+export const MAX_TIMEOUT_POOLS = 16;
+
+/**
+ * One set of pools per check timeout. A pool's connect timeout (TCP and the TLS handshake) must
+ * be its checks' own: undici does not reject a request that is still waiting for its connection
+ * when the request's signal aborts, so a target that accepts and never finishes the handshake
+ * would hold a check until the pool's timeout, not the check's (docs/DECISIONS.md#probe-requests).
+ * Resources without `timeoutSeconds` share the runner's set; `timeoutSeconds` is whole seconds
+ * from 1 to 120, so the sets in use are few.
+ */
+class PoolsByTimeout {
+  private readonly sets = new Map<number, Dispatchers>();
+
+  for(timeoutMs: number): Dispatchers {
+    let set = this.sets.get(timeoutMs);
+    // Map order is insertion order: a hit moves to the end, the first entry is the least recently used.
+    if (set) this.sets.delete(timeoutMs);
+    else {
+      if (this.sets.size >= MAX_TIMEOUT_POOLS) {
+        const [oldest, evicted] = this.sets.entries().next().value as [number, Dispatchers];
+        this.sets.delete(oldest);
+        // close() lets the requests under way finish.
+        void evicted.close().catch(() => undefined);
+      }
+      set = createDispatchers(timeoutMs);
+    }
+    this.sets.set(timeoutMs, set);
+    return set;
+  }
+
+  async close(): Promise<void> {
+    const sets = [...this.sets.values()];
+    this.sets.clear();
+    await Promise.all(sets.map((d) => d.close()));
+  }
+}
+
 /**
  * The check loop of both the daemon and the agent (one code, so the two
  * cannot drift): HTTP, TCP or DOCKER by type, timed, with one set of pooled
@@ -41,8 +79,7 @@ export interface RunnerOptions {
  */
 export function createProbeRunner(opts: RunnerOptions): Prober {
   const { credential } = opts;
-  let dispatchers: Dispatchers | undefined;
-  const pools = () => (dispatchers ??= createDispatchers(opts.timeoutMs));
+  const pools = new PoolsByTimeout();
   const state = new RegistryState({ cacheTokens: opts.cacheTokens ?? true });
   const parsed = new ConditionCache();
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -56,7 +93,7 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
         const conditions = parsed.get(input);
         switch (input.type) {
           case 'HTTP':
-            outcome = await probeHttp(input.target, input.skipTLS, pools(), timeoutMs, {
+            outcome = await probeHttp(input.target, input.skipTLS, pools.for(timeoutMs), timeoutMs, {
               conditions,
               maxBodyBytes,
               http: input.http,
@@ -68,7 +105,7 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
             break;
           case 'DOCKER':
             outcome = await probeDocker(input.target, input.skipTLS, input.recursive, {
-              dispatchers: pools(),
+              dispatchers: pools.for(timeoutMs),
               state,
               timeoutMs,
               credential: perCheck?.credential ?? credential,
@@ -95,10 +132,6 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
       const durationMs = Math.max(0, Math.round(performance.now() - started));
       return { ...outcome, durationMs, checkedAt: Date.now() };
     },
-    async close() {
-      const d = dispatchers;
-      dispatchers = undefined;
-      await d?.close();
-    },
+    close: () => pools.close(),
   };
 }

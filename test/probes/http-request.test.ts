@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ let client: { cert: string; key: string };
 let mtlsConnections = 0;
 let lastOtherHeaders: IncomingMessage['headers'] = {};
 
-function listen(server: Server): Promise<number> {
+function listen(server: Server | NetServer): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 }
 
@@ -301,5 +302,52 @@ describe('the expected answer', () => {
     expect(r.status).toBe('AVAILABLE');
     expect(r.errorCode).toBeNull();
     expect(r.message).toMatch(/^upside down: CONNECTION_ERROR .*ECONNREFUSED/);
+  });
+});
+
+/**
+ * A target that accepts and never writes: the TLS handshake (and a registry's plain-HTTP fallback)
+ * waits for it. undici does not reject a request still waiting for its connection when its signal
+ * aborts, so only the pool's connect timeout ends such a check: it must be the check's own.
+ */
+describe('a target that accepts and never answers', () => {
+  const sockets = new Set<Socket>();
+  const silent = createNetServer((socket) => sockets.add(socket.on('error', () => {})));
+  let port = 0;
+  beforeAll(async () => {
+    port = await listen(silent);
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((r) => silent.close(r));
+  });
+  const input = (type: 'HTTP' | 'DOCKER', timeoutMs?: number): ProbeInput => ({
+    resourceId: nextId++,
+    type,
+    target: type === 'HTTP' ? `https://127.0.0.1:${port}/` : `127.0.0.1:${port}/library/app:1`,
+    skipTLS: false,
+    recursive: false,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+  // Generous bounds: a check held by a 120 s pool timeout is far past them.
+  it.each(['HTTP', 'DOCKER'] as const)("%s: ends at the runner's timeout", async (type) => {
+    const started = performance.now();
+    const r = await prober.probe(input(type));
+    expect(r).toMatchObject({ status: 'NOT_AVAILABLE' });
+    expect(r.message).toMatch(/timeout|timed out/i);
+    expect(performance.now() - started).toBeLessThan(RUNNER_TIMEOUT * 2 + 4_000);
+  });
+
+  it.each(['HTTP', 'DOCKER'] as const)("%s: ends at the resource's own shorter timeout", async (type) => {
+    const long = createProbeRunner({ timeoutMs: 30_000, credential: async () => undefined });
+    try {
+      const started = performance.now();
+      const r = await long.probe(input(type, 300));
+      expect(r).toMatchObject({ status: 'NOT_AVAILABLE' });
+      expect(r.message).toMatch(/timeout|timed out/i);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      await long.close();
+    }
   });
 });
