@@ -146,19 +146,39 @@ describe('edge: HTTP/2 streams that never take their responses', () => {
     const log = await subscribe(tunnel.daemon, `/admin/sse/routes/${routeId}/log`);
     const session = h2connect(tunnel.daemon.edgeTlsUrl!, { ca: pki.ca, servername: 'big.test' });
     try {
+      // Each phase fails on its own deadline, saying where it stopped: CI once saw this test time out
+      // at 60 s (about 1 s alone, 2 s beside three busy cores), and the timeout did not say which phase.
       const got = await new Promise<number>((resolve, reject) => {
         const req = session.request({ ':path': '/huge', ':authority': 'big.test' });
         let n = 0;
+        const stalled = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `transfer stalled: ${n} of ${huge.length} bytes after 40 s (target answers ${served}, /huge cut ${hugeCut}, ` +
+                  `stream state ${JSON.stringify(req.state ?? null)}, session ${JSON.stringify(session.state ?? null)})`,
+              ),
+            ),
+          40_000,
+        );
         req.on('data', (c: Buffer) => {
           n += c.length;
         });
-        req.on('end', () => resolve(n));
+        req.on('end', () => {
+          clearTimeout(stalled);
+          resolve(n);
+        });
         req.on('error', reject);
         // A stream reset with CANCEL (the edge shedding a reader it found too slow) ends with 'close' alone.
         req.on('close', () => reject(new Error(`stream closed after ${n} of ${huge.length} bytes, RST code ${req.rstCode}`)));
       });
       expect(got).toBe(huge.length);
-      const [entry] = await until(() => entries(log.events, '/huge').length > 0 && entries(log.events, '/huge'));
+      const logged = Date.now();
+      const [entry] = await until(() => {
+        if (Date.now() - logged > 15_000)
+          throw new Error(`no access-log entry for /huge 15 s after its answer ended (${log.events.length} events)`);
+        return entries(log.events, '/huge').length > 0 && entries(log.events, '/huge');
+      });
       expect(entry.data).toMatchObject({ status: 200, error: null, bytesOut: huge.length });
     } finally {
       session.close();
