@@ -14,6 +14,8 @@ export interface BusEvents {
   'routes.changed': [];
   /** Status pages were created, changed or deleted (here or, through the database, on another daemon): a custom hostname may need a certificate. */
   'status-pages.changed': [];
+  /** A push check's deadline moved (a ping here or, relayed, at another pod): its judge re-reads `late_at`. */
+  'push.pinged': [{ id: number }];
 }
 
 export class Bus extends EventEmitter<BusEvents> {}

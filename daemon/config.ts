@@ -63,6 +63,8 @@ export interface DaemonConfig {
   tunnelDials: { maxRefusals: number; windowMs: number };
   /** The URL people reach the daemon at (`--public-url`), without a trailing slash; notifications link to it. */
   publicUrl?: string;
+  /** Tests: the clock of push deadlines is a TestClock that ADMIN moves forward (daemon/util/clock.ts). */
+  testClock: boolean;
   /** Hard limit of one notification delivery attempt. */
   notifierTimeoutMs: number;
   /** Incidents: an agent's grace before it counts as down, CERT_EXPIRING thresholds in days. */

@@ -15,6 +15,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { Database } from './store/schema.ts';
 import type { TunnelControl } from './tunnel-control.ts';
 import type { OpenedStore } from './store/store.ts';
+import type { Clock } from './util/clock.ts';
 
 /** What every capability of the daemon is given. Built once at start. */
 export interface DaemonContext {
@@ -47,6 +48,8 @@ export interface DaemonContext {
   notifierPool: Agent;
   /** The data plane, as the control plane sees it (replaced by the tunnel capability). */
   tunnel: TunnelControl;
+  /** The clock of what waits on calendar time (push deadlines); a TestClock under --test-clock. */
+  clock: Clock;
   /** Set while the daemon drains for shutdown. */
   draining: boolean;
 }

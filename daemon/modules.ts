@@ -6,6 +6,7 @@ import { certsModule } from './certs/index.ts';
 import type { ModuleFactory } from './module.ts';
 import { monitoringModule } from './monitoring/index.ts';
 import { probesModule } from './probes/index.ts';
+import { pushModule } from './push/index.ts';
 import { statusModule } from './status/index.ts';
 import { systemModule } from './system/index.ts';
 import { tunnelAdminModule } from './tunnel-admin/index.ts';
@@ -20,6 +21,7 @@ export const moduleFactories: ModuleFactory[] = [
   authModule,
   monitoringModule,
   probesModule, // after monitoring: it stops first, so no result is written after monitoring stops
+  pushModule, // after monitoring, like probes: its pings and missed deadlines are results
   tunnelAdminModule, // before tunnel: the pod exists before agents connect, and stops after it
   tunnelModule,
   notifiersModule,

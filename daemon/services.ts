@@ -5,9 +5,10 @@ import type { DaemonContext } from './context.ts';
 import { getRegistryCredential } from './probes/registry-credentials-store.ts';
 import { createDaemonProber } from './probes/prober.ts';
 import { RouteLogWriter } from './tunnel-admin/route-log-store.ts';
+import { systemClock, TestClock } from './util/clock.ts';
 
 /** The shared services of a daemon, as they sit on its context. */
-export type Services = Pick<DaemonContext, 'pod' | 'prober' | 'notifierPool' | 'maintenance' | 'routeLog'>;
+export type Services = Pick<DaemonContext, 'pod' | 'prober' | 'notifierPool' | 'maintenance' | 'routeLog' | 'clock'>;
 
 /** What the services are built from: the infrastructure part of the context. */
 export type ServiceDeps = Pick<DaemonContext, 'config' | 'db' | 'log' | 'bus' | 'events' | 'installSecret'>;
@@ -28,6 +29,7 @@ export interface RunningServices {
 export async function startServices(deps: ServiceDeps): Promise<RunningServices> {
   const { config, log } = deps;
   const pod = new PodIdentity(config);
+  const clock = config.testClock ? new TestClock() : systemClock;
   const prober = createDaemonProber({
     timeoutMs: config.probes.httpTimeoutMs,
     maxBodyBytes: config.probes.maxBodyBytes,
@@ -59,5 +61,5 @@ export async function startServices(deps: ServiceDeps): Promise<RunningServices>
     await stop();
     throw err;
   }
-  return { services: { pod, prober, notifierPool, maintenance, routeLog }, stop };
+  return { services: { pod, prober, notifierPool, maintenance, routeLog, clock }, stop };
 }

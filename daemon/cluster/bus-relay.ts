@@ -3,7 +3,7 @@ import type { PodMessages } from './pod-messages.ts';
 
 /** Resource ids per message: a NOTIFY payload holds under 8,000 bytes. */
 const IDS_PER_MESSAGE = 500;
-const RELAYED = ['resource.changed', 'resource.deleted'] as const satisfies ReadonlyArray<keyof BusEvents>;
+const RELAYED = ['resource.changed', 'resource.deleted', 'push.pinged'] as const satisfies ReadonlyArray<keyof BusEvents>;
 
 /**
  * Makes the bus's resource events cluster-wide: what the API of one pod

@@ -63,6 +63,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     podName: get<string | undefined>('podName'),
     podEvents: { maxEvents: get<number>('podEventsMax'), maxBytes: get<number>('podEventsMaxBytes') },
     publicUrl: get<string | undefined>('publicUrl'),
+    testClock: get<boolean>('testClock'),
     notifierTimeoutMs: get<number>('notifierTimeout'),
     adminPassword: get<string | undefined>('adminPassword'),
   };

@@ -384,6 +384,14 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the URL people reach this daemon at (behind any proxy); notifications link to it',
   }),
   row({
+    key: 'testClock',
+    flag: '--test-clock <on|off>',
+    env: 'MONCTL_TEST_CLOCK',
+    type: t.onOff,
+    default: () => false,
+    help: 'for tests only: ADMIN may move the clock of push deadlines forward (POST /admin/api/test-clock)',
+  }),
+  row({
     key: 'notifierTimeout',
     flag: '--notifier-timeout <duration>',
     env: 'MONCTL_NOTIFIER_TIMEOUT',

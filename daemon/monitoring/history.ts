@@ -9,6 +9,8 @@ import { probeInputOf } from '../probes/probe-input.ts';
 import { requestBox } from '../probes/http-request-store.ts';
 import { recordResults } from '../probes/results.ts';
 import { visibleTo } from './visibility.ts';
+import { sql } from 'kysely';
+import { PING_BODY_PREVIEW_BYTES } from '../../src/api/schemas/push.ts';
 
 type Ops = typeof resourceOperations;
 
@@ -22,7 +24,13 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
   if (principal.kind !== 'user' || principal.role !== 'ADMIN') lookup = lookup.where(visibleTo(principal));
   if (!(await lookup.executeTakeFirst())) throw notFound(`Resource ${params.id} does not exist`);
 
-  let rows = ctx.db.selectFrom('check_history').selectAll().where('resource_id', '=', params.id);
+  const admin = principal.kind === 'user' && principal.role === 'ADMIN';
+  let rows = ctx.db
+    .selectFrom('check_history')
+    .select(['id', 'resource_id', 'status', 'message', 'error_code', 'checked_at', 'duration_ms', 'location', 'ping'])
+    // A page reads a preview of each ping's body, never the 100 KiB it may keep.
+    .select(sql<string | null>`substr(ping_body, 1, ${PING_BODY_PREVIEW_BYTES})`.as('ping_body'))
+    .where('resource_id', '=', params.id);
   if (query.before !== undefined) rows = rows.where('id', '<', query.before);
   const page = await rows
     .orderBy('id', 'desc')
@@ -34,7 +42,7 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
     const next = `/api/resources/${params.id}/history?limit=${query.limit}&before=${page[page.length - 1].id}`;
     res.setHeader('Link', `<${next}>; rel="next"`);
   }
-  return page.map(toHistoryEntry);
+  return page.map((row) => toHistoryEntry(row, admin));
 }
 
 /**

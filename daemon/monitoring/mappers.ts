@@ -22,6 +22,7 @@ import { timingOf } from '../probes/check-timing.ts';
 import { conditionsOf } from '../probes/resource-conditions.ts';
 import { plainOf } from '../probes/http-request-store.ts';
 import { effectiveStatus } from '../probes/results.ts';
+import { pingDetailOf } from '../probes/ping-columns.ts';
 
 /** Database rows to the API's JSON shapes. */
 export type GroupRef = { id: number; name: string };
@@ -88,6 +89,7 @@ export function toAdminResource(
     conditions: conditionsOf(row.conditions),
     latestTiming: isDaemonOnly(locations) ? timingOf(row.latest_timing) : null,
     ...httpCheckView(row),
+    push: null, // PUSH resources: their view comes with the push capability
   };
 }
 
@@ -122,8 +124,12 @@ const SEED_HTTP_CHECK: HttpCheckView = {
   secrets: { headers: [], clientCert: false },
 };
 
-export function toHistoryEntry(row: Selectable<CheckHistoryTable>): HistoryEntry {
-  return {
+/** A history row; with `withPing` (ADMIN reads), a push check's ping from its columns (`ping_body` a preview). */
+export function toHistoryEntry(
+  row: Omit<Selectable<CheckHistoryTable>, 'ping_body'> & { ping_body?: string | null },
+  withPing = false,
+): HistoryEntry {
+  const entry: HistoryEntry = {
     id: row.id,
     status: row.status === 'AVAILABLE' ? 'AVAILABLE' : 'NOT_AVAILABLE',
     message: row.message ?? '',
@@ -132,6 +138,8 @@ export function toHistoryEntry(row: Selectable<CheckHistoryTable>): HistoryEntry
     durationMs: row.duration_ms,
     location: row.location ?? 'daemon',
   };
+  const ping = withPing ? pingDetailOf(row.ping, row.ping_body ?? null) : undefined;
+  return ping ? { ...entry, ping } : entry;
 }
 
 export function toGroup(row: Selectable<GroupsTable>): Static<typeof Group> {

@@ -63,6 +63,8 @@ export function checkResourceShape(type: ResourceType, target: string, recursive
  * checks a body with this same function, so that a body it runs is one create would take.
  */
 export function checkResourceBody(body: Static<typeof ResourceCreate>): void {
+  if (body.resourceType === 'PUSH') throw invalidField('resourceType', 'PUSH resources are not taken yet'); // the push capability's fields come next
+  if (body.target === undefined) throw invalidField('target', `required for ${body.resourceType} resources`);
   checkResourceShape(body.resourceType, body.target, body.recursive ?? false);
   checkConditions(body.resourceType, body.conditions ?? []);
   checkRequestFields(body.resourceType, body);

@@ -82,7 +82,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
             .values({
               name: body.name,
               resource_type: body.resourceType,
-              target: body.target,
+              target: body.target ?? '',
               skip_tls: body.skipTLS ? 1 : 0,
               recursive: recursive ? 1 : 0,
               active: active ? 1 : 0,

@@ -79,8 +79,9 @@ export function probeInputOf(row: ProbeRow, box: SecretBox): CheckInput {
 export function probeInputFromBody(body: Static<typeof ResourceCreate>): ProbeInput {
   return {
     resourceId: 0,
-    type: body.resourceType,
-    target: body.target,
+    // checkResourceBody refused PUSH and a missing target before this.
+    type: body.resourceType as ProbeInput['type'],
+    target: body.target ?? '',
     skipTLS: body.skipTLS ?? false,
     recursive: body.recursive ?? false,
     conditions: body.conditions ?? [],

@@ -17,6 +17,7 @@ import { shapedChunks } from '../store/batches.ts';
 import { type LatestUpdate, updateLatest } from './latest-update.ts';
 import { recordLocationResults } from './location-results.ts';
 import { timingColumn } from './check-timing.ts';
+import { type PingRecord, pingColumn, pingDetailOf } from './ping-columns.ts';
 
 export type { HistoryEntry };
 
@@ -30,6 +31,13 @@ export interface RoundRecord {
   resourceId: number;
   result: ProbeResult;
   checks?: LocationCheck[];
+  /** A push check's ping (daemon/push/): stored with its history entry. */
+  ping?: PingRecord;
+  /**
+   * History only (a push check's `start` and `log` pings): the entry is written and published,
+   * but the status, the latest columns, streaks and incidents stay as they are.
+   */
+  historyOnly?: boolean;
 }
 
 /** Rows per statement: 6 parameters a row stays well under every dialect's bind-parameter limit. */
@@ -73,6 +81,7 @@ interface Checked {
   resourceId: number;
   location: string;
   result: ProbeResult;
+  ping?: PingRecord;
 }
 
 const LATEST_COLUMNS = [
@@ -133,10 +142,10 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
     if (kept.length === 0) return { recorded: [] as Checked[], changes: [], incidents: undefined };
 
     // History: each location's check that ran (one that could not check has its `unknown` in location_results only).
-    const checked: Checked[] = kept.flatMap(({ resourceId, result, checks }) =>
+    const checked: Checked[] = kept.flatMap(({ resourceId, result, checks, ping }) =>
       checks
         ? checks.filter((c) => c.ran).map((c) => ({ id: 0, resourceId, location: c.location.name, result: c.result }))
-        : [{ id: 0, resourceId, location: DAEMON, result }],
+        : [{ id: 0, resourceId, location: DAEMON, result, ping }],
     );
     // Multi-row inserts; ids come back per resource in ascending order, which is insertion order.
     const idsByResource = new Map<number, number[]>();
@@ -144,7 +153,7 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
       const rows = await trx
         .insertInto('check_history')
         .values(
-          part.map(({ resourceId, location, result }) => ({
+          part.map(({ resourceId, location, result, ping }) => ({
             resource_id: resourceId,
             status: historyStatus(result.status),
             message: result.message,
@@ -152,6 +161,7 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
             checked_at: checkedAt(result),
             duration_ms: millis(result.durationMs),
             location: location === DAEMON ? null : location,
+            ...(ping ? { ping: pingColumn(ping), ping_body: ping.body } : {}),
           })),
         )
         .returning(['id', 'resource_id'])
@@ -164,16 +174,18 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
     }
     for (const list of idsByResource.values()) list.sort((a, b) => a - b);
     for (const c of checked) c.id = idsByResource.get(c.resourceId)!.shift()!;
-    await recordLocationResults(trx, kept);
+    // History-only entries (push `start` and `log` pings) end here: no status, streak or incident moves.
+    const rounds = kept.filter((i) => !i.historyOnly);
+    await recordLocationResults(trx, rounds);
 
     // The newest round per resource wins; an older one arriving late only adds history.
     const latest = new Map<number, RoundRecord>();
-    for (const item of kept) {
+    for (const item of rounds) {
       const seen = latest.get(item.resourceId);
       if (!seen || item.result.checkedAt >= seen.result.checkedAt) latest.set(item.resourceId, item);
     }
     // Streaks, incidents (with their outbox events) and certificate expiry: daemon/alerts/.
-    const incidents = await applyIncidents(trx, ctx, current, kept);
+    const incidents = await applyIncidents(trx, ctx, current, rounds);
     const changes: StatusChanged[] = [];
     const updates: LatestUpdate[] = [];
     for (const [resourceId, { result, checks }] of latest) {
@@ -208,7 +220,7 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
 
   const channel = ctx.events.channel(MONITORING_CHANNEL);
   const entries: HistoryEntry[] = [];
-  for (const { id, resourceId, location, result } of recorded) {
+  for (const { id, resourceId, location, result, ping } of recorded) {
     const entry: HistoryEntry = {
       id,
       status: historyStatus(result.status),
@@ -218,7 +230,9 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
       durationMs: millis(result.durationMs),
       location,
     };
-    entries.push(entry);
+    const detail = ping && pingDetailOf(pingColumn(ping), ping.body);
+    entries.push(detail ? { ...entry, ping: detail } : entry);
+    // Events carry no ping: its source and body are for administrators' reads only.
     const event: CheckCompleted = { resourceId, historyId: id, ...withoutId(entry) };
     channel.publish(CHECK_COMPLETED, event);
   }

@@ -108,7 +108,7 @@ export class Scheduler {
     this.writer = new BatchWriter(this.ctx);
     this.ctx.bus.on('resource.changed', this.onChanged);
     this.ctx.bus.on('resource.deleted', this.onDeleted);
-    const rows = await this.ctx.db.selectFrom('resources').select(COLUMNS).where('active', '=', 1).execute();
+    const rows = await selectResources(this.ctx).where('active', '=', 1).where('resource_type', '!=', 'PUSH').execute();
     const locations = await locationsOf(this.ctx.db);
     const now = Date.now();
     for (const row of rows) {
@@ -214,7 +214,8 @@ export class Scheduler {
       const found = new Set(rows.map((r) => r.id));
       for (const id of part) if (!found.has(id)) this.remove(id);
       for (const row of rows as Row[]) {
-        if (row.active !== 1 || !this.ownership.owns(row.id)) {
+        // PUSH resources are not checked: they wait for pings (daemon/push/).
+        if (row.active !== 1 || row.resource_type === 'PUSH' || !this.ownership.owns(row.id)) {
           this.remove(row.id);
           continue;
         }
@@ -359,7 +360,12 @@ export class Scheduler {
    */
   async adopt(which: (eb: ExpressionBuilder<Database, 'resources'>) => Expression<SqlBool>): Promise<number> {
     if (this.stopped) return 0;
-    const rows = await selectResources(this.ctx).select('latest_checked_at').where('active', '=', 1).where(which).execute();
+    const rows = await selectResources(this.ctx)
+      .select('latest_checked_at')
+      .where('active', '=', 1)
+      .where('resource_type', '!=', 'PUSH')
+      .where(which)
+      .execute();
     if (this.stopped) return 0;
     const now = Date.now();
     let adopted = 0;

@@ -37,6 +37,8 @@ export interface Database extends ClusterTables {
   status_pages: StatusPagesTable;
   certificates: CertificatesTable;
   acme_challenges: AcmeChallengesTable;
+  push_checks: PushChecksTable;
+  ping_keys: PingKeysTable;
 }
 
 export interface SettingsTable {
@@ -167,6 +169,38 @@ export interface CheckHistoryTable {
   duration_ms: number;
   /** The location that checked: an agent's name, or null for the daemon (migration 0013). */
   location: string | null;
+  /** A push check's ping (migration 0020): its PingDetail as JSON, without the body; NULL otherwise. */
+  ping: Generated<string | null>;
+  /** That ping's kept body (at most 100 KiB); NULL when it sent none. */
+  ping_body: Generated<string | null>;
+}
+
+/** One PUSH resource's ping identity, schedule and deadline (migration 0020, daemon/push/). */
+export interface PushChecksTable {
+  resource_id: number;
+  uuid: string;
+  slug: string;
+  /** A period, or (NULL) a cron expression in `timezone`. */
+  period_seconds: number | null;
+  cron: string | null;
+  timezone: string | null;
+  grace_seconds: number;
+  /** The latest ping that finished a run (success or failure), and its kind. */
+  last_ping_at: number | null;
+  last_ping_kind: string | null;
+  /** A start not yet followed by a finish. */
+  started_at: number | null;
+  /** When it turns NOT_AVAILABLE unless a ping comes first; NULL once judged (until the next ping). */
+  late_at: number | null;
+}
+
+/** `/ping/{key}/{slug}` keys: the daemon's (group_id NULL) and one per group (migration 0020). */
+export interface PingKeysTable {
+  id: Generated<number>;
+  key: string;
+  group_id: number | null;
+  allow_create: Generated<number>;
+  created_at: number;
 }
 
 /** A summary of one resource's checks in one hour or one UTC day (migration 0005). */

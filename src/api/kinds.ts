@@ -4,7 +4,11 @@
  * so that a cold start of `monctl resources …` never loads the schemas.
  */
 
-export const RESOURCE_TYPES = ['HTTP', 'DOCKER', 'TCP'] as const;
+/** PUSH: monctl waits for pings instead of checking (docs/API.md#push-checks). */
+export const RESOURCE_TYPES = ['HTTP', 'DOCKER', 'TCP', 'PUSH'] as const;
+
+/** What a ping says (docs/API.md#push-checks): an exit code becomes success (0) or fail, with the code. */
+export const PING_KINDS = ['success', 'start', 'fail', 'log'] as const;
 
 /** What alert rules route (docs/API.md#alerts; CERT_RENEWAL_FAILED: an ACME order for the HTTPS edge failed). */
 export const ALERT_EVENT_KINDS = [

@@ -18,6 +18,7 @@ import * as statusPageErrorDetails from './0016-status-page-error-details.ts';
 import * as resourceConditions from './0017-resource-conditions.ts';
 import * as httpRequest from './0018-http-request.ts';
 import * as checkTiming from './0019-check-timing.ts';
+import * as push from './0020-push.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0017-resource-conditions': resourceConditions,
   '0018-http-request': httpRequest,
   '0019-check-timing': checkTiming,
+  '0020-push': push,
 };
 
 export const migrationProvider: MigrationProvider = {

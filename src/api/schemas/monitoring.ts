@@ -6,6 +6,7 @@ import { MAX_CONDITION_LENGTH, MAX_CONDITIONS } from '../../probes/conditions/ty
 import { RESOURCE_TYPES } from '../kinds.ts';
 import { HttpCheckView, httpCheckFields } from './http-check.ts';
 import { CheckTiming } from './check-timing.ts';
+import { PingDetail, PushView, pushCheckFields } from './push.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
@@ -139,6 +140,9 @@ const adminFields = {
       'the phases of the latest check (docs/API.md#check-timing); null before one, for DOCKER, and for a resource checked at several locations (see locationResults)',
   }),
   ...HttpCheckView,
+  push: Type.Union([PushView, Type.Null()], {
+    description: 'PUSH: its ping URLs, schedule and latest ping (docs/API.md#push-checks); null for the other types',
+  }),
 };
 
 export const AdminResource = Type.Object({ ...Resource.properties, ...detailFields, ...adminFields }, { title: 'AdminResource' });
@@ -157,7 +161,13 @@ export const ResourceCreate = Body(
   {
     name: Name,
     resourceType: ResourceType,
-    target: Target,
+    target: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'required, but for PUSH: there it is the slug (lower-case letters, digits, - and _), made from the name when absent',
+      }),
+    ),
     skipTLS: Type.Optional(Type.Boolean()),
     recursive: Type.Optional(Type.Boolean()),
     intervalSeconds: Type.Optional(IntervalSeconds),
@@ -169,6 +179,7 @@ export const ResourceCreate = Body(
     quorum: Type.Optional(Quorum),
     conditions: Type.Optional(Conditions),
     ...httpCheckFields(false),
+    ...pushCheckFields(false),
   },
   'ResourceCreate',
 );
@@ -189,6 +200,7 @@ export const ResourcePatch = Body(
     quorum: Type.Optional(Quorum),
     conditions: Type.Optional(Conditions),
     ...httpCheckFields(true),
+    ...pushCheckFields(true),
   },
   'ResourcePatch',
 );
@@ -203,6 +215,7 @@ export const HistoryEntry = Type.Object(
     checkedAt: DateTime,
     durationMs: Type.Integer({ minimum: 0 }),
     location: CheckLocation,
+    ping: Type.Optional(PingDetail),
   },
   { title: 'HistoryEntry' },
 );
@@ -214,6 +227,8 @@ export type HistoryEntry = {
   checkedAt: string;
   durationMs: number;
   location: string;
+  /** PUSH: the ping this entry records (ADMIN reads only). */
+  ping?: PingDetail;
 };
 
 export const HistoryQuery = PageQuery;

@@ -20,11 +20,16 @@ import {
  * blobs), so no single status, body, header or address is "the" answer: only whether the
  * registry was reached and how long the whole check took.
  */
-export const PLACEHOLDERS_BY_TYPE: Record<ResourceType, readonly PlaceholderName[]> = {
+export const PLACEHOLDERS_BY_TYPE: Record<ConditionedType, readonly PlaceholderName[]> = {
   HTTP: PLACEHOLDERS,
   TCP: ['CONNECTED', 'RESPONSE_TIME', 'IP'],
   DOCKER: ['CONNECTED', 'RESPONSE_TIME'],
+  // A push check's success ping: how long the run took (a start before it) and the body it sent.
+  PUSH: ['RESPONSE_TIME', 'BODY'],
 };
+
+/** The types whose conditions are checked: the probed ones and PUSH, whose pings are judged by them. */
+export type ConditionedType = ResourceType | 'PUSH';
 
 function placeholderOperands(condition: Condition): PlaceholderOperand[] {
   return condition.operands.filter((o): o is PlaceholderOperand => o.kind === 'placeholder');
@@ -49,7 +54,10 @@ export interface ConditionProblem {
 }
 
 /** Parses a resource's conditions for a type: the parsed list, or every problem found. */
-export function validateConditions(list: readonly string[], type: ResourceType): { conditions: Condition[]; problems: ConditionProblem[] } {
+export function validateConditions(
+  list: readonly string[],
+  type: ConditionedType,
+): { conditions: Condition[]; problems: ConditionProblem[] } {
   const problems: ConditionProblem[] = [];
   const conditions: Condition[] = [];
   if (list.length > MAX_CONDITIONS) {
