@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { MuxSession } from '../../src/tunnel/mux/session.ts';
+import { keepalive } from '../../src/tunnel/mux/keepalive.ts';
 import {
   AGENT_VERSION_HEADER,
   backoffDelay,
@@ -151,18 +152,17 @@ export class TunnelAgent {
       if (reason === GOAWAY_REPLACED) replaced = true;
       this.#log.warn({ reason }, 'tunnel: daemon closing the session');
     });
-    const timer = setInterval(() => {
-      if (session.destroyed) return;
-      const deadline = setTimeout(() => {
+    keepalive(session, {
+      intervalMs: PING_INTERVAL_MS,
+      timeoutMs: PING_TIMEOUT_MS,
+      onDead: () => {
         this.#log.warn('tunnel: keepalive timeout, dropping the session');
         session.destroy(new Error('keepalive timeout'));
-      }, PING_TIMEOUT_MS);
-      session.ping(() => clearTimeout(deadline));
-    }, PING_INTERVAL_MS);
+      },
+    });
     return new Promise((resolve) => {
       session.once('close', (err?: Error) => {
         if (err && !this.#stopping) this.#log.warn({ error: err.message }, 'tunnel: session ended');
-        clearInterval(timer);
         this.#session = undefined;
         this.#log.info('tunnel: disconnected');
         resolve(replaced);

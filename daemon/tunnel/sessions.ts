@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { Counter } from 'prom-client';
 import { collectBuffersSooner } from '../../src/tunnel/collect-buffers.ts';
 import { MuxSession, STREAM_WINDOW, STREAM_WINDOW_INITIAL } from '../../src/tunnel/mux/session.ts';
+import { keepalive } from '../../src/tunnel/mux/keepalive.ts';
 import {
   AGENT_VERSION_HEADER,
   GOAWAY_REPLACED,
@@ -201,25 +202,22 @@ export class AgentSessions {
     });
   }
 
-  /** Pings the agent; a missing answer destroys the session, which fails its streams at once. */
+  /** Pings the agent; an agent silent past the timeout is dropped, which fails its streams at once. */
   #keepAlive(link: Link): void {
     let lastSeen = Date.now();
-    const timer = setInterval(() => {
-      const { mux } = link;
-      if (mux.destroyed) return;
-      const deadline = setTimeout(() => {
+    keepalive(link.mux, {
+      intervalMs: PING_INTERVAL_MS,
+      timeoutMs: PING_TIMEOUT_MS,
+      onDead: () => {
         link.reason = 'keepalive timeout';
-        mux.destroy(new Error('keepalive timeout'));
-      }, PING_TIMEOUT_MS);
-      mux.ping((err) => {
-        clearTimeout(deadline);
-        if (err || Date.now() - lastSeen < SEEN_EVERY_MS || this.#links.get(link.agentId) !== link) return;
+        link.mux.destroy(new Error('keepalive timeout'));
+      },
+      onAnswer: () => {
+        if (Date.now() - lastSeen < SEEN_EVERY_MS || this.#links.get(link.agentId) !== link) return;
         lastSeen = Date.now();
         markSeen(this.#ctx, link.agentId).catch(() => {});
-      });
-    }, PING_INTERVAL_MS);
-    timer.unref();
-    link.mux.once('close', () => clearInterval(timer));
+      },
+    });
   }
 
   #closed(link: Link): void {

@@ -40,9 +40,14 @@ export function sendWindowOf(value: string | undefined): StreamWindows {
   return { initial, max: STREAM_WINDOW };
 }
 
-/** Keepalive: a ping every PING_INTERVAL_MS; no answer within PING_TIMEOUT_MS means the peer is dead. */
+/**
+ * Keepalive (src/tunnel/mux/keepalive.ts): a ping every PING_INTERVAL_MS; neither its answer nor any
+ * other byte within PING_TIMEOUT_MS means the peer is dead. 4 s dropped live agents on a host
+ * starved of CPU; peers wait longer (ngrok 15 s, gRPC 20 s, frp 90 s). A process that dies closes
+ * its connection at once: the timeout is only for a host or a network that went silent.
+ */
 export const PING_INTERVAL_MS = 3_000;
-export const PING_TIMEOUT_MS = 4_000;
+export const PING_TIMEOUT_MS = 10_000;
 
 /** What a stream asks the agent to connect to. */
 export interface StreamTarget {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { edge, startTarget, startTunnel, type Tunnel, until } from './helpers.ts';
 import { rssMb, stuckReaders } from './slow-readers.ts';
 
@@ -24,6 +24,14 @@ describe('tunnel: clients that never read their responses', () => {
     await tunnel.httpRoute('big', bigTarget.url, 'big.test');
     await tunnel.httpRoute('small', smallTarget.url, 'small.test');
   });
+  // A failure here has been seen only under load: say what the daemon and the agent logged.
+  afterEach(({ task }) => {
+    if (task.result?.state !== 'fail') return;
+    const notable = (logs: Array<Record<string, unknown>>) =>
+      logs.filter((l) => Number(l.level ?? 0) >= 40 || /agent|tunnel|session/i.test(String(l.msg ?? ''))).slice(-40);
+    console.error('daemon log:', JSON.stringify(notable(tunnel.daemon.logs), null, 1));
+    console.error('agent log:', JSON.stringify(notable(tunnel.agent.logs), null, 1), tunnel.agent.stderr().slice(-2000));
+  });
   afterAll(async () => {
     await tunnel?.close();
     await bigTarget?.close();
@@ -39,7 +47,11 @@ describe('tunnel: clients that never read their responses', () => {
     const attack = await stuckReaders(daemon.edgeUrl, 'GET /big HTTP/1.1\r\nHost: big.test\r\n\r\n', 1000);
     try {
       // Every one of them reached the target: their responses are on their way, and stuck.
-      await until(() => served >= 1000);
+      const attacked = Date.now();
+      await until(() => {
+        if (Date.now() - attacked > 30_000) throw new Error(`only ${served} of 1,000 stuck requests reached the target in 30 s`);
+        return served >= 1000;
+      });
       await new Promise((r) => setTimeout(r, 2000));
       const times: number[] = [];
       for (let i = 0; i < 50; i++) {
@@ -68,11 +80,27 @@ describe('tunnel: clients that never read their responses', () => {
     // Loopback sockets absorb a few MB each: 64 stuck 16 MiB responses leave far more than the
     // 32 MiB connection window unread in the daemon, which stalled every route before issue 14.
     const { daemon } = tunnel;
+    const started = Date.now();
     const attack = await stuckReaders(daemon.edgeUrl, 'GET /huge HTTP/1.1\r\nHost: big.test\r\n\r\n', 64);
     try {
-      await until(() => hugeServed >= 64);
+      // Each phase fails on its own deadline, saying where it stopped: CI once saw this test time out at
+      // 60 s, and the timeout did not say which phase.
+      await until(() => {
+        if (Date.now() - started > 25_000) throw new Error(`only ${hugeServed} of 64 stuck requests reached the target in 25 s`);
+        return hugeServed >= 64;
+      });
       await new Promise((r) => setTimeout(r, 2000));
-      for (let i = 0; i < 10; i++) expect((await edge(daemon.edgeUrl, 'small.test', 'GET', '/')).text).toBe('ok');
+      for (let i = 0; i < 10; i++) {
+        const sent = Date.now();
+        const res = await Promise.race([
+          edge(daemon.edgeUrl, 'small.test', 'GET', '/'),
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error(`request ${i + 1} of 10 to the other route got no answer in 10 s`)), 10_000).unref(),
+          ),
+        ]);
+        expect(res.text).toBe('ok');
+        if (Date.now() - sent > 2000) console.log(`request ${i + 1} to the other route took ${Date.now() - sent} ms`);
+      }
     } finally {
       attack.close();
     }

@@ -112,6 +112,16 @@ export class MuxSession extends EventEmitter implements StreamHost {
     return this.#streams.size;
   }
 
+  /** Bytes read from the peer so far: any of them shows it alive (keepalive.ts). */
+  get bytesRead(): number {
+    return this.#socket.bytesRead;
+  }
+
+  /** Whether we stopped reading the peer (our writes to it are backlogged): its silence then says nothing. */
+  get readPaused(): boolean {
+    return this.#socket.isPaused();
+  }
+
   /** Opens a stream to `target`; throws when the session is closing or gone. */
   open(target: unknown, opts: { allowHalfOpen?: boolean } = {}): MuxStream {
     if (this.destroyed || this.#closing || this.#goawayReceived !== undefined) {
