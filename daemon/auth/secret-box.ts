@@ -34,3 +34,17 @@ export class SecretBox {
     }
   }
 }
+
+/** The purposes boxes are derived for: one key each, so that one purpose's box cannot open another's. */
+export type SecretPurpose = 'resource-secrets' | 'registry-credentials' | 'notifier-secrets' | 'certificates';
+
+const boxes = new WeakMap<Uint8Array, Map<SecretPurpose, SecretBox>>();
+
+/** The box of one purpose for an install secret, derived once: HKDF on every check or send would be waste. */
+export function boxFor(installSecret: Uint8Array, purpose: SecretPurpose): SecretBox {
+  let byPurpose = boxes.get(installSecret);
+  if (!byPurpose) boxes.set(installSecret, (byPurpose = new Map()));
+  let box = byPurpose.get(purpose);
+  if (!box) byPurpose.set(purpose, (box = new SecretBox(installSecret, purpose)));
+  return box;
+}

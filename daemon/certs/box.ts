@@ -1,5 +1,5 @@
 import type { DaemonContext } from '../context.ts';
-import { SecretBox } from '../auth/secret-box.ts';
+import { boxFor } from '../auth/secret-box.ts';
 
 /** Private keys of certificates (and of ACME challenges and the ACME account) are sealed with this box. */
-export const certBox = (ctx: Pick<DaemonContext, 'installSecret'>) => new SecretBox(ctx.installSecret, 'certificates');
+export const certBox = (ctx: Pick<DaemonContext, 'installSecret'>) => boxFor(ctx.installSecret, 'certificates');

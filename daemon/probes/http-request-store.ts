@@ -7,7 +7,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { ResourceCreate } from '../../src/api/schemas/monitoring.ts';
 import type { httpCheckFields } from '../../src/api/schemas/http-check.ts';
-import { SecretBox } from '../auth/secret-box.ts';
+import { boxFor, type SecretBox } from '../auth/secret-box.ts';
 import type { DaemonContext } from '../context.ts';
 import type { HttpMethod } from '../../src/probes/types.ts';
 
@@ -45,16 +45,9 @@ export interface RequestColumns {
   upside_down: number | null;
 }
 
-const boxes = new WeakMap<Uint8Array, SecretBox>();
-
 /** The box that seals resources' secrets: its own key label, apart from notifiers' and registries'. */
 export function requestBox(ctx: Pick<DaemonContext, 'installSecret'>): SecretBox {
-  let box = boxes.get(ctx.installSecret);
-  if (!box) {
-    box = new SecretBox(ctx.installSecret, 'resource-secrets');
-    boxes.set(ctx.installSecret, box);
-  }
-  return box;
+  return boxFor(ctx.installSecret, 'resource-secrets');
 }
 
 const isEmpty = (o: object) => Object.keys(o).length === 0;

@@ -1,20 +1,13 @@
 import type { DaemonContext } from '../context.ts';
-import { SecretBox } from '../auth/secret-box.ts';
+import { boxFor, type SecretBox } from '../auth/secret-box.ts';
 
 /**
  * Registry credentials for DOCKER checks of private registries. Passwords are
  * sealed with the install's secret box and only ever opened here, for the
  * probe; the API never returns them.
  */
-const boxes = new WeakMap<Uint8Array, SecretBox>();
-
 export function registryBox(ctx: Pick<DaemonContext, 'installSecret'>): SecretBox {
-  let box = boxes.get(ctx.installSecret);
-  if (!box) {
-    box = new SecretBox(ctx.installSecret, 'registry-credentials');
-    boxes.set(ctx.installSecret, box);
-  }
-  return box;
+  return boxFor(ctx.installSecret, 'registry-credentials');
 }
 
 /** Docker Hub answers under several names; credentials are stored under one. */

@@ -3,7 +3,7 @@ import type { Notifier, NotifierType } from '../../../src/api/schemas/notifiers.
 import { notFound } from '../../../src/errors.ts';
 import { formatDateTime } from '../../../src/time.ts';
 import type { DaemonContext } from '../../context.ts';
-import { SecretBox } from '../../auth/secret-box.ts';
+import { boxFor, type SecretBox } from '../../auth/secret-box.ts';
 import type { NotifiersTable } from '../../store/schema.ts';
 import type { LoadedNotifier, StoredConfig, StoredSecrets } from './config-types.ts';
 
@@ -12,15 +12,8 @@ import type { LoadedNotifier, StoredConfig, StoredSecrets } from './config-types
  * with the install's secret box under a purpose of their own (a registry
  * password's box cannot open them, nor the other way round).
  */
-const boxes = new WeakMap<Uint8Array, SecretBox>();
-
 export function notifierBox(ctx: Pick<DaemonContext, 'installSecret'>): SecretBox {
-  let box = boxes.get(ctx.installSecret);
-  if (!box) {
-    box = new SecretBox(ctx.installSecret, 'notifier-secrets');
-    boxes.set(ctx.installSecret, box);
-  }
-  return box;
+  return boxFor(ctx.installSecret, 'notifier-secrets');
 }
 
 export type NotifierRow = Selectable<NotifiersTable>;
