@@ -1,5 +1,6 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
+import { pingKeyHandlers } from './ping-keys.ts';
 
 /**
  * The push capability (docs/API.md#push-checks): the ping endpoints on the API and edge
@@ -8,5 +9,5 @@ import type { DaemonModule } from '../module.ts';
  * leaves them alone.
  */
 export function pushModule(_ctx: DaemonContext): DaemonModule {
-  return { name: 'push' };
+  return { name: 'push', handlers: { ...pingKeyHandlers } };
 }
