@@ -74,9 +74,10 @@ describe('create', () => {
     const slugs = [];
     for (const name of ['Ça va? Backup!', 'ça-va backup', 'ÇA VA  BACKUP', '!!!', '___x___']) slugs.push((await ok(push({ name }))).target);
     expect(slugs).toEqual(['a-va-backup', 'a-va-backup-2', 'a-va-backup-3', 'push', 'x']);
-    // `_` is a LIKE wildcard: a slug with one does not make a similar one look taken.
+    // `_` is kept, and is a LIKE wildcard to the clash lookup: `a_b` and `a-b` are different slugs.
     expect((await ok(push({ name: 'a_b', target: 'a_b' }))).target).toBe('a_b');
     expect((await ok(push({ name: 'A-B' }))).target).toBe('a-b');
+    expect((await ok(push({ name: 'A_B!' }))).target).toBe('a_b-2');
     // A name of 100 slug characters: the suffix replaces its end, the slug stays within 100.
     const long = 'x'.repeat(120);
     expect((await ok(push({ name: `${long}1` }))).target).toBe('x'.repeat(100));
