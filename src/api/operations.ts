@@ -7,6 +7,7 @@ import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
+import { testClockOperations } from './ops/test-clock.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
 
 /**
@@ -24,6 +25,7 @@ export const operations = {
   ...incidentOperations,
   ...statusPageOperations,
   ...certificateOperations,
+  ...testClockOperations,
 } as const;
 
 export type Operations = typeof operations;
