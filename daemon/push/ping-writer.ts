@@ -116,7 +116,10 @@ export class PingWriter {
         const ref = p.parsed.ref as { key: string; slug: string };
         if (made.has(ref.slug)) continue;
         made.add(ref.slug);
-        await create(keys.get(ref.key)!, ref.slug);
+        // One that cannot be made (a name or slug taken meanwhile, by another pod) stays a 404: the batch goes on.
+        await create(keys.get(ref.key)!, ref.slug).catch((err: unknown) =>
+          this.#deps.log.debug({ err, slug: ref.slug }, 'push: ?create=1 failed'),
+        );
       }
       found = await findTargets(this.#deps.db, uuids, wanted);
     }

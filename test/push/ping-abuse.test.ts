@@ -103,10 +103,10 @@ describe('a flood', () => {
     expect(JSON.parse(limited.text)).toMatchObject({ status: 429 });
     expect((await Promise.all(others)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect((await read).id).toBe(quiet.id);
-    // Only the accepted pings were recorded: at most the check's burst.
+    // Only the accepted pings were recorded: the check's burst and its rate meanwhile, far fewer than sent.
     const recorded = (await historyOf(d, flooded.id)).length;
     expect(recorded).toBe(statuses.filter((s) => s === 200).length);
-    expect(recorded).toBeLessThanOrEqual(20 + 5);
+    expect(recorded).toBeLessThan(flood.length / 4);
     expect((await historyOf(d, quiet.id)).length).toBe(5);
   });
 
