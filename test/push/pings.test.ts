@@ -174,6 +174,12 @@ describe('bodies', () => {
     await ping(d.edgeUrl, `/ping/${r.uuid}/log`, { method: 'POST', body: long });
     await ping(d.url, `/ping/${r.uuid}/start`);
     const [none, cut, whole] = await historyOf(d, r.id);
+    // Invalid UTF-8 and NUL (which PostgreSQL's text refuses) are kept as replacement characters.
+    const odd = await createPush(d, 'odd bytes');
+    expect((await ping(d.url, `/ping/${odd.uuid}`, { method: 'POST', body: Buffer.from([0x6f, 0x6b, 0x00, 0xff, 0x21]) })).status).toBe(
+      200,
+    );
+    expect((await historyOf(d, odd.id))[0].ping).toMatchObject({ body: 'ok\uFFFD\uFFFD!', bodyBytes: 5 });
     expect(whole.ping).toMatchObject({ bodyBytes: Buffer.byteLength(small), bodyTruncated: false, body: small });
     expect(cut.ping).toMatchObject({ bodyBytes: MAX_PING_BODY_BYTES, bodyTruncated: true });
     expect(cut.ping.body).toHaveLength(1024); // the list shows a preview
