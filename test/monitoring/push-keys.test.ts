@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type Caller, call, headersFor, ok } from './helpers.ts';
+import { until } from '../helpers/http.ts';
+import { ping } from '../push/helpers.ts';
+import { type Caller, call, headersFor, ok, subscribe } from './helpers.ts';
 import { PUBLIC_URL, refused, usePushWorld } from './push-helpers.ts';
 
 // Ping keys (/admin/api/ping-keys) and what public views show of a PUSH resource: its slug,
-// never the uuid of its ping URL (docs/API.md#push-checks).
+// never the uuid of its ping URL; with real pings, status pages and badges as for any resource
+// (docs/API.md#push-checks).
 const world = usePushWorld();
 const { push, detail, patch } = world;
 
@@ -124,5 +127,57 @@ describe('public views', () => {
     reads.push(await snapshot(user), (await call(world.d, user, 'GET', `/api/resources/${id}/history`)).text);
     expect(reads.join('\n')).toContain('public-backup');
     for (const text of reads) expect(text).not.toContain(uuid);
+  });
+});
+
+describe('with pings', () => {
+  it('a status page and badges show a push check as any resource: up after a success, down after a failed run, never its output', async () => {
+    const groupId = (await ok(call(world.d, world.admin, 'POST', '/admin/api/groups', { name: 'nightly', visibility: 'PUBLIC' }))).id;
+    const { id } = await ok(push({ name: 'Nightly dump', groupIds: [groupId], failureThreshold: 1 }));
+    const { uuid } = (await detail(id)).push;
+    await ok(call(world.d, world.admin, 'POST', '/admin/api/status-pages', { slug: 'nightly', title: 'Nightly', groupIds: [groupId] }));
+    const anonymous: Caller = { kind: 'anonymous' };
+    const summary = async () => (await ok(call(world.d, anonymous, 'GET', '/api/status-pages/nightly/summary'))) as any;
+    const badge = async () => (await call(world.d, anonymous, 'GET', `/api/badges/${id}/status.svg`)).text;
+
+    expect((await ping(world.d.url, `/ping/${uuid}`)).status).toBe(200);
+    await until(async () => (await summary()).groups[0].resources[0].currentStatus === 'available');
+    expect(await badge()).toContain('status: up');
+    expect((await summary()).overall).toMatchObject({ state: 'OPERATIONAL' });
+
+    const output = 'pg_dump: connection to 10.0.0.5:5432 timed out';
+    expect((await ping(world.d.url, `/ping/${uuid}/fail`, { method: 'POST', body: output })).status).toBe(200);
+    await until(async () => (await summary()).groups[0].resources[0].down === true);
+    expect(await badge()).toContain('status: down');
+    const page = await summary();
+    expect(page.overall).toMatchObject({ state: 'MAJOR_OUTAGE' });
+    expect(page.incidents.map((i: any) => [i.resourceName, i.errorCode, i.cause])).toEqual([
+      ['Nightly dump', 'FAILED_RUN', 'the run failed'],
+    ]);
+    const html = (await call(world.d, anonymous, 'GET', '/status/nightly')).text;
+    for (const text of [JSON.stringify(page), html, await badge()]) {
+      expect(text).not.toContain('10.0.0.5');
+      expect(text).not.toContain(uuid);
+    }
+  });
+
+  it("a resource a ping's ?create=1 made reaches the event stream of those who may see it", async () => {
+    const groupId = (
+      await ok(call(world.d, world.admin, 'POST', '/admin/api/groups', { name: 'made-by-ping', visibility: 'AUTHENTICATED' }))
+    ).id;
+    const key = await ok(call(world.d, world.admin, 'POST', '/admin/api/ping-keys', { groupId, allowCreate: true }), 201);
+    const userKey = await ok(call(world.d, world.admin, 'POST', '/admin/api/api-keys', { name: 'made-by-ping-user', role: 'USER' }));
+    const events = subscribe(world.d, userKey.token, ['CHECK_COMPLETED']);
+    try {
+      await events.opened;
+      expect((await ping(world.d.url, `/ping/${key.key}/made-by-a-ping?create=1`)).status).toBe(200);
+      const made = (await ok(call(world.d, world.admin, 'GET', '/admin/api/resources'))).find((r: any) => r.target === 'made-by-a-ping');
+      expect(made).toMatchObject({ resourceType: 'PUSH', groups: [{ id: groupId, name: 'made-by-ping' }] });
+      // Its first ping's event is the one a USER must see: the monitoring module learned the new resource from the bus.
+      await until(() => events.events.some((e) => e.data.resourceId === made.id));
+      expect(events.events.find((e) => e.data.resourceId === made.id)!.data).toMatchObject({ status: 'AVAILABLE' });
+    } finally {
+      events.close();
+    }
   });
 });
