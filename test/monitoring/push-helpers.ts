@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { type Caller, call, ok } from './helpers.ts';
 
-/** What the PUSH resource suites share: a daemon with a public URL, its ADMIN, and short calls. */
+/** What the PUSH resource suites share: a daemon with a public URL and a test clock, its ADMIN, and short calls. */
 export const PUBLIC_URL = 'https://monctl.example.test';
 
 export interface PushWorld {
@@ -20,7 +20,7 @@ export function usePushWorld(): PushWorld {
   let d: TestDaemon | undefined;
   let named = 0;
   beforeAll(async () => {
-    d = await startDaemon({ args: ['--public-url', PUBLIC_URL], env: { TZ: 'UTC' } });
+    d = await startDaemon({ args: ['--public-url', PUBLIC_URL, '--test-clock', 'on'], env: { TZ: 'UTC' } });
   });
   afterAll(async () => {
     await d?.stop();

@@ -225,3 +225,16 @@ describe('delete', () => {
     expect((await ok(push({ target: 'deleted-slug' }))).target).toBe('deleted-slug');
   });
 });
+
+describe('the daemon clock', () => {
+  // Last in the file: the test clock only moves forward.
+  it('a schedule edit before the first ping counts from the creation by the daemon clock, not the wall clock', async () => {
+    await ok(call(world.d, world.admin, 'POST', '/admin/api/test-clock', { advanceSeconds: 10 * 86400 }));
+    const { id } = await ok(push({ periodSeconds: 3600, graceSeconds: 0 }));
+    const created = (await detail(id)).push.lateAt;
+    // Ten days ahead of the wall clock, where the resource's own createdAt is.
+    expect(seconds(created) - seconds((await detail(id)).createdAt)).toBeGreaterThan(10 * 86400);
+    const edited = (await ok(patch(id, { periodSeconds: 7200 }))).push;
+    expect(seconds(edited.lateAt) - seconds(created)).toBe(3600);
+  });
+});
