@@ -5,8 +5,11 @@ import { certificateOperations } from './ops/certificates.ts';
 import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
+import { pingKeyOperations } from './ops/ping-keys.ts';
+import { pingOperations } from './ops/pings.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
+import { testClockOperations } from './ops/test-clock.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
 
 /**
@@ -24,6 +27,9 @@ export const operations = {
   ...incidentOperations,
   ...statusPageOperations,
   ...certificateOperations,
+  ...pingOperations,
+  ...testClockOperations,
+  ...pingKeyOperations,
 } as const;
 
 export type Operations = typeof operations;
