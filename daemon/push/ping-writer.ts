@@ -45,7 +45,7 @@ const USER_AGENT_CHARS = 256;
 const busy = () => new HttpError(503, 'busy', 'Too many pings waiting to be recorded; retry shortly', { headers: { 'Retry-After': '1' } });
 
 /**
- * Records pings in batches (docs/DECISIONS.md, "Push checks: pings"): while one batch is written
+ * Records pings in batches (docs/DECISIONS.md#push-pings-endpoints-bodies-rate-limits-recording): while one batch is written
  * the next gathers, so the write rate follows the ping rate with a few statements per batch
  * rather than per ping. Each ping is answered once its batch has committed.
  */
