@@ -46,8 +46,8 @@ const busy = () => new HttpError(503, 'busy', 'Too many pings waiting to be reco
 
 /**
  * Records pings in batches (docs/DECISIONS.md#push-pings-endpoints-bodies-rate-limits-recording): while one batch is written
- * the next gathers, so the write rate follows the ping rate with a few statements per batch
- * rather than per ping. Each ping is answered once its batch has committed.
+ * the next gathers, so the write rate follows the ping rate with one commit per batch rather
+ * than per ping. Each ping is answered once its batch has committed.
  */
 export class PingWriter {
   readonly #deps: PingWriterDeps;
@@ -200,8 +200,11 @@ export class PingWriter {
       });
       outcomes.push({ kind });
     });
-    await writeUpdates(this.#deps.db, [...updates.values()]);
-    await recordResults(this.#deps, items);
+    // One commit for the batch: the deadlines move with the history that explains them.
+    await recordResults(this.#deps, items, async (trx, present) => {
+      await writeUpdates(trx, updates.values());
+      return present;
+    });
     for (const id of updates.keys()) this.#deps.bus.emit('push.pinged', { id });
     return outcomes;
   }
