@@ -105,20 +105,17 @@ export interface PushUpdate {
   lateAt: number | null;
 }
 
-/** Writes the batch's deadline moves in one transaction. */
-export async function writeUpdates(db: Db, updates: PushUpdate[]): Promise<void> {
-  if (updates.length === 0) return;
-  await db.transaction().execute(async (trx) => {
-    for (const u of updates) {
-      await trx
-        .updateTable('push_checks')
-        .set({
-          late_at: u.lateAt,
-          ...(u.lastPingAt !== undefined ? { last_ping_at: u.lastPingAt, last_ping_kind: u.lastPingKind ?? null } : {}),
-          ...(u.startedAt !== undefined ? { started_at: u.startedAt } : {}),
-        })
-        .where('resource_id', '=', u.resourceId)
-        .execute();
-    }
-  });
+/** Writes the batch's deadline moves (inside the transaction that records their history). */
+export async function writeUpdates(db: Db, updates: Iterable<PushUpdate>): Promise<void> {
+  for (const u of updates) {
+    await db
+      .updateTable('push_checks')
+      .set({
+        late_at: u.lateAt,
+        ...(u.lastPingAt !== undefined ? { last_ping_at: u.lastPingAt, last_ping_kind: u.lastPingKind ?? null } : {}),
+        ...(u.startedAt !== undefined ? { started_at: u.startedAt } : {}),
+      })
+      .where('resource_id', '=', u.resourceId)
+      .execute();
+  }
 }

@@ -4,7 +4,8 @@ import type { DaemonContext } from '../context.ts';
 import { type ResultWriterDeps, type RoundRecord, recordResults } from '../probes/results.ts';
 import type { PingBody } from './ping-body.ts';
 import type { ParsedPing } from './ping-path.ts';
-import { findKeys, findTargets, membership, type PingKeyRow, type PingTarget, type PushUpdate, writeUpdates } from './ping-store.ts';
+import { resolveTargets } from './ping-resolve.ts';
+import { type PingKeyRow, type PushUpdate, writeUpdates } from './ping-store.ts';
 import { pingResult } from './ping-verdict.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { lateAfterFinish, lateAfterStart } from './schedule.ts';
@@ -45,9 +46,9 @@ const USER_AGENT_CHARS = 256;
 const busy = () => new HttpError(503, 'busy', 'Too many pings waiting to be recorded; retry shortly', { headers: { 'Retry-After': '1' } });
 
 /**
- * Records pings in batches (docs/DECISIONS.md, "Push checks: pings"): while one batch is written
- * the next gathers, so the write rate follows the ping rate with a few statements per batch
- * rather than per ping. Each ping is answered once its batch has committed.
+ * Records pings in batches (docs/DECISIONS.md#push-pings-endpoints-bodies-rate-limits-recording): while one batch is written
+ * the next gathers, so the write rate follows the ping rate with one commit per batch rather
+ * than per ping. Each ping is answered once its batch has committed.
  */
 export class PingWriter {
   readonly #deps: PingWriterDeps;
@@ -98,47 +99,12 @@ export class PingWriter {
     this.#writing = undefined;
   }
 
-  /** The batch's targets: by uuid, or by key and slug (a group's key reaches its own checks only). */
-  async #resolve(pings: ArrivedPing[]): Promise<Array<PingTarget | undefined>> {
-    const refs = pings.map((p) => p.parsed.ref);
-    const uuids = [...new Set(refs.flatMap((r) => ('uuid' in r ? [r.uuid] : [])))];
-    const slugRefs = refs.flatMap((r) => ('key' in r ? [r] : []));
-    const keys = await findKeys(this.#deps.db, [...new Set(slugRefs.map((r) => r.key))]);
-    const wanted = [...new Set(slugRefs.filter((r) => keys.has(r.key)).map((r) => r.slug))];
-    let found = await findTargets(this.#deps.db, uuids, wanted);
-    const create = this.#opts.create;
-    const missing = pings.filter(
-      (p) => 'key' in p.parsed.ref && p.parsed.create && keys.get(p.parsed.ref.key)?.allowCreate && !found.bySlug.has(p.parsed.ref.slug),
-    );
-    if (create && missing.length > 0) {
-      const made = new Set<string>();
-      for (const p of missing) {
-        const ref = p.parsed.ref as { key: string; slug: string };
-        if (made.has(ref.slug)) continue;
-        made.add(ref.slug);
-        // One that cannot be made (a name or slug taken meanwhile, by another pod) stays a 404: the batch goes on.
-        await create(keys.get(ref.key)!, ref.slug).catch((err: unknown) =>
-          this.#deps.log.debug({ err, slug: ref.slug }, 'push: ?create=1 failed'),
-        );
-      }
-      found = await findTargets(this.#deps.db, uuids, wanted);
-    }
-    const groupKeyed = slugRefs.filter((r) => keys.get(r.key)?.groupId != null && found.bySlug.has(r.slug));
-    const members = await membership(
-      this.#deps.db,
-      groupKeyed.map((r) => found.bySlug.get(r.slug)!.resourceId),
-    );
-    return refs.map((ref) => {
-      if ('uuid' in ref) return found.byUuid.get(ref.uuid);
-      const key = keys.get(ref.key);
-      const target = key && found.bySlug.get(ref.slug);
-      if (!key || !target) return undefined;
-      return key.groupId === null || members.has(`${target.resourceId}:${key.groupId}`) ? target : undefined;
-    });
-  }
-
   async #write(pings: ArrivedPing[]): Promise<PingOutcome[]> {
-    const targets = await this.#resolve(pings);
+    const targets = await resolveTargets(
+      this.#deps,
+      pings.map((p) => p.parsed),
+      this.#opts.create,
+    );
     const outcomes: PingOutcome[] = [];
     const updates = new Map<number, PushUpdate>();
     const startedAt = new Map<number, number | null>();
@@ -200,8 +166,11 @@ export class PingWriter {
       });
       outcomes.push({ kind });
     });
-    await writeUpdates(this.#deps.db, [...updates.values()]);
-    await recordResults(this.#deps, items);
+    // One commit for the batch: the deadlines move with the history that explains them.
+    await recordResults(this.#deps, items, async (trx, present) => {
+      await writeUpdates(trx, updates.values());
+      return present;
+    });
     for (const id of updates.keys()) this.#deps.bus.emit('push.pinged', { id });
     return outcomes;
   }

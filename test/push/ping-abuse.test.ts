@@ -10,7 +10,8 @@ let d: TestDaemon;
 const UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 beforeAll(async () => {
-  d = await startDaemon();
+  // A short request timeout: the slow body below is cut by it rather than holding its slot.
+  d = await startDaemon({ args: ['--request-timeout', '5s', '--headers-timeout', '3s'] });
 });
 
 afterAll(async () => {
@@ -88,6 +89,23 @@ describe('huge bodies', () => {
     expect(await historyOf(d, r.id)).toEqual([]);
     expect((await ping(d.url, `/ping/${r.uuid}`)).status).toBe(200);
     expect((await d.admin.call(operations.health)).status).toBe('UP');
+  });
+});
+
+describe('a slow body', () => {
+  it('is cut by the request timeout, recording nothing', async () => {
+    const r = await createPush(d, 'slow body');
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(d.edgeUrl).port), '127.0.0.1', () => {
+        socket.write(`POST /ping/${r.uuid} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b`);
+      });
+      let got = '';
+      socket.on('data', (c) => (got += c));
+      socket.on('close', () => resolve(got));
+      socket.on('error', (err) => (got ? resolve(got) : reject(err)));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(await historyOf(d, r.id)).toEqual([]);
   });
 });
 

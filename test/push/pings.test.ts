@@ -120,6 +120,15 @@ describe('ping kinds', () => {
     expect(await detail(r.id)).toMatchObject({ currentStatus: 'not_available', latestCheckStatus: 'NOT_AVAILABLE' });
   });
 
+  it('records the pings of a paused check without moving its status', async () => {
+    const r = await createPush(d, 'paused');
+    await d.admin.call(operations.updateResource, { params: { id: r.id }, body: { active: false } });
+    expect((await ping(d.url, `/ping/${r.uuid}/fail`)).status).toBe(200);
+    expect((await historyOf(d, r.id)).map((e) => e.ping.kind)).toEqual(['fail']);
+    const view = (await d.admin.call(operations.getAdminResource, { params: { id: r.id } })) as any;
+    expect(view).toMatchObject({ currentStatus: 'inactive', latestCheckStatus: null, push: { lastPingKind: 'fail' } });
+  });
+
   it('answers 404 for an unknown uuid, logged below info', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     const res = await ping(d.edgeUrl, `/ping/${unknown}`);
