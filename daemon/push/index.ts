@@ -5,6 +5,7 @@ import { createDeadlineMetrics } from './deadline-metrics.ts';
 import { countLate } from './deadline-store.ts';
 import { DeadlineJudge } from './deadlines.ts';
 import { pingBodyHandlers } from './ping-body-op.ts';
+import { pingKeyHandlers } from './ping-keys.ts';
 import { pingMetrics, pingRoute } from './ping-route.ts';
 import { PingWriter } from './ping-writer.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -43,7 +44,7 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
   });
   return {
     name: 'push',
-    handlers: pingBodyHandlers(ctx),
+    handlers: { ...pingBodyHandlers(ctx), ...pingKeyHandlers },
     middleware: [
       (req, res, next) => {
         if (ping(req, res)) markRoute(req, '/ping/{…}');

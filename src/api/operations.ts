@@ -5,6 +5,7 @@ import { certificateOperations } from './ops/certificates.ts';
 import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
+import { pingKeyOperations } from './ops/ping-keys.ts';
 import { pingOperations } from './ops/pings.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
@@ -28,6 +29,7 @@ export const operations = {
   ...certificateOperations,
   ...pingOperations,
   ...testClockOperations,
+  ...pingKeyOperations,
 } as const;
 
 export type Operations = typeof operations;
