@@ -135,15 +135,34 @@ describe('push deadlines', () => {
     expect(entry.checkedAt).toBeGreaterThanOrEqual(after);
   });
 
+  it('a miss opens an incident at once (PUSH defaults to failureThreshold 1), marked maintenance inside a window', async () => {
+    const plain = await pushResource(d, 'default-threshold', { periodSeconds: 600, graceSeconds: 0, failureThreshold: undefined });
+    const muted = await pushResource(d, 'in-maintenance', { periodSeconds: 600, graceSeconds: 0, failureThreshold: undefined });
+    expect((await d.admin.call(operations.getAdminResource, { params: { id: plain } })).failureThreshold).toBe(1);
+    const now = Date.parse(`${await moveClock(d, { advanceSeconds: 0 })}Z`);
+    await d.admin.call(operations.createMaintenanceWindow, {
+      body: { name: 'backup host upgrade', kind: 'ONE_OFF', startsAt: iso(now), endsAt: iso(now + 3_600_000), resourceIds: [muted] },
+    } as never);
+    await moveClock(d, { advanceSeconds: 700 });
+    const opened = async (id: number) => (await d.admin.call(operations.listIncidents, { query: { resourceId: id } }))[0];
+    const incident = await until('the incident', () => opened(plain));
+    expect(incident).toMatchObject({ resolvedAt: null, maintenance: false, cause: { errorCode: 'MISSED_PING' } });
+    expect(await until('the muted incident', () => opened(muted))).toMatchObject({
+      maintenance: true,
+      cause: { errorCode: 'MISSED_PING' },
+    });
+  });
+
   it('counts missed deadlines and the checks late now', async () => {
     const late = await until('the judged checks', async () => {
       const n = await metric(d, 'monctl_push_late');
-      return n >= 7 ? n : undefined;
+      return n >= 9 ? n : undefined;
     });
-    // Late now: nightly-backup, four sentinels, pinged-job and edited-job; paused-job is inactive.
-    expect(late).toBe(7);
+    // Late now: nightly-backup, four sentinels, pinged-job, edited-job and the two of the incidents;
+    // paused-job is inactive.
+    expect(late).toBe(9);
     // Missed: those, and pinged-job's first miss.
-    expect(await metric(d, 'monctl_push_missed_total')).toBe(8);
-    expect(await metric(d, 'monctl_push_judge_delay_seconds_count')).toBe(8);
+    expect(await metric(d, 'monctl_push_missed_total')).toBe(10);
+    expect(await metric(d, 'monctl_push_judge_delay_seconds_count')).toBe(10);
   });
 });
