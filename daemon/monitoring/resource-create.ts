@@ -45,7 +45,8 @@ export async function insertResource(
       interval_seconds: body.intervalSeconds ?? 60,
       created_at: now,
       updated_at: now,
-      failure_threshold: body.failureThreshold ?? 3,
+      // A push check misses a deadline once and then waits for a ping: a streak of 3 would never come.
+      failure_threshold: body.failureThreshold ?? (push ? 1 : 3),
       success_threshold: body.successThreshold ?? 1,
       quorum: body.quorum ?? 'majority',
       conditions: conditionsColumn(body.conditions ?? []),

@@ -116,7 +116,8 @@ export class DeadlineJudge implements DeadlineBoard {
     this.reloadScheduled = true;
     setImmediate(() => {
       this.reloadScheduled = false;
-      this.reads = this.reads.then(() => this.reload());
+      // A failure must not break the chain: every later re-read waits on it.
+      this.reads = this.reads.then(() => this.reload()).catch((err) => this.ctx.log.error({ err }, 'push deadline re-read failed'));
     });
   }
 
