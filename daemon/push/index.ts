@@ -1,6 +1,9 @@
 import type { DaemonContext } from '../context.ts';
 import { markRoute } from '../http/app.ts';
 import type { DaemonModule } from '../module.ts';
+import { createDeadlineMetrics } from './deadline-metrics.ts';
+import { countLate } from './deadline-store.ts';
+import { DeadlineJudge } from './deadlines.ts';
 import { pingBodyHandlers } from './ping-body-op.ts';
 import { pingMetrics, pingRoute } from './ping-route.ts';
 import { PingWriter } from './ping-writer.ts';
@@ -20,6 +23,12 @@ const MAX_BATCH = 1_000;
  * leaves them alone.
  */
 export function pushModule(ctx: DaemonContext): DaemonModule {
+  const lateCount = () =>
+    countLate(ctx.db).catch((err) => {
+      ctx.log.debug({ err }, 'push late gauge not collected'); // a scrape during shutdown finds the database closed
+      return undefined;
+    });
+  const judge = new DeadlineJudge(ctx, createDeadlineMetrics(ctx.metrics.registry, lateCount));
   const writer = new PingWriter(ctx, {
     maxQueued: MAX_QUEUED,
     maxQueuedBytes: MAX_QUEUED_BYTES,
@@ -43,8 +52,11 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
     ],
     // Every host of the edge: the ping paths are monctl's there, before status pages and routes.
     edgeFront: ping,
+    start: () => judge.start(),
+    // Before monitoring and the store: nothing is recorded after it.
     async stop() {
       await writer.drain();
+      await judge.stop();
     },
   };
 }
