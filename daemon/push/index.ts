@@ -53,10 +53,9 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
     // Every host of the edge: the ping paths are monctl's there, before status pages and routes.
     edgeFront: ping,
     start: () => judge.start(),
-    // Before monitoring and the store: nothing is recorded after it.
     async stop() {
-      await writer.drain();
-      await judge.stop();
+      await writer.drain(); // the pings in flight are recorded first
+      await judge.stop(); // before monitoring and the store: nothing is recorded after it
     },
   };
 }

@@ -69,7 +69,9 @@ export class PingWriter {
     return new Promise((settle) => {
       this.#queue.push({ ping, settle });
       this.#queuedBytes += ping.body.bytes;
-      this.#writing ??= this.#loop();
+      // The batch starts after this turn's I/O: SQLite answers synchronously, so a batch started at
+      // once would run to its commit before the other requests already read were even parsed.
+      this.#writing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.#loop());
     });
   }
 
