@@ -67,37 +67,44 @@ describe('push deadlines', () => {
     expect(await missedEntries(d, id)).toHaveLength(1);
   });
 
-  it('an inactive check is not judged, a deleted one is forgotten, a schedule edit moves the deadline', async () => {
+  it('an inactive check is not judged, a deleted one is forgotten', async () => {
     const paused = await pushResource(d, 'paused-job', { periodSeconds: 600, graceSeconds: 0 });
     await d.admin.call(operations.updateResource, { params: { id: paused }, body: { active: false } as never });
     const deleted = await pushResource(d, 'deleted-job', { periodSeconds: 600, graceSeconds: 0 });
     await d.admin.call(operations.deleteResource, { params: { id: deleted } });
+
+    const s = await sentinel('sentinel-inactive', 1200);
+    await moveClock(d, { advanceSeconds: 1300 });
+    await until('the sentinel', async () => (await missedEntries(d, s)).length === 1);
+    expect(await missedEntries(d, paused)).toEqual([]);
+    expect(d.logs.filter((l) => Number(l.level) >= 40)).toEqual([]);
+  });
+
+  it('a schedule edit moves the deadline the judge waits for', async () => {
     const edited = await pushResource(d, 'edited-job', { periodSeconds: 600, graceSeconds: 0 });
     const before = await lateAt(d, edited);
     await d.admin.call(operations.updateResource, { params: { id: edited }, body: { periodSeconds: 7200 } as never });
     const after = await lateAt(d, edited);
     expect(after - before).toBe(6600_000);
 
-    const s = await sentinel('sentinel-edits', 1200);
+    const s = await sentinel('sentinel-edit', 1200);
     await moveClock(d, { advanceSeconds: 1300 });
     await until('the sentinel', async () => (await missedEntries(d, s)).length === 1);
-    expect(await missedEntries(d, paused)).toEqual([]);
     expect(await missedEntries(d, edited)).toEqual([]);
 
     await moveClock(d, { at: after });
     const entry = await until('the edited deadline', async () => (await missedEntries(d, edited))[0]);
     expect(entry.checkedAt).toBeGreaterThanOrEqual(after);
-    expect(d.logs.filter((l) => Number(l.level) >= 40)).toEqual([]);
   });
 
   it('counts missed deadlines and the checks late now', async () => {
     const late = await until('the judged checks', async () => {
       const n = await metric(d, 'monctl_push_late');
-      return n >= 4 ? n : undefined;
+      return n >= 5 ? n : undefined;
     });
-    // nightly-backup, two sentinels and edited-job; paused-job is inactive.
-    expect(late).toBe(4);
-    expect(await metric(d, 'monctl_push_missed_total')).toBe(4);
-    expect(await metric(d, 'monctl_push_judge_delay_seconds_count')).toBe(4);
+    // nightly-backup, three sentinels and edited-job; paused-job is inactive.
+    expect(late).toBe(5);
+    expect(await metric(d, 'monctl_push_missed_total')).toBe(5);
+    expect(await metric(d, 'monctl_push_judge_delay_seconds_count')).toBe(5);
   });
 });
