@@ -95,6 +95,9 @@ const table = {
   deleteCertificate: { id: 'deleteCertificate', method: 'DELETE', path: '/admin/api/certificates/{id}' },
   getPingBody: { id: 'getPingBody', method: 'GET', path: '/admin/api/resources/{id}/history/{historyId}/body' },
   moveTestClock: { id: 'moveTestClock', method: 'POST', path: '/admin/api/test-clock' },
+  listPingKeys: { id: 'listPingKeys', method: 'GET', path: '/admin/api/ping-keys' },
+  createPingKey: { id: 'createPingKey', method: 'POST', path: '/admin/api/ping-keys' },
+  deletePingKey: { id: 'deletePingKey', method: 'DELETE', path: '/admin/api/ping-keys/{id}' },
 } as const satisfies Light;
 
 /** Typed as the declarations, so that `client.call(ops.x, …)` checks its input and answer. */

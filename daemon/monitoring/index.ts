@@ -22,6 +22,12 @@ export const monitoringModule: ModuleFactory = async (ctx) => {
   // Pods: what another pod wrote reaches these caches on commit (cluster/pod-messages.ts).
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources'], () => state.visibility.reload());
   ctx.cluster?.onTables(['cors_origins'], () => state.cors.reload());
+  // A resource created outside these handlers (a ping's `?create=1`, daemon/push/) reaches the event filter.
+  const learn = ({ id }: { id: number }) => {
+    if (state.visibility.get(id) === undefined)
+      state.visibility.refresh(id).catch((err) => ctx.log.warn({ err }, 'visibility refresh failed'));
+  };
+  ctx.bus.on('resource.changed', learn);
   let visibilityTimer: NodeJS.Timeout | undefined;
   registerMonitoringMetrics(ctx);
   return {
@@ -46,6 +52,7 @@ export const monitoringModule: ModuleFactory = async (ctx) => {
     stop() {
       state.cors.stop();
       clearInterval(visibilityTimer);
+      ctx.bus.off('resource.changed', learn);
       unfollow();
     },
   };

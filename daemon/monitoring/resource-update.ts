@@ -1,6 +1,6 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { MONITORING_CHANNEL, type ResourceType, STATUS_CHANGED, type StatusChanged } from '../../src/api/schemas/monitoring.ts';
-import { notFound } from '../../src/errors.ts';
+import { invalidField, notFound } from '../../src/errors.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { RequestContext } from '../http/bind.ts';
 import type { ResourceRow, ResourceUpdate } from '../store/schema.ts';
@@ -18,12 +18,15 @@ import { uniqueViolation } from '../store/unique-violation.ts';
 import { locationsOfOne, resolveLocations, sameLocations, setLocations } from '../probes/resource-locations.ts';
 import { effectiveStatus } from '../probes/results.ts';
 import type { MonitoringState } from './state.ts';
+import { checkTypeFields } from '../push/store/push-fields.ts';
+import { patchPushCheck } from '../push/store/push-checks.ts';
 
 /**
  * `PATCH /api/resources/{id}`: any subset of the fields. A change of what is
  * probed (type, target, skipTLS, recursive) or of where (locations) makes
  * `currentStatus` unknown until the next check, and any change reschedules
- * the resource at once.
+ * the resource at once. A PUSH resource's slug (`target`) and schedule live in push_checks
+ * (daemon/push/store/); a new schedule moves its deadline.
  */
 export async function updateResource(
   state: MonitoringState,
@@ -35,15 +38,22 @@ export async function updateResource(
     .execute(async (trx) => {
       const before = await trx.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
       if (!before) throw notFound(`Resource ${params.id} does not exist`);
+      const push = before.resource_type === 'PUSH';
+      // A push check and a probed resource share nothing of what they watch (uuid, schedule; request, locations).
+      if (body.resourceType !== undefined && (body.resourceType === 'PUSH') !== push)
+        throw invalidField('resourceType', `a ${before.resource_type} resource cannot become ${body.resourceType}: create a new resource`);
+      checkTypeFields(push, body);
       const type = (body.resourceType ?? before.resource_type) as ResourceType;
       const target = body.target ?? before.target;
       const recursive = body.recursive ?? before.recursive === 1;
+      // A push check's target is its slug: renaming it changes nothing that was watched.
       const probed =
-        (body.resourceType !== undefined && body.resourceType !== before.resource_type) ||
-        (body.target !== undefined && body.target !== before.target) ||
-        (body.skipTLS !== undefined && body.skipTLS !== (before.skip_tls === 1)) ||
-        (body.recursive !== undefined && body.recursive !== (before.recursive === 1));
-      if (body.resourceType !== undefined || body.target !== undefined || body.recursive !== undefined) {
+        !push &&
+        ((body.resourceType !== undefined && body.resourceType !== before.resource_type) ||
+          (body.target !== undefined && body.target !== before.target) ||
+          (body.skipTLS !== undefined && body.skipTLS !== (before.skip_tls === 1)) ||
+          (body.recursive !== undefined && body.recursive !== (before.recursive === 1)));
+      if (!push && (body.resourceType !== undefined || body.target !== undefined || body.recursive !== undefined)) {
         checkResourceShape(type, target, recursive);
       }
       // A new type must answer the placeholders of the conditions it keeps.
@@ -55,6 +65,7 @@ export async function updateResource(
       const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
       const regrouped = groupIds !== undefined && !sameIds(groupIds, (await groupsOf(trx, [params.id])).get(params.id) ?? []);
       if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
+      const rescheduled = push && (await patchPushCheck(trx, params.id, body, ctx.clock.now(), before.created_at));
 
       // Only what differs is set: a PATCH equal to the stored resource (apply sends everything on every run) changes nothing.
       const set: ResourceUpdate = { ...request.changes };
@@ -72,12 +83,12 @@ export async function updateResource(
       put('success_threshold', body.successThreshold, Number(before.success_threshold));
       put('quorum', body.quorum, before.quorum);
       if (body.conditions !== undefined) put('conditions', conditionsColumn(body.conditions), before.conditions);
-      const changed = Object.keys(set).length > 0 || moved || regrouped;
+      const changed = Object.keys(set).length > 0 || moved || regrouped || rescheduled;
       if (!changed) return { row: before, before, incidents: [], changed };
 
       const active = body.active ?? before.active === 1;
       set.updated_at = now;
-      set.next_run_at = active ? now : null;
+      set.next_run_at = active && !push ? now : null;
       // The latest result was about the old target (or was decided by other locations): unknown until the next check.
       if (probed || moved) set.current_status = 'unknown';
       if (probed) {

@@ -15,6 +15,7 @@ const MAX_BUCKETS = 100_000;
 const MAX_QUEUED = 20_000;
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 const MAX_BATCH = 1_000;
+import { pingKeyHandlers } from './ping-keys.ts';
 
 /**
  * The push capability (docs/API.md#push-checks): the ping endpoints on the API and edge
@@ -43,7 +44,7 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
   });
   return {
     name: 'push',
-    handlers: pingBodyHandlers(ctx),
+    handlers: { ...pingBodyHandlers(ctx), ...pingKeyHandlers },
     middleware: [
       (req, res, next) => {
         if (ping(req, res)) markRoute(req, '/ping/{…}');

@@ -6,6 +6,7 @@ import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
 import { pingOperations } from './ops/pings.ts';
+import { pingKeyOperations } from './ops/ping-keys.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
 import { testClockOperations } from './ops/test-clock.ts';
@@ -28,6 +29,7 @@ export const operations = {
   ...certificateOperations,
   ...pingOperations,
   ...testClockOperations,
+  ...pingKeyOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { type Caller, call, ok } from './helpers.ts';
+import { queryDb } from '../helpers/test-database.ts';
+import { type Caller, call, headersFor, ok } from './helpers.ts';
 
 // PUSH resources through the monitoring API (docs/API.md#push-checks) against a real daemon:
 // create and its refusals (400 naming the field), slugs and their clashes, the admin view,
@@ -150,5 +151,219 @@ describe('create', () => {
     expect(r.status, r.text).toBe(409);
     expect(r.json().detail).toBe(`A push check is not checked; it waits for pings at ${PUBLIC_URL}/ping/${uuid}`);
     expect(await refused(call(d, admin, 'POST', '/admin/api/resources/test', { resourceType: 'PUSH' }))).toEqual(['resourceType']);
+  });
+});
+
+describe('patch', () => {
+  it('moves the deadline with the schedule: a longer period, a shorter grace, a cron expression, back to the default period', async () => {
+    const { id } = await ok(push({ periodSeconds: 3600, graceSeconds: 600 }));
+    const first = (await detail(id)).push.lateAt;
+    const longer = (await ok(patch(id, { periodSeconds: 7200 }))).push;
+    expect(seconds(longer.lateAt) - seconds(first)).toBe(3600);
+    const noGrace = (await ok(patch(id, { graceSeconds: 0 }))).push;
+    expect(seconds(noGrace.lateAt) - seconds(longer.lateAt)).toBe(-600);
+    // A cron expression replaces the period (no need to null it); 03:00 in Berlin is 01:00 or 02:00 UTC.
+    const cron = (await ok(patch(id, { cron: '0 3 * * *', timezone: 'Europe/Berlin' }))).push;
+    expect(cron).toMatchObject({ periodSeconds: null, cron: '0 3 * * *', timezone: 'Europe/Berlin', graceSeconds: 0 });
+    expect(cron.lateAt).toMatch(/T0[12]:00:00$/);
+    // A period replaces the cron expression and its zone.
+    const period = (await ok(patch(id, { periodSeconds: 600 }))).push;
+    expect(period).toMatchObject({ periodSeconds: 600, cron: null, timezone: null });
+    expect(seconds(period.lateAt) - seconds(first)).toBe(600 - 3600 - 600);
+    await ok(patch(id, { cron: '*/5 * * * *', periodSeconds: null }));
+    // Neither left: the default period of one day.
+    const reset = (await ok(patch(id, { cron: null }))).push;
+    expect(reset).toMatchObject({ periodSeconds: 86400, cron: null, timezone: null });
+    expect(seconds(reset.lateAt) - seconds(first)).toBe(86400 - 3600 - 600);
+    // The same schedule again changes nothing (apply sends everything on every run).
+    expect((await ok(patch(id, { periodSeconds: 86400, graceSeconds: 0 }))).push).toEqual(reset);
+  });
+
+  it('counts from a pending start or the last finished ping; a check judged late stays late until a ping', async () => {
+    const { id } = await ok(push({ periodSeconds: 3600, graceSeconds: 600 }));
+    // What the ping endpoints and the deadline judge write (daemon/push/): a finished run, a started one, a judged deadline.
+    const finished = Date.parse('2031-01-01T00:00:00Z');
+    await queryDb(d, 'UPDATE push_checks SET last_ping_at = ?, last_ping_kind = ? WHERE resource_id = ?', finished, 'success', id);
+    expect((await ok(patch(id, { periodSeconds: 1800 }))).push.lateAt).toBe('2031-01-01T00:40:00');
+    await queryDb(d, 'UPDATE push_checks SET started_at = ? WHERE resource_id = ?', finished + 3_600_000, id);
+    expect((await ok(patch(id, { graceSeconds: 120 }))).push.lateAt).toBe('2031-01-01T01:02:00');
+    await queryDb(d, 'UPDATE push_checks SET late_at = NULL, started_at = NULL WHERE resource_id = ?', id);
+    const judged = (await ok(patch(id, { periodSeconds: 60, graceSeconds: 0 }))).push;
+    expect(judged).toMatchObject({ periodSeconds: 60, graceSeconds: 0, lateAt: null });
+  });
+
+  it('renames the slug (409 naming target on a clash) without touching the status', async () => {
+    const { id } = await ok(push({ target: 'to-rename' }));
+    await ok(push({ target: 'taken-slug' }));
+    const renamed = await ok(patch(id, { target: 'renamed' }));
+    expect([renamed.target, renamed.push.slug, renamed.currentStatus]).toEqual(['renamed', 'renamed', 'unknown']);
+    expect(await refused(patch(id, { target: 'taken-slug' }), 409)).toEqual(['target']);
+    expect(await refused(patch(id, { target: 'Not A Slug' }))).toEqual(['target']);
+    // The old slug is free again.
+    expect((await ok(push({ target: 'to-rename' }))).target).toBe('to-rename');
+  });
+
+  it('refuses a change of type to or from PUSH, and the fields the type does not take (400 naming the field)', async () => {
+    const { id } = await ok(push());
+    const http = await ok(
+      call(d, admin, 'POST', '/api/resources', { name: 'patch-http', resourceType: 'HTTP', target: 'http://127.0.0.1:9/' }),
+    );
+    expect(await refused(patch(id, { resourceType: 'HTTP', target: 'http://127.0.0.1:9/' }))).toEqual(['resourceType']);
+    expect(await refused(patch(http.id, { resourceType: 'PUSH' }))).toEqual(['resourceType']);
+    for (const field of ['intervalSeconds', 'quorum', 'skipTLS', 'recursive', 'locations', 'timeoutSeconds', 'method']) {
+      const value = {
+        intervalSeconds: 30,
+        quorum: 'all',
+        skipTLS: true,
+        recursive: false,
+        locations: [],
+        timeoutSeconds: 5,
+        method: 'GET',
+      }[field];
+      expect(await refused(patch(id, { [field]: value })), field).toEqual([field]);
+    }
+    expect(await refused(patch(id, { cron: '0 3 * * *', periodSeconds: 60 }))).toEqual(['cron']);
+    expect(await refused(patch(id, { cron: '61 * * * *' }))).toEqual(['cron']);
+    expect(await refused(patch(id, { timezone: 'Europe/Berlin' }))).toEqual(['timezone']);
+    expect(await refused(patch(id, { conditions: ['[STATUS] == 200'] }))).toEqual(['conditions[0]']);
+    expect(await refused(patch(http.id, { graceSeconds: 60 }))).toEqual(['graceSeconds']);
+    expect(await refused(patch(http.id, { cron: null }))).toEqual(['cron']);
+    // Name, groups, thresholds, conditions and active go as for any resource.
+    const edited = await ok(patch(id, { name: 'renamed push', failureThreshold: 1, conditions: ['[BODY] == pat(*done*)'], active: false }));
+    expect(edited).toMatchObject({
+      name: 'renamed push',
+      failureThreshold: 1,
+      conditions: ['[BODY] == pat(*done*)'],
+      currentStatus: 'inactive',
+    });
+  });
+});
+
+describe('delete', () => {
+  it('removes the push check with its resource: the slug is free again', async () => {
+    const { id } = await ok(push({ target: 'deleted-slug' }));
+    expect(await ok(call(d, admin, 'DELETE', `/api/resources/${id}`))).toEqual({ status: 'deleted' });
+    expect(await queryDb(d, 'SELECT resource_id FROM push_checks WHERE resource_id = ?', id)).toEqual([]);
+    expect((await ok(push({ target: 'deleted-slug' }))).target).toBe('deleted-slug');
+  });
+});
+
+describe('ping keys', () => {
+  const keys = () => ok(call(d, admin, 'GET', '/admin/api/ping-keys'));
+  const createKey = (body: Record<string, unknown>) => call(d, admin, 'POST', '/admin/api/ping-keys', body);
+  const group = async (name: string) =>
+    (await ok(call(d, admin, 'POST', '/admin/api/groups', { name, visibility: 'PUBLIC' }))).id as number;
+
+  it("create, replace, list and delete; a resource's slug URL takes its first group's key, else the daemon's", async () => {
+    expect(await keys()).toEqual([]);
+    const [first, second, keyless] = [await group('keys-1'), await group('keys-2'), await group('keys-3')];
+    const inSecond = await ok(push({ target: 'in-second', groupIds: [second, keyless] }));
+    const inKeyless = await ok(push({ target: 'in-keyless', groupIds: [keyless] }));
+    expect((await detail(inSecond.id)).push.slugUrl).toBeNull();
+
+    const daemonKey = await ok(createKey({}), 201);
+    expect(daemonKey).toEqual({
+      id: expect.any(Number),
+      key: expect.any(String),
+      groupId: null,
+      groupName: null,
+      allowCreate: false,
+      createdAt: expect.any(String),
+    });
+    expect(daemonKey.key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const secondKey = await ok(createKey({ groupId: second, allowCreate: true }), 201);
+    expect(secondKey).toMatchObject({ groupId: second, groupName: 'keys-2', allowCreate: true });
+    expect((await detail(inSecond.id)).push.slugUrl).toBe(`${PUBLIC_URL}/ping/${secondKey.key}/in-second`);
+    expect((await detail(inKeyless.id)).push.slugUrl).toBe(`${PUBLIC_URL}/ping/${daemonKey.key}/in-keyless`);
+    // The first group by id with a key wins.
+    const firstKey = await ok(createKey({ groupId: first }), 201);
+    await ok(patch(inSecond.id, { groupIds: [keyless, second, first] }));
+    const list = await ok(call(d, admin, 'GET', '/admin/api/resources'));
+    expect(list.find((r: any) => r.id === inSecond.id).push.slugUrl).toBe(`${PUBLIC_URL}/ping/${firstKey.key}/in-second`);
+
+    // Creating a scope's key again replaces it: same id, a new key.
+    const replaced = await ok(createKey({ allowCreate: true }), 201);
+    expect(replaced).toMatchObject({ id: daemonKey.id, groupId: null, allowCreate: true });
+    expect(replaced.key).not.toBe(daemonKey.key);
+    expect((await keys()).map((k: any) => [k.id, k.groupId])).toEqual([
+      [daemonKey.id, null],
+      [firstKey.id, first],
+      [secondKey.id, second],
+    ]);
+
+    expect(await ok(call(d, admin, 'DELETE', `/admin/api/ping-keys/${firstKey.id}`))).toEqual({ status: 'deleted' });
+    expect((await call(d, admin, 'DELETE', `/admin/api/ping-keys/${firstKey.id}`)).status).toBe(404);
+    expect((await detail(inSecond.id)).push.slugUrl).toBe(`${PUBLIC_URL}/ping/${secondKey.key}/in-second`);
+    // A group's key goes with the group.
+    await ok(call(d, admin, 'DELETE', `/api/resources/${inSecond.id}`));
+    await ok(call(d, admin, 'DELETE', `/admin/api/groups/${second}`));
+    expect((await keys()).map((k: any) => k.id)).toEqual([daemonKey.id]);
+  });
+
+  it('refuses an unknown group (400 naming groupId), unknown fields, and callers that are not ADMIN', async () => {
+    expect(await refused(createKey({ groupId: 987654 }))).toEqual(['groupId']);
+    expect(await refused(createKey({ groupId: 'x' }))).toEqual(['groupId']);
+    expect((await refused(createKey({ scope: 'daemon' }))).length).toBe(1);
+    const userKey = await ok(call(d, admin, 'POST', '/admin/api/api-keys', { name: 'ping-keys-user', role: 'USER' }));
+    const user: Caller = { kind: 'key', token: userKey.token };
+    expect((await call(d, user, 'GET', '/admin/api/ping-keys')).status).toBe(403);
+    expect((await call(d, user, 'POST', '/admin/api/ping-keys', {})).status).toBe(403);
+    expect((await call(d, { kind: 'anonymous' }, 'GET', '/admin/api/ping-keys')).status).toBe(401);
+  });
+});
+
+describe('public views', () => {
+  /** The first SSE frame of `/api/events` (the SNAPSHOT) as `caller`. */
+  async function snapshot(caller: Caller): Promise<string> {
+    const controller = new AbortController();
+    const res = await fetch(`${d.url}/api/events`, { headers: headersFor(caller), signal: controller.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    return text;
+  }
+
+  it('show the slug as target and never the uuid: lists, details, events, status pages and badges', async () => {
+    const groupId = (await ok(call(d, admin, 'POST', '/admin/api/groups', { name: 'public-push', visibility: 'PUBLIC' }))).id;
+    const { id } = await ok(push({ name: 'Public backup', groupIds: [groupId] }));
+    const { uuid } = (await detail(id)).push;
+    await ok(call(d, admin, 'POST', '/admin/api/status-pages', { slug: 'push-page', title: 'Jobs', groupIds: [groupId] }));
+    const userKey = await ok(call(d, admin, 'POST', '/admin/api/api-keys', { name: 'public-views-user', role: 'USER' }));
+    const anonymous: Caller = { kind: 'anonymous' };
+    const user: Caller = { kind: 'key', token: userKey.token };
+
+    const list = await call(d, anonymous, 'GET', '/api/resources');
+    expect(list.json().find((r: any) => r.id === id)).toMatchObject({
+      resourceType: 'PUSH',
+      target: 'public-backup',
+      currentStatus: 'unknown',
+    });
+    const one = await call(d, anonymous, 'GET', `/api/resources/${id}`);
+    expect(one.json()).toMatchObject({ resourceType: 'PUSH', target: 'public-backup', groupName: 'public-push' });
+    expect(one.json()).not.toHaveProperty('push');
+    const summary = await call(d, anonymous, 'GET', '/api/status-pages/push-page/summary');
+    expect(summary.status, summary.text).toBe(200);
+    expect(summary.json().groups[0].resources).toEqual([
+      expect.objectContaining({ id, name: 'Public backup', resourceType: 'PUSH', currentStatus: 'unknown' }),
+    ]);
+    const page = await call(d, anonymous, 'GET', '/status/push-page');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Public backup');
+    const badges = await Promise.all(
+      ['status', 'uptime', 'response'].map((kind) => call(d, anonymous, 'GET', `/api/badges/${id}/${kind}.svg`)),
+    );
+    expect(badges.map((b) => b.status)).toEqual([200, 200, 200]);
+    expect(badges[0].text).toContain('status: unknown');
+    const reads = [list, one, summary, page, ...badges].map((r) => r.text);
+    reads.push(await snapshot(user), (await call(d, user, 'GET', `/api/resources/${id}/history`)).text);
+    expect(reads.join('\n')).toContain('public-backup');
+    for (const text of reads) expect(text).not.toContain(uuid);
   });
 });

@@ -31,6 +31,9 @@ describe('publicCause', () => {
     expect(publicCause('DOCKER_ERROR', 'registry.internal:5000 said 401')).toBe('image pull failed');
     expect(publicCause('LOCATION_UNAVAILABLE', 'agent eu-1 is offline')).toBe('probe location unavailable');
     expect(publicCause('AGENT_DISCONNECTED', 'agent disconnected')).toBe('agent disconnected');
+    // A push check's failed run: its message quotes the job's output, which may say anything (a timeout, a host).
+    expect(publicCause('FAILED_RUN', 'exit code 3: pg_dump: connection to 10.0.0.5 timed out')).toBe('the run failed');
+    expect(publicCause('MISSED_PING', 'no ping since 2026-11-28T03:00:00')).toBe('missed its scheduled run');
     expect(publicCause(null, 'internal error: boom at 10.0.0.1')).toBe('check failed');
     expect(publicCause(null, null)).toBeNull();
   });

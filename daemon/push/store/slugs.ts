@@ -43,20 +43,27 @@ export async function checkSlugFree(db: Db, slug: string, exceptId?: number): Pr
 
 /**
  * `base` if no push check has it, else the first free `base-2`, `base-3`…, the base cut so that
- * the whole stays within 100. One query reads the taken slugs that share the base's first 90
- * characters (every candidate does, but for a base cut at a run of `-`); each pick is confirmed.
+ * the whole stays within 100.
  */
-export async function freeSlug(db: Db, base: string): Promise<string> {
-  const rows = await db
-    .selectFrom('push_checks')
-    .select('slug')
-    .where(sql<boolean>`slug like ${`${likePrefix(base.slice(0, 90))}%`} escape '\\'`)
-    .execute();
-  const taken = new Set(rows.map((r) => r.slug));
+export function freeSlug(db: Db, base: string): Promise<string> {
+  return freeValue(db, 'push_checks', 'slug', base, MAX_SLUG);
+}
+
+/**
+ * The first of `base`, `base-2`… that no row has in `column`, at most `max` characters. One query
+ * reads the taken values that share the base's first `max - 10` characters (every candidate does,
+ * but for a base cut at a run of `-`); each pick is confirmed by an exact lookup.
+ */
+export async function freeValue(db: Db, table: 'push_checks' | 'resources', column: 'slug' | 'name', base: string, max: number) {
+  const prefix = `${likePrefix(base.slice(0, max - 10))}%`;
+  const { rows } = await sql<{ value: string }>`select ${sql.ref(column)} as value from ${sql.table(table)}
+    where ${sql.ref(column)} like ${prefix} escape '\\'`.execute(db);
+  const taken = new Set(rows.map((r) => r.value));
   for (;;) {
-    const slug = firstFree(base, taken, MAX_SLUG);
-    if (!(await db.selectFrom('push_checks').select('resource_id').where('slug', '=', slug).executeTakeFirst())) return slug;
-    taken.add(slug);
+    const value = firstFree(base, taken, max);
+    const { rows: found } = await sql`select 1 from ${sql.table(table)} where ${sql.ref(column)} = ${value}`.execute(db);
+    if (found.length === 0) return value;
+    taken.add(value);
   }
 }
 
