@@ -41,6 +41,7 @@ export const modules: Record<string, () => Promise<NounModule>> = {
   apply: () => import('./commands/apply.ts'),
   ping: () => import('./commands/ping.ts'),
   run: () => import('./commands/run.ts'),
+  'ping-keys': () => import('./commands/ping-keys.ts'),
   completion: async () => {
     const { register } = await import('./commands/completion.ts');
     return { register: (program) => register(program, loadMissingNouns) };

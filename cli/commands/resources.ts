@@ -54,6 +54,13 @@ async function reportCheck(rt: Runtime, entry: HistoryEntry): Promise<void> {
   if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;
 }
 
+/** A ping's whole kept body, as the daemon keeps it (up to 100 KiB), on stdout as it is. */
+async function printPingBody(rt: Runtime, id: number, entry: string): Promise<void> {
+  if (!/^\d+$/.test(entry)) throw new MonctlError('usage', `--body takes a history entry id, not "${entry}"`, ExitCode.usage);
+  const path = ops.getPingBody.path.replace('{id}', String(id)).replace('{historyId}', entry);
+  process.stdout.write((await rt.client.raw('GET', path, undefined, { accept: 'text/plain' })).text);
+}
+
 const list = async (rt: Runtime) => rt.show(await listAll(rt), view);
 
 /** `resources list` without commander (cli/main.ts quickRoute): no arguments, only `-o`. */
@@ -156,8 +163,10 @@ export function register(program: Command): void {
   withOutput(resources.command('history').description('check history, most recent first').argument('<resource>', 'id or name'))
     .option('--limit <n>', 'how many entries (1 to 1000)', '100')
     .option('--before <id>', 'entries older than this entry id')
+    .option('--body <entryId>', "PUSH: print the whole kept body of this entry's ping (history shows its first bytes)")
     .action(
-      act(async (rt, ref: string, opts: { limit: string; before?: string }) => {
+      act(async (rt, ref: string, opts: { limit: string; before?: string; body?: string }) => {
+        if (opts.body !== undefined) return printPingBody(rt, await resourceId(rt, ref), opts.body);
         const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
         const entries = await rt.client.call(ops.getResourceHistory, { params: { id: await resourceId(rt, ref) }, query });
         await rt.show(entries, historyViewFor(entries, historyView));

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { eventually, itemsOf } from '../alerts/world.ts';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
@@ -17,6 +17,8 @@ import { adminRunner, type RunOptions, type RunResult, tempHome } from './run.ts
  * MISSED_PING, one alert at a real webhook receiver), `monctl run` keeping a failing command's
  * exit code with the daemon reachable or not, and `apply -f` create / no change / update.
  */
+// Each test runs monctl many times, a cold start each: generous on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 let d: TestDaemon;
 let home: ReturnType<typeof tempHome>;
 let monctl: (args: string[], opts?: RunOptions) => Promise<RunResult>;
@@ -81,6 +83,8 @@ describe('resources add --push, get, ping, history', () => {
     const table = await monctl(['resources', 'history', 'pinged']);
     expect(table.stdout.split('\n')[0]).toBe('ID\tCHECKED\tSTATUS\tERROR\tMESSAGE\tKIND\tEXIT\tSOURCE\tRUN MS\tBODY');
     expect(table.stdout).toMatch(/\tsuccess\t-\t127\.0\.0\.1\t\d+\tall good\n/);
+    const body = await monctl(['resources', 'history', 'pinged', '--body', String(entries[3].id)]);
+    expect(body.stdout).toBe('a log line');
   });
 
   it('a UUID no check has: exit 3; a resource that is not a push check: exit 2', async () => {
@@ -99,6 +103,26 @@ describe('resources add --push, get, ping, history', () => {
     expect((await detail('pinged')).push).toMatchObject({ periodSeconds: 43200, cron: null });
     await monctl(['resources', 'update', 'pinged', '--cron', '*/5 * * * *']);
     expect((await detail('pinged')).push).toMatchObject({ periodSeconds: null, cron: '*/5 * * * *' });
+  });
+});
+
+describe('ping-keys', () => {
+  it('create, list, the slug URL in get and pinging through it, rm', async () => {
+    const created = await monctl(['ping-keys', 'create', '-o', 'json']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.json();
+    expect(key).toMatchObject({ groupId: null, allowCreate: false });
+    const list = await monctl(['ping-keys', 'list']);
+    expect(list.stdout).toMatch(new RegExp(`^${key.id}\t${key.key}\tthe daemon's\tno\t`, 'm'));
+    await monctl(['resources', 'add', 'slugged', '--push', '--slug', 'slugged-job']);
+    const slugUrl = (await detail('slugged')).push.slugUrl;
+    expect(slugUrl).toBe(`${d.url}/ping/${key.key}/slugged-job`);
+    expect((await monctl(['ping', slugUrl, '--log', '--body', 'via slug'])).code).toBe(0);
+    expect((await history('slugged'))[0].ping).toMatchObject({ kind: 'log', body: 'via slug' });
+    const rm = await monctl(['ping-keys', 'rm', String(key.id), '--yes']);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect((await monctl(['ping', slugUrl])).code).toBe(3);
+    expect((await monctl(['ping-keys', 'rm', 'daemon'])).code).toBe(2);
   });
 });
 

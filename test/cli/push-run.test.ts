@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TailBuffer } from '../../cli/push/tail-buffer.ts';
 import { ROOT } from '../helpers/daemon.ts';
 import { runMonctl, tempHome } from './run.ts';
@@ -13,6 +13,8 @@ import { runMonctl, tempHome } from './run.ts';
  * what reaches a ping receiver (a real HTTP server recording what it gets), and the flags that
  * exit 2 before any request. The daemon's side is in push-e2e.test.ts.
  */
+// Each test runs monctl many times, a cold start each: generous on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 const home = tempHome();
 /** Nothing listens on port 1: every ping there fails to connect. */
 const NOWHERE = { MONCTL_SERVER: 'http://127.0.0.1:1', MONCTL_CONFIG_DIR: home.dir };
