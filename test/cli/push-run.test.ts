@@ -123,6 +123,15 @@ describe('monctl run', () => {
     expect(received.map((r) => r.path)).toContain(`/ping/${UUID}/7`);
   });
 
+  it('a background child that keeps the output pipes open does not hold the finish ping', async () => {
+    received.length = 0;
+    // The sleep inherits the command's stdout; the command itself exits at once.
+    const res = await runMonctl(['run', base, '--', 'sh', '-c', 'sleep 300 & echo $!'], { env: NOWHERE });
+    process.kill(Number(res.stdout.trim()), 'SIGKILL');
+    expect(res.code).toBe(0);
+    expect(received.map((r) => r.path)).toContain(`/ping/${UUID}/0`);
+  });
+
   it('without a command: a usage error (exit 2) that runs nothing', async () => {
     const res = await runMonctl(['run', UUID], { env: NOWHERE });
     expect(res.code).toBe(2);
