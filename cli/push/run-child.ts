@@ -19,7 +19,14 @@ export function runChild(command: string, args: string[], tail: TailBuffer): Pro
     let settled = false;
     let drain: NodeJS.Timeout | undefined;
     const child: ChildProcess = spawn(command, args, { stdio: ['inherit', 'pipe', 'pipe'] });
-    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    let exitCode: number | undefined;
+    const stopDraining = () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish(exitCode!);
+    };
+    // Once the command has exited, a signal ends the wait for its output (nothing is left to forward it to).
+    const forward = (signal: NodeJS.Signals) => (exitCode === undefined ? child.kill(signal) : stopDraining());
     for (const signal of FORWARDED) process.on(signal, forward);
     const finish = (code: number) => {
       if (settled) return;
@@ -46,14 +53,9 @@ export function runChild(command: string, args: string[], tail: TailBuffer): Pro
       process.stderr.write(message);
       finish(code);
     });
-    let exitCode: number | undefined;
     child.on('exit', (code, signal) => {
       exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
-      drain = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(exitCode!);
-      }, DRAIN_MS);
+      drain = setTimeout(stopDraining, DRAIN_MS);
     });
     child.on('close', () => {
       if (exitCode !== undefined) finish(exitCode);
