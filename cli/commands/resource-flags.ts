@@ -61,7 +61,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 /** The flags `resources add` takes (`update` passes true for its removals too). */
 export function resourceFlags(cmd: Command, update = false): Command {
   cmd
-    .option('--type <type>', 'HTTP, TCP or DOCKER')
+    .option('--type <type>', 'HTTP, TCP, DOCKER or PUSH (PUSH: see --push)')
     .option('--target <target>', 'URL (HTTP), host:port (TCP) or image reference (DOCKER)')
     .option('--interval <seconds>', 'seconds between checks (10 to 86400)')
     .option('--group <group>', 'group id or name (repeatable)', collect)
