@@ -1,10 +1,12 @@
 import type { DaemonContext } from '../context.ts';
 import { markRoute } from '../http/app.ts';
 import type { DaemonModule } from '../module.ts';
+import { createPushResource } from './create-resource.ts';
 import { createDeadlineMetrics } from './deadline-metrics.ts';
 import { countLate } from './deadline-store.ts';
 import { DeadlineJudge } from './deadlines.ts';
 import { pingBodyHandlers } from './ping-body-op.ts';
+import { pingKeyHandlers } from './ping-keys.ts';
 import { pingMetrics, pingRoute } from './ping-route.ts';
 import { PingWriter } from './ping-writer.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -15,7 +17,6 @@ const MAX_BUCKETS = 100_000;
 const MAX_QUEUED = 20_000;
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 const MAX_BATCH = 1_000;
-import { pingKeyHandlers } from './ping-keys.ts';
 
 /**
  * The push capability (docs/API.md#push-checks): the ping endpoints on the API and edge
@@ -35,6 +36,9 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
     maxQueuedBytes: MAX_QUEUED_BYTES,
     maxBatch: MAX_BATCH,
     perCheck: new RateLimiter(ctx.config.pings.perCheck, MAX_BUCKETS),
+    create: async (key, slug) => {
+      await createPushResource(ctx, { slug, groupId: key.groupId });
+    },
   });
   const ping = pingRoute({
     ctx,

@@ -45,7 +45,7 @@ const USER_AGENT_CHARS = 256;
 const busy = () => new HttpError(503, 'busy', 'Too many pings waiting to be recorded; retry shortly', { headers: { 'Retry-After': '1' } });
 
 /**
- * Records pings in batches (docs/DECISIONS.md, "Push checks: pings"): while one batch is written
+ * Records pings in batches (docs/DECISIONS.md#push-pings-endpoints-bodies-rate-limits-recording): while one batch is written
  * the next gathers, so the write rate follows the ping rate with a few statements per batch
  * rather than per ping. Each ping is answered once its batch has committed.
  */
@@ -116,7 +116,10 @@ export class PingWriter {
         const ref = p.parsed.ref as { key: string; slug: string };
         if (made.has(ref.slug)) continue;
         made.add(ref.slug);
-        await create(keys.get(ref.key)!, ref.slug);
+        // One that cannot be made (a name or slug taken meanwhile, by another pod) stays a 404: the batch goes on.
+        await create(keys.get(ref.key)!, ref.slug).catch((err: unknown) =>
+          this.#deps.log.debug({ err, slug: ref.slug }, 'push: ?create=1 failed'),
+        );
       }
       found = await findTargets(this.#deps.db, uuids, wanted);
     }

@@ -1,7 +1,9 @@
+import { connect as h2connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { MAX_PING_BODY_BYTES } from '../../src/api/schemas/push.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { makePki } from '../helpers/tls.ts';
 import { createPush, historyOf, ping } from './helpers.ts';
 
 // The ping endpoints end to end (docs/API.md#push-checks): every kind on the API listener and on
@@ -11,7 +13,7 @@ import { createPush, historyOf, ping } from './helpers.ts';
 let d: TestDaemon;
 
 beforeAll(async () => {
-  d = await startDaemon({ args: ['--test-clock', 'on'] });
+  d = await startDaemon({ args: ['--test-clock', 'on', '--edge-tls-listen', '127.0.0.1:0'] });
 });
 
 afterAll(async () => {
@@ -78,6 +80,37 @@ describe('ping kinds', () => {
     });
   }
 
+  it('records pings over HTTP/2 on the HTTPS edge', async () => {
+    const pki = makePki('pings CA');
+    try {
+      const pair = pki.issueNames('jobs', 31, ['jobs.tls.test']);
+      await d.admin.call(operations.uploadCertificate, { body: { certificate: pair.cert + pki.ca, privateKey: pair.key } });
+      const r = await createPush(d, 'over h2');
+      const session = h2connect(d.edgeTlsUrl!, { ca: pki.ca, servername: 'jobs.tls.test' });
+      try {
+        const send = (path: string, method: string, body?: string) =>
+          new Promise<number>((resolve, reject) => {
+            const stream = session.request({ ':path': path, ':method': method, ':authority': 'jobs.tls.test' });
+            stream.on('response', (headers) => resolve(Number(headers[':status'])));
+            stream.on('error', reject);
+            stream.resume();
+            stream.end(body);
+          });
+        expect(await send(`/ping/${r.uuid}/start`, 'GET')).toBe(200);
+        expect(await send(`/ping/${r.uuid}`, 'POST', 'done over h2')).toBe(200);
+      } finally {
+        session.close();
+      }
+      const entries = await historyOf(d, r.id);
+      expect(entries.map((e) => [e.ping.kind, e.ping.body])).toEqual([
+        ['success', 'done over h2'],
+        ['start', null],
+      ]);
+    } finally {
+      pki.cleanup();
+    }
+  });
+
   it('records exit code 3 as a failed run naming it', async () => {
     const r = await createPush(d, 'exit three');
     expect((await ping(d.url, `/ping/${r.uuid}/3`)).status).toBe(200);
@@ -141,6 +174,12 @@ describe('bodies', () => {
     await ping(d.edgeUrl, `/ping/${r.uuid}/log`, { method: 'POST', body: long });
     await ping(d.url, `/ping/${r.uuid}/start`);
     const [none, cut, whole] = await historyOf(d, r.id);
+    // Invalid UTF-8 and NUL (which PostgreSQL's text refuses) are kept as replacement characters.
+    const odd = await createPush(d, 'odd bytes');
+    expect((await ping(d.url, `/ping/${odd.uuid}`, { method: 'POST', body: Buffer.from([0x6f, 0x6b, 0x00, 0xff, 0x21]) })).status).toBe(
+      200,
+    );
+    expect((await historyOf(d, odd.id))[0].ping).toMatchObject({ body: 'ok\uFFFD\uFFFD!', bodyBytes: 5 });
     expect(whole.ping).toMatchObject({ bodyBytes: Buffer.byteLength(small), bodyTruncated: false, body: small });
     expect(cut.ping).toMatchObject({ bodyBytes: MAX_PING_BODY_BYTES, bodyTruncated: true });
     expect(cut.ping.body).toHaveLength(1024); // the list shows a preview
