@@ -14,7 +14,7 @@ const MAX_NAME = 200;
  * push check took meanwhile is a 409 naming `target`; a bad one a 400 naming `target`.
  */
 export async function createPushResource(
-  ctx: DaemonContext,
+  ctx: Pick<DaemonContext, 'db' | 'bus' | 'clock' | 'installSecret'>,
   { slug, groupId }: { slug: string; groupId: number | null },
 ): Promise<{ resourceId: number; uuid: string }> {
   const body = { name: slug, resourceType: 'PUSH' as const, target: slug, groupIds: groupId === null ? [] : [groupId] };
