@@ -3,6 +3,7 @@ import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { expectProblem, fieldsOf } from '../helpers/http.ts';
 import { clockRequest, moveClock, TEST_CLOCK_ARGS } from '../helpers/test-clock.ts';
+import { ping } from './helpers.ts';
 import { lateAt, metric, missedEntries, pushResource, pushRow, until } from './deadline-helpers.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -67,6 +68,43 @@ describe('push deadlines', () => {
     expect(await missedEntries(d, id)).toHaveLength(1);
   });
 
+  it('a ping moves the deadline, a start must finish within the grace, a late check is judged again after its next ping', async () => {
+    const id = await pushResource(d, 'pinged-job', { periodSeconds: 3600, graceSeconds: 600 });
+    const first = await lateAt(d, id);
+    const { uuid } = await pushRow(d, id);
+    await moveClock(d, { advanceSeconds: 1800 });
+    expect((await ping(d.url, `/ping/${uuid}`)).status).toBe(200);
+    const moved = await until('the moved deadline', async () => {
+      const now = (await pushRow(d, id)).lateAt;
+      return now !== null && now > first ? now : undefined;
+    });
+    const s = await sentinel('sentinel-ping', 2700); // late between the first deadline and the moved one
+    expect(await lateAt(d, s)).toBeGreaterThan(first);
+    await moveClock(d, { at: await lateAt(d, s) });
+    await until('the sentinel', async () => (await missedEntries(d, s)).length === 1);
+    expect(await missedEntries(d, id)).toEqual([]);
+
+    // A run starts and never finishes: late at its start plus the grace.
+    expect((await ping(d.url, `/ping/${uuid}/start`)).status).toBe(200);
+    const started = await until('the start', async () => {
+      const now = (await pushRow(d, id)).lateAt;
+      return now !== null && now < moved ? now : undefined;
+    });
+    await moveClock(d, { at: started });
+    const stuck = await until('the unfinished run', async () => (await missedEntries(d, id))[0]);
+    expect(stuck.message).toBe(`started at ${iso(started - 600_000)}, did not finish within the 10m grace`);
+    expect((await pushRow(d, id)).lateAt).toBeNull();
+
+    // Its next ping gives it a deadline again, which is judged in its turn.
+    expect((await ping(d.url, `/ping/${uuid}/0`)).status).toBe(200);
+    const again = await until('the new deadline', async () => (await pushRow(d, id)).lateAt ?? undefined);
+    await moveClock(d, { at: again });
+    await until('the second miss', async () => (await missedEntries(d, id)).length === 2);
+    const second = (await missedEntries(d, id))[1];
+    expect(second.message).toMatch(/^no ping since \S+Z; expected by \S+Z plus 10m grace$/);
+    expect(second.checkedAt).toBeGreaterThanOrEqual(again);
+  });
+
   it('an inactive check is not judged, a deleted one is forgotten', async () => {
     const paused = await pushResource(d, 'paused-job', { periodSeconds: 600, graceSeconds: 0 });
     await d.admin.call(operations.updateResource, { params: { id: paused }, body: { active: false } as never });
@@ -100,11 +138,12 @@ describe('push deadlines', () => {
   it('counts missed deadlines and the checks late now', async () => {
     const late = await until('the judged checks', async () => {
       const n = await metric(d, 'monctl_push_late');
-      return n >= 5 ? n : undefined;
+      return n >= 7 ? n : undefined;
     });
-    // nightly-backup, three sentinels and edited-job; paused-job is inactive.
-    expect(late).toBe(5);
-    expect(await metric(d, 'monctl_push_missed_total')).toBe(5);
-    expect(await metric(d, 'monctl_push_judge_delay_seconds_count')).toBe(5);
+    // Late now: nightly-backup, four sentinels, pinged-job and edited-job; paused-job is inactive.
+    expect(late).toBe(7);
+    // Missed: those, and pinged-job's first miss.
+    expect(await metric(d, 'monctl_push_missed_total')).toBe(8);
+    expect(await metric(d, 'monctl_push_judge_delay_seconds_count')).toBe(8);
   });
 });
