@@ -39,6 +39,9 @@ export const modules: Record<string, () => Promise<NounModule>> = {
   incidents: () => import('./commands/incidents.ts'),
   maintenance: () => import('./commands/maintenance.ts'),
   apply: () => import('./commands/apply.ts'),
+  ping: () => import('./commands/ping.ts'),
+  run: () => import('./commands/run.ts'),
+  'ping-keys': () => import('./commands/ping-keys.ts'),
   completion: async () => {
     const { register } = await import('./commands/completion.ts');
     return { register: (program) => register(program, loadMissingNouns) };

@@ -24,14 +24,14 @@ export async function send(
   method: string,
   url: string,
   headers: Record<string, string>,
-  body?: string,
+  body?: string | Buffer,
   timeoutMs = 30_000,
 ): Promise<WireResponse> {
   const u = new URL(url);
   const https = u.protocol === 'https:';
   const port = Number(u.port || (https ? 443 : 80));
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
+  const payload = body === undefined || Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   const lines = [`${method} ${u.pathname}${u.search} HTTP/1.1`, `host: ${u.host}`, 'connection: close'];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
   if (payload) lines.push(`content-length: ${payload.length}`);

@@ -36,8 +36,8 @@ export const APPLY_SECTIONS: readonly Section[] = [
     help: 'monitored resources, by name',
     fields: [
       f('name', 'string', 'the resource', true),
-      f('type', 'HTTP | TCP | DOCKER', 'what is checked (resourceType is accepted too)', true),
-      f('target', 'string', 'HTTP: an http(s) URL; TCP: host:port; DOCKER: an image reference', true),
+      f('type', 'HTTP | TCP | DOCKER | PUSH', 'what is checked; PUSH waits for pings (resourceType is accepted too)', true),
+      f('target', 'string', 'HTTP: an http(s) URL; TCP: host:port; DOCKER: an image reference; PUSH: the slug (optional)', true),
       f('intervalSeconds', 'integer 10..86400', 'seconds between checks'),
       f('groups', 'list of group names', 'the groups it is in'),
       f('skipTLS', 'boolean', 'accept self-signed certificates'),
@@ -60,6 +60,10 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('clientKey', '${ENV_VAR} | null', 'HTTP: its PEM private key'),
       f('followRedirects', 'boolean', 'HTTP: follow up to 10 redirects (default true)'),
       f('expectStatus', 'list of codes and ranges | null', 'HTTP: the statuses that are up: [200, 301, 200-299] (default 200-299)'),
+      f('periodSeconds', 'integer 10..31536000', 'PUSH: a ping is expected this often (default 86400; not with cron)'),
+      f('cron', 'string', "PUSH: a ping is expected at each time of this cron expression: '0 3 * * *'"),
+      f('timezone', 'IANA zone', 'PUSH: the time zone of cron (default UTC)'),
+      f('graceSeconds', 'integer 0..31536000', 'PUSH: how late a ping may be before it is NOT_AVAILABLE (default 3600)'),
     ],
   },
   {

@@ -6,6 +6,7 @@ import { alertRuleSteps } from './alert-rules-plan.ts';
 import { httpCheckCreate, httpCheckDiff } from './http-check-plan.ts';
 import { planMaintenance } from './maintenance.ts';
 import { notifierSteps } from './notifiers-plan.ts';
+import { pushDiff } from './push-spec.ts';
 import type { Spec } from './spec.ts';
 import { planStatusPages } from './status-pages.ts';
 import type { Step } from './step.ts';
@@ -121,8 +122,9 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
           const body = {
             name: r.name,
             resourceType: r.type,
-            target: r.target,
+            ...(r.target === undefined ? {} : { target: r.target }),
             ...defined(optional),
+            ...r.push,
             ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
             ...(r.locations ? { locations: r.locations } : {}),
             ...(r.conditions ? { conditions: r.conditions } : {}),
@@ -136,7 +138,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     }
     const changes: string[] = [];
     if (r.type !== cur.resourceType) changes.push('type');
-    if (r.target !== cur.target) changes.push('target');
+    // A push check's target is its slug, made from the name when the file leaves it out.
+    if (r.target !== undefined && r.target !== cur.target) changes.push('target');
     for (const [k, v] of Object.entries(optional)) if (v !== undefined && v !== (cur as Record<string, unknown>)[k]) changes.push(k);
     const sorted = (names: string[]) => [...names].sort().join('\n');
     if (r.groups && sorted(r.groups) !== sorted(cur.groups.map((g) => g.name))) changes.push('groups');
@@ -145,7 +148,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     // In order too: the first that fails is the one the check's message names.
     if (r.conditions && JSON.stringify(r.conditions) !== JSON.stringify(cur.conditions ?? [])) changes.push('conditions');
     const http = httpCheckDiff(r.http, cur);
-    const shown = [...changes, ...http.changes];
+    const push = pushDiff(r.push, cur.push);
+    const shown = [...changes, ...http.changes, ...push.changes];
     if (shown.length || http.secrets) {
       steps.push({
         action: 'update',
@@ -155,7 +159,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
         // Secrets alone are sent, not shown as a change: reads never return them to compare.
         secretsOnly: shown.length === 0,
         run: async () => {
-          const body: Record<string, unknown> = { ...http.patch };
+          const body: Record<string, unknown> = { ...http.patch, ...push.patch };
           for (const k of changes) {
             if (k === 'type') body.resourceType = r.type;
             else if (k === 'groups') body.groupIds = idsOf(r.groups!);

@@ -5,6 +5,7 @@ import { type NotifierSpec, validateNotifiers } from './notifiers-spec.ts';
 import { type StatusPageSpec, validateStatusPages } from './status-pages.ts';
 import { didYouMean, fieldNames, SECTION_NAMES } from './fields.ts';
 import { type HttpCheckSpec, validateHttpCheck } from './http-check-spec.ts';
+import { type PushSpec, validatePush } from './push-spec.ts';
 
 /**
  * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
@@ -18,8 +19,9 @@ export interface GroupSpec {
 }
 export interface ResourceSpec {
   name: string;
-  type: 'HTTP' | 'TCP' | 'DOCKER';
-  target: string;
+  type: 'HTTP' | 'TCP' | 'DOCKER' | 'PUSH';
+  /** PUSH: the slug, optional (made from the name). */
+  target?: string;
   intervalSeconds?: number;
   groups?: string[];
   skipTLS?: boolean;
@@ -34,6 +36,8 @@ export interface ResourceSpec {
   conditions?: string[];
   /** The request and expected answer, secrets expanded (cli/apply/http-check-spec.ts). */
   http?: HttpCheckSpec;
+  /** PUSH: the schedule (cli/apply/push-spec.ts). */
+  push?: PushSpec;
 }
 export interface AnnouncementSpec {
   name: string;
@@ -156,8 +160,8 @@ export function validateSpec(raw: unknown, file: string): Spec {
       if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100))
         err(`${p}.${k}`, 'must be an integer from 1 to 100');
     }
-    const type = oneOf(`${p}.type`, r.type ?? r.resourceType, ['HTTP', 'TCP', 'DOCKER'] as const, true);
-    const target = str(`${p}.target`, r.target, true);
+    const type = oneOf(`${p}.type`, r.type ?? r.resourceType, ['HTTP', 'TCP', 'DOCKER', 'PUSH'] as const, true);
+    const target = str(`${p}.target`, r.target, type !== 'PUSH');
     if (type === 'HTTP' && target && !/^https?:\/\/[^/\s]+/i.test(target)) err(`${p}.target`, 'must be an http(s) URL for HTTP');
     if (type === 'TCP' && target && !/^(\[[0-9a-f:.]+\]|[^:\s]+):\d{1,5}$/i.test(target)) err(`${p}.target`, 'must be host:port for TCP');
     const interval = r.intervalSeconds;
@@ -190,7 +194,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
     spec.resources.push({
       name: str(`${p}.name`, r.name, true)!,
       type: type!,
-      target: target!,
+      target,
       intervalSeconds: interval as number | undefined,
       groups,
       skipTLS: bool(`${p}.skipTLS`, r.skipTLS),
@@ -202,6 +206,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
       quorum: quorum as ResourceSpec['quorum'],
       conditions,
       http: validateHttpCheck(p, r, type, err),
+      push: validatePush(p, r, type, target, err),
     });
   });
   list('announcements').forEach((a, i) => {

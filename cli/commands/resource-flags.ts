@@ -8,13 +8,14 @@ import type { FlagNames } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { type Runtime, resolveRef } from '../runtime.ts';
 import { HTTP_CHECK_FLAG_NAMES, type HttpCheckFlags, httpCheckBody, httpCheckFlags } from './http-check-flags.ts';
+import { hasPushFlags, PUSH_FLAG_NAMES, type PushFlags, pushBody, refuseProbeFlags } from './push-flags.ts';
 
 /**
  * Every flag of `resources add` (and `update`, which adds ways to remove), and the one function
  * that turns them into a request body: `resources add`, `update` and `test` share them, so the
  * three take the same flags and say the same things about bad ones.
  */
-export interface ResourceFlags extends HttpCheckFlags {
+export interface ResourceFlags extends HttpCheckFlags, PushFlags {
   type?: string;
   target?: string;
   interval?: string;
@@ -52,6 +53,7 @@ export const RESOURCE_FLAG_NAMES: FlagNames = {
   quorum: '--quorum',
   conditions: '--condition',
   ...HTTP_CHECK_FLAG_NAMES,
+  ...PUSH_FLAG_NAMES,
 };
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -59,7 +61,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 /** The flags `resources add` takes (`update` passes true for its removals too). */
 export function resourceFlags(cmd: Command, update = false): Command {
   cmd
-    .option('--type <type>', 'HTTP, TCP or DOCKER')
+    .option('--type <type>', 'HTTP, TCP, DOCKER or PUSH (PUSH: see --push)')
     .option('--target <target>', 'URL (HTTP), host:port (TCP) or image reference (DOCKER)')
     .option('--interval <seconds>', 'seconds between checks (10 to 86400)')
     .option('--group <group>', 'group id or name (repeatable)', collect)
@@ -110,8 +112,10 @@ export const groupIds = (rt: Runtime, refs: string[]) =>
     ),
   );
 
-/** The body the flags make, secrets read in; fields not given are left out. */
-export async function resourceBody(rt: Runtime, f: ResourceFlags): Promise<ResourceBody> {
+/** The body the flags make, secrets read in; fields not given are left out (`update`: PATCH's nulls for a schedule's other half). */
+export async function resourceBody(rt: Runtime, f: ResourceFlags, update = false): Promise<ResourceBody> {
+  if (f.push) refuseProbeFlags(f as Record<string, unknown>);
+  const push = pushBody(f, update);
   const body: ResourceBody = {};
   if (f.name) body.name = f.name;
   if (f.type) body.resourceType = resourceType(f.type);
@@ -139,7 +143,7 @@ export async function resourceBody(rt: Runtime, f: ResourceFlags): Promise<Resou
   const http = await httpCheckBody(f);
   if (f.group) body.groupIds = await groupIds(rt, f.group);
   if (f.groups === false) body.groupIds = [];
-  return { ...body, ...http };
+  return { ...body, ...http, ...push };
 }
 
 /**
@@ -148,6 +152,13 @@ export async function resourceBody(rt: Runtime, f: ResourceFlags): Promise<Resou
  * saying. `command` names the verb in the usage errors.
  */
 export async function createBody(rt: Runtime, name: string, f: ResourceFlags, command = 'resources add'): Promise<ResourceCreateBody> {
+  if (f.type && resourceType(f.type) === 'PUSH') f.push = true;
+  if (f.push) {
+    if (f.type && resourceType(f.type) !== 'PUSH') usage(`--push makes a PUSH resource: drop --type ${f.type}`);
+    f.type = 'PUSH';
+    return { ...(await resourceBody(rt, f)), name } as ResourceCreateBody;
+  }
+  if (hasPushFlags(f)) usage(`--period, --cron, --tz, --grace and --slug are for a push check: add --push`);
   if (!f.type && f.target && /^https?:\/\//i.test(f.target)) f.type = 'HTTP';
   if (!f.target) usage(`${command} needs --target (and --type unless it is a URL)`);
   if (!f.type)

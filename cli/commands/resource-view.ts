@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { AdminResource, HistoryEntry, LocationResult } from '../../src/api/schemas/monitoring.ts';
 import type { Column, View } from '../output/render.ts';
+import { pushColumns } from './push-view.ts';
 import { timingLine } from './resource-test-report.ts';
 
 /**
@@ -82,6 +83,7 @@ export const view: View<R> = {
     { header: 'QUORUM', get: (r) => r.quorum, wide: true },
     { header: 'CONDITIONS', get: (r) => (r.conditions?.length ? r.conditions : undefined), wide: true },
     ...requestColumns,
+    ...pushColumns,
     // The admin detail: the latest result at each location (unknown says why).
     { header: 'BY LOCATION', get: (r) => r.locationResults?.map(byLocation).join('; '), wide: true },
     // The admin detail's recent incidents (`monctl incidents list --resource NAME` lists them all).

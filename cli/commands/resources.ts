@@ -4,6 +4,8 @@ import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
 import { namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+import { pushFlags } from './push-flags.ts';
+import { historyViewFor, withAbsoluteUrls } from './push-view.ts';
 import { createBody, RESOURCE_FLAG_NAMES, type ResourceFlags, resourceBody, resourceFlags } from './resource-flags.ts';
 import { historyView, type R, view } from './resource-view.ts';
 import { registerTest } from './resource-test.ts';
@@ -32,14 +34,31 @@ async function waitForCheck(rt: Runtime, id: number, timeoutS: number): Promise<
   }
 }
 
-/** The resource as `resources get` shows it (admin view for an ADMIN credential). */
-const getOne = (rt: Runtime, id: number): Promise<R> =>
-  rt.isAdmin ? rt.client.call(ops.getAdminResource, { params: { id } }) : rt.client.call(ops.getResource, { params: { id } });
+/** The resource as `resources get` shows it (admin view for an ADMIN credential, its ping URLs absolute). */
+const getOne = async (rt: Runtime, id: number): Promise<R> =>
+  rt.isAdmin
+    ? withAbsoluteUrls(rt.conn.server, await rt.client.call(ops.getAdminResource, { params: { id } }))
+    : rt.client.call(ops.getResource, { params: { id } });
+
+/** After creating a push check: where the job pings (the create answer is the public view, without them). */
+async function printPingUrls(rt: Runtime, id: number): Promise<void> {
+  const { push } = await getOne(rt, id);
+  if (!push) return;
+  process.stdout.write(`Ping URL: ${push.pingUrl}\n`);
+  if (push.slugUrl) process.stdout.write(`Slug URL: ${push.slugUrl}\n`);
+}
 
 /** Prints a check result; exit 5 when it is NOT_AVAILABLE (docs/API.md#exit-codes-of-the-cli). */
 async function reportCheck(rt: Runtime, entry: HistoryEntry): Promise<void> {
   await rt.show(entry, historyView);
   if (entry.status === 'NOT_AVAILABLE') process.exitCode = ExitCode.notAvailable;
+}
+
+/** A ping's whole kept body, as the daemon keeps it (up to 100 KiB), on stdout as it is. */
+async function printPingBody(rt: Runtime, id: number, entry: string): Promise<void> {
+  if (!/^\d+$/.test(entry)) throw new MonctlError('usage', `--body takes a history entry id, not "${entry}"`, ExitCode.usage);
+  const path = ops.getPingBody.path.replace('{id}', String(id)).replace('{historyId}', entry);
+  process.stdout.write((await rt.client.raw('GET', path, undefined, { accept: 'text/plain' })).text);
 }
 
 const list = async (rt: Runtime) => rt.show(await listAll(rt), view);
@@ -60,7 +79,13 @@ export function register(program: Command): void {
     }),
   );
 
-  withOutput(resourceFlags(resources.command('add').description('add a resource').argument('<name>')))
+  withOutput(
+    pushFlags(
+      resourceFlags(
+        resources.command('add').description('add a resource; with --push, a push check, and print its ping URL').argument('<name>'),
+      ),
+    ),
+  )
     .option('--wait', 'wait for the first check, then show the resource; exit 5 when NOT_AVAILABLE (not with --inactive)')
     .option('--wait-timeout <seconds>', 'how long --wait waits', '120')
     .action(
@@ -74,9 +99,16 @@ export function register(program: Command): void {
             ExitCode.usage,
           );
         }
+        if (f.wait && f.push)
+          throw new MonctlError('usage', '--wait waits for a check, and a push check has none: drop --wait', ExitCode.usage);
         const body = await createBody(rt, name, f);
-        const created = await namingFlags(RESOURCE_FLAG_NAMES, () => rt.client.call(ops.createResource, { body }));
-        if (!f.wait) return rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
+        // A push check's target is its slug, set by --slug.
+        const flags = f.push ? { ...RESOURCE_FLAG_NAMES, target: '--slug' } : RESOURCE_FLAG_NAMES;
+        const created = await namingFlags(flags, () => rt.client.call(ops.createResource, { body }));
+        if (f.push && rt.structured) return rt.show(await getOne(rt, created.id));
+        if (!f.wait) await rt.done(created, `Created resource ${created.name} (id ${created.id}).`);
+        if (f.push) return printPingUrls(rt, created.id);
+        if (!f.wait) return;
         if (!rt.structured) rt.info(`Created resource ${created.name} (id ${created.id}); waiting for its first check…`);
         const entry = await waitForCheck(rt, created.id, Number(f.waitTimeout));
         // The resource, as without --wait, now with its first result (recorded in the same transaction as the entry).
@@ -91,8 +123,11 @@ export function register(program: Command): void {
     );
 
   withOutput(
-    resourceFlags(
-      resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'),
+    pushFlags(
+      resourceFlags(
+        resources.command('update').description('change a resource (fields not given are kept)').argument('<resource>', 'id or name'),
+        true,
+      ),
       true,
     )
       .option('--name <name>', 'rename')
@@ -100,10 +135,10 @@ export function register(program: Command): void {
       .option('--no-conditions', 'remove its conditions'),
   ).action(
     act(async (rt, ref: string, f: ResourceFlags) => {
-      const body = await resourceBody(rt, f);
+      const body = await resourceBody(rt, f, true);
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
       const id = await resourceId(rt, ref);
-      const r = await namingFlags({ ...RESOURCE_FLAG_NAMES, name: '--name' }, () =>
+      const r = await namingFlags({ ...RESOURCE_FLAG_NAMES, name: '--name', ...(f.slug ? { target: '--slug' } : {}) }, () =>
         rt.client.call(ops.updateResource, { params: { id }, body }),
       );
       await rt.done(r, `Updated resource ${r.name} (id ${r.id}).`);
@@ -128,10 +163,13 @@ export function register(program: Command): void {
   withOutput(resources.command('history').description('check history, most recent first').argument('<resource>', 'id or name'))
     .option('--limit <n>', 'how many entries (1 to 1000)', '100')
     .option('--before <id>', 'entries older than this entry id')
+    .option('--body <entryId>', "PUSH: print the whole kept body of this entry's ping (history shows its first bytes)")
     .action(
-      act(async (rt, ref: string, opts: { limit: string; before?: string }) => {
+      act(async (rt, ref: string, opts: { limit: string; before?: string; body?: string }) => {
+        if (opts.body !== undefined) return printPingBody(rt, await resourceId(rt, ref), opts.body);
         const query = { limit: Number(opts.limit), ...(opts.before ? { before: Number(opts.before) } : {}) };
-        await rt.show(await rt.client.call(ops.getResourceHistory, { params: { id: await resourceId(rt, ref) }, query }), historyView);
+        const entries = await rt.client.call(ops.getResourceHistory, { params: { id: await resourceId(rt, ref) }, query });
+        await rt.show(entries, historyViewFor(entries, historyView));
       }),
     );
 

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { PING_KINDS } from '../kinds.ts';
+import { MAX_PING_BODY_BYTES, PING_KINDS } from '../kinds.ts';
 import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
 
 /**
@@ -9,11 +9,9 @@ import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
  * Its `target` is its slug; the uuid, the secret of its ping URL, shows in
  * admin views only.
  */
-export { PING_KINDS };
+export { MAX_PING_BODY_BYTES, PING_KINDS };
 export type PingKind = (typeof PING_KINDS)[number];
 
-/** A POST body is kept up to this many bytes; past it the rest is cut and the entry says so. */
-export const MAX_PING_BODY_BYTES = 100 * 1024;
 /** History lists show this much of a ping's body; the whole kept body has its own endpoint. */
 export const PING_BODY_PREVIEW_BYTES = 1024;
 export const MAX_PERIOD_SECONDS = 365 * 86400;
