@@ -24,7 +24,7 @@ describe('CLI papercuts (issue 25 item 8)', () => {
   it('resources add: an unknown --type exits 2 naming --type and the valid types, before any request', async () => {
     const res = await runMonctl(['resources', 'add', 'x', '--type', 'FTP', '--target', 'ftp.example.com:21'], { env: NOWHERE });
     expect(res.code).toBe(2);
-    expect(res.stderr).toBe('error: --type must be one of HTTP, DOCKER, TCP, not "FTP"\n');
+    expect(res.stderr).toBe('error: --type must be one of HTTP, DOCKER, TCP, PUSH, not "FTP"\n');
     const update = await runMonctl(['resources', 'update', '1', '--type', 'ftp'], { env: NOWHERE });
     expect(update.code).toBe(2);
     expect(update.stderr).toMatch(/--type must be one of/);
@@ -33,7 +33,7 @@ describe('CLI papercuts (issue 25 item 8)', () => {
   it('resources add: a --target that is not a URL asks for --type; an invalid one is named --target, with why', async () => {
     const noType = await runMonctl(['resources', 'add', 'x', '--target', 'not a url'], { env: NOWHERE });
     expect(noType.code).toBe(2);
-    expect(noType.stderr).toMatch(/needs --type \(one of HTTP, DOCKER, TCP\): --target "not a url" is not an http:\/\/ or https:\/\/ URL/);
+    expect(noType.stderr).toMatch(/needs --type \(one of HTTP, DOCKER, TCP, PUSH\): --target "not a url" is not an http:\/\/ or https:\/\/ URL/);
     const invalid = await monctl(['resources', 'add', 'x', '--type', 'http', '--target', 'not a url']);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toBe('error: Invalid value for --target: must not contain whitespace (HTTP target)\n');
