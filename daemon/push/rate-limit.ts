@@ -1,3 +1,5 @@
+import { LruMap } from '../../src/lru-map.ts';
+
 /**
  * Token buckets by key (a client address, a push check) in a map of bounded size: past
  * `maxKeys` the least recently used bucket goes, so an attacker with many addresses costs a
@@ -17,13 +19,12 @@ interface Bucket {
 }
 
 export class RateLimiter {
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #buckets: LruMap<string, Bucket>;
   readonly #limit: RateLimit;
-  readonly #maxKeys: number;
 
   constructor(limit: RateLimit, maxKeys: number) {
     this.#limit = limit;
-    this.#maxKeys = maxKeys;
+    this.#buckets = new LruMap(maxKeys);
   }
 
   /** Takes one token for `key` at `now` (ms): 0 when allowed, else the seconds until one is there (for Retry-After). */
@@ -31,14 +32,12 @@ export class RateLimiter {
     const { perSecond, burst } = this.#limit;
     let bucket = this.#buckets.get(key);
     if (bucket) {
-      this.#buckets.delete(key); // re-inserted below: Map order is the LRU order
       bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * perSecond);
       bucket.at = now;
     } else {
-      if (this.#buckets.size >= this.#maxKeys) this.#buckets.delete(this.#buckets.keys().next().value!);
       bucket = { tokens: burst, at: now };
+      this.#buckets.set(key, bucket);
     }
-    this.#buckets.set(key, bucket);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;

@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { LruMap } from '../../src/lru-map.ts';
 
 /**
  * When a push check expects its next ping, and when it is late (docs/API.md#push-checks). One
@@ -17,18 +18,11 @@ export interface PushSchedule {
 }
 
 /** Compiled cron expressions by `zone\ncron`: pings of one check reuse its parse. Bounded. */
-const compiled = new Map<string, Cron>();
-const MAX_COMPILED = 10_000;
+const compiled = new LruMap<string, Cron>(10_000);
 
 function cronOf(expression: string, timezone: string | null): Cron {
   const key = `${timezone ?? ''}\n${expression}`;
-  let cron = compiled.get(key);
-  if (!cron) {
-    cron = new Cron(expression, { timezone: timezone ?? 'UTC', paused: true });
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, cron);
-  }
-  return cron;
+  return compiled.getOrSet(key, () => new Cron(expression, { timezone: timezone ?? 'UTC', paused: true }));
 }
 
 /** When the run after one that finished at `finishedAt` is expected; undefined for a cron with no later time. */

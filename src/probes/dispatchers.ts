@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LruMap } from '../lru-map.ts';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher, interceptors } from 'undici';
@@ -90,23 +91,16 @@ export function createDispatchers(timeoutMs: number, { maxClientCertPools = MAX_
   const forChecks = (a: Agent) => a.compose(timingInterceptor, redirect);
   const verifiedHttp = forChecks(verified);
   const insecureHttp = forChecks(insecure);
-  // Map order is insertion order: a hit is moved to the end, the first entry is the least recently used.
-  const withCert = new Map<string, { agent: Agent; http: Dispatcher }>();
+  const withCert = new LruMap<string, { agent: Agent; http: Dispatcher }>(
+    maxClientCertPools,
+    (evicted) => void evicted.agent.close().catch(() => undefined),
+  );
   const certPool = (skipTLS: boolean, pem: { cert: string; key: string }): Dispatcher => {
     const key = createHash('sha256').update(`${skipTLS}\0${pem.cert}\0${pem.key}`).digest('hex');
-    let hit = withCert.get(key);
-    if (hit) withCert.delete(key);
-    else {
-      if (withCert.size >= maxClientCertPools) {
-        const [oldest, evicted] = withCert.entries().next().value as [string, { agent: Agent }];
-        withCert.delete(oldest);
-        void evicted.agent.close().catch(() => undefined);
-      }
+    return withCert.getOrSet(key, () => {
       const a = agent({ cert: pem.cert, key: pem.key, ...(skipTLS ? { rejectUnauthorized: false } : {}) });
-      hit = { agent: a, http: forChecks(a) };
-    }
-    withCert.set(key, hit);
-    return hit.http;
+      return { agent: a, http: forChecks(a) };
+    }).http;
   };
   return {
     http: (skipTLS, clientCert) => (clientCert ? certPool(skipTLS, clientCert) : skipTLS ? insecureHttp : verifiedHttp),

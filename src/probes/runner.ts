@@ -1,4 +1,5 @@
 import { ConditionCache, judge } from './check-conditions.ts';
+import { LruMap } from '../lru-map.ts';
 import { createDispatchers, type Dispatchers } from './dispatchers.ts';
 import { type CredentialLookup, probeDocker } from './docker/docker-probe.ts';
 import { RegistryState } from './docker/state.ts';
@@ -46,23 +47,11 @@ export const MAX_TIMEOUT_POOLS = 16;
  * from 1 to 120, so the sets in use are few.
  */
 class PoolsByTimeout {
-  private readonly sets = new Map<number, Dispatchers>();
+  // close() on eviction lets the requests under way finish.
+  private readonly sets = new LruMap<number, Dispatchers>(MAX_TIMEOUT_POOLS, (evicted) => void evicted.close().catch(() => undefined));
 
   for(timeoutMs: number): Dispatchers {
-    let set = this.sets.get(timeoutMs);
-    // Map order is insertion order: a hit moves to the end, the first entry is the least recently used.
-    if (set) this.sets.delete(timeoutMs);
-    else {
-      if (this.sets.size >= MAX_TIMEOUT_POOLS) {
-        const [oldest, evicted] = this.sets.entries().next().value as [number, Dispatchers];
-        this.sets.delete(oldest);
-        // close() lets the requests under way finish.
-        void evicted.close().catch(() => undefined);
-      }
-      set = createDispatchers(timeoutMs);
-    }
-    this.sets.set(timeoutMs, set);
-    return set;
+    return this.sets.getOrSet(timeoutMs, () => createDispatchers(timeoutMs));
   }
 
   async close(): Promise<void> {
