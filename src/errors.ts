@@ -78,6 +78,11 @@ export class MonctlError extends Error {
   }
 }
 
+/** A CLI usage error: the message, and exit code 2, before any request is made. */
+export function usage(message: string): never {
+  throw new MonctlError('usage', message, ExitCode.usage);
+}
+
 /**
  * An error with an HTTP status. Thrown by daemon handlers and rendered as
  * problem+json by the single error boundary; also what the API client throws

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Command } from 'commander';
 import { HTTP_METHODS, MAX_HEADERS, MAX_REQUEST_BODY_BYTES } from '../../src/api/schemas/http-check.ts';
 import type { ResourcePatch } from '../../src/api/schemas/monitoring.ts';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { usage } from '../../src/errors.ts';
 import { parseGoDuration } from '../../src/probes/conditions/go-values.ts';
 import { readSecrets } from '../io/prompt.ts';
 
@@ -98,10 +98,6 @@ export function httpCheckFlags(cmd: Command, update: boolean): Command {
       .option('--no-upside-down', 'AVAILABLE when the check succeeds again');
   }
   return cmd;
-}
-
-function usage(message: string): never {
-  throw new MonctlError('usage', message, ExitCode.usage);
 }
 
 function readText(flag: string, path: string): string {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { NotifierConfigPatch, NotifierType } from '../../src/api/schemas/notifiers.ts';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { usage } from '../../src/errors.ts';
 import { readSecrets } from '../io/prompt.ts';
 
 /**
@@ -74,10 +74,6 @@ export function notifierFlags(cmd: Command, update: boolean): Command {
       .option('--remove-auth', 'EMAIL: no SMTP AUTH (drops username and password)');
   }
   return cmd;
-}
-
-function usage(message: string): never {
-  throw new MonctlError('usage', message, ExitCode.usage);
 }
 
 /** The config fields the flags set, secrets read in; for add (`type` known) or update (`type` of the notifier). */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MAX_PING_BODY_BYTES } from '../../src/api/kinds.ts';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { ExitCode, MonctlError, usage } from '../../src/errors.ts';
 import { type PingSuffix, pingUrlOf, sendPing } from '../push/ping-client.ts';
 import { act } from '../runtime.ts';
 
@@ -15,10 +15,6 @@ interface PingFlags {
   exitCode?: string;
   log?: boolean;
   body?: string;
-}
-
-function usage(message: string): never {
-  throw new MonctlError('usage', message, ExitCode.usage);
 }
 
 /** The URL's last segment for the flags given (at most one of them). */

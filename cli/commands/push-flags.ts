@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MAX_PERIOD_SECONDS, SLUG_RE } from '../../src/api/schemas/push.ts';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { usage } from '../../src/errors.ts';
 import { parseGoDuration } from '../../src/probes/conditions/go-values.ts';
 import type { FlagNames } from '../api/flag-errors.ts';
 
@@ -34,10 +34,6 @@ export function pushFlags(cmd: Command, update = false): Command {
     .option('--tz <zone>', 'PUSH: the IANA time zone of --cron, e.g. Europe/Berlin (default UTC)')
     .option('--grace <duration>', 'PUSH: how late a ping may be before the check is NOT_AVAILABLE: 30m, 1h (default 1h)')
     .option('--slug <slug>', 'PUSH: its slug for /ping/{pingKey}/{slug}: a-z 0-9 - _ (default made from the name)');
-}
-
-function usage(message: string): never {
-  throw new MonctlError('usage', message, ExitCode.usage);
 }
 
 const DAY_S = 86_400;

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Command } from 'commander';
 import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
 import type { ResourceCreate, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { usage } from '../../src/errors.ts';
 import { QUORUMS } from '../../src/probes/quorum.ts';
 import type { FlagNames } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
@@ -81,10 +81,6 @@ export function resourceFlags(cmd: Command, update = false): Command {
       collect,
     );
   return httpCheckFlags(cmd, update);
-}
-
-function usage(message: string): never {
-  throw new MonctlError('usage', message, ExitCode.usage);
 }
 
 /** A whole number within bounds, or a usage error naming the flag (the daemon checks too, but would name the field). */

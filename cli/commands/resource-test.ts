@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
 import type { Command } from 'commander';
 import type { ResourceTestBody } from '../../src/api/schemas/resource-test.ts';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { ExitCode, usage } from '../../src/errors.ts';
 import { namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { httpCheckCreate } from '../apply/http-check-plan.ts';
@@ -13,10 +13,6 @@ import { createBody, RESOURCE_FLAG_NAMES, type ResourceFlags, resourceFlags } fr
 import { testReport } from './resource-test-report.ts';
 
 type Body = Static<typeof ResourceTestBody>;
-
-function usage(message: string): never {
-  throw new MonctlError('usage', message, ExitCode.usage);
-}
 
 /** The body from `resources add`'s flags (createBody: the same rules); `--location` names one place here. */
 async function bodyFromFlags(rt: Runtime, name: string | undefined, f: ResourceFlags): Promise<Body> {

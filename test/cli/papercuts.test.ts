@@ -33,7 +33,9 @@ describe('CLI papercuts (issue 25 item 8)', () => {
   it('resources add: a --target that is not a URL asks for --type; an invalid one is named --target, with why', async () => {
     const noType = await runMonctl(['resources', 'add', 'x', '--target', 'not a url'], { env: NOWHERE });
     expect(noType.code).toBe(2);
-    expect(noType.stderr).toMatch(/needs --type \(one of HTTP, DOCKER, TCP, PUSH\): --target "not a url" is not an http:\/\/ or https:\/\/ URL/);
+    expect(noType.stderr).toMatch(
+      /needs --type \(one of HTTP, DOCKER, TCP, PUSH\): --target "not a url" is not an http:\/\/ or https:\/\/ URL/,
+    );
     const invalid = await monctl(['resources', 'add', 'x', '--type', 'http', '--target', 'not a url']);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toBe('error: Invalid value for --target: must not contain whitespace (HTTP target)\n');
