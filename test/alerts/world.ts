@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { bearer, send } from '../helpers/http.ts';
+import { bearer, okJson } from '../helpers/http.ts';
 
 /**
  * What the alert tests share: a real daemon (scheduler off, checks driven by
@@ -44,14 +44,7 @@ export async function startAlertWorld(opts: { args?: string[]; dataDir?: string;
 }
 
 export function worldOf(d: TestDaemon, target: AlertWorld['target']): AlertWorld {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await send(d.url, method, path, {
-      headers: { ...bearer(d.adminKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json();
-  };
+  const call = (method: string, path: string, body?: unknown) => okJson(d.url, method, path, body, bearer(d.adminKey));
   return {
     d,
     call,

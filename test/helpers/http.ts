@@ -46,6 +46,27 @@ export function send(base: string, method: string, path: string, opts: WireOptio
 /** Headers for the bootstrap-style API key in `Authorization: Bearer`. */
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** A request with a JSON body (when given) and the given credential headers, as the API's clients send. */
+export function sendJson(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<WireResponse> {
+  return send(base, method, path, {
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** The same, failing the test on anything but 200: the parsed answer. */
+export async function okJson(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<any> {
+  const res = await sendJson(base, method, path, body, headers);
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.json();
+}
+
 /** Asserts an RFC 9457 problem with this status; returns the parsed body. */
 export function expectProblem(res: WireResponse, status: number, instance?: string): any {
   expect(res.status, res.text).toBe(status);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { bearer, send } from '../helpers/http.ts';
+import { bearer, okJson, sendJson } from '../helpers/http.ts';
 import { startAgent, type TestAgent, until } from '../tunnel/helpers.ts';
 
 /**
@@ -23,16 +23,8 @@ let base = '';
 let health = 'UP';
 const agents: Record<string, TestAgent> = {};
 
-const call = (method: string, path: string, body?: unknown) =>
-  send(d.url, method, path, {
-    headers: { ...bearer(d.adminKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-const ok = async (method: string, path: string, body?: unknown) => {
-  const res = await call(method, path, body);
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.json();
-};
+const call = (method: string, path: string, body?: unknown) => sendJson(d.url, method, path, body, bearer(d.adminKey));
+const ok = (method: string, path: string, body?: unknown) => okJson(d.url, method, path, body, bearer(d.adminKey));
 let made = 0;
 const resource = (location: string, path: string, extra: Record<string, unknown> = {}) =>
   ok('POST', '/api/resources', {

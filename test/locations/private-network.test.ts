@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { bearer, send } from '../helpers/http.ts';
+import { bearer, okJson, sendJson } from '../helpers/http.ts';
 import { buildLayout, type Layout, push } from '../probes/helpers/images.ts';
 import { type Registry, startRegistry } from '../probes/helpers/registry.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -34,16 +34,8 @@ let targetA: SiteTarget;
 let targetB: SiteTarget;
 const agents: Record<string, { id: number; tokenFile: string; proc?: TestAgent }> = {};
 
-const call = async (method: string, path: string, body?: unknown) =>
-  send(d.url, method, path, {
-    headers: { ...bearer(d.adminKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-const ok = async (method: string, path: string, body?: unknown) => {
-  const res = await call(method, path, body);
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.json();
-};
+const call = (method: string, path: string, body?: unknown) => sendJson(d.url, method, path, body, bearer(d.adminKey));
+const ok = (method: string, path: string, body?: unknown) => okJson(d.url, method, path, body, bearer(d.adminKey));
 const resource = (name: string, target: string, extra: Record<string, unknown>) =>
   ok('POST', '/api/resources', { name, resourceType: 'HTTP', target, intervalSeconds: 3600, ...extra });
 const checkNow = (id: number) => ok('POST', `/api/resources/${id}/check`);

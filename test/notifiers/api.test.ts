@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { bearer, expectProblem, fieldsOf, send } from '../helpers/http.ts';
+import { bearer, expectProblem, fieldsOf, send, sendJson } from '../helpers/http.ts';
 import { databaseBytes } from '../helpers/test-database.ts';
 
 /**
@@ -21,10 +21,7 @@ const SECRETS = {
 };
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await send(d.url, method, path, {
-    headers: { ...bearer(d.adminKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const res = await sendJson(d.url, method, path, body, bearer(d.adminKey));
   responses.push(res.text);
   return res;
 }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { bearer, login, send } from '../helpers/http.ts';
+import { bearer, login, sendJson } from '../helpers/http.ts';
 
 /**
  * Passwords, API keys, registration tokens and registry passwords are used in
@@ -15,10 +15,7 @@ const secrets: Record<string, string> = {};
 const responses: string[] = [];
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = bearer(d.adminKey)) {
-  const res = await send(d.url, method, path, {
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const res = await sendJson(d.url, method, path, body, headers);
   responses.push(res.text);
   return res;
 }
