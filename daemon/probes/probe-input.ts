@@ -122,6 +122,9 @@ function httpSpec(f: RequestFields): HttpRequestSpec {
     headers: [...Object.entries(f.headers ?? {}), ...Object.entries(f.secretHeaders ?? {})].filter(
       (h): h is [string, string] => h[1] !== null,
     ),
+    secretHeaders: Object.entries(f.secretHeaders ?? {})
+      .filter(([, value]) => value !== null)
+      .map(([name]) => name),
     body,
     contentType: body === null ? null : (f.contentType ?? 'text/plain'),
     auth: f.auth ?? null,

@@ -5,14 +5,13 @@ import { MAX_REDIRECTS } from './dispatchers.ts';
 import { CONDITION_FAILED, describeError } from './errors.ts';
 import { BodyDecodeError, type ReadBody, readBody } from './read-body.ts';
 import { checkRequest, requestUrl } from './request.ts';
+import { REDIRECTS, requestKeepingSecrets } from './redirects.ts';
 import type { CheckReport, HttpRequestSpec, ProbeResult } from './types.ts';
 
 /** Bytes of a response body read and thrown away before the connection is dropped instead. */
 const DUMP_LIMIT = 64 * 1024;
 /** Bytes of the decoded body a report shows. */
 export const REPORT_BODY_BYTES = 4096;
-/** The statuses undici's redirect interceptor follows. */
-const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
 
 export interface HttpCheckOptions {
   /** The resource's conditions; null for the seed's check. */
@@ -49,13 +48,18 @@ export async function probeHttp(
   const timing = recordTiming(signal);
   const report: CheckReport | undefined = opts.report ? { conditions: [], response: null } : undefined;
   try {
-    const res = await requestUrl(dispatchers.http(skipTLS, http?.clientCert), target, {
+    const dispatcher = dispatchers.http(skipTLS, http?.clientCert);
+    const request = {
       ...checkRequest(http),
       signal,
       // The pools wait up to the longest timeout a resource may ask for; this check waits its own.
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-    });
+    };
+    const res =
+      http?.followRedirects && http.secretHeaders?.length
+        ? await requestKeepingSecrets(dispatcher, target, request, http.secretHeaders)
+        : await requestUrl(dispatcher, target, request);
     // Gatus's [RESPONSE_TIME]: until the answer's head, not its body.
     const responseTimeMs = performance.now() - timing.started;
     const code = res.statusCode;

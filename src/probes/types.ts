@@ -33,6 +33,8 @@ export interface HttpRequestSpec {
   method: HttpMethod;
   /** Plain and secret headers together, names as written, in order. */
   headers: [name: string, value: string][];
+  /** The names of the secret ones: they go to the check's own origin only (redirects.ts). Absent: none. */
+  secretHeaders?: string[];
   /** The request body (text, at most 64 KiB) and its content type; null: none. */
   body: string | null;
   contentType: string | null;

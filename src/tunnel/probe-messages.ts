@@ -132,12 +132,23 @@ function parseHttpSpec(value: unknown): HttpRequestSpec | string {
   if (cert !== null && !(isRecord(cert) && isString(cert.cert, MAX_PEM_CHARS) && isString(cert.key, MAX_PEM_CHARS)))
     return 'clientCert must be null or {cert, key} (PEM)';
   if (typeof v.followRedirects !== 'boolean') return 'followRedirects must be a boolean';
+  const secret = v.secretHeaders;
+  if (
+    secret !== undefined &&
+    !(
+      Array.isArray(secret) &&
+      secret.length <= MAX_WIRE_HEADERS &&
+      secret.every((n) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/.test(String(n)))
+    )
+  )
+    return `secretHeaders must be at most ${MAX_WIRE_HEADERS} header names`;
   const expect = v.expectStatus;
   if (expect !== null && !(Array.isArray(expect) && expect.length <= 32 && expect.every(isStatusRange)))
     return 'expectStatus must be null or at most 32 [from, to] ranges of statuses 100 to 599';
   return {
     method: v.method as HttpRequestSpec['method'],
     headers: headers.map(([name, value]) => [name as string, value as string]),
+    ...(secret === undefined ? {} : { secretHeaders: (secret as unknown[]).map(String) }),
     body: v.body as string | null,
     contentType: v.contentType as string | null,
     auth,

@@ -80,6 +80,8 @@ beforeAll(async () => {
         return void res.writeHead(Number(url.searchParams.get('code'))).end();
       case '/to-other':
         return void res.writeHead(302, { location: `${otherBase}/seen` }).end();
+      case '/to-needs-key':
+        return void res.writeHead(url.searchParams.get('code') === '303' ? 303 : 307, { location: '/needs-key' }).end();
       case '/json':
         return void res
           .writeHead(200, { 'content-type': 'application/json', 'x-served-by': 'test' })
@@ -237,6 +239,36 @@ describe('redirects', () => {
     expect(r).toMatchObject({ status: 'AVAILABLE' });
     expect(lastOtherHeaders.authorization).toBeUndefined();
     expect(lastOtherHeaders['x-api-key']).toBe('k-123');
+  });
+
+  it("a secret header goes to the check's own origin only: a cross-origin hop drops it, the plain ones follow", async () => {
+    lastOtherHeaders = {};
+    const r = await prober.probe(
+      http(`${base}/to-other`, {
+        headers: [
+          ['X-Plain', 'p-1'],
+          ['X-Api-Key', 'k-123'],
+        ],
+        secretHeaders: ['X-Api-Key'],
+      }),
+    );
+    expect(r).toMatchObject({ status: 'AVAILABLE', message: '200 OK' });
+    expect(lastOtherHeaders['x-plain']).toBe('p-1');
+    expect(lastOtherHeaders['x-api-key']).toBeUndefined();
+    // Same origin: the secret is still sent, after a 307 and after a 303 that turns a POST into a GET.
+    const secret = { headers: [['X-Api-Key', 'k-123']] as [string, string][], secretHeaders: ['X-Api-Key'] };
+    expect(await prober.probe(http(`${base}/to-needs-key`, secret))).toMatchObject({ status: 'AVAILABLE' });
+    const post = { ...secret, method: 'POST' as const, body: 'x' };
+    expect(await prober.probe(http(`${base}/to-needs-key?code=303`, post))).toMatchObject({ status: 'AVAILABLE' });
+  });
+
+  it('a check with secret headers still stops after 10 hops', async () => {
+    const r = await prober.probe(http(`${base}/hop/0/20`, { headers: [['X-Api-Key', 'k']], secretHeaders: ['X-Api-Key'] }));
+    expect(r).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: '302' });
+    expect(r.message).toMatch(/more than 10 redirects/);
+    expect(await prober.probe(http(`${base}/hop/0/10`, { headers: [['X-Api-Key', 'k']], secretHeaders: ['X-Api-Key'] }))).toMatchObject({
+      status: 'AVAILABLE',
+    });
   });
 });
 
