@@ -1,0 +1,229 @@
+/**
+ * `npm run bench:push`: push checks at scale (docs/API.md#push-checks). One daemon on SQLite in
+ * a temp dir; N PUSH resources (default 100,000) created through the API, periods spread over
+ * 60..300 s with a small grace, so that their deadlines fall over five minutes; pings by
+ * `GET /ping/{uuid}` at a fixed rate (default 2,000/s) round-robin over all but one in ten,
+ * which stay silent and must each be judged MISSED_PING once. Prints:
+ * - the ping requests/s at most, against a bare node:http server answering `OK` to the same
+ *   requests from the same client in the same run (target ≥ 0.5 of it), and p50/p99 at the rate;
+ * - the delay from each silent check's deadline (`push.lateAt`) to its MISSED_PING entry on
+ *   `/api/events` (target p99 < 1 s), by the entry's checkedAt and by the event's arrival;
+ * - the daemon's RSS, its peak and at the end (target < 1 GB).
+ * Nothing fails on a slow host: figures and targets only.
+ *
+ *   npm run bench:push -- --resources 10000 --rate 500 --min-period 30 --max-period 60
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { startDaemon } from '../test/helpers/daemon.ts';
+import { flag, fmt } from './lib/load.ts';
+import { metricSum, procStat } from './lib/measure.ts';
+import { createPushChecks } from './lib/push-create.ts';
+import { PingLoad, type PingStats } from './lib/ping-load.ts';
+import { PushWatch, quantileOf } from './lib/push-watch.ts';
+
+const n = flag('resources', 100_000);
+const rate = flag('rate', 2000);
+const silentEvery = flag('silent-every', 10);
+const minPeriod = flag('min-period', 60);
+const maxPeriod = flag('max-period', 300);
+const grace = flag('grace', 5);
+const maxSeconds = flag('max-seconds', 5);
+const roundCount = flag('rounds', 3);
+const rateSeconds = flag('baseline-seconds', 20);
+const connections = flag('connections', 32);
+const pipelining = flag('pipelining', 1);
+const concurrency = flag('create-concurrency', 16);
+/** Pings start once this many checks can be pinged: fewer would each be pinged more often than a job would. */
+const pingFrom = Math.min(5000, Math.floor(n / 2));
+
+/** The daemon's ping rate limits, raised: one loopback client sends every ping of the bench. */
+const DAEMON_ARGS: string[] = [];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ms = (v: number) => `${fmt(v, 1)} ms`;
+const mb = (v: number) => `${fmt(v, 1)} MB`;
+const statuses = (s: PingStats) =>
+  Object.entries(s.statuses)
+    .map(([code, count]) => `${code}: ${count}`)
+    .concat(s.errors ? [`errors: ${s.errors}`] : [], s.skipped ? [`skipped (client backlog): ${s.skipped}`] : [])
+    .join(', ');
+
+/** Child mode: the baseline, a bare node:http server answering `OK` to every request. */
+async function serveBare(): Promise<void> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': 2 }).end('OK');
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  process.stdout.write(`${(server.address() as { port: number }).port}\n`);
+}
+
+/** The baseline: a bare node:http server in its own process, as the daemon is, and the same client on it. */
+async function startBaseline(): Promise<{ load: PingLoad; stop: () => Promise<number> }> {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-bare'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.on('exit', () => child.kill('SIGKILL'));
+  const port = Number(await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d)))));
+  const load = new PingLoad({ origin: `http://127.0.0.1:${port}`, connections, pipelining });
+  load.addPaths(Array.from({ length: n - Math.floor(n / silentEvery) }, () => `/ping/${randomUUID()}`));
+  await load.max(2); // the warm-up: connections, and the JIT of both sides
+  return { load, stop: () => (child.kill('SIGTERM'), load.close()) };
+}
+
+/** `window()` of an open loop at the bench's rate after a 2 s warm-up. */
+async function atRate(load: PingLoad, seconds: number): Promise<PingStats> {
+  load.startRate(rate);
+  await sleep(2000);
+  await load.window();
+  await sleep(seconds * 1000);
+  return load.stop();
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `push bench: ${n} PUSH resources (periods ${minPeriod}..${maxPeriod} s, grace ${grace} s; 1 in ${silentEvery} silent), ` +
+      `pings GET /ping/{uuid} at ${rate}/s (${connections} connections, pipelining ${pipelining}), SQLite`,
+  );
+  console.log(
+    `CPU: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} cores); load average ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' ')}`,
+  );
+  const bare = await startBaseline();
+  const bareAtRate = await atRate(bare.load, rateSeconds);
+  console.log(
+    `baseline (bare node:http, same client) at ${rate}/s: p50 ${ms(bareAtRate.p50Ms)}, p99 ${ms(bareAtRate.p99Ms)} (${statuses(bareAtRate)})`,
+  );
+
+  const daemon = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' }, args: DAEMON_ARGS });
+  const pid = daemon.proc.pid!;
+  let rssMax = 0;
+  const sampler = setInterval(() => (rssMax = Math.max(rssMax, procStat(pid).rssMb || 0)), 500);
+  const watch = new PushWatch();
+  const load = new PingLoad({ origin: daemon.url, connections, pipelining });
+  try {
+    await watch.connect(daemon.url, daemon.adminKey);
+    const silent = new Map<number, number>();
+    let batch: string[] = [];
+    let pingable = 0;
+    let pingsFrom = 0;
+    const createdIn = await createPushChecks(
+      daemon.url,
+      daemon.adminKey,
+      n,
+      concurrency,
+      (i) => ({
+        name: `push-${i}`,
+        resourceType: 'PUSH',
+        // A spread that does not follow the creation order: deadlines of every minute from the first.
+        periodSeconds: minPeriod + ((i * 7919) % (maxPeriod - minPeriod + 1)),
+        graceSeconds: grace,
+      }),
+      (i, created) => {
+        if (i % silentEvery === 0) return void silent.set(created.id, created.lateAt);
+        batch.push(`/ping/${created.uuid}`);
+        if (batch.length < 500) return;
+        load.addPaths(batch);
+        pingable += batch.length;
+        batch = [];
+        if (pingable >= pingFrom && !pingsFrom) {
+          load.startRate(rate);
+          pingsFrom = performance.now();
+        }
+      },
+    );
+    load.addPaths(batch);
+    if (!pingsFrom) load.startRate(rate);
+    const duringCreation = await load.window();
+    const rssCreated = procStat(pid);
+    console.log(
+      `created ${n} resources through the API in ${fmt(createdIn)} s (${concurrency} in flight, each a POST and a GET of its admin view); ` +
+        `RSS ${mb(rssCreated.rssMb)}`,
+    );
+    console.log(
+      `pings during creation: ${fmt(duringCreation.ok / duringCreation.seconds, 0)}/s answered 200 over ${fmt(duringCreation.seconds)} s, ` +
+        `p50 ${ms(duringCreation.p50Ms)}, p99 ${ms(duringCreation.p99Ms)} (${statuses(duringCreation)})`,
+    );
+
+    // Until every silent check's deadline has passed, with a margin for the judge and the stream.
+    const lastLate = Math.max(...silent.values());
+    const waitUntil = lastLate + 5000;
+    let nextProgress = Date.now() + 30_000;
+    while (Date.now() < waitUntil + 25_000 && (Date.now() < waitUntil || watch.missed.size < silent.size) && !watch.closed) {
+      await sleep(250);
+      if (Date.now() < nextProgress) continue;
+      nextProgress += 30_000;
+      console.log(
+        `  … ${watch.missed.size} / ${silent.size} missed deadlines seen, ${watch.checks} entries, RSS ${mb(procStat(pid).rssMb)}`,
+      );
+    }
+    const steady = await load.stop();
+    // Most req/s: rounds of the daemon then the bare server back to back, both under the same
+    // load of the machine; the median round's ratio.
+    const rounds: Array<{ max: PingStats; bare: PingStats; ratio: number }> = [];
+    for (let r = 0; r < roundCount; r++) {
+      const ours = await load.max(maxSeconds);
+      const theirs = await bare.load.max(maxSeconds);
+      rounds.push({ max: ours, bare: theirs, ratio: ours.ok / ours.seconds / (theirs.ok / theirs.seconds) });
+    }
+    const { max, bare: bareMax, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    const metrics = await (await fetch(`${daemon.url}/actuator/prometheus`, { headers: { 'x-api-key': daemon.adminKey } })).text();
+    const end = procStat(pid);
+
+    const judged = [...silent].filter(([id]) => watch.missed.has(id));
+    const byEntry = judged.map(([id, lateAt]) => watch.missed.get(id)!.checkedAt - lateAt);
+    const byArrival = judged.map(([id, lateAt]) => watch.missed.get(id)!.receivedAt - lateAt);
+    const unexpected = [...watch.missed.keys()].filter((id) => !silent.has(id)).length;
+    const p99Arrival = quantileOf(byArrival, 0.99);
+    const peak = Math.max(end.peakMb, rssMax);
+
+    console.log('');
+    console.log('figure | monctl | bare node:http | ratio | target');
+    console.log(
+      `ping req/s at most (median of ${roundCount} rounds of ${maxSeconds} s, ratios ${rounds.map((x) => fmt(x.ratio, 2)).join(' ')}) | ` +
+        `${fmt(max.ok / max.seconds, 0)} | ${fmt(bareMax.ok / bareMax.seconds, 0)} | ${fmt(ratio, 2)} | ≥ 0.50`,
+    );
+    console.log(`  p50 / p99 at most | ${ms(max.p50Ms)} / ${ms(max.p99Ms)} | ${ms(bareMax.p50Ms)} / ${ms(bareMax.p99Ms)} | |`);
+    console.log(
+      `pings at ${rate}/s: answered 200 per s | ${fmt(steady.ok / steady.seconds, 0)} over ${fmt(steady.seconds, 0)} s | ${fmt(bareAtRate.ok / bareAtRate.seconds, 0)} over ${fmt(bareAtRate.seconds, 0)} s | |`,
+    );
+    console.log(
+      `  p50 / p99 from when due | ${ms(steady.p50Ms)} / ${ms(steady.p99Ms)} | ${ms(bareAtRate.p50Ms)} / ${ms(bareAtRate.p99Ms)} | | `,
+    );
+    console.log(`answers: at ${rate}/s ${statuses(steady)}; at most ${statuses(max)}`);
+    console.log(
+      `missed deadlines: ${judged.length} of ${silent.size} silent checks judged MISSED_PING; ${unexpected} pinged checks judged late; ` +
+        `${watch.repeatedMisses} repeated judgements; ${watch.checks} entries on /api/events${watch.closed ? ` (stream: ${watch.closed})` : ''}`,
+    );
+    console.log(
+      `deadline → MISSED_PING entry (checkedAt): p50 ${ms(quantileOf(byEntry, 0.5))}, p99 ${ms(quantileOf(byEntry, 0.99))}, max ${ms(Math.max(...byEntry))}`,
+    );
+    console.log(
+      `deadline → its event on /api/events: p50 ${ms(quantileOf(byArrival, 0.5))}, p99 ${ms(p99Arrival)}, max ${ms(Math.max(...byArrival))} (target p99 < 1000 ms)`,
+    );
+    console.log(
+      `metrics: monctl_push_pings_total ${metricSum(metrics, 'monctl_push_pings_total')}, monctl_push_missed_total ${metricSum(metrics, 'monctl_push_missed_total')}, monctl_push_late ${metricSum(metrics, 'monctl_push_late')}`,
+    );
+    console.log(
+      `daemon RSS: ${mb(end.rssMb)} at the end, ${mb(peak)} peak (VmHWM and samples each 0.5 s); CPU ${fmt(end.cpuSeconds)} s (target < 1024 MB)`,
+    );
+    const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+    console.log(
+      `RESULT push: ratio ${fmt(ratio, 2)} ${verdict(ratio >= 0.5)}; deadline p99 ${ms(p99Arrival)} ${verdict(p99Arrival < 1000 && judged.length === silent.size)}; ` +
+        `RSS peak ${mb(peak)} ${verdict(peak < 1024)}`,
+    );
+  } finally {
+    clearInterval(sampler);
+    await load.close();
+    await watch.close();
+    await daemon.stop();
+    await bare.stop();
+  }
+}
+
+if (process.argv.includes('--serve-bare')) await serveBare();
+else await main();
