@@ -65,6 +65,8 @@ export interface DaemonConfig {
   publicUrl?: string;
   /** Tests: the clock of push deadlines is a TestClock that ADMIN moves forward (daemon/util/clock.ts). */
   testClock: boolean;
+  /** Push pings' rate limits: per client address and per check (tokens per second, bucket size). */
+  pings: { perAddress: { perSecond: number; burst: number }; perCheck: { perSecond: number; burst: number } };
   /** Hard limit of one notification delivery attempt. */
   notifierTimeoutMs: number;
   /** Incidents: an agent's grace before it counts as down, CERT_EXPIRING thresholds in days. */

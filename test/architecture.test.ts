@@ -33,10 +33,12 @@ export const LAYERS: Layers = [
   // maintenance windows that mute them and the alert outbox sit under probes; the rest of alerts
   // (rules, routing, notifiers, delivery) reads them from above monitoring.
   daemon('alerts/incidents alerts/agents alerts/maintenance alerts/alert-events.ts alerts/types.ts'),
+  daemon('push/schedule.ts push/types.ts'), // push deadlines, which creating a PUSH resource sets too
   daemon('probes'),
   daemon('monitoring certs'),
   daemon('tunnel-admin'), // the records of agents, routes and pods, which the edge serves
   daemon('tunnel alerts'),
+  daemon('push'), // pings (they read the client address as the edge does) and the deadline judge
   daemon('status'),
   daemon('docs'),
   daemon('system'),

@@ -93,6 +93,7 @@ const table = {
   getCertificate: { id: 'getCertificate', method: 'GET', path: '/admin/api/certificates/{id}' },
   uploadCertificate: { id: 'uploadCertificate', method: 'POST', path: '/admin/api/certificates' },
   deleteCertificate: { id: 'deleteCertificate', method: 'DELETE', path: '/admin/api/certificates/{id}' },
+  getPingBody: { id: 'getPingBody', method: 'GET', path: '/admin/api/resources/{id}/history/{historyId}/body' },
 } as const satisfies Light;
 
 /** Typed as the declarations, so that `client.call(ops.x, …)` checks its input and answer. */

@@ -64,6 +64,10 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     podEvents: { maxEvents: get<number>('podEventsMax'), maxBytes: get<number>('podEventsMaxBytes') },
     publicUrl: get<string | undefined>('publicUrl'),
     testClock: get<boolean>('testClock'),
+    pings: {
+      perAddress: { perSecond: get<number>('pingRate'), burst: get<number>('pingBurst') },
+      perCheck: { perSecond: get<number>('pingCheckRate'), burst: get<number>('pingCheckBurst') },
+    },
     notifierTimeoutMs: get<number>('notifierTimeout'),
     adminPassword: get<string | undefined>('adminPassword'),
   };

@@ -52,6 +52,8 @@ function responses(op: OperationDef) {
   const out: Record<string, unknown> = {};
   if (op.stream) {
     out['200'] = { description: 'Server-Sent Events stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+  } else if (op.text) {
+    out['200'] = { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } };
   } else {
     out[String(op.status ?? 200)] = {
       description: 'OK',

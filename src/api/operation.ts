@@ -28,6 +28,8 @@ export interface OperationDef {
   readonly status?: number;
   /** `text/event-stream` instead of JSON. */
   readonly stream?: boolean;
+  /** `text/plain` instead of JSON (the handler writes it). */
+  readonly text?: boolean;
   /** Error statuses this operation documents besides the ones its access implies. */
   readonly errors?: readonly number[];
 }

@@ -5,6 +5,7 @@ import { certificateOperations } from './ops/certificates.ts';
 import { incidentOperations } from './ops/incidents.ts';
 import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
+import { pingOperations } from './ops/pings.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
@@ -24,6 +25,7 @@ export const operations = {
   ...incidentOperations,
   ...statusPageOperations,
   ...certificateOperations,
+  ...pingOperations,
 } as const;
 
 export type Operations = typeof operations;

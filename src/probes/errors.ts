@@ -2,6 +2,8 @@
 export const CONDITION_FAILED = 'CONDITION_FAILED';
 /** An upside-down resource whose check passed: the target answered as if it were up (docs/DECISIONS.md#probe-requests). */
 export const UPSIDE_DOWN = 'UPSIDE_DOWN';
+/** A push check's job reported a failure: `/fail`, or a non-zero exit code (docs/API.md#push-checks). */
+export const FAILED_RUN = 'FAILED_RUN';
 
 /** Turns a network error into a one-line cause for `message` (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`). */
 export function describeError(err: unknown, timeoutMs?: number): string {

@@ -25,6 +25,8 @@ const BY_CODE: Record<string, string> = {
   LOCATION_UNAVAILABLE: 'probe location unavailable',
   AGENT_DISCONNECTED: 'agent disconnected',
   ACME_ORDER_FAILED: 'certificate order failed',
+  // A push check's job said it failed; its exit code and body stay private.
+  FAILED_RUN: 'the job reported a failure',
 };
 
 /**
