@@ -94,6 +94,7 @@ const table = {
   uploadCertificate: { id: 'uploadCertificate', method: 'POST', path: '/admin/api/certificates' },
   deleteCertificate: { id: 'deleteCertificate', method: 'DELETE', path: '/admin/api/certificates/{id}' },
   getPingBody: { id: 'getPingBody', method: 'GET', path: '/admin/api/resources/{id}/history/{historyId}/body' },
+  moveTestClock: { id: 'moveTestClock', method: 'POST', path: '/admin/api/test-clock' },
 } as const satisfies Light;
 
 /** Typed as the declarations, so that `client.call(ops.x, …)` checks its input and answer. */

@@ -11,6 +11,8 @@ import {
 import { formatDateTime } from '../../src/time.ts';
 import { applyIncidents, ENGINE_COLUMNS, type EngineRow, type IncidentDeps } from '../alerts/incidents/engine.ts';
 import type { DaemonContext } from '../context.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
 import { DAEMON, type LocationCheck } from './locations.ts';
 import type { ProbeResult } from './types.ts';
 import { shapedChunks } from '../store/batches.ts';
@@ -117,6 +119,13 @@ function keptLatest(row: EngineRow & LatestRow) {
 export type ResultWriterDeps = Pick<DaemonContext, 'db'> & IncidentDeps;
 
 /**
+ * Decides inside the transaction, before anything is written, which items are recorded: a push
+ * deadline is recorded by the pod whose conditional update claimed it, in the same commit, so a
+ * deadline is judged once and a crash cannot claim it without recording it.
+ */
+export type ClaimItems = (trx: Transaction<Database>, items: RoundRecord[]) => Promise<RoundRecord[]>;
+
+/**
  * The result writer: records a batch of probe results in ONE transaction
  * (history rows, each resource's latest_* fields and current_status), skips
  * resources deleted meanwhile, runs the incident engine in the same
@@ -124,7 +133,7 @@ export type ResultWriterDeps = Pick<DaemonContext, 'db'> & IncidentDeps;
  * `STATUS_CHANGED` where `currentStatus` moved and `INCIDENT_*` where an
  * incident opened or resolved. Returns the history entries of the recorded items, in input order.
  */
-export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[]): Promise<HistoryEntry[]> {
+export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[], claim?: ClaimItems): Promise<HistoryEntry[]> {
   if (items.length === 0) return [];
   const ids = [...new Set(items.map((i) => i.resourceId))];
 
@@ -138,7 +147,8 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[])
         .execute();
       for (const row of rows) current.set(row.id, row);
     }
-    const kept = items.filter((i) => current.has(i.resourceId));
+    const present = items.filter((i) => current.has(i.resourceId));
+    const kept = claim && present.length > 0 ? await claim(trx, present) : present;
     if (kept.length === 0) return { recorded: [] as Checked[], changes: [], incidents: undefined };
 
     // History: each location's check that ran (one that could not check has its `unknown` in location_results only).

@@ -5,6 +5,9 @@ import { pingBodyHandlers } from './ping-body-op.ts';
 import { pingMetrics, pingRoute } from './ping-route.ts';
 import { PingWriter } from './ping-writer.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { createDeadlineMetrics } from './deadline-metrics.ts';
+import { countLate } from './deadline-store.ts';
+import { DeadlineJudge } from './deadlines.ts';
 
 /** Client addresses and checks whose rate buckets are kept; past it the least recently used goes. */
 const MAX_BUCKETS = 100_000;
@@ -32,6 +35,12 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
     perAddress: new RateLimiter(ctx.config.pings.perAddress, MAX_BUCKETS),
     metrics: pingMetrics(ctx.metrics.registry),
   });
+  const lateCount = () =>
+    countLate(ctx.db).catch((err) => {
+      ctx.log.debug({ err }, 'push late gauge not collected'); // a scrape during shutdown finds the database closed
+      return undefined;
+    });
+  const judge = new DeadlineJudge(ctx, createDeadlineMetrics(ctx.metrics.registry, lateCount));
   return {
     name: 'push',
     handlers: pingBodyHandlers(ctx),
@@ -43,8 +52,10 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
     ],
     // Every host of the edge: the ping paths are monctl's there, before status pages and routes.
     edgeFront: ping,
+    start: () => judge.start(),
     async stop() {
       await writer.drain();
+      await judge.stop(); // before monitoring and the store: nothing is recorded after it
     },
   };
 }

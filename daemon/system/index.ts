@@ -1,5 +1,6 @@
 import { explorerRoutes } from '../docs/explorer.ts';
 import { serveMetrics } from './scrape.ts';
+import { moveTestClock } from './test-clock.ts';
 import type { ModuleFactory } from '../module.ts';
 
 /** Health, metrics, the OpenAPI document and the explorer. */
@@ -30,6 +31,7 @@ export const systemModule: ModuleFactory = (ctx) => ({
       res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'DOWN', ...components }));
       return undefined as never;
     },
+    moveTestClock: moveTestClock(ctx),
   },
   routes(router) {
     router.get('/actuator/prometheus', (req, res) => serveMetrics(ctx, req, res));

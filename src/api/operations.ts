@@ -8,6 +8,7 @@ import { notifierOperations } from './ops/notifiers.ts';
 import { pingOperations } from './ops/pings.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
+import { testClockOperations } from './ops/test-clock.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
 
 /**
@@ -26,6 +27,7 @@ export const operations = {
   ...statusPageOperations,
   ...certificateOperations,
   ...pingOperations,
+  ...testClockOperations,
 } as const;
 
 export type Operations = typeof operations;
