@@ -13,6 +13,7 @@ export const POSTGRES_SUITES = [
   'test/status/**/*.test.ts',
   'test/notifiers/**/*.test.ts',
   'test/cluster/**/*.test.ts',
+  'test/push/**/*.test.ts',
   'test/locations/private-network.test.ts',
   'test/security/auth-matrix.test.ts',
   'test/security/input-integrity.test.ts',

@@ -35,7 +35,10 @@ export const LAYERS: Layers = [
   daemon('alerts/incidents alerts/agents alerts/maintenance alerts/alert-events.ts alerts/types.ts'),
   daemon('push/schedule.ts push/types.ts'), // push deadlines, which creating a PUSH resource sets too
   daemon('probes'),
+  // Push checks' records (push_checks, ping keys, schedules): what the monitoring API writes and reads.
+  daemon('push/schedule.ts push/types.ts push/store'),
   daemon('monitoring certs'),
+  daemon('push'), // the ping endpoints, the deadline judge and the ping keys' API, over the resources API
   daemon('tunnel-admin'), // the records of agents, routes and pods, which the edge serves
   daemon('tunnel alerts'),
   daemon('push'), // pings (they read the client address as the edge does) and the deadline judge

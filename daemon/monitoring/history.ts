@@ -1,5 +1,5 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
-import { HttpError, notFound } from '../../src/errors.ts';
+import { conflict, HttpError, notFound } from '../../src/errors.ts';
 import type { RequestContext } from '../http/bind.ts';
 import { toHistoryEntry } from './mappers.ts';
 import { decide, type Quorum } from '../probes/locations.ts';
@@ -54,6 +54,11 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
 export async function checkResource({ ctx, params }: RequestContext<Ops['checkResource']>) {
   const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
   if (!row) throw notFound(`Resource ${params.id} does not exist`);
+  if (row.resource_type === 'PUSH') {
+    const push = await ctx.db.selectFrom('push_checks').select('uuid').where('resource_id', '=', row.id).executeTakeFirst();
+    const at = `${ctx.config.publicUrl ?? ''}/ping/${push?.uuid ?? '{uuid}'}`;
+    throw conflict(`A push check is not checked; it waits for pings at ${at}`);
+  }
   const locations = await locationsOfOne(ctx.db, row.id);
   const input = probeInputOf(row, requestBox(ctx));
   const checks = await runRound(ctx, ctx.prober, input, locations, Date.now());

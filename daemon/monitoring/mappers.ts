@@ -1,4 +1,5 @@
 import type { HttpCheckView } from '../../src/api/schemas/http-check.ts';
+import type { PushView } from '../../src/api/schemas/push.ts';
 import type { Selectable } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import type {
@@ -69,13 +70,15 @@ export function toDetail(row: ResourceRow, groups: GroupRef[]): Static<typeof Re
 
 /**
  * The admin view: the detail plus the schedule, the incident thresholds, maintenance, the certificate,
- * and where it is checked (`locations`: names, the daemon alone when none are given).
+ * where it is checked (`locations`: names, the daemon alone when none are given), and a PUSH
+ * resource's ping URLs and schedule (`push`, null for the other types).
  */
 export function toAdminResource(
   row: ResourceRow,
   groups: GroupRef[],
   inMaintenance: boolean,
   locations: readonly Location[] = [DAEMON_LOCATION],
+  push: PushView | null = null,
 ): Static<typeof AdminResource> {
   return {
     ...toDetail(row, groups),
@@ -89,7 +92,7 @@ export function toAdminResource(
     conditions: conditionsOf(row.conditions),
     latestTiming: isDaemonOnly(locations) ? timingOf(row.latest_timing) : null,
     ...httpCheckView(row),
-    push: null, // PUSH resources: their view comes with the push capability
+    push,
   };
 }
 

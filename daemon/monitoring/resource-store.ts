@@ -7,6 +7,8 @@ import type { Database } from '../store/schema.ts';
 import type { GroupRef } from './mappers.ts';
 import { checkRequestFields } from './http-check-rules.ts';
 import { checkTarget } from './targets.ts';
+import { checkTypeFields, createSchedule } from '../push/store/push-fields.ts';
+import { checkSlug } from '../push/store/slugs.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -61,13 +63,21 @@ export function checkResourceShape(type: ResourceType, target: string, recursive
 /**
  * Everything a create body must meet that needs no database. `POST /admin/api/resources/test`
  * checks a body with this same function, so that a body it runs is one create would take.
+ * PUSH (docs/API.md#push-checks): `target` is an optional slug, the schedule is checked at
+ * `now` (the daemon's clock), and what a probe reads is refused.
  */
-export function checkResourceBody(body: Static<typeof ResourceCreate>): void {
-  if (body.resourceType === 'PUSH') throw invalidField('resourceType', 'PUSH resources are not taken yet'); // the push capability's fields come next
-  if (body.target === undefined) throw invalidField('target', `required for ${body.resourceType} resources`);
-  checkResourceShape(body.resourceType, body.target, body.recursive ?? false);
+export function checkResourceBody(body: Static<typeof ResourceCreate>, now = Date.now()): void {
+  const push = body.resourceType === 'PUSH';
+  checkTypeFields(push, body);
+  if (push) {
+    if (body.target !== undefined) checkSlug(body.target);
+    createSchedule(body, now);
+  } else {
+    if (body.target === undefined) throw invalidField('target', `required for ${body.resourceType} resources`);
+    checkResourceShape(body.resourceType, body.target, body.recursive ?? false);
+  }
   checkConditions(body.resourceType, body.conditions ?? []);
-  checkRequestFields(body.resourceType, body);
+  if (!push) checkRequestFields(body.resourceType, body);
 }
 
 /** Replaces a resource's group memberships. */

@@ -25,6 +25,8 @@ export function testResourceHandler(): Handler<Op> {
   return async ({ ctx, body }) => {
     const { location: where, name, ...fields } = body;
     const create = { ...fields, name: name ?? 'test' };
+    if (create.resourceType === 'PUSH')
+      throw invalidField('resourceType', 'a PUSH resource is not checked, it waits for pings: there is nothing to test');
     checkResourceBody(create);
     const location = where === undefined || where === DAEMON ? DAEMON_LOCATION : await locationOf(ctx, where);
     if (inFlight >= MAX_TESTS_IN_FLIGHT) {

@@ -10,8 +10,8 @@ import { checkRequestFields } from './http-check-rules.ts';
 import { checkUnopenedPatch, mergeRequest, type RequestPatch, requestChanges, touchesRequest } from './http-check-patch.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
-import { maintenanceOf } from '../alerts/incidents/resource-view.ts';
-import { type GroupRef, toAdminResource } from './mappers.ts';
+import type { GroupRef } from './mappers.ts';
+import { adminViews } from './admin-view.ts';
 import { checkConditions, checkGroupIds, checkNameFree, checkResourceShape, groupsOf, setGroups } from './resource-store.ts';
 import { conditionsColumn, conditionsOf } from '../probes/resource-conditions.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
@@ -108,14 +108,8 @@ export async function updateResource(
   return adminView(ctx, row);
 }
 
-async function adminView(ctx: RequestContext<typeof resourceOperations.updateResource>['ctx'], row: ResourceRow) {
-  const maintenance = await maintenanceOf(ctx);
-  return toAdminResource(
-    row,
-    (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [],
-    maintenance(row.id),
-    await locationsOfOne(ctx.db, row.id),
-  );
+async function adminView(ctx: DaemonContext, row: ResourceRow) {
+  return (await adminViews(ctx, [row]))[0];
 }
 
 const bit = (b: boolean | undefined) => (b === undefined ? undefined : b ? 1 : 0);

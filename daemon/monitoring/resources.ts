@@ -1,10 +1,10 @@
 import type { resourceOperations } from '../../src/api/ops/resources.ts';
 import { notFound } from '../../src/errors.ts';
-import { toAdminResource, toDetail, toListItem, toResource } from './mappers.ts';
-import { locationResults, locationsOf, locationsOfOne, resolveLocations, setLocations } from '../probes/resource-locations.ts';
-import { checkGroupIds, checkNameFree, checkResourceBody, groupsOf, setGroups } from './resource-store.ts';
-import { conditionsColumn } from '../probes/resource-conditions.ts';
-import { requestBox, toColumns } from '../probes/http-request-store.ts';
+import { toDetail, toListItem, toResource } from './mappers.ts';
+import { adminViews } from './admin-view.ts';
+import { locationResults, locationsOfOne } from '../probes/resource-locations.ts';
+import { checkResourceBody, groupsOf } from './resource-store.ts';
+import { insertResource } from './resource-create.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
 import type { HandlersOf } from '../http/bind.ts';
@@ -15,7 +15,7 @@ import { checkResource, getResourceHistory } from './history.ts';
 import { monitoringEvents } from './events.ts';
 import { testResourceHandler } from './resource-test.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
-import { maintenanceOf, recentIncidents } from '../alerts/incidents/resource-view.ts';
+import { recentIncidents } from '../alerts/incidents/resource-view.ts';
 import { stopWatching } from '../alerts/incidents/lifecycle.ts';
 
 type Ops = typeof resourceOperations;
@@ -50,65 +50,22 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     },
 
     async listAdminResources({ ctx }) {
-      const rows = await ctx.db.selectFrom('resources').selectAll().orderBy('id').execute();
-      const groups = await groupsOf(ctx.db);
-      const locations = await locationsOf(ctx.db);
-      const maintenance = await maintenanceOf(ctx);
-      return rows.map((row) => toAdminResource(row, groups.get(row.id) ?? [], maintenance(row.id), locations.get(row.id)));
+      return adminViews(ctx, await ctx.db.selectFrom('resources').selectAll().orderBy('id').execute(), true);
     },
 
     async getAdminResource({ ctx, params }) {
       const row = await ctx.db.selectFrom('resources').selectAll().where('id', '=', params.id).executeTakeFirst();
       if (!row) throw notFound(`Resource ${params.id} does not exist`);
-      const maintenance = await maintenanceOf(ctx);
+      const [admin] = await adminViews(ctx, [row]);
       const locations = await locationsOfOne(ctx.db, row.id);
-      const admin = toAdminResource(row, (await groupsOf(ctx.db, [row.id])).get(row.id) ?? [], maintenance(row.id), locations);
       return { ...admin, incidents: await recentIncidents(ctx.db, row.id), locationResults: await locationResults(ctx.db, row, locations) };
     },
 
     async createResource({ ctx, body }) {
-      const recursive = body.recursive ?? false;
-      checkResourceBody(body);
-      const active = body.active ?? true;
-      const now = Date.now();
+      checkResourceBody(body, ctx.clock.now());
       const row = await ctx.db
         .transaction()
-        .execute(async (trx) => {
-          const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
-          const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
-          await checkNameFree(trx, body.name);
-          const created = await trx
-            .insertInto('resources')
-            .values({
-              name: body.name,
-              resource_type: body.resourceType,
-              target: body.target ?? '',
-              skip_tls: body.skipTLS ? 1 : 0,
-              recursive: recursive ? 1 : 0,
-              active: active ? 1 : 0,
-              interval_seconds: body.intervalSeconds ?? 60,
-              created_at: now,
-              updated_at: now,
-              failure_threshold: body.failureThreshold ?? 3,
-              success_threshold: body.successThreshold ?? 1,
-              quorum: body.quorum ?? 'majority',
-              conditions: conditionsColumn(body.conditions ?? []),
-              ...toColumns(body, requestBox(ctx)),
-              // A new active resource is due at once; the scheduler hears about it on the bus.
-              next_run_at: active ? now : null,
-              current_status: 'unknown',
-              latest_check_status: null,
-              latest_checked_at: null,
-              latest_message: null,
-              latest_error_code: null,
-              latest_duration_ms: null,
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow();
-          await setGroups(trx, created.id, groupIds);
-          if (locations) await setLocations(trx, created.id, locations);
-          return created;
-        })
+        .execute((trx) => insertResource(ctx, trx, body))
         .catch((err: unknown) => {
           throw uniqueViolation(err, 'name') ?? err;
         });

@@ -1,13 +1,13 @@
 import type { DaemonContext } from '../context.ts';
 import { markRoute } from '../http/app.ts';
 import type { DaemonModule } from '../module.ts';
+import { createDeadlineMetrics } from './deadline-metrics.ts';
+import { countLate } from './deadline-store.ts';
+import { DeadlineJudge } from './deadlines.ts';
 import { pingBodyHandlers } from './ping-body-op.ts';
 import { pingMetrics, pingRoute } from './ping-route.ts';
 import { PingWriter } from './ping-writer.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { createDeadlineMetrics } from './deadline-metrics.ts';
-import { countLate } from './deadline-store.ts';
-import { DeadlineJudge } from './deadlines.ts';
 
 /** Client addresses and checks whose rate buckets are kept; past it the least recently used goes. */
 const MAX_BUCKETS = 100_000;
@@ -23,6 +23,12 @@ const MAX_BATCH = 1_000;
  * leaves them alone.
  */
 export function pushModule(ctx: DaemonContext): DaemonModule {
+  const lateCount = () =>
+    countLate(ctx.db).catch((err) => {
+      ctx.log.debug({ err }, 'push late gauge not collected'); // a scrape during shutdown finds the database closed
+      return undefined;
+    });
+  const judge = new DeadlineJudge(ctx, createDeadlineMetrics(ctx.metrics.registry, lateCount));
   const writer = new PingWriter(ctx, {
     maxQueued: MAX_QUEUED,
     maxQueuedBytes: MAX_QUEUED_BYTES,
@@ -35,12 +41,6 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
     perAddress: new RateLimiter(ctx.config.pings.perAddress, MAX_BUCKETS),
     metrics: pingMetrics(ctx.metrics.registry),
   });
-  const lateCount = () =>
-    countLate(ctx.db).catch((err) => {
-      ctx.log.debug({ err }, 'push late gauge not collected'); // a scrape during shutdown finds the database closed
-      return undefined;
-    });
-  const judge = new DeadlineJudge(ctx, createDeadlineMetrics(ctx.metrics.registry, lateCount));
   return {
     name: 'push',
     handlers: pingBodyHandlers(ctx),
@@ -54,7 +54,7 @@ export function pushModule(ctx: DaemonContext): DaemonModule {
     edgeFront: ping,
     start: () => judge.start(),
     async stop() {
-      await writer.drain();
+      await writer.drain(); // the pings in flight are recorded first
       await judge.stop(); // before monitoring and the store: nothing is recorded after it
     },
   };

@@ -4,7 +4,7 @@ import { HttpError } from '../../src/errors.ts';
 import { PING_KINDS } from '../../src/api/schemas/push.ts';
 import type { DaemonContext } from '../context.ts';
 import { sendProblem, toHttpError } from '../http/problem.ts';
-import { edgeClientIp } from '../tunnel/access/client-ip.ts';
+import { edgeClientIp } from '../http/client-ip.ts';
 import { NO_BODY, readPingBody } from './ping-body.ts';
 import { isPingPath, parsePing, PING_METHODS, pathOf, pingMethodNotAllowed } from './ping-path.ts';
 import { type PingWriter, tooMany } from './ping-writer.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { HttpError } from '../../src/errors.ts';
-import { edgeClientIp } from '../tunnel/access/client-ip.ts';
+import { edgeClientIp } from '../http/client-ip.ts';
 import { dialSource } from '../tunnel/dial-limiter.ts';
 import type { StreamLimits } from '../config/values.ts';
 

@@ -192,6 +192,8 @@ export interface PushChecksTable {
   started_at: number | null;
   /** When it turns NOT_AVAILABLE unless a ping comes first; NULL once judged (until the next ping). */
   late_at: number | null;
+  /** When it began to count, by `ctx.clock` (migration 0021); NULL for rows from before it. */
+  created_at: Generated<number | null>;
 }
 
 /** `/ping/{key}/{slug}` keys: the daemon's (group_id NULL) and one per group (migration 0020). */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts';
-import { edgeClientIp, peerTrusted } from './access/client-ip.ts';
+import { edgeClientIp, peerTrusted } from '../http/client-ip.ts';
 import type { ExchangeInfo } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
 

@@ -4,7 +4,7 @@ import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import type { TunnelControl } from '../tunnel-control.ts';
 import { EdgeGate } from './access/gate.ts';
-import { setTrustedProxies } from './access/client-ip.ts';
+import { setTrustedProxies } from '../http/client-ip.ts';
 import { type EdgeDeps, forwardHttp } from './edge-http.ts';
 import { forwardUpgrade } from './edge-upgrade.ts';
 import { Observer } from './observe.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setTrustedProxies } from '../../daemon/tunnel/access/client-ip.ts';
+import { setTrustedProxies } from '../../daemon/http/client-ip.ts';
 import { forwardHeaders, parseHttpTarget } from '../../daemon/tunnel/forward.ts';
 import { edge, startTarget, startTunnel, type Tunnel } from './helpers.ts';
 

@@ -19,6 +19,7 @@ import * as resourceConditions from './0017-resource-conditions.ts';
 import * as httpRequest from './0018-http-request.ts';
 import * as checkTiming from './0019-check-timing.ts';
 import * as push from './0020-push.ts';
+import * as pushCreated from './0021-push-created.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0018-http-request': httpRequest,
   '0019-check-timing': checkTiming,
   '0020-push': push,
+  '0021-push-created': pushCreated,
 };
 
 export const migrationProvider: MigrationProvider = {

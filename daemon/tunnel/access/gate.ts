@@ -6,7 +6,7 @@ import { httpsRedirect } from '../../http/https-redirect.ts';
 import type { LiveRoute } from '../route-table.ts';
 import { BasicAuth, BUSY } from './basic-auth.ts';
 import { inBlocks, parseIp } from '../../util/cidr.ts';
-import { edgeClientIp } from './client-ip.ts';
+import { edgeClientIp } from '../../http/client-ip.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 /** What the gate may change of a request it lets through: the query the target gets (a `?token=` removed). */

@@ -85,10 +85,10 @@ export const resourceOperations = {
     access: 'admin',
     summary: 'Run a check now',
     description:
-      'Checks at every location of the resource, records the results like a scheduled check and returns the history entry of the first location that checked. 503 when no location could check (its agents disconnected or too old).',
+      'Checks at every location of the resource, records the results like a scheduled check and returns the history entry of the first location that checked. 503 when no location could check (its agents disconnected or too old). 409 for a PUSH resource, which is not checked but waits for pings.',
     params: IdParams,
     response: HistoryEntry,
-    errors: [404, 503],
+    errors: [404, 409, 503],
   }),
   testResource: defineOperation({
     id: 'testResource',

@@ -3,6 +3,8 @@ import { LOCAL_DATE_TIME_PATTERN, parseDateTime } from '../../time.ts';
 
 /** Inputs take the wire form or any ISO-8601 date-time with an offset. */
 FormatRegistry.Set('date-time-input', (value) => parseDateTime(value) !== undefined);
+/** A UUID in its lower-case text form (a push check's ping URL); TypeBox checks no format it is not given. */
+FormatRegistry.Set('uuid', (value) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value));
 
 TypeRegistry.Set<{ enum: string[] }>('StringEnum', (schema, value) => typeof value === 'string' && schema.enum.includes(value));
 

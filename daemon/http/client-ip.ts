@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type Block, inBlocks, parseCidr, parseIp } from '../../util/cidr.ts';
+import { type Block, inBlocks, parseCidr, parseIp } from '../util/cidr.ts';
 
 /**
  * The client of an edge request. The peer address, unless the peer is one of
