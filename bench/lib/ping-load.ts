@@ -116,7 +116,12 @@ function serve(o: Options): void {
       window = new Window();
     } else if (cmd.type === 'stop') {
       running = undefined;
-      post(window.stats());
+      const stats = window.stats();
+      // What the open loop left queued would otherwise hold up the next job: wait for it (bounded).
+      const until = performance.now() + 120_000;
+      while (inFlight > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+      window = new Window();
+      post(stats);
     } else if (cmd.type === 'rate') {
       running = 'rate';
       const start = performance.now();
@@ -174,7 +179,7 @@ export class PingLoad {
     return this.ask({ type: 'window' });
   }
 
-  /** Stops the open loop (in-flight requests still land in the next window) and returns the last window. */
+  /** Stops the open loop and returns its last window, once the requests it left in flight have ended. */
   stop(): Promise<PingStats> {
     return this.ask({ type: 'stop' });
   }
