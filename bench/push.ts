@@ -145,9 +145,10 @@ async function main(): Promise<void> {
     );
     // The pings go round in deadline order: each check is pinged before its first deadline
     // whenever the daemon keeps up with the rate.
-    load.addPaths(pinged.sort((a, b) => a.lateAt - b.lateAt).map((p) => p.path));
+    pinged.sort((a, b) => a.lateAt - b.lateAt);
+    load.addPaths(pinged.map((p) => p.path));
     const rssCreated = procStat(pid);
-    const firstLate = Math.min(...silent.values(), ...pinged.map((p) => p.lateAt));
+    const firstLate = Math.min(pinged[0]?.lateAt ?? Infinity, ...silent.values());
     console.log(
       `created ${n} resources through the API in ${fmt(createdIn)} s (${concurrency} in flight, each a POST and a GET of its admin view); ` +
         `RSS ${mb(rssCreated.rssMb)}; first deadline ${fmt((firstLate - Date.now()) / 1000)} s from now`,
@@ -231,5 +232,7 @@ async function main(): Promise<void> {
   }
 }
 
+// Interrupted: the exit handlers stop the daemon and the baseline server.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 if (process.argv.includes('--serve-bare')) await serveBare();
 else await main();
