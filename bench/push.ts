@@ -72,7 +72,7 @@ async function serveBare(): Promise<void> {
 }
 
 /** The baseline: a bare node:http server in its own process, as the daemon is, and the same client on it. */
-async function startBaseline(): Promise<{ load: PingLoad; stop: () => Promise<number> }> {
+async function startBaseline(): Promise<{ load: PingLoad; pid: number; stop: () => Promise<number> }> {
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', import.meta.filename, '--serve-bare'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -81,7 +81,7 @@ async function startBaseline(): Promise<{ load: PingLoad; stop: () => Promise<nu
   const load = new PingLoad({ origin: `http://127.0.0.1:${port}`, connections, pipelining });
   load.addPaths(Array.from({ length: n - Math.floor(n / silentEvery) }, () => `/ping/${randomUUID()}`));
   await load.max(2); // the warm-up: connections, and the JIT of both sides
-  return { load, stop: () => (child.kill('SIGTERM'), load.close()) };
+  return { load, pid: child.pid!, stop: () => (child.kill('SIGTERM'), load.close()) };
 }
 
 /** `window()` of an open loop at the bench's rate after a 2 s warm-up. */
@@ -104,7 +104,9 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   const bare = await startBaseline();
+  const bareCpu0 = procStat(bare.pid).cpuSeconds;
   const bareAtRate = await atRate(bare.load, rateSeconds);
+  const bareCpuMs = (1000 * (procStat(bare.pid).cpuSeconds - bareCpu0)) / Math.max(1, bareAtRate.ok);
   console.log(
     `baseline (bare node:http, same client) at ${rate}/s: p50 ${ms(bareAtRate.p50Ms)}, p99 ${ms(bareAtRate.p99Ms)} (${statuses(bareAtRate)})`,
   );
@@ -154,6 +156,7 @@ async function main(): Promise<void> {
         `RSS ${mb(rssCreated.rssMb)}; first deadline ${fmt((firstLate - Date.now()) / 1000)} s from now`,
     );
     await load.window(); // the figures at the rate start here
+    const cpu0 = procStat(pid).cpuSeconds;
     load.startRate(rate);
 
     // Until every silent check's deadline has passed, with a margin for the judge and the stream.
@@ -169,6 +172,7 @@ async function main(): Promise<void> {
       );
     }
     const steady = await load.stop();
+    const cpuMs = (1000 * (procStat(pid).cpuSeconds - cpu0)) / Math.max(1, steady.ok);
     // Most req/s: rounds of the daemon then the bare server back to back, both under the same
     // load of the machine; the median round's ratio.
     const rounds: Array<{ max: PingStats; bare: PingStats; ratio: number }> = [];
@@ -199,6 +203,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `  p50 / p99 from when due | ${ms(steady.p50Ms)} / ${ms(steady.p99Ms)} | ${ms(bareAtRate.p50Ms)} / ${ms(bareAtRate.p99Ms)} | | `,
+    );
+    console.log(
+      `  CPU per answered ping (process, ms; 10 ms ticks) | ${fmt(cpuMs, 3)} | ${fmt(bareCpuMs, 3)} | ${fmt(cpuMs / bareCpuMs, 1)} × | `,
     );
     console.log(`answers: at ${rate}/s ${statuses(steady)}; at most ${statuses(max)}`);
     console.log(
