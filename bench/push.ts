@@ -21,12 +21,12 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon } from '../test/helpers/daemon.ts';
 import { profileTop } from './lib/cpu-profile.ts';
-import { quantile } from './lib/lag.ts';
 import { flag, fmt } from './lib/load.ts';
-import { metricSum, procStat } from './lib/measure.ts';
+import { procStat } from './lib/measure.ts';
 import { createPushChecks } from './lib/push-create.ts';
 import { PingLoad, type PingStats } from './lib/ping-load.ts';
-import { PushWatch, quantileOf } from './lib/push-watch.ts';
+import { mb, ms, printReport, statuses } from './lib/push-report.ts';
+import { PushWatch } from './lib/push-watch.ts';
 
 const n = flag('resources', 100_000);
 const rate = flag('rate', 2000);
@@ -45,22 +45,6 @@ const concurrency = flag('create-concurrency', 16);
 const DAEMON_ARGS = ['--ping-rate', '1000000', '--ping-burst', '100000'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ms = (v: number) => `${fmt(v, 1)} ms`;
-const mb = (v: number) => `${fmt(v, 1)} MB`;
-const statuses = (s: PingStats) =>
-  Object.entries(s.statuses)
-    .map(([code, count]) => `${code}: ${count}`)
-    .concat(s.errors ? [`errors: ${s.errors}`] : [], s.skipped ? [`skipped (client backlog): ${s.skipped}`] : [])
-    .join(', ');
-
-/** The cumulative buckets of the judge's own delay histogram in a metrics text. */
-const judgeBuckets = (text: string) =>
-  new Map(
-    [...text.matchAll(/^monctl_push_judge_delay_seconds_bucket\{(?:[^}]*,)?le="([^"]+)"[^}]*\} (\d+)/gm)].map(
-      (m) => [m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])] as const,
-    ),
-  );
-
 /** Child mode: the baseline, a bare node:http server answering `OK` to every request. */
 async function serveBare(): Promise<void> {
   const server = createServer((_req, res) => {
@@ -181,54 +165,11 @@ async function main(): Promise<void> {
       const theirs = await bare.load.max(maxSeconds);
       rounds.push({ max: ours, bare: theirs, ratio: ours.ok / ours.seconds / (theirs.ok / theirs.seconds) });
     }
-    const { max, bare: bareMax, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+
     const metrics = await (await fetch(`${daemon.url}/actuator/prometheus`, { headers: { 'x-api-key': daemon.adminKey } })).text();
     const end = procStat(pid);
 
-    const judged = [...silent].filter(([id]) => watch.missed.has(id));
-    const byArrival = judged.map(([id, lateAt]) => watch.missed.get(id)!.receivedAt - lateAt);
-    const unexpected = [...watch.missed.keys()].filter((id) => !silent.has(id)).length;
-    const p99Arrival = quantileOf(byArrival, 0.99);
-    const peak = Math.max(end.peakMb, rssMax);
-
-    console.log('');
-    console.log('figure | monctl | bare node:http | ratio | target');
-    console.log(
-      `ping req/s at most (median of ${roundCount} rounds of ${maxSeconds} s, ratios ${rounds.map((x) => fmt(x.ratio, 2)).join(' ')}) | ` +
-        `${fmt(max.ok / max.seconds, 0)} | ${fmt(bareMax.ok / bareMax.seconds, 0)} | ${fmt(ratio, 2)} | ≥ 0.50`,
-    );
-    console.log(`  p50 / p99 at most | ${ms(max.p50Ms)} / ${ms(max.p99Ms)} | ${ms(bareMax.p50Ms)} / ${ms(bareMax.p99Ms)} | |`);
-    console.log(
-      `pings at ${rate}/s: answered 200 per s | ${fmt(steady.ok / steady.seconds, 0)} over ${fmt(steady.seconds, 0)} s | ${fmt(bareAtRate.ok / bareAtRate.seconds, 0)} over ${fmt(bareAtRate.seconds, 0)} s | |`,
-    );
-    console.log(
-      `  p50 / p99 from when due | ${ms(steady.p50Ms)} / ${ms(steady.p99Ms)} | ${ms(bareAtRate.p50Ms)} / ${ms(bareAtRate.p99Ms)} | | `,
-    );
-    console.log(
-      `  CPU per answered ping (process, ms; 10 ms ticks) | ${fmt(cpuMs, 3)} | ${fmt(bareCpuMs, 3)} | ${fmt(cpuMs / bareCpuMs, 1)} × | `,
-    );
-    console.log(`answers: at ${rate}/s ${statuses(steady)}; at most ${statuses(max)}`);
-    console.log(
-      `missed deadlines: ${judged.length} of ${silent.size} silent checks judged MISSED_PING; ${unexpected} pinged checks judged late; ` +
-        `${watch.repeatedMisses} repeated judgements; ${watch.checks} entries on /api/events${watch.closed ? ` (stream: ${watch.closed})` : ''}`,
-    );
-    console.log(
-      `deadline → its event on /api/events: p50 ${ms(quantileOf(byArrival, 0.5))}, p99 ${ms(p99Arrival)}, max ${ms(Math.max(...byArrival))} (target p99 < 1000 ms)`,
-    );
-    console.log(
-      `the judge's own histogram (deadline → recorded, monctl_push_judge_delay_seconds): p99 ${ms(1000 * quantile(0.99, new Map(), judgeBuckets(metrics)))}`,
-    );
-    console.log(
-      `metrics: monctl_push_pings_total ${metricSum(metrics, 'monctl_push_pings_total')}, monctl_push_missed_total ${metricSum(metrics, 'monctl_push_missed_total')}, monctl_push_late ${metricSum(metrics, 'monctl_push_late')}`,
-    );
-    console.log(
-      `daemon RSS: ${mb(end.rssMb)} at the end, ${mb(peak)} peak (VmHWM and samples each 0.5 s); CPU ${fmt(end.cpuSeconds)} s (target < 1024 MB)`,
-    );
-    const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-    console.log(
-      `RESULT push: ratio ${fmt(ratio, 2)} ${verdict(ratio >= 0.5)}; deadline p99 ${ms(p99Arrival)} ${verdict(p99Arrival < 1000 && judged.length === silent.size)}; ` +
-        `RSS peak ${mb(peak)} ${verdict(peak < 1024)}`,
-    );
+    printReport({ rate, roundCount, maxSeconds, rounds, steady, bareAtRate, cpuMs, bareCpuMs, silent, watch, metrics, end, rssMax });
   } finally {
     clearInterval(sampler);
     await load.close();
