@@ -40,6 +40,7 @@ const rateSeconds = flag('baseline-seconds', 20);
 const connections = flag('connections', 128);
 const pipelining = flag('pipelining', 1);
 const concurrency = flag('create-concurrency', 16);
+const createRate = flag('create-rate', 100);
 
 /** The daemon's ping rate limits, raised: one loopback client sends every ping of the bench. */
 const DAEMON_ARGS = ['--ping-rate', '1000000', '--ping-burst', '100000'];
@@ -112,7 +113,9 @@ async function main(): Promise<void> {
     // spread of minPeriod..maxPeriod that does not follow the creation order, so that every
     // first deadline falls in the minutes after creation, while the pings run.
     const began = performance.now();
-    const remaining = (i: number) => (i < 200 ? n / 100 : ((performance.now() - began) / 1000) * ((n - i) / i));
+    // The rate so far once it means something (5 % done); before that, an assumed one: an early
+    // estimate from a few hundred creations gave periods of hours in a 100,000 run.
+    const remaining = (i: number) => (n - i) / (i < Math.max(200, n / 20) ? createRate : i / ((performance.now() - began) / 1000));
     const createdIn = await createPushChecks(
       daemon.url,
       daemon.adminKey,
@@ -145,7 +148,8 @@ async function main(): Promise<void> {
 
     // Until every silent check's deadline has passed, with a margin for the judge and the stream.
     const lastLate = Math.max(...silent.values());
-    const waitUntil = lastLate + 5000;
+    // Bounded: a period estimated too long must not keep the bench waiting for hours.
+    const waitUntil = Math.min(lastLate + 5000, Date.now() + (maxPeriod + grace + 120) * 1000);
     let nextProgress = Date.now() + 30_000;
     while (Date.now() < waitUntil + 25_000 && (Date.now() < waitUntil || watch.missed.size < silent.size) && !watch.closed) {
       await sleep(250);
