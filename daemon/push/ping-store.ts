@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { shapedChunks } from '../store/batches.ts';
 import type { Database } from '../store/schema.ts';
 import type { PushSchedule } from './schedule.ts';
@@ -105,17 +105,37 @@ export interface PushUpdate {
   lateAt: number | null;
 }
 
-/** Writes the batch's deadline moves (inside the transaction that records their history). */
+/** Rows per statement: 4 columns x 2 parameters x 64 rows stays far below every dialect's limit. */
+const UPDATE_ROWS = 64;
+
+/**
+ * Writes the batch's deadline moves (inside the transaction that records their history), one
+ * statement per 64 checks (`SET col = CASE resource_id WHEN … THEN … END`, as the result writer's
+ * latest columns): one UPDATE per ping was the ping writer's largest cost. A column a ping does
+ * not move keeps its value (`THEN col`).
+ */
 export async function writeUpdates(db: Db, updates: Iterable<PushUpdate>): Promise<void> {
-  for (const u of updates) {
+  for (const part of shapedChunks([...updates], UPDATE_ROWS)) {
+    const cases = <T>(pick: (u: PushUpdate) => RawBuilder<unknown>): RawBuilder<T> =>
+      sql<T>`CASE ${sql.ref('resource_id')} ${sql.join(
+        part.map((u) => sql`WHEN ${u.resourceId} THEN ${pick(u)}`),
+        sql` `,
+      )} END`;
+    // CAST: PostgreSQL types each branch; NULL casts to NULL.
+    const int = (value: number | null) => sql`CAST(${value} AS bigint)`;
     await db
       .updateTable('push_checks')
       .set({
-        late_at: u.lateAt,
-        ...(u.lastPingAt !== undefined ? { last_ping_at: u.lastPingAt, last_ping_kind: u.lastPingKind ?? null } : {}),
-        ...(u.startedAt !== undefined ? { started_at: u.startedAt } : {}),
+        late_at: cases<number>((u) => int(u.lateAt)),
+        last_ping_at: cases<number>((u) => (u.lastPingAt === undefined ? sql.ref('last_ping_at') : int(u.lastPingAt))),
+        last_ping_kind: cases<string>((u) => (u.lastPingAt === undefined ? sql.ref('last_ping_kind') : sql`${u.lastPingKind ?? null}`)),
+        started_at: cases<number>((u) => (u.startedAt === undefined ? sql.ref('started_at') : int(u.startedAt))),
       })
-      .where('resource_id', '=', u.resourceId)
+      .where(
+        'resource_id',
+        'in',
+        part.map((u) => u.resourceId),
+      )
       .execute();
   }
 }
