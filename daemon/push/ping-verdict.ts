@@ -1,31 +1,15 @@
 import type { PingKind } from '../../src/api/schemas/push.ts';
-import { type CheckConditions, judge } from '../../src/probes/check-conditions.ts';
-import { needsBody, placeholdersOf, validateConditions } from '../../src/probes/conditions/index.ts';
+import { type CheckConditions, judge, parseCheckConditions } from '../../src/probes/check-conditions.ts';
+import { LruMap } from '../../src/lru-map.ts';
 import { FAILED_RUN } from '../../src/probes/errors.ts';
 import type { ProbeResult } from '../probes/types.ts';
 import { conditionsOf } from '../probes/resource-conditions.ts';
 
 /** Parsed conditions by their stored text; bounded (push checks rarely have any, and share few texts). */
-const parsed = new Map<string, CheckConditions>();
-const MAX_PARSED = 10_000;
+const parsed = new LruMap<string, CheckConditions>(10_000);
 
-function conditionsFor(column: string): CheckConditions {
-  let hit = parsed.get(column);
-  if (hit) return hit;
-  const { conditions, problems } = validateConditions(conditionsOf(column), 'PUSH');
-  const first = problems[0];
-  hit = first
-    ? { list: [], needsBody: false, readsStatus: false, problem: `conditions[${first.index}], column ${first.column}: ${first.message}` }
-    : {
-        list: conditions,
-        needsBody: needsBody(conditions),
-        readsStatus: conditions.some((c) => placeholdersOf(c).includes('STATUS')),
-        problem: null,
-      };
-  if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);
-  parsed.set(column, hit);
-  return hit;
-}
+const conditionsFor = (column: string): CheckConditions =>
+  parsed.getOrSet(column, () => parseCheckConditions(conditionsOf(column), 'PUSH'));
 
 export interface PingFacts {
   kind: PingKind;

@@ -4,6 +4,7 @@
  * observation. Shared by the daemon's prober and the agent's, through the runner.
  */
 import { type Condition, evaluateAll, needsBody, type Observation, placeholdersOf, validateConditions } from './conditions/index.ts';
+import type { ConditionedType } from './conditions/placeholders.ts';
 import { CONDITION_FAILED } from './errors.ts';
 import type { ProbeInput, ProbeResult } from './types.ts';
 
@@ -29,6 +30,20 @@ function sameTexts(a: readonly string[], b: readonly string[]): boolean {
   return a === b || (a.length === b.length && a.every((c, i) => c === b[i]));
 }
 
+/** Conditions parsed for a type, with what a check needs to know of them; the first problem when they cannot be used. */
+export function parseCheckConditions(texts: readonly string[], type: ConditionedType): CheckConditions {
+  const { conditions, problems } = validateConditions(texts, type);
+  const first = problems[0];
+  return first
+    ? { list: [], needsBody: false, readsStatus: false, problem: `conditions[${first.index}], column ${first.column}: ${first.message}` }
+    : {
+        list: conditions,
+        needsBody: needsBody(conditions),
+        readsStatus: conditions.some((c) => placeholdersOf(c).includes('STATUS')),
+        problem: null,
+      };
+}
+
 /** Parsed conditions by resource id, keyed also by their type and text so that an edit is parsed anew. */
 export class ConditionCache {
   private readonly byResource = new Map<number, { type: string; texts: readonly string[]; parsed: CheckConditions }>();
@@ -39,16 +54,7 @@ export class ConditionCache {
     if (!texts || texts.length === 0) return null;
     const hit = this.byResource.get(input.resourceId);
     if (hit && hit.type === input.type && sameTexts(hit.texts, texts)) return hit.parsed;
-    const { conditions, problems } = validateConditions(texts, input.type);
-    const first = problems[0];
-    const parsed: CheckConditions = first
-      ? { list: [], needsBody: false, readsStatus: false, problem: `conditions[${first.index}], column ${first.column}: ${first.message}` }
-      : {
-          list: conditions,
-          needsBody: needsBody(conditions),
-          readsStatus: conditions.some((c) => placeholdersOf(c).includes('STATUS')),
-          problem: null,
-        };
+    const parsed = parseCheckConditions(texts, input.type);
     this.byResource.delete(input.resourceId);
     if (this.byResource.size >= MAX_CACHED) this.byResource.delete(this.byResource.keys().next().value as number);
     this.byResource.set(input.resourceId, { type: input.type, texts, parsed });
