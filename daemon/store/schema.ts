@@ -131,6 +131,8 @@ export interface ResourcesTable {
   upside_down: Generated<number | null>;
   /** The phases of the latest check as JSON (migration 0019, daemon/probes/check-timing.ts); NULL when none were timed. */
   latest_timing: Generated<string | null>;
+  /** The type's own options as JSON (migration 0022, src/probes/types.ts CheckOptionsByType); NULL when it has none. */
+  check_options: Generated<string | null>;
 }
 
 /** Where a resource is checked (migration 0013); `agent_id` null is the daemon. No rows: the daemon alone. */

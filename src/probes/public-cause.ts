@@ -28,6 +28,15 @@ const BY_CODE: Record<string, string> = {
   // Push checks: the message of a failed run quotes its exit code and the job's own output.
   MISSED_PING: 'missed its scheduled run',
   FAILED_RUN: 'the run failed',
+  // The protocol checks (docs/API.md#check-types): the message may name records, banners or services.
+  DNS_ERROR: 'DNS answer not as expected',
+  PING_FAILED: 'no ping reply',
+  TLS_ERROR: 'TLS error',
+  NO_RESPONSE: 'no response',
+  EXPECT_FAILED: 'unexpected response',
+  GRPC_ERROR: 'gRPC service not serving',
+  WEBSOCKET_ERROR: 'WebSocket handshake failed',
+  SSH_ERROR: 'not an SSH server',
 };
 
 /**

@@ -6,7 +6,15 @@ import { RegistryState } from './docker/state.ts';
 import { probeHttp } from './http-probe.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-body.ts';
 import { probeTcp } from './tcp-probe.ts';
-import type { ProbeInput, ProbeResult } from './types.ts';
+import type { CheckOptionsByType, ProbeInput, ProbeResult } from './types.ts';
+import type { ProtocolProbe, ProtocolProbeContext } from './protocol-probe.ts';
+import { probeDns } from './dns-probe.ts';
+import { probeGrpc } from './grpc-probe.ts';
+import { probePing } from './ping-probe.ts';
+import { probeSsh } from './ssh-probe.ts';
+import { probeTls } from './tls-probe.ts';
+import { probeUdp } from './udp-probe.ts';
+import { probeWebSocket } from './websocket-probe.ts';
 import { upsideDown } from './upside-down.ts';
 
 /** Runs one check of one target; never throws, never writes. */
@@ -34,6 +42,19 @@ export interface RunnerOptions {
   /** A probe that threw (a bug, not a failed check): logged by the caller. */
   onBug?: (err: unknown, input: ProbeInput) => void;
 }
+
+/** The protocol checks by type (docs/API.md#check-types), each given its options with defaults filled in. */
+const PROTOCOL_PROBES: {
+  [T in keyof CheckOptionsByType | 'SSH']?: ProtocolProbe<T extends keyof CheckOptionsByType ? CheckOptionsByType[T] : null>;
+} = {
+  DNS: probeDns,
+  PING: probePing,
+  TLS: probeTls,
+  UDP: probeUdp,
+  GRPC: probeGrpc,
+  WEBSOCKET: probeWebSocket,
+  SSH: probeSsh,
+};
 
 /** Distinct check timeouts with pools of their own; past it the least recently used set is closed. */
 export const MAX_TIMEOUT_POOLS = 16;
@@ -107,8 +128,15 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
               if (perCheck?.report) outcome = { ...outcome, report: { conditions: outcomes, response: null } };
             }
             break;
-          default:
-            outcome = { status: 'NOT_AVAILABLE', message: `unknown resource type ${String(input.type)}`, errorCode: 'CONNECTION_ERROR' };
+          default: {
+            const protocol = PROTOCOL_PROBES[input.type as keyof typeof PROTOCOL_PROBES] as ProtocolProbe<unknown> | undefined;
+            if (!protocol) {
+              outcome = { status: 'NOT_AVAILABLE', message: `unknown resource type ${String(input.type)}`, errorCode: 'CONNECTION_ERROR' };
+              break;
+            }
+            const ctx: ProtocolProbeContext = { timeoutMs, conditions, report: perCheck?.report ?? false, skipTLS: input.skipTLS };
+            outcome = await protocol(input.target, input.options ?? null, ctx);
+          }
         }
       } catch (err) {
         // The probes catch their own failures; this is a bug guard, not a code path.

@@ -3,7 +3,78 @@
  * scheduler and `POST /api/resources/{id}/check` both call `probe()` and hand
  * the result to the result writer (daemon/probes/results.ts).
  */
-export type ResourceType = 'HTTP' | 'TCP' | 'DOCKER';
+import type {
+  DNS_RECORD_TYPES,
+  DNS_TRANSPORTS,
+  EXPECT_KINDS,
+  IP_FAMILIES,
+  PAYLOAD_ENCODINGS,
+  STARTTLS_PROTOCOLS,
+  TLS_VERSIONS,
+} from '../api/kinds.ts';
+
+/** The types a probe checks (every resource type but PUSH, which waits for pings). */
+export type ResourceType = 'HTTP' | 'TCP' | 'DOCKER' | 'DNS' | 'PING' | 'TLS' | 'UDP' | 'GRPC' | 'WEBSOCKET' | 'SSH';
+
+/**
+ * Each type's own options as stored and as a probe gets them: every field present, defaults
+ * filled in (docs/API.md#check-types). The API's create and PATCH take them as an object named
+ * after the type in lower case (`dns: {recordType: 'MX'}`).
+ */
+export interface DnsOptions {
+  recordType: (typeof DNS_RECORD_TYPES)[number];
+  /** `host:port` or `[v6]:port` (port 53 when left out); null: the system's resolvers. */
+  resolver: string | null;
+  transport: (typeof DNS_TRANSPORTS)[number];
+}
+export interface PingOptions {
+  /** Echoes per check, 1 to 10. */
+  count: number;
+  /** Between two echoes of one check, ms. */
+  intervalMs: number;
+  family: (typeof IP_FAMILIES)[number];
+}
+export interface TlsOptions {
+  /** null: TLS from the first byte. */
+  starttls: (typeof STARTTLS_PROTOCOLS)[number] | null;
+  /** The name sent and verified; null: the target's host (none for an IP address). */
+  sni: string | null;
+  minVersion: (typeof TLS_VERSIONS)[number];
+}
+export interface UdpOptions {
+  /** The datagram sent, as `sendEncoding` says; may be empty. */
+  send: string;
+  sendEncoding: (typeof PAYLOAD_ENCODINGS)[number];
+}
+/** TCP without these (null) stays the seed's connect check. */
+export interface TcpOptions {
+  send: string | null;
+  sendEncoding: (typeof PAYLOAD_ENCODINGS)[number];
+  expect: string | null;
+  expectKind: (typeof EXPECT_KINDS)[number];
+}
+export interface GrpcOptions {
+  /** The service asked about; '' is the server as a whole. */
+  service: string;
+  /** TLS (verified unless skipTLS) or plaintext. */
+  tls: boolean;
+}
+export interface WebSocketOptions {
+  /** Extra handshake headers, shown in reads. */
+  headers: Record<string, string>;
+  /** A text message sent once the handshake is done; null: none. */
+  send: string | null;
+}
+export interface CheckOptionsByType {
+  DNS: DnsOptions;
+  PING: PingOptions;
+  TLS: TlsOptions;
+  UDP: UdpOptions;
+  TCP: TcpOptions;
+  GRPC: GrpcOptions;
+  WEBSOCKET: WebSocketOptions;
+}
+export type CheckOptions = CheckOptionsByType[keyof CheckOptionsByType];
 
 export interface ProbeInput {
   resourceId: number;
@@ -19,6 +90,8 @@ export interface ProbeInput {
   timeoutMs?: number;
   /** AVAILABLE exactly when the check would otherwise fail (any type), the message saying so. */
   upsideDown?: boolean;
+  /** The type's own options (CheckOptionsByType[type]), defaults filled in; absent for HTTP, DOCKER, SSH and a plain TCP connect. */
+  options?: CheckOptions;
 }
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -80,14 +153,14 @@ export interface ProbeResult {
   status: 'AVAILABLE' | 'NOT_AVAILABLE' | 'UNKNOWN';
   /** HTTP: the status line text (`503 Service Unavailable`); errors: the cause. */
   message: string;
-  /** null when AVAILABLE; an HTTP status code as text, `CONNECTION_ERROR`, `CONDITION_FAILED` or `DOCKER_ERROR`. */
+  /** null when AVAILABLE; an HTTP status code as text, or a code of src/probes/errors.ts (`CONNECTION_ERROR`, `CONDITION_FAILED`, `DNS_ERROR`, …). */
   errorCode: string | null;
   durationMs: number;
   /** When the check finished, epoch ms. */
   checkedAt: number;
-  /** HTTPS checks: the peer certificate's notAfter, epoch ms (when a TLS connection was seen). */
+  /** HTTPS, TLS, GRPC over TLS and wss: the peer certificate's notAfter, epoch ms (when a TLS connection was seen). */
   certNotAfter?: number;
-  /** The phases of this check (HTTP and TCP); absent for DOCKER. */
+  /** The phases of this check (HTTP, TCP and the types that connect); absent for DOCKER, DNS and PING. */
   timing?: CheckTiming;
   /** Only when the probe was asked for one (`probe(input, { report: true })`). */
   report?: CheckReport;

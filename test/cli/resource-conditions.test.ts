@@ -49,10 +49,10 @@ describe('resources with conditions from the CLI', () => {
       '127.0.0.1:9',
       '--inactive',
       '--condition',
-      '[BODY] == x',
+      '[STATUS] == 200',
     ]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/--condition #1.*column 1: \[BODY\] does not apply to TCP/s);
+    expect(bad.stderr).toMatch(/--condition #1.*column 1: \[STATUS\] does not apply to TCP/s);
   });
 
   it('apply -f manages conditions: created, then no change, then replaced', async () => {

@@ -116,18 +116,18 @@ describe('conditions in the API', () => {
     expect(problem.detail).toContain('conditions[1]');
   });
 
-  it('a placeholder the type cannot answer is a 400: [BODY] on a TCP resource, also when PATCH changes the type', async () => {
+  it('a placeholder the type cannot answer is a 400: [STATUS] on a TCP resource, also when PATCH changes the type', async () => {
     const res = await call(d, admin, 'POST', '/api/resources', {
       name: 'tcp-body',
       resourceType: 'TCP',
       target: tcp.target,
-      conditions: ['[CONNECTED] == true', '[BODY].status == UP'],
+      conditions: ['[CONNECTED] == true', '[STATUS] == 200'],
     });
     expect(res.status, res.text).toBe(400);
     expect(res.json().errors).toEqual([
-      { field: 'conditions[1]', message: expect.stringMatching(/^column 1: \[BODY\] does not apply to TCP/) },
+      { field: 'conditions[1]', message: expect.stringMatching(/^column 1: \[STATUS\] does not apply to TCP/) },
     ]);
-    const { id } = await create('HTTP', `${base}/up`, ['[BODY].status == UP']);
+    const { id } = await create('HTTP', `${base}/up`, ['[STATUS] == 200']);
     const moved = await call(d, admin, 'PATCH', `/api/resources/${id}`, { resourceType: 'TCP', target: tcp.target });
     expect(moved.status, moved.text).toBe(400);
     expect(moved.json().errors[0].field).toBe('conditions[0]');

@@ -284,10 +284,10 @@ describe('conditions: placeholders per resource type', () => {
     expect(http.problems).toEqual([]);
     expect(http.conditions).toHaveLength(3);
     expect(validateConditions(['[CONNECTED] == true', '[RESPONSE_TIME] < 300', '[IP] == 127.0.0.1'], 'TCP').problems).toEqual([]);
-    const tcp = validateConditions(['[CONNECTED] == true', 'len([BODY]) > 0', '[STATUS] ==200'], 'TCP');
+    const tcp = validateConditions(['[CONNECTED] == true', 'len([HEADER].X) > 0', '[STATUS] ==200'], 'TCP');
     expect(tcp.conditions).toEqual([]);
     expect(tcp.problems).toEqual([
-      { index: 1, column: 5, message: '[BODY] does not apply to TCP resources (they have [CONNECTED], [RESPONSE_TIME], [IP])' },
+      { index: 1, column: 5, message: '[HEADER] does not apply to TCP resources (they have [CONNECTED], [RESPONSE_TIME], [IP], [BODY])' },
       { index: 2, column: 10, message: 'put a space on each side of ==' },
     ]);
     expect(validateConditions(['[IP] == 1.2.3.4'], 'DOCKER').problems[0]).toMatchObject({ index: 0, column: 1 });

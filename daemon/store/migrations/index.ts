@@ -20,6 +20,7 @@ import * as httpRequest from './0018-http-request.ts';
 import * as checkTiming from './0019-check-timing.ts';
 import * as push from './0020-push.ts';
 import * as pushApi from './0021-push-api.ts';
+import * as checkOptions from './0022-check-options.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0019-check-timing': checkTiming,
   '0020-push': push,
   '0021-push-api': pushApi,
+  '0022-check-options': checkOptions,
 };
 
 export const migrationProvider: MigrationProvider = {

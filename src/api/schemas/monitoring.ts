@@ -7,6 +7,7 @@ import { RESOURCE_TYPES } from '../kinds.ts';
 import { HttpCheckView, httpCheckFields } from './http-check.ts';
 import { CheckTiming } from './check-timing.ts';
 import { PingDetail, PushView, pushCheckFields } from './push.ts';
+import { CheckOptionsView, checkOptionFields } from './check-options.ts';
 
 /**
  * Schemas of the monitoring seed (resources, groups, check history, live
@@ -70,7 +71,7 @@ export const Locations = Type.Array(LocationRef, {
 export const Conditions = Type.Array(Type.String({ minLength: 1, maxLength: MAX_CONDITION_LENGTH }), {
   maxItems: MAX_CONDITIONS,
   description:
-    'conditions that must all hold, in Gatus syntax (`[BODY].status == UP`, `[RESPONSE_TIME] < 300`); HTTP: [STATUS] [RESPONSE_TIME] [BODY] [HEADER].Name [CERTIFICATE_EXPIRATION] [IP] [CONNECTED]; TCP: [CONNECTED] [RESPONSE_TIME] [IP]; DOCKER: [CONNECTED] [RESPONSE_TIME]. An empty list removes them',
+    'conditions that must all hold, in Gatus syntax (`[BODY].status == UP`, `[RESPONSE_TIME] < 300`); HTTP: [STATUS] [RESPONSE_TIME] [BODY] [HEADER].Name [CERTIFICATE_EXPIRATION] [IP] [CONNECTED]; TCP: [CONNECTED] [RESPONSE_TIME] [IP] [BODY]; DOCKER: [CONNECTED] [RESPONSE_TIME]; DNS: [DNS_RCODE] [BODY] [RESPONSE_TIME] [IP] [CONNECTED]; PING: [CONNECTED] [RESPONSE_TIME] [PACKET_LOSS] [IP]; TLS: [CONNECTED] [RESPONSE_TIME] [CERTIFICATE_EXPIRATION] [TLS_VERSION] [TLS_CIPHER] [IP]; UDP, WEBSOCKET, SSH: [CONNECTED] [RESPONSE_TIME] [BODY] [IP] (WEBSOCKET also [CERTIFICATE_EXPIRATION]); GRPC: [CONNECTED] [RESPONSE_TIME] [BODY] [CERTIFICATE_EXPIRATION] (docs/API.md#check-types). An empty list removes them',
 });
 export const LOCATION_STATUSES = ['available', 'not_available', 'unknown'] as const;
 /** The latest result of one location; `unknown` with the reason in `message` when it could not check. */
@@ -88,6 +89,10 @@ export const LocationResult = Type.Object(
   { title: 'LocationResult' },
 );
 export type LocationResult = Static<typeof LocationResult>;
+
+/** What errorCode may be (docs/API.md#check-types), for the OpenAPI document. */
+export const ERROR_CODES_TEXT =
+  'an HTTP status code (`503`), or CONNECTION_ERROR (not reached: refused, unreachable, timeout, name not found), CONDITION_FAILED, UPSIDE_DOWN, DOCKER_ERROR, DNS_ERROR (an rcode other than NOERROR, or no record of the type), PING_FAILED (no echo came back), TLS_ERROR (handshake or certificate, STARTTLS refused), NO_RESPONSE (UDP: no datagram back), EXPECT_FAILED (TCP: the first bytes did not match), GRPC_ERROR (not SERVING, or a gRPC status), WEBSOCKET_ERROR (upgrade refused), SSH_ERROR (no SSH identification), MISSED_PING, FAILED_RUN, LOCATION_UNAVAILABLE, AGENT_DISCONNECTED';
 
 export const Resource = Type.Object(
   {
@@ -121,7 +126,7 @@ const detailFields = {
   groups: Type.Array(GroupRef, { description: 'sorted by id' }),
   ...statusFields,
   latestMessage: Type.Union([Type.String(), Type.Null()]),
-  latestErrorCode: Type.Union([Type.String(), Type.Null()]),
+  latestErrorCode: Type.Union([Type.String(), Type.Null()], { description: `null when AVAILABLE or unchecked; ${ERROR_CODES_TEXT}` }),
 };
 
 export const ResourceDetail = Type.Object({ ...Resource.properties, ...detailFields }, { title: 'ResourceDetail' });
@@ -143,6 +148,7 @@ const adminFields = {
   push: Type.Union([PushView, Type.Null()], {
     description: 'PUSH: its ping URLs, schedule and latest ping (docs/API.md#push-checks); null for the other types',
   }),
+  ...CheckOptionsView,
 };
 
 export const AdminResource = Type.Object({ ...Resource.properties, ...detailFields, ...adminFields }, { title: 'AdminResource' });
@@ -180,6 +186,7 @@ export const ResourceCreate = Body(
     conditions: Type.Optional(Conditions),
     ...httpCheckFields(false),
     ...pushCheckFields(false),
+    ...checkOptionFields(false),
   },
   'ResourceCreate',
 );
@@ -201,6 +208,7 @@ export const ResourcePatch = Body(
     conditions: Type.Optional(Conditions),
     ...httpCheckFields(true),
     ...pushCheckFields(true),
+    ...checkOptionFields(true),
   },
   'ResourcePatch',
 );
@@ -211,7 +219,7 @@ export const HistoryEntry = Type.Object(
     id: Id,
     status: CheckStatus,
     message: Type.String(),
-    errorCode: Type.Union([Type.String(), Type.Null()], { description: 'null for AVAILABLE entries' }),
+    errorCode: Type.Union([Type.String(), Type.Null()], { description: `null for AVAILABLE entries; ${ERROR_CODES_TEXT}` }),
     checkedAt: DateTime,
     durationMs: Type.Integer({ minimum: 0 }),
     location: CheckLocation,

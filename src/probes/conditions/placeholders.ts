@@ -5,14 +5,7 @@
  */
 import type { ResourceType } from '../types.ts';
 import { parse } from './parse.ts';
-import {
-  type Condition,
-  ConditionSyntaxError,
-  MAX_CONDITIONS,
-  type PlaceholderName,
-  type PlaceholderOperand,
-  PLACEHOLDERS,
-} from './types.ts';
+import { type Condition, ConditionSyntaxError, MAX_CONDITIONS, type PlaceholderName, type PlaceholderOperand } from './types.ts';
 
 /**
  * HTTP sees a response: everything. TCP sees a connection: whether it opened, how long it took,
@@ -21,11 +14,21 @@ import {
  * registry was reached and how long the whole check took.
  */
 export const PLACEHOLDERS_BY_TYPE: Record<ConditionedType, readonly PlaceholderName[]> = {
-  HTTP: PLACEHOLDERS,
-  TCP: ['CONNECTED', 'RESPONSE_TIME', 'IP'],
+  HTTP: ['STATUS', 'RESPONSE_TIME', 'BODY', 'HEADER', 'CERTIFICATE_EXPIRATION', 'IP', 'CONNECTED'],
+  // [BODY]: the first bytes read, with `tcp.send` or `tcp.expect` (empty on a plain connect).
+  TCP: ['CONNECTED', 'RESPONSE_TIME', 'IP', 'BODY'],
   DOCKER: ['CONNECTED', 'RESPONSE_TIME'],
   // A push check's success ping: how long the run took (a start before it) and the body it sent.
   PUSH: ['RESPONSE_TIME', 'BODY'],
+  // The protocol checks (docs/API.md#check-types). DNS: [BODY] is the answers, one per line, as `dig +short` prints them.
+  DNS: ['DNS_RCODE', 'BODY', 'RESPONSE_TIME', 'IP', 'CONNECTED'],
+  PING: ['CONNECTED', 'RESPONSE_TIME', 'PACKET_LOSS', 'IP'],
+  TLS: ['CONNECTED', 'RESPONSE_TIME', 'CERTIFICATE_EXPIRATION', 'TLS_VERSION', 'TLS_CIPHER', 'IP'],
+  UDP: ['CONNECTED', 'RESPONSE_TIME', 'BODY', 'IP'],
+  GRPC: ['CONNECTED', 'RESPONSE_TIME', 'BODY', 'CERTIFICATE_EXPIRATION'],
+  // [BODY]: the first message received (text), waited for only when a condition reads it.
+  WEBSOCKET: ['CONNECTED', 'RESPONSE_TIME', 'BODY', 'CERTIFICATE_EXPIRATION', 'IP'],
+  SSH: ['CONNECTED', 'RESPONSE_TIME', 'BODY', 'IP'],
 };
 
 /** The types whose conditions are checked: the probed ones and PUSH, whose pings are judged by them. */

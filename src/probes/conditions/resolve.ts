@@ -87,6 +87,14 @@ export function resolvePlaceholder(p: PlaceholderOperand, observation: Observati
       return withFn(String(Math.trunc(observation.certificateExpiresInMs ?? 0)), p.fn);
     case 'HEADER':
       return header(observation, p.header ?? '', p.fn);
+    case 'DNS_RCODE':
+      return withFn(observation.dnsRcode ?? '', p.fn);
+    case 'PACKET_LOSS':
+      return withFn(String(observation.packetLoss ?? 100), p.fn);
+    case 'TLS_VERSION':
+      return withFn(observation.tlsVersion ?? '', p.fn);
+    case 'TLS_CIPHER':
+      return withFn(observation.tlsCipher ?? '', p.fn);
     case 'BODY':
       if (observation.bodyTruncated) return TRUNCATED;
       return p.path ? bodyPath(observation, p.path, p.fn) : wholeBody(observation, p.fn);

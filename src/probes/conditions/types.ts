@@ -18,7 +18,19 @@ export const OPERATORS = ['==', '!=', '<=', '>=', '>', '<'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 /** The placeholders monctl resolves, by their bracketed name. */
-export const PLACEHOLDERS = ['STATUS', 'RESPONSE_TIME', 'BODY', 'HEADER', 'CERTIFICATE_EXPIRATION', 'IP', 'CONNECTED'] as const;
+export const PLACEHOLDERS = [
+  'STATUS',
+  'RESPONSE_TIME',
+  'BODY',
+  'HEADER',
+  'CERTIFICATE_EXPIRATION',
+  'IP',
+  'CONNECTED',
+  'DNS_RCODE',
+  'PACKET_LOSS',
+  'TLS_VERSION',
+  'TLS_CIPHER',
+] as const;
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];
 
 /** One step of a JSON path: an object key or an array index. */
@@ -78,6 +90,13 @@ export interface Observation {
   certificateExpiresInMs?: number | null;
   ip?: string | null;
   connected: boolean;
+  /** DNS: the answer's rcode by name (`NOERROR`, `NXDOMAIN`, `SERVFAIL`, …); null or absent when none came. */
+  dnsRcode?: string | null;
+  /** PING: the share of echoes lost, in percent (0 to 100). */
+  packetLoss?: number | null;
+  /** TLS: the protocol and cipher the handshake agreed (`TLSv1.3`, `TLS_AES_256_GCM_SHA384`); null when none. */
+  tlsVersion?: string | null;
+  tlsCipher?: string | null;
 }
 
 export interface ConditionOutcome {
