@@ -163,6 +163,25 @@ export const AdminResourceDetail = Type.Object(
   { title: 'AdminResourceDetail' },
 );
 
+/** What create and PATCH both take, each optional (`nullable`: PATCH, where null removes an optional setting). */
+function settableFields(nullable: boolean) {
+  return {
+    skipTLS: Type.Optional(Type.Boolean()),
+    recursive: Type.Optional(Type.Boolean()),
+    intervalSeconds: Type.Optional(IntervalSeconds),
+    groupIds: Type.Optional(GroupIds),
+    active: Type.Optional(Type.Boolean()),
+    failureThreshold: Type.Optional(FailureThreshold),
+    successThreshold: Type.Optional(SuccessThreshold),
+    locations: Type.Optional(Locations),
+    quorum: Type.Optional(Quorum),
+    conditions: Type.Optional(Conditions),
+    ...httpCheckFields(nullable),
+    ...pushCheckFields(nullable),
+    ...checkOptionFields(nullable),
+  };
+}
+
 export const ResourceCreate = Body(
   {
     name: Name,
@@ -174,19 +193,7 @@ export const ResourceCreate = Body(
         description: 'required, but for PUSH: there it is the slug (lower-case letters, digits, - and _), made from the name when absent',
       }),
     ),
-    skipTLS: Type.Optional(Type.Boolean()),
-    recursive: Type.Optional(Type.Boolean()),
-    intervalSeconds: Type.Optional(IntervalSeconds),
-    groupIds: Type.Optional(GroupIds),
-    active: Type.Optional(Type.Boolean()),
-    failureThreshold: Type.Optional(FailureThreshold),
-    successThreshold: Type.Optional(SuccessThreshold),
-    locations: Type.Optional(Locations),
-    quorum: Type.Optional(Quorum),
-    conditions: Type.Optional(Conditions),
-    ...httpCheckFields(false),
-    ...pushCheckFields(false),
-    ...checkOptionFields(false),
+    ...settableFields(false),
   },
   'ResourceCreate',
 );
@@ -196,19 +203,7 @@ export const ResourcePatch = Body(
     name: Type.Optional(Name),
     resourceType: Type.Optional(ResourceType),
     target: Type.Optional(Target),
-    skipTLS: Type.Optional(Type.Boolean()),
-    recursive: Type.Optional(Type.Boolean()),
-    intervalSeconds: Type.Optional(IntervalSeconds),
-    groupIds: Type.Optional(GroupIds),
-    active: Type.Optional(Type.Boolean()),
-    failureThreshold: Type.Optional(FailureThreshold),
-    successThreshold: Type.Optional(SuccessThreshold),
-    locations: Type.Optional(Locations),
-    quorum: Type.Optional(Quorum),
-    conditions: Type.Optional(Conditions),
-    ...httpCheckFields(true),
-    ...pushCheckFields(true),
-    ...checkOptionFields(true),
+    ...settableFields(true),
   },
   'ResourcePatch',
 );
