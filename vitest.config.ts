@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * One suite, two backends: the API-level suites run a second time with every
@@ -17,11 +17,9 @@ export const POSTGRES_SUITES = [
   'test/locations/private-network.test.ts',
   'test/security/auth-matrix.test.ts',
   'test/security/input-integrity.test.ts',
-  'test/security/stream-credentials.test.ts',
   ...[
     'admin-key-protection',
     'credentials',
-    'explorer-session',
     'health-details',
     'login',
     'metrics-visibility',
@@ -31,6 +29,36 @@ export const POSTGRES_SUITES = [
     'shutdown',
     'users-keys',
   ].map((name) => `test/foundation/${name}.test.ts`),
+];
+
+/**
+ * Suites under POSTGRES_SUITES whose behaviour does not depend on the store:
+ * they run once, on SQLite, because another suite already covers their SQL on
+ * PostgreSQL (their second run cost 160 s of the 20-minute budget).
+ * - status/browser, status/lighthouse: the page in Chromium. The same status
+ *   world (test/status/world.ts) is read on PostgreSQL by status/page, badges,
+ *   stream and edge.
+ * - foundation/explorer-session: Swagger UI and the session in Chromium. The
+ *   session's login, /api/me and logout run on PostgreSQL in foundation/login.
+ * - security/stream-credentials: streams that end with their credential. The
+ *   revocation, demotion, deletion and logout writes run on PostgreSQL in
+ *   foundation/users-keys and foundation/login, and streams ended by them in
+ *   cluster/stream-credentials-pods (PostgreSQL only).
+ * - tunnel-admin/sse: the topology stream's framing, order, resume, heartbeat
+ *   and the cut-off of a stalled reader (a flood that took longer on
+ *   PostgreSQL only because each update is a round trip). Its writes run on
+ *   PostgreSQL in tunnel-admin/agents and routes; the stream's SNAPSHOT, its
+ *   events and a resume with Last-Event-ID in cluster/one-system.
+ * - status/cli: the CLI, which runs once like the other CLI suites; the API
+ *   it drives runs on PostgreSQL in status/pages-api.
+ */
+export const STORE_INDEPENDENT = [
+  'test/status/browser.test.ts',
+  'test/status/lighthouse.test.ts',
+  'test/status/cli.test.ts',
+  'test/foundation/explorer-session.test.ts',
+  'test/security/stream-credentials.test.ts',
+  'test/tunnel-admin/sse.test.ts',
 ];
 
 // Tests run real daemons and servers on loopback: generous timeouts, and at
@@ -54,6 +82,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: POSTGRES_SUITES,
+          exclude: [...configDefaults.exclude, ...STORE_INDEPENDENT],
           env: { MONCTL_TEST_DATABASE: 'postgres' },
           globalSetup: ['test/setup/provision.ts', 'test/setup/postgres.ts'],
         },

@@ -9,11 +9,17 @@ import { type Pods, startPods } from './pods.ts';
 const INTERVAL_MS = 10_000;
 const RESOURCES = 500;
 const SHARDS = 64;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Check {
   resource_id: number;
   checked_at: number;
+}
+
+/** Each resource's checks at or after `from`, by resource id. */
+function checksSince(checks: Check[], from: number): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const c of checks) if (c.checked_at >= from) counts.set(c.resource_id, (counts.get(c.resource_id) ?? 0) + 1);
+  return counts;
 }
 
 /** Gaps between consecutive checks of each resource, for checks at or after `from`. */
@@ -36,6 +42,12 @@ function gapsOf(checks: Check[], from: number): Map<number, number[]> {
  * database, 500 resources every 10 s, counted from the check history. A
  * resource checked twice in one interval shows as a gap under half an
  * interval; a missed beat as one over one and a half.
+ *
+ * Each phase waits on the history itself (every resource checked twice more,
+ * every resource of the killed pod checked again) rather than for a fixed
+ * number of intervals: a check is what the assertions are about, and two
+ * gaps of every resource after each event are what they need. A test that
+ * waited too little would see fewer gaps, never a wrong one.
  */
 describe('pods share the checks', () => {
   let cluster: Pods;
@@ -78,13 +90,25 @@ describe('pods share the checks', () => {
       )
     ).map((r) => r.shard);
 
+  /**
+   * The history once every resource has been checked `n` times at or after
+   * `from`, or after `intervals` intervals (the fixed wait this replaces): the
+   * assertions then name what is missing. Polled once a second: it reads it all.
+   */
+  const afterChecks = (from: number, n: number, intervals: number) =>
+    until(async () => {
+      const history = await checks();
+      const counts = checksSince(history, from);
+      const done = counts.size === RESOURCES && [...counts.values()].every((c) => c >= n);
+      return done || Date.now() > from + intervals * INTERVAL_MS ? history : undefined;
+    }, 1_000);
+
   it("each resource once per interval on 3 pods; a SIGKILLed pod's share resumes within two intervals; a new pod takes its share", async () => {
     // Every pod holds a share of the shards, every resource has been checked once.
     await until(async () => (await members()).length === 3 && (await members()).every((m) => m.shards >= 20));
     await until(async () => new Set((await checks()).map((c) => c.resource_id)).size === RESOURCES, 500);
     const steadyFrom = Date.now();
-    await sleep(4 * INTERVAL_MS);
-    let history = await checks();
+    let history = await afterChecks(steadyFrom, 2, 4);
     let gaps = gapsOf(history, steadyFrom);
     expect(gaps.size, 'every resource was checked in the steady phase').toBe(RESOURCES);
     const allGaps = [...gaps.values()].flat();
@@ -108,8 +132,12 @@ describe('pods share the checks', () => {
     const victimIds = ids.filter((id) => victimShards.has(id % SHARDS));
     const killedAt = Date.now();
     await cluster.pod('pod-c').stop('SIGKILL');
-    await sleep(3 * INTERVAL_MS);
-    history = await checks();
+    // Until the killed pod's resources have been checked again (or three intervals), then one more beat of everyone.
+    await until(async () => {
+      const since = checksSince(await checks(), killedAt);
+      return victimIds.every((id) => since.has(id)) || Date.now() > killedAt + 3 * INTERVAL_MS;
+    }, 1_000);
+    history = await afterChecks(Date.now(), 1, 1.5);
     const before = new Map<number, number>();
     const after = new Map<number, number>();
     for (const c of history) {
@@ -129,8 +157,7 @@ describe('pods share the checks', () => {
     const joinedAt = Date.now();
     await cluster.add('pod-d');
     await until(async () => (await shardsOf('pod-d')).length >= 20);
-    await sleep(3 * INTERVAL_MS);
-    history = await checks();
+    history = await afterChecks(Date.now(), 2, 3);
     gaps = gapsOf(history, joinedAt);
     const joinGaps = [...gaps.values()].flat();
     expect(
