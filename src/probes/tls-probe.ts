@@ -77,7 +77,8 @@ export const probeTls: ProtocolProbe<TlsOptions> = (target, options, ctx) => {
         return;
       }
       timing.tlsMs = round(performance.now() - connectedAt);
-      const reason = err instanceof StartTlsRefused ? err.message : `TLS handshake failed: ${describeError(err, timeoutMs)}`;
+      const phase = secure === null && options.starttls ? `STARTTLS (${options.starttls}) failed` : 'TLS handshake failed';
+      const reason = err instanceof StartTlsRefused ? err.message : `${phase}: ${describeError(err, timeoutMs)}`;
       finish({ status: 'NOT_AVAILABLE', message: reason, errorCode: TLS_ERROR }, base, timing);
     }
 
