@@ -32,7 +32,7 @@ beforeAll(() => {
 afterAll(async () => {
   await checker.runner.close();
   await Promise.all(targets.map((t) => t.close()));
-  await Promise.all(smtpServers.map((s) => new Promise((r) => s.close(r))));
+  await Promise.all(smtpServers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   await cluster?.stop();
   pki?.cleanup();
 });
