@@ -25,29 +25,11 @@ export function tlsChecker(timeoutMs = 5_000): {
 
 /** A self-signed certificate for 127.0.0.1 (no CA the checks trust), made by openssl in the PKI's dir. */
 export function selfSigned(pki: TestPki): { cert: string; key: string } {
-  const run = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      'self.key',
-      '-out',
-      'self.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { cwd: pki.dir, encoding: 'utf8' },
-  );
+  const args = 'req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout self.key -out self.pem -days 2';
+  const run = spawnSync('openssl', [...args.split(' '), '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {
+    cwd: pki.dir,
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(`openssl: ${run.stderr}`);
   return { cert: readFileSync(join(pki.dir, 'self.pem'), 'utf8'), key: readFileSync(join(pki.dir, 'self.key'), 'utf8') };
 }
