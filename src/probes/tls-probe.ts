@@ -93,7 +93,8 @@ export const probeTls: ProtocolProbe<TlsOptions> = (target, options, ctx) => {
         checkServerIdentity: (host: string, cert: PeerCertificate) => (identityError = checkServerIdentity(name ?? host, cert)),
       });
       secure.once('secureConnect', () => handshaken(secure!));
-      secure.once('error', fail);
+      // on, not once: a second error after the first would otherwise be thrown as unhandled.
+      secure.on('error', fail);
     }
 
     function handshaken(socket: TLSSocket) {
@@ -119,7 +120,7 @@ export const probeTls: ProtocolProbe<TlsOptions> = (target, options, ctx) => {
       finish(certNotAfter === undefined ? outcome : { ...outcome, certNotAfter }, observation, timing);
     }
 
-    plain.once('error', fail);
+    plain.on('error', fail);
     plain.once('connect', () => {
       connectedAt = performance.now();
       const dialogue = options.starttls ? STARTTLS[options.starttls] : null;
