@@ -13,43 +13,29 @@ import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import type { ProbeTypeBench } from './probe-type.ts';
-import { isEntry, pacedBaseline, runBaselineChild, startChild } from './probe-type-run.ts';
+import { isEntry, pacedBaseline, runBaselineChild, serveUdp, startChild } from './probe-type-run.ts';
 
 /** Resolvers the resources are spread over. */
 const SERVERS = 4;
 const nameOf = (i: number) => `r${i}.bench.test`;
 
-/** Child mode: SERVERS UDP resolvers; sends their ports, then answers `answered` requests with the count so far. */
-async function serve(): Promise<void> {
-  let answered = 0;
-  const ports: number[] = [];
-  for (let s = 0; s < SERVERS; s++) {
-    const socket = createSocket('udp4');
-    socket.on('message', (msg, rinfo) => {
-      let query: dnsPacket.DecodedPacket;
-      try {
-        query = dnsPacket.decode(msg);
-      } catch {
-        return;
-      }
-      const question = query.questions?.[0];
-      if (!question) return;
-      const answers = question.type === 'A' ? [{ type: 'A' as const, name: question.name, ttl: 60, data: '192.0.2.1' }] : [];
-      const reply = dnsPacket.encode({
-        type: 'response',
-        id: query.id,
-        flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE,
-        questions: [question],
-        answers,
-      });
-      socket.send(reply, rinfo.port, rinfo.address);
-      answered++;
-    });
-    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
-    ports.push(socket.address().port);
+/** A resolver's answer: 192.0.2.1 to an A question, no record to others; null to what does not decode. */
+function answer(msg: Buffer): Buffer | null {
+  let query: dnsPacket.DecodedPacket;
+  try {
+    query = dnsPacket.decode(msg);
+  } catch {
+    return null;
   }
-  process.on('message', () => process.send!(answered));
-  process.send!(ports);
+  const question = query.questions?.[0];
+  if (!question) return null;
+  return dnsPacket.encode({
+    type: 'response',
+    id: query.id,
+    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE,
+    questions: [question],
+    answers: question.type === 'A' ? [{ type: 'A', name: question.name, ttl: 60, data: '192.0.2.1' }] : [],
+  });
 }
 
 /** One bare question, as the baseline asks it. */
@@ -105,7 +91,7 @@ export default bench;
 
 if (isEntry(import.meta.filename)) {
   const [mode, resources, perSecond, seconds, ports] = process.argv.slice(2);
-  if (mode === '--serve') await serve();
+  if (mode === '--serve') await serveUdp(SERVERS, answer);
   else {
     const list = ports.split(',').map(Number);
     await pacedBaseline(Number(perSecond), Number(seconds), (i) => ask(list[i % list.length], nameOf(i % Number(resources))));

@@ -3,6 +3,7 @@
  * file in a mode (targets or baseline) and talks over IPC, and the paced loop of a baseline.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 
 /** A child running `file` with `args`, its first IPC message resolved; `request()` asks it for more. */
 export interface Child<T> {
@@ -77,3 +78,26 @@ export async function pacedBaseline(perSecond: number, seconds: number, check: (
 
 /** Whether this module was run as the child's entry point (not imported by bench/probe-types.ts). */
 export const isEntry = (metaFilename: string): boolean => process.argv[1] === metaFilename;
+
+/**
+ * In a target child: `count` UDP servers on 127.0.0.1, each datagram answered with what `answer`
+ * returns (null: none). Sends the ports to the parent, then the datagrams answered so far on each
+ * message it gets (ProbeTypeTargets.answered()).
+ */
+export async function serveUdp(count: number, answer: (msg: Buffer) => Buffer | null): Promise<void> {
+  let answered = 0;
+  const ports: number[] = [];
+  for (let s = 0; s < count; s++) {
+    const socket = createSocket('udp4');
+    socket.on('message', (msg, rinfo) => {
+      const reply = answer(msg);
+      if (!reply) return;
+      socket.send(reply, rinfo.port, rinfo.address);
+      answered++;
+    });
+    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
+    ports.push(socket.address().port);
+  }
+  process.on('message', () => process.send!(answered));
+  process.send!(ports);
+}

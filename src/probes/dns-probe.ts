@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import { getServers } from 'node:dns';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import { formatAnswer, parseResolver, questionName } from './dns/answers.ts';
-import { NoAnswer, type Server, show, tcpExchange, udpExchange } from './dns/exchange.ts';
+import { tcpExchange } from './dns/exchange.ts';
+import { NoAnswer, type Server, show, udpExchange } from './udp-exchange.ts';
 import { DNS_ERROR } from './errors.ts';
 import { conclude, type Outcome, type ProtocolProbe } from './protocol-probe.ts';
 import type { DnsOptions } from './types.ts';
@@ -49,7 +50,7 @@ export const probeDns: ProtocolProbe<DnsOptions> = async (target, given, ctx) =>
   try {
     let transport = options.transport;
     if (transport === 'udp') {
-      const datagram = await udpExchange(query, server, left(), (msg) => {
+      const { answer: datagram } = await udpExchange(query, server, left(), (msg) => {
         const decoded = decode(msg);
         return decoded !== undefined && matches(decoded);
       });

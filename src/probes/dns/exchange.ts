@@ -1,49 +1,12 @@
 /**
- * One DNS question and its answer over UDP or TCP (RFC 1035 4.2), with node's own dgram and net:
+ * One DNS question and its answer over TCP (RFC 1035 4.2.2; UDP is src/probes/udp-exchange.ts), with node's net:
  * node:dns's Resolver hides the rcode and cannot use TCP (docs/DECISIONS.md#dns-udp-and-tcp-checks).
  */
-import { createSocket } from 'node:dgram';
-import { isIPv6 } from 'node:net';
 import { connect } from 'node:net';
+import { NoAnswer, type Server, show } from '../udp-exchange.ts';
 
 /** A DNS message is at most 65,535 bytes (TCP's two-byte length prefix); nothing more is ever buffered. */
 export const MAX_ANSWER_BYTES = 65_535;
-
-export interface Server {
-  host: string;
-  port: number;
-}
-
-/** Why no answer came: the check's CONNECTION_ERROR message. */
-export class NoAnswer extends Error {}
-
-/**
- * Sends `query` in one datagram from a connected socket (so that only the resolver's datagrams
- * arrive and an ICMP port unreachable surfaces as ECONNREFUSED) and resolves with the first
- * datagram `accept` takes; others (a stray or late answer with another id) are skipped.
- */
-export function udpExchange(query: Buffer, server: Server, timeoutMs: number, accept: (answer: Buffer) => boolean): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket({ type: isIPv6(server.host) ? 'udp6' : 'udp4', recvBufferSize: MAX_ANSWER_BYTES });
-    const timer = setTimeout(() => done(new NoAnswer(`no answer from ${show(server)} within ${timeoutMs} ms`)), timeoutMs);
-    let finished = false;
-    function done(err: Error | null, answer?: Buffer) {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      socket.close();
-      if (err) reject(err);
-      else resolve(answer!);
-    }
-    socket.on('error', (err) => done(new NoAnswer(`${(err as NodeJS.ErrnoException).code ?? 'error'}: ${err.message}`)));
-    socket.on('message', (msg) => {
-      if (accept(msg)) done(null, msg);
-    });
-    socket.connect(server.port, server.host, () => {
-      if (!finished) socket.send(query, (err) => err && done(new NoAnswer(err.message)));
-    });
-  });
-}
 
 /** Sends `query` length-prefixed on a new TCP connection and reads one length-prefixed answer. */
 export function tcpExchange(query: Buffer, server: Server, timeoutMs: number): Promise<Buffer> {
@@ -81,6 +44,3 @@ export function tcpExchange(query: Buffer, server: Server, timeoutMs: number): P
     });
   });
 }
-
-/** `host:port`, IPv6 in brackets. */
-export const show = (s: Server): string => (isIPv6(s.host) ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
