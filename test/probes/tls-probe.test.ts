@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { createSecureContext, getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 import { plainServer, selfSigned, type Target, tlsChecker, tlsServer } from './helpers/tls-targets.ts';
@@ -87,6 +87,29 @@ describe('TLS checks', () => {
     // No SNI, the IP is verified: the certificate names no IP.
     expect((await check(at(named))).message).toMatch(/^certificate not valid for the name: .*127\.0\.0\.1/);
     expect((await check(at(named), { sni: 'tls.monctl.test' })).status).toBe('AVAILABLE');
+  });
+
+  it('SNI is the host name of the target, none for an IP address, else the sni option', async () => {
+    const local = pki.issueNames('localhost', 3, ['localhost']);
+    const names: string[] = [];
+    const context = createSecureContext({ cert: local.cert, key: local.key });
+    const server = await tlsServer({
+      ...local,
+      SNICallback: (name, cb) => {
+        names.push(name);
+        cb(null, context);
+      },
+    });
+    try {
+      expect((await check(`localhost:${server.port}`)).status).toBe('AVAILABLE');
+      expect(names).toEqual(['localhost']);
+      // By IP: no SNI, and the certificate (for localhost) is checked against the IP.
+      expect((await check(at(server))).errorCode).toBe('TLS_ERROR');
+      expect((await check(at(server), { sni: 'localhost' })).status).toBe('AVAILABLE');
+      expect(names).toEqual(['localhost', 'localhost']);
+    } finally {
+      await server.close();
+    }
   });
 
   it('a self-signed certificate is TLS_ERROR, AVAILABLE with skipTLS', async () => {
