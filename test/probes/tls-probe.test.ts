@@ -112,6 +112,23 @@ describe('TLS checks', () => {
     }
   });
 
+  it('an expired certificate is TLS_ERROR saying so, with its notAfter in the past', async () => {
+    // openssl takes -days -1: notAfter a day before notBefore (now).
+    const old = pki.issue('expired', 4, -1);
+    const server = await tlsServer({ cert: old.cert, key: old.key });
+    try {
+      const r = await check(at(server));
+      expect(r).toMatchObject({
+        status: 'NOT_AVAILABLE',
+        errorCode: 'TLS_ERROR',
+        message: 'certificate not trusted: the certificate has expired',
+      });
+      expect(r.certNotAfter).toBeLessThan(Date.now());
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a self-signed certificate is TLS_ERROR, AVAILABLE with skipTLS', async () => {
     const r = await check(at(self));
     expect(r).toMatchObject({
