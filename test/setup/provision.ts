@@ -25,6 +25,7 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   script: 'util-linux', // a pty for the CLI's password prompt
   sshd: 'openssh-server', // SSH checks against a real sshd
   'ssh-keygen': 'openssh-client', // that sshd's host key
+  dnsmasq: 'dnsmasq', // DNS checks against a real server, over UDP and TCP
 };
 
 /**
