@@ -81,9 +81,9 @@ export function createGrpcProber(maxChannels = MAX_GRPC_CHANNELS): GrpcProber {
 }
 
 /**
- * TLS trusts what the HTTP checks trust: Node's current default CAs, which include
- * NODE_EXTRA_CA_CERTS and the daemon's `--ca-file`. grpc-js's own createSsl reads only Node's
- * bundled roots.
+ * TLS trusts what the HTTP checks trust: Node's current default CAs, NODE_EXTRA_CA_CERTS and any
+ * set with tls.setDefaultCACertificates (`--ca-file`) included. grpc-js's own createSsl builds a
+ * context that does not see the latter (a test CA set so was refused).
  */
 function credentials(grpc: GrpcJs, tls: boolean, skipTLS: boolean): ChannelCredentials {
   if (!tls) return grpc.credentials.createInsecure();
