@@ -201,6 +201,23 @@ describe('GRPC channels', () => {
     }
   });
 
+  it('a target that was down is checked afresh: up again, the next check sees it at once', async () => {
+    const port = await freePort();
+    const prober = createGrpcProber();
+    const later = new grpc.Server();
+    try {
+      expect(await prober.probe(`127.0.0.1:${port}`, opts(), ctx())).toMatchObject({ errorCode: 'CONNECTION_ERROR' });
+      health.addToServer(later);
+      await new Promise<void>((resolve, reject) =>
+        later.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+      );
+      expect(await prober.probe(`127.0.0.1:${port}`, opts(), ctx())).toMatchObject({ status: 'AVAILABLE' });
+    } finally {
+      await prober.close();
+      later.forceShutdown();
+    }
+  });
+
   it('past the cap, the least recently checked target’s channel is closed', async () => {
     const [a, b] = await Promise.all([relay(plain), relay(plain)]);
     const prober = createGrpcProber(1);
