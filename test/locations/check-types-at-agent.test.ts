@@ -31,7 +31,8 @@ let closed = 0;
 
 beforeAll(async () => {
   tc = await openContext();
-  closing = createServer((s) => s.end());
+  // Read what the client sends (GRPC, WEBSOCKET send first): unread data would hold its EOF and keep the socket open.
+  closing = createServer((s) => s.resume().end());
   await new Promise<void>((r) => closing.listen(0, '127.0.0.1', r));
   open = (closing.address() as AddressInfo).port;
   const gone = createServer();

@@ -1,0 +1,14 @@
+import { createServer } from 'node:net';
+const t0 = Date.now();
+let opened = 0;
+const closing = createServer((s) => { opened++; console.log('conn at', Date.now() - t0); s.resume(); s.end(); });
+await new Promise<void>((r) => closing.listen(0, '127.0.0.1', r));
+const port = (closing.address() as { port: number }).port;
+const { createGrpcProber } = await import('/work/i29-grpc/src/probes/grpc-probe.ts');
+const ctx = { timeoutMs: 2000, conditions: null, report: false, skipTLS: true };
+const p = createGrpcProber();
+console.log((await p.probe(`127.0.0.1:${port}`, { service: '', tls: false }, ctx)).message, 'at', Date.now() - t0);
+await new Promise((r) => setTimeout(r, 4000));
+console.log('opened', opened, 'open', await new Promise((res) => closing.getConnections((e, c) => res(c))));
+await p.close();
+process.exit(0);
