@@ -130,6 +130,23 @@ describe('GRPC checks against grpc-js servers with the standard health service',
     }
   });
 
+  it('a server that accepts and never speaks HTTP/2 is CONNECTION_ERROR at the check’s timeout', async () => {
+    const silent = createTcpServer((s) => s.resume());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const prober = createGrpcProber();
+    try {
+      const target = `127.0.0.1:${(silent.address() as { port: number }).port}`;
+      expect(await prober.probe(target, opts(), ctx({ timeoutMs: 300 }))).toMatchObject({
+        status: 'NOT_AVAILABLE',
+        errorCode: 'CONNECTION_ERROR',
+        message: 'timeout after 300 ms',
+      });
+    } finally {
+      await prober.close();
+      silent.close();
+    }
+  });
+
   it('TLS: a trusted certificate passes with its expiry seen; the wrong name is TLS_ERROR; skipTLS passes it', async () => {
     const prober = createGrpcProber();
     try {
