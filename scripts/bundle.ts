@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
@@ -115,25 +115,42 @@ const lazyProbes: Plugin = {
         ? { path: resolve(dirname(args.importer), args.path), namespace: 'lazy-probes' }
         : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'lazy-probes' }, async ({ path }) => {
-      const inner = await build({
-        ...common,
-        entryPoints: [path],
-        format: 'cjs',
-        write: false,
-        minify: true,
-        keepNames: true,
-        plugins: [undiciDispatcherOnly, builtinsByRequire],
-      });
-      const packed = brotliCompressSync(inner.outputFiles![0].contents).toString('base64');
-      const contents = `const code = process.getBuiltinModule('node:zlib').brotliDecompressSync(Buffer.from(${JSON.stringify(packed)}, 'base64')).toString('utf8');
+    b.onLoad({ filter: /.*/, namespace: 'lazy-probes' }, async ({ path }) => ({
+      contents: await asCompressedText(path, [undiciDispatcherOnly, lazyProtocolClients, builtinsByRequire]),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Inside the agent's probe code, the clients that only GRPC and WEBSOCKET checks use (grpc-js,
+ * ws; imported dynamically by their probes) are compressed text of their own, compiled on the
+ * first check of their type rather than with the first remote check of any type.
+ */
+const lazyProtocolClients: Plugin = {
+  name: 'lazy-protocol-clients',
+  setup(b) {
+    b.onResolve({ filter: /^(@grpc\/grpc-js|ws)$/ }, (args) =>
+      args.kind === 'dynamic-import'
+        ? { path: createRequire(args.importer).resolve(args.path), namespace: 'lazy-protocol-clients' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-protocol-clients' }, async ({ path }) => ({
+      contents: await asCompressedText(path, [builtinsByRequire]),
+      loader: 'js',
+    }));
+  },
+};
+
+/** A CommonJS module that compiles `entry`'s bundle, kept brotli-compressed as text, when it is first required. */
+async function asCompressedText(entry: string, plugins: Plugin[]): Promise<string> {
+  const inner = await build({ ...common, entryPoints: [entry], format: 'cjs', write: false, minify: true, keepNames: true, plugins });
+  const packed = brotliCompressSync(inner.outputFiles![0].contents).toString('base64');
+  return `const code = process.getBuiltinModule('node:zlib').brotliDecompressSync(Buffer.from(${JSON.stringify(packed)}, 'base64')).toString('utf8');
 const m = { exports: {} };
 new Function('module', 'exports', 'require', code)(m, m.exports, process.getBuiltinModule);
 module.exports = m.exports;`;
-      return { contents, loader: 'js' };
-    });
-  },
-};
+}
 
 /**
  * What every bundle shares. The target is the oldest Node the package

@@ -47,6 +47,11 @@ export class LruMap<K, V> {
     return value;
   }
 
+  /** Removes an entry without telling `onEvict` (the caller closes what it removes). */
+  delete(key: K): boolean {
+    return this.#map.delete(key);
+  }
+
   values(): IterableIterator<V> {
     return this.#map.values();
   }

@@ -9,7 +9,7 @@ import { probeTcp } from './tcp-probe.ts';
 import type { CheckOptionsByType, ProbeInput, ProbeResult, TcpOptions } from './types.ts';
 import type { ProtocolProbe, ProtocolProbeContext } from './protocol-probe.ts';
 import { probeDns } from './dns-probe.ts';
-import { probeGrpc } from './grpc-probe.ts';
+import { createGrpcProber } from './grpc-probe.ts';
 import { probePing } from './ping-probe.ts';
 import { probeSsh } from './ssh-probe.ts';
 import { probeTls } from './tls-probe.ts';
@@ -51,7 +51,6 @@ const PROTOCOL_PROBES: {
   PING: probePing,
   TLS: probeTls,
   UDP: probeUdp,
-  GRPC: probeGrpc,
   WEBSOCKET: probeWebSocket,
   SSH: probeSsh,
 };
@@ -93,6 +92,8 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
   const state = new RegistryState({ cacheTokens: opts.cacheTokens ?? true });
   const parsed = new ConditionCache();
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // GRPC keeps a channel per target, closed with the runner.
+  const grpc = createGrpcProber();
   return {
     async probe(input, perCheck) {
       const started = performance.now();
@@ -129,7 +130,9 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
             }
             break;
           default: {
-            const protocol = PROTOCOL_PROBES[input.type as keyof typeof PROTOCOL_PROBES] as ProtocolProbe<unknown> | undefined;
+            const protocol = (input.type === 'GRPC' ? grpc.probe : PROTOCOL_PROBES[input.type as keyof typeof PROTOCOL_PROBES]) as
+              | ProtocolProbe<unknown>
+              | undefined;
             if (!protocol) {
               outcome = { status: 'NOT_AVAILABLE', message: `unknown resource type ${String(input.type)}`, errorCode: 'CONNECTION_ERROR' };
               break;
@@ -149,6 +152,6 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
       const durationMs = Math.max(0, Math.round(performance.now() - started));
       return { ...outcome, durationMs, checkedAt: Date.now() };
     },
-    close: () => pools.close(),
+    close: async () => void (await Promise.all([pools.close(), grpc.close()])),
   };
 }
