@@ -8,13 +8,16 @@ import { conclude, type Outcome, type ProtocolProbe, type ProtocolProbeContext }
 import type { PingOptions } from './types.ts';
 
 const FAMILY = { auto: 0, ipv4: 4, ipv6: 6 } as const;
+/** docs/API.md#check-types' defaults, for a caller that sends no options (the daemon fills them in). */
+const DEFAULTS: PingOptions = { count: 3, intervalMs: 200, family: 'auto' };
 
 /**
  * PING checks (docs/API.md#check-types): `count` ICMP echoes `intervalMs` apart to the target's
  * address (the first of its family), through the process's shared ICMP sockets, never a `ping`
  * process. AVAILABLE when one came back; `[PACKET_LOSS]` may decide instead.
  */
-export const probePing: ProtocolProbe<PingOptions> = async (target, options, ctx) => {
+export const probePing: ProtocolProbe<PingOptions> = async (target, given, ctx) => {
+  const options = given ?? DEFAULTS;
   const deadline = Date.now() + ctx.timeoutMs;
   const host = target.trim().replace(/^\[(.*)\]$/, '$1');
   const resolved = await resolve(host, FAMILY[options.family], ctx.timeoutMs);
