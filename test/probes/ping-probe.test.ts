@@ -41,7 +41,7 @@ function seen(result: ProbeResult, placeholder: string): string | undefined {
 }
 
 beforeAll(() => {
-  runner = createProbeRunner({ timeoutMs: 1_000, credential: () => undefined });
+  runner = createProbeRunner({ timeoutMs: 1_000, credential: async () => undefined });
   ns = createNetNs({
     lastOctets: [ANSWERS, DROPS_ALL, DROPS_HALF, DROPS_QUARTER],
     nft: (n) => `table inet pingtest {
