@@ -3,6 +3,7 @@
  * echoes with nftables (all of them, every other one, every fourth); the datagram and raw socket
  * paths each run in a namespace of their own, where net.ipv4.ping_group_range says which is allowed.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { icmpMode } from '../../src/probes/ping/pinger.ts';
@@ -173,6 +174,16 @@ describe('ICMP sockets', () => {
       expect(r.message).toContain('raw EPERM (needs CAP_NET_RAW)');
     }
     expect(stderr.match(/MONCTL_ICMP/g)).toHaveLength(1);
+  });
+
+  it("the shipped sysctl drop-in lets the units' dynamic user ping, without any capability", async () => {
+    const conf = readFileSync(new URL('../../contrib/sysctl.d/60-monctl-ping.conf', import.meta.url), 'utf8');
+    const range = /^net\.ipv4\.ping_group_range = (\d+ \d+)$/m.exec(conf)?.[1] ?? '';
+    // 61184 is the first uid/gid systemd gives a DynamicUser= service.
+    const asService = ['setpriv', '--reuid=61184', '--regid=61184', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all'];
+    const { results, modes } = await inNamespace(range, asService);
+    expect(modes).toEqual({ ipv4: 'datagram', ipv6: 'datagram' });
+    for (const r of results) expect(r).toMatchObject({ status: 'AVAILABLE' });
   });
 
   it('this process opened one socket per family', () => {
