@@ -114,6 +114,14 @@ describe('PING checks', () => {
     });
   });
 
+  it('400 echoes sent in one tick all come back: the replies wait in the socket until the loop drains it', async () => {
+    // The kernel's default receive buffer holds 256 of them; the rest were dropped before the
+    // socket asked for more (SO_RCVBUF).
+    const targets = Array.from({ length: 400 }, (_, i) => `127.3.${i >> 8}.${i & 0xff}`);
+    const results = await Promise.all(targets.map((t) => runner.probe(input(t, { count: 1, family: 'ipv4' }))));
+    expect(results.filter((r) => r.status !== 'AVAILABLE').map((r) => r.message)).toEqual([]);
+  });
+
   it('many checks at once against several addresses get their own replies', async () => {
     const targets = [...Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 1}`), '::1', ns.ip(ANSWERS)];
     const checks = Array.from({ length: 120 }, (_, i) => targets[i % targets.length]);

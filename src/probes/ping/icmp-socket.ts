@@ -24,6 +24,11 @@ export interface EchoReply {
 /** Marks our echoes among the raw socket's (other processes' pings reply to it too). */
 const TOKEN = randomBytes(8);
 const PACKET_BYTES = 8 + TOKEN.length;
+/**
+ * Asked of SO_RCVBUF (the kernel caps it at net.core.rmem_max, 208 KiB by default, and doubles it):
+ * about 500 replies at the default cap, wait there while the event loop is busy; past it they are lost.
+ */
+const RCVBUF_BYTES = 4 * 1024 * 1024;
 /** Most datagrams read per drain, so that a flood cannot hold the event loop. */
 const MAX_READS_PER_DRAIN = 4096;
 
@@ -52,6 +57,9 @@ export class IcmpSocket {
     this.id = id;
     this.addr = Buffer.alloc(family === 4 ? 16 : 28);
     this.addr.writeUInt16LE(family === 4 ? c.AF_INET : c.AF_INET6, 0);
+    const size = Buffer.alloc(4);
+    size.writeInt32LE(RCVBUF_BYTES);
+    libc.setsockopt(fd, c.SOL_SOCKET, c.SO_RCVBUF, size, 4);
     // The first SIOCGSTAMPNS turns receive timestamps on (and fails: nothing was received yet).
     libc.ioctl(fd, c.SIOCGSTAMPNS, this.stamp);
   }

@@ -19,6 +19,9 @@ export const EPERM = 1;
 export const EACCES = 13;
 export const EAGAIN = 11;
 export const EINTR = 4;
+/** The socket's receive buffer: replies wait there while the event loop is busy. */
+export const SOL_SOCKET = 1;
+export const SO_RCVBUF = 8;
 /** The kernel's receive time of the last datagram read (struct timespec, CLOCK_REALTIME). */
 export const SIOCGSTAMPNS = 0x8907;
 export const CLOCK_REALTIME = 0;
