@@ -15,6 +15,8 @@ export type IcmpMode = 'datagram' | 'raw';
 /** An echo reply that is ours: its sequence number, where it came from and when the kernel received it. */
 export interface EchoReply {
   seq: number;
+  /** The echo's serial from its payload: a late reply to an earlier use of the same seq does not match. */
+  serial: number;
   /** The source address's bytes as hex (the key the pending echoes are filed under). */
   from: string;
   /** CLOCK_REALTIME, ns. */
@@ -23,7 +25,8 @@ export interface EchoReply {
 
 /** Marks our echoes among the raw socket's (other processes' pings reply to it too). */
 const TOKEN = randomBytes(8);
-const PACKET_BYTES = 8 + TOKEN.length;
+/** The ICMP header, the token, then the echo's serial (4 bytes). */
+const PACKET_BYTES = 8 + TOKEN.length + 4;
 /**
  * Asked of SO_RCVBUF (the kernel caps it at net.core.rmem_max, 208 KiB by default, and doubles it):
  * about 500 replies at the default cap, wait there while the event loop is busy; past it they are lost.
@@ -85,13 +88,14 @@ export class IcmpSocket {
   }
 
   /** Sends one echo request; returns the send time (CLOCK_REALTIME ns), or the errno's name. */
-  send(address: Buffer, seq: number): bigint | string {
+  send(address: Buffer, seq: number, serial: number): bigint | string {
     const p = this.packet;
     p.fill(0, 0, 8);
     p[0] = this.family === 4 ? 8 : 128;
     p.writeUInt16BE(this.id, 4);
     p.writeUInt16BE(seq, 6);
     TOKEN.copy(p, 8);
+    p.writeUInt32BE(serial, 8 + TOKEN.length);
     // ICMPv6's checksum covers a pseudo-header: the kernel writes it for both kinds of socket.
     if (this.family === 4) p.writeUInt16BE(checksum(p), 2);
     address.copy(this.addr, this.family === 4 ? 4 : 8);
@@ -115,10 +119,11 @@ export class IcmpSocket {
       if (n - at < PACKET_BYTES) continue;
       if (recvBuf[at] !== (this.family === 4 ? 0 : 129) || recvBuf[at + 1] !== 0) continue;
       if (this.mode === 'raw' && recvBuf.readUInt16BE(at + 4) !== this.id) continue;
-      if (!recvBuf.subarray(at + 8, at + PACKET_BYTES).equals(TOKEN)) continue;
+      if (!recvBuf.subarray(at + 8, at + 8 + TOKEN.length).equals(TOKEN)) continue;
       const from = this.family === 4 ? fromBuf.toString('hex', 4, 8) : fromBuf.toString('hex', 8, 24);
       const stamped = libc.ioctl(fd, c.SIOCGSTAMPNS, this.stamp) === 0;
-      onReply({ seq: recvBuf.readUInt16BE(at + 6), from, receivedNs: stamped ? timespecNs(this.stamp) : this.now() });
+      const serial = recvBuf.readUInt32BE(at + 8 + TOKEN.length);
+      onReply({ seq: recvBuf.readUInt16BE(at + 6), serial, from, receivedNs: stamped ? timespecNs(this.stamp) : this.now() });
     }
   }
 

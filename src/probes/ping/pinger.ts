@@ -25,6 +25,7 @@ export interface EchoesResult {
 
 interface Pending {
   from: string;
+  serial: number;
   sentNs: bigint;
   run: EchoRun;
 }
@@ -44,6 +45,8 @@ interface FamilyState {
   error: { message: string; at: number } | null;
   pending: Map<number, Pending>;
   nextSeq: number;
+  /** Counts the family's echoes (wrapping at 2^32); carried in the payload. */
+  serial: number;
 }
 
 const families = new Map<IcmpFamily, FamilyState>();
@@ -53,7 +56,7 @@ const logged = new Set<string>();
 function state(family: IcmpFamily): FamilyState {
   let s = families.get(family);
   if (!s) {
-    s = { socket: null, error: null, pending: new Map(), nextSeq: 0 };
+    s = { socket: null, error: null, pending: new Map(), nextSeq: 0, serial: 0 };
     families.set(family, s);
   }
   return s;
@@ -123,9 +126,11 @@ export function sendEchoes(
     const sendOne = () => {
       attempts++;
       const seq = freeSeq(s);
-      const sentNs = seq === null ? 'too many echoes in flight' : socket.send(address, seq);
+      s.serial = (s.serial + 1) >>> 0;
+      const serial = s.serial;
+      const sentNs = seq === null ? 'too many echoes in flight' : socket.send(address, seq, serial);
       if (typeof sentNs === 'bigint' && seq !== null) {
-        s.pending.set(seq, { from, sentNs, run });
+        s.pending.set(seq, { from, serial, sentNs, run });
         run.seqs.push(seq);
         run.waiting++;
         sent++;
@@ -160,7 +165,7 @@ function drain(): void {
     s.socket?.drain((reply) => {
       const p = s.pending.get(reply.seq);
       // Another address answering with our sequence number is not the echo's reply.
-      if (!p || p.from !== reply.from) return;
+      if (!p || p.from !== reply.from || p.serial !== reply.serial) return;
       s.pending.delete(reply.seq);
       p.run.rtts.push(Math.max(0, Number(reply.receivedNs - p.sentNs) / 1e6));
       p.run.waiting--;
