@@ -4,6 +4,7 @@
  * the CLI and the checks of other types never load a native module. Linux x86-64 and arm64 values.
  */
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 export const AF_INET = 2;
 export const AF_INET6 = 10;
@@ -57,8 +58,11 @@ export function libc(): Libc | Error {
 function load(): Libc | Error {
   if (process.platform !== 'linux') return new Error(`ICMP sockets are built for Linux, not ${process.platform}`);
   try {
-    // require(): koffi is CommonJS with a native part, loaded synchronously on first use.
-    const koffi: typeof import('koffi') = createRequire(import.meta.url)('koffi');
+    // require(): koffi is CommonJS with a native part, loaded synchronously on first use. The
+    // agent's bundle compiles the probes as CommonJS text, where import.meta has no url: there
+    // koffi is looked for beside the entry script (dist/ of an installed package).
+    const from = typeof import.meta.url === 'string' ? import.meta.url : pathToFileURL(process.argv[1] ?? `${process.cwd()}/`).href;
+    const koffi: typeof import('koffi') = createRequire(from)('koffi');
     const lib = koffi.load('libc.so.6');
     const f = (decl: string) => lib.func(decl);
     const socket = f('int socket(int, int, int)');
