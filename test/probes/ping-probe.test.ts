@@ -1,5 +1,6 @@
 /**
- * PING checks against real ICMP: loopback answers; a network namespace behind a veth pair drops
+ * PING checks against real ICMP: loopback answers; a network namespace behind a veth pair (IPv4 and
+ * IPv6) drops
  * echoes with nftables (all of them, every other one, every fourth); the datagram and raw socket
  * paths each run in a namespace of their own, where net.ipv4.ping_group_range says which is allowed.
  */
@@ -49,6 +50,7 @@ beforeAll(() => {
       chain input {
         type filter hook input priority 0; policy accept;
         ip daddr ${n.ip(DROPS_ALL)} icmp type echo-request drop
+        ip6 daddr ${n.ip6(DROPS_ALL)} icmpv6 type echo-request drop
         ip daddr ${n.ip(DROPS_HALF)} icmp type echo-request numgen inc mod 2 == 0 drop
         ip daddr ${n.ip(DROPS_QUARTER)} icmp type echo-request numgen inc mod 4 == 0 drop
       }
@@ -87,6 +89,14 @@ describe('PING checks', () => {
     expect(await runner.probe(input(ns.ip(ANSWERS)))).toMatchObject({ status: 'AVAILABLE' });
   });
 
+  it('the same over IPv6, beyond loopback', async () => {
+    const dropped = await runner.probe(input(ns.ip6(DROPS_ALL), { count: 2 }));
+    expect(dropped).toMatchObject({ errorCode: 'PING_FAILED', message: `no reply to 2 echoes from ${ns.ip6(DROPS_ALL)}` });
+    const answered = await runner.probe(input(ns.ip6(ANSWERS), { count: 2, family: 'ipv6' }));
+    expect(answered).toMatchObject({ status: 'AVAILABLE' });
+    expect(answered.message).toContain(`2 of 2 echoes came back from ${ns.ip6(ANSWERS)}`);
+  });
+
   it('[PACKET_LOSS] decides when a condition reads it, even with every echo lost', async () => {
     const result = await runner.probe(input(ns.ip(DROPS_ALL), { count: 1 }, ['[PACKET_LOSS] == 100']));
     expect(result).toMatchObject({ status: 'AVAILABLE', errorCode: null });
@@ -123,12 +133,12 @@ describe('PING checks', () => {
   });
 
   it('many checks at once against several addresses get their own replies', async () => {
-    const targets = [...Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 1}`), '::1', ns.ip(ANSWERS)];
+    const targets = [...Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 1}`), '::1', ns.ip(ANSWERS), ns.ip6(ANSWERS)];
     const checks = Array.from({ length: 120 }, (_, i) => targets[i % targets.length]);
     // The dropped address among them: its echoes share the socket and the sequence numbers.
     const [results, dropped] = await Promise.all([
       Promise.all(checks.map((t) => runner.probe(input(t, { count: 5 }, ['[PACKET_LOSS] == 0']), { report: true }))),
-      Promise.all([1, 2, 3].map(() => runner.probe(input(ns.ip(DROPS_ALL), { count: 5 })))),
+      Promise.all([ns.ip(DROPS_ALL), ns.ip6(DROPS_ALL), ns.ip(DROPS_ALL)].map((t) => runner.probe(input(t, { count: 5 })))),
     ]);
     results.forEach((r, i) => {
       expect(r, checks[i]).toMatchObject({ status: 'AVAILABLE' });

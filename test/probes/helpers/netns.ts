@@ -12,6 +12,8 @@ export interface NetNs {
   hostIp: string;
   /** An address inside the namespace, by its last octet. */
   ip(lastOctet: number): string;
+  /** The same address in IPv6 (a unique local prefix of the namespace's own). */
+  ip6(lastOctet: number): string;
   exec(cmd: string, args: string[], input?: string): string;
   /** Runs `node <script> <args>` inside the namespace (argv[0] is Node 24, as the tests run under). */
   node(script: string, args: string[], wrap?: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
@@ -28,10 +30,12 @@ export function createNetNs(opts: { lastOctets?: number[]; pingGroupRange?: stri
   const name = `mping-${id}`;
   // 198.18.0.0/15 is reserved for benchmarking: it is on no network this host could reach.
   const prefix = `198.19.${randomInt(256)}`;
+  const prefix6 = `fd29:${randomInt(0x10000).toString(16)}::`;
   const ns: NetNs = {
     name,
     hostIp: `${prefix}.1`,
     ip: (n) => `${prefix}.${n}`,
+    ip6: (n) => `${prefix6}${n}`,
     exec: (cmd, args, input) => run('ip', ['netns', 'exec', name, cmd, ...args], input),
     node(script, args, wrap = []) {
       return new Promise((resolve, reject) => {
@@ -63,8 +67,13 @@ export function createNetNs(opts: { lastOctets?: number[]; pingGroupRange?: stri
       const peer = `vn-${id}`.slice(0, 15);
       run('ip', ['link', 'add', host, 'type', 'veth', 'peer', 'name', peer, 'netns', name]);
       run('ip', ['addr', 'add', `${ns.hostIp}/24`, 'dev', host]);
+      // nodad: the addresses are usable at once, not after duplicate address detection.
+      run('ip', ['addr', 'add', `${ns.ip6(1)}/64`, 'dev', host, 'nodad']);
       run('ip', ['link', 'set', host, 'up']);
-      for (const n of opts.lastOctets) ns.exec('ip', ['addr', 'add', `${ns.ip(n)}/24`, 'dev', peer]);
+      for (const n of opts.lastOctets) {
+        ns.exec('ip', ['addr', 'add', `${ns.ip(n)}/24`, 'dev', peer]);
+        ns.exec('ip', ['addr', 'add', `${ns.ip6(n)}/64`, 'dev', peer, 'nodad']);
+      }
       ns.exec('ip', ['link', 'set', peer, 'up']);
     }
     if (opts.nft) ns.exec('nft', ['-f', '-'], opts.nft(ns));
