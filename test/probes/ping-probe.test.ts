@@ -1,8 +1,8 @@
 /**
- * PING checks against real ICMP: loopback answers; a network namespace behind a veth pair (IPv4 and
- * IPv6) drops
- * echoes with nftables (all of them, every other one, every fourth); the datagram and raw socket
- * paths each run in a namespace of their own, where net.ipv4.ping_group_range says which is allowed.
+ * PING checks against real ICMP: loopback answers; a network namespace behind a veth pair (IPv4
+ * and IPv6) drops echoes with nftables (all of them, every other one, every fourth); the datagram
+ * and raw socket paths each run in a namespace of their own, where net.ipv4.ping_group_range says
+ * which is allowed.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
