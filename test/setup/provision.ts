@@ -26,6 +26,7 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   sshd: 'openssh-server', // SSH checks against a real sshd
   'ssh-keygen': 'openssh-client', // that sshd's host key
   dnsmasq: 'dnsmasq', // DNS checks against a real server, over UDP and TCP
+  nft: 'nftables', // PING checks: a namespace that drops echoes
 };
 
 /**
@@ -40,6 +41,11 @@ export const TUNNEL_BENCH_TOOLS: Record<string, string> = {
   sshd: 'openssh-server', // the private sshd that ssh -R forwards through
   ssh: 'openssh-client', // ssh -R itself
   strace: 'strace', // syscalls per request of each path's processes
+};
+
+/** The baselines of `npm run bench:probes -- --type <t>` (installed by the module that needs one). */
+export const PROBE_BENCH_TOOLS: Record<string, string> = {
+  fping: 'fping', // PING: the same echoes from a dedicated pinger
 };
 
 function onPath(command: string, path = process.env.PATH ?? ''): boolean {
