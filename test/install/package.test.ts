@@ -46,9 +46,9 @@ describe('npm pack', () => {
     expect(list.some((f) => /\.ts$/.test(f))).toBe(false);
   });
 
-  it('installs with one runtime dependency (the native SQLite binding)', () => {
+  it('installs with two runtime dependencies, both native: the SQLite binding and koffi (ICMP sockets for PING checks)', () => {
     const modules = readdirSync(join(prefix(), 'lib/node_modules/monctl/node_modules')).filter((n) => !n.startsWith('.'));
-    expect(modules.sort()).toEqual(['better-sqlite3', 'node-addon-api']);
+    expect(modules.sort()).toEqual(['@koromix', 'better-sqlite3', 'koffi', 'node-addon-api']);
   });
 });
 
@@ -71,6 +71,9 @@ describe.each(['24', OLDEST])('the global monctl on Node %s', (version) => {
     try {
       expect(await (await fetch(`${d.url}/actuator/health`)).json()).toEqual({ status: 'UP' });
       expect((await fetch(`${d.url}/swagger-ui/swagger-ui-bundle.js`)).status).toBe(200);
+      // PING loads koffi, the one dependency the bundle leaves out besides SQLite: it must resolve from the installed package.
+      const ping = await d.admin.call(operations.testResource, { body: { name: 'ping', resourceType: 'PING', target: '127.0.0.1' } });
+      expect(ping, JSON.stringify(ping)).toMatchObject({ status: 'AVAILABLE' });
       const created = await d.admin.call(operations.createAgent, { body: { name: 'installed' } });
       const { token } = await d.admin.call(operations.rotateAgentToken, { params: { id: created.id } });
       writeFileSync(join(tokenDir, 'token'), token, { mode: 0o600 });
