@@ -12,7 +12,7 @@ export const MAX_ANSWER_BYTES = 65_535;
 export function tcpExchange(query: Buffer, server: Server, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: server.host, port: server.port });
-    const timer = setTimeout(() => done(new NoAnswer(`no answer from ${show(server)} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => done(new NoAnswer(`no answer from ${show(server)} within ${Math.round(timeoutMs)} ms`)), timeoutMs);
     const chunks: Buffer[] = [];
     let length = 0;
     let finished = false;
