@@ -37,7 +37,10 @@ export function udpExchange(
   return new Promise((resolve, reject) => {
     let socket: Socket | undefined;
     let address = server.host;
-    const timer = setTimeout(() => done(new NoAnswer(`no answer from ${show(server)} within ${Math.round(timeoutMs)} ms`, true)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new NoAnswer(`no answer from ${show(server)} within ${Math.round(timeoutMs)} ms`, true)),
+      timeoutMs,
+    );
     let finished = false;
     function done(err: Error | null, answer?: Buffer) {
       if (finished) return;
