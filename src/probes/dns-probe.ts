@@ -52,12 +52,14 @@ export const probeDns: ProtocolProbe<DnsOptions> = async (target, given, ctx) =>
   try {
     let transport = options.transport;
     if (transport === 'udp') {
-      const { answer: datagram } = await udpExchange(query, server, left(), (msg) => {
+      // The datagram taken is the one just decoded: decoded once.
+      await udpExchange(query, server, left(), (msg) => {
         const decoded = decode(msg);
-        return decoded !== undefined && matches(decoded);
+        if (decoded === undefined || !matches(decoded)) return false;
+        reply = decoded;
+        return true;
       });
-      reply = decode(datagram)!;
-      if (reply.flag_tc) transport = 'tcp';
+      if (reply?.flag_tc) transport = 'tcp';
     }
     if (transport === 'tcp') {
       reply = decode(await tcpExchange(query, server, left()));

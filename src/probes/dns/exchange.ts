@@ -5,9 +5,6 @@
 import { connect } from 'node:net';
 import { NoAnswer, type Server, show } from '../udp-exchange.ts';
 
-/** A DNS message is at most 65,535 bytes (TCP's two-byte length prefix); nothing more is ever buffered. */
-export const MAX_ANSWER_BYTES = 65_535;
-
 /** Sends `query` length-prefixed on a new TCP connection and reads one length-prefixed answer. */
 export function tcpExchange(query: Buffer, server: Server, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
