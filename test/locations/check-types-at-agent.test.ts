@@ -31,7 +31,8 @@ let closed = 0;
 
 beforeAll(async () => {
   tc = await openContext();
-  closing = createServer((s) => s.end());
+  // resume(): read what a check sends, so that its FIN is seen and the connection closes.
+  closing = createServer((s) => s.resume().end());
   await new Promise<void>((r) => closing.listen(0, '127.0.0.1', r));
   open = (closing.address() as AddressInfo).port;
   const gone = createServer();
