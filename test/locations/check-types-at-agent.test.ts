@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,12 +9,11 @@ import { DAEMON_LOCATION } from '../../daemon/probes/locations.ts';
 import { checkAt, type RoundDeps } from '../../daemon/probes/rounds.ts';
 import { nothingConnected } from '../../daemon/tunnel-control.ts';
 import type { ProbeInput, ResourceType } from '../../src/probes/types.ts';
-import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
 import { parseRemoteCheck } from '../../src/tunnel/probe-messages.ts';
-import { PROBE_PROTOCOL, probeStreamTarget, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import { PROBE_PROTOCOL, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import { openContext, type TestContext } from '../probes/helpers/context.ts';
-import { closeAll, errorOf, type MuxPair, muxPair } from '../tunnel/mux-helpers.ts';
-import { agentSide, daemonSide } from './probe-pair.ts';
+import { closeAll, muxPair } from '../tunnel/mux-helpers.ts';
+import { agentSide, daemonSide, sendRaw } from './probe-pair.ts';
 
 /**
  * The protocol check types at an agent location, over a real loopback mux session
@@ -26,13 +26,17 @@ const log = pino({ level: 'silent' });
 let tc: TestContext;
 /** A TCP port that takes connections and closes them at once; and one where nothing listens. */
 let closing: Server;
+const held = new Set<Socket>();
 let open = 0;
 let closed = 0;
 
 beforeAll(async () => {
   tc = await openContext();
-  // resume(): read what a check sends, so that its FIN is seen and the connection closes.
-  closing = createServer((s) => s.resume().end());
+  closing = createServer((s) => {
+    held.add(s);
+    s.on('close', () => held.delete(s));
+    s.end();
+  });
   await new Promise<void>((r) => closing.listen(0, '127.0.0.1', r));
   open = (closing.address() as AddressInfo).port;
   const gone = createServer();
@@ -41,6 +45,8 @@ beforeAll(async () => {
   await new Promise((r) => gone.close(r));
 });
 afterAll(async () => {
+  // Sockets this server ended may not have closed yet (the peer half-closes lazily): the test ends them.
+  for (const s of held) s.destroy();
   await new Promise((r) => closing?.close(r));
   await tc.close();
 });
@@ -97,6 +103,24 @@ describe('protocol check types at an agent', () => {
       expect(verdict(there)).toEqual(verdict(here));
     } finally {
       await close();
+    }
+  });
+
+  it("the options reach the agent's runner: a UDP datagram from udp.send, echoed, meets [BODY] at both", async () => {
+    const echo = createSocket('udp4');
+    echo.on('message', (msg, from) => echo.send(msg, from.port, from.address));
+    await new Promise<void>((r) => echo.bind(0, '127.0.0.1', r));
+    const { ctx, close } = await connected();
+    try {
+      const input = inputOf('UDP', `127.0.0.1:${echo.address().port}`, { send: '70696e67', sendEncoding: 'hex' });
+      input.conditions = ['[BODY] == ping'];
+      const here = await checkAt(ctx, tc.ctx.prober, input, DAEMON_LOCATION);
+      const there = await checkAt(ctx, tc.ctx.prober, input, { agentId: 1, name: 'office' });
+      expect(here.result).toMatchObject({ status: 'AVAILABLE', errorCode: null });
+      expect(there.result).toMatchObject({ status: 'AVAILABLE', errorCode: null, message: here.result.message });
+    } finally {
+      await close();
+      await new Promise<void>((r) => echo.close(() => r()));
     }
   });
 
@@ -175,17 +199,4 @@ describe('protocol check types at an agent', () => {
 
 function base(type: string, target: string): RemoteCheck {
   return { type: type as ResourceType, target, skipTLS: false, recursive: false, timeoutMs: 2_000 };
-}
-
-/** A raw probe stream carrying `text`: the agent's reset (code and message), or its answer. */
-async function sendRaw(pair: MuxPair, text: string) {
-  const stream: MuxStream = pair.opener.open(probeStreamTarget(PROBE_PROTOCOL));
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<{ answer?: unknown; code?: string; message?: string }>((resolve) => {
-    stream.once('end', () => resolve({ answer: JSON.parse(Buffer.concat(chunks).toString()) }));
-    errorOf(stream).then((err) => resolve({ code: err.code, message: err.message }));
-  });
-  stream.end(text);
-  return done;
 }
