@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { getServers } from 'node:dns';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
-import { formatAnswer, parseResolver, questionName } from './dns/answers.ts';
+import { formatAnswer, isDnsName, parseResolver, questionName } from './dns/answers.ts';
 import { tcpExchange } from './dns/exchange.ts';
 import { NoAnswer, type Server, show, udpExchange } from './udp-exchange.ts';
 import { DNS_ERROR } from './errors.ts';
@@ -31,6 +31,8 @@ export const probeDns: ProtocolProbe<DnsOptions> = async (target, given, ctx) =>
   const server = resolverOf(options);
   if (!server)
     return { status: 'NOT_AVAILABLE', message: 'no resolver: none set and none in /etc/resolv.conf', errorCode: 'CONNECTION_ERROR' };
+  // dns-packet writes any label as given: one past 63 bytes would make a malformed question.
+  if (!isDnsName(name)) return { status: 'NOT_AVAILABLE', message: `invalid DNS name "${name}"`, errorCode: DNS_ERROR };
   const id = randomInt(0, 65_536);
   const query = dnsPacket.encode({
     type: 'query',
@@ -50,12 +52,14 @@ export const probeDns: ProtocolProbe<DnsOptions> = async (target, given, ctx) =>
   try {
     let transport = options.transport;
     if (transport === 'udp') {
-      const { answer: datagram } = await udpExchange(query, server, left(), (msg) => {
+      // The datagram taken is the one just decoded: decoded once.
+      await udpExchange(query, server, left(), (msg) => {
         const decoded = decode(msg);
-        return decoded !== undefined && matches(decoded);
+        if (decoded === undefined || !matches(decoded)) return false;
+        reply = decoded;
+        return true;
       });
-      reply = decode(datagram)!;
-      if (reply.flag_tc) transport = 'tcp';
+      if (reply?.flag_tc) transport = 'tcp';
     }
     if (transport === 'tcp') {
       reply = decode(await tcpExchange(query, server, left()));

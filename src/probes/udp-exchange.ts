@@ -6,9 +6,6 @@ import { createSocket, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns';
 import { isIP, isIPv6 } from 'node:net';
 
-/** A datagram is at most 65,535 bytes: what one answer can hold, so nothing more is buffered. */
-export const MAX_DATAGRAM_BYTES = 65_535;
-
 export interface Server {
   host: string;
   port: number;
@@ -37,7 +34,10 @@ export function udpExchange(
   return new Promise((resolve, reject) => {
     let socket: Socket | undefined;
     let address = server.host;
-    const timer = setTimeout(() => done(new NoAnswer(`no answer from ${show(server)} within ${timeoutMs} ms`, true)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new NoAnswer(`no answer from ${show(server)} within ${Math.round(timeoutMs)} ms`, true)),
+      timeoutMs,
+    );
     let finished = false;
     function done(err: Error | null, answer?: Buffer) {
       if (finished) return;
@@ -49,7 +49,8 @@ export function udpExchange(
     }
     const send = () => {
       if (finished) return;
-      const s = createSocket({ type: isIPv6(address) ? 'udp6' : 'udp4', recvBufferSize: MAX_DATAGRAM_BYTES });
+      // One datagram is taken, at most 64 KiB by UDP itself; the socket closes with it, so nothing queues.
+      const s = createSocket(isIPv6(address) ? 'udp6' : 'udp4');
       socket = s;
       s.on('error', (err) => done(new NoAnswer(`${(err as NodeJS.ErrnoException).code ?? 'error'}: ${err.message}`)));
       s.on('message', (msg) => {

@@ -60,6 +60,11 @@ describe('DNS checks against dnsmasq', () => {
     });
   });
 
+  it('a name with a label past 63 bytes is refused before anything is sent', async () => {
+    const long = `${'a'.repeat(64)}.x.test`;
+    expect(await check(long, {})).toMatchObject({ status: 'NOT_AVAILABLE', errorCode: 'DNS_ERROR', message: `invalid DNS name "${long}"` });
+  });
+
   it('no record of the type is DNS_ERROR "no MX record for …"', async () => {
     expect(await check('www.x.test', { recordType: 'MX' })).toMatchObject({
       status: 'NOT_AVAILABLE',

@@ -73,3 +73,9 @@ export function parseResolver(text: string): { host: string; port: number } | un
   if (port < 1 || port > 65535) return undefined;
   return { host: m[1] ?? m[2], port };
 }
+
+/** At most 253 characters in labels of 1 to 63 bytes (RFC 1035 2.3.4). */
+export function isDnsName(name: string): boolean {
+  if (name.length === 0 || Buffer.byteLength(name) > 253) return false;
+  return name.split('.').every((label) => label.length > 0 && Buffer.byteLength(label) <= 63);
+}

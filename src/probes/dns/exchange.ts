@@ -5,14 +5,11 @@
 import { connect } from 'node:net';
 import { NoAnswer, type Server, show } from '../udp-exchange.ts';
 
-/** A DNS message is at most 65,535 bytes (TCP's two-byte length prefix); nothing more is ever buffered. */
-export const MAX_ANSWER_BYTES = 65_535;
-
 /** Sends `query` length-prefixed on a new TCP connection and reads one length-prefixed answer. */
 export function tcpExchange(query: Buffer, server: Server, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: server.host, port: server.port });
-    const timer = setTimeout(() => done(new NoAnswer(`no answer from ${show(server)} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => done(new NoAnswer(`no answer from ${show(server)} within ${Math.round(timeoutMs)} ms`)), timeoutMs);
     const chunks: Buffer[] = [];
     let length = 0;
     let finished = false;
