@@ -24,6 +24,7 @@ import { conditionsOf } from '../probes/resource-conditions.ts';
 import { plainOf } from '../probes/http-request-store.ts';
 import { effectiveStatus } from '../probes/results.ts';
 import { pingDetailOf } from '../probes/ping-columns.ts';
+import { optionsView } from '../probes/check-options.ts';
 
 /** Database rows to the API's JSON shapes. */
 export type GroupRef = { id: number; name: string };
@@ -93,6 +94,7 @@ export function toAdminResource(
     latestTiming: isDaemonOnly(locations) ? timingOf(row.latest_timing) : null,
     ...httpCheckView(row),
     push,
+    ...optionsView(row.resource_type, row.check_options),
   };
 }
 

@@ -10,6 +10,7 @@ import { insertPushCheck } from '../push/store/push-checks.ts';
 import { createSchedule } from '../push/store/push-fields.ts';
 import { checkSlugFree, freeSlug, slugFromName } from '../push/store/slugs.ts';
 import { checkGroupIds, checkNameFree, setGroups } from './resource-store.ts';
+import { createOptions } from './check-option-rules.ts';
 
 /**
  * Writes a new resource in `trx`, its body already checked by checkResourceBody: its groups,
@@ -51,6 +52,7 @@ export async function insertResource(
       quorum: body.quorum ?? 'majority',
       conditions: conditionsColumn(body.conditions ?? []),
       ...toColumns(body, requestBox(ctx)),
+      check_options: createOptions(body.resourceType, body),
       // A new active resource is due at once; the scheduler hears about it on the bus. PUSH is never probed.
       next_run_at: active && !push ? now : null,
       current_status: 'unknown',

@@ -6,6 +6,7 @@ import { validateConditions } from '../../src/probes/conditions/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { GroupRef } from './mappers.ts';
 import { checkRequestFields } from './http-check-rules.ts';
+import { createOptions } from './check-option-rules.ts';
 import { checkTarget } from './targets.ts';
 import { checkTypeFields, createSchedule } from '../push/store/push-fields.ts';
 import { checkSlug } from '../push/store/slugs.ts';
@@ -78,6 +79,7 @@ export function checkResourceBody(body: Static<typeof ResourceCreate>, now = Dat
   }
   checkConditions(body.resourceType, body.conditions ?? []);
   if (!push) checkRequestFields(body.resourceType, body);
+  createOptions(body.resourceType, body);
 }
 
 /** Replaces a resource's group memberships. */

@@ -19,6 +19,7 @@ import { locationsOfOne, resolveLocations, sameLocations, setLocations } from '.
 import { effectiveStatus } from '../probes/results.ts';
 import type { MonitoringState } from './state.ts';
 import { checkTypeFields } from '../push/store/push-fields.ts';
+import { patchOptions } from './check-option-rules.ts';
 import { patchPushCheck } from '../push/store/push-checks.ts';
 
 /**
@@ -46,10 +47,12 @@ export async function updateResource(
       const type = (body.resourceType ?? before.resource_type) as ResourceType;
       const target = body.target ?? before.target;
       const recursive = body.recursive ?? before.recursive === 1;
+      const options = patchOptions(type, before, body);
       // A push check's target is its slug: renaming it changes nothing that was watched.
       const probed =
         !push &&
         ((body.resourceType !== undefined && body.resourceType !== before.resource_type) ||
+          options !== before.check_options ||
           (body.target !== undefined && body.target !== before.target) ||
           (body.skipTLS !== undefined && body.skipTLS !== (before.skip_tls === 1)) ||
           (body.recursive !== undefined && body.recursive !== (before.recursive === 1)));
@@ -82,6 +85,7 @@ export async function updateResource(
       put('failure_threshold', body.failureThreshold, Number(before.failure_threshold));
       put('success_threshold', body.successThreshold, Number(before.success_threshold));
       put('quorum', body.quorum, before.quorum);
+      put('check_options', options, before.check_options);
       if (body.conditions !== undefined) put('conditions', conditionsColumn(body.conditions), before.conditions);
       const changed = Object.keys(set).length > 0 || moved || regrouped || rescheduled;
       if (!changed) return { row: before, before, incidents: [], changed };

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import type { ResourceType } from '../../src/api/schemas/monitoring.ts';
 
 /**
@@ -42,6 +42,35 @@ export function checkHostPort(text: string, portRequired: boolean): string | und
   }
   if (port === undefined) return portRequired ? 'must be host:port' : undefined;
   if (!validPort(port)) return 'the port must be an integer from 1 to 65535';
+  return undefined;
+}
+
+/** A DNS label as names in the wild have them: `_sip`, `_tcp` and `_dmarc` lead with an underscore (RFC 2782, 7489). */
+const DNS_LABEL = /^(?=.{1,63}$)_?[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?$/;
+
+/** A DNS question's name (a trailing dot is fine), or an IP address (a PTR question; option rules say which types may). */
+export function checkDnsTarget(target: string): string | undefined {
+  if (isIP(target)) return undefined;
+  if (target.length > 254 || target === '.') return 'a name has at most 253 characters';
+  const labels = target.replace(/\.$/, '').split('.');
+  if (!labels.every((l) => DNS_LABEL.test(l)))
+    return 'must be a DNS name: labels of letters, digits and inner hyphens, separated by dots (one leading _ allowed)';
+  return undefined;
+}
+
+/** A `ws://` or `wss://` URL naming a host. */
+function checkWebSocketTarget(target: string): string | undefined {
+  // URL parsing drops tabs and newlines silently: refuse them (and every control character) first.
+  if (/[\s\x00-\x1f\x7f]/.test(target)) return 'must not contain whitespace or control characters';
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return 'must be a ws:// or wss:// URL';
+  }
+  if ((url.protocol !== 'ws:' && url.protocol !== 'wss:') || !/^wss?:\/\//i.test(target)) return 'must be a ws:// or wss:// URL';
+  if (url.hostname === '') return 'must name a host';
+  if (url.username || url.password) return 'must not carry credentials (use websocket.headers)';
   return undefined;
 }
 
@@ -115,9 +144,25 @@ export function checkDockerTarget(target: string, recursive: boolean): string | 
   return undefined;
 }
 
-/** The reason a target is invalid for its type, or undefined. */
+/** The reason a target is invalid for its type, or undefined (the protocol checks: docs/API.md#check-types). */
 export function checkTarget(type: ResourceType, target: string, recursive: boolean): string | undefined {
-  if (type === 'HTTP') return checkHttpTarget(target);
-  if (type === 'TCP') return checkTcpTarget(target);
-  return checkDockerTarget(target, recursive);
+  switch (type) {
+    case 'HTTP':
+      return checkHttpTarget(target);
+    case 'TCP':
+    case 'TLS':
+    case 'UDP':
+    case 'GRPC':
+      return checkHostPort(target, true);
+    case 'DNS':
+      return checkDnsTarget(target);
+    case 'PING':
+      return isHostname(target) || isIPv6(target) ? undefined : 'must be a host name or an IP address (IPv6 without brackets)';
+    case 'WEBSOCKET':
+      return checkWebSocketTarget(target);
+    case 'SSH':
+      return checkHostPort(target, false);
+    default:
+      return checkDockerTarget(target, recursive);
+  }
 }

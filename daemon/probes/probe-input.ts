@@ -8,6 +8,7 @@ import type { ResourceCreate } from '../../src/api/schemas/monitoring.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { fieldsOf, openSecrets, type RequestFields } from './http-request-store.ts';
 import { conditionsOf } from './resource-conditions.ts';
+import { optionFieldOf, probeOptionsOf, storedOptions } from './check-options.ts';
 import type { HttpRequestSpec } from '../../src/probes/types.ts';
 import type { ProbeInput, ResourceType } from './types.ts';
 
@@ -27,6 +28,7 @@ export const PROBE_COLUMNS = [
   'http_secrets',
   'timeout_seconds',
   'upside_down',
+  'check_options',
 ] as const;
 
 /** A `resources` row as PROBE_COLUMNS selects it. */
@@ -45,6 +47,7 @@ export interface ProbeRow {
   http_secrets: string | null;
   timeout_seconds: number | null;
   upside_down: number | null;
+  check_options: string | null;
 }
 
 /**
@@ -71,13 +74,17 @@ export function probeInputOf(row: ProbeRow, box: SecretBox): CheckInput {
     conditions: conditionsOf(row.conditions),
     ...requestInput(row.http_request === null && row.http_secrets === null, fieldsOf(row, secrets ?? {})),
   };
+  const options = probeOptionsOf(row.resource_type, storedOptions(row.check_options));
+  if (options) input.options = options;
   if (secrets === undefined) input.unopened = UNOPENED;
   return input;
 }
 
 /** The check of a resource body that was validated as a create would validate it; `resourceId` 0 (nothing stored). */
 export function probeInputFromBody(body: Static<typeof ResourceCreate>): ProbeInput {
-  return {
+  const field = optionFieldOf(body.resourceType);
+  const options = probeOptionsOf(body.resourceType, field && body[field]);
+  const input: ProbeInput = {
     resourceId: 0,
     // checkResourceBody refused PUSH and a missing target before this.
     type: body.resourceType as ProbeInput['type'],
@@ -87,6 +94,8 @@ export function probeInputFromBody(body: Static<typeof ResourceCreate>): ProbeIn
     conditions: body.conditions ?? [],
     ...requestInput(!HTTP_ONLY.some((k) => body[k] !== undefined), body),
   };
+  if (options) input.options = options;
+  return input;
 }
 
 /** The fields that only an HTTP check reads (timeoutSeconds and upsideDown apply to every type). */
