@@ -31,7 +31,7 @@ export interface CheckOptionFlags {
   grpcService?: string;
   grpcTls?: boolean;
   wsHeader?: string[];
-  /** `--no-ws-headers`: false. */
+  /** `--no-ws-headers`: false (true when not given). */
   wsHeaders?: boolean;
   resetOptions?: boolean;
 }
@@ -131,7 +131,9 @@ export function checkOptionFlags(cmd: Command, update = false): Command {
   return cmd;
 }
 
-const given = (f: CheckOptionFlags) => (Object.keys(FLAGS) as Key[]).filter((k) => f[k] !== undefined);
+/** The flags given; commander makes `--no-ws-headers`, which has no positive form, true when absent. */
+const given = (f: CheckOptionFlags) =>
+  (Object.keys(FLAGS) as Key[]).filter((k) => (k === 'wsHeaders' ? f[k] === false : f[k] !== undefined));
 
 /** True when a flag of some type's options was given (update then needs the stored type). */
 export const hasCheckOptionFlags = (f: CheckOptionFlags) => given(f).length > 0 || f.resetOptions === true;
