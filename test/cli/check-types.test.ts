@@ -201,6 +201,24 @@ describe('resources add|update|get|list: the protocol check types', { timeout: 1
     expect((await monctl(['resources', 'list', '-o', 'json'])).json().map((r: { name: string }) => r.name)).not.toContain('bad');
   });
 
+  it("the daemon's 400 on an option names the flag typed, not the API's field", async () => {
+    const big = await monctl([
+      'resources',
+      'add',
+      'big',
+      '--type',
+      'UDP',
+      '--target',
+      '127.0.0.1:7',
+      '--inactive',
+      '--send',
+      'x'.repeat(9000),
+    ]);
+    expect(big.code, big.stderr).toBe(1);
+    expect(big.stderr).toMatch(/--send/);
+    expect(big.stderr).not.toMatch(/udp\.send/);
+  });
+
   it('resources test takes the same flags, and -f the same objects', async () => {
     // The check itself is the probes' work: here the body is accepted (a 400 would exit 1, a bad flag 2).
     const flags = await monctl(['resources', 'test', '--type', 'DNS', '--target', 'example.test', '--record-type', 'SOA', '-o', 'json']);
