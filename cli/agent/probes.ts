@@ -197,6 +197,7 @@ function probeInputOf(check: RemoteCheck): ProbeInput {
   };
   if (check.conditions) input.conditions = check.conditions;
   if (check.http) input.http = check.http;
+  if (check.options) input.options = check.options;
   if (check.checkTimeoutMs !== undefined) input.timeoutMs = check.checkTimeoutMs;
   if (check.upsideDown) input.upsideDown = true;
   return input;

@@ -29,6 +29,7 @@ export function checkOptionTypes(type: ResourceType, body: object): void {
 /** A create (or test) body's options: its type's only, values checked; the column to store. */
 export function createOptions(type: ResourceType, body: object): string | null {
   checkOptionTypes(type, body);
+  checkSkipTls(type, (body as { skipTLS?: boolean }).skipTLS === true);
   const field = optionFieldOf(type);
   if (!field) return null;
   const given = (body as OptionBody)[field];
@@ -44,10 +45,11 @@ export function createOptions(type: ResourceType, body: object): string | null {
  */
 export function patchOptions(
   type: ResourceType,
-  before: { resource_type: string; target: string; check_options: string | null },
-  body: object,
+  before: { resource_type: string; target: string; skip_tls: number; check_options: string | null },
+  body: object & { skipTLS?: boolean; resourceType?: string },
 ): string | null {
   checkOptionTypes(type, body);
+  if (body.skipTLS !== undefined || body.resourceType !== undefined) checkSkipTls(type, body.skipTLS ?? before.skip_tls === 1);
   const field = optionFieldOf(type);
   if (!field) return null;
   const given = (body as OptionBody)[field];
@@ -56,6 +58,15 @@ export function patchOptions(
   checkOptionValues(field, normaliseOptions(type, merged));
   checkPtrTarget(type, (body as { target?: string }).target ?? before.target, merged);
   return optionsColumn(type, merged);
+}
+
+/** The protocol types that never see a certificate; TCP takes skipTLS as it always has (and ignores it). */
+const WITHOUT_TLS = new Set<string>(['DNS', 'PING', 'UDP', 'SSH']);
+
+/** skipTLS on a type that makes no TLS connection would say something false about the check: 400 naming it. */
+function checkSkipTls(type: ResourceType, skipTLS: boolean): void {
+  if (skipTLS && WITHOUT_TLS.has(type))
+    throw invalidField('skipTLS', `a ${type} check makes no TLS connection: skipTLS is for HTTP, DOCKER, TLS, GRPC and WEBSOCKET`);
 }
 
 /** A DNS target may be an IP address only for a PTR question (the probe asks for its reverse name). */

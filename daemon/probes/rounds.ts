@@ -78,6 +78,7 @@ async function remoteCheck(ctx: RoundDeps, input: ProbeInput, report: boolean): 
   if (input.resourceId) check.resourceId = input.resourceId;
   if (input.conditions?.length) check.conditions = input.conditions;
   if (input.http) check.http = input.http;
+  if (input.options) check.options = input.options;
   if (input.timeoutMs !== undefined) check.checkTimeoutMs = input.timeoutMs;
   if (input.upsideDown) check.upsideDown = true;
   if (report) check.report = true;

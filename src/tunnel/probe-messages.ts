@@ -15,6 +15,7 @@ import {
   type ResourceType,
 } from '../probes/types.ts';
 import type { RemoteAnswer, RemoteCheck } from './probe-protocol.ts';
+import { parseCheckOptions } from './probe-options.ts';
 
 /** Plain and secret headers together: 32 of each. */
 const MAX_WIRE_HEADERS = 64;
@@ -27,7 +28,9 @@ const MAX_BODY_BYTES_SETTING = 2 ** 30;
 const MAX_EXCERPT_CHARS = 4096;
 const MAX_REPORT_HEADERS = 256;
 
-const TYPES = new Set(['HTTP', 'TCP', 'DOCKER']);
+/** Every probed type (src/probes/types.ts ResourceType); protocol 1 knew the first three. */
+const TYPES = new Set<string>(['HTTP', 'TCP', 'DOCKER', 'DNS', 'PING', 'TLS', 'UDP', 'GRPC', 'WEBSOCKET', 'SSH'] satisfies ResourceType[]);
+const PROTOCOL_1_TYPES = new Set<string>(['HTTP', 'TCP', 'DOCKER']);
 const STATUSES = new Set(['AVAILABLE', 'NOT_AVAILABLE', 'UNKNOWN']);
 const METHODS = new Set<string>(HTTP_METHODS);
 const isString = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max;
@@ -40,6 +43,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** What a check asks beyond protocol 1, in words (for the location's `unknown` at an older agent); empty: protocol 1 will do. */
 export function protocol2Needs(check: RemoteCheck): string[] {
   const needs: string[] = [];
+  if (!PROTOCOL_1_TYPES.has(check.type)) needs.push(`${check.type} checks`);
+  if (check.options) needs.push(`${check.type} options`);
   if (check.conditions?.length) needs.push('conditions');
   if (check.http) needs.push('request fields');
   if (check.checkTimeoutMs !== undefined) needs.push('its own timeout');
@@ -52,7 +57,7 @@ export function protocol2Needs(check: RemoteCheck): string[] {
 export function parseRemoteCheck(value: unknown, version = 1): RemoteCheck | string {
   if (!isRecord(value)) return 'the check is not an object';
   const v = value;
-  if (!TYPES.has(v.type as string)) return 'type must be HTTP, TCP or DOCKER';
+  if (!TYPES.has(v.type as string)) return `type must be one of ${[...TYPES].join(', ')}`;
   if (!isString(v.target, 2048) || !v.target) return 'target must be a string of 1 to 2048 characters';
   if (typeof v.skipTLS !== 'boolean' || typeof v.recursive !== 'boolean') return 'skipTLS and recursive must be booleans';
   if (!isInt(v.timeoutMs, 1, MAX_TIMEOUT_MS)) return `timeoutMs must be 1 to ${MAX_TIMEOUT_MS}`;
@@ -93,6 +98,11 @@ function parseProtocol2(v: Record<string, unknown>, check: RemoteCheck): string 
     const http = parseHttpSpec(v.http);
     if (typeof http === 'string') return `http.${http}`;
     check.http = http;
+  }
+  if (v.options !== undefined) {
+    const options = parseCheckOptions(check.type, v.options);
+    if (typeof options === 'string') return options;
+    check.options = options;
   }
   if (v.checkTimeoutMs !== undefined) {
     if (!isInt(v.checkTimeoutMs, 1, MAX_TIMEOUT_MS)) return `checkTimeoutMs must be 1 to ${MAX_TIMEOUT_MS}`;

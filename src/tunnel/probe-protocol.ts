@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import type { HttpRequestSpec, ProbeResult, ResourceType } from '../probes/types.ts';
+import type { CheckOptions, HttpRequestSpec, ProbeResult, ResourceType } from '../probes/types.ts';
 
 /**
  * Remote checks over the tunnel (docs/API.md#check-locations): a new kind of mux stream. The
@@ -12,8 +12,9 @@ import type { HttpRequestSpec, ProbeResult, ResourceType } from '../probes/types
  * - the agent announces what it speaks on its dial (`x-monctl-probes:
  *   protocol=2; concurrency=64; queue=256`); an agent that announces nothing
  *   is too old, and the daemon sends it no check; one that announces 1 is sent
- *   only the checks protocol 1 can carry (no conditions, request fields, own
- *   timeout, upside-down or report: src/tunnel/probe-messages.ts `protocol2Needs`);
+ *   only the checks protocol 1 can carry (HTTP, TCP and DOCKER, without
+ *   conditions, request fields, options, own timeout, upside-down or report:
+ *   src/tunnel/probe-messages.ts `protocol2Needs`);
  * - each stream names its version; an agent resets a version it does not speak
  *   with `UNSUPPORTED`, and an agent from before remote checks resets the
  *   stream as a bad target (`BAD_TARGET`): both read as "unsupported".
@@ -99,6 +100,8 @@ export interface RemoteCheck {
   resourceId?: number;
   conditions?: readonly string[];
   http?: HttpRequestSpec;
+  /** The type's own options, every field (docs/API.md#check-types); absent for HTTP, DOCKER, SSH and a plain TCP connect. */
+  options?: CheckOptions;
   /** The resource's own timeout (`timeoutSeconds`), for this check in place of `timeoutMs`. */
   checkTimeoutMs?: number;
   upsideDown?: boolean;

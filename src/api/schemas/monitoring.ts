@@ -37,7 +37,10 @@ export const Name = Type.String({
   pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001f\\u007f]+$',
   description: '1 to 200 characters, not blank, no control characters',
 });
-export const Target = Type.String({ minLength: 1, maxLength: 2048 });
+/** What `target` is, per type (docs/API.md#resource-fields, #check-types), for the OpenAPI document. */
+export const TARGET_FORMATS =
+  'HTTP: an absolute http(s) URL; TCP, TLS, UDP, GRPC: host:port (IPv6 in brackets); DNS: a name (labels may start with _, a trailing dot is fine; an IP address for dns.recordType PTR); PING: a host name or an IP address (IPv6 without brackets); WEBSOCKET: a ws:// or wss:// URL; SSH: host or host:port (port 22); DOCKER: [registry[:port]/]path[:tag|@digest]';
+export const Target = Type.String({ minLength: 1, maxLength: 2048, description: TARGET_FORMATS });
 export const IntervalSeconds = Type.Integer({ minimum: 10, maximum: 86400, description: 'seconds between checks' });
 export const GroupIds = Type.Array(Id, { maxItems: 100, description: 'ids of existing groups' });
 export const FailureThreshold = Type.Integer({
@@ -171,7 +174,7 @@ export const ResourceCreate = Body(
       Type.String({
         minLength: 1,
         maxLength: 2048,
-        description: 'required, but for PUSH: there it is the slug (lower-case letters, digits, - and _), made from the name when absent',
+        description: `required, but for PUSH: there it is the slug (lower-case letters, digits, - and _), made from the name when absent. ${TARGET_FORMATS}`,
       }),
     ),
     skipTLS: Type.Optional(Type.Boolean()),
