@@ -34,9 +34,11 @@ export interface CheckOptionFlags {
   /** `--no-ws-headers`: false (true when not given). */
   wsHeaders?: boolean;
   resetOptions?: boolean;
+  /** The resource's `--skip-tls`, refused here on the types that make no TLS connection. */
+  skipTls?: boolean;
 }
 
-type Key = Exclude<keyof CheckOptionFlags, 'resetOptions'>;
+type Key = Exclude<keyof CheckOptionFlags, 'resetOptions' | 'skipTls'>;
 type Options = Record<string, unknown>;
 
 /** Each flag, as typed (`--no-…` when false), and the types it is for. */
@@ -242,6 +244,9 @@ export function checkOptionsBody(type: string, f: CheckOptionFlags): Options {
     const [flag, off, types] = FLAGS[k];
     if (!types.includes(type)) usage(`${f[k] === false && off ? off : flag} is for ${list(types)} checks, not ${type}`);
   }
+  // As the daemon says (docs/API.md#check-types); on update without --type, its 400 says it.
+  if (f.skipTls && ['DNS', 'PING', 'UDP', 'SSH'].includes(type))
+    usage(`--skip-tls is for HTTP, DOCKER, TCP, TLS, GRPC or WEBSOCKET checks, not ${type}: a ${type} check makes no TLS connection`);
   const field = OPTION_FIELD[type];
   if (f.resetOptions) {
     if (!field) usage(`--reset-options: a ${type} resource has no options of its own`);

@@ -180,6 +180,7 @@ describe('resources add|update|get|list: the protocol check types', { timeout: 1
       [add('UDP', 'a.test:7', '--expect', 'x'), /--expect is for TCP checks, not UDP/],
       [add('DOCKER', 'alpine', '--starttls', 'smtp'), /--starttls is for TLS checks, not DOCKER/],
       [add('TCP', 'a.test:1', '--ws-header', 'A: 1'), /--ws-header is for WEBSOCKET checks, not TCP/],
+      [add('UDP', 'a.test:7', '--skip-tls'), /--skip-tls is for HTTP, DOCKER, TCP, TLS, GRPC or WEBSOCKET checks, not UDP/],
       [add('DNS', 'a.test', '--record-type', 'XX'), /--record-type must be one of A, AAAA, CNAME/],
       [add('PING', 'a.test', '--count', '11'), /--count must be 1 to 10/],
       [add('PING', 'a.test', '--ping-interval', '5ms'), /--ping-interval must be whole milliseconds from 20ms to 1s/],
