@@ -294,6 +294,16 @@ describe('apply -f: the protocol check types', { timeout: 120_000 }, () => {
     ok(await monctl(['apply', '-f', file('types3.yaml', spec('TXT'))]));
     // PATCH merged the one field: the others kept.
     expect((await admin('a-dns')).dns).toEqual({ recordType: 'TXT', resolver: null, transport: 'udp' });
+
+    // A new type takes the file's object whole.
+    const retyped = spec('TXT').replace(
+      'type: SSH\n    target: 127.0.0.1:2222',
+      'type: TCP\n    target: 127.0.0.1:2222\n    tcp: {expect: SSH-}',
+    );
+    const typed = await monctl(['apply', '-f', file('types4.yaml', retyped), '-o', 'json']);
+    ok(typed);
+    expect(typed.json().changes).toEqual([{ action: 'update', kind: 'resource', name: 'a-ssh', changes: ['type', 'tcp'] }]);
+    expect(await admin('a-ssh')).toMatchObject({ resourceType: 'TCP', tcp: { send: null, expect: 'SSH-', expectKind: 'text' } });
   });
 
   it('an object of another type, or a bad field, is refused before any write, naming its path', async () => {
