@@ -14,6 +14,7 @@
  * check against the baseline's CPU per request (target with conditions: at most 1.3×).
  * `--location agent`: bench/probes-agent.ts, through an agent and through the daemon in one run
  * (also `npm run bench:probes-agent`, so that `npm run bench` writes it to docs/BENCHMARKS.md).
+ * `--type dns|ping|tls|udp|grpc`: bench/probe-types.ts, one protocol type against its bare baseline.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -202,4 +203,7 @@ const at = process.argv.indexOf('--location');
 if (process.argv.includes('--serve-targets')) await serveTargets(flag('serve-targets', 8), process.argv.includes('--json'));
 // Issue 19: checks through an agent against the same through the daemon (bench/probes-agent.ts).
 else if (at > 0 && process.argv[at + 1] === 'agent') await (await import('./probes-agent.ts')).benchAgentLocation();
+// One protocol type against its own baseline (bench/probe-types.ts).
+else if (process.argv.includes('--type'))
+  await (await import('./probe-types.ts')).benchProbeType(process.argv[process.argv.indexOf('--type') + 1]);
 else await main();

@@ -6,7 +6,7 @@ import { RegistryState } from './docker/state.ts';
 import { probeHttp } from './http-probe.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './read-body.ts';
 import { probeTcp } from './tcp-probe.ts';
-import type { CheckOptionsByType, ProbeInput, ProbeResult } from './types.ts';
+import type { CheckOptionsByType, ProbeInput, ProbeResult, TcpOptions } from './types.ts';
 import type { ProtocolProbe, ProtocolProbeContext } from './protocol-probe.ts';
 import { probeDns } from './dns-probe.ts';
 import { probeGrpc } from './grpc-probe.ts';
@@ -111,7 +111,7 @@ export function createProbeRunner(opts: RunnerOptions): Prober {
             });
             break;
           case 'TCP':
-            outcome = await probeTcp(input.target, timeoutMs, conditions, perCheck?.report);
+            outcome = await probeTcp(input.target, timeoutMs, conditions, perCheck?.report, input.options as TcpOptions | undefined);
             break;
           case 'DOCKER':
             outcome = await probeDocker(input.target, input.skipTLS, input.recursive, {

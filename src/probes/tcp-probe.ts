@@ -2,7 +2,8 @@ import { connect } from 'node:net';
 import { type CheckConditions, judge } from './check-conditions.ts';
 import { connectTiming, timeSocket } from './connection-timing.ts';
 import { describeError } from './errors.ts';
-import type { ProbeResult } from './types.ts';
+import { probeTcpExpect } from './tcp-expect.ts';
+import type { ProbeResult, TcpOptions } from './types.ts';
 
 /** Splits `host:port` / `[v6]:port`. */
 export function parseTcpTarget(target: string): { host: string; port: number } | undefined {
@@ -15,17 +16,22 @@ export function parseTcpTarget(target: string): { host: string; port: number } |
 
 /**
  * Connects and closes at once: connected is AVAILABLE, when the conditions (of
- * `[CONNECTED]`, `[RESPONSE_TIME]` to connect, and `[IP]`) hold.
+ * `[CONNECTED]`, `[RESPONSE_TIME]` to connect, and `[IP]`) hold. With `tcp.send` or `tcp.expect`,
+ * src/probes/tcp-expect.ts: it sends and reads the first bytes too.
  */
 export function probeTcp(
   target: string,
   timeoutMs: number,
   conditions: CheckConditions | null = null,
   report = false,
+  options?: TcpOptions,
 ): Promise<Omit<ProbeResult, 'durationMs' | 'checkedAt'>> {
   const address = parseTcpTarget(target);
   if (!address)
     return Promise.resolve({ status: 'NOT_AVAILABLE', message: `invalid TCP target "${target}"`, errorCode: 'CONNECTION_ERROR' });
+  if (options && (options.send !== null || options.expect !== null)) {
+    return probeTcpExpect(address, target, options, { timeoutMs, conditions, report, skipTLS: false });
+  }
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = connect({ host: address.host, port: address.port });

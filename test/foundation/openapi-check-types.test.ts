@@ -19,6 +19,8 @@ function resolve(s: Schema): Schema {
 }
 const bodyOf = (path: string, method: string): Schema => resolve(doc.paths[path][method].requestBody.content['application/json'].schema);
 const okOf = (path: string, method: string): Schema => resolve(doc.paths[path][method].responses['200'].content['application/json'].schema);
+/** A property's schema (an empty one when absent: the assertion on it then fails). */
+const prop = (s: Schema, name: string): Schema => s.properties?.[name] ?? {};
 /** The object schema of a field that may be `X | null`. */
 const objectOf = (s: Schema): Schema => resolve(s.anyOf ? (s.anyOf.map(resolve).find((x) => x.properties) ?? s) : s);
 
@@ -43,18 +45,18 @@ describe('the check types in the OpenAPI document', () => {
         ['patch', patch],
         ['view', view],
       ] as const) {
-        const options = objectOf(schema.properties?.[field] as Schema);
+        const options = objectOf(prop(schema, field));
         expect(Object.keys(options.properties ?? {}), `${where} ${field}`).toEqual(keys);
       }
-      const given = objectOf(create.properties?.[field] as Schema);
+      const given = objectOf(prop(create, field));
       for (const key of keys) {
-        const fieldSchema = given.properties?.[key] as Schema;
+        const fieldSchema = prop(given, key);
         const described = fieldSchema.description ?? (field === 'udp' || field === 'tcp' || field === 'websocket' ? 'payload' : undefined);
         expect(described, `${field}.${key}`).toBeTruthy();
       }
       // PATCH takes null for the object: back to the defaults.
       expect(
-        (patch.properties?.[field] as Schema).anyOf?.some((s) => (s as { type?: string }).type === 'null'),
+        prop(patch, field).anyOf?.some((s) => (s as { type?: string }).type === 'null'),
         field,
       ).toBe(true);
     }
@@ -62,13 +64,13 @@ describe('the check types in the OpenAPI document', () => {
 
   it('resourceType lists every type, and target says the format of each', () => {
     const create = bodyOf('/api/resources', 'post');
-    const types = resolve(create.properties?.resourceType as Schema).enum ?? [];
+    const types = resolve(prop(create, 'resourceType')).enum ?? [];
     expect(types).toEqual(
       expect.arrayContaining(['HTTP', 'TCP', 'DOCKER', 'PUSH', 'DNS', 'PING', 'TLS', 'UDP', 'GRPC', 'WEBSOCKET', 'SSH']),
     );
-    const target = (create.properties?.target as Schema).description ?? '';
+    const target = prop(create, 'target').description ?? '';
     for (const type of ['HTTP', 'DNS', 'PING', 'TLS', 'UDP', 'GRPC', 'WEBSOCKET', 'SSH', 'DOCKER', 'PUSH']) expect(target).toContain(type);
-    expect((bodyOf('/api/resources/{id}', 'patch').properties?.target as Schema).description).toContain('WEBSOCKET: a ws:// or wss:// URL');
+    expect(prop(bodyOf('/api/resources/{id}', 'patch'), 'target').description).toContain('WEBSOCKET: a ws:// or wss:// URL');
   });
 
   it('errorCode and latestErrorCode name every code of the check types with its meaning', () => {

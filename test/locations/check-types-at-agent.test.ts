@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -26,12 +27,17 @@ const log = pino({ level: 'silent' });
 let tc: TestContext;
 /** A TCP port that takes connections and closes them at once; and one where nothing listens. */
 let closing: Server;
+const held = new Set<Socket>();
 let open = 0;
 let closed = 0;
 
 beforeAll(async () => {
   tc = await openContext();
-  closing = createServer((s) => s.end());
+  closing = createServer((s) => {
+    held.add(s);
+    s.on('close', () => held.delete(s));
+    s.end();
+  });
   await new Promise<void>((r) => closing.listen(0, '127.0.0.1', r));
   open = (closing.address() as AddressInfo).port;
   const gone = createServer();
@@ -40,6 +46,8 @@ beforeAll(async () => {
   await new Promise((r) => gone.close(r));
 });
 afterAll(async () => {
+  // Sockets this server ended may not have closed yet (the peer half-closes lazily): the test ends them.
+  for (const s of held) s.destroy();
   await new Promise((r) => closing?.close(r));
   await tc.close();
 });
@@ -96,6 +104,24 @@ describe('protocol check types at an agent', () => {
       expect(verdict(there)).toEqual(verdict(here));
     } finally {
       await close();
+    }
+  });
+
+  it("the options reach the agent's runner: a UDP datagram from udp.send, echoed, meets [BODY] at both", async () => {
+    const echo = createSocket('udp4');
+    echo.on('message', (msg, from) => echo.send(msg, from.port, from.address));
+    await new Promise<void>((r) => echo.bind(0, '127.0.0.1', r));
+    const { ctx, close } = await connected();
+    try {
+      const input = inputOf('UDP', `127.0.0.1:${echo.address().port}`, { send: '70696e67', sendEncoding: 'hex' });
+      input.conditions = ['[BODY] == ping'];
+      const here = await checkAt(ctx, tc.ctx.prober, input, DAEMON_LOCATION);
+      const there = await checkAt(ctx, tc.ctx.prober, input, { agentId: 1, name: 'office' });
+      expect(here.result).toMatchObject({ status: 'AVAILABLE', errorCode: null });
+      expect(there.result).toMatchObject({ status: 'AVAILABLE', errorCode: null, message: here.result.message });
+    } finally {
+      await close();
+      await new Promise<void>((r) => echo.close(() => r()));
     }
   });
 

@@ -23,6 +23,7 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   pg_ctlcluster: 'postgresql', // a throw-away PostgreSQL server: the suites' second backend, and the pods
   ip: 'iproute2', // network namespaces: targets only an agent can reach
   script: 'util-linux', // a pty for the CLI's password prompt
+  dnsmasq: 'dnsmasq', // DNS checks against a real server, over UDP and TCP
 };
 
 /**

@@ -17,7 +17,7 @@ import {
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 /** Gatus placeholders monctl does not resolve: named in the error rather than read as text. */
-const UNSUPPORTED = new Set(['DNS_RCODE', 'DOMAIN_EXPIRATION', 'CONTEXT']);
+const UNSUPPORTED = new Set(['DOMAIN_EXPIRATION', 'CONTEXT']);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const NOT_LINEAR = /\\[1-9]|\\k<|\(\?<?[=!]/;
 
