@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -220,14 +221,41 @@ describe('resources add|update|get|list: the protocol check types', { timeout: 1
     expect(big.stderr).not.toMatch(/udp\.send/);
   });
 
-  it('resources test takes the same flags, and -f the same objects', async () => {
-    // The check itself is the probes' work: here the body is accepted (a 400 would exit 1, a bad flag 2).
-    const flags = await monctl(['resources', 'test', '--type', 'DNS', '--target', 'example.test', '--record-type', 'SOA', '-o', 'json']);
-    expect([0, 5], flags.stderr).toContain(flags.code);
-    expect(flags.json()).toHaveProperty('status');
-    const path = file('one.yaml', 'name: t\ntype: UDP\ntarget: 127.0.0.1:9\nudp: {send: "hi"}\n');
-    const fromFile = await monctl(['resources', 'test', '-f', path, '-o', 'json']);
-    expect([0, 5], fromFile.stderr).toContain(fromFile.code);
+  it('resources test takes the same flags, and -f the same objects: the datagram sent is the one typed', async () => {
+    // A real UDP echo server on loopback records what the check sends.
+    const seen: Buffer[] = [];
+    const echo = createSocket('udp4');
+    echo.on('message', (msg, from) => {
+      seen.push(msg);
+      echo.send(msg, from.port, from.address);
+    });
+    await new Promise<void>((resolve) => echo.bind(0, '127.0.0.1', resolve));
+    const target = `127.0.0.1:${echo.address().port}`;
+    try {
+      const flags = await monctl(['resources', 'test', '--type', 'UDP', '--target', target, '--send-hex', '50 49 4e 47', '-o', 'json']);
+      expect(flags.code, flags.stderr).toBe(0);
+      expect(flags.json()).toMatchObject({ status: 'AVAILABLE' });
+      const path = file('one.yaml', `name: t\ntype: UDP\ntarget: ${target}\nudp: {send: "hi"}\n`);
+      const fromFile = await monctl(['resources', 'test', '-f', path, '-o', 'json']);
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      expect(seen.map((b) => b.toString())).toEqual(['PING', 'hi']);
+    } finally {
+      echo.close();
+    }
+    // A DNS question to a closed loopback port: the body is accepted (a 400 would exit 1, a bad flag 2).
+    const dns = await monctl([
+      'resources',
+      'test',
+      '--type',
+      'DNS',
+      '--target',
+      'example.test',
+      '--record-type',
+      'SOA',
+      '--resolver',
+      '127.0.0.1:9',
+    ]);
+    expect([0, 5], dns.stderr).toContain(dns.code);
   });
 });
 
