@@ -2,6 +2,8 @@ import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { statusColumns } from '../../cli/tui/status-view.tsx';
+import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
 import { type RunResult, useAdminCli } from './run.ts';
 
 /**
@@ -358,6 +360,21 @@ describe('apply -f: the protocol check types', { timeout: 120_000 }, () => {
     expect(res.stderr).toMatch(/resources\[1\]\.ping\.colour: unknown field \(ping takes count, intervalMs, family\)/);
     expect(res.stderr).toMatch(/resources\[2\]\.target: must be a ws\(s\):\/\/ URL for WEBSOCKET/);
     expect((await monctl(['resources', 'list', '-o', 'json'])).json().map((r: { name: string }) => r.name)).not.toContain('b-tls');
+  });
+});
+
+describe('status --watch', () => {
+  it('shows every type whole in its TYPE column', () => {
+    const type = statusColumns(0).find((c) => c.header === 'TYPE')!;
+    for (const t of RESOURCE_TYPES) {
+      const shown = String(
+        type.cell(
+          { id: 1, name: 'x', type: t, status: 'unknown', checkedAt: null, durationMs: null, message: null, recent: [] },
+          type.width,
+        ),
+      );
+      expect(shown.length, t).toBeLessThanOrEqual(type.width);
+    }
   });
 });
 
