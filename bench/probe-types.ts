@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { startDaemon, type TestDaemon } from '../test/helpers/daemon.ts';
 import { flag, fmt } from './lib/load.ts';
-import { procStat } from './lib/measure.ts';
+import { maxRssOver, procStat } from './lib/measure.ts';
 import type { ProbeTypeBench } from './lib/probe-type.ts';
 import { createResources } from './lib/resources.ts';
 
@@ -83,12 +83,7 @@ export async function benchProbeType(name: string): Promise<void> {
       proc: procStat(daemon.proc.pid!),
       at: Date.now(),
     };
-    let maxRss = before.proc.rssMb;
-    const windowMs = intervals * interval * 1000;
-    while (Date.now() - before.at < windowMs) {
-      await sleep(Math.min(1000, windowMs - (Date.now() - before.at)));
-      maxRss = Math.max(maxRss, procStat(daemon.proc.pid!).rssMb);
-    }
+    const maxRss = await maxRssOver(daemon.proc.pid!, before.at, intervals * interval * 1000, before.proc.rssMb);
     const after = {
       checks: await checksRun(daemon, type),
       answered: await targets.answered(),

@@ -25,7 +25,7 @@ import { Agent, request } from 'undici';
 import { startDaemon } from '../test/helpers/daemon.ts';
 import { flag, fmt } from './lib/load.ts';
 import { lagBuckets, quantile } from './lib/lag.ts';
-import { procStat } from './lib/measure.ts';
+import { maxRssOver, procStat } from './lib/measure.ts';
 import { createResources } from './lib/resources.ts';
 
 /** What the targets answer with `--conditions`: a 2 KiB JSON health document. */
@@ -123,12 +123,7 @@ async function main(): Promise<void> {
       proc: procStat(daemon.proc.pid!),
       at: Date.now(),
     };
-    let maxRss = before.proc.rssMb;
-    const windowMs = intervals * interval * 1000;
-    while (Date.now() - before.at < windowMs) {
-      await sleep(Math.min(1000, windowMs - (Date.now() - before.at)));
-      maxRss = Math.max(maxRss, procStat(daemon.proc.pid!).rssMb);
-    }
+    const maxRss = await maxRssOver(daemon.proc.pid!, before.at, intervals * interval * 1000, before.proc.rssMb);
     const after = {
       stats: await stats(),
       lag: await lagBuckets(daemon.url, daemon.adminKey),

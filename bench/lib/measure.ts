@@ -45,3 +45,13 @@ export function metricSum(text: string, name: string): number {
   }
   return sum;
 }
+
+/** Waits until `windowMs` after `since` (epoch ms), sampling the RSS of `pid` each second; resolves with the largest seen, MB. */
+export async function maxRssOver(pid: number, since: number, windowMs: number, startMb: number): Promise<number> {
+  let max = startMb;
+  while (Date.now() - since < windowMs) {
+    await new Promise((r) => setTimeout(r, Math.min(1000, windowMs - (Date.now() - since))));
+    max = Math.max(max, procStat(pid).rssMb);
+  }
+  return max;
+}

@@ -10,10 +10,9 @@
  * implementation with another cost, not the daemon's overhead.
  */
 import { randomInt } from 'node:crypto';
-import { createSocket } from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import type { ProbeTypeBench } from './probe-type.ts';
-import { isEntry, pacedBaseline, runBaselineChild, serveUdp, startChild } from './probe-type-run.ts';
+import { isEntry, pacedBaseline, roundTrip, runBaselineChild, serveUdp, startChild } from './probe-type-run.ts';
 
 /** Resolvers the resources are spread over. */
 const SERVERS = 4;
@@ -38,25 +37,13 @@ function answer(msg: Buffer): Buffer | null {
   });
 }
 
-/** One bare question, as the baseline asks it. */
+/** One bare question, as the baseline asks it: encoded, sent, the answer decoded and its id checked. */
 function ask(port: number, name: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const id = randomInt(0, 65_536);
-    const socket = createSocket('udp4');
-    const timer = setTimeout(() => done(false), 5_000);
-    function done(ok: boolean) {
-      clearTimeout(timer);
-      socket.close();
-      resolve(ok);
-    }
-    socket.on('error', () => done(false));
-    socket.on('message', (msg) => {
-      const reply = dnsPacket.decode(msg) as dnsPacket.DecodedPacket & { rcode?: string };
-      if (reply.id === id) done(reply.rcode === 'NOERROR' && (reply.answers?.length ?? 0) > 0);
-    });
-    socket.connect(port, '127.0.0.1', () =>
-      socket.send(dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name }] })),
-    );
+  const id = randomInt(0, 65_536);
+  const query = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name }] });
+  return roundTrip(port, query, (msg) => {
+    const reply = dnsPacket.decode(msg) as dnsPacket.DecodedPacket & { rcode?: string };
+    return reply.id === id && reply.rcode === 'NOERROR' && (reply.answers?.length ?? 0) > 0;
   });
 }
 

@@ -101,3 +101,22 @@ export async function serveUdp(count: number, answer: (msg: Buffer) => Buffer | 
   process.on('message', () => process.send!(answered));
   process.send!(ports);
 }
+
+/**
+ * One bare check of a baseline: `payload` out from a fresh connected socket to 127.0.0.1:`port`
+ * (as the daemon's probe opens one per check), true when a datagram back passes `ok`.
+ */
+export function roundTrip(port: number, payload: Buffer | string, ok: (answer: Buffer) => boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createSocket('udp4');
+    const timer = setTimeout(() => done(false), 5_000);
+    function done(good: boolean) {
+      clearTimeout(timer);
+      socket.close();
+      resolve(good);
+    }
+    socket.on('error', () => done(false));
+    socket.on('message', (msg) => done(ok(msg)));
+    socket.connect(port, '127.0.0.1', () => socket.send(payload));
+  });
+}

@@ -4,29 +4,12 @@
  * connected socket per check as the daemon's probe opens, sending the same datagram and waiting
  * for the echo.
  */
-import { createSocket } from 'node:dgram';
 import type { ProbeTypeBench } from './probe-type.ts';
-import { isEntry, pacedBaseline, runBaselineChild, serveUdp, startChild } from './probe-type-run.ts';
+import { isEntry, pacedBaseline, roundTrip, runBaselineChild, serveUdp, startChild } from './probe-type-run.ts';
 
 /** Echo servers the resources are spread over. */
 const SERVERS = 4;
 const payloadOf = (i: number) => `ping ${i}`;
-
-/** One bare check: a datagram out, its echo back. */
-function echo(port: number, payload: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createSocket('udp4');
-    const timer = setTimeout(() => done(false), 5_000);
-    function done(ok: boolean) {
-      clearTimeout(timer);
-      socket.close();
-      resolve(ok);
-    }
-    socket.on('error', () => done(false));
-    socket.on('message', (msg) => done(msg.toString() === payload));
-    socket.connect(port, '127.0.0.1', () => socket.send(payload));
-  });
-}
 
 const bench: ProbeTypeBench = {
   type: 'UDP',
@@ -52,7 +35,10 @@ if (isEntry(import.meta.filename)) {
   if (mode === '--serve') await serveUdp(SERVERS, (msg) => msg);
   else {
     const list = ports.split(',').map(Number);
-    await pacedBaseline(Number(perSecond), Number(seconds), (i) => echo(list[i % list.length], payloadOf(i % Number(resources))));
+    await pacedBaseline(Number(perSecond), Number(seconds), (i) => {
+      const payload = payloadOf(i % Number(resources));
+      return roundTrip(list[i % list.length], payload, (answer) => answer.toString() === payload);
+    });
     process.exit(0);
   }
 }

@@ -9,12 +9,11 @@ import { DAEMON_LOCATION } from '../../daemon/probes/locations.ts';
 import { checkAt, type RoundDeps } from '../../daemon/probes/rounds.ts';
 import { nothingConnected } from '../../daemon/tunnel-control.ts';
 import type { ProbeInput, ResourceType } from '../../src/probes/types.ts';
-import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
 import { parseRemoteCheck } from '../../src/tunnel/probe-messages.ts';
-import { PROBE_PROTOCOL, probeStreamTarget, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
+import { PROBE_PROTOCOL, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import { openContext, type TestContext } from '../probes/helpers/context.ts';
-import { closeAll, errorOf, type MuxPair, muxPair } from '../tunnel/mux-helpers.ts';
-import { agentSide, daemonSide } from './probe-pair.ts';
+import { closeAll, muxPair } from '../tunnel/mux-helpers.ts';
+import { agentSide, daemonSide, sendRaw } from './probe-pair.ts';
 
 /**
  * The protocol check types at an agent location, over a real loopback mux session
@@ -200,17 +199,4 @@ describe('protocol check types at an agent', () => {
 
 function base(type: string, target: string): RemoteCheck {
   return { type: type as ResourceType, target, skipTLS: false, recursive: false, timeoutMs: 2_000 };
-}
-
-/** A raw probe stream carrying `text`: the agent's reset (code and message), or its answer. */
-async function sendRaw(pair: MuxPair, text: string) {
-  const stream: MuxStream = pair.opener.open(probeStreamTarget(PROBE_PROTOCOL));
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<{ answer?: unknown; code?: string; message?: string }>((resolve) => {
-    stream.once('end', () => resolve({ answer: JSON.parse(Buffer.concat(chunks).toString()) }));
-    errorOf(stream).then((err) => resolve({ code: err.code, message: err.message }));
-  });
-  stream.end(text);
-  return done;
 }

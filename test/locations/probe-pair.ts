@@ -4,8 +4,8 @@ import { createStreamHandler } from '../../cli/agent/serve.ts';
 import { AgentProbes, type AgentProbeDeps } from '../../daemon/tunnel/remote-probes.ts';
 import type { AgentSessions } from '../../daemon/tunnel/sessions.ts';
 import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
-import { type ProbeSupport, probeVersionOf } from '../../src/tunnel/probe-protocol.ts';
-import type { MuxPair } from '../tunnel/mux-helpers.ts';
+import { PROBE_PROTOCOL, type ProbeSupport, probeStreamTarget, probeVersionOf } from '../../src/tunnel/probe-protocol.ts';
+import { errorOf, type MuxPair } from '../tunnel/mux-helpers.ts';
 
 /**
  * The two ends of remote checks over a real loopback mux session: the daemon's AgentProbes with
@@ -26,4 +26,17 @@ export function agentSide(pair: MuxPair, server: ProbeServer, log: Logger): void
     if (version === undefined) relay(stream, raw);
     else server.serve(stream, version);
   });
+}
+
+/** A raw probe stream of `version` carrying `text`: the agent's reset (code and message), or its answer. */
+export async function sendRaw(pair: MuxPair, text: string | Buffer, version = PROBE_PROTOCOL) {
+  const stream: MuxStream = pair.opener.open(probeStreamTarget(version));
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<{ answer?: unknown; code?: string; message?: string }>((resolve) => {
+    stream.once('end', () => resolve({ answer: JSON.parse(Buffer.concat(chunks).toString()) }));
+    errorOf(stream).then((err) => resolve({ code: err.code, message: err.message }));
+  });
+  stream.end(text);
+  return done;
 }

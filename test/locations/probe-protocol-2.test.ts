@@ -10,16 +10,10 @@ import { nothingConnected } from '../../daemon/tunnel-control.ts';
 import type { HttpRequestSpec, ProbeInput } from '../../src/probes/types.ts';
 import type { MuxStream } from '../../src/tunnel/mux/stream.ts';
 import { parseRemoteCheck } from '../../src/tunnel/probe-messages.ts';
-import {
-  PROBE_ANSWER_LIMIT,
-  PROBE_CHECK_LIMIT,
-  PROBE_PROTOCOL,
-  probeStreamTarget,
-  type RemoteCheck,
-} from '../../src/tunnel/probe-protocol.ts';
+import { PROBE_ANSWER_LIMIT, PROBE_CHECK_LIMIT, PROBE_PROTOCOL, type RemoteCheck } from '../../src/tunnel/probe-protocol.ts';
 import { openContext, type TestContext } from '../probes/helpers/context.ts';
-import { closeAll, errorOf, type MuxPair, muxPair } from '../tunnel/mux-helpers.ts';
-import { agentSide, daemonSide } from './probe-pair.ts';
+import { closeAll, muxPair } from '../tunnel/mux-helpers.ts';
+import { agentSide, daemonSide, sendRaw } from './probe-pair.ts';
 
 /**
  * Probe protocol 2 over a real loopback mux session (docs/API.md#check-locations): a check
@@ -96,19 +90,6 @@ async function connected(protocol = PROBE_PROTOCOL) {
     await server.close();
   };
   return { pair, server, probes, close };
-}
-
-/** A raw probe stream of `version` carrying `text`: the agent's reset (code and message), or its answer. */
-async function sendRaw(pair: MuxPair, text: string | Buffer, version = PROBE_PROTOCOL) {
-  const stream: MuxStream = pair.opener.open(probeStreamTarget(version));
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<{ answer?: unknown; code?: string; message?: string }>((resolve) => {
-    stream.once('end', () => resolve({ answer: JSON.parse(Buffer.concat(chunks).toString()) }));
-    errorOf(stream).then((err) => resolve({ code: err.code, message: err.message }));
-  });
-  stream.end(text);
-  return done;
 }
 
 describe('probe protocol 2', () => {

@@ -131,7 +131,7 @@ describe('POST /admin/api/resources/test', () => {
     expect(unparsable.status, unparsable.text).toBe(400);
     expect(unparsable.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(unparsable.json().errors).toEqual([{ field: 'conditions[1]', message: expect.stringMatching(/^column \d+: /) }]);
-    const tcpBody = await test({ resourceType: 'TCP', target: '127.0.0.1:9', conditions: ['[BODY] == x'] });
+    const tcpBody = await test({ resourceType: 'TCP', target: '127.0.0.1:9', conditions: ['[STATUS] == 200'] });
     expect(tcpBody.status).toBe(400);
     expect(tcpBody.json().errors[0].field).toBe('conditions[0]');
     const noTarget = await test({ resourceType: 'HTTP' });

@@ -2,7 +2,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { send } from '../helpers/http.ts';
+import { send, until } from '../helpers/http.ts';
 
 /**
  * A protocol check type everywhere a type goes (docs/API.md#check-types), end to end through a
@@ -49,8 +49,16 @@ describe('a UDP resource everywhere a type goes', () => {
         groupIds: [group.id],
       },
     });
+    // The scheduler's first check (a new resource is due at once) reads the stored options too.
+    await until(async () => (await a.call(operations.getAdminResource, { params: { id: created.id } })).latestCheckedAt !== null);
+    expect(await a.call(operations.getAdminResource, { params: { id: created.id } })).toMatchObject({ latestCheckStatus: 'AVAILABLE' });
     const check = () => a.call(operations.checkResource, { params: { id: created.id } });
     expect(await check()).toMatchObject({ status: 'AVAILABLE', errorCode: null });
+    // The test endpoint checks the same body without storing it, with the same verdict and a report.
+    const tested = await a.call(operations.testResource, {
+      body: { resourceType: 'UDP', target: `127.0.0.1:${port}`, udp: { send: 'ping' }, conditions: ['[BODY] == ping'] },
+    });
+    expect(tested).toMatchObject({ status: 'AVAILABLE', report: { conditions: [{ condition: '[BODY] == ping', ok: true }] } });
 
     const upBadge = await get(`/api/badges/${created.id}/status.svg`);
     expect(upBadge.status).toBe(200);

@@ -15,25 +15,26 @@ interface RouteLink {
 /** The host (lower case) and port of a resource's target, as far as routes can serve it. */
 function endpoint(type: string, target: string): { host: string; port: number | null } | undefined {
   try {
-    if (type === 'HTTP') {
+    if (type === 'HTTP' || type === 'WEBSOCKET') {
       const url = new URL(target);
-      return { host: url.hostname.toLowerCase(), port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 };
+      const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+      return { host: url.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port: url.port ? Number(url.port) : secure ? 443 : 80 };
     }
-    if (type === 'TCP') {
-      const at = target.lastIndexOf(':');
-      return {
-        host: target
-          .slice(0, at)
-          .replace(/^\[|\]$/g, '')
-          .toLowerCase(),
-        port: Number(target.slice(at + 1)),
-      };
-    }
+    // The types that connect over TCP to host:port can go through a TCP route (SSH's port defaults to 22).
+    if (type === 'TCP' || type === 'TLS' || type === 'GRPC' || type === 'SSH') return hostPort(target, type === 'SSH' ? 22 : null);
     if (type === 'DOCKER') return { host: target.split('/')[0].replace(/:\d+$/, '').toLowerCase(), port: null };
   } catch {
     // An unparsable target depends on no agent.
   }
   return undefined;
+}
+
+/** `host:port`, `[v6]:port`, or a bare host with `fallback` as its port. */
+function hostPort(target: string, fallback: number | null): { host: string; port: number | null } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::(\d+))?$/.exec(target);
+  if (!m) return undefined;
+  const port = m[3] === undefined ? fallback : Number(m[3]);
+  return port === null ? undefined : { host: (m[1] ?? m[2]).toLowerCase(), port };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * One DNS question and its answer over TCP (RFC 1035 4.2.2; UDP is src/probes/udp-exchange.ts), with node's net:
- * node:dns's Resolver hides the rcode and cannot use TCP (docs/DECISIONS.md#dns-udp-and-tcp-checks).
+ * node:dns's Resolver hides the rcode and cannot use TCP (docs/DECISIONS.md#dns-udp-and-tcp-sendexpect-checks).
  */
 import { connect } from 'node:net';
 import { NoAnswer, type Server, show } from '../udp-exchange.ts';
