@@ -139,7 +139,7 @@ export const USAGE_HINT = "Run 'monctl --help' for usage.";
 export async function buildProgram(args: string[]): Promise<Command> {
   const { Command: CommandClass } = await import('commander');
   const program = new CommandClass('monctl')
-    .description('Monitor HTTP, TCP and container-image resources and run reverse tunnels')
+    .description('Monitor HTTP, TCP, DNS, ping, TLS, UDP, gRPC, WebSocket, SSH and container-image resources and run reverse tunnels')
     .version(VERSION)
     .option('--server <url>', 'daemon URL (env MONCTL_SERVER)')
     .option('--context <name>', 'use this saved context instead of the current one')

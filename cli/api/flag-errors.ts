@@ -23,7 +23,8 @@ export function withFlagNames(text: string, flags: FlagNames): string {
     const at = `(?<=^|[\\s(;,])${escapeRegExp(field)}`; // where a field path starts, not inside a URL
     out = out.replace(new RegExp(`${at}\\[(\\d+)\\]`, 'g'), (_, i: string) => `${flag} #${Number(i) + 1}`);
     out = out.replace(new RegExp(`${at}\\.([\\w-]+)`, 'g'), (_, key: string) => `${flag} ${key}`);
-    const word = /[A-Z]/.test(field) ? `(?<![\\w-])${escapeRegExp(field)}(?!\\w)` : `(?<=^|for |\\n)${escapeRegExp(field)}(?=:)`;
+    // A camelCase field or a nested path (`udp.send`) cannot be prose: replaced wherever it stands as a word.
+    const word = /[A-Z.]/.test(field) ? `(?<![\\w-])${escapeRegExp(field)}(?!\\w)` : `(?<=^|for |\\n)${escapeRegExp(field)}(?=:)`;
     out = out.replace(new RegExp(word, 'g'), flag);
   }
   return out;

@@ -1,4 +1,4 @@
-import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
+import { ALERT_EVENT_KINDS, RESOURCE_TYPES } from '../../src/api/kinds.ts';
 import { NOTIFIER_FIELDS, NOTIFIER_TYPES } from '../../src/notifier-fields.ts';
 
 /**
@@ -36,8 +36,13 @@ export const APPLY_SECTIONS: readonly Section[] = [
     help: 'monitored resources, by name',
     fields: [
       f('name', 'string', 'the resource', true),
-      f('type', 'HTTP | TCP | DOCKER | PUSH', 'what is checked; PUSH waits for pings (resourceType is accepted too)', true),
-      f('target', 'string', 'HTTP: an http(s) URL; TCP: host:port; DOCKER: an image reference; PUSH: the slug (optional)', true),
+      f('type', RESOURCE_TYPES.join(' | '), 'what is checked; PUSH waits for pings (resourceType is accepted too)', true),
+      f(
+        'target',
+        'string',
+        'HTTP: an http(s) URL; TCP, TLS, UDP, GRPC, SSH: host:port; DOCKER: an image reference; DNS: a name; PING: a host; WEBSOCKET: a ws(s):// URL; PUSH: the slug (optional)',
+        true,
+      ),
       f('intervalSeconds', 'integer 10..86400', 'seconds between checks'),
       f('groups', 'list of group names', 'the groups it is in'),
       f('skipTLS', 'boolean', 'accept self-signed certificates'),
@@ -64,6 +69,17 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('cron', 'string', "PUSH: a ping is expected at each time of this cron expression: '0 3 * * *'"),
       f('timezone', 'IANA zone', 'PUSH: the time zone of cron (default UTC)'),
       f('graceSeconds', 'integer 0..31536000', 'PUSH: how late a ping may be before it is NOT_AVAILABLE (default 3600)'),
+      f(
+        'dns',
+        '{recordType, resolver, transport}',
+        'DNS: A | AAAA | CNAME | MX | TXT | NS | SOA | SRV | CAA | PTR; host:port | null; udp | tcp',
+      ),
+      f('ping', '{count, intervalMs, family}', 'PING: echoes 1..10; ms between them 20..1000; auto | ipv4 | ipv6'),
+      f('tls', '{starttls, sni, minVersion}', 'TLS: smtp | imap | pop3 | ftp | postgres | ldap | null; a name | null; TLSv1..TLSv1.3'),
+      f('udp', '{send, sendEncoding}', 'UDP: the datagram; text | hex'),
+      f('tcp', '{send, sendEncoding, expect, expectKind}', 'TCP: bytes sent, text | hex; the first bytes received, text | hex | regex'),
+      f('grpc', '{service, tls}', "GRPC: the health service asked ('' the server); TLS or plaintext"),
+      f('websocket', '{headers, send}', 'WEBSOCKET: extra handshake headers (name: value); a text message sent'),
     ],
   },
   {

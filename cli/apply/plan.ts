@@ -3,6 +3,7 @@ import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import { alertRuleSteps } from './alert-rules-plan.ts';
+import { checkOptionsCreate, checkOptionsDiff } from './check-options-spec.ts';
 import { httpCheckCreate, httpCheckDiff } from './http-check-plan.ts';
 import { planMaintenance } from './maintenance.ts';
 import { notifierSteps } from './notifiers-plan.ts';
@@ -129,6 +130,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
             ...(r.locations ? { locations: r.locations } : {}),
             ...(r.conditions ? { conditions: r.conditions } : {}),
             ...httpCheckCreate(r.http),
+            ...checkOptionsCreate(r.options),
           };
           const made = await c.call(ops.createResource, { body });
           resourceIds.set(made.name, made.id);
@@ -149,7 +151,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     if (r.conditions && JSON.stringify(r.conditions) !== JSON.stringify(cur.conditions ?? [])) changes.push('conditions');
     const http = httpCheckDiff(r.http, cur);
     const push = pushDiff(r.push, cur.push);
-    const shown = [...changes, ...http.changes, ...push.changes];
+    const options = checkOptionsDiff(r.options, cur, r.type !== cur.resourceType);
+    const shown = [...changes, ...http.changes, ...push.changes, ...options.changes];
     if (shown.length || http.secrets) {
       steps.push({
         action: 'update',
@@ -159,7 +162,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
         // Secrets alone are sent, not shown as a change: reads never return them to compare.
         secretsOnly: shown.length === 0,
         run: async () => {
-          const body: Record<string, unknown> = { ...http.patch, ...push.patch };
+          const body: Record<string, unknown> = { ...http.patch, ...push.patch, ...options.patch };
           for (const k of changes) {
             if (k === 'type') body.resourceType = r.type;
             else if (k === 'groups') body.groupIds = idsOf(r.groups!);

@@ -1,9 +1,11 @@
+import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { type AlertRuleSpec, validateAlertRules } from './alert-rules-spec.ts';
 import { type MaintenanceSpec, validateMaintenance } from './maintenance.ts';
 import { type NotifierSpec, validateNotifiers } from './notifiers-spec.ts';
 import { type StatusPageSpec, validateStatusPages } from './status-pages.ts';
 import { didYouMean, fieldNames, SECTION_NAMES } from './fields.ts';
+import { type CheckOptionsSpec, validateCheckOptions } from './check-options-spec.ts';
 import { type HttpCheckSpec, validateHttpCheck } from './http-check-spec.ts';
 import { type PushSpec, validatePush } from './push-spec.ts';
 
@@ -19,7 +21,7 @@ export interface GroupSpec {
 }
 export interface ResourceSpec {
   name: string;
-  type: 'HTTP' | 'TCP' | 'DOCKER' | 'PUSH';
+  type: (typeof RESOURCE_TYPES)[number];
   /** PUSH: the slug, optional (made from the name). */
   target?: string;
   intervalSeconds?: number;
@@ -38,6 +40,8 @@ export interface ResourceSpec {
   http?: HttpCheckSpec;
   /** PUSH: the schedule (cli/apply/push-spec.ts). */
   push?: PushSpec;
+  /** A protocol check's own options, `dns: {…}` (cli/apply/check-options-spec.ts). */
+  options?: CheckOptionsSpec;
 }
 export interface AnnouncementSpec {
   name: string;
@@ -160,10 +164,12 @@ export function validateSpec(raw: unknown, file: string): Spec {
       if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 100))
         err(`${p}.${k}`, 'must be an integer from 1 to 100');
     }
-    const type = oneOf(`${p}.type`, r.type ?? r.resourceType, ['HTTP', 'TCP', 'DOCKER', 'PUSH'] as const, true);
+    const type = oneOf(`${p}.type`, r.type ?? r.resourceType, RESOURCE_TYPES, true);
     const target = str(`${p}.target`, r.target, type !== 'PUSH');
     if (type === 'HTTP' && target && !/^https?:\/\/[^/\s]+/i.test(target)) err(`${p}.target`, 'must be an http(s) URL for HTTP');
-    if (type === 'TCP' && target && !/^(\[[0-9a-f:.]+\]|[^:\s]+):\d{1,5}$/i.test(target)) err(`${p}.target`, 'must be host:port for TCP');
+    if (type === 'WEBSOCKET' && target && !/^wss?:\/\/[^/\s]+/i.test(target)) err(`${p}.target`, 'must be a ws(s):// URL for WEBSOCKET');
+    if (['TCP', 'TLS', 'UDP', 'GRPC'].includes(type!) && target && !/^(\[[0-9a-f:.]+\]|[^:\s]+):\d{1,5}$/i.test(target))
+      err(`${p}.target`, `must be host:port for ${type}`);
     const interval = r.intervalSeconds;
     if (interval !== undefined && (!Number.isInteger(interval) || (interval as number) < 10 || (interval as number) > 86400)) {
       err(`${p}.intervalSeconds`, 'must be an integer from 10 to 86400');
@@ -207,6 +213,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
       conditions,
       http: validateHttpCheck(p, r, type, err),
       push: validatePush(p, r, type, target, err),
+      options: validateCheckOptions(p, r, type, err),
     });
   });
   list('announcements').forEach((a, i) => {

@@ -7,6 +7,7 @@ import { QUORUMS } from '../../src/probes/quorum.ts';
 import type { FlagNames } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { type Runtime, resolveRef } from '../runtime.ts';
+import { CHECK_OPTION_FLAG_NAMES, type CheckOptionFlags, checkOptionFlags, checkOptionsBody } from './check-option-flags.ts';
 import { HTTP_CHECK_FLAG_NAMES, type HttpCheckFlags, httpCheckBody, httpCheckFlags } from './http-check-flags.ts';
 import { hasPushFlags, PUSH_FLAG_NAMES, type PushFlags, pushBody, refuseProbeFlags } from './push-flags.ts';
 
@@ -15,7 +16,7 @@ import { hasPushFlags, PUSH_FLAG_NAMES, type PushFlags, pushBody, refuseProbeFla
  * that turns them into a request body: `resources add`, `update` and `test` share them, so the
  * three take the same flags and say the same things about bad ones.
  */
-export interface ResourceFlags extends HttpCheckFlags, PushFlags {
+export interface ResourceFlags extends HttpCheckFlags, PushFlags, CheckOptionFlags {
   type?: string;
   target?: string;
   interval?: string;
@@ -54,6 +55,7 @@ export const RESOURCE_FLAG_NAMES: FlagNames = {
   conditions: '--condition',
   ...HTTP_CHECK_FLAG_NAMES,
   ...PUSH_FLAG_NAMES,
+  ...CHECK_OPTION_FLAG_NAMES,
 };
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -61,8 +63,11 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 /** The flags `resources add` takes (`update` passes true for its removals too). */
 export function resourceFlags(cmd: Command, update = false): Command {
   cmd
-    .option('--type <type>', 'HTTP, TCP, DOCKER or PUSH (PUSH: see --push)')
-    .option('--target <target>', 'URL (HTTP), host:port (TCP) or image reference (DOCKER)')
+    .option('--type <type>', `${RESOURCE_TYPES.join(', ')} (PUSH: see --push)`)
+    .option(
+      '--target <target>',
+      'URL (HTTP), host:port (TCP, TLS, UDP, GRPC, SSH), image reference (DOCKER), name (DNS), host (PING) or ws(s):// URL (WEBSOCKET)',
+    )
     .option('--interval <seconds>', 'seconds between checks (10 to 86400)')
     .option('--group <group>', 'group id or name (repeatable)', collect)
     .option('--skip-tls', 'accept self-signed certificates')
@@ -80,7 +85,7 @@ export function resourceFlags(cmd: Command, update = false): Command {
       "what up means, in Gatus's syntax: '[BODY].status == UP' (repeatable, all must hold; replaces the list)",
       collect,
     );
-  return httpCheckFlags(cmd, update);
+  return checkOptionFlags(httpCheckFlags(cmd, update), update);
 }
 
 /** A whole number within bounds, or a usage error naming the flag (the daemon checks too, but would name the field). */
@@ -108,8 +113,11 @@ export const groupIds = (rt: Runtime, refs: string[]) =>
     ),
   );
 
-/** The body the flags make, secrets read in; fields not given are left out (`update`: PATCH's nulls for a schedule's other half). */
-export async function resourceBody(rt: Runtime, f: ResourceFlags, update = false): Promise<ResourceBody> {
+/**
+ * The body the flags make, secrets read in; fields not given are left out (`update`: PATCH's nulls
+ * for a schedule's other half). `storedType`: update's resource type when `--type` is not given.
+ */
+export async function resourceBody(rt: Runtime, f: ResourceFlags, update = false, storedType?: string): Promise<ResourceBody> {
   if (f.push) refuseProbeFlags(f as Record<string, unknown>);
   const push = pushBody(f, update);
   const body: ResourceBody = {};
@@ -135,11 +143,13 @@ export async function resourceBody(rt: Runtime, f: ResourceFlags, update = false
     if (!(QUORUMS as readonly string[]).includes(q)) usage(`--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`);
     body.quorum = q as (typeof QUORUMS)[number];
   }
+  const type = f.type ? resourceType(f.type) : storedType;
+  const options = type ? checkOptionsBody(type, f) : {};
   // The request fields last: they ask for the secrets once every other flag is known to be good.
   const http = await httpCheckBody(f);
   if (f.group) body.groupIds = await groupIds(rt, f.group);
   if (f.groups === false) body.groupIds = [];
-  return { ...body, ...http, ...push };
+  return { ...body, ...options, ...http, ...push };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ResourceTestBody } from '../../src/api/schemas/resource-test.ts';
 import { ExitCode, usage } from '../../src/errors.ts';
 import { namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
+import { checkOptionsCreate } from '../apply/check-options-spec.ts';
 import { httpCheckCreate } from '../apply/http-check-plan.ts';
 import { parseSpecText, type ResourceSpec, validateSpec } from '../apply/spec.ts';
 import { readStdin } from '../io/prompt.ts';
@@ -36,10 +37,10 @@ async function bodyFromFile(path: string): Promise<Body> {
   const one = raw && typeof raw === 'object' && !Array.isArray(raw) && !('resources' in raw) ? { resources: [raw] } : raw;
   const { resources } = validateSpec(one, path);
   if (resources.length !== 1) usage(`${path}: resources test checks one resource; the file has ${resources.length}`);
-  const { name, type, groups: _groups, locations, http, ...fields } = resources[0] as ResourceSpec;
+  const { name, type, groups: _groups, locations, http, options, ...fields } = resources[0] as ResourceSpec;
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   const location = locations ? { location: locations[0] } : {};
-  return { ...defined, ...httpCheckCreate(http), name, resourceType: type, ...location } as Body;
+  return { ...defined, ...httpCheckCreate(http), ...checkOptionsCreate(options), name, resourceType: type, ...location } as Body;
 }
 
 /** `monctl resources test`: one check now, stored nothing (docs/API.md#testing-a-check); exit 5 when not AVAILABLE. */

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { AdminResource, HistoryEntry, LocationResult } from '../../src/api/schemas/monitoring.ts';
 import type { Column, View } from '../output/render.ts';
+import { checkOptionColumns } from './check-options-view.ts';
 import { pushColumns } from './push-view.ts';
 import { timingLine } from './resource-test-report.ts';
 
@@ -83,6 +84,7 @@ export const view: View<R> = {
     { header: 'QUORUM', get: (r) => r.quorum, wide: true },
     { header: 'CONDITIONS', get: (r) => (r.conditions?.length ? r.conditions : undefined), wide: true },
     ...requestColumns,
+    ...checkOptionColumns,
     ...pushColumns,
     // The admin detail: the latest result at each location (unknown says why).
     { header: 'BY LOCATION', get: (r) => r.locationResults?.map(byLocation).join('; '), wide: true },

@@ -4,6 +4,7 @@ import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
 import { namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+import { hasCheckOptionFlags } from './check-option-flags.ts';
 import { pushFlags } from './push-flags.ts';
 import { historyViewFor, withAbsoluteUrls } from './push-view.ts';
 import { createBody, RESOURCE_FLAG_NAMES, type ResourceFlags, resourceBody, resourceFlags } from './resource-flags.ts';
@@ -135,9 +136,12 @@ export function register(program: Command): void {
       .option('--no-conditions', 'remove its conditions'),
   ).action(
     act(async (rt, ref: string, f: ResourceFlags) => {
-      const body = await resourceBody(rt, f, true);
+      // A type's option flags need the type: --type, else the stored one (read first; the PATCH follows the checks).
+      const known = f.type || !hasCheckOptionFlags(f) ? undefined : await resourceId(rt, ref);
+      const stored = known === undefined ? undefined : (await rt.client.call(ops.getAdminResource, { params: { id: known } })).resourceType;
+      const body = await resourceBody(rt, f, true, stored);
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
-      const id = await resourceId(rt, ref);
+      const id = known ?? (await resourceId(rt, ref));
       const r = await namingFlags({ ...RESOURCE_FLAG_NAMES, name: '--name', ...(f.slug ? { target: '--slug' } : {}) }, () =>
         rt.client.call(ops.updateResource, { params: { id }, body }),
       );

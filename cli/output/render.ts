@@ -15,6 +15,8 @@ export interface Column<T = any> {
   detail?: boolean;
   /** Colour cells by their status word. */
   status?: boolean;
+  /** Detail view: no line at all when the value is undefined (another resource type's fields). */
+  omitUnset?: boolean;
 }
 
 export interface View<T = any> {
@@ -37,7 +39,7 @@ export function cell(value: unknown): string {
 
 function rowsOf(data: unknown, view: View, wide: boolean, opts: RenderOptions): { head: string[]; rows: string[][] } {
   const one = !Array.isArray(data);
-  const columns = view.columns.filter((c) => (c.detail ? one : wide || !c.wide));
+  const columns = view.columns.filter((c) => (c.detail ? one : wide || !c.wide) && !(one && c.omitUnset && c.get(data) === undefined));
   const items = Array.isArray(data) ? data : [data];
   const rows = items.map((item) =>
     columns.map((c) => {

@@ -24,11 +24,12 @@ const colourOf = (s: string) => (s === 'available' ? 'green' : s === 'not_availa
 /**
  * The columns, by what an operator needs first: NAME and STATUS stay to 60
  * columns and below, then TYPE and ALERT, AGE, RECENT, and MS goes first.
- * TYPE is never cut (DOCKER is 6), nor STATUS (`not_available` is 13).
+ * TYPE is never cut (DOCKER is 6, WEBSOCKET shows as WS), nor STATUS (`not_available` is 13).
  */
 export const statusColumns = (now: number): Array<Column<Row>> => [
   { header: 'NAME', priority: 1, min: 16, width: 28, grow: true, cell: (r) => r.name },
-  { header: 'TYPE', priority: 2, min: 6, width: 6, cell: (r) => r.type },
+  // WEBSOCKET as WS: six columns keep AGE at 60 columns, and a cut type (`WEBSO…`) would not read.
+  { header: 'TYPE', priority: 2, min: 6, width: 6, cell: (r) => (r.type === 'WEBSOCKET' ? 'WS' : r.type) },
   { header: 'STATUS', priority: 1, min: 13, width: 13, color: (r) => colourOf(r.status), cell: (r) => r.status },
   { header: 'ALERT', priority: 2, min: 14, width: 20, cell: (r) => alertCell(marksOf(r, now)) },
   { header: 'AGE', priority: 3, min: 6, width: 7, cell: (r) => age(r.checkedAt, now) },

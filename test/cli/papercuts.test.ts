@@ -24,7 +24,7 @@ describe('CLI papercuts (issue 25 item 8)', () => {
   it('resources add: an unknown --type exits 2 naming --type and the valid types, before any request', async () => {
     const res = await runMonctl(['resources', 'add', 'x', '--type', 'FTP', '--target', 'ftp.example.com:21'], { env: NOWHERE });
     expect(res.code).toBe(2);
-    expect(res.stderr).toBe('error: --type must be one of HTTP, DOCKER, TCP, PUSH, not "FTP"\n');
+    expect(res.stderr).toBe('error: --type must be one of HTTP, DOCKER, TCP, PUSH, DNS, PING, TLS, UDP, GRPC, WEBSOCKET, SSH, not "FTP"\n');
     const update = await runMonctl(['resources', 'update', '1', '--type', 'ftp'], { env: NOWHERE });
     expect(update.code).toBe(2);
     expect(update.stderr).toMatch(/--type must be one of/);
@@ -34,7 +34,7 @@ describe('CLI papercuts (issue 25 item 8)', () => {
     const noType = await runMonctl(['resources', 'add', 'x', '--target', 'not a url'], { env: NOWHERE });
     expect(noType.code).toBe(2);
     expect(noType.stderr).toMatch(
-      /needs --type \(one of HTTP, DOCKER, TCP, PUSH\): --target "not a url" is not an http:\/\/ or https:\/\/ URL/,
+      /needs --type \(one of HTTP, DOCKER, TCP, PUSH, DNS, PING, TLS, UDP, GRPC, WEBSOCKET, SSH\): --target "not a url" is not an http:\/\/ or https:\/\/ URL/,
     );
     const invalid = await monctl(['resources', 'add', 'x', '--type', 'http', '--target', 'not a url']);
     expect(invalid.code).toBe(1);
