@@ -17,9 +17,11 @@ export function moveTestClock(ctx: Pick<DaemonContext, 'clock' | 'log'>): Handle
     if ((body.at === undefined) === (body.advanceSeconds === undefined)) {
       throw invalidField('at', 'give either at or advanceSeconds');
     }
-    const at = body.at === undefined ? clock.now() + body.advanceSeconds! * 1000 : parseDateTime(body.at)!;
-    if (at < clock.now()) throw invalidField('at', `the test clock only moves forward (it is ${formatDateTime(clock.now())})`);
-    const now = clock.set(at);
+    // One reading of the clock: the refusal and the move agree even across a millisecond tick.
+    const before = clock.now();
+    const at = body.at === undefined ? before + body.advanceSeconds! * 1000 : parseDateTime(body.at)!;
+    if (at < before) throw invalidField('at', `the test clock only moves forward (it is ${formatDateTime(before)})`);
+    const now = clock.advance(at - before);
     ctx.log.info({ now: new Date(now).toISOString() }, 'test clock moved');
     return { now: formatDateTime(now) };
   };

@@ -26,11 +26,14 @@ export class TestClock implements Clock {
     return () => this.listeners.delete(listener);
   }
 
-  /** Moves the clock to `at` (epoch ms); an instant in its past is refused. Returns the new now. */
-  set(at: number): number {
-    const now = this.now();
-    if (!Number.isFinite(at) || at < now) throw new RangeError('the test clock only moves forward');
-    this.offsetMs += at - now;
+  /**
+   * Moves the clock forward by `ms` (0 or more) and returns the new now. An offset rather than an
+   * instant: a caller that read now() and then asks for it would be refused if a millisecond
+   * passed between the two readings.
+   */
+  advance(ms: number): number {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the test clock only moves forward');
+    this.offsetMs += ms;
     for (const listener of this.listeners) listener();
     return this.now();
   }
