@@ -68,6 +68,7 @@ const table = {
   updateNotifier: { id: 'updateNotifier', method: 'PATCH', path: '/admin/api/notifiers/{id}' },
   deleteNotifier: { id: 'deleteNotifier', method: 'DELETE', path: '/admin/api/notifiers/{id}' },
   testNotifier: { id: 'testNotifier', method: 'POST', path: '/admin/api/notifiers/{id}/test' },
+  previewNotifier: { id: 'previewNotifier', method: 'POST', path: '/admin/api/notifiers/{id}/preview' },
   rotateNotifierSigningSecret: { id: 'rotateNotifierSigningSecret', method: 'POST', path: '/admin/api/notifiers/{id}/signing-secret' },
   listNotifierDeliveries: { id: 'listNotifierDeliveries', method: 'GET', path: '/admin/api/notifiers/{id}/deliveries' },
   listAlertRules: { id: 'listAlertRules', method: 'GET', path: '/admin/api/alert-rules' },

@@ -21,6 +21,9 @@ function destination(n: Notifier): string {
       return `${c.url}/${c.topic}`;
     case 'EMAIL':
       return `smtp://${c.host}:${c.port} -> ${(c.to ?? []).join(',')}`;
+    default:
+      // The channel types (cli flags and this cell come with their CLI): what the config shows of where it goes.
+      return c.origin ? `${c.origin}/… (secret URL)` : (c.apiUrl ?? c.homeserver ?? c.url ?? c.region ?? '');
   }
 }
 

@@ -9,6 +9,7 @@
  */
 
 import { ALERT_EVENT_KINDS } from '../../src/api/schemas/alert-rules.ts';
+import type { Severity } from '../../src/notifier-fields.ts';
 
 /** The API's list: one list of event kinds for the schema, the daemon and the CLI. */
 export const ALERT_KINDS = ALERT_EVENT_KINDS;
@@ -44,6 +45,8 @@ export interface AlertEventPayload {
    * CERT_RENEWAL_FAILED: the notAfter of the certificate still served, and the whole days it has left.
    */
   cert: { notAfter: number; thresholdDays: number } | null;
+  /** The resource's severity when the event happened; absent (events before migration 0023, agents, certificates): critical. */
+  severity?: Severity;
 }
 
 /** One alert inside an outgoing message. */
@@ -53,6 +56,13 @@ export interface AlertItem extends AlertEventPayload {
   at: number;
   /** A repeat of an alert already sent, while its incident stays open. */
   reminder: boolean;
+  /** What pagers receive: the routing rule's override, else the payload's severity, else critical. */
+  severity: Severity;
+  /**
+   * INCIDENT_OPENED of a resource that others depend on: its dependents whose alerts are held
+   * back (inhibited) because of it, counted when the message is built; absent when none.
+   */
+  dependents?: { count: number; names: string[] };
 }
 
 /** What the dispatcher hands to a sender: one message, possibly grouping many alerts. */
@@ -73,4 +83,8 @@ export interface SendOutcome {
   latencyMs: number;
   /** false: give up (a 4xx other than 408 and 429, a rejected recipient, a bad configuration). */
   retryable: boolean;
+  /** The receiver asked to wait this long before the next attempt (429 `Retry-After`, Telegram's `retry_after`). */
+  retryAfterMs?: number;
+  /** Recorded with the attempt (the delivery log's `note`): why the templates were not used. */
+  note?: string;
 }

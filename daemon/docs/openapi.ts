@@ -91,7 +91,7 @@ export function buildOpenApi(): Record<string, unknown> {
     if (op.description) item.description = op.description;
     const params = parameters(op);
     if (params.length) item.parameters = params;
-    if (op.body) item.requestBody = { required: true, content: { 'application/json': { schema: plain(op.body) } } };
+    if (op.body) item.requestBody = { required: !op.bodyOptional, content: { 'application/json': { schema: plain(op.body) } } };
     (paths[op.path] ??= {})[op.method.toLowerCase()] = item;
   }
   return {

@@ -5,7 +5,7 @@ import { forbidden, HttpError, unauthorized } from '../../src/errors.ts';
 import { type Principal, resolvePrincipal } from '../auth/principal.ts';
 import { tokensEqual } from '../auth/sessions.ts';
 import type { DaemonContext } from '../context.ts';
-import { readJson } from './body.ts';
+import { bodyAbsent, readJson } from './body.ts';
 import { parseQueryStrict } from './well-formed.ts';
 import { sendJson, sendJsonText } from './problem.ts';
 import { RawJson } from './raw-json.ts';
@@ -76,7 +76,9 @@ export function bindOperations(router: RouterLike, ctx: DaemonContext, handlers:
       authorize(op, principal, req);
       const params = op.params ? validateStrings(op.params, (req as { params?: Record<string, string> }).params ?? {}, 'path') : undefined;
       const query = op.query ? validateStrings(op.query, queryOf(req), 'query') : undefined;
-      const body = op.body ? validateBody(op.body, await readJson(req)) : undefined;
+      const body = op.body
+        ? validateBody(op.body, op.bodyOptional && bodyAbsent(req) ? (req.resume(), {}) : await readJson(req))
+        : undefined;
       const result = await handler({ params, query, body, principal, req, res, ctx } as RequestContext<OperationDef>);
       // A stream is open once its handler returns: from here it lasts only as long as its credential.
       if (op.stream) return ctx.streams.watch(res, principal, generation);

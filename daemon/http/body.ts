@@ -35,13 +35,17 @@ export function isJson(req: IncomingMessage): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
+/** No body at all: no content type, no chunked framing, no bytes declared. */
+export function bodyAbsent(req: IncomingMessage): boolean {
+  return !req.headers['content-type'] && !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+}
+
 /** A JSON body: 415 when it is not declared JSON, 400 naming `body` when it does not parse. */
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   if (!isJson(req)) {
     req.resume();
     // No body at all (`curl -X POST` without data) is a missing body, not a wrong media type.
-    const absent = !req.headers['content-type'] && !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
-    if (absent) throw badRequest('Request body is required', [{ field: 'body', message: 'is required' }]);
+    if (bodyAbsent(req)) throw badRequest('Request body is required', [{ field: 'body', message: 'is required' }]);
     throw new HttpError(415, 'unsupported-media-type', 'Request body must be application/json');
   }
   // Strict: invalid UTF-8 and lone surrogates are refused, not turned into U+FFFD.

@@ -1,3 +1,4 @@
+import { SEVERITIES, type Severity } from '../../src/notifier-fields.ts';
 import type { HttpCheckView } from '../../src/api/schemas/http-check.ts';
 import type { PushView } from '../../src/api/schemas/push.ts';
 import type { Selectable } from 'kysely';
@@ -80,6 +81,7 @@ export function toAdminResource(
   inMaintenance: boolean,
   locations: readonly Location[] = [DAEMON_LOCATION],
   push: PushView | null = null,
+  dependsOn: GroupRef[] = [],
 ): Static<typeof AdminResource> {
   return {
     ...toDetail(row, groups),
@@ -91,6 +93,8 @@ export function toAdminResource(
     locations: locationNames(locations),
     quorum: (QUORUMS as readonly string[]).includes(row.quorum) ? (row.quorum as Quorum) : 'majority',
     conditions: conditionsOf(row.conditions),
+    severity: (SEVERITIES as readonly string[]).includes(row.severity) ? (row.severity as Severity) : 'critical',
+    dependsOn,
     latestTiming: isDaemonOnly(locations) ? timingOf(row.latest_timing) : null,
     ...httpCheckView(row),
     push,

@@ -33,6 +33,7 @@ export interface Database extends ClusterTables {
   notifications: NotificationsTable;
   notification_items: NotificationItemsTable;
   notification_attempts: NotificationAttemptsTable;
+  resource_dependencies: ResourceDependenciesTable;
   alert_reminders: AlertRemindersTable;
   status_pages: StatusPagesTable;
   certificates: CertificatesTable;
@@ -133,6 +134,8 @@ export interface ResourcesTable {
   latest_timing: Generated<string | null>;
   /** The type's own options as JSON (migration 0022, src/probes/types.ts CheckOptionsByType); NULL when it has none. */
   check_options: Generated<string | null>;
+  /** `critical` | `warning` | `info` (migration 0023): rules match on it, pagers receive it. */
+  severity: Generated<string>;
 }
 
 /** Where a resource is checked (migration 0013); `agent_id` null is the daemon. No rows: the daemon alone. */
@@ -361,6 +364,15 @@ export interface NotifiersTable {
   secrets_enc: string | null;
   created_at: number;
   updated_at: number;
+  /** Liquid templates (migration 0023); NULL: the default message. */
+  title_template: Generated<string | null>;
+  body_template: Generated<string | null>;
+}
+
+/** Resource `resource_id` depends on `depends_on_id` (migration 0023). */
+export interface ResourceDependenciesTable {
+  resource_id: number;
+  depends_on_id: number;
 }
 
 export interface AlertRulesTable {
@@ -376,6 +388,10 @@ export interface AlertRulesTable {
   repeat_interval_seconds: number | null;
   created_at: number;
   updated_at: number;
+  /** JSON array of the severities the rule covers (migration 0023); NULL: all. */
+  severities: Generated<string | null>;
+  /** What PAGERDUTY and OPSGENIE receive for this rule's alerts instead of the resource's severity; NULL: the resource's. */
+  severity_override: Generated<string | null>;
 }
 
 export interface NotificationsTable {
@@ -397,6 +413,8 @@ export interface NotificationItemsTable {
   notification_id: number;
   event_id: number;
   reminder: Generated<number>;
+  /** The routing rule's severity override, frozen when routed (migration 0023); NULL: the resource's. */
+  severity: Generated<string | null>;
 }
 
 export interface NotificationAttemptsTable {
@@ -410,6 +428,8 @@ export interface NotificationAttemptsTable {
   status_code: number | null;
   error: string | null;
   latency_ms: number;
+  /** What else the attempt has to say (migration 0023): why the templates were not used. */
+  note: Generated<string | null>;
 }
 
 export interface AlertRemindersTable {

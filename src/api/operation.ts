@@ -22,6 +22,8 @@ export interface OperationDef {
   readonly params?: TObject;
   readonly query?: TObject;
   readonly body?: TSchema;
+  /** The body may be left out (no content type, no bytes): the handler gets `{}`, as if it were sent. */
+  readonly bodyOptional?: boolean;
   /** Absent for streams, which write their own response. */
   readonly response?: TSchema;
   /** Success status; 200 unless said otherwise. */
@@ -43,6 +45,8 @@ type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
 export type ParamsOf<O extends OperationDef> = StaticOr<O['params'], undefined>;
 export type QueryOf<O extends OperationDef> = StaticOr<O['query'], undefined>;
 export type BodyOf<O extends OperationDef> = StaticOr<O['body'], undefined>;
+/** What a client may send: an optional body may be left out. */
+type ClientBodyOf<O extends OperationDef> = O['bodyOptional'] extends true ? BodyOf<O> | undefined : BodyOf<O>;
 export type ResponseOf<O extends OperationDef> = StaticOr<O['response'], void>;
 
 type Field<K extends string, T> = undefined extends T ? { [P in K]?: T } : { [P in K]: T };
@@ -50,7 +54,7 @@ type Field<K extends string, T> = undefined extends T ? { [P in K]?: T } : { [P 
 /** What a client passes to call an operation: only the parts it declares. */
 export type InputOf<O extends OperationDef> = Field<'params', ParamsOf<O>> &
   Field<'query', Partial<NonNullable<QueryOf<O>>> | undefined> &
-  Field<'body', BodyOf<O>>;
+  Field<'body', ClientBodyOf<O>>;
 
 /** `/api/resources/{id}` with `{id: 3}` to `/api/resources/3`. */
 export function fillPath(template: string, params: Record<string, unknown> | undefined): string {

@@ -25,8 +25,9 @@ function item(kind: AlertKind, name: string, over: Partial<AlertItem> = {}): Ale
     resolvedAt: kind === 'INCIDENT_RESOLVED' || kind === 'AGENT_UP' ? NOW - 2 * MIN : null,
     cause: { message: 'HTTP 503 Service Unavailable', errorCode: '503' },
     cert: null,
+    severity: 'critical',
     ...over,
-  };
+  } as AlertItem;
 }
 const message = (items: AlertItem[], test = false): OutgoingMessage => ({ id: 'msg_1', items, test });
 const render = (m: OutgoingMessage, publicUrl: string | null = PUBLIC) => renderMessage(m, { publicUrl, now: NOW, notifierName: 'ops' });

@@ -52,6 +52,7 @@ const NOW = Date.now();
 function down(i: number): AlertItem {
   return {
     kind: 'INCIDENT_OPENED',
+    severity: 'critical',
     eventId: 100 + i,
     at: NOW,
     reminder: false,

@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.ts';
 import type { Database } from '../../store/schema.ts';
 import { recordAttempt } from '../notifiers/senders.ts';
 import type { SendOutcome } from '../types.ts';
-import { GIVE_UP_AFTER_MS, retryDelay } from './backoff.ts';
+import { GIVE_UP_AFTER_MS, nextDelay } from './backoff.ts';
 import { loadMessage } from './message.ts';
 import type { LoadedSender, SenderLoader } from './sender-port.ts';
 
@@ -183,7 +183,7 @@ export class Dispatcher {
         : result === 'failed'
           ? { state: 'failed' as const, last_error: outcome.error ?? `status ${outcome.statusCode}` }
           : {
-              next_attempt_at: now + retryDelay(row.attempts, this.#o.retryBaseMs),
+              next_attempt_at: now + nextDelay(row.attempts, this.#o.retryBaseMs, outcome.retryAfterMs),
               last_error: outcome.error ?? `status ${outcome.statusCode}`,
             };
     await this.#o.db

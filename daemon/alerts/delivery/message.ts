@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
+import type { Severity } from '../../../src/notifier-fields.ts';
 import type { AlertEventPayload, AlertItem, OutgoingMessage } from '../types.ts';
 
 /** The message of a notification, rebuilt from its items on every attempt (same id, same alerts). */
@@ -7,15 +8,19 @@ export async function loadMessage(db: Kysely<Database>, notification: { id: numb
   const rows = await db
     .selectFrom('notification_items as i')
     .innerJoin('alert_events as e', 'e.id', 'i.event_id')
-    .select(['e.id', 'e.payload', 'e.created_at', 'i.reminder'])
+    .select(['e.id', 'e.payload', 'e.created_at', 'i.reminder', 'i.severity'])
     .where('i.notification_id', '=', notification.id)
     .orderBy('e.id')
     .execute();
-  const items: AlertItem[] = rows.map((row) => ({
-    ...(JSON.parse(row.payload) as AlertEventPayload),
-    eventId: row.id,
-    at: row.created_at,
-    reminder: row.reminder === 1,
-  }));
+  const items: AlertItem[] = rows.map((row) => {
+    const payload = JSON.parse(row.payload) as AlertEventPayload;
+    return {
+      ...payload,
+      eventId: row.id,
+      at: row.created_at,
+      reminder: row.reminder === 1,
+      severity: (row.severity as Severity | null) ?? payload.severity ?? 'critical',
+    };
+  });
   return { id: notification.message_id, items, test: false };
 }

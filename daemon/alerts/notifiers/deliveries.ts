@@ -26,7 +26,15 @@ export const deliveryHandlers: HandlersOf<Ops> = {
       const outcome = await sender.send({ id: messageId, items: [], test: true }, gone.signal);
       await recordAttempt(ctx.db, { notifierId: params.id, notificationId: null, messageId, attempt: 1, ...outcome });
       ctx.log.info({ notifier: sender.notifier.name, ok: outcome.ok, statusCode: outcome.statusCode }, 'notifier test sent');
-      return { ...outcome, messageId };
+      return {
+        ok: outcome.ok,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        latencyMs: outcome.latencyMs,
+        retryable: outcome.retryable,
+        messageId,
+        note: outcome.note ?? null,
+      };
     } finally {
       res.off('close', onClose);
     }
@@ -72,6 +80,7 @@ export const deliveryHandlers: HandlersOf<Ops> = {
       statusCode: a.status_code,
       error: a.error,
       latencyMs: a.latency_ms,
+      note: a.note,
     }));
   },
 };

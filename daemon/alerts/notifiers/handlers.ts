@@ -5,6 +5,7 @@ import type { DaemonContext } from '../../context.ts';
 import { uniqueViolation } from '../../store/unique-violation.ts';
 import type { HandlersOf } from '../../http/bind.ts';
 import { deliveryHandlers } from './deliveries.ts';
+import { previewNotifier } from './preview.ts';
 import { generateSigningSecret } from './signing.ts';
 import { notifierRow, type NotifierRow, openSecrets, sealSecrets, toNotifier } from './store.ts';
 import { applyPatch } from './update.ts';
@@ -46,6 +47,8 @@ export const notifierHandlers: HandlersOf<Ops> = {
         enabled: body.enabled === false ? 0 : 1,
         config: JSON.stringify(config),
         secrets_enc: sealSecrets(ctx, secrets),
+        title_template: body.titleTemplate ?? null,
+        body_template: body.bodyTemplate ?? null,
         created_at: now,
         updated_at: now,
       })
@@ -61,9 +64,17 @@ export const notifierHandlers: HandlersOf<Ops> = {
   async updateNotifier({ ctx, params, body }) {
     const row = await notifierRow(ctx, params.id);
     const type = row.type as NotifierType;
-    const values: { name?: string; enabled?: number; config?: string; secrets_enc?: string | null; updated_at: number } = {
-      updated_at: Date.now(),
-    };
+    const values: {
+      name?: string;
+      enabled?: number;
+      config?: string;
+      secrets_enc?: string | null;
+      title_template?: string | null;
+      body_template?: string | null;
+      updated_at: number;
+    } = { updated_at: Date.now() };
+    if (body.titleTemplate !== undefined) values.title_template = body.titleTemplate;
+    if (body.bodyTemplate !== undefined) values.body_template = body.bodyTemplate;
     if (body.name !== undefined) values.name = body.name;
     if (body.enabled !== undefined) values.enabled = body.enabled ? 1 : 0;
     if (body.config !== undefined) {
@@ -99,4 +110,5 @@ export const notifierHandlers: HandlersOf<Ops> = {
   },
 
   ...deliveryHandlers,
+  previewNotifier,
 };

@@ -23,6 +23,29 @@ export function createNotifierDispatcher(timeoutMs: number): Agent {
   });
 }
 
+/** What a channel adds to one request (postJson's `extra`). */
+export interface PostExtra {
+  /** POST unless said (MATRIX sends with PUT). */
+  method?: 'POST' | 'PUT';
+  /**
+   * Reads a provider's own answer (its first 800 characters, decoded) into the outcome: Telegram's
+   * `{ok: false, parameters: {retry_after}}`, an error description worth more than the excerpt.
+   */
+  inspect?: (status: number, text: string, outcome: SendOutcome) => SendOutcome;
+}
+
+/**
+ * The wait a 429 or 503 asks for in `Retry-After` (seconds, or an HTTP date), in ms; undefined
+ * when absent or unreadable. Capped later by the dispatcher (backoff.ts nextDelay).
+ */
+export function retryAfterOf(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return undefined;
+  if (/^\s*\d{1,10}\s*$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
 export interface PostOptions {
   dispatcher: Dispatcher;
   timeoutMs: number;
@@ -40,7 +63,13 @@ export function retryableStatus(status: number): boolean {
   return status >= 500;
 }
 
-export async function postJson(url: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<SendOutcome> {
+export async function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: PostOptions,
+  extra: PostExtra = {},
+): Promise<SendOutcome> {
   const started = performance.now();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
@@ -48,25 +77,30 @@ export async function postJson(url: string, body: string, headers: Record<string
   const outcome = (o: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...o, latencyMs: Math.round(performance.now() - started) });
   try {
     const res = await request(url, {
-      method: 'POST',
+      method: extra.method ?? 'POST',
       dispatcher: opts.dispatcher,
       signal,
       body,
       headers: { 'content-type': 'application/json', 'user-agent': `monctl/${VERSION}`, ...headers },
     });
-    const excerpt = await readExcerpt(res);
+    const { excerpt, raw } = await readExcerpt(res);
     const status = res.statusCode;
-    if (status >= 200 && status < 300) return outcome({ ok: true, statusCode: status, error: null, retryable: false });
+    const inspect = (o: SendOutcome) => (extra.inspect ? extra.inspect(status, raw, o) : o);
+    if (status >= 200 && status < 300) return inspect(outcome({ ok: true, statusCode: status, error: null, retryable: false }));
+    const retryAfterMs = status === 429 || status === 503 ? retryAfterOf(res.headers['retry-after']) : undefined;
     const location =
       status >= 300 && status < 400 && typeof res.headers.location === 'string'
         ? ` (redirect to ${res.headers.location}: not followed)`
         : '';
-    return outcome({
-      ok: false,
-      statusCode: status,
-      retryable: retryableStatus(status),
-      error: `HTTP ${status}${location}${excerpt ? `: ${excerpt}` : ''}`,
-    });
+    return inspect(
+      outcome({
+        ok: false,
+        statusCode: status,
+        retryable: retryableStatus(status),
+        error: `HTTP ${status}${location}${excerpt ? `: ${excerpt}` : ''}`,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      }),
+    );
   } catch (err) {
     const error = deadline.signal.aborted
       ? `timeout after ${opts.timeoutMs} ms`
@@ -79,8 +113,8 @@ export async function postJson(url: string, body: string, headers: Record<string
   }
 }
 
-/** The first EXCERPT characters of the answer, on one line; empty when it cannot be read. */
-async function readExcerpt(res: Dispatcher.ResponseData): Promise<string> {
+/** The first EXCERPT characters of the answer, on one line (empty when it cannot be read), and its first 4 × EXCERPT as read. */
+async function readExcerpt(res: Dispatcher.ResponseData): Promise<{ excerpt: string; raw: string }> {
   let raw = '';
   try {
     raw = (await readBody(res.body, res.headers['content-encoding'], EXCERPT * 4)).text;
@@ -88,5 +122,5 @@ async function readExcerpt(res: Dispatcher.ResponseData): Promise<string> {
     // A body cut short or undecodable still leaves the status to report.
   }
   const text = raw.replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
-  return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
+  return { excerpt: text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text, raw };
 }

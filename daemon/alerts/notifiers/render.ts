@@ -36,6 +36,11 @@ export interface RenderedMessage {
   link: string | null;
   /** problem: something needs attention; recovery: only good news; test: a test message. */
   tone: 'problem' | 'recovery' | 'test';
+  /**
+   * true: `title` and `text` are a template's output, already in the channel's format (variables
+   * escaped by the channel's `escape`): send them as they are. Absent: plain text, to escape.
+   */
+  markup?: boolean;
   /** Items per category (down, agentDown, certExpiring, recovered, agentUp). */
   summary: Record<Category, number>;
 }

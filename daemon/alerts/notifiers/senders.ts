@@ -10,6 +10,7 @@ import type { PostOptions } from './http-post.ts';
 import { sendNtfy } from './ntfy.ts';
 import { type RenderedMessage, renderMessage } from './render.ts';
 import { sendSlack } from './slack.ts';
+import { CHANNELS } from './channels/index.ts';
 import { loaded, openSecrets } from './store.ts';
 import { sendWebhook } from './webhook.ts';
 
@@ -99,6 +100,8 @@ function deliver(
     case 'EMAIL':
       return sendEmail(n, message, rendered, io);
     default: {
+      const channel = CHANNELS[n.type];
+      if (channel) return channel.send(n, message, rendered, io);
       ctx.log.error({ notifier: n.name, type: n.type }, 'unknown notifier type');
       return Promise.resolve({
         ok: false,
@@ -126,6 +129,8 @@ export interface AttemptRecord {
   error: string | null;
   latencyMs: number;
   retryable?: boolean;
+  /** The delivery log's note (a template that failed to render). */
+  note?: string | null;
 }
 
 /** Records one delivery attempt; returns its id. Use the dispatcher's transaction as `db` to commit it with the claim's outcome. */
@@ -142,6 +147,7 @@ export async function recordAttempt(db: Kysely<Database>, a: AttemptRecord): Pro
       status_code: a.statusCode,
       error: a.error === null ? null : a.error.slice(0, 1000),
       latency_ms: Math.max(0, Math.round(a.latencyMs)),
+      note: a.note ? a.note.slice(0, 1000) : null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

@@ -5,6 +5,7 @@ import { formatDateTime } from '../../../src/time.ts';
 import type { DaemonContext } from '../../context.ts';
 import { boxFor, type SecretBox } from '../../auth/secret-box.ts';
 import type { NotifiersTable } from '../../store/schema.ts';
+import { NOTIFIER_FIELDS } from '../../../src/notifier-fields.ts';
 import type { LoadedNotifier, StoredConfig, StoredSecrets } from './config-types.ts';
 
 /**
@@ -41,11 +42,12 @@ export function openSecrets(ctx: Pick<DaemonContext, 'installSecret'>, sealed: s
 export function toNotifier(row: NotifierRow, secrets: StoredSecrets | undefined): Notifier {
   const set: Notifier['secrets'] = {};
   if (secrets) {
-    if (secrets.url !== undefined) set.url = true;
-    if (secrets.signingSecret !== undefined) set.signingSecret = true;
-    if (secrets.headers) set.headers = Object.keys(secrets.headers);
-    if (secrets.token !== undefined) set.token = true;
-    if (secrets.password !== undefined) set.password = true;
+    for (const key of NOTIFIER_FIELDS[row.type as NotifierType]?.secrets ?? []) {
+      const value = (secrets as Record<string, unknown>)[key];
+      if (value === undefined) continue;
+      if (key === 'headers') set.headers = Object.keys(value as Record<string, string>);
+      else (set as Record<string, boolean>)[key] = true;
+    }
   }
   return {
     id: row.id,
@@ -54,6 +56,8 @@ export function toNotifier(row: NotifierRow, secrets: StoredSecrets | undefined)
     enabled: row.enabled === 1,
     config: JSON.parse(row.config) as StoredConfig,
     secrets: set,
+    titleTemplate: row.title_template,
+    bodyTemplate: row.body_template,
     createdAt: formatDateTime(row.created_at),
     updatedAt: formatDateTime(row.updated_at),
   };
@@ -67,5 +71,7 @@ export function loaded(row: NotifierRow, secrets: StoredSecrets): LoadedNotifier
     enabled: row.enabled === 1,
     config: JSON.parse(row.config) as StoredConfig,
     secrets,
+    titleTemplate: row.title_template,
+    bodyTemplate: row.body_template,
   };
 }

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { NotifierPatch, NotifierType } from '../../../src/api/schemas/notifiers.ts';
 import { badRequest, type FieldError } from '../../../src/errors.ts';
 import type { StoredConfig, StoredSecrets } from './config-types.ts';
-import { DEFAULT_PORTS } from '../../../src/notifier-fields.ts';
+import { DEFAULT_PORTS, DESTINATION_FIELDS, NOTIFIER_FIELDS } from '../../../src/notifier-fields.ts';
 import { type FlatConfig, normalise } from './validate.ts';
 
 type ConfigPatch = NonNullable<Static<typeof NotifierPatch>['config']>;
@@ -66,6 +66,17 @@ function resentSecrets(
   }
   if (type === 'NTFY' && before.url !== after.config.url && after.secrets.token !== undefined && patch.token === undefined) {
     errors.push({ field: 'config.token', message: why('token') });
+  }
+  // The channel types: a changed destination field asks again for every stored secret the patch leaves out.
+  const destination = DESTINATION_FIELDS[type] ?? [];
+  const moved = destination.some((key) => (before as Record<string, unknown>)[key] !== (after.config as Record<string, unknown>)[key]);
+  if (moved) {
+    for (const key of NOTIFIER_FIELDS[type].secrets) {
+      const given = (patch as Record<string, unknown>)[key];
+      if ((after.secrets as Record<string, unknown>)[key] !== undefined && (given === undefined || given === null)) {
+        errors.push({ field: `config.${key}`, message: why(key) });
+      }
+    }
   }
   if (
     type === 'EMAIL' &&

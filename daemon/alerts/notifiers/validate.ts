@@ -1,7 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { DEFAULT_PORTS, NOTIFIER_FIELDS, NTFY_PRIORITIES, type NotifierType, priorityOf } from '../../../src/notifier-fields.ts';
 import { badRequest, type FieldError } from '../../../src/errors.ts';
-import type { StoredConfig, StoredSecrets } from './config-types.ts';
+import type { FlatConfig, StoredConfig, StoredSecrets } from './config-types.ts';
+import { CHANNELS } from './channels/index.ts';
 import { validSigningSecret } from './signing.ts';
 
 /**
@@ -9,7 +10,7 @@ import { validSigningSecret } from './signing.ts';
  * (stored as JSON) and the secrets (sealed). Every problem is reported at once,
  * as a 400 naming `config.<field>`.
  */
-export type FlatConfig = StoredConfig & StoredSecrets & { priority?: number | string };
+export type { FlatConfig } from './config-types.ts';
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 const HOST =
@@ -61,7 +62,21 @@ export function normalise(type: NotifierType, flat: FlatConfig): { config: Store
 
   const config: StoredConfig = {};
   const secrets: StoredSecrets = {};
-  if (type === 'WEBHOOK') {
+  const channel = CHANNELS[type];
+  if (channel) {
+    const out = { config: config as Record<string, unknown>, secrets: secrets as Record<string, unknown> };
+    for (const key of spec.fields) {
+      const value = (flat as Record<string, unknown>)[key];
+      if (value !== undefined) (spec.secrets.includes(key) ? out.secrets : out.config)[key] = value;
+    }
+    // A secret webhook URL is shown by its origin.
+    if (spec.secrets.includes('url') && typeof flat.url === 'string') {
+      const problem = urlProblem(flat.url, true);
+      if (problem) err('url', problem);
+      else config.origin = new URL(flat.url).origin;
+    }
+    channel.check(flat, { config, secrets }, err);
+  } else if (type === 'WEBHOOK') {
     const problem = urlProblem(flat.url!, false);
     if (problem) err('url', problem);
     config.url = flat.url;

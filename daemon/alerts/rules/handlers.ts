@@ -1,3 +1,4 @@
+import { SEVERITIES } from '../../../src/notifier-fields.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { alertRuleOperations } from '../../../src/api/ops/alert-rules.ts';
@@ -38,6 +39,9 @@ function columns(body: Body) {
     resource_ids: unique(body.resourceIds),
     group_ids: unique(body.groupIds),
     agent_ids: unique(body.agentIds),
+    // In SEVERITIES' order, once each; all three is the same as none given.
+    severities: body.severities ? JSON.stringify(SEVERITIES.filter((s) => body.severities!.includes(s))) : null,
+    severity_override: body.severityOverride ?? null,
     group_wait_seconds: body.groupWaitSeconds ?? DEFAULT_GROUP_WAIT_SECONDS,
     repeat_interval_seconds: repeatSeconds(body.repeatIntervalMinutes),
   };

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { AlertEventKind } from '../../../src/api/schemas/alert-rules.ts';
+import { SEVERITIES, type Severity } from '../../../src/notifier-fields.ts';
 import { formatDateTime } from '../../../src/time.ts';
 import type { AlertRulesTable } from '../../store/schema.ts';
 
@@ -15,6 +16,10 @@ export interface Rule {
   resourceIds: number[];
   groupIds: number[];
   agentIds: number[];
+  /** The resource severities it covers (all three when none were given). */
+  severities: Severity[];
+  /** Sent to pagers instead of the resource's severity; null: the resource's. */
+  severityOverride: Severity | null;
   groupWaitSeconds: number;
   /** 0: never remind. */
   repeatIntervalSeconds: number;
@@ -40,6 +45,8 @@ export function parseRule(row: AlertRuleRow): Rule {
     resourceIds: ids(row.resource_ids),
     groupIds: ids(row.group_ids),
     agentIds: ids(row.agent_ids),
+    severities: row.severities === null ? [...SEVERITIES] : (JSON.parse(row.severities) as Severity[]),
+    severityOverride: (row.severity_override as Severity | null) ?? null,
     groupWaitSeconds: row.group_wait_seconds ?? DEFAULT_GROUP_WAIT_SECONDS,
     repeatIntervalSeconds: row.repeat_interval_seconds ?? DEFAULT_REPEAT_INTERVAL_SECONDS,
     createdAt: row.created_at,
@@ -61,6 +68,8 @@ export function toAlertRule(row: AlertRuleRow) {
     groupIds: rule.groupIds,
     agentIds: rule.agentIds,
     scope: listed ? ('LISTED' as const) : ('ALL' as const),
+    severities: rule.severities,
+    severityOverride: rule.severityOverride,
     groupWaitSeconds: rule.groupWaitSeconds,
     repeatIntervalMinutes: rule.repeatIntervalSeconds / 60,
     createdAt: formatDateTime(rule.createdAt),

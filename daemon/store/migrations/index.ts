@@ -21,6 +21,7 @@ import * as checkTiming from './0019-check-timing.ts';
 import * as push from './0020-push.ts';
 import * as pushApi from './0021-push-api.ts';
 import * as checkOptions from './0022-check-options.ts';
+import * as notifierChannels from './0023-notifier-channels.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0020-push': push,
   '0021-push-api': pushApi,
   '0022-check-options': checkOptions,
+  '0023-notifier-channels': notifierChannels,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -7,6 +7,9 @@ import {
   NotifierCreated,
   NotifierDelivery,
   NotifierPatch,
+  NotifierPreview,
+  NotifierPreviewRequest,
+  NotifierTest,
   NotifierTestResult,
   SigningSecret,
 } from '../schemas/notifiers.ts';
@@ -44,7 +47,8 @@ export const notifierOperations = {
     summary: 'Create a notification channel',
     description:
       'Names are unique (409). `config` takes the fields of the type (WEBHOOK: url, headers, signingSecret; SLACK: url; ' +
-      'NTFY: url, topic, priority, token; EMAIL: host, port, security, username, password, from, to, skipTlsVerify, tlsCa). ' +
+      'NTFY: url, topic, priority, token; EMAIL: host, port, security, username, password, from, to, skipTlsVerify, tlsCa; ' +
+      'the other types as in docs/API.md#notifiers). ' +
       'Secrets are sealed at rest. A WEBHOOK without a signingSecret gets one, returned in this response only.',
     body: NotifierCreate,
     response: NotifierCreated,
@@ -85,9 +89,27 @@ export const notifierOperations = {
     tag,
     access: 'admin',
     summary: 'Send a test message now',
-    description: 'Waits for the delivery (one attempt, recorded in the deliveries) and says how it went; a failed delivery is still 200.',
+    description:
+      'Waits for the delivery (one attempt, recorded in the deliveries) and says how it went; a failed delivery is still 200. ' +
+      'With `event`, a sample alert of that kind is sent through the templates instead of the plain test message.',
     params: IdParams,
+    body: NotifierTest,
+    bodyOptional: true,
     response: NotifierTestResult,
+    errors: [404],
+  }),
+  previewNotifier: defineOperation({
+    id: 'previewNotifier',
+    method: 'POST',
+    path: '/admin/api/notifiers/{id}/preview',
+    tag,
+    access: 'admin',
+    summary: 'Render a sample message without sending it',
+    description: 'With the notifier templates, or those given; a template that fails gives the default message and says why.',
+    params: IdParams,
+    body: NotifierPreviewRequest,
+    bodyOptional: true,
+    response: NotifierPreview,
     errors: [404],
   }),
   rotateNotifierSigningSecret: defineOperation({

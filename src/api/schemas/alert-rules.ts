@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, StringEnum } from './common.ts';
 import { ALERT_EVENT_KINDS } from '../kinds.ts';
+import { SEVERITIES } from '../../notifier-fields.ts';
 
 export { ALERT_EVENT_KINDS };
 export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number];
@@ -17,6 +18,18 @@ const ruleFields = {
   resourceIds: Type.Optional(Ids('resources the rule covers')),
   groupIds: Type.Optional(Ids('groups whose resources the rule covers')),
   agentIds: Type.Optional(Ids('agents the rule covers')),
+  severities: Type.Optional(
+    Type.Array(StringEnum(SEVERITIES), {
+      minItems: 1,
+      maxItems: 3,
+      description: 'the resource severities the rule covers (default all; agents and certificates count as critical)',
+    }),
+  ),
+  severityOverride: Type.Optional(
+    Type.Union([StringEnum(SEVERITIES), Type.Null()], {
+      description: "what PAGERDUTY and OPSGENIE receive for this rule's alerts instead of the resource's severity (null: the resource's)",
+    }),
+  ),
   groupWaitSeconds: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -47,6 +60,8 @@ export const AlertRule = Type.Object(
     groupIds: Type.Array(Id),
     agentIds: Type.Array(Id),
     scope: StringEnum(['ALL', 'LISTED'] as const, { description: 'ALL when no resource, group or agent is listed' }),
+    severities: Type.Array(StringEnum(SEVERITIES)),
+    severityOverride: Type.Union([StringEnum(SEVERITIES), Type.Null()]),
     groupWaitSeconds: Type.Integer(),
     repeatIntervalMinutes: Type.Number(),
     createdAt: DateTime,

@@ -4,6 +4,7 @@ import { Incident } from './incidents.ts';
 import { QUORUMS } from '../../probes/quorum.ts';
 import { MAX_CONDITION_LENGTH, MAX_CONDITIONS } from '../../probes/conditions/types.ts';
 import { RESOURCE_TYPES } from '../kinds.ts';
+import { SEVERITIES } from '../../notifier-fields.ts';
 import { HttpCheckView, httpCheckFields } from './http-check.ts';
 import { CheckTiming } from './check-timing.ts';
 import { PingDetail, PushView, pushCheckFields } from './push.ts';
@@ -69,6 +70,14 @@ export const Locations = Type.Array(LocationRef, {
   minItems: 1,
   maxItems: 16,
   description: 'where the resource is checked: `daemon` (the default) and agents by name or id, each once',
+});
+export const Severity = StringEnum(SEVERITIES, {
+  description: 'how much its failure matters (docs/API.md#severity): alert rules match on it, PAGERDUTY and OPSGENIE receive it',
+});
+export const DependsOn = Type.Array(Type.Union([Id, Type.String({ minLength: 1, maxLength: 200, description: 'a resource name' })]), {
+  maxItems: 50,
+  description:
+    'resources it depends on, by id or name (docs/API.md#dependencies): while one has an open incident, its alerts are held back. A cycle is a 400; an empty list removes them',
 });
 /** What "up" means beyond the status (docs/API.md#conditions): Gatus's conditions, all of which must hold. */
 export const Conditions = Type.Array(Type.String({ minLength: 1, maxLength: MAX_CONDITION_LENGTH }), {
@@ -143,6 +152,8 @@ const adminFields = {
   locations: Type.Array(Type.String(), { description: 'where it is checked: `daemon` and agent names, in order' }),
   quorum: Quorum,
   conditions: Type.Array(Type.String(), { description: 'its conditions, in order; empty when none' }),
+  severity: Severity,
+  dependsOn: Type.Array(GroupRef, { description: 'the resources it depends on, sorted by id; empty when none' }),
   latestTiming: Type.Union([CheckTiming, Type.Null()], {
     description:
       'the phases of the latest check (docs/API.md#check-timing); null before one, for DOCKER, and for a resource checked at several locations (see locationResults)',
@@ -179,6 +190,8 @@ function settableFields(nullable: boolean) {
     locations: Type.Optional(Locations),
     quorum: Type.Optional(Quorum),
     conditions: Type.Optional(Conditions),
+    severity: Type.Optional(Severity),
+    dependsOn: Type.Optional(DependsOn),
     ...httpCheckFields(nullable),
     ...pushCheckFields(nullable),
     ...checkOptionFields(nullable),
