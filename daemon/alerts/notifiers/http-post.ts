@@ -42,7 +42,8 @@ export function retryAfterOf(value: string | string[] | undefined, now = Date.no
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined) return undefined;
   if (/^\s*\d{1,10}\s*$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
+  // Only an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`): Date.parse reads "-5" as a year.
+  const at = /^\s*[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT\s*$/.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
