@@ -43,9 +43,12 @@ export const gotify: Channel = {
   },
   send(n, _message, rendered, io) {
     const configured = n.config.priority ?? DEFAULT_PRIORITY;
+    const title = rendered.markup ? unescapeMarkdown(rendered.title) : rendered.title;
+    const message = rendered.markup ? rendered.text : escapeMarkdown(rendered.text);
     const body = {
-      title: rendered.markup ? unescapeMarkdown(rendered.title) : rendered.title,
-      message: rendered.markup ? rendered.text : escapeMarkdown(rendered.text),
+      title,
+      // Gotify refuses an empty message; a template may render one.
+      message: message.trim() ? message : escapeMarkdown(title),
       priority: rendered.tone === 'problem' ? configured : Math.min(configured, DEFAULT_PRIORITY),
       extras: {
         'client::display': { contentType: 'text/markdown' },
