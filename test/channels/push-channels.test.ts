@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../helpers/daemon.ts';
 import { type AlertWorld, eventually, startTarget, worldOf } from '../alerts/world.ts';
-import { type ProviderReceiver, type Reply, startGotify, startPushover, startTelegram } from './push-receivers.ts';
+import type { ProviderReceiver, Reply } from './provider-receiver.ts';
+import { type GotifyMessage, type PushoverMessage, startGotify, startPushover } from './push-receivers.ts';
+import { startTelegram, type TelegramMessage } from './telegram-receiver.ts';
 
 /**
- * TELEGRAM, PUSHOVER and GOTIFY against receivers written from each provider's documentation
- * (the pages are cited in push-receivers.ts): a real incident on a resource named with Markdown
- * and HTML special characters goes out through the dispatcher to all three, the provider's rate
- * limits are waited out (Telegram's `retry_after` without a header, Pushover's Retry-After), the
- * recovery follows, and refusals are not retried. One daemon for the file.
+ * TELEGRAM, PUSHOVER and GOTIFY against receivers written from each provider's documentation:
+ * - Telegram: https://core.telegram.org/bots/api#sendmessage, #markdownv2-style, #making-requests
+ * - Pushover: https://pushover.net/api
+ * - Gotify: https://gotify.net/api-docs, https://gotify.net/docs/msgextras
+ * A real incident on a resource named with Markdown and HTML special characters goes out through
+ * the dispatcher to all three, the providers' rate limits are waited out (Telegram's
+ * `retry_after` without a header, Pushover's Retry-After), the recovery follows, and refusals are
+ * not retried. One daemon for the file.
  */
 const NAME = 'db_*[prod]*<b>&amp;`(1)_x.y!';
 const TG_TOKEN = '123456789:AAE_secret-Token_0123456789abcdefXYZ';
@@ -18,9 +23,9 @@ const GO_TOKEN = 'AsWIJhvlHb.xgKe';
 const PUBLIC_URL = 'https://monctl.example.test';
 
 let w: AlertWorld;
-let tg: ProviderReceiver<import('./push-receivers.ts').TelegramMessage>;
-let po: ProviderReceiver<import('./push-receivers.ts').PushoverMessage>;
-let go: ProviderReceiver<import('./push-receivers.ts').GotifyMessage>;
+let tg: ProviderReceiver<TelegramMessage>;
+let po: ProviderReceiver<PushoverMessage>;
+let go: ProviderReceiver<GotifyMessage>;
 const ids = { tg: 0, po: 0, go: 0 };
 const closing: Array<() => Promise<unknown>> = [];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeMarkdownV2, fitMarkdownV2 } from '../../daemon/alerts/notifiers/channels/telegram.ts';
 import { escapeHtml, fitHtml } from '../../daemon/alerts/notifiers/channels/pushover.ts';
-import { parseMarkdownV2 } from './push-receivers.ts';
+import { parseMarkdownV2 } from './telegram-receiver.ts';
 
 /** The channels' limits: a long message is cut to what the provider takes, never inside an escape or an entity. */
 describe('TELEGRAM: 4096 characters after entities parsing', () => {
