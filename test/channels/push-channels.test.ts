@@ -184,13 +184,25 @@ describe('the bot token', () => {
   it('never appears in an error, the delivery log or the daemon log, even when a proxy quotes the URL', async () => {
     const proxy = await startTelegram('0:none', '0');
     closing.push(() => proxy.close());
-    // A proxy page that quotes the request line, as some do.
-    const quoted = (path: string): Reply => ({ status: 502, body: `bad gateway for POST ${path} (${encodeURIComponent(path)})` });
+    // A proxy's error page that quotes the request line, as some do, raw and percent-encoded.
+    const path = `/bot${TG_TOKEN}/sendMessage`;
+    const quoted = (status: number): Reply => ({ status, body: `error for POST ${path} (${encodeURIComponent(path)})` });
     const n = await w.notifier('tg-proxy', 'TELEGRAM', { token: TG_TOKEN, chatId: '@monctl_ops', apiUrl: proxy.url });
-    proxy.queue(quoted(`/bot${TG_TOKEN}/sendMessage`));
+    proxy.queue(quoted(502));
     const result = await test(n.id);
     expect(result).toMatchObject({ ok: false, statusCode: 502, retryable: true });
-    expect(result.error).toContain('/bot<token>/sendMessage');
+    expect(result.error).toContain('/bot<token>/sendMessage (%2Fbot<token>%2FsendMessage)');
+
+    // Through the dispatcher: a refusal gives the notification up, and the daemon logs why.
+    proxy.queue(quoted(404));
+    const r = await w.resource('behind-proxy', { target: `${w.target.url}/proxy` });
+    await w.rule({ name: 'proxy', events: ['INCIDENT_OPENED'], notifierIds: [n.id], resourceIds: [r.id] });
+    w.target.status = 503;
+    await w.checks(r.id, 3);
+    const givenUp = () => w.d.logs.find((l) => l.msg === 'notification given up' && l.notifierId === n.id);
+    await eventually('the notification given up, in the daemon log', () => givenUp() !== undefined);
+    expect(String(givenUp()!.error)).toContain('/bot<token>/sendMessage');
+
     // A network error (nothing listens there any more) goes through the same redaction.
     await proxy.close();
     expect((await test(n.id)).ok).toBe(false);
