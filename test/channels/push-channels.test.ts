@@ -238,6 +238,23 @@ describe('config checks', () => {
     expect(problem.errors?.map((e) => e.field)).toContain(field);
   });
 
+  it('PATCH: the same apiUrl with a slash is no move; another one asks for the token again; priority 2 drops retry', async () => {
+    const patch = (id: number, config: Record<string, unknown>) =>
+      fetch(`${w.d.url}/admin/api/notifiers/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${w.d.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ config }),
+      });
+    expect((await patch(ids.tg, { apiUrl: `${tg.url}//` })).status).toBe(200);
+    const moved = await patch(ids.tg, { apiUrl: 'https://api.telegram.example' });
+    expect(moved.status).toBe(400);
+    expect(((await moved.json()) as { errors: Array<{ field: string }> }).errors.map((e) => e.field)).toEqual(['config.token']);
+    // Leaving emergency priority keeps no orphan repeat: retrySeconds must go with it.
+    expect((await patch(ids.po, { priority: 1 })).status).toBe(400);
+    expect((await patch(ids.po, { priority: 1, retrySeconds: null, expireSeconds: null })).status).toBe(200);
+    expect((await patch(ids.po, { priority: 2, retrySeconds: 45, expireSeconds: 600 })).status).toBe(200);
+  });
+
   it('reads back the defaults and the trimmed URLs', async () => {
     const read = await w.call('GET', `/admin/api/notifiers/${ids.go}`);
     expect(read.config).toEqual({ url: go.url, priority: 8 });
