@@ -13,10 +13,19 @@ export function escapeOutsideUrls(text: string, escape: (part: string) => string
   let out = '';
   let last = 0;
   for (const m of text.matchAll(URL_RE)) {
-    out += escape(text.slice(last, m.index)) + m[0];
-    last = m.index + m[0].length;
+    const url = urlOf(m[0]);
+    out += escape(text.slice(last, m.index)) + url;
+    last = m.index + url.length;
   }
   return out + escape(text.slice(last));
+}
+
+/** A URL match without the punctuation that ends the sentence around it: `(https://x/y).` gives `https://x/y`. */
+function urlOf(match: string): string {
+  let url = match.replace(/[.,:;!?'*_~]+$/, '');
+  while (url.endsWith(')') && (url.match(/\(/g)?.length ?? 0) < (url.match(/\)/g)?.length ?? 0))
+    url = url.slice(0, -1).replace(/[.,:;!?'*_~]+$/, '');
+  return url;
 }
 
 /** Markdown's backslash escapes: every character of `chars`, and list or heading marks that start a line. */
