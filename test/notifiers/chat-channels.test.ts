@@ -85,6 +85,14 @@ describe('configuration', () => {
     expect(((await chatUrl.json()) as { errors: unknown }).errors).toEqual([
       expect.objectContaining({ field: 'config.url', message: expect.stringMatching(/token=/) }),
     ]);
+    // The same checks on a PATCH; the notifier keeps its URL.
+    const patched = await fetch(`${w.d.url}/admin/api/notifiers/${ids.TEAMS}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${w.d.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ config: { url: 'https://outlook.office.com/webhook/a@b/IncomingWebhook/c/d' } }),
+    });
+    expect(patched.status).toBe(400);
+    expect(await w.call('GET', `/admin/api/notifiers/${ids.TEAMS}`)).toMatchObject({ config: { origin: teams.url } });
   });
 });
 
