@@ -51,6 +51,9 @@ export const POSTGRES_SUITES = [
  *   events and a resume with Last-Event-ID in cluster/one-system.
  * - status/cli: the CLI, which runs once like the other CLI suites; the API
  *   it drives runs on PostgreSQL in status/pages-api.
+ * - notifiers/chat-channels: the payloads, escaping and answers of three chat
+ *   providers; the notifier rows and deliveries they use run on PostgreSQL in
+ *   notifiers/delivery and the other channel suites.
  */
 export const STORE_INDEPENDENT = [
   'test/status/browser.test.ts',
@@ -59,6 +62,7 @@ export const STORE_INDEPENDENT = [
   'test/foundation/explorer-session.test.ts',
   'test/security/stream-credentials.test.ts',
   'test/tunnel-admin/sse.test.ts',
+  'test/notifiers/chat-channels.test.ts',
 ];
 
 // Tests run real daemons and servers on loopback: generous timeouts, and at
