@@ -91,13 +91,15 @@ describe('variables', () => {
     expect(rendered.text.endsWith(plain.text)).toBe(true);
   });
 
-  it('a test message has no alert, and the variables of the plain test message', async () => {
-    const { rendered } = await render(
-      notifier('WEBHOOK', null, '{{ test }} {{ count }} [{{ alert }}] {{ tone }} {{ alert.subject.name | default: "none" }}'),
-      { id: 'msg_t', items: [], test: true },
-    );
-    expect(rendered.text).toBe('true 0 [] test none');
-    expect(rendered.title).toBe('monctl test notification');
+  it('the plain test message (no alert) is sent without templates; a sample alert is templated', async () => {
+    const n = notifier('WEBHOOK', '{{ alert.subject.name }}', '{{ test }} {{ count }} {{ alert.kind }}');
+    const plain = await render(n, { id: 'msg_t', items: [], test: true });
+    expect(plain).toEqual({
+      rendered: renderMessage({ id: 'msg_t', items: [], test: true }, { publicUrl: PUBLIC, now: NOW, notifierName: 'ops' }),
+      templateError: null,
+    });
+    const sample = await render(n, testMessage('msg_t', 'INCIDENT_OPENED', NOW));
+    expect(sample.rendered).toMatchObject({ title: 'example-api', text: 'true 1 INCIDENT_OPENED', markup: true });
   });
 
   it('sees values only: no prototypes, no functions, and lists print as JSON', async () => {

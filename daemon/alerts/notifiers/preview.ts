@@ -22,7 +22,7 @@ export const previewNotifier: Handler<(typeof notifierOperations)['previewNotifi
     bodyTemplate: body?.bodyTemplate ?? row.body_template,
   };
   const message = testMessage('msg_preview', body?.event, Date.now());
-  const { rendered, templateError } = await renderWithTemplates(n, message, { publicUrl: ctx.config.publicUrl ?? null });
+  const { rendered, templateError } = renderWithTemplates(n, message, { publicUrl: ctx.config.publicUrl ?? null });
   const escape = rendered.markup ? (s: string) => s : escapeFor(type);
   return { title: escape(rendered.title), body: escape(rendered.text), templateError };
 };

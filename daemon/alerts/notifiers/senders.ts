@@ -60,7 +60,7 @@ export async function loadSender(ctx: SenderDeps, notifierId: number): Promise<N
       const started = performance.now();
       try {
         // A template that fails sends the default message: the alert is never lost, and the attempt says why.
-        const { rendered, templateError } = await renderWithTemplates(n, message, { publicUrl });
+        const { rendered, templateError } = renderWithTemplates(n, message, { publicUrl });
         if (templateError) ctx.log.warn({ notifier: n.name, templateError }, 'notifier template failed; the default message is sent');
         const outcome = await deliver(
           ctx,
