@@ -23,6 +23,6 @@ export const previewNotifier: Handler<(typeof notifierOperations)['previewNotifi
   };
   const message = testMessage('msg_preview', body?.event, Date.now());
   const { rendered, templateError } = renderWithTemplates(n, message, { publicUrl: ctx.config.publicUrl ?? null });
-  const escape = rendered.markup ? (s: string) => s : escapeFor(type);
-  return { title: escape(rendered.title), body: escape(rendered.text), templateError };
+  const forChannel = rendered.markup ? (s: string) => s : escapeFor(type);
+  return { title: forChannel(rendered.title), body: forChannel(rendered.text), templateError };
 };

@@ -13,8 +13,8 @@ export const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g
 
 /** A template's output (`markup`) is mrkdwn already, its variables escaped: sent as it is. */
 export function slackBody(rendered: RenderedMessage): string {
-  const escape = rendered.markup ? (s: string) => s : escapeMrkdwn;
-  return JSON.stringify({ text: `${escape(rendered.title)}\n${escape(rendered.text)}` });
+  const forChannel = rendered.markup ? (s: string) => s : escapeMrkdwn;
+  return JSON.stringify({ text: `${forChannel(rendered.title)}\n${forChannel(rendered.text)}` });
 }
 
 export function sendSlack(n: LoadedNotifier, _message: OutgoingMessage, rendered: RenderedMessage, io: PostOptions): Promise<SendOutcome> {

@@ -44,7 +44,7 @@ const engines = new Map<NotifierType | 'parse', Liquid>();
 function engineFor(type: NotifierType | 'parse'): Liquid {
   let liquid = engines.get(type);
   if (liquid) return liquid;
-  const escape = type === 'parse' ? (s: string) => s : escapeFor(type);
+  const forChannel = type === 'parse' ? (s: string) => s : escapeFor(type);
   liquid = new Liquid({
     ...TEMPLATE_LIMITS,
     templates: {},
@@ -52,7 +52,7 @@ function engineFor(type: NotifierType | 'parse'): Liquid {
     dynamicPartials: false,
     strictFilters: true,
     ownPropertyOnly: true,
-    outputEscape: (value: unknown) => escape(printable(value)),
+    outputEscape: (value: unknown) => forChannel(printable(value)),
   });
   for (const tag of ['include', 'render', 'layout']) liquid.registerTag(tag, NoFiles);
   // Liquid's `raw` filter turns the output escape off: here it is a filter like any other.
@@ -114,13 +114,13 @@ export function renderWithTemplates(
   const rendered = renderMessage(message, { publicUrl: opts.publicUrl, now, notifierName: n.name });
   // Templates render alerts: the plain test message (no alert) checks only that the channel reaches people.
   if ((n.titleTemplate === null && n.bodyTemplate === null) || message.items.length === 0) return { rendered, templateError: null };
-  const escape = escapeFor(n.type);
+  const forChannel = escapeFor(n.type);
   const scope = templateScope(message, rendered, n, { now, publicUrl: opts.publicUrl });
   let field = 'titleTemplate';
   try {
-    const title = n.titleTemplate === null ? escape(rendered.title) : run(n.type, n.titleTemplate, scope, MAX_TITLE_CHARS, true);
+    const title = n.titleTemplate === null ? forChannel(rendered.title) : run(n.type, n.titleTemplate, scope, MAX_TITLE_CHARS, true);
     field = 'bodyTemplate';
-    const text = n.bodyTemplate === null ? escape(rendered.text) : run(n.type, n.bodyTemplate, scope, MAX_BODY_CHARS, false);
+    const text = n.bodyTemplate === null ? forChannel(rendered.text) : run(n.type, n.bodyTemplate, scope, MAX_BODY_CHARS, false);
     return { rendered: { ...rendered, title, text, markup: true }, templateError: null };
   } catch (err) {
     return { rendered, templateError: `${field}: ${reason(err)}` };
