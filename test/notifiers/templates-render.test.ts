@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import type { LoadedNotifier } from '../../daemon/alerts/notifiers/config-types.ts';
 import { htmlPart } from '../../daemon/alerts/notifiers/email.ts';
 import { escapeFor } from '../../daemon/alerts/notifiers/escapes.ts';
+import { ntfyBody } from '../../daemon/alerts/notifiers/ntfy.ts';
 import { renderMessage } from '../../daemon/alerts/notifiers/render.ts';
 import { sampleItem, testMessage } from '../../daemon/alerts/notifiers/samples.ts';
 import { slackBody } from '../../daemon/alerts/notifiers/slack.ts';
 import { checkTemplates, parseProblem, renderWithTemplates, type TemplatedNotifier } from '../../daemon/alerts/notifiers/templates.ts';
+import { webhookBody } from '../../daemon/alerts/notifiers/webhook.ts';
 import type { AlertItem, OutgoingMessage } from '../../daemon/alerts/types.ts';
 import { HttpError } from '../../src/errors.ts';
 import { NOTIFIER_TYPES, type NotifierType } from '../../src/notifier-fields.ts';
@@ -158,6 +161,17 @@ describe('escaping', () => {
       '<pre style="font-family: ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap">' +
         'DOWN: db_*[prod]*&lt;b&gt;&amp;amp;`(1)` {{ 7*7 }}{% raw %}\nline 2</pre>',
     );
+  });
+
+  it('WEBHOOK and NTFY carry the template output in their title and text fields', async () => {
+    const { rendered } = await render(
+      notifier('WEBHOOK', '{{ alert.kind }} {{ alert.subject.name }}', '"{{ alert.subject.name }}" <x>'),
+      message([down(NASTY)]),
+    );
+    const data = JSON.parse(webhookBody(message([down(NASTY)]), rendered, PUBLIC, NOW)).data;
+    expect(data).toMatchObject({ title: `INCIDENT_OPENED ${NASTY}`, text: `"${NASTY}" <x>` });
+    const ntfy = JSON.parse(ntfyBody({ config: { topic: 'ops', priority: 3 } } as LoadedNotifier, rendered));
+    expect(ntfy).toMatchObject({ title: `INCIDENT_OPENED ${NASTY}`, message: `"${NASTY}" <x>` });
   });
 
   it('a title is one line', async () => {

@@ -137,6 +137,14 @@ describe('test {event} and preview', () => {
     const plain = await w.call('POST', `/admin/api/notifiers/${n.id}/test`);
     expect(plain.ok).toBe(true);
     expect(n.receiver.texts[1]).toMatch(/^monctl test notification\nThis is a test message from monctl through notifier "sampled"/);
+    // A sample through a template that fails: the default sample is delivered, and the answer says why.
+    await w.call('PATCH', `/admin/api/notifiers/${n.id}`, { bodyTemplate: '{{ alert.subject.name | append: "%" | url_decode }}' });
+    const failed = await w.call('POST', `/admin/api/notifiers/${n.id}/test`, { event: 'AGENT_DOWN' });
+    expect(failed).toMatchObject({
+      ok: true,
+      note: expect.stringMatching(/^template error: bodyTemplate: URI malformed.*; sent the default message$/),
+    });
+    expect(n.receiver.texts[2]).toMatch(/^Test: Agent DOWN: example-office\nAgent example-office is DISCONNECTED\./);
   });
 
   it('preview renders with the templates given, or the notifier’s own, as the channel receives them', async () => {
