@@ -55,12 +55,14 @@ export async function dependencyHolds(db: Db, events: readonly EventRow[]): Prom
     else if (s && hold !== 'inhibit' && s.checkedAt <= e.created_at) hold = 'defer';
     if (hold) holds.set(e.id, hold);
   }
-  for (const incident of await silencedIncidents(
+  // Openings inhibited in this very pass count as inhibited: a copy and its resolution often come together.
+  const inhibitedNow = new Set(openings.filter((e) => holds.get(e.id) === 'inhibit').map((e) => e.id));
+  const silenced = await silencedIncidents(
     db,
     closings.map((e) => e.incident_id!),
-  )) {
-    for (const e of closings) if (e.incident_id === incident) holds.set(e.id, 'inhibit');
-  }
+    inhibitedNow,
+  );
+  for (const e of closings) if (silenced.has(e.incident_id!)) holds.set(e.id, 'inhibit');
   return holds;
 }
 
@@ -107,16 +109,16 @@ async function heldBy(db: Db, ids: number[]): Promise<Map<number, Hold>> {
 }
 
 /** Incidents whose every INCIDENT_OPENED was inhibited (none waits to be routed again). */
-async function silencedIncidents(db: Db, incidentIds: number[]): Promise<Set<number>> {
+async function silencedIncidents(db: Db, incidentIds: number[], inhibitedNow = new Set<number>()): Promise<Set<number>> {
   const out = new Set<number>();
   for (const part of chunked([...new Set(incidentIds)])) {
     const rows = await db
       .selectFrom('alert_events')
-      .select(['incident_id', 'suppressed'])
+      .select(['id', 'incident_id', 'suppressed'])
       .where('incident_id', 'in', part)
       .where('kind', '=', 'INCIDENT_OPENED')
       .execute();
-    const loud = new Set(rows.filter((r) => r.suppressed !== 'inhibited').map((r) => r.incident_id));
+    const loud = new Set(rows.filter((r) => r.suppressed !== 'inhibited' && !inhibitedNow.has(r.id)).map((r) => r.incident_id));
     for (const r of rows) if (!loud.has(r.incident_id)) out.add(r.incident_id!);
   }
   return out;
