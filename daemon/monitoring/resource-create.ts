@@ -11,10 +11,11 @@ import { createSchedule } from '../push/store/push-fields.ts';
 import { checkSlugFree, freeSlug, slugFromName } from '../push/store/slugs.ts';
 import { checkGroupIds, checkNameFree, setGroups } from './resource-store.ts';
 import { createOptions } from './check-option-rules.ts';
+import { resolveDependencies, setDependencies } from './dependencies.ts';
 
 /**
  * Writes a new resource in `trx`, its body already checked by checkResourceBody: its groups,
- * locations and, for PUSH, its push check (a given slug that another push check has is a 409
+ * locations, dependencies and, for PUSH, its push check (a given slug that another push check has is a 409
  * naming `target`; an absent one is made from the name, `-2`, `-3`… on a clash). The create
  * API and the pings' `?create=1` both come through here.
  */
@@ -29,6 +30,7 @@ export async function insertResource(
   const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
   const locations = body.locations === undefined ? undefined : await resolveLocations(trx, body.locations);
   await checkNameFree(trx, body.name);
+  const dependsOn = await resolveDependencies(trx, body.dependsOn ?? [], { name: body.name });
   let target = body.target ?? '';
   if (push) {
     if (body.target === undefined) target = await freeSlug(trx, slugFromName(body.name));
@@ -67,6 +69,7 @@ export async function insertResource(
     .executeTakeFirstOrThrow();
   await setGroups(trx, created.id, groupIds);
   if (locations) await setLocations(trx, created.id, locations);
+  await setDependencies(trx, created.id, dependsOn);
   if (push) {
     // Deadlines run on the daemon's clock (a test daemon moves it), the row's created_at on the wall's.
     const at = ctx.clock.now();

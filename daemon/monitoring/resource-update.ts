@@ -21,6 +21,7 @@ import type { MonitoringState } from './state.ts';
 import { checkTypeFields } from '../push/store/push-fields.ts';
 import { patchOptions } from './check-option-rules.ts';
 import { patchPushCheck } from '../push/store/push-checks.ts';
+import { dependenciesOf, resolveDependencies, sameDependencies, setDependencies } from './dependencies.ts';
 
 /**
  * `PATCH /api/resources/{id}`: any subset of the fields. A change of what is
@@ -68,6 +69,13 @@ export async function updateResource(
       const moved = locations !== undefined && !sameLocations(locations, await locationsOfOne(trx, params.id));
       const regrouped = groupIds !== undefined && !sameIds(groupIds, (await groupsOf(trx, [params.id])).get(params.id) ?? []);
       if (body.name !== undefined && body.name !== before.name) await checkNameFree(trx, body.name, before.id);
+      const dependsOn =
+        body.dependsOn === undefined
+          ? undefined
+          : await resolveDependencies(trx, body.dependsOn, { id: params.id, name: body.name ?? before.name });
+      // Dependencies change how alerts route, not what is checked: stored here, no reschedule.
+      if (dependsOn && !sameDependencies(dependsOn, (await dependenciesOf(trx, [params.id])).get(params.id) ?? []))
+        await setDependencies(trx, params.id, dependsOn);
       const rescheduled = push && (await patchPushCheck(trx, params.id, body, ctx.clock.now(), before.created_at));
 
       // Only what differs is set: a PATCH equal to the stored resource (apply sends everything on every run) changes nothing.

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { Severity } from '../../../src/notifier-fields.ts';
 import type { AlertEventPayload, AlertItem, OutgoingMessage } from '../types.ts';
+import { addDependents } from './dependents.ts';
 
 /** The message of a notification, rebuilt from its items on every attempt (same id, same alerts). */
 export async function loadMessage(db: Kysely<Database>, notification: { id: number; message_id: string }): Promise<OutgoingMessage> {
@@ -22,5 +23,6 @@ export async function loadMessage(db: Kysely<Database>, notification: { id: numb
       severity: (row.severity as Severity | null) ?? payload.severity ?? 'critical',
     };
   });
+  await addDependents(db, items);
   return { id: notification.message_id, items, test: false };
 }

@@ -106,3 +106,11 @@ export function nameList(names: string[], max: number): string {
   if (names.length <= max) return names.join(', ');
   return `${names.slice(0, max).join(', ')}, … and ${names.length - max} more`;
 }
+
+/** "and 20 dependent resources (api-1, api-2, …)": the dependents held back because of an item (docs/API.md#dependencies); null when none. */
+export function dependentsText(item: AlertItem): string | null {
+  const d = item.dependents;
+  if (!d || d.count === 0) return null;
+  const more = d.count - d.names.length;
+  return `and ${d.count} dependent resource${d.count === 1 ? '' : 's'} (${d.names.join(', ')}${more > 0 ? `, … and ${more} more` : ''})`;
+}

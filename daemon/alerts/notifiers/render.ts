@@ -4,6 +4,7 @@ import {
   CATEGORY_ORDER,
   categoryOf,
   causeText,
+  dependentsText,
   durationOf,
   GOOD_NEWS,
   humanDuration,
@@ -136,6 +137,7 @@ function singleLines(item: AlertItem, now: number): Array<string | null> {
         target,
         cause && `Cause: ${cause}`,
         item.openedAt !== null ? `Since: ${when(item.openedAt)}${lasted !== null ? ` (${humanDuration(lasted)})` : ''}` : null,
+        dependentsText(item) && `…${dependentsText(item)}: their alerts are held back.`,
       ];
     }
     case 'recovered':
@@ -177,6 +179,8 @@ function itemLine(item: AlertItem, now: number): string {
   else {
     if (cause) parts.push(cause);
     if (lasted !== null) parts.push(`${item.reminder ? 'still down' : 'down'} for ${humanDuration(lasted)}`);
+    const dependents = dependentsText(item);
+    if (dependents) parts.push(dependents);
   }
   if (item.reminder && !parts.some((p) => p.startsWith('still'))) parts.push('reminder');
   const target = item.subject.target ? ` (${item.subject.target})` : '';

@@ -7,6 +7,7 @@ import { parseRule, type Rule } from '../rules/rule-row.ts';
 import { targetsOf } from '../rules/match.ts';
 import { addToNotification } from './grouping.ts';
 import { holdsFor } from './inhibition.ts';
+import { dependencyHolds, reopenDependents } from './dependency-holds.ts';
 import { groupsOf, openingNotifiers } from './subjects.ts';
 import type { Severity } from '../../../src/notifier-fields.ts';
 import { severityOf } from '../alert-events.ts';
@@ -58,9 +59,11 @@ export class Router {
 
     const resourceIds = candidates.filter((e) => e.resource_id !== null && e.suppressed === null).map((e) => e.resource_id!);
     const holds = await holdsFor(db, resourceIds);
+    const dependencies = await dependencyHolds(db, candidates);
     const inhibited: number[] = [];
     const ready = candidates.filter((e) => {
-      const hold = e.resource_id !== null && e.suppressed === null ? holds.get(e.resource_id) : undefined;
+      const agent = e.resource_id !== null && e.suppressed === null ? holds.get(e.resource_id) : undefined;
+      const hold = agent === 'inhibit' ? agent : (dependencies.get(e.id) ?? agent);
       if (hold === 'inhibit') inhibited.push(e.id);
       return hold !== 'defer' || now - e.created_at > MAX_DEFER_MS;
     });
@@ -105,6 +108,12 @@ export class Router {
           .where('id', 'in', [...blocked])
           .execute();
       }
+      const recovered = ready.filter((e) => mine.has(e.id) && e.kind === 'INCIDENT_RESOLVED' && e.resource_id !== null);
+      await reopenDependents(
+        trx,
+        recovered.map((e) => e.resource_id!),
+        now,
+      );
       const open = new Map<number, number>();
       // Openings routed in this pass, for a resolution that follows in the same batch: severity, and where it went.
       const opened = new Map<number, { severity: Severity; notifiers: Map<number, Severity> }>();
