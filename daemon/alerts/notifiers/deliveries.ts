@@ -3,6 +3,7 @@ import type { notifierOperations } from '../../../src/api/ops/notifiers.ts';
 import { conflict, notFound } from '../../../src/errors.ts';
 import { formatDateTime } from '../../../src/time.ts';
 import type { HandlersOf } from '../../http/bind.ts';
+import { testMessage } from './samples.ts';
 import { loadSender, recordAttempt } from './senders.ts';
 import { generateSigningSecret } from './signing.ts';
 import { notifierRow, openSecrets, sealSecrets } from './store.ts';
@@ -14,7 +15,7 @@ export const testMessageId = () => `msg_test_${randomBytes(12).toString('base64u
 
 /** The test message, the signing secret and the delivery log of a notifier. */
 export const deliveryHandlers: HandlersOf<Ops> = {
-  async testNotifier({ ctx, params, res }) {
+  async testNotifier({ ctx, params, body, res }) {
     const sender = await loadSender(ctx, params.id);
     if (!sender) throw notFound(`Notifier ${params.id} does not exist`);
     const messageId = testMessageId();
@@ -23,7 +24,7 @@ export const deliveryHandlers: HandlersOf<Ops> = {
     const onClose = () => gone.abort();
     res.once('close', onClose);
     try {
-      const outcome = await sender.send({ id: messageId, items: [], test: true }, gone.signal);
+      const outcome = await sender.send(testMessage(messageId, body?.event, Date.now()), gone.signal);
       await recordAttempt(ctx.db, { notifierId: params.id, notificationId: null, messageId, attempt: 1, ...outcome });
       ctx.log.info({ notifier: sender.notifier.name, ok: outcome.ok, statusCode: outcome.statusCode }, 'notifier test sent');
       return {

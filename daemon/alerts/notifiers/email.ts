@@ -5,7 +5,7 @@ import type { RenderedMessage } from './render.ts';
 
 /**
  * EMAIL: one SMTP session per attempt through nodemailer (STARTTLS required,
- * TLS from the first byte, or none), plain text, with a Message-ID made from
+ * TLS from the first byte, or none), plain text and the same in HTML, with a Message-ID made from
  * the message id so that a retry is recognisable. Permanent SMTP rejections
  * (5xx but 503) and configuration errors are not retried; lost connections,
  * timeouts and 4xx replies are.
@@ -50,6 +50,7 @@ export async function sendEmail(
       to: c.to,
       subject: rendered.title,
       text: rendered.text,
+      html: htmlPart(rendered.text),
       messageId: `<${message.id}@monctl>`,
       headers: { 'X-Monctl-Message-Id': message.id },
       signal: deadline,
@@ -64,6 +65,18 @@ export async function sendEmail(
   } finally {
     transport.close();
   }
+}
+
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/**
+ * The HTML alternative: the text as it is, in <pre>, so that mail clients keep its lines and
+ * columns and a name in it can never be markup. A body template writes plain text for EMAIL (its
+ * variables are not escaped), and this part is made from that text like the default one.
+ */
+export function htmlPart(text: string): string {
+  const escaped = text.replace(/[&<>"]/g, (c) => HTML_ENTITIES[c]);
+  return `<pre style="font-family: ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap">${escaped}</pre>`;
 }
 
 /** `250` of `250 2.0.0 OK queued`. */

@@ -8,6 +8,7 @@ import { deliveryHandlers } from './deliveries.ts';
 import { previewNotifier } from './preview.ts';
 import { generateSigningSecret } from './signing.ts';
 import { notifierRow, type NotifierRow, openSecrets, sealSecrets, toNotifier } from './store.ts';
+import { checkTemplates } from './templates.ts';
 import { applyPatch } from './update.ts';
 import { type FlatConfig, normalise } from './validate.ts';
 
@@ -34,6 +35,7 @@ export const notifierHandlers: HandlersOf<Ops> = {
 
   async createNotifier({ ctx, body }) {
     const type = body.type as NotifierType;
+    checkTemplates(body);
     const input = { ...body.config } as FlatConfig;
     const generated = type === 'WEBHOOK' && input.signingSecret === undefined ? generateSigningSecret() : undefined;
     if (generated) input.signingSecret = generated;
@@ -62,6 +64,7 @@ export const notifierHandlers: HandlersOf<Ops> = {
   },
 
   async updateNotifier({ ctx, params, body }) {
+    checkTemplates(body);
     const row = await notifierRow(ctx, params.id);
     const type = row.type as NotifierType;
     const values: {

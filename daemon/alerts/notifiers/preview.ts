@@ -1,15 +1,28 @@
 import type { notifierOperations } from '../../../src/api/ops/notifiers.ts';
+import type { NotifierType } from '../../../src/notifier-fields.ts';
 import type { Handler } from '../../http/bind.ts';
-import { renderMessage } from './render.ts';
+import { escapeFor } from './escapes.ts';
+import { testMessage } from './samples.ts';
 import { notifierRow } from './store.ts';
+import { renderWithTemplates } from './templates.ts';
 
 /**
- * `POST /admin/api/notifiers/{id}/preview`: a sample message rendered as the notifier would send
- * it, without sending. For now the default test message only: templates and sample events
- * come with docs/API.md#message-templates.
+ * `POST /admin/api/notifiers/{id}/preview`: what the notifier would send, without sending: the
+ * sample alert of `event` (else the plain test message), through the templates given (else the
+ * notifier's own). The title and body are as the channel receives them, escaped for it. A template
+ * that does not parse is not a 400 here, unlike at create: trying one is what a preview is for.
  */
-export const previewNotifier: Handler<(typeof notifierOperations)['previewNotifier']> = async ({ ctx, params }) => {
+export const previewNotifier: Handler<(typeof notifierOperations)['previewNotifier']> = async ({ ctx, params, body }) => {
   const row = await notifierRow(ctx, params.id);
-  const rendered = renderMessage({ id: 'msg_preview', items: [], test: true }, { publicUrl: ctx.config.publicUrl, notifierName: row.name });
-  return { title: rendered.title, body: rendered.text, templateError: null };
+  const type = row.type as NotifierType;
+  const n = {
+    name: row.name,
+    type,
+    titleTemplate: body?.titleTemplate ?? row.title_template,
+    bodyTemplate: body?.bodyTemplate ?? row.body_template,
+  };
+  const message = testMessage('msg_preview', body?.event, Date.now());
+  const { rendered, templateError } = await renderWithTemplates(n, message, { publicUrl: ctx.config.publicUrl ?? null });
+  const escape = rendered.markup ? (s: string) => s : escapeFor(type);
+  return { title: escape(rendered.title), body: escape(rendered.text), templateError };
 };

@@ -52,7 +52,12 @@ export function renderMessage(message: OutgoingMessage, opts: RenderOptions = {}
   const link = messageLink(message.items, publicUrl);
   const summary = Object.fromEntries(CATEGORY_ORDER.map((c) => [c, 0])) as Record<Category, number>;
   for (const item of message.items) summary[categoryOf(item)]++;
-  if (message.test || message.items.length === 0) return { ...testMessage(message, opts, now, link), link, summary };
+  if (message.items.length === 0) return { ...testMessage(message, opts, now, link), link, summary };
+  if (message.test) {
+    // A sample alert (a test with an event): rendered as the real one would be, and marked.
+    const real = renderMessage({ ...message, test: false }, opts);
+    return { ...real, title: `Test: ${real.title}`, text: `${real.text}\n\n(A sample alert sent as a test: nothing happened.)` };
+  }
 
   const tone = message.items.every((i) => GOOD_NEWS.has(categoryOf(i))) ? 'recovery' : 'problem';
   if (message.items.length === 1) {

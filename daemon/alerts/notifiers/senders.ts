@@ -8,10 +8,11 @@ import type { LoadedNotifier } from './config-types.ts';
 import { sendEmail } from './email.ts';
 import type { PostOptions } from './http-post.ts';
 import { sendNtfy } from './ntfy.ts';
-import { type RenderedMessage, renderMessage } from './render.ts';
+import type { RenderedMessage } from './render.ts';
 import { sendSlack } from './slack.ts';
 import { CHANNELS } from './channels/index.ts';
 import { loaded, openSecrets } from './store.ts';
+import { renderWithTemplates, templateNote } from './templates.ts';
 import { sendWebhook } from './webhook.ts';
 
 /**
@@ -56,10 +57,12 @@ export async function loadSender(ctx: SenderDeps, notifierId: number): Promise<N
           retryable: false,
         };
       }
-      const rendered = renderMessage(message, { publicUrl, notifierName: n.name });
       const started = performance.now();
       try {
-        return await deliver(
+        // A template that fails sends the default message: the alert is never lost, and the attempt says why.
+        const { rendered, templateError } = await renderWithTemplates(n, message, { publicUrl });
+        if (templateError) ctx.log.warn({ notifier: n.name, templateError }, 'notifier template failed; the default message is sent');
+        const outcome = await deliver(
           ctx,
           n,
           message,
@@ -67,6 +70,8 @@ export async function loadSender(ctx: SenderDeps, notifierId: number): Promise<N
           { dispatcher: ctx.notifierPool, timeoutMs: ctx.config.notifierTimeoutMs, signal },
           publicUrl,
         );
+        if (!templateError) return outcome;
+        return { ...outcome, note: [templateNote(templateError), outcome.note].filter(Boolean).join('; ') };
       } catch (err) {
         // A bug of ours must not take the dispatcher down: it is a failed attempt like any other.
         ctx.log.error({ err, notifier: n.name }, 'notifier send failed unexpectedly');

@@ -9,10 +9,12 @@ import type { RenderedMessage } from './render.ts';
  * wants `&`, `<` and `>` escaped in it, and the others show the entities
  * as the characters.
  */
-const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/** A template's output (`markup`) is mrkdwn already, its variables escaped: sent as it is. */
 export function slackBody(rendered: RenderedMessage): string {
-  return JSON.stringify({ text: `${escapeMrkdwn(rendered.title)}\n${escapeMrkdwn(rendered.text)}` });
+  const escape = rendered.markup ? (s: string) => s : escapeMrkdwn;
+  return JSON.stringify({ text: `${escape(rendered.title)}\n${escape(rendered.text)}` });
 }
 
 export function sendSlack(n: LoadedNotifier, _message: OutgoingMessage, rendered: RenderedMessage, io: PostOptions): Promise<SendOutcome> {
