@@ -8,6 +8,7 @@ import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+import { offerValues } from './completion-values.ts';
 
 type R = Static<typeof AlertRule> & { notifierNames?: string[] };
 const KINDS = ALERT_EVENT_KINDS;
@@ -148,7 +149,7 @@ const ruleId = (rt: Runtime, ref: string) =>
   );
 
 function options(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--event <kind>', `alert event, repeatable or comma-separated: ${KINDS.join(', ')}`, collect)
     .option('--notifier <notifier>', 'notifier id or name, repeatable', collect)
     .option('--resource <resource>', 'limit to a resource (id or name), repeatable', collect)
@@ -162,6 +163,9 @@ function options(cmd: Command): Command {
       `what PAGERDUTY and OPSGENIE receive instead of the resource's severity: ${SEVERITIES.join(', ')}, or none`,
     )
     .option('--disabled', 'create or set the rule disabled');
+  offerValues(cmd, '--severities', SEVERITIES);
+  offerValues(cmd, '--event', KINDS);
+  return offerValues(cmd, '--severity-override', [...SEVERITIES, 'none']);
 }
 
 export function register(program: Command): void {

@@ -3,6 +3,7 @@ import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
 import { ExitCode, MonctlError, usage } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { act, type Runtime, withOutput } from '../runtime.ts';
+import { offerValues } from './completion-values.ts';
 import { templateOf } from './notifier-input.ts';
 
 type EventKind = (typeof ALERT_EVENT_KINDS)[number];
@@ -24,7 +25,7 @@ const EVENT_HELP = `a sample alert of this kind, through the templates: ${ALERT_
  * exit 1 when a template failed and the default message was rendered instead).
  */
 export function registerTestAndPreview(notifiers: Command, notifierId: (rt: Runtime, ref: string) => Promise<number>): void {
-  withOutput(
+  const test = withOutput(
     notifiers.command('test').description('send a test message now; exit 1 when it was not delivered').argument('<notifier>', 'id or name'),
   )
     .option('--event <kind>', EVENT_HELP)
@@ -50,7 +51,7 @@ export function registerTestAndPreview(notifiers: Command, notifierId: (rt: Runt
       }),
     );
 
-  withOutput(
+  const preview = withOutput(
     notifiers
       .command('preview')
       .description('render a sample message as the channel would receive it, without sending; exit 1 when a template failed')
@@ -79,4 +80,5 @@ export function registerTestAndPreview(notifiers: Command, notifierId: (rt: Runt
         }
       }),
     );
+  for (const c of [test, preview]) offerValues(c, '--event', ALERT_EVENT_KINDS);
 }

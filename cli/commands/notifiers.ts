@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Notifier, NotifierDelivery } from '../../src/api/schemas/notifiers.ts';
-import { NOTIFIER_TYPES, type NotifierType } from '../../src/notifier-fields.ts';
+import { NOTIFIER_TYPES, type NotifierType, OPSGENIE_REGIONS } from '../../src/notifier-fields.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
@@ -9,6 +9,7 @@ import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { configOf, type NotifierFlags, notifierFlags, templatesOf } from './notifier-input.ts';
 import { registerTestAndPreview } from './notifier-test.ts';
+import { offerValues } from './completion-values.ts';
 
 /** The provider host a type sends to when `apiUrl` is absent (docs/API.md#notifiers). */
 const DEFAULT_API: Partial<Record<NotifierType, string>> = {
@@ -227,6 +228,9 @@ export function register(program: Command): void {
     );
 
   registerTestAndPreview(notifiers, notifierId);
+  const add = notifiers.commands.find((c) => c.name() === 'add')!;
+  offerValues(add, '--type', NOTIFIER_TYPES);
+  for (const c of [add, notifiers.commands.find((x) => x.name() === 'update')!]) offerValues(c, '--region', OPSGENIE_REGIONS);
 
   withOutput(notifiers.command('deliveries').description('delivery attempts, newest first').argument('<notifier>', 'id or name'))
     .option('--limit <n>', 'how many (1 to 1000)', '100')

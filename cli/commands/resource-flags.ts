@@ -10,6 +10,7 @@ import { ops } from '../api/ops.ts';
 import { type Runtime, resolveRef } from '../runtime.ts';
 import { CHECK_OPTION_FLAG_NAMES, type CheckOptionFlags, checkOptionFlags, checkOptionsBody } from './check-option-flags.ts';
 import { HTTP_CHECK_FLAG_NAMES, type HttpCheckFlags, httpCheckBody, httpCheckFlags } from './http-check-flags.ts';
+import { offerValues } from './completion-values.ts';
 import { hasPushFlags, PUSH_FLAG_NAMES, type PushFlags, pushBody, refuseProbeFlags } from './push-flags.ts';
 
 /**
@@ -99,6 +100,7 @@ export function resourceFlags(cmd: Command, update = false): Command {
       "resources it depends on, names or ids (repeatable or comma-separated; replaces the list, '' removes it): their incidents hold its alerts back",
       collectNames,
     );
+  offerValues(cmd, '--severity', SEVERITIES);
   return checkOptionFlags(httpCheckFlags(cmd, update), update);
 }
 

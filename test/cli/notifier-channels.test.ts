@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -106,6 +107,27 @@ describe('monctl notifiers: the channel types', () => {
     const foreign = await monctl(['notifiers', 'update', 'n-pagerduty', '--with-api-key'], 'x\n');
     expect(foreign.code).toBe(2);
     expect(foreign.stderr).toMatch(/--with-api-key is for OPSGENIE, not PAGERDUTY/);
+  });
+});
+
+describe('completion', () => {
+  it("bash offers the types after notifiers add --type, each type's flags and the --with-… secrets", async () => {
+    const script = await monctl(['completion', 'bash']);
+    ok(script);
+    expect(script.stdout).toMatch(/"notifiers add"\) words="[^"]*--chat-id [^"]*--homeserver --room-id [^"]*--title-template/);
+    expect(script.stdout).toMatch(
+      /"notifiers update"\) words="[^"]*--no-title-template [^"]*--with-routing-key --with-api-key --with-user-key/,
+    );
+    expect(script.stdout).toMatch(/"resources add"\) words="[^"]*--severity --depends-on/);
+    const complete = (words: string) =>
+      new Promise<string>((resolve, reject) => {
+        const cword = words.split(' ').length - 1;
+        const sh = `${script.stdout}\nCOMP_WORDS=(${words}); COMP_CWORD=${cword}; _monctl; echo "\${COMPREPLY[@]}"`;
+        execFile('bash', ['-c', sh], (err, stdout) => (err ? reject(err) : resolve(stdout.trim())));
+      });
+    expect(await complete('monctl notifiers add x --type G')).toBe('GOTIFY GOOGLE_CHAT');
+    expect(await complete('monctl notifiers preview x --event INCIDENT_R')).toBe('INCIDENT_RESOLVED');
+    expect(await complete('monctl alert-rules add x --severity-override n')).toBe('none');
   });
 });
 
