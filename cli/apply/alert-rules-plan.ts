@@ -50,6 +50,8 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
       agentIds: ids('agent', a, spec.agents),
       ...(spec.groupWaitSeconds === undefined ? {} : { groupWaitSeconds: spec.groupWaitSeconds }),
       ...(spec.repeatIntervalMinutes === undefined ? {} : { repeatIntervalMinutes: spec.repeatIntervalMinutes }),
+      ...(spec.severities === undefined ? {} : { severities: spec.severities }),
+      ...(spec.severityOverride === undefined ? {} : { severityOverride: spec.severityOverride }),
     };
   };
 
@@ -77,6 +79,8 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
     if (spec.groupWaitSeconds !== undefined && spec.groupWaitSeconds !== cur.groupWaitSeconds) changes.push('groupWaitSeconds');
     if (spec.repeatIntervalMinutes !== undefined && Math.abs(spec.repeatIntervalMinutes - cur.repeatIntervalMinutes) > 1 / 120)
       changes.push('repeatIntervalMinutes');
+    if (spec.severities && sorted(spec.severities) !== sorted(cur.severities)) changes.push('severities');
+    if (spec.severityOverride !== undefined && spec.severityOverride !== cur.severityOverride) changes.push('severityOverride');
     if (changes.length === 0) continue;
     upserts.push({
       action: 'update',
@@ -91,6 +95,8 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
           body: {
             groupWaitSeconds: cur.groupWaitSeconds,
             repeatIntervalMinutes: cur.repeatIntervalMinutes,
+            severities: cur.severities,
+            severityOverride: cur.severityOverride,
             ...next,
           },
         });

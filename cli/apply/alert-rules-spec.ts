@@ -1,4 +1,5 @@
 import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
+import { SEVERITIES, type Severity } from '../../src/notifier-fields.ts';
 import { didYouMean, fieldNames } from './fields.ts';
 
 /**
@@ -17,6 +18,10 @@ export interface AlertRuleSpec {
   agents: string[];
   groupWaitSeconds?: number;
   repeatIntervalMinutes?: number;
+  /** The resource severities it routes (left out: not managed; the daemon's default is all). */
+  severities?: Severity[];
+  /** What pagers receive instead of the resource's severity; null: the resource's own. */
+  severityOverride?: Severity | null;
 }
 
 const KINDS: readonly string[] = ALERT_EVENT_KINDS;
@@ -51,8 +56,15 @@ export function validateAlertRules(list: Obj[], err: (path: string, msg: string)
         err(`${p}.${key}`, `must be a${integer ? 'n integer' : ' number'} from 0 to ${max}`);
       return v as number;
     };
+    const severities = r.severities === undefined ? undefined : names('severities', true).map((x) => x.toLowerCase() as Severity);
+    for (const x of severities ?? []) if (!SEVERITIES.includes(x)) err(`${p}.severities`, `"${x}" is not one of ${SEVERITIES.join(', ')}`);
+    const override = r.severityOverride;
+    if (override !== undefined && override !== null && !SEVERITIES.includes(override as Severity))
+      err(`${p}.severityOverride`, `must be one of ${SEVERITIES.join(', ')}, or null`);
     return {
       name: r.name as string,
+      severities,
+      severityOverride: override as Severity | null | undefined,
       enabled: r.enabled as boolean | undefined,
       events,
       notifiers: names('notifiers', true),

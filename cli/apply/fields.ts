@@ -1,5 +1,5 @@
 import { ALERT_EVENT_KINDS, RESOURCE_TYPES } from '../../src/api/kinds.ts';
-import { NOTIFIER_FIELDS, NOTIFIER_TYPES } from '../../src/notifier-fields.ts';
+import { NOTIFIER_FIELDS, NOTIFIER_TYPES, SEVERITIES } from '../../src/notifier-fields.ts';
 
 /**
  * The fields of a `monctl apply -f` file, one table: the validators take the
@@ -52,6 +52,8 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('successThreshold', 'integer 1..100', 'good checks in a row that resolve it (default 1)'),
       f('locations', 'list of names', 'where it is checked: daemon and agent names (default [daemon])'),
       f('quorum', 'any | majority | all', 'how the locations decide (default majority)'),
+      f('severity', SEVERITIES.join(' | '), 'how much its failure matters; alert rules match on it (default critical)'),
+      f('dependsOn', 'list of resource names', 'resources it depends on: their incidents hold its alerts back ([] removes them)'),
       f('conditions', 'list of strings', "what up means, in Gatus's syntax: '[BODY].status == UP' (all must hold; [] removes them)"),
       f('timeoutSeconds', 'integer 1..120 | null', "how long a check may take (null: the daemon's --http-timeout)"),
       f('upsideDown', 'boolean', 'AVAILABLE exactly when the check would otherwise fail'),
@@ -100,6 +102,8 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('name', 'A-Z a-z 0-9 . _ -', 'the notifier', true),
       f('type', NOTIFIER_TYPES.join(' | '), 'the channel; its fields follow', true),
       f('enabled', 'boolean', 'sends (default true)'),
+      f('titleTemplate', 'string | null', 'a Liquid template of the title (docs/API.md#message-templates; null removes it)'),
+      f('bodyTemplate', 'string | null', 'a Liquid template of the body (null removes it)'),
     ],
     perType: Object.fromEntries(
       NOTIFIER_TYPES.map((type) => [
@@ -124,6 +128,12 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('agents', 'list of agent names', 'only these agents'),
       f('groupWaitSeconds', 'integer ≥ 0', 'alerts within this wait leave as one message (default 30)'),
       f('repeatIntervalMinutes', 'integer ≥ 0', 'reminder while an incident stays open; 0 never (default 240)'),
+      f(
+        'severities',
+        `list of ${SEVERITIES.join(', ')}`,
+        'only resources of these severities (default all; agents and certificates are critical)',
+      ),
+      f('severityOverride', `${SEVERITIES.join(' | ')} | null`, "what PAGERDUTY and OPSGENIE receive instead of the resource's severity"),
     ],
   },
   {

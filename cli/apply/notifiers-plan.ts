@@ -35,7 +35,14 @@ export async function notifierSteps(rt: Runtime, specs: NotifierSpec[], prune: b
         name: spec.name,
         run: async () => {
           const made = await c.call(ops.createNotifier, {
-            body: { name: spec.name, type: spec.type, enabled: spec.enabled ?? true, config: { ...spec.config, ...spec.secrets } as never },
+            body: {
+              name: spec.name,
+              type: spec.type,
+              enabled: spec.enabled ?? true,
+              config: { ...spec.config, ...spec.secrets } as never,
+              ...(spec.titleTemplate ? { titleTemplate: spec.titleTemplate } : {}),
+              ...(spec.bodyTemplate ? { bodyTemplate: spec.bodyTemplate } : {}),
+            },
           });
           if (made.signingSecret) step.shown = { signingSecret: made.signingSecret };
         },
@@ -53,6 +60,8 @@ export async function notifierSteps(rt: Runtime, specs: NotifierSpec[], prune: b
       run: async () => {
         const body = {
           ...(changes.includes('enabled') ? { enabled: spec.enabled } : {}),
+          ...(changes.includes('titleTemplate') ? { titleTemplate: spec.titleTemplate || null } : {}),
+          ...(changes.includes('bodyTemplate') ? { bodyTemplate: spec.bodyTemplate || null } : {}),
           ...(Object.keys(config).length ? { config } : {}),
         };
         await c.call(ops.updateNotifier, { params: { id: cur.id }, body: body as never });
@@ -78,6 +87,9 @@ function diff(spec: NotifierSpec, cur: Notifier): { changes: string[]; config: R
   const changes: string[] = [];
   const config: Record<string, unknown> = {};
   if (spec.enabled !== undefined && spec.enabled !== cur.enabled) changes.push('enabled');
+  // '' and null both mean no template (the daemon stores null).
+  for (const key of ['titleTemplate', 'bodyTemplate'] as const)
+    if (spec[key] !== undefined && (spec[key] || null) !== (cur[key] ?? null)) changes.push(key);
   const server = cur.config as Record<string, unknown>;
   for (const [key, value] of Object.entries(spec.config)) {
     if (!same(key, value, server[key])) {
@@ -100,7 +112,8 @@ function diff(spec: NotifierSpec, cur: Notifier): { changes: string[]; config: R
 
 /** A file value against the daemon's stored form (priorities as numbers, server URLs without a trailing slash). */
 function same(key: string, file: unknown, server: unknown): boolean {
-  if (key === 'priority') return priorityOf(file as number | string) === server;
+  if (key === 'priority') return (typeof file === 'number' ? file : priorityOf(file as string)) === server;
+  if (key === 'region') return String(file).toUpperCase() === (server ?? 'US');
   if (key === 'skipTlsVerify') return Boolean(file) === Boolean(server);
   if (key === 'to') return JSON.stringify(file) === JSON.stringify(server);
   if (key === 'url' && typeof file === 'string' && typeof server === 'string')

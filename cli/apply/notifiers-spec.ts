@@ -1,4 +1,11 @@
-import { EMAIL_SECURITIES, NOTIFIER_FIELDS, NOTIFIER_TYPES, type NotifierType, priorityOf } from '../../src/notifier-fields.ts';
+import {
+  EMAIL_SECURITIES,
+  NOTIFIER_FIELDS,
+  NOTIFIER_TYPES,
+  type NotifierType,
+  OPSGENIE_REGIONS,
+  priorityOf,
+} from '../../src/notifier-fields.ts';
 import { didYouMean, fieldNames } from './fields.ts';
 
 /**
@@ -16,6 +23,9 @@ export interface NotifierSpec {
   config: Record<string, unknown>;
   /** Secret fields, expanded (sent on every apply: the daemon never shows them, so they cannot be compared). */
   secrets: Record<string, unknown>;
+  /** Left out: not managed; null: removed. */
+  titleTemplate?: string | null;
+  bodyTemplate?: string | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -45,6 +55,12 @@ export function validateNotifiers(
     if (!type) err(`${p}.type`, `must be one of ${NOTIFIER_TYPES.join(', ')}`);
     if (n.enabled !== undefined && typeof n.enabled !== 'boolean') err(`${p}.enabled`, 'must be true or false');
     const spec: NotifierSpec = { name: n.name as string, type: type!, enabled: n.enabled as boolean | undefined, config: {}, secrets: {} };
+    for (const key of ['titleTemplate', 'bodyTemplate'] as const) {
+      const t = n[key];
+      if (t !== undefined && t !== null && (typeof t !== 'string' || t.length > 8192))
+        err(`${p}.${key}`, 'must be a string of at most 8192 characters, or null');
+      else spec[key] = t as string | null | undefined;
+    }
     if (!type) return spec;
     const fields = NOTIFIER_FIELDS[type];
     for (const key of Object.keys(n)) {
@@ -73,7 +89,7 @@ export function validateNotifiers(
         if ('error' in r) err(`${p}.${key}`, r.error);
         else spec.secrets[key] = r.value;
       } else {
-        spec.config[key] = checkField(`${p}.${key}`, key, value, err);
+        spec.config[key] = checkField(`${p}.${key}`, type, key, value, err);
       }
     }
     return spec;
@@ -81,7 +97,23 @@ export function validateNotifiers(
 }
 
 /** Types only: the daemon checks the rest (and names the field) when the plan runs. */
-function checkField(path: string, key: string, value: unknown, err: (path: string, msg: string) => void): unknown {
+function checkField(path: string, type: NotifierType, key: string, value: unknown, err: (path: string, msg: string) => void): unknown {
+  const numeric = type === 'PUSHOVER' || type === 'GOTIFY';
+  if (key === 'priority' && numeric) {
+    const [min, max] = type === 'PUSHOVER' ? [-2, 2] : [0, 10];
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
+      err(path, `must be an integer from ${min} to ${max}`);
+    return value;
+  }
+  if (key === 'retrySeconds' || key === 'expireSeconds') {
+    if (!Number.isInteger(value) || (value as number) < 30 || (value as number) > 10800) err(path, 'must be an integer from 30 to 10800');
+    return value;
+  }
+  if (key === 'region') {
+    if (typeof value !== 'string' || !OPSGENIE_REGIONS.includes(value.toUpperCase() as 'US'))
+      err(path, `must be one of ${OPSGENIE_REGIONS.join(', ')}`);
+    return typeof value === 'string' ? value.toUpperCase() : value;
+  }
   if (key === 'port' && (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 65535))
     err(path, 'must be a port number');
   else if (key === 'skipTlsVerify' && typeof value !== 'boolean') err(path, 'must be true or false');

@@ -10,6 +10,7 @@ import { notifierSteps } from './notifiers-plan.ts';
 import { pushDiff } from './push-spec.ts';
 import type { Spec } from './spec.ts';
 import { planStatusPages } from './status-pages.ts';
+import { missingDependencies } from './resource-deps.ts';
 import type { Step } from './step.ts';
 
 const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash-([0-9a-f]+)">/;
@@ -61,6 +62,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
           .map((g) => `  statusPages ${p.slug}: group "${g}" would be pruned (add it to the file)`),
       ),
     );
+  missing.push(...missingDependencies(spec.resources, new Set(resources.map((r) => r.name)), prune));
   // Locations name agents, which apply does not manage: they must exist before anything is written.
   if (spec.resources.some((r) => r.locations)) {
     const agents = new Set((await c.call(ops.listAgents)).flatMap((a) => [a.name, String(a.id)]));
@@ -113,6 +115,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
       failureThreshold: r.failureThreshold,
       successThreshold: r.successThreshold,
       quorum: r.quorum,
+      severity: r.severity,
     };
     if (!cur) {
       steps.push({
@@ -129,6 +132,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
             ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
             ...(r.locations ? { locations: r.locations } : {}),
             ...(r.conditions ? { conditions: r.conditions } : {}),
+            ...(r.dependsOn ? { dependsOn: r.dependsOn } : {}),
             ...httpCheckCreate(r.http),
             ...checkOptionsCreate(r.options),
           };
@@ -149,6 +153,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     if (r.locations && r.locations.join('\n') !== (cur.locations ?? ['daemon']).join('\n')) changes.push('locations');
     // In order too: the first that fails is the one the check's message names.
     if (r.conditions && JSON.stringify(r.conditions) !== JSON.stringify(cur.conditions ?? [])) changes.push('conditions');
+    if (r.dependsOn && sorted(r.dependsOn) !== sorted((cur.dependsOn ?? []).map((d) => d.name))) changes.push('dependsOn');
     const http = httpCheckDiff(r.http, cur);
     const push = pushDiff(r.push, cur.push);
     const options = checkOptionsDiff(r.options, cur, r.type !== cur.resourceType);

@@ -8,6 +8,8 @@ import { didYouMean, fieldNames, SECTION_NAMES } from './fields.ts';
 import { type CheckOptionsSpec, validateCheckOptions } from './check-options-spec.ts';
 import { type HttpCheckSpec, validateHttpCheck } from './http-check-spec.ts';
 import { type PushSpec, validatePush } from './push-spec.ts';
+import { dependencyOrder, validateDependsOn } from './resource-deps.ts';
+import { SEVERITIES, type Severity } from '../../src/notifier-fields.ts';
 
 /**
  * The file `monctl apply -f` reads (YAML or JSON): groups, resources,
@@ -42,6 +44,9 @@ export interface ResourceSpec {
   push?: PushSpec;
   /** A protocol check's own options, `dns: {…}` (cli/apply/check-options-spec.ts). */
   options?: CheckOptionsSpec;
+  severity?: Severity;
+  /** Names of the resources it depends on (cli/apply/resource-deps.ts); [] removes them. */
+  dependsOn?: string[];
 }
 export interface AnnouncementSpec {
   name: string;
@@ -195,6 +200,9 @@ export function validateSpec(raw: unknown, file: string): Spec {
         err(`${p}.conditions`, 'must be a list of at most 32 conditions');
       else conditions = list as string[];
     }
+    const severity = r.severity;
+    if (severity !== undefined && !SEVERITIES.includes(severity as Severity))
+      err(`${p}.severity`, `must be one of ${SEVERITIES.join(', ')}`);
     const quorum = r.quorum;
     if (quorum !== undefined && !['any', 'majority', 'all'].includes(quorum as string)) err(`${p}.quorum`, 'must be any, majority or all');
     spec.resources.push({
@@ -211,6 +219,8 @@ export function validateSpec(raw: unknown, file: string): Spec {
       locations,
       quorum: quorum as ResourceSpec['quorum'],
       conditions,
+      severity: severity as Severity | undefined,
+      dependsOn: validateDependsOn(p, r.name, r.dependsOn, err),
       http: validateHttpCheck(p, r, type, err),
       push: validatePush(p, r, type, target, err),
       options: validateCheckOptions(p, r, type, err),
@@ -251,6 +261,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
     'resources',
     spec.resources.map((r) => r.name),
   );
+  spec.resources = dependencyOrder(spec.resources, err);
   unique(
     'announcements',
     spec.announcements.map((a) => a.name),

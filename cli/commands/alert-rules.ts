@@ -3,10 +3,12 @@ import type { Static } from '@sinclair/typebox';
 import type { AlertRule } from '../../src/api/schemas/alert-rules.ts';
 import { ALERT_EVENT_KINDS } from '../../src/api/kinds.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { SEVERITIES, type Severity } from '../../src/notifier-fields.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
+import { offerValues } from './completion-values.ts';
 
 type R = Static<typeof AlertRule> & { notifierNames?: string[] };
 const KINDS = ALERT_EVENT_KINDS;
@@ -32,6 +34,8 @@ const view: View<R> = {
     },
     { header: 'WAIT', get: (r) => `${r.groupWaitSeconds}s` },
     { header: 'REPEAT', get: (r) => (r.repeatIntervalMinutes === 0 ? 'never' : `${r.repeatIntervalMinutes}m`) },
+    { header: 'SEVERITIES', get: (r) => r.severities?.join(','), wide: true },
+    { header: 'OVERRIDE', get: (r) => r.severityOverride ?? undefined, wide: true },
     { header: 'ENABLED', get: (r) => (r.enabled ? 'yes' : 'no'), wide: true },
   ],
 };
@@ -72,6 +76,28 @@ interface RuleOpts {
   enabled?: boolean;
   all?: boolean;
   name?: string;
+  severities?: string[];
+  severityOverride?: string;
+}
+
+/** `--severities warning,info`: the resource severities a rule routes. */
+function severities(values: string[]): Severity[] {
+  return values.map((v) => {
+    const s = v.toLowerCase();
+    if (!(SEVERITIES as readonly string[]).includes(s))
+      throw new MonctlError('usage', `--severities takes ${SEVERITIES.join(', ')}, not "${v}"`, ExitCode.usage);
+    return s as Severity;
+  });
+}
+
+/** `--severity-override critical|…|none`: what pagers receive instead of the resource's severity (none: the resource's). */
+function override(value: string | undefined, current: R | undefined): Severity | null | undefined {
+  if (value === undefined) return current?.severityOverride;
+  const s = value.toLowerCase();
+  if (s === 'none') return null;
+  if (!(SEVERITIES as readonly string[]).includes(s))
+    throw new MonctlError('usage', `--severity-override takes ${SEVERITIES.join(', ')} or none, not "${value}"`, ExitCode.usage);
+  return s as Severity;
 }
 
 async function ids(refs: string[] | undefined, noun: string, list: () => Promise<Array<{ id: number; name: string }>>) {
@@ -99,6 +125,8 @@ async function body(rt: Runtime, opts: RuleOpts, current?: R) {
     agentIds: all ? [] : (agentIds ?? current?.agentIds ?? []),
     groupWaitSeconds: number('--group-wait', opts.groupWait) ?? current?.groupWaitSeconds,
     repeatIntervalMinutes: number('--repeat', opts.repeat) ?? current?.repeatIntervalMinutes,
+    severities: opts.severities ? severities(opts.severities) : current?.severities,
+    severityOverride: override(opts.severityOverride, current),
   };
 }
 
@@ -121,7 +149,7 @@ const ruleId = (rt: Runtime, ref: string) =>
   );
 
 function options(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--event <kind>', `alert event, repeatable or comma-separated: ${KINDS.join(', ')}`, collect)
     .option('--notifier <notifier>', 'notifier id or name, repeatable', collect)
     .option('--resource <resource>', 'limit to a resource (id or name), repeatable', collect)
@@ -129,7 +157,15 @@ function options(cmd: Command): Command {
     .option('--agent <agent>', 'limit to an agent (id or name), repeatable', collect)
     .option('--group-wait <seconds>', 'alerts to one notifier within this many seconds leave as one message (default 30)')
     .option('--repeat <minutes>', 'remind while an incident stays open, every N minutes; 0 never (default 240)')
+    .option('--severities <list>', `the resource severities it routes, comma-separated: ${SEVERITIES.join(', ')} (default all)`, collect)
+    .option(
+      '--severity-override <severity>',
+      `what PAGERDUTY and OPSGENIE receive instead of the resource's severity: ${SEVERITIES.join(', ')}, or none`,
+    )
     .option('--disabled', 'create or set the rule disabled');
+  offerValues(cmd, '--severities', SEVERITIES);
+  offerValues(cmd, '--event', KINDS);
+  return offerValues(cmd, '--severity-override', [...SEVERITIES, 'none']);
 }
 
 export function register(program: Command): void {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
+import { valuesOf } from './completion-values.ts';
 
 /**
  * `monctl completion bash|zsh|fish`: scripts generated from the command tree
@@ -9,6 +10,8 @@ interface Node {
   name: string;
   about: string;
   options: string[];
+  /** Values offered after an option (completion-values.ts), by its long name. */
+  values: Record<string, readonly string[]>;
   children: Node[];
 }
 
@@ -17,12 +20,16 @@ function tree(cmd: Command): Node {
     name: cmd.name(),
     about: cmd.description().replace(/\s+/g, ' '),
     options: cmd.options.flatMap((o) => [o.long, o.short].filter((x): x is string => Boolean(x))),
+    values: Object.fromEntries(cmd.options.flatMap((o) => (valuesOf(o) && o.long ? [[o.long, valuesOf(o)!]] : []))),
     children: cmd.commands.filter((c) => c.name() !== 'help').map(tree),
   };
 }
 
 function bash(root: Node): string {
   const cases = root.children.map((n) => `    ${n.name}) words="${[...n.children.map((c) => c.name), ...n.options].join(' ')}";;`);
+  const valued = root.children.flatMap((n) =>
+    n.children.flatMap((c) => Object.entries(c.values).map(([o, v]) => `      "${n.name} ${c.name} ${o}") words="${v.join(' ')}";;`)),
+  );
   const deep = root.children.flatMap((n) =>
     n.children.map((c) => `    "${n.name} ${c.name}") words="${c.options.join(' ')} --server --context --ca-file --no-color";;`),
   );
@@ -37,8 +44,11 @@ _monctl() {
 ${cases.join('\n')}
     esac
   else
-    case "$noun $verb" in
+    case "$noun $verb \${COMP_WORDS[COMP_CWORD-1]}" in
+${valued.join('\n')}
+      *) case "$noun $verb" in
 ${deep.join('\n')}
+      esac;;
     esac
   fi
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -79,6 +89,10 @@ function fish(root: Node): string {
     lines.push(`complete -c monctl -n '__fish_use_subcommand' -a '${n.name}' -d '${n.about.replace(/'/g, "\\'")}'`);
     for (const c of n.children) {
       lines.push(`complete -c monctl -n '__fish_seen_subcommand_from ${n.name}' -a '${c.name}' -d '${c.about.replace(/'/g, "\\'")}'`);
+      for (const [o, v] of Object.entries(c.values))
+        lines.push(
+          `complete -c monctl -n '__fish_seen_subcommand_from ${n.name}; and __fish_seen_subcommand_from ${c.name}' -l '${o.slice(2)}' -xa '${v.join(' ')}'`,
+        );
     }
   }
   for (const o of root.options) if (o.startsWith('--')) lines.push(`complete -c monctl -l '${o.slice(2)}'`);

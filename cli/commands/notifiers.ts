@@ -1,29 +1,49 @@
 import type { Command } from 'commander';
 import type { Notifier, NotifierDelivery } from '../../src/api/schemas/notifiers.ts';
-import { NOTIFIER_TYPES, type NotifierType } from '../../src/notifier-fields.ts';
+import { NOTIFIER_TYPES, type NotifierType, OPSGENIE_REGIONS } from '../../src/notifier-fields.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import { openSecretFile } from '../io/secret-file.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
-import { configOf, type NotifierFlags, notifierFlags } from './notifier-input.ts';
+import { configOf, type NotifierFlags, notifierFlags, templatesOf } from './notifier-input.ts';
+import { registerTestAndPreview } from './notifier-test.ts';
+import { offerValues } from './completion-values.ts';
 
-/** Where a notifier sends, in one cell. */
-function destination(n: Notifier): string {
+/** The provider host a type sends to when `apiUrl` is absent (docs/API.md#notifiers). */
+const DEFAULT_API: Partial<Record<NotifierType, string>> = {
+  TELEGRAM: 'https://api.telegram.org',
+  PAGERDUTY: 'https://events.pagerduty.com',
+  PUSHOVER: 'https://api.pushover.net',
+};
+
+/** Where a notifier sends, in one cell: the server and what it addresses there, never a secret. */
+export function destination(n: Notifier): string {
   const c = n.config;
+  const api = c.apiUrl ?? DEFAULT_API[n.type];
   switch (n.type) {
     case 'WEBHOOK':
       return c.url ?? '';
     case 'SLACK':
+    case 'DISCORD':
+    case 'TEAMS':
+    case 'GOOGLE_CHAT':
       return `${c.origin ?? ''}/… (secret URL)`;
     case 'NTFY':
       return `${c.url}/${c.topic}`;
     case 'EMAIL':
       return `smtp://${c.host}:${c.port} -> ${(c.to ?? []).join(',')}`;
+    case 'TELEGRAM':
+      return `${api} -> chat ${c.chatId}`;
+    case 'OPSGENIE':
+      return c.apiUrl ?? (c.region === 'EU' ? 'https://api.eu.opsgenie.com' : 'https://api.opsgenie.com');
+    case 'MATRIX':
+      return `${c.homeserver} -> ${c.roomId}`;
+    case 'GOTIFY':
+      return c.url ?? '';
     default:
-      // The channel types (cli flags and this cell come with their CLI): what the config shows of where it goes.
-      return c.origin ? `${c.origin}/… (secret URL)` : (c.apiUrl ?? c.homeserver ?? c.url ?? c.region ?? '');
+      return api ?? '';
   }
 }
 
@@ -39,6 +59,20 @@ export const notifierView: View<Notifier> = {
     { header: 'DESTINATION', get: destination },
     { header: 'SECRETS SET', get: secretNames },
     { header: 'PRIORITY', get: (n) => n.config.priority, wide: true },
+    { header: 'REGION', get: (n) => n.config.region, wide: true },
+    {
+      header: 'EMERGENCY',
+      get: (n) =>
+        n.config.priority === 2 && n.type === 'PUSHOVER'
+          ? `every ${n.config.retrySeconds ?? 60}s for ${n.config.expireSeconds ?? 3600}s`
+          : undefined,
+      wide: true,
+    },
+    {
+      header: 'TEMPLATES',
+      get: (n) => [n.titleTemplate !== null ? 'title' : '', n.bodyTemplate !== null ? 'body' : ''].filter(Boolean),
+      wide: true,
+    },
     { header: 'SECURITY', get: (n) => n.config.security, wide: true },
     { header: 'FROM', get: (n) => n.config.from, wide: true },
     { header: 'USERNAME', get: (n) => n.config.username, wide: true },
@@ -105,7 +139,7 @@ const withSecretFile = (cmd: Command) =>
     .option('--force', 'with --output-file: replace the file if it exists');
 
 export function register(program: Command): void {
-  const notifiers = program.command('notifiers').description('notification channels: WEBHOOK, SLACK, NTFY, EMAIL (ADMIN)');
+  const notifiers = program.command('notifiers').description(`notification channels: ${NOTIFIER_TYPES.join(', ')} (ADMIN)`);
 
   withOutput(notifiers.command('list').alias('ls').description('list notifiers (secrets are never shown, only which are set)')).action(
     act(async (rt) => rt.show(await rt.client.call(ops.listNotifiers), notifierView)),
@@ -125,17 +159,19 @@ export function register(program: Command): void {
       ),
     ),
   )
-    .requiredOption('--type <type>', NOTIFIER_TYPES.join(', '))
+    .requiredOption('--type <type>', `${NOTIFIER_TYPES.join(', ')} (any case; GOOGLE-CHAT too)`)
     .option('--disabled', 'create it disabled')
     .action(
       act(async (rt, name: string, f: NotifierFlags & SecretOut & { type: string; disabled?: boolean }) => {
-        const type = f.type.toUpperCase() as NotifierType;
+        const type = f.type.toUpperCase().replaceAll('-', '_') as NotifierType;
         if (!NOTIFIER_TYPES.includes(type))
           throw new MonctlError('usage', `--type must be one of ${NOTIFIER_TYPES.join(', ')}`, ExitCode.usage);
         if (f.outputFile && type !== 'WEBHOOK')
           throw new MonctlError('usage', '--output-file is for the signing secret of a WEBHOOK', ExitCode.usage);
+        const templates = templatesOf(f, false);
         const config = await configOf(type, f, false);
-        const create = () => rt.client.call(ops.createNotifier, { body: { name, type, enabled: !f.disabled, config: config as never } });
+        const body = { name, type, enabled: !f.disabled, config: config as never, ...templates };
+        const create = () => rt.client.call(ops.createNotifier, { body: body as never });
         if (type !== 'WEBHOOK') {
           const n = await create();
           return rt.done(n, `Created notifier ${n.name} (id ${n.id}, ${n.type}).`);
@@ -163,8 +199,10 @@ export function register(program: Command): void {
       act(async (rt, ref: string, f: NotifierFlags & { name?: string; enable?: boolean; disable?: boolean }) => {
         if (f.enable && f.disable) throw new MonctlError('usage', 'give --enable or --disable, not both', ExitCode.usage);
         const current = await rt.client.call(ops.getNotifier, { params: { id: await notifierId(rt, ref) } });
+        const templates = templatesOf(f, true);
         const config = await configOf(current.type, f, true);
         const body = {
+          ...templates,
           ...(f.name ? { name: f.name } : {}),
           ...(f.enable || f.disable ? { enabled: Boolean(f.enable) } : {}),
           ...(Object.keys(config).length ? { config } : {}),
@@ -189,25 +227,10 @@ export function register(program: Command): void {
       }),
     );
 
-  withOutput(
-    notifiers.command('test').description('send a test message now; exit 1 when it was not delivered').argument('<notifier>', 'id or name'),
-  ).action(
-    act(async (rt, ref: string) => {
-      const result = await rt.client.call(ops.testNotifier, { params: { id: await notifierId(rt, ref) } });
-      if (rt.structured) {
-        await rt.show(result);
-        if (!result.ok) process.exitCode = ExitCode.error;
-        return;
-      }
-      const how = `${result.statusCode !== null ? `status ${result.statusCode}, ` : ''}${result.latencyMs} ms`;
-      if (result.ok) return void process.stdout.write(`Delivered a test message to ${ref} (${how}).\n`);
-      throw new MonctlError(
-        'delivery-failed',
-        `the test message to ${ref} was not delivered: ${result.error} (${how}; ` +
-          `${result.retryable ? 'a real notification would be retried' : 'a real notification would not be retried'})`,
-      );
-    }),
-  );
+  registerTestAndPreview(notifiers, notifierId);
+  const add = notifiers.commands.find((c) => c.name() === 'add')!;
+  offerValues(add, '--type', NOTIFIER_TYPES);
+  for (const c of [add, notifiers.commands.find((x) => x.name() === 'update')!]) offerValues(c, '--region', OPSGENIE_REGIONS);
 
   withOutput(notifiers.command('deliveries').description('delivery attempts, newest first').argument('<notifier>', 'id or name'))
     .option('--limit <n>', 'how many (1 to 1000)', '100')

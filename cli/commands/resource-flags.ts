@@ -4,11 +4,13 @@ import { RESOURCE_TYPES } from '../../src/api/kinds.ts';
 import type { ResourceCreate, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
 import { usage } from '../../src/errors.ts';
 import { QUORUMS } from '../../src/probes/quorum.ts';
+import { SEVERITIES, type Severity } from '../../src/notifier-fields.ts';
 import type { FlagNames } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
 import { type Runtime, resolveRef } from '../runtime.ts';
 import { CHECK_OPTION_FLAG_NAMES, type CheckOptionFlags, checkOptionFlags, checkOptionsBody } from './check-option-flags.ts';
 import { HTTP_CHECK_FLAG_NAMES, type HttpCheckFlags, httpCheckBody, httpCheckFlags } from './http-check-flags.ts';
+import { offerValues } from './completion-values.ts';
 import { hasPushFlags, PUSH_FLAG_NAMES, type PushFlags, pushBody, refuseProbeFlags } from './push-flags.ts';
 
 /**
@@ -35,6 +37,9 @@ export interface ResourceFlags extends HttpCheckFlags, PushFlags, CheckOptionFla
   condition?: string[];
   /** update's `--no-conditions`: false when given. */
   conditions?: boolean;
+  severity?: string;
+  /** `--depends-on a,b` (repeatable); `--depends-on ''` gives [''], which removes them all. */
+  dependsOn?: string[];
 }
 
 export type ResourceBody = Static<typeof ResourcePatch>;
@@ -53,12 +58,16 @@ export const RESOURCE_FLAG_NAMES: FlagNames = {
   locations: '--location',
   quorum: '--quorum',
   conditions: '--condition',
+  severity: '--severity',
+  dependsOn: '--depends-on',
   ...HTTP_CHECK_FLAG_NAMES,
   ...PUSH_FLAG_NAMES,
   ...CHECK_OPTION_FLAG_NAMES,
 };
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** Comma-separated names, repeatable; '' stays an empty entry so that `--depends-on ''` can mean none. */
+const collectNames = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim())];
 
 /** The flags `resources add` takes (`update` passes true for its removals too). */
 export function resourceFlags(cmd: Command, update = false): Command {
@@ -84,7 +93,14 @@ export function resourceFlags(cmd: Command, update = false): Command {
       '--condition <condition>',
       "what up means, in Gatus's syntax: '[BODY].status == UP' (repeatable, all must hold; replaces the list)",
       collect,
+    )
+    .option('--severity <severity>', `how much its failure matters: ${SEVERITIES.join(', ')} (default critical); alert rules match on it`)
+    .option(
+      '--depends-on <resources>',
+      "resources it depends on, names or ids (repeatable or comma-separated; replaces the list, '' removes it): their incidents hold its alerts back",
+      collectNames,
     );
+  offerValues(cmd, '--severity', SEVERITIES);
   return checkOptionFlags(httpCheckFlags(cmd, update), update);
 }
 
@@ -92,6 +108,11 @@ export function resourceFlags(cmd: Command, update = false): Command {
 function integer(flag: string, text: string, min: number, max: number, what: string): number {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) usage(`${flag} must be ${what}, not "${text}"`);
   return Number(text);
+}
+
+/** The names and ids of `--depends-on`, ids as numbers (the API takes both); `''` alone is none. */
+function dependsOnOf(refs: string[]): Array<number | string> {
+  return refs.filter(Boolean).map((r) => (/^\d+$/.test(r) ? Number(r) : r));
 }
 
 /** `--type`, checked before any request: the daemon's 400 would name `resourceType` and exit 1. */
@@ -138,6 +159,12 @@ export async function resourceBody(rt: Runtime, f: ResourceFlags, update = false
   if (f.condition && f.conditions === false) usage('give --condition or --no-conditions, not both');
   if (f.condition) body.conditions = f.condition;
   if (f.conditions === false) body.conditions = [];
+  if (f.severity !== undefined) {
+    const sev = f.severity.toLowerCase();
+    if (!(SEVERITIES as readonly string[]).includes(sev)) usage(`--severity must be one of ${SEVERITIES.join(', ')}, not "${f.severity}"`);
+    body.severity = sev as Severity;
+  }
+  if (f.dependsOn !== undefined) body.dependsOn = dependsOnOf(f.dependsOn);
   if (f.quorum !== undefined) {
     const q = f.quorum.toLowerCase();
     if (!(QUORUMS as readonly string[]).includes(q)) usage(`--quorum must be one of ${QUORUMS.join(', ')}, not "${f.quorum}"`);

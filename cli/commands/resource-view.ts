@@ -82,6 +82,8 @@ export const view: View<R> = {
     { header: 'CERT EXPIRES', get: (r) => r.certExpiresAt, wide: true },
     { header: 'LOCATIONS', get: (r) => r.locations, wide: true },
     { header: 'QUORUM', get: (r) => r.quorum, wide: true },
+    { header: 'SEVERITY', get: (r) => r.severity, wide: true },
+    { header: 'DEPENDS ON', get: (r) => (r.dependsOn?.length ? r.dependsOn.map((d) => d.name) : undefined), wide: true },
     { header: 'CONDITIONS', get: (r) => (r.conditions?.length ? r.conditions : undefined), wide: true },
     ...requestColumns,
     ...checkOptionColumns,
