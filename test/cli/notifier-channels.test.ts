@@ -47,7 +47,7 @@ const TYPES = [
   [
     'PUSHOVER',
     ['--priority', '2', '--retry-seconds', '60', '--expire-seconds', '600'],
-    's3cret-user-key\ns3cret-app-token',
+    'us3cretuserkey0000000000000000\nas3cretapptoken000000000000000',
     { config: { priority: 2, retrySeconds: 60, expireSeconds: 600 }, secrets: { userKey: true, token: true } },
   ],
   ['GOTIFY', ['--url', 'https://gotify.test', '--priority', '8'], 's3cret-gotify', { config: { url: 'https://gotify.test', priority: 8 } }],
@@ -284,7 +284,7 @@ alertRules:
     severities: [critical]
     severityOverride: null
 `;
-  const env = { PD_KEY: 's3cret-pd', PO_USER: 's3cret-user', PO_TOKEN: 's3cret-token' };
+  const env = { PD_KEY: 's3cret-pd', PO_USER: 'us3cretuser0000000000000000000', PO_TOKEN: 'as3crettoken000000000000000000' };
 
   it('creates dependencies before their dependents, with every field; a second run changes only the secrets', async () => {
     const path = file('channels.yaml', spec);

@@ -170,9 +170,18 @@ describe('test {event} and preview', () => {
     expect(failing.templateError).toMatch(/^bodyTemplate: undefined filter: nope/);
     expect(failing.title).toBe('Test: DOWN: example-api');
     expect(failing.body).toMatch(/^example-api is DOWN\.\nTarget: https:\/\/api\.example\.com\/health\n/);
-    const plain = await w.call('POST', `/admin/api/notifiers/${n.id}/preview`);
+    // Without an event: an opening when there is a template to show, else the plain test message.
+    const opening = await w.call('POST', `/admin/api/notifiers/${n.id}/preview`);
+    expect(opening).toEqual({
+      title: 'Test: DOWN: example-api',
+      body: `<${PUBLIC}/admin/api/incidents/0|example-api> d`,
+      templateError: null,
+    });
+    const bare = await slackNotifier('previewed-bare', {});
+    const plain = await w.call('POST', `/admin/api/notifiers/${bare.id}/preview`);
     expect(plain).toMatchObject({ title: 'monctl test notification', templateError: null });
     expect(n.receiver.received).toEqual([]); // a preview sends nothing
+    expect(bare.receiver.received).toEqual([]);
   });
 });
 

@@ -8,6 +8,8 @@ import type { AlertItem, AlertKind, OutgoingMessage } from '../types.ts';
  */
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/** Added to a sample certificate's days left: rendered a moment after it was made, 10 days must still read as 10. */
+const SLACK_MS = 3_600_000;
 
 const API = { type: 'resource', id: 0, name: 'example-api', target: 'https://api.example.com/health' } as const;
 const OFFICE = { type: 'agent', id: 0, name: 'example-office', target: '203.0.113.7' } as const;
@@ -34,7 +36,7 @@ export function sampleItem(kind: AlertKind, now: number): AlertItem {
         openedAt: null,
         resolvedAt: null,
         cause: null,
-        cert: { notAfter: now + 10 * DAY, thresholdDays: 14 },
+        cert: { notAfter: now + 10 * DAY + SLACK_MS, thresholdDays: 14 },
       };
     case 'CERT_RENEWAL_FAILED':
       return {
@@ -44,7 +46,7 @@ export function sampleItem(kind: AlertKind, now: number): AlertItem {
         openedAt: null,
         resolvedAt: null,
         cause: { message: 'the ACME server refused the order: rateLimited', errorCode: 'ACME_ORDER_FAILED' },
-        cert: { notAfter: now + 5 * DAY, thresholdDays: 5 },
+        cert: { notAfter: now + 5 * DAY + SLACK_MS, thresholdDays: 5 },
       };
   }
 }
