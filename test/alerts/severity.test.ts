@@ -85,7 +85,11 @@ describe('resources carry a severity', () => {
     expect(await w.call('GET', `/admin/api/resources/${warn.id}`)).toMatchObject({ severity: 'warning' });
     const plain = await w.resource('stored-default');
     expect(await w.call('GET', `/admin/api/resources/${plain.id}`)).toMatchObject({ severity: 'critical' });
+    const due = () => readDb<{ next_run_at: number }>(w.d, 'SELECT next_run_at FROM resources WHERE id = ?', plain.id);
+    const before = await due();
     expect(await w.call('PATCH', `/api/resources/${plain.id}`, { severity: 'info' })).toMatchObject({ severity: 'info' });
+    // It changes how alerts route, not what is checked: no check is brought forward.
+    expect(await due()).toEqual(before);
     expect(await w.call('GET', `/admin/api/resources/${plain.id}`)).toMatchObject({ severity: 'info' });
 
     const auth = bearer(w.d.adminKey);
