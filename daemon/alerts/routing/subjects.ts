@@ -37,7 +37,8 @@ export async function openingNotifiers(db: Kysely<Database>, incidentIds: number
   for (const part of chunked([...new Set(incidentIds)])) {
     const rows = await db
       .selectFrom('alert_events as e')
-      .leftJoin('notification_items as i', 'i.event_id', 'e.id')
+      // Reminders carry their own rule's severity: the opening's items say what each notifier was first sent.
+      .leftJoin('notification_items as i', (j) => j.onRef('i.event_id', '=', 'e.id').on('i.reminder', '=', 0))
       .leftJoin('notifications as n', 'n.id', 'i.notification_id')
       .select(['e.id as event_id', 'e.incident_id', 'e.payload', 'n.notifier_id', 'i.severity'])
       .where('e.incident_id', 'in', part)
