@@ -18,6 +18,8 @@ export interface Received {
 export interface Answer {
   status: number;
   body?: string;
+  /** Besides content-type (text/plain unless given): Retry-After, say. */
+  headers?: Record<string, string>;
 }
 export type ReceiverHandler = (req: Received) => Answer | Promise<Answer>;
 
@@ -45,7 +47,7 @@ export async function startReceiver(handler: ReceiverHandler = () => ({ status: 
       received.push(r);
       const answer = queued.length ? { status: queued.shift()!, body: 'queued answer' } : await handler(r);
       if (answer.status === 0) return; // never answer: the sender's timeout must end it
-      res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
