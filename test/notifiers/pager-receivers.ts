@@ -159,8 +159,9 @@ function opsgenieErrors(b: Record<string, any>): Record<string, string> {
   if (b.tags !== undefined && (!Array.isArray(b.tags) || b.tags.length > 20 || !b.tags.every((t: unknown) => isString(t, 50))))
     errors.tags = 'Tags can be at most 20, each at most 50 characters.';
   if (b.details !== undefined) {
-    const values = typeof b.details === 'object' && !Array.isArray(b.details) ? Object.entries(b.details) : null;
-    if (!values || !values.every(([, v]) => typeof v === 'string')) errors.details = 'Details must be a map of strings.';
+    const map = typeof b.details === 'object' && b.details !== null && !Array.isArray(b.details);
+    const values: Array<[string, unknown]> = map ? Object.entries(b.details) : [];
+    if (!map || !values.every(([, v]) => typeof v === 'string')) errors.details = 'Details must be a map of strings.';
     else if (values.reduce((n, [k, v]) => n + k.length + String(v).length, 0) > 8000)
       errors.details = 'Details can be at most 8000 characters.';
   }
