@@ -18,7 +18,7 @@ export interface Received {
 export interface Answer {
   status: number;
   body?: string;
-  /** Besides content-type (text/plain unless given): Retry-After, say. */
+  /** Replace or add to `content-type: text/plain` (a JSON answer, `Retry-After`). */
   headers?: Record<string, string>;
 }
 export type ReceiverHandler = (req: Received) => Answer | Promise<Answer>;
