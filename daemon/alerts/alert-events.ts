@@ -1,6 +1,15 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { SEVERITIES, type Severity } from '../../src/notifier-fields.ts';
 import type { AlertEventPayload } from './types.ts';
+
+/**
+ * A stored severity as routing reads it: a resource's column, a payload's field. Absent or
+ * unknown (agents, the edge's certificates, events written before resources had one): critical.
+ */
+export function severityOf(value: unknown): Severity {
+  return (SEVERITIES as readonly unknown[]).includes(value) ? (value as Severity) : 'critical';
+}
 
 /**
  * Writes one alert event into the outbox. Call it inside the transaction that

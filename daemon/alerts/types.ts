@@ -45,7 +45,11 @@ export interface AlertEventPayload {
    * CERT_RENEWAL_FAILED: the notAfter of the certificate still served, and the whole days it has left.
    */
   cert: { notAfter: number; thresholdDays: number } | null;
-  /** The resource's severity when the event happened; absent (events before migration 0023, agents, certificates): critical. */
+  /**
+   * The resource's severity when the event happened (INCIDENT_OPENED, CERT_EXPIRING); absent (events
+   * before migration 0023, agents, certificates): critical. A resolution has none of its own: the
+   * router gives it its opening's, so that a pager sees one severity per incident.
+   */
   severity?: Severity;
 }
 

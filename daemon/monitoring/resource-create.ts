@@ -51,6 +51,7 @@ export async function insertResource(
       success_threshold: body.successThreshold ?? 1,
       quorum: body.quorum ?? 'majority',
       conditions: conditionsColumn(body.conditions ?? []),
+      severity: body.severity ?? 'critical',
       ...toColumns(body, requestBox(ctx)),
       check_options: createOptions(body.resourceType, body),
       // A new active resource is due at once; the scheduler hears about it on the bus. PUSH is never probed.

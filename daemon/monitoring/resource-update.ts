@@ -85,6 +85,7 @@ export async function updateResource(
       put('failure_threshold', body.failureThreshold, Number(before.failure_threshold));
       put('success_threshold', body.successThreshold, Number(before.success_threshold));
       put('quorum', body.quorum, before.quorum);
+      put('severity', body.severity, before.severity);
       put('check_options', options, before.check_options);
       if (body.conditions !== undefined) put('conditions', conditionsColumn(body.conditions), before.conditions);
       const changed = Object.keys(set).length > 0 || moved || regrouped || rescheduled;

@@ -4,7 +4,7 @@ import type { DaemonContext } from '../../context.ts';
 import type { ProbeResult } from '../../../src/probes/types.ts';
 import { shapedChunks } from '../../store/batches.ts';
 import type { Database, ResourcesTable } from '../../store/schema.ts';
-import { enqueueAlertEvent } from '../alert-events.ts';
+import { enqueueAlertEvent, severityOf } from '../alert-events.ts';
 import type { IncidentSubject } from '../types.ts';
 import { certStep } from './cert-expiry.ts';
 import { type IncidentChange, publishIncidents } from './events.ts';
@@ -28,6 +28,7 @@ export const ENGINE_COLUMNS = [
   'open_incident_id',
   'cert_expires_at',
   'cert_alerted_days',
+  'severity',
 ] as const satisfies ReadonlyArray<keyof ResourcesTable>;
 
 export type EngineRow = Pick<Selectable<ResourcesTable>, (typeof ENGINE_COLUMNS)[number]>;
@@ -124,6 +125,7 @@ export async function applyIncidents(
           checks: step.checks,
           maintenance,
           at: step.at,
+          severity: severityOf(row.severity),
         });
         lastOpened = Number(incident.id);
         changes.push({ kind: 'opened', row: incident });
@@ -162,6 +164,7 @@ export async function applyIncidents(
             resolvedAt: null,
             cause: null,
             cert: { notAfter: state.expiresAt!, thresholdDays: fire },
+            severity: severityOf(row.severity),
           },
           { at: certSeen.checkedAt },
         );

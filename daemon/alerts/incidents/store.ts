@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { Severity } from '../../../src/notifier-fields.ts';
 import type { Database } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';
 import type { AlertKind, IncidentSubject } from '../types.ts';
@@ -21,6 +22,8 @@ export interface NewIncident {
   maintenance: boolean;
   /** When the event is recorded (the check that reached the threshold; now for agents). */
   at: number;
+  /** A resource's severity now, frozen into the event: a later change does not rewrite it. None for agents (critical). */
+  severity?: Severity;
 }
 
 /**
@@ -54,6 +57,7 @@ export async function openIncident(trx: Trx, n: NewIncident): Promise<IncidentRo
       resolvedAt: null,
       cause: n.cause,
       cert: null,
+      ...(n.severity === undefined ? {} : { severity: n.severity }),
     },
     { suppressed: n.maintenance ? 'maintenance' : null, at: n.at },
   );
@@ -62,7 +66,8 @@ export async function openIncident(trx: Trx, n: NewIncident): Promise<IncidentRo
 
 /**
  * Resolves an open incident (adding `addChecks` to its count) and enqueues
- * INCIDENT_RESOLVED or AGENT_UP. The event is suppressed like the opening one
+ * INCIDENT_RESOLVED or AGENT_UP, without a severity: a resolution has its opening's, which the
+ * router reads with the opening (routing/subjects.ts) rather than this transaction looking it up. The event is suppressed like the opening one
  * (maintenance), or with `reason` when the subject went away ('deleted',
  * 'deactivated'). Returns undefined when the incident was not open.
  */

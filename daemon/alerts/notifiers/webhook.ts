@@ -33,6 +33,8 @@ function webhookItem(item: AlertItem, publicUrl: string | null, now: number) {
   return {
     eventId: item.eventId,
     kind: item.kind,
+    // The effective severity (a rule's override, else the resource's): what a pager would receive.
+    severity: item.severity,
     at: iso(item.at),
     reminder: item.reminder,
     subject: item.subject,

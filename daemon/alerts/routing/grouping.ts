@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { Severity } from '../../../src/notifier-fields.ts';
 import type { Database } from '../../store/schema.ts';
 
 /**
@@ -7,11 +8,13 @@ import type { Database } from '../../store/schema.ts';
  * (created less than its group wait ago, never claimed), or opens a new one
  * that leaves when its group wait is over. The conditional update on the open
  * message locks it: a dispatcher claiming it at the same moment either sees
- * the new item or makes us open a new message, never loses it.
+ * the new item or makes us open a new message, never loses it. The item keeps
+ * the severity the notifier receives (a rule's override, else the alert's),
+ * frozen here: a rule changed later does not rewrite what was routed.
  */
 export async function addToNotification(
   trx: Transaction<Database>,
-  item: { notifierId: number; eventId: number; groupWaitSeconds: number; reminder: boolean; now: number },
+  item: { notifierId: number; eventId: number; groupWaitSeconds: number; reminder: boolean; severity: Severity; now: number },
   open: Map<number, number>,
 ): Promise<void> {
   const { notifierId, eventId, now } = item;
@@ -65,7 +68,7 @@ export async function addToNotification(
   open.set(notifierId, id);
   await trx
     .insertInto('notification_items')
-    .values({ notification_id: id, event_id: eventId, reminder: item.reminder ? 1 : 0 })
+    .values({ notification_id: id, event_id: eventId, reminder: item.reminder ? 1 : 0, severity: item.severity })
     .onConflict((oc) => oc.doNothing())
     .execute();
 }

@@ -1,6 +1,6 @@
 import type { DaemonContext } from '../../context.ts';
 import { shapedChunks } from '../../store/batches.ts';
-import { ruleMatches } from '../rules/match.ts';
+import { ruleMatches, ruleSeverity } from '../rules/match.ts';
 import type { RuleCache } from '../rules/rule-cache.ts';
 import { addToNotification } from './grouping.ts';
 import { groupsOf, openingNotifiers } from './subjects.ts';
@@ -52,9 +52,10 @@ export async function remindOnce(ctx: DaemonContext, rules: RuleCache, now = Dat
     if (!opening || opening.notifiers.size === 0 || since === undefined) continue;
     const agent = incident.subject_type === 'agent';
     const kind = agent ? 'AGENT_DOWN' : 'INCIDENT_OPENED';
+    const severity = opening.severity;
     const subject = agent
-      ? { type: 'agent' as const, id: incident.agent_id!, groupIds: [] }
-      : { type: 'resource' as const, id: incident.resource_id!, groupIds: groups.get(incident.resource_id!) ?? [] };
+      ? { type: 'agent' as const, id: incident.agent_id!, groupIds: [], severity }
+      : { type: 'resource' as const, id: incident.resource_id!, groupIds: groups.get(incident.resource_id!) ?? [], severity };
     for (const rule of repeating) {
       if (!ruleMatches(rule, kind, subject)) continue;
       const previous = last.get(`${rule.id}:${incident.id}`);
@@ -83,7 +84,15 @@ export async function remindOnce(ctx: DaemonContext, rules: RuleCache, now = Dat
         for (const notifierId of notifiers) {
           await addToNotification(
             trx,
-            { notifierId, eventId: opening.eventId, groupWaitSeconds: rule.groupWaitSeconds, reminder: true, now },
+            {
+              notifierId,
+              eventId: opening.eventId,
+              groupWaitSeconds: rule.groupWaitSeconds,
+              reminder: true,
+              // The reminder is this rule's: its override, else the opening's severity.
+              severity: ruleSeverity(rule, severity),
+              now,
+            },
             open,
           );
         }

@@ -8,6 +8,9 @@ import { targetsOf } from '../rules/match.ts';
 import { addToNotification } from './grouping.ts';
 import { holdsFor } from './inhibition.ts';
 import { groupsOf, openingNotifiers } from './subjects.ts';
+import type { Severity } from '../../../src/notifier-fields.ts';
+import { severityOf } from '../alert-events.ts';
+import type { AlertEventPayload } from '../types.ts';
 
 /** Events routed per pass; the rest wait for the next pass (a second later at most). */
 const BATCH = 500;
@@ -103,8 +106,8 @@ export class Router {
           .execute();
       }
       const open = new Map<number, number>();
-      // Openings routed in this pass, for a resolution that follows in the same batch.
-      const opened = new Map<number, Set<number>>();
+      // Openings routed in this pass, for a resolution that follows in the same batch: severity, and where it went.
+      const opened = new Map<number, { severity: Severity; notifiers: Map<number, Severity> }>();
       const requeue: number[] = [];
       const originals = new Set<number>(); // incidents whose ordinary opening this pass routed
       for (const event of ready) {
@@ -114,30 +117,40 @@ export class Router {
           requeue.push(event.id);
           continue;
         }
+        const closing = CLOSING_KINDS.has(event.kind);
+        const incident = event.incident_id ?? -1;
+        const opening = opened.get(incident) ?? openings.get(incident);
+        const before = opening?.notifiers ?? new Map<number, Severity>();
+        // A resolution has its opening's severity (none of its own); agents and certificates are critical.
+        const severity =
+          event.subject_type !== 'resource' ? 'critical' : closing ? (opening?.severity ?? 'critical') : severityOfPayload(event.payload);
         const subject =
           event.subject_type === 'agent'
-            ? { type: 'agent' as const, id: event.agent_id!, groupIds: [] }
+            ? { type: 'agent' as const, id: event.agent_id!, groupIds: [], severity }
             : event.subject_type === 'certificate'
-              ? { type: 'certificate' as const, id: 0, groupIds: [] }
-              : { type: 'resource' as const, id: event.resource_id!, groupIds: groups.get(event.resource_id!) ?? [] };
+              ? { type: 'certificate' as const, id: 0, groupIds: [], severity }
+              : { type: 'resource' as const, id: event.resource_id!, groupIds: groups.get(event.resource_id!) ?? [], severity };
         // A catch-up goes through its rule alone (none: deleted or disabled since), never where the opening went.
         const targets = targetsOf(
           catchUpRule === undefined ? rules : catchUpRule ? [catchUpRule] : [],
           event.kind as AlertEventKind,
           subject,
         );
-        const closing = CLOSING_KINDS.has(event.kind);
-        const incident = event.incident_id ?? -1;
-        const before = opened.get(incident) ?? openings.get(incident)?.notifiers ?? new Set<number>();
         const wentTo = closing ? before : undefined;
-        const sentTo = new Set<number>(catchUpRule === undefined ? [] : before);
-        for (const [notifierId, groupWaitSeconds] of targets) {
+        const sentTo = new Map<number, Severity>(catchUpRule === undefined ? [] : before);
+        for (const [notifierId, target] of targets) {
           if (!enabled.has(notifierId) || (wentTo && !wentTo.has(notifierId))) continue;
           if (catchUpRule !== undefined && before.has(notifierId)) continue;
-          await addToNotification(trx, { notifierId, eventId: event.id, groupWaitSeconds, reminder: false, now }, open);
-          sentTo.add(notifierId);
+          // A resolution reaches a pager with the severity its opening did there: one severity per incident.
+          const sent = wentTo?.get(notifierId) ?? target.severity;
+          await addToNotification(
+            trx,
+            { notifierId, eventId: event.id, groupWaitSeconds: target.groupWaitSeconds, reminder: false, severity: sent, now },
+            open,
+          );
+          sentTo.set(notifierId, sent);
         }
-        if (!closing && event.incident_id !== null) opened.set(event.incident_id, sentTo);
+        if (!closing && event.incident_id !== null) opened.set(event.incident_id, { severity, notifiers: sentTo });
         if (!closing && catchUpRule === undefined && event.incident_id !== null) originals.add(event.incident_id);
       }
       if (requeue.length > 0) {
@@ -149,6 +162,9 @@ export class Router {
 }
 
 type EventRow = { id: number; kind: string; incident_id: number | null; payload: string };
+
+/** The severity an event carries (engine-written payloads: INCIDENT_OPENED, CERT_EXPIRING, catch-up copies). */
+const severityOfPayload = (payload: string): Severity => severityOf((JSON.parse(payload) as AlertEventPayload).severity);
 
 /** Catch-up events (rules/catch-up.ts) by event id, with their rule's id. */
 function catchUpsOf(events: EventRow[]): Map<number, number> {

@@ -3,7 +3,8 @@ import type { Database } from '../../store/schema.ts';
 import { shapedChunks } from '../../store/batches.ts';
 import { groupsOf } from '../routing/subjects.ts';
 import type { AlertEventPayload } from '../types.ts';
-import { ruleMatches } from './match.ts';
+import { ruleCovers } from './match.ts';
+import { severityOf } from '../alert-events.ts';
 import type { Rule } from './rule-row.ts';
 
 /** The payload key that makes an opening event a catch-up: routed through this one rule only (routing/router.ts). */
@@ -38,8 +39,8 @@ export async function enqueueCatchUp(trx: Transaction<Database>, rule: Rule, now
   );
   const covered = open.filter((i) =>
     i.subject_type === 'agent'
-      ? ruleMatches(rule, 'AGENT_DOWN', { type: 'agent', id: i.agent_id!, groupIds: [] })
-      : ruleMatches(rule, 'INCIDENT_OPENED', { type: 'resource', id: i.resource_id!, groupIds: groups.get(i.resource_id!) ?? [] }),
+      ? ruleCovers(rule, 'AGENT_DOWN', { type: 'agent', id: i.agent_id!, groupIds: [] })
+      : ruleCovers(rule, 'INCIDENT_OPENED', { type: 'resource', id: i.resource_id!, groupIds: groups.get(i.resource_id!) ?? [] }),
   );
   let written = 0;
   for (const part of shapedChunks(
@@ -59,6 +60,8 @@ export async function enqueueCatchUp(trx: Transaction<Database>, rule: Rule, now
     for (const e of first.values()) {
       if (e.suppressed !== null) continue;
       const payload: CatchUpPayload = { ...(JSON.parse(e.payload) as AlertEventPayload), [CATCH_UP_KEY]: rule.id };
+      // The severity the incident opened with (in the opening's payload) decides, as for the opening itself.
+      if (!rule.severities.includes(severityOf(payload.severity))) continue;
       await trx
         .insertInto('alert_events')
         .values({
