@@ -161,7 +161,8 @@ describe('an incident across a daemon restart', () => {
       mx: (await w.notifier('mx', 'MATRIX', notifiers().matrix)).id,
     };
     await w.rule({ name: 'page', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], notifierIds: Object.values(ids) });
-    const r = await w.resource(NAME, { target: `${w.target.url}/db` });
+    // A warning resource: PagerDuty gets warning, Opsgenie P3.
+    const r = await w.resource(NAME, { target: `${w.target.url}/db`, severity: 'warning' });
     // PagerDuty and Opsgenie throttle the first request; Matrix takes the event and loses its answer.
     pd.throttle(1, 1);
     og.throttle(1, 1);
@@ -189,7 +190,7 @@ describe('an incident across a daemon restart', () => {
       payload: {
         summary: `DOWN: ${NAME}`,
         source: `${w.target.url}/db`,
-        severity: 'critical',
+        severity: 'warning',
         component: NAME,
         group: 'resource',
         class: 'INCIDENT_OPENED',
@@ -204,10 +205,10 @@ describe('an incident across a daemon restart', () => {
       alias: key,
       body: {
         message: `DOWN: ${NAME}`,
-        priority: 'P1',
+        priority: 'P3',
         source: 'monctl',
         entity: NAME,
-        details: expect.objectContaining({ severity: 'critical' }),
+        details: expect.objectContaining({ severity: 'warning' }),
       },
     });
     expect(create.body.description).toContain(`${NAME} is DOWN.`);
