@@ -4,7 +4,6 @@ import { badRequest, type FieldError } from '../../../src/errors.ts';
 import type { FlatConfig, StoredConfig, StoredSecrets } from './config-types.ts';
 import { CHANNELS } from './channels/index.ts';
 import { validSigningSecret } from './signing.ts';
-import { urlProblem } from './url-problem.ts';
 
 /**
  * Checks a notifier's fields for its type and splits them into the config
@@ -12,7 +11,6 @@ import { urlProblem } from './url-problem.ts';
  * as a 400 naming `config.<field>`.
  */
 export type { FlatConfig } from './config-types.ts';
-export { urlProblem } from './url-problem.ts';
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 const HOST =
@@ -35,6 +33,19 @@ const RESERVED_HEADERS = new Set([
   'webhook-timestamp',
   'webhook-signature',
 ]);
+
+/** An http(s) URL, or why not. Credentials in a non-secret URL would be shown to every reader: refused. */
+export function urlProblem(value: string, secret: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute http:// or https:// URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be an http:// or https:// URL, not ${url.protocol}`;
+  if (!secret && (url.username || url.password)) return 'must not carry credentials (use a header or the token field)';
+  return undefined;
+}
 
 export function normalise(type: NotifierType, flat: FlatConfig): { config: StoredConfig; secrets: StoredSecrets } {
   const errors: FieldError[] = [];

@@ -3,7 +3,8 @@ import type { Channel } from '../channel.ts';
 import type { LoadedNotifier } from '../config-types.ts';
 import { type PostOptions, postJson } from '../http-post.ts';
 import type { RenderedMessage } from '../render.ts';
-import { checkBaseUrl, cut, jsonOf } from './pager-events.ts';
+import { answerOf, baseUrl } from './api-base.ts';
+import { cut } from './pager-events.ts';
 
 /**
  * MATRIX: one `m.room.message` per message through the Client-Server API
@@ -55,7 +56,7 @@ export function matrixContent(rendered: RenderedMessage): Record<string, string>
 
 /** Matrix's refusal `{errcode, error}`; M_LIMIT_EXCEEDED carries `retry_after_ms`. */
 function inspect(status: number, text: string, outcome: SendOutcome): SendOutcome {
-  const json = jsonOf(text);
+  const json = answerOf<Record<string, unknown>>(text);
   if (outcome.ok || !json || typeof json.errcode !== 'string') return outcome;
   const wait = typeof json.retry_after_ms === 'number' && json.retry_after_ms >= 0 ? json.retry_after_ms : undefined;
   return {
@@ -76,7 +77,7 @@ async function roomOf(n: LoadedNotifier, headers: Record<string, string>, io: Po
   const outcome = await postJson(`${n.config.homeserver}/_matrix/client/v3/directory/room/${encodeURIComponent(room)}`, '', headers, io, {
     method: 'GET',
     inspect: (status, text, o) => {
-      const json = jsonOf(text);
+      const json = answerOf<Record<string, unknown>>(text);
       if (o.ok && typeof json?.room_id === 'string' && json.room_id.startsWith('!')) id = json.room_id;
       return inspect(status, text, o);
     },
@@ -100,7 +101,7 @@ async function send(n: LoadedNotifier, message: OutgoingMessage, rendered: Rende
 export const matrix: Channel = {
   escape: escapeHtml,
   check(_flat, out, err) {
-    checkBaseUrl(out.config as Record<string, unknown>, 'homeserver', err);
+    out.config.homeserver = baseUrl(out.config.homeserver!, 'homeserver', err);
     if (!/^[!#][^\s:]+:[^\s]+$/.test(out.config.roomId!)) err('roomId', 'must be a room id (!abc:example.org) or alias (#ops:example.org)');
     if (!/^[\x21-\x7e]{1,1024}$/.test(out.secrets.token!)) err('token', 'must be 1 to 1024 printable characters without spaces');
   },

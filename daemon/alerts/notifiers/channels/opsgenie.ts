@@ -4,7 +4,8 @@ import type { Channel } from '../channel.ts';
 import type { LoadedNotifier, StoredConfig } from '../config-types.ts';
 import { type PostOptions, postJson } from '../http-post.ts';
 import type { RenderedMessage } from '../render.ts';
-import { checkBaseUrl, checkKey, cut, jsonOf, type PagerEvent, pagerEvents, sendEvents } from './pager-events.ts';
+import { checkKey, cut, type PagerEvent, pagerEvents, sendEvents } from './pager-events.ts';
+import { answerOf, baseUrl } from './api-base.ts';
 
 /**
  * OPSGENIE: the Alert API (https://docs.opsgenie.com/docs/alert-api). An opening creates an alert
@@ -50,7 +51,7 @@ export function opsgenieCreate(e: PagerEvent): Record<string, unknown> {
 
 /** Opsgenie's refusal `{message, took, requestId}`: its message is what to show. */
 function inspect(status: number, text: string, outcome: SendOutcome): SendOutcome {
-  const json = jsonOf(text);
+  const json = answerOf<Record<string, unknown>>(text);
   if (outcome.ok || !json || typeof json.message !== 'string') return outcome;
   return { ...outcome, error: cut(`HTTP ${status}: ${json.message}`, 500) };
 }
@@ -94,7 +95,7 @@ export const opsgenie: Channel = {
   escape: (text) => text,
   check(_flat, out, err) {
     checkKey(out.secrets.apiKey, 'apiKey', err);
-    checkBaseUrl(out.config as Record<string, unknown>, 'apiUrl', err);
+    if (out.config.apiUrl !== undefined) out.config.apiUrl = baseUrl(out.config.apiUrl, 'apiUrl', err);
   },
   send,
 };

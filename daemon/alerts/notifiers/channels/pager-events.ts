@@ -1,5 +1,4 @@
 import type { AlertItem, OutgoingMessage, SendOutcome } from '../../types.ts';
-import { urlProblem } from '../url-problem.ts';
 import { renderMessage, type RenderedMessage } from '../render.ts';
 
 /**
@@ -95,31 +94,7 @@ export async function sendEvents(events: PagerEvent[], sendOne: (e: PagerEvent) 
   };
 }
 
-/**
- * A base URL the API paths are appended to (`apiUrl`, a homeserver): http(s) without credentials
- * (reads show it), a query or a fragment (the path would land behind them); kept without its
- * trailing slash.
- */
-export function checkBaseUrl(config: Record<string, unknown>, field: string, err: (field: string, message: string) => void): void {
-  const value = config[field];
-  if (typeof value !== 'string') return;
-  const problem = urlProblem(value, false);
-  if (problem) err(field, problem);
-  else if (/[?#]/.test(value)) err(field, 'must not have a query or a fragment (the API path is appended to it)');
-  config[field] = value.replace(/\/+$/, '');
-}
-
 /** A secret key: 1 to 256 printable characters without spaces (it goes in a header or a JSON string). */
 export function checkKey(value: string | undefined, field: string, err: (field: string, message: string) => void): void {
   if (value !== undefined && !/^[\x21-\x7e]{1,256}$/.test(value)) err(field, 'must be 1 to 256 printable characters without spaces');
-}
-
-/** The provider's JSON answer, or undefined when it is not JSON. */
-export function jsonOf(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

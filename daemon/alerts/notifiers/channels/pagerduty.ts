@@ -4,7 +4,8 @@ import type { Channel } from '../channel.ts';
 import type { LoadedNotifier } from '../config-types.ts';
 import { type PostOptions, postJson } from '../http-post.ts';
 import type { RenderedMessage } from '../render.ts';
-import { checkBaseUrl, cut, jsonOf, type PagerEvent, pagerEvents, sendEvents } from './pager-events.ts';
+import { cut, type PagerEvent, pagerEvents, sendEvents } from './pager-events.ts';
+import { answerOf, baseUrl } from './api-base.ts';
 
 /**
  * PAGERDUTY: Events API v2 (https://developer.pagerduty.com/docs/events-api-v2/trigger-events/).
@@ -58,7 +59,7 @@ export function pagerdutyBody(routingKey: string, e: PagerEvent): Record<string,
 
 /** PagerDuty's refusal `{status, message, errors}` says more than the first bytes of it. */
 function inspect(status: number, text: string, outcome: SendOutcome): SendOutcome {
-  const json = jsonOf(text);
+  const json = answerOf<Record<string, unknown>>(text);
   if (outcome.ok || !json || typeof json.message !== 'string') return outcome;
   const errors = Array.isArray(json.errors) ? `: ${json.errors.join('; ')}` : '';
   return { ...outcome, error: cut(`HTTP ${status}: ${json.message}${errors}`, 500) };
@@ -105,7 +106,7 @@ export const pagerduty: Channel = {
   check(_flat, out, err) {
     // "Length of 'routing_key' is incorrect (should be 32 characters)", PagerDuty answers otherwise.
     if (!/^[\x21-\x7e]{32}$/.test(out.secrets.routingKey!)) err('routingKey', 'must be the 32 characters of an integration key');
-    checkBaseUrl(out.config as Record<string, unknown>, 'apiUrl', err);
+    if (out.config.apiUrl !== undefined) out.config.apiUrl = baseUrl(out.config.apiUrl, 'apiUrl', err);
   },
   send,
 };
