@@ -85,6 +85,14 @@ describe('configuration', () => {
     expect(((await chatUrl.json()) as { errors: unknown }).errors).toEqual([
       expect.objectContaining({ field: 'config.url', message: expect.stringMatching(/token=/) }),
     ]);
+    // The same checks on a PATCH; the notifier keeps its URL.
+    const patched = await fetch(`${w.d.url}/admin/api/notifiers/${ids.TEAMS}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${w.d.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ config: { url: 'https://outlook.office.com/webhook/a@b/IncomingWebhook/c/d' } }),
+    });
+    expect(patched.status).toBe(400);
+    expect(await w.call('GET', `/admin/api/notifiers/${ids.TEAMS}`)).toMatchObject({ config: { origin: teams.url } });
   });
 });
 
@@ -212,16 +220,17 @@ describe('an incident', () => {
   }, 60_000);
 });
 
-describe('limits', () => {
+const renderedOf = (text: string): RenderedMessage => ({
+  title: `DOWN: ${'*'.repeat(400)}`,
+  text,
+  link: `${PUBLIC_URL}/admin/api/incidents`,
+  tone: 'problem',
+  summary: { down: 1, agentDown: 0, certExpiring: 0, certRenewalFailed: 0, recovered: 0, agentUp: 0 },
+});
+
+describe('limits and templates', () => {
   it('a message longer than a provider takes is cut to its limits, never inside an escape', () => {
-    const rendered = (text: string): RenderedMessage => ({
-      title: `DOWN: ${'*'.repeat(400)}`,
-      text,
-      link: `${PUBLIC_URL}/admin/api/incidents`,
-      tone: 'problem',
-      summary: { down: 1, agentDown: 0, certExpiring: 0, certRenewalFailed: 0, recovered: 0, agentUp: 0 },
-    });
-    const long = rendered(`${'_'.repeat(5000)}\nDetails: ${PUBLIC_URL}/admin/api/incidents`);
+    const long = renderedOf(`${'_'.repeat(5000)}\nDetails: ${PUBLIC_URL}/admin/api/incidents`);
     const [embed] = JSON.parse(discordBody(long)).embeds;
     expect(embed.title.length).toBeLessThanOrEqual(256);
     expect(embed.description.length).toBeLessThanOrEqual(4096);
@@ -232,6 +241,12 @@ describe('limits', () => {
     const text: string = JSON.parse(googleChatBody(long)).text;
     expect(text.length).toBeLessThanOrEqual(4096);
     expect(text.split('\n').at(-1)).toBe(`<${PUBLIC_URL}/admin/api/incidents|Open in monctl>`);
+  });
+
+  it("a template's output (markup) is sent as it is, not escaped again", () => {
+    const markup: RenderedMessage = { ...renderedOf('**db** is _down_'), title: '**DOWN**', markup: true };
+    expect(JSON.parse(discordBody(markup)).embeds[0]).toMatchObject({ title: '**DOWN**', description: '**db** is _down_' });
+    expect(JSON.parse(googleChatBody(markup)).text).toBe('***DOWN***\n**db** is _down_');
   });
 });
 

@@ -154,12 +154,12 @@ export function startTeamsReceiver(workflow: string, sig: string): Promise<ChatR
 
 /** What the Workflows template reads: `{type: "message", attachments: [{contentType, content: AdaptiveCard}]}`. */
 function adaptiveMessageProblem(p: any): string | undefined {
-  if (!p || p.type !== 'message' || !Array.isArray(p.attachments) || p.attachments.length === 0)
+  if (p?.type !== 'message' || !Array.isArray(p.attachments) || p.attachments.length === 0)
     return 'the body must be a message with attachments';
   for (const a of p.attachments) {
     if (a.contentType !== 'application/vnd.microsoft.card.adaptive') return `contentType ${a.contentType} is not an Adaptive Card`;
     const c = a.content;
-    if (!c || c.type !== 'AdaptiveCard') return 'content.type must be AdaptiveCard';
+    if (c?.type !== 'AdaptiveCard') return 'content.type must be AdaptiveCard';
     if (typeof c.version !== 'string' || !/^1\.[4-6]$/.test(c.version)) return 'content.version must be 1.4 to 1.6 (what Teams renders)';
     if (!Array.isArray(c.body)) return 'content.body must be an array';
     for (const el of c.body) {

@@ -8,16 +8,16 @@ import type { SendOutcome } from '../../types.ts';
  */
 const URL_RE = /\bhttps?:\/\/[^\s<>"]+/g;
 
-/** `escape` applied to everything in `text` but the http(s) URLs. */
-export function escapeOutsideUrls(text: string, escape: (part: string) => string): string {
+/** `escapePart` applied to everything in `text` but the http(s) URLs. */
+export function escapeOutsideUrls(text: string, escapePart: (part: string) => string): string {
   let out = '';
   let last = 0;
   for (const m of text.matchAll(URL_RE)) {
     const url = urlOf(m[0]);
-    out += escape(text.slice(last, m.index)) + url;
+    out += escapePart(text.slice(last, m.index)) + url;
     last = m.index + url.length;
   }
-  return out + escape(text.slice(last));
+  return out + escapePart(text.slice(last));
 }
 
 /** A URL match without the punctuation that ends the sentence around it: `(https://x/y).` gives `https://x/y`. */

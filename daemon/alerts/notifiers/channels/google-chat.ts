@@ -19,18 +19,18 @@ const MAX_TEXT = 4096;
  */
 const LOOK_ALIKES: Record<string, string> = { '*': '∗', _: 'ˍ', '~': '∼', '`': 'ˋ', '<': '‹', '>': '›' };
 const escapeChat = (text: string) => text.replace(/[*_~`<>]/g, (c) => LOOK_ALIKES[c]);
-const escape = (text: string) => escapeOutsideUrls(text, escapeChat);
+const escapeText = (text: string) => escapeOutsideUrls(text, escapeChat);
 
 export function googleChatBody(rendered: RenderedMessage): string {
   const link = rendered.link;
-  const title = rendered.markup ? rendered.title : escape(rendered.title);
-  const body = rendered.markup ? rendered.text : escape(withoutLinkLine(rendered.text, link));
+  const title = rendered.markup ? rendered.title : escapeText(rendered.title);
+  const body = rendered.markup ? rendered.text : escapeText(withoutLinkLine(rendered.text, link));
   const tail = link && !rendered.markup ? `\n<${link}|Open in monctl>` : '';
   return JSON.stringify({ text: `${truncate(`*${title.trim()}*\n${body}`, MAX_TEXT - tail.length)}${tail}` });
 }
 
 export const googleChat: Channel = {
-  escape,
+  escape: escapeText,
   check(flat, _out, err) {
     const problem = webhookUrlProblem(flat.url!);
     if (problem) return err('url', problem);

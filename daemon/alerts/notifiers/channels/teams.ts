@@ -21,7 +21,7 @@ const CONNECTOR = /(^|\.)webhook\.office\.com$|^outlook\.office(365)?\.com$/i;
 
 /** Adaptive Card TextBlock markdown (CommonMark's subset): emphasis, links, code, entities (`&amp;`), lists, headings. */
 const escapeMarkdown = (text: string) => backslashEscape(text, /[\\*_~`<>[\]()&]/g);
-const escape = (text: string) => escapeOutsideUrls(text, escapeMarkdown);
+const escapeText = (text: string) => escapeOutsideUrls(text, escapeMarkdown);
 
 /** What the card lists under the text: the resources, the cause, how long (plain values, escaped). */
 function facts(message: OutgoingMessage, now: number): Array<{ title: string; value: string }> {
@@ -36,13 +36,13 @@ function facts(message: OutgoingMessage, now: number): Array<{ title: string; va
   if (lasted.length) out.push({ title: items.length === 1 ? 'Duration' : 'Longest', value: humanDuration(Math.max(...lasted)) });
   const severities = [...new Set(items.map((i) => i.severity))];
   out.push({ title: 'Severity', value: severities.join(', ') });
-  return out.map((f) => ({ title: f.title, value: truncate(escape(f.value), MAX_FACT) }));
+  return out.map((f) => ({ title: f.title, value: truncate(escapeText(f.value), MAX_FACT) }));
 }
 
 export function teamsBody(message: OutgoingMessage, rendered: RenderedMessage, now = Date.now()): string {
   const link = rendered.link;
-  const title = rendered.markup ? rendered.title : escape(rendered.title);
-  const text = rendered.markup ? rendered.text : escape(withoutLinkLine(rendered.text, link));
+  const title = rendered.markup ? rendered.title : escapeText(rendered.title);
+  const text = rendered.markup ? rendered.text : escapeText(withoutLinkLine(rendered.text, link));
   const factList = facts(message, now);
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
@@ -63,7 +63,7 @@ export function teamsBody(message: OutgoingMessage, rendered: RenderedMessage, n
 }
 
 export const teams: Channel = {
-  escape,
+  escape: escapeText,
   check(flat, _out, err) {
     const problem = webhookUrlProblem(flat.url!);
     if (problem) err('url', problem);
