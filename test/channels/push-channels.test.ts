@@ -184,13 +184,25 @@ describe('the bot token', () => {
   it('never appears in an error, the delivery log or the daemon log, even when a proxy quotes the URL', async () => {
     const proxy = await startTelegram('0:none', '0');
     closing.push(() => proxy.close());
-    // A proxy page that quotes the request line, as some do.
-    const quoted = (path: string): Reply => ({ status: 502, body: `bad gateway for POST ${path} (${encodeURIComponent(path)})` });
+    // A proxy's error page that quotes the request line, as some do, raw and percent-encoded.
+    const path = `/bot${TG_TOKEN}/sendMessage`;
+    const quoted = (status: number): Reply => ({ status, body: `error for POST ${path} (${encodeURIComponent(path)})` });
     const n = await w.notifier('tg-proxy', 'TELEGRAM', { token: TG_TOKEN, chatId: '@monctl_ops', apiUrl: proxy.url });
-    proxy.queue(quoted(`/bot${TG_TOKEN}/sendMessage`));
+    proxy.queue(quoted(502));
     const result = await test(n.id);
     expect(result).toMatchObject({ ok: false, statusCode: 502, retryable: true });
-    expect(result.error).toContain('/bot<token>/sendMessage');
+    expect(result.error).toContain('/bot<token>/sendMessage (%2Fbot<token>%2FsendMessage)');
+
+    // Through the dispatcher: a refusal gives the notification up, and the daemon logs why.
+    proxy.queue(quoted(404));
+    const r = await w.resource('behind-proxy', { target: `${w.target.url}/proxy` });
+    await w.rule({ name: 'proxy', events: ['INCIDENT_OPENED'], notifierIds: [n.id], resourceIds: [r.id] });
+    w.target.status = 503;
+    await w.checks(r.id, 3);
+    const givenUp = () => w.d.logs.find((l) => l.msg === 'notification given up' && l.notifierId === n.id);
+    await eventually('the notification given up, in the daemon log', () => givenUp() !== undefined);
+    expect(String(givenUp()!.error)).toContain('/bot<token>/sendMessage');
+
     // A network error (nothing listens there any more) goes through the same redaction.
     await proxy.close();
     expect((await test(n.id)).ok).toBe(false);
@@ -224,6 +236,23 @@ describe('config checks', () => {
     expect(res.status).toBe(400);
     const problem = (await res.json()) as { errors?: Array<{ field: string }> };
     expect(problem.errors?.map((e) => e.field)).toContain(field);
+  });
+
+  it('PATCH: the same apiUrl with a slash is no move; another one asks for the token again; priority 2 drops retry', async () => {
+    const patch = (id: number, config: Record<string, unknown>) =>
+      fetch(`${w.d.url}/admin/api/notifiers/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${w.d.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ config }),
+      });
+    expect((await patch(ids.tg, { apiUrl: `${tg.url}//` })).status).toBe(200);
+    const moved = await patch(ids.tg, { apiUrl: 'https://api.telegram.example' });
+    expect(moved.status).toBe(400);
+    expect(((await moved.json()) as { errors: Array<{ field: string }> }).errors.map((e) => e.field)).toEqual(['config.token']);
+    // Leaving emergency priority keeps no orphan repeat: retrySeconds must go with it.
+    expect((await patch(ids.po, { priority: 1 })).status).toBe(400);
+    expect((await patch(ids.po, { priority: 1, retrySeconds: null, expireSeconds: null })).status).toBe(200);
+    expect((await patch(ids.po, { priority: 2, retrySeconds: 45, expireSeconds: 600 })).status).toBe(200);
   });
 
   it('reads back the defaults and the trimmed URLs', async () => {
