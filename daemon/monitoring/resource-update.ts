@@ -25,7 +25,7 @@ import { patchPushCheck } from '../push/store/push-checks.ts';
 /**
  * `PATCH /api/resources/{id}`: any subset of the fields. A change of what is
  * probed (type, target, skipTLS, recursive) or of where (locations) makes
- * `currentStatus` unknown until the next check, and any change reschedules
+ * `currentStatus` unknown until the next check, and any change but `severity` reschedules
  * the resource at once. A PUSH resource's slug (`target`) and schedule live in push_checks
  * (daemon/push/store/); a new schedule moves its deadline.
  */
@@ -92,8 +92,10 @@ export async function updateResource(
       if (!changed) return { row: before, before, incidents: [], changed };
 
       const active = body.active ?? before.active === 1;
+      // Severity changes how alerts route, not what is checked: alone, it does not reschedule.
+      const routingOnly = Object.keys(set).every((k) => k === 'severity') && !moved && !regrouped && !rescheduled;
       set.updated_at = now;
-      set.next_run_at = active && !push ? now : null;
+      if (!routingOnly) set.next_run_at = active && !push ? now : null;
       // The latest result was about the old target (or was decided by other locations): unknown until the next check.
       if (probed || moved) set.current_status = 'unknown';
       if (probed) {

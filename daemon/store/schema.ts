@@ -413,7 +413,7 @@ export interface NotificationItemsTable {
   notification_id: number;
   event_id: number;
   reminder: Generated<number>;
-  /** The routing rule's severity override, frozen when routed (migration 0023); NULL: the resource's. */
+  /** What this notifier receives as the alert's severity (a rule's override, else the alert's), frozen when routed (migration 0023); NULL: the payload's. */
   severity: Generated<string | null>;
 }
 

@@ -34,7 +34,7 @@ describe('certificate expiry', () => {
   });
 
   it('records notAfter and fires CERT_EXPIRING once, for the smallest threshold crossed (7 of 14,7,1)', async () => {
-    const id = await httpResource(d, 'short-cert', url);
+    const id = await httpResource(d, 'short-cert', url, { severity: 'warning' });
     expect((await checkNow(d, id)).status).toBe('AVAILABLE');
     const [row] = await readDb<{ cert_expires_at: number; cert_alerted_days: number }>(
       d,
@@ -47,6 +47,7 @@ describe('certificate expiry', () => {
     expect(JSON.parse(events[0].payload)).toMatchObject({
       cert: { notAfter, thresholdDays: 7 },
       subject: { type: 'resource', id, target: url },
+      severity: 'warning', // the resource's, frozen into the event (docs/API.md#severity)
     });
     await checkNow(d, id);
     events = await outbox(d, 'resource_id = ?', id);

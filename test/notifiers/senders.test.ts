@@ -107,6 +107,7 @@ describe('loadSender', () => {
     expect(data.items[0]).toEqual({
       eventId: 101,
       kind: 'INCIDENT_OPENED',
+      severity: 'critical',
       at: new Date(NOW).toISOString(),
       reminder: false,
       subject: { type: 'resource', id: 1, name: 'svc-1', target: 'https://svc-1.example.test/' },
