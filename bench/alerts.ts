@@ -1,13 +1,15 @@
 /**
  * `npm run bench:alerts`: N HTTP resources (default 10,000) checked every
  * `--interval` seconds (default 10) against local targets; then D of them
- * (default 2,000) go down at once. Three receivers (webhook, Slack-compatible,
- * ntfy-compatible) are routed every INCIDENT_OPENED by one rule with the
- * default group wait. Prints the time from the first failing check of the
+ * (default 2,000) go down at once. Five receivers (webhook, Slack-compatible,
+ * ntfy-compatible, Discord, PagerDuty Events API v2) are routed every
+ * INCIDENT_OPENED by one rule with the default group wait; PagerDuty gets one
+ * event per alert (its dedup_key is the incident), the others one message. Prints the time from the first failing check of the
  * outage to the last notification accepted by the receivers, the messages
  * each receiver got and the alerts they named, and the daemon's CPU and RSS
  * meanwhile. Target: every notifier reached within groupWait + 5 s of the
- * first failing check, with one message per notifier per group window.
+ * first failing check, with one message per notifier per group window
+ * (PagerDuty: one event per alert in it).
  *
  * Flags: --resources N, --down D, --interval S, --group-wait S.
  */
@@ -54,7 +56,7 @@ interface Received {
   named: number;
 }
 
-/** Receivers of the three HTTP notifier kinds on one loopback server; each message is recorded with when it was accepted. */
+/** Receivers of the HTTP notifier kinds on one loopback server (by the path's first segment); each request is recorded with when it was accepted. */
 async function startReceivers(): Promise<{ url: string; got: Received[]; close: () => Promise<void> }> {
   const got: Received[] = [];
   const body = (req: IncomingMessage) =>
@@ -118,12 +120,22 @@ async function main(): Promise<void> {
     if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
     return JSON.parse(text);
   };
-  console.log(`alerts bench: ${n} HTTP resources every ${interval} s, ${down} go down at once; group wait ${groupWait} s; 3 notifiers`);
+  console.log(`alerts bench: ${n} HTTP resources every ${interval} s, ${down} go down at once; group wait ${groupWait} s; 5 notifiers`);
   try {
     const notifiers = [
       await call('POST', '/admin/api/notifiers', { name: 'hook', type: 'WEBHOOK', config: { url: `${receivers.url}/webhook` } }),
       await call('POST', '/admin/api/notifiers', { name: 'chat', type: 'SLACK', config: { url: `${receivers.url}/slack` } }),
       await call('POST', '/admin/api/notifiers', { name: 'phone', type: 'NTFY', config: { url: `${receivers.url}/ntfy`, topic: 'ops' } }),
+      await call('POST', '/admin/api/notifiers', {
+        name: 'discord',
+        type: 'DISCORD',
+        config: { url: `${receivers.url}/discord/api/webhooks/1/token` },
+      }),
+      await call('POST', '/admin/api/notifiers', {
+        name: 'pager',
+        type: 'PAGERDUTY',
+        config: { routingKey: 'R'.repeat(32), apiUrl: `${receivers.url}/pagerduty` },
+      }),
     ];
     await call('POST', '/admin/api/alert-rules', {
       name: 'everything',
@@ -154,7 +166,8 @@ async function main(): Promise<void> {
     await request(`${control}/__down?below=${down}`, { method: 'POST' }).then((r) => r.body.dump());
     const downAt = Date.now();
     const deadline = downAt + (interval + groupWait + 60) * 1000;
-    const expected = 3;
+    // One message each, and one PagerDuty event per alert.
+    const expected = 4 + down;
     while (Date.now() < deadline) {
       await sleep(500);
       maxRss = Math.max(maxRss, memoryMb(pid).rss);
@@ -169,10 +182,10 @@ async function main(): Promise<void> {
     console.log(
       `incidents open:          ${Array.isArray(incidents) ? incidents.length : (incidents.items?.length ?? '?')} (first page, at most 1000)`,
     );
-    for (const kind of ['webhook', 'slack', 'ntfy']) {
+    for (const kind of ['webhook', 'slack', 'ntfy', 'discord', 'pagerduty']) {
       const mine = receivers.got.filter((g) => g.kind === kind);
       console.log(
-        `${`${kind} messages:`.padEnd(24)} ${mine.length}${kind === 'webhook' ? `, alerts in them: ${mine.reduce((s, g) => s + g.named, 0)}` : ''}`,
+        `${`${kind} ${kind === 'pagerduty' ? 'events' : 'messages'}:`.padEnd(24)} ${mine.length}${kind === 'webhook' ? `, alerts in them: ${mine.reduce((s, g) => s + g.named, 0)}` : ''}${mine.length ? `; last ${fmt((Math.max(...mine.map((g) => g.at)) - firstFailAt) / 1000)} s after the first failing check` : ''}`,
       );
     }
     console.log(`first failing check → last notification accepted: ${fmt(reach)} s (target ≤ group wait + 5 = ${groupWait + 5} s)`);

@@ -12,6 +12,7 @@ import { defaultDaemonConfig } from '../../daemon/config/daemon-config.ts';
 import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
 import { startDaemon } from '../helpers/daemon.ts';
 import { bearer, send } from '../helpers/http.ts';
+import { CHANNEL_TYPES, type ChannelReceiver, channelConfig, startChannelReceiver } from '../helpers/channel-receiver.ts';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
 
 /**
@@ -19,9 +20,15 @@ import { startWebhookReceiver } from '../notifiers/receivers.ts';
  * connection(s) to one database (SQLite or PostgreSQL) (as two daemons would be), race for 1,000 due
  * notifications. Every message reaches the receiver once, signed, and every
  * notification records one attempt. The claim is the database's
- * conditional update; nothing in memory is shared between the two.
+ * conditional update; nothing in memory is shared between the two. The
+ * channel types of their own module race too: PER_TYPE notifications each,
+ * every subject named in exactly one request to its type's receiver.
  */
 const N = 1000;
+const PER_TYPE = 20;
+const TOTAL = N + PER_TYPE * CHANNEL_TYPES.length;
+let channels: ChannelReceiver;
+const channelNotifiers: number[] = [];
 let base = '';
 let signingSecret = '';
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -32,6 +39,7 @@ const pools: Agent[] = [];
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'monctl-race-'));
   receiver = await startWebhookReceiver(() => signingSecret);
+  channels = await startChannelReceiver();
   // A real daemon creates the notifier (sealed secrets and all), then stops and leaves the database to the race.
   const d = await startDaemon({ dataDir: join(base, 'data'), args: ['--scheduler', 'off'] });
   const res = await send(d.url, 'POST', '/admin/api/notifiers', {
@@ -40,6 +48,14 @@ beforeAll(async () => {
   });
   expect(res.status, res.text).toBe(200);
   signingSecret = res.json().signingSecret;
+  for (const type of CHANNEL_TYPES) {
+    const created = await send(d.url, 'POST', '/admin/api/notifiers', {
+      headers: { ...bearer(d.adminKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: type.toLowerCase(), type, config: channelConfig(type, channels.url) }),
+    });
+    expect(created.status, created.text).toBe(200);
+    channelNotifiers.push(created.json().id);
+  }
   databaseUrl = d.databaseUrl;
   await d.stop();
 });
@@ -48,21 +64,22 @@ afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
   await Promise.all(pools.map((p) => p.close()));
   await receiver?.close();
+  await channels?.close();
   rmSync(base, { recursive: true, force: true });
 });
 
-it('two dispatchers on one database send each of 1,000 notifications exactly once', async () => {
+it('two dispatchers on one database send each of 1,000 webhook notifications, and 20 of every channel type, exactly once', async () => {
   // Two stores (SQLite: two connections to the file; PostgreSQL: two pools), as two daemons would have.
   const a = await openStore(join(base, 'data'), databaseUrl);
   const b = await openStore(join(base, 'data'), databaseUrl);
   stores.push(a, b);
-  const notifierId = (await a.db.selectFrom('notifiers').select('id').executeTakeFirstOrThrow()).id;
+  const notifierId = (await a.db.selectFrom('notifiers').select('id').where('type', '=', 'WEBHOOK').executeTakeFirstOrThrow()).id;
   const now = Date.now();
   await a.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < N; i++) {
+    for (let i = 0; i < TOTAL; i++) {
       const payload = {
         kind: 'INCIDENT_OPENED',
-        subject: { type: 'resource', id: i + 1, name: `r${i}`, target: `http://10.0.0.1/${i}` },
+        subject: { type: 'resource', id: i + 1, name: `rc${i}z`, target: `http://10.0.0.1/${i}` },
         incidentId: i + 1,
         openedAt: now,
         resolvedAt: null,
@@ -88,7 +105,7 @@ it('two dispatchers on one database send each of 1,000 notifications exactly onc
       const n = await trx
         .insertInto('notifications')
         .values({
-          notifier_id: notifierId,
+          notifier_id: i < N ? notifierId : channelNotifiers[Math.floor((i - N) / PER_TYPE)],
           message_id: `msg_race_${i}`,
           state: 'pending',
           created_at: now,
@@ -138,15 +155,22 @@ it('two dispatchers on one database send each of 1,000 notifications exactly onc
   // Both took part: the race was real.
   expect(started[0]).toBeGreaterThan(0);
   expect(started[1]).toBeGreaterThan(0);
-  expect(started[0] + started[1]).toBe(N);
+  expect(started[0] + started[1]).toBe(TOTAL);
   const ids = receiver.received.map((r) => r.headers['webhook-id']);
   expect(ids.length).toBe(N);
   expect(new Set(ids).size).toBe(N);
   expect(receiver.refused).toEqual([]);
   expect(receiver.verified.length).toBe(N);
   const attempts = await a.db.selectFrom('notification_attempts').select(['notification_id', 'attempt', 'ok']).execute();
-  expect(attempts.length).toBe(N);
+  expect(attempts.length).toBe(TOTAL);
   expect(attempts.every((x) => x.attempt === 1 && x.ok === 1)).toBe(true);
-  const rows = await a.db.selectFrom('notifications').select(['state', 'attempts']).execute();
-  expect(rows.every((r) => r.state === 'sent' && r.attempts === 1)).toBe(true);
+  const rows = await a.db.selectFrom('notifications').select(['state', 'attempts', 'last_error']).execute();
+  expect(rows.filter((r) => r.state !== 'sent' || r.attempts !== 1)).toEqual([]);
+  // Every channel type: each of its subjects named in exactly one request (PAGERDUTY and OPSGENIE: one event each).
+  const named = channels.named(/rc\d+z/);
+  CHANNEL_TYPES.forEach((type, t) => {
+    const expected = Array.from({ length: PER_TYPE }, (_, i) => [`rc${N + t * PER_TYPE + i}z`, 1]);
+    expect([...named.get(type)!].sort(), type).toEqual(expected.sort());
+  });
+  expect(channels.requests).toHaveLength(PER_TYPE * CHANNEL_TYPES.length);
 }, 120_000);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNEL_TYPES, channelConfig, startChannelReceiver } from '../helpers/channel-receiver.ts';
 import { queryDb } from '../helpers/test-database.ts';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
 import { eventually, itemsOf, sleep, startTarget, type WebhookItem, worldOf } from '../alerts/world.ts';
@@ -11,23 +12,29 @@ const RESOURCES = 64;
  * database all route the outbox and dispatch notifications at once. 64
  * resources (one in each of the 64 shards the pods share) go down and come back: a real
  * Standard Webhooks receiver gets each incident's opening and its
- * resolution exactly once, and every notification took one attempt.
+ * resolution exactly once, and every notification took one attempt. The
+ * nine channel types of their own module are routed the same alerts: each
+ * sends one request per message (PAGERDUTY and OPSGENIE one per alert, each
+ * incident triggered and resolved once).
  */
 describe('alerts across pods', () => {
   let cluster: Pods;
   let target: Awaited<ReturnType<typeof startTarget>>;
   let secret = '';
   let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  let channels: Awaited<ReturnType<typeof startChannelReceiver>>;
 
   beforeAll(async () => {
     target = await startTarget();
     target.status = 503;
     hook = await startWebhookReceiver(() => secret);
+    channels = await startChannelReceiver();
     cluster = await startPods(3, { args: ['--notifier-retry-base', '200ms'] });
   }, 60_000);
   afterAll(async () => {
     await cluster?.stop();
     await hook?.close();
+    await channels?.close();
     await target?.close();
   });
 
@@ -51,7 +58,9 @@ describe('alerts across pods', () => {
     const w = worldOf(cluster.pod('pod-a'), target);
     const n = await w.notifier('hook', 'WEBHOOK', { url: `${hook.url}/hook` });
     secret = n.signingSecret!;
-    await w.rule({ name: 'all', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], notifierIds: [n.id] });
+    const others: number[] = [];
+    for (const type of CHANNEL_TYPES) others.push((await w.notifier(type.toLowerCase(), type, channelConfig(type, channels.url))).id);
+    await w.rule({ name: 'all', events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], notifierIds: [n.id, ...others] });
     // Created through every pod; 64 consecutive ids fill the 64 shards (id % 64), so every pod checks some.
     for (let i = 0; i < RESOURCES; i++) {
       await worldOf(cluster.pods[i % 3], target).resource(`r-${i}`, { intervalSeconds: 10, failureThreshold: 1 });
@@ -86,17 +95,39 @@ describe('alerts across pods', () => {
     expect(hook.refused).toEqual([]);
 
     // The database agrees: every message went out in one attempt, once.
-    const rows = await queryDb<{ state: string; attempts: number; message_id: string }>(
+    const rows = await queryDb<{ state: string; attempts: number; message_id: string; notifier_id: number }>(
       cluster.pod('pod-a'),
-      'SELECT state, attempts, message_id FROM notifications',
+      'SELECT state, attempts, message_id, notifier_id FROM notifications',
     );
     expect(
       rows.every((r) => r.state === 'sent' && Number(r.attempts) === 1),
-      JSON.stringify(rows),
+      JSON.stringify(rows.filter((r) => r.state !== 'sent' || Number(r.attempts) !== 1)),
     ).toBe(true);
     const ids = hook.received.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size, 'a message id delivered twice').toBe(ids.length);
-    expect(ids.length).toBe(rows.length);
+    expect(ids.length).toBe(rows.filter((r) => Number(r.notifier_id) === n.id).length);
+
+    // Every channel type: one request per message it was routed (pagers: one per alert), no more.
+    const routed = await queryDb<{ notifier_id: number; messages: number; items: number }>(
+      cluster.pod('pod-a'),
+      'SELECT n.notifier_id, count(DISTINCT n.id) AS messages, count(*) AS items FROM notifications n JOIN notification_items i ON i.notification_id = n.id GROUP BY n.notifier_id',
+    );
+    CHANNEL_TYPES.forEach((type, t) => {
+      const mine = routed.find((r) => Number(r.notifier_id) === others[t])!;
+      const expected = type === 'PAGERDUTY' || type === 'OPSGENIE' ? Number(mine.items) : Number(mine.messages);
+      expect(channels.requests.filter((r) => r.type === type).length, type).toBe(expected);
+    });
+    const pagerKeys = (action: string) =>
+      channels.requests
+        .filter((r) => r.type === 'PAGERDUTY')
+        .map((r) => JSON.parse(r.body))
+        .filter((e) => e.event_action === action)
+        .map((e) => Number(e.dedup_key));
+    for (const action of ['trigger', 'resolve']) expect(pagerKeys(action).sort(), action).toEqual([...opened.keys()].sort());
+    const closed = channels.requests
+      .filter((r) => r.type === 'OPSGENIE' && r.path.includes('/close'))
+      .map((r) => Number(r.path.split('/')[4]));
+    expect(closed.sort()).toEqual([...opened.keys()].sort());
   }, 150_000);
 
   it('a rule created on one pod while incidents are open notifies each of them once, whichever pods route (issue 25)', async () => {

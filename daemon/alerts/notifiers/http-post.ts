@@ -25,8 +25,8 @@ export function createNotifierDispatcher(timeoutMs: number): Agent {
 
 /** What a channel adds to one request (postJson's `extra`). */
 export interface PostExtra {
-  /** POST unless said (MATRIX sends with PUT). */
-  method?: 'POST' | 'PUT';
+  /** POST unless said (MATRIX sends with PUT, and looks a room alias up with GET, whose body is not sent). */
+  method?: 'POST' | 'PUT' | 'GET';
   /**
    * Reads a provider's own answer (its first 800 characters, decoded) into the outcome: Telegram's
    * `{ok: false, parameters: {retry_after}}`, an error description worth more than the excerpt.
@@ -81,7 +81,7 @@ export async function postJson(
       method: extra.method ?? 'POST',
       dispatcher: opts.dispatcher,
       signal,
-      body,
+      body: extra.method === 'GET' ? undefined : body,
       headers: { 'content-type': 'application/json', 'user-agent': `monctl/${VERSION}`, ...headers },
     });
     const { excerpt, raw } = await readExcerpt(res);
