@@ -42,7 +42,7 @@ const TYPES = [
   ['TEAMS', [], 'https://teams.test/workflows/s3cret-teams', { secrets: { url: true } }],
   ['GOOGLE-CHAT', [], 'https://chat.test/v1/spaces/AAA/messages?key=s3cret-gchat', { secrets: { url: true } }],
   ['TELEGRAM', ['--chat-id', '-1001234', '--api-url', 'https://tg.test'], '123:s3cret-telegram', { config: { chatId: '-1001234' } }],
-  ['PAGERDUTY', [], 's3cret-routing-key', { secrets: { routingKey: true } }],
+  ['PAGERDUTY', [], 's3cretroutingkey0000000000000000', { secrets: { routingKey: true } }],
   ['OPSGENIE', ['--region', 'eu'], 's3cret-genie-key', { config: { region: 'EU' }, secrets: { apiKey: true } }],
   [
     'PUSHOVER',
@@ -98,11 +98,16 @@ describe('monctl notifiers: the channel types', () => {
   });
 
   it('update: a new routing key with --with-routing-key; a new apiUrl needs the secret again, and takes it', async () => {
-    ok(await monctl(['notifiers', 'update', 'n-pagerduty', '--with-routing-key'], 's3cret-routing-key-2\n'));
+    ok(await monctl(['notifiers', 'update', 'n-pagerduty', '--with-routing-key'], 's3cretroutingkey2000000000000000\n'));
     const moved = await monctl(['notifiers', 'update', 'n-pagerduty', '--api-url', 'https://pd-proxy.test']);
     expect(moved.code).toBe(1);
     expect(moved.stderr).toMatch(/config\.routingKey: give it again/);
-    ok(await monctl(['notifiers', 'update', 'n-pagerduty', '--api-url', 'https://pd-proxy.test', '--with-routing-key'], 'k3\n'));
+    ok(
+      await monctl(
+        ['notifiers', 'update', 'n-pagerduty', '--api-url', 'https://pd-proxy.test', '--with-routing-key'],
+        'k3000000000000000000000000000000\n',
+      ),
+    );
     expect(await get('notifiers', 'n-pagerduty')).toMatchObject({ config: { apiUrl: 'https://pd-proxy.test' } });
     const foreign = await monctl(['notifiers', 'update', 'n-pagerduty', '--with-api-key'], 'x\n');
     expect(foreign.code).toBe(2);
@@ -284,7 +289,11 @@ alertRules:
     severities: [critical]
     severityOverride: null
 `;
-  const env = { PD_KEY: 's3cret-pd', PO_USER: 'us3cretuser0000000000000000000', PO_TOKEN: 'as3crettoken000000000000000000' };
+  const env = {
+    PD_KEY: 's3cretpd000000000000000000000000',
+    PO_USER: 'us3cretuser0000000000000000000',
+    PO_TOKEN: 'as3crettoken000000000000000000',
+  };
 
   it('creates dependencies before their dependents, with every field; a second run changes only the secrets', async () => {
     const path = file('channels.yaml', spec);
