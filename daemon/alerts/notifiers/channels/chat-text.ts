@@ -1,3 +1,4 @@
+import { answerOf } from './api-base.ts';
 import type { SendOutcome } from '../../types.ts';
 
 /**
@@ -68,13 +69,9 @@ export function providerError(status: number, text: string, outcome: SendOutcome
   return { ...outcome, error: `HTTP ${status}: ${truncate(message.replace(/\s+/g, ' '), 200)}${code}` };
 }
 
+/** The answer as a JSON object, or null (the channels' shared reader, typed loosely for these providers). */
 export function parseJson(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  return answerOf<Record<string, unknown>>(text) ?? null;
 }
 
 /** A webhook URL's own checks: a length a provider takes, no fragment (never sent: a paste that went wrong). */

@@ -1,3 +1,4 @@
+import { fitTokens } from './fit.ts';
 import type { SendOutcome } from '../../types.ts';
 import type { Channel } from '../channel.ts';
 import type { LoadedNotifier } from '../config-types.ts';
@@ -29,16 +30,7 @@ const unescapeHtml = (text: string): string =>
 /** `text` cut to `max` characters (code points) with `…`, never inside an entity or a tag. */
 export function fitHtml(text: string, max: number): string {
   const tokens = text.match(/&#?[A-Za-z0-9]{1,10};|<[^<>]{0,200}>|[\s\S]/gu) ?? [];
-  const width = (t: string) => [...t].length;
-  if (tokens.reduce((sum, t) => sum + width(t), 0) <= max) return text;
-  let kept = '';
-  let used = 0;
-  for (const t of tokens) {
-    if (used + width(t) > max - 1) break;
-    kept += t;
-    used += width(t);
-  }
-  return `${kept}…`;
+  return fitTokens(text, tokens, (t) => [...t].length, max);
 }
 
 /** The JSON body of one message. */

@@ -1,3 +1,4 @@
+import { fitTokens } from './fit.ts';
 import type { SendOutcome } from '../../types.ts';
 import type { Channel } from '../channel.ts';
 import { postJson } from '../http-post.ts';
@@ -27,18 +28,7 @@ export const escapeMarkdownV2 = (text: string): string => text.replace(SPECIAL, 
  */
 export function fitMarkdownV2(text: string, max = MAX_TEXT): string {
   const tokens = text.match(/\\[\s\S]|[\s\S]/gu) ?? [];
-  const width = (t: string) => (t.length > 1 && t[0] === '\\' ? t.length - 1 : t.length);
-  let total = 0;
-  for (const t of tokens) total += width(t);
-  if (total <= max) return text;
-  let kept = '';
-  let used = 0;
-  for (const t of tokens) {
-    if (used + width(t) > max - 1) break;
-    kept += t;
-    used += width(t);
-  }
-  return `${kept}…`;
+  return fitTokens(text, tokens, (t) => (t.length > 1 && t[0] === '\\' ? t.length - 1 : t.length), max);
 }
 
 interface TelegramAnswer {
