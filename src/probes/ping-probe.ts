@@ -27,21 +27,24 @@ export const probePing: ProtocolProbe<PingOptions> = async (target, given, ctx) 
   if (!address) return unreached(ctx, `${ip} is not an address ICMP can reach`, ip);
   const echoes = sendEchoes(family, address, options.count, options.intervalMs, deadline);
   if (typeof echoes === 'string') return unreached(ctx, echoes, ip);
-  const { sent, rtts, sendError } = await echoes;
+  const { sent, tried, rtts, sendError } = await echoes;
   const { count } = options;
-  const packetLoss = Math.round(((count - rtts.length) / count) * 1000) / 10;
+  // Over the echoes tried (one the kernel refused is lost): those the timeout left no room for were never asked.
+  const packetLoss = Math.round(((tried - rtts.length) / tried) * 1000) / 10;
+  const unsent = count - tried;
+  const cut = unsent > 0 ? `; ${unsent} not sent: the ${ctx.timeoutMs} ms timeout left no room for them` : '';
   const responseTimeMs = rtts.length ? Math.round((rtts.reduce((a, b) => a + b, 0) / rtts.length) * 1000) / 1000 : 0;
   const observation = { connected: rtts.length > 0, responseTimeMs, packetLoss, ip };
   if (sent === 0) return unreached(ctx, `echo to ${ip} not sent: ${sendError}`, ip);
   const outcome: Outcome = rtts.length
     ? {
         status: 'AVAILABLE',
-        message: `${rtts.length} of ${count} echoes came back from ${ip} (${packetLoss} % lost), average ${responseTimeMs} ms`,
+        message: `${rtts.length} of ${tried} echoes came back from ${ip} (${packetLoss} % lost), average ${responseTimeMs} ms${cut}`,
         errorCode: null,
       }
     : {
         status: 'NOT_AVAILABLE',
-        message: `no reply to ${count} ${count === 1 ? 'echo' : 'echoes'} from ${ip}${sendError ? ` (${sendError})` : ''}`,
+        message: `no reply to ${tried} ${tried === 1 ? 'echo' : 'echoes'} from ${ip}${sendError ? ` (${sendError})` : ''}${cut}`,
         errorCode: 'PING_FAILED',
       };
   return conclude(ctx, outcome, observation, true, 'PACKET_LOSS');

@@ -77,6 +77,16 @@ describe('PING checks', () => {
     }
   });
 
+  it('echoes the timeout leaves no room for are not sent, and not counted as lost', async () => {
+    // 10 echoes 300 ms apart do not fit in the runner's 1,000 ms: the 4th would leave 100 ms for its reply.
+    const result = await runner.probe(input('127.0.0.1', { count: 10, intervalMs: 300 }, ['[PACKET_LOSS] == 0']), { report: true });
+    expect(result).toMatchObject({ status: 'AVAILABLE', errorCode: null });
+    expect(seen(result, '[PACKET_LOSS]')).toBe('0');
+    expect(result.message).toMatch(
+      /^3 of 3 echoes came back from 127\.0\.0\.1 \(0 % lost\), average [\d.]+ ms; 7 not sent: the 1000 ms timeout left no room for them$/,
+    );
+  });
+
   it('an address whose echoes are all dropped: 100 % loss, PING_FAILED', async () => {
     const target = ns.ip(DROPS_ALL);
     const result = await runner.probe(input(target, {}, ['[CONNECTED] == true']), { report: true });

@@ -17,6 +17,8 @@ const MAX_IN_FLIGHT = 0x10000;
 
 export interface EchoesResult {
   sent: number;
+  /** Echoes tried (sent, or refused by the kernel): fewer than asked when the deadline left no room. */
+  tried: number;
   /** Round trips of the echoes that came back, ms. */
   rtts: number[];
   /** Why an echo could not be sent (the first errno), if one could not. */
@@ -89,7 +91,9 @@ export function icmpMode(family: IcmpFamily): IcmpMode | null {
 
 /**
  * Sends `count` echoes to `address` (4 or 16 bytes) `intervalMs` apart and waits for their replies
- * until `deadline` (epoch ms): the echoes not back by then are lost. A string: ICMP cannot be used.
+ * until `deadline` (epoch ms): the echoes not back by then are lost. An echo that would leave less
+ * than an interval before the deadline is not tried (a reply could not be told from a loss): `tried`
+ * says how many were. A string: ICMP cannot be used.
  */
 export function sendEchoes(
   family: IcmpFamily,
@@ -105,6 +109,7 @@ export function sendEchoes(
   return new Promise<EchoesResult>((resolve) => {
     let sent = 0;
     let sendError: string | null = null;
+    let attempts = 0;
     let next: NodeJS.Timeout | undefined;
     const run: EchoRun = {
       rtts: [],
@@ -118,11 +123,10 @@ export function sendEchoes(
         clearTimeout(next);
         clearTimeout(timeout);
         for (const seq of run.seqs) if (s.pending.get(seq)?.run === run) s.pending.delete(seq);
-        resolve({ sent, rtts: run.rtts, sendError });
+        resolve({ sent, tried: attempts, rtts: run.rtts, sendError });
       },
     };
     const timeout = setTimeout(run.finish, Math.max(0, deadline - Date.now()));
-    let attempts = 0;
     const sendOne = () => {
       attempts++;
       const seq = freeSeq(s);
@@ -136,7 +140,7 @@ export function sendEchoes(
         sent++;
         scheduleDrain();
       } else sendError ??= String(sentNs);
-      if (attempts < count) next = setTimeout(sendOne, intervalMs);
+      if (attempts < count && deadline - Date.now() >= 2 * intervalMs) next = setTimeout(sendOne, intervalMs);
       else {
         run.allSent = true;
         if (run.waiting === 0) run.finish();
