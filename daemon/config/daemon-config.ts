@@ -8,9 +8,13 @@ import { type Setting, SETTINGS, settingOf } from './settings.ts';
 
 type HostPort = { host: string; port: number };
 
-/** The DaemonConfig of resolved settings; throws ConfigError for a half-configured TLS or an unreadable PEM file. */
+/**
+ * The DaemonConfig of resolved settings; throws ConfigError for a half-configured TLS, an unreadable
+ * PEM file, or timeouts that cannot hold together.
+ */
 export function toDaemonConfig(r: Resolved): DaemonConfig {
   const get = <T>(key: string) => r.values.get(key) as T;
+  checkTimeouts(r);
   const config: DaemonConfig = {
     listen: { ...get<HostPort>('listen') },
     edgeListen: { ...get<HostPort>('edgeListen') },
@@ -83,6 +87,23 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
 export function defaultDaemonConfig(values: Partial<DaemonConfig> = {}): DaemonConfig {
   const defaults = new Map(SETTINGS.flatMap((s) => (s.default ? [[s.key, s.default()] as const] : [])));
   return { ...toDaemonConfig({ values: defaults, sources: new Map(), notices: [] }), ...values };
+}
+
+/**
+ * The whole request cannot be due before its headers: node refuses such a server with a raw
+ * RangeError ("headersTimeout … must be <= requestTimeout"). Said here with the values' sources.
+ */
+function checkTimeouts(r: Resolved): void {
+  const request = settingOf('requestTimeout')!;
+  const headers = settingOf('headersTimeout')!;
+  const requestMs = r.values.get(request.key) as number | undefined;
+  const headersMs = r.values.get(headers.key) as number | undefined;
+  if (requestMs === undefined || headersMs === undefined || requestMs === 0 || headersMs <= requestMs) return;
+  const label = (s: Setting) => (r.sources.get(s.key) ? sourceLabel(s, r.sources.get(s.key)!) : s.key);
+  throw new ConfigError([
+    `${label(request)} (${requestMs} ms) is shorter than ${label(headers)} (${headersMs} ms): ` +
+      'a client has the request timeout to send the whole request, headers included; raise it or lower the headers timeout',
+  ]);
 }
 
 function tlsOf(r: Resolved): DaemonConfig['tls'] {

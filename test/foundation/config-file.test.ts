@@ -254,6 +254,17 @@ describe('monctl daemon --config', () => {
     expect(parse(both.stdout)).toMatchObject({ tlsCert: pem, tlsKey: pem });
   });
 
+  it('refuses a request timeout shorter than the headers timeout, naming both sources', async () => {
+    const short = await printConfig(['--request-timeout', '5s'], { MONCTL_HEADERS_TIMEOUT: '10s' });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toBe(
+      'monctl daemon: --request-timeout (5000 ms) is shorter than MONCTL_HEADERS_TIMEOUT (10000 ms): a client has the request timeout to send the whole request, headers included; raise it or lower the headers timeout\n',
+    );
+    const byDefault = await printConfig(['--request-timeout', '5s']);
+    expect(byDefault.stderr).toContain('shorter than headersTimeout (default) (10000 ms)');
+    expect((await printConfig(['--request-timeout', '10s'])).code).toBe(0);
+  });
+
   it('starts a daemon from the file: the admin password and the pod name come from it', { timeout: 60_000 }, async () => {
     const password = 'password-from-the-file';
     const file = configFile(`adminPassword: ${password}\npodName: pod-from-file\nedgeTlsListen: 127.0.0.1:0\n`);
