@@ -22,6 +22,7 @@ import * as push from './0020-push.ts';
 import * as pushApi from './0021-push-api.ts';
 import * as checkOptions from './0022-check-options.ts';
 import * as notifierChannels from './0023-notifier-channels.ts';
+import * as alertEventsIncident from './0024-alert-events-incident.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0021-push-api': pushApi,
   '0022-check-options': checkOptions,
   '0023-notifier-channels': notifierChannels,
+  '0024-alert-events-incident': alertEventsIncident,
 };
 
 export const migrationProvider: MigrationProvider = {
