@@ -227,10 +227,11 @@ describe('monctl daemon --config', () => {
       ['90s', '90s'],
     ];
     for (const [given, shown] of forms) {
+      // The headers timeout at the shortest form given: a request timeout may not be shorter (node refuses it).
       for (const run of [
-        await printConfig(['--request-timeout', given]),
-        await printConfig([], { MONCTL_REQUEST_TIMEOUT: given }),
-        await printConfig(['--config', configFile(`requestTimeout: ${given}\n`)]),
+        await printConfig(['--request-timeout', given, '--headers-timeout', '500ms']),
+        await printConfig([], { MONCTL_REQUEST_TIMEOUT: given, MONCTL_HEADERS_TIMEOUT: '500ms' }),
+        await printConfig(['--config', configFile(`requestTimeout: ${given}\nheadersTimeout: 500ms\n`)]),
       ]) {
         expect(run.code, `${given}: ${run.stderr}`).toBe(0);
         expect(parse(run.stdout).requestTimeout, given).toBe(shown);
