@@ -93,6 +93,14 @@ describe('configuration', () => {
     });
     expect(patched.status).toBe(400);
     expect(await w.call('GET', `/admin/api/notifiers/${ids.TEAMS}`)).toMatchObject({ config: { origin: teams.url } });
+    // A URL that does not parse is the generic 400, not a crash in the type's own checks (the hostile suite found a 500).
+    for (const type of ['DISCORD', 'TEAMS', 'GOOGLE_CHAT']) {
+      const relative = await create(type, '/x');
+      expect(relative.status, type).toBe(400);
+      expect(((await relative.json()) as { errors: unknown }).errors).toEqual([
+        { field: 'config.url', message: 'must be an absolute http:// or https:// URL' },
+      ]);
+    }
   });
 });
 

@@ -75,7 +75,8 @@ export function normalise(type: NotifierType, flat: FlatConfig): { config: Store
       if (problem) err('url', problem);
       else config.origin = new URL(flat.url).origin;
     }
-    channel.check(flat, { config, secrets }, err);
+    // The type's checks read the fields these found well formed (a URL that parses): only then.
+    if (errors.length === 0) channel.check(flat, { config, secrets }, err);
   } else if (type === 'WEBHOOK') {
     const problem = urlProblem(flat.url!, false);
     if (problem) err('url', problem);
