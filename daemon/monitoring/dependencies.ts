@@ -42,6 +42,20 @@ export async function resolveDependencies(
   return out;
 }
 
+/** The stored edges out of `ids` (what each depends on), `IN` lists chunked: the one query both walks use. */
+export async function dependencyEdges(db: Db, ids: readonly number[]): Promise<Array<{ from: number; to: number }>> {
+  const out: Array<{ from: number; to: number }> = [];
+  for (const part of chunked(ids)) {
+    const rows = await db
+      .selectFrom('resource_dependencies')
+      .select(['resource_id', 'depends_on_id'])
+      .where('resource_id', 'in', part)
+      .execute();
+    for (const row of rows) out.push({ from: Number(row.resource_id), to: Number(row.depends_on_id) });
+  }
+  return out;
+}
+
 /**
  * A 400 when `self` is reachable from one of `deps` through the stored edges: the new edges
  * would close a cycle. Breadth first, one query per level; each resource is visited once, so
@@ -52,19 +66,11 @@ async function refuseCycle(db: Db, self: number, selfName: string, deps: number[
   let level = deps;
   while (level.length > 0) {
     const next: number[] = [];
-    for (const part of chunked(level)) {
-      const edges = await db
-        .selectFrom('resource_dependencies')
-        .select(['resource_id', 'depends_on_id'])
-        .where('resource_id', 'in', part)
-        .execute();
-      for (const edge of edges) {
-        const to = Number(edge.depends_on_id);
-        if (to === self) throw invalidField('dependsOn', `a cycle: ${await cyclePath(db, parent, Number(edge.resource_id), selfName)}`);
-        if (parent.has(to)) continue;
-        parent.set(to, Number(edge.resource_id));
-        next.push(to);
-      }
+    for (const { from, to } of await dependencyEdges(db, level)) {
+      if (to === self) throw invalidField('dependsOn', `a cycle: ${await cyclePath(db, parent, from, selfName)}`);
+      if (parent.has(to)) continue;
+      parent.set(to, from);
+      next.push(to);
     }
     level = next;
   }

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { dependencyEdges } from '../../monitoring/dependencies.ts';
 import { shapedChunks } from '../../store/batches.ts';
 import type { Database } from '../../store/schema.ts';
 import { enqueueAlertEvent } from '../alert-events.ts';
@@ -73,22 +74,14 @@ async function heldBy(db: Db, ids: number[]): Promise<Map<number, Hold>> {
   let frontier = new Map<number, Set<number>>(ids.map((id) => [id, new Set([id])]));
   for (let depth = 0; depth < MAX_DEPTH && frontier.size > 0; depth++) {
     const next = new Map<number, Set<number>>();
-    for (const part of chunked([...frontier.keys()])) {
-      const edges = await db
-        .selectFrom('resource_dependencies')
-        .select(['resource_id', 'depends_on_id'])
-        .where('resource_id', 'in', part)
-        .execute();
-      for (const edge of edges) {
-        const dep = Number(edge.depends_on_id);
-        const seen = reached.get(dep) ?? new Set<number>();
-        for (const origin of frontier.get(Number(edge.resource_id)) ?? []) {
-          if (origin === dep || seen.has(origin)) continue;
-          seen.add(origin);
-          next.set(dep, (next.get(dep) ?? new Set<number>()).add(origin));
-        }
-        reached.set(dep, seen);
+    for (const { from, to: dep } of await dependencyEdges(db, [...frontier.keys()])) {
+      const seen = reached.get(dep) ?? new Set<number>();
+      for (const origin of frontier.get(from) ?? []) {
+        if (origin === dep || seen.has(origin)) continue;
+        seen.add(origin);
+        next.set(dep, (next.get(dep) ?? new Set<number>()).add(origin));
       }
+      reached.set(dep, seen);
     }
     frontier = next;
   }
