@@ -1,3 +1,4 @@
+import type { RouteMatch } from '../src/api/schemas/route-pools.ts';
 import type { ProbeLoad } from '../src/api/schemas/tunnel.ts';
 import type { RemoteAnswer, RemoteCheck } from '../src/tunnel/probe-protocol.ts';
 
@@ -23,6 +24,16 @@ export interface TunnelControl {
   probeAgent(agentId: number, name: string, check: RemoteCheck): Promise<RemoteOutcome>;
   /** The probe load of an agent connected here. */
   probeLoad(agentId: number): ProbeLoad;
+  /** This pod's traffic through each agent of a route's pool: in flight now, and sent since it started. */
+  poolStats(routeId: number): PoolStat[];
+  /** Which route and agent a request would take now, and why (`monctl routes test`). */
+  matchRoute(host: string, path: string, clientIp: string | null): Promise<RouteMatch>;
+}
+
+export interface PoolStat {
+  agentId: number;
+  inFlight: number;
+  requests: number;
 }
 
 export const nothingConnected: TunnelControl = {
@@ -31,4 +42,13 @@ export const nothingConnected: TunnelControl = {
   routesChanged: () => {},
   probeAgent: async (_id, name) => ({ ran: false, message: `agent ${name} is not connected (this daemon runs no tunnel)` }),
   probeLoad: (agentId) => ({ agentId, checksPerMinute: 0, inFlight: 0, skipped: 0 }),
+  poolStats: () => [],
+  matchRoute: async () => ({
+    routeId: null,
+    routeName: null,
+    agentId: null,
+    agentName: null,
+    forwardPath: null,
+    reasons: ['this daemon runs no tunnel'],
+  }),
 };

@@ -59,6 +59,7 @@ const table = {
   updateRoute: { id: 'updateRoute', method: 'PUT', path: '/admin/api/routes/{id}' },
   deleteRoute: { id: 'deleteRoute', method: 'DELETE', path: '/admin/api/routes/{id}' },
   getRouteLog: { id: 'getRouteLog', method: 'GET', path: '/admin/api/routes/{id}/log' },
+  matchRoute: { id: 'matchRoute', method: 'GET', path: '/admin/api/route-match' },
   getTopology: { id: 'getTopology', method: 'GET', path: '/admin/api/topology' },
   topologyEvents: { id: 'topologyEvents', method: 'GET', path: '/admin/sse/topology' },
   routeLogEvents: { id: 'routeLogEvents', method: 'GET', path: '/admin/sse/routes/{id}/log' },

@@ -24,6 +24,8 @@ export interface Database extends ClusterTables {
   pods: PodsTable;
   agents: AgentsTable;
   routes: RoutesTable;
+  route_agents: RouteAgentsTable;
+  route_agent_health: RouteAgentHealthTable;
   route_log: RouteLogTable;
   incidents: IncidentsTable;
   alert_events: AlertEventsTable;
@@ -291,6 +293,32 @@ export interface RoutesTable {
   rate_per_second: number | null;
   rate_burst: number | null;
   https_redirect: Generated<number>;
+  /** Pools and rules (migration 0025): round-robin | least-outstanding | failover; none | client-ip; JSON or NULL. */
+  policy: Generated<string>;
+  affinity: Generated<string>;
+  health_check: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
+  host_header: string | null;
+  preserve_host: Generated<number>;
+  strip_prefix: Generated<number>;
+}
+
+/** A route's pool (migration 0025): `position` 0 is the first agent; `target` NULL: the route's. */
+export interface RouteAgentsTable {
+  route_id: number;
+  agent_id: number;
+  position: number;
+  target: string | null;
+}
+
+/** The last health verdict of a pool agent (migration 0025), written by the pod holding its session. */
+export interface RouteAgentHealthTable {
+  route_id: number;
+  agent_id: number;
+  healthy: number;
+  checked_at: number;
+  error: string | null;
 }
 
 export interface RouteLogTable {
@@ -501,4 +529,6 @@ export type PodRow = Selectable<PodsTable>;
 export type ResourceRow = Selectable<ResourcesTable>;
 export type AgentRow = Selectable<AgentsTable>;
 export type RouteRow = Selectable<RoutesTable>;
+export type RouteAgentRow = Selectable<RouteAgentsTable>;
+export type RouteAgentHealthRow = Selectable<RouteAgentHealthTable>;
 export type RouteLogRow = Selectable<RouteLogTable>;

@@ -4,6 +4,7 @@ import { publishIncidents } from '../alerts/incidents/events.ts';
 import { randomToken, sha256 } from '../auth/tokens.ts';
 import type { Handlers } from '../http/bind.ts';
 import { toAgent } from './mappers.ts';
+import { leavePools } from './pool-leave.ts';
 import { publishTopology, routeLogChannel } from './topology-events.ts';
 
 /** Handlers of `/admin/api/agents`: slots, registration tokens, deletion. */
@@ -42,7 +43,7 @@ export const agentHandlers: Handlers = {
   },
 
   async deleteAgent({ ctx, params }) {
-    const { agent, routes, incidents } = await ctx.db.transaction().execute(async (trx) => {
+    const { agent, routes, kept, incidents } = await ctx.db.transaction().execute(async (trx) => {
       const agent = await trx.selectFrom('agents').select(['id', 'name']).where('id', '=', params.id).executeTakeFirst();
       if (!agent) throw notFound(`Agent ${params.id} does not exist`);
       // A location of resources (docs/API.md#check-locations): deleting it would silently change where they are checked.
@@ -62,11 +63,11 @@ export const agentHandlers: Handlers = {
             .join(', ') + (using.length > 10 ? ', …' : '');
         throw conflict(`Agent ${agent.name} is a check location of resources ${names}: change their locations first`);
       }
-      const routes = await trx.selectFrom('routes').select(['id', 'name']).where('agent_id', '=', params.id).orderBy('id').execute();
+      const { gone, kept } = await leavePools(trx, params.id);
       const incidents = await stopWatchingAgent(trx, params.id);
-      // Routes and their logs go with the agent (foreign keys cascade).
+      // Routes served by this agent alone go with it, with their logs (foreign keys cascade).
       await trx.deleteFrom('agents').where('id', '=', params.id).execute();
-      return { agent, routes, incidents };
+      return { agent, routes: gone, kept, incidents };
     });
     publishIncidents(ctx, incidents);
     // The row is gone first, so the agent cannot reconnect between these two steps.
@@ -75,7 +76,8 @@ export const agentHandlers: Handlers = {
       publishTopology(ctx, 'ROUTE_DELETED', { id: Number(route.id), name: route.name });
       ctx.events.drop(routeLogChannel(Number(route.id)));
     }
-    if (routes.length) ctx.tunnel.routesChanged();
+    if (routes.length || kept.length) ctx.tunnel.routesChanged();
+    for (const route of kept) publishTopology(ctx, 'ROUTE_UPDATED', { route });
     publishTopology(ctx, 'AGENT_DELETED', { id: Number(agent.id), name: agent.name });
     return { status: 'deleted' as const };
   },

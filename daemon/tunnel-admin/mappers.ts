@@ -1,7 +1,8 @@
 import type { Agent, AgentStatus, Pod, Route, RouteLogEntry, RouteType } from '../../src/api/schemas/tunnel.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
-import type { AgentRow, PodRow, RouteLogRow, RouteRow } from '../store/schema.ts';
+import type { AgentRow, PodRow, RouteAgentRow, RouteLogRow, RouteRow } from '../store/schema.ts';
 import { accessOf } from './route-access.ts';
+import { poolOf } from './route-pool.ts';
 
 /** Rows (epoch ms, 0/1, snake_case) to the wire shapes of docs/API.md#tunnel-administration. */
 export function toAgent(row: AgentRow): Agent {
@@ -20,13 +21,24 @@ export function toAgent(row: AgentRow): Agent {
   };
 }
 
-export function toRoute(row: RouteRow): Route {
+/** `agents`: the route's pool rows in position order. */
+export function toRoute(row: RouteRow, agents: RouteAgentRow[] | undefined): Route {
   const access = accessOf(row);
+  const pool = poolOf(row, agents);
   return {
     id: Number(row.id),
     name: row.name,
     type: row.type as RouteType,
     agentId: Number(row.agent_id),
+    agents: pool.agents,
+    policy: pool.policy,
+    affinity: pool.affinity,
+    healthCheck: pool.healthCheck,
+    requestHeaders: pool.requestHeaders,
+    responseHeaders: pool.responseHeaders,
+    hostHeader: pool.hostHeader,
+    preserveHost: pool.preserveHost,
+    stripPrefix: pool.stripPrefix,
     target: row.target,
     hostname: row.hostname,
     pathPrefix: row.path_prefix,

@@ -4,20 +4,22 @@ import type { RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/
 import { HttpError, invalidField } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import type { RouteRow } from '../store/schema.ts';
-import { normaliseHostname } from '../util/hostname.ts';
+import { normaliseHostname, normaliseRouteHostname } from '../util/hostname.ts';
 import { normalisePath } from '../util/path-normalise.ts';
+import { checkPool, type PoolDraft, poolFromCreate, poolFromUpdate } from './route-pool.ts';
 
 /** A route as it will be stored, after defaults and merging. */
 export interface RouteDraft {
   name: string;
   type: RouteType;
-  agentId: number;
   target: string;
   hostname: string | null;
   pathPrefix: string | null;
   listenPort: number | null;
   allowEncodedSlashes: boolean;
   enabled: boolean;
+  /** The pool (its first agent is `agent_id`), its policy, health check and header rules. */
+  pool: PoolDraft;
 }
 
 /** `host:port` (IPv6 in brackets, port 1..65535). */
@@ -56,10 +58,12 @@ function rejectForeignFields(type: RouteType, body: RouteCreate | RouteUpdate): 
 /** The stored shape of a new route, validated field by field (400 naming the field). */
 export function draftFromCreate(body: RouteCreate): RouteDraft {
   rejectForeignFields(body.type, body);
+  const pool = poolFromCreate(body);
+  checkPool(body.type, pool, body);
   return checkDraft({
     name: body.name,
     type: body.type,
-    agentId: body.agentId,
+    pool,
     target: body.target,
     hostname: body.hostname ?? null,
     pathPrefix: body.type === 'HTTP' ? (body.pathPrefix ?? '/') : null,
@@ -70,14 +74,16 @@ export function draftFromCreate(body: RouteCreate): RouteDraft {
 }
 
 /** PUT: given fields replace the stored ones; a change of type drops the old type's fields. */
-export function draftFromUpdate(row: RouteRow, body: RouteUpdate): RouteDraft {
+export function draftFromUpdate(row: RouteRow, current: PoolDraft, body: RouteUpdate): RouteDraft {
   const type = body.type ?? (row.type as RouteType);
   rejectForeignFields(type, body);
   const sameType = type === row.type;
+  const pool = poolFromUpdate(current, body, type);
+  checkPool(type, pool, body);
   return checkDraft({
     name: body.name ?? row.name,
     type,
-    agentId: body.agentId ?? Number(row.agent_id),
+    pool,
     target: body.target ?? row.target,
     hostname: type === 'HTTP' ? (body.hostname ?? (sameType ? row.hostname : null)) : null,
     pathPrefix: type === 'HTTP' ? (body.pathPrefix ?? (sameType ? row.path_prefix : null) ?? '/') : null,
@@ -99,10 +105,15 @@ function checkPrefixNormal(prefix: string, allowEncodedSlashes: boolean): void {
 }
 
 function checkDraft(d: RouteDraft): RouteDraft {
+  d.pool.agents.forEach((a, i) => {
+    if (a.target === null) return;
+    const valid = d.type === 'HTTP' ? validHttpTarget(a.target) : validTcpTarget(a.target);
+    if (!valid) throw invalidField(`agents[${i}].target`, d.type === 'HTTP' ? 'must be an http:// or https:// URL' : 'must be host:port');
+  });
   if (d.type === 'HTTP') {
     if (d.hostname === null) throw invalidField('hostname', 'is required for HTTP routes');
-    const host = normaliseHostname(d.hostname);
-    if (!host) throw invalidField('hostname', 'must be a DNS name or an IP address');
+    const host = normaliseRouteHostname(d.hostname);
+    if (!host) throw invalidField('hostname', 'must be a DNS name, an IP address, or a wildcard *.example.com');
     if (!/^\/[^\s?#]*$/.test(d.pathPrefix ?? '')) throw invalidField('pathPrefix', 'must start with / and contain no spaces, ? or #');
     checkPrefixNormal(d.pathPrefix!, d.allowEncodedSlashes);
     if (!validHttpTarget(d.target)) throw invalidField('target', 'must be an http:// or https:// URL');

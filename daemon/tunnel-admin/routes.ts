@@ -1,20 +1,21 @@
-import { HttpError, invalidField, notFound } from '../../src/errors.ts';
+import { HttpError, notFound } from '../../src/errors.ts';
 import type { Handlers } from '../http/bind.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { certificateOfHost } from '../certs/route-state.ts';
 import { checkRouteAgainstPages } from './hostname-clash.ts';
 import { toRoute } from './mappers.ts';
+import { checkPoolAgents, loadPools, poolColumns, poolOf, writePool } from './route-pool.ts';
+import { poolMembers } from './route-pool-view.ts';
 import { accessColumns, accessDraft } from './route-access.ts';
 import { checkPortFree, draftFromCreate, draftFromUpdate, type RouteDraft } from './route-rules.ts';
 import { publishTopology, routeLogChannel } from './topology-events.ts';
 
 const conflictOn = (field: string, detail: string) => new HttpError(409, 'conflict', detail, { errors: [{ field, message: detail }] });
 
-/** Rules that need the database: agent exists, name, hostname+prefix and port unique (409). */
+/** Rules that need the database: agents exist, name, hostname+prefix and port unique (409). */
 async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>, d: RouteDraft, selfId: number | null) {
-  const agent = await trx.selectFrom('agents').select('id').where('id', '=', d.agentId).executeTakeFirst();
-  if (!agent) throw invalidField('agentId', `agent ${d.agentId} does not exist`);
+  await checkPoolAgents(trx, d.pool);
   let others = trx.selectFrom('routes').select(['id', 'name', 'hostname', 'path_prefix', 'listen_port']);
   if (selfId !== null) others = others.where('id', '!=', selfId);
   const clash = await others
@@ -38,7 +39,7 @@ function columns(d: RouteDraft) {
   return {
     name: d.name,
     type: d.type,
-    agent_id: d.agentId,
+    ...poolColumns(d.pool),
     target: d.target,
     hostname: d.hostname,
     path_prefix: d.pathPrefix,
@@ -68,8 +69,8 @@ async function persist<T>(work: () => Promise<T>): Promise<T> {
 /** Handlers of `/admin/api/routes`. Every change tells the data plane and the topology stream. */
 export const routeHandlers: Handlers = {
   async listRoutes({ ctx }) {
-    const rows = await ctx.db.selectFrom('routes').selectAll().orderBy('id').execute();
-    return rows.map(toRoute);
+    const [rows, pools] = await Promise.all([ctx.db.selectFrom('routes').selectAll().orderBy('id').execute(), loadPools(ctx.db)]);
+    return rows.map((row) => toRoute(row, pools.get(Number(row.id))));
   },
 
   async createRoute({ ctx, body }) {
@@ -83,14 +84,16 @@ export const routeHandlers: Handlers = {
       ctx.db.transaction().execute(async (trx) => {
         await checkAgainstOthers(trx, draft, null);
         const now = Date.now();
-        return trx
+        const inserted = await trx
           .insertInto('routes')
           .values({ ...columns(draft), ...accessColumns(access), created_at: now, updated_at: now })
           .returningAll()
           .executeTakeFirstOrThrow();
+        await writePool(trx, Number(inserted.id), draft.pool.agents);
+        return inserted;
       }),
     );
-    const route = toRoute(row);
+    const route = toRoute(row, (await loadPools(ctx.db, [Number(row.id)])).get(Number(row.id)));
     ctx.tunnel.routesChanged();
     publishTopology(ctx, 'ROUTE_CREATED', { route });
     return route;
@@ -99,15 +102,17 @@ export const routeHandlers: Handlers = {
   async getRoute({ ctx, params }) {
     const row = await ctx.db.selectFrom('routes').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!row) throw notFound(`Route ${params.id} does not exist`);
-    const route = toRoute(row);
-    // The detail shows the certificate the HTTPS edge serves for the hostname (docs/API.md#routes).
+    const agents = (await loadPools(ctx.db, [params.id])).get(params.id);
+    // The detail shows each pool agent now, and the certificate the HTTPS edge serves for the hostname (docs/API.md#routes).
+    const route = { ...toRoute(row, agents), pool: await poolMembers(ctx, row, agents ?? []) };
     return row.type === 'HTTP' && row.hostname ? { ...route, certificate: await certificateOfHost(ctx, row.hostname) } : route;
   },
 
   async updateRoute({ ctx, params, body }) {
     const current = await ctx.db.selectFrom('routes').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!current) throw notFound(`Route ${params.id} does not exist`);
-    const draft = draftFromUpdate(current, body);
+    const currentPool = poolOf(current, (await loadPools(ctx.db, [params.id])).get(params.id));
+    const draft = draftFromUpdate(current, currentPool, body);
     const access = await accessDraft(draft.type, body, current);
     // An enabled route's own port is held by the data plane's listener: only a new port, or
     // the port of a route being enabled, is probed.
@@ -126,14 +131,17 @@ export const routeHandlers: Handlers = {
           .returningAll()
           .executeTakeFirst();
         if (!updated) throw notFound(`Route ${params.id} does not exist`);
+        await writePool(trx, params.id, draft.pool.agents);
         return updated;
       }),
     );
-    const route = toRoute(row);
+    const route = toRoute(row, (await loadPools(ctx.db, [params.id])).get(params.id));
     ctx.tunnel.routesChanged();
     publishTopology(ctx, 'ROUTE_UPDATED', { route });
     return route;
   },
+
+  matchRoute: ({ ctx, query }) => ctx.tunnel.matchRoute(query.host, query.path ?? '/', query.clientIp ?? null),
 
   async deleteRoute({ ctx, params }) {
     const row = await ctx.db.deleteFrom('routes').where('id', '=', params.id).returning(['id', 'name']).executeTakeFirst();

@@ -5,6 +5,8 @@ import { liveLoads } from '../store/dialect/postgres-leases.ts';
 import { serveStream } from '../events/sse.ts';
 import type { Handlers } from '../http/bind.ts';
 import { toAgent, toPod, toRoute } from './mappers.ts';
+import { loadPools, poolOf } from './route-pool.ts';
+import { loadHealth, membersOf } from './route-pool-view.ts';
 import { POD_STALE_MS } from './pods.ts';
 import { TOPOLOGY_CHANNEL } from '../../src/api/schemas/tunnel.ts';
 
@@ -16,7 +18,7 @@ import { TOPOLOGY_CHANNEL } from '../../src/api/schemas/tunnel.ts';
  * stopped is gone within a lease), this daemon's own as it is now.
  */
 export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
-  const [allPods, agentRows, routeRows, loads, own] = await Promise.all([
+  const [allPods, agentRows, routeRows, loads, own, pools, health] = await Promise.all([
     ctx.db
       .selectFrom('pods')
       .selectAll()
@@ -28,6 +30,8 @@ export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
     ctx.db.selectFrom('routes').selectAll().orderBy('id').execute(),
     ctx.cluster ? liveLoads(ctx.db, LEASE_MS) : undefined,
     ownLoad(ctx),
+    loadPools(ctx.db),
+    loadHealth(ctx),
   ]);
   const self = ctx.pod.name;
   // Pods: the live members (heartbeat within a lease); none at all when the pods run no scheduler (--scheduler off).
@@ -39,7 +43,12 @@ export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
       edges.push({ from: `pod:${agent.pod_id}`, to: `agent:${agent.id}`, kind: 'CONNECTION' });
     }
   }
-  for (const route of routeRows) edges.push({ from: `agent:${route.agent_id}`, to: `route:${route.id}`, kind: 'SERVES' });
+  // Every agent of a route's pool serves it.
+  for (const route of routeRows) {
+    for (const a of poolOf(route, pools.get(Number(route.id))).agents)
+      edges.push({ from: `agent:${a.agentId}`, to: `route:${route.id}`, kind: 'SERVES' });
+  }
+  const agentStates = new Map(agentRows.map((a) => [Number(a.id), a]));
   const sessions = new Map<string, number>();
   for (const e of edges) sessions.set(e.from, (sessions.get(e.from) ?? 0) + 1);
   return {
@@ -51,7 +60,12 @@ export async function buildTopology(ctx: DaemonContext): Promise<Topology> {
       return { ...toPod(row), load: { ...theirs, agents: sessions.get(`pod:${row.id}`) ?? 0 } };
     }),
     agents: agentRows.map(toAgent),
-    routes: routeRows.map((row) => ({ ...toRoute(row), inFlight: Math.max(0, ctx.tunnel.inFlight(Number(row.id)) | 0) })),
+    routes: routeRows.map((row) => {
+      const id = Number(row.id);
+      const agents = pools.get(id);
+      const pool = membersOf(poolOf(row, agents), agentStates, health.get(id) ?? new Map(), ctx.tunnel.poolStats(id));
+      return { ...toRoute(row, agents), pool, inFlight: Math.max(0, ctx.tunnel.inFlight(id) | 0) };
+    }),
     edges,
     probes: agentRows.map((row) => ctx.tunnel.probeLoad(Number(row.id))),
   };

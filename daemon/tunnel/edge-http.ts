@@ -9,7 +9,8 @@ import { routeRequest, type Routing } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import type { EdgeGate } from './access/gate.ts';
 import type { Exchange, Observer } from './observe.ts';
-import type { RouteTable } from './route-table.ts';
+import type { LiveRoute, RouteTable } from './route-table.ts';
+import { forwardPath, responseHeaders } from './rules.ts';
 import type { AgentSessions } from './sessions.ts';
 import type { ExchangeHandler, TargetConnection } from './target-connection.ts';
 
@@ -70,8 +71,8 @@ function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
     exchange.finish(502, error);
     return sendProblem(req, res, new HttpError(502, code, error!));
   }
-  new HttpExchange(req, res, exchange, conn, link.targetTimeoutMs).start(
-    requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)),
+  new HttpExchange(route, req, res, exchange, conn, link.targetTimeoutMs).start(
+    requestHead(req, target.base + forwardPath(route, routing.forward), forwardHeaders(req, route, target, routing.host)),
   );
 }
 
@@ -103,8 +104,8 @@ async function relayed(
     conn.destroy();
     return exchange.finish(null, 'client disconnected');
   }
-  new HttpExchange(req, res, exchange, conn, RELAY_TARGET_TIMEOUT_MS).start(
-    requestHead(req, target.base + routing.forward, forwardHeaders(req, route, target, routing.host)),
+  new HttpExchange(route, req, res, exchange, conn, RELAY_TARGET_TIMEOUT_MS).start(
+    requestHead(req, target.base + forwardPath(route, routing.forward), forwardHeaders(req, route, target, routing.host)),
   );
 }
 
@@ -134,6 +135,7 @@ function requestHead(req: IncomingMessage, path: string, headers: OutgoingHttpHe
 
 /** One exchange between the edge's client and a target connection. */
 class HttpExchange implements ExchangeHandler {
+  readonly #route: LiveRoute;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #exchange: Exchange;
@@ -144,7 +146,8 @@ class HttpExchange implements ExchangeHandler {
   /** A body piece held until the end of the received chunk: a whole small response goes out in one end(). */
   #held: Buffer | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, exchange: Exchange, conn: TargetConnection, timeoutMs: number) {
+  constructor(route: LiveRoute, req: IncomingMessage, res: ServerResponse, exchange: Exchange, conn: TargetConnection, timeoutMs: number) {
+    this.#route = route;
     this.#req = req;
     this.#res = res;
     this.#exchange = exchange;
@@ -196,7 +199,7 @@ class HttpExchange implements ExchangeHandler {
     this.#answered = true;
     clearTimeout(this.#timer);
     try {
-      this.#res.writeHead(status, endToEndRawHeaders(headers));
+      this.#res.writeHead(status, responseHeaders(this.#route, endToEndRawHeaders(headers)));
     } catch (err) {
       this.#fail(502, 'bad-target-response', `invalid response from target: ${(err as Error).message}`);
       this.#conn.destroy();

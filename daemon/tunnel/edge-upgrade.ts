@@ -8,6 +8,7 @@ import { type EdgeDeps, RELAY_TARGET_TIMEOUT_MS } from './edge-http.ts';
 import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
+import { forwardPath } from './rules.ts';
 
 function headerLines(headers: Record<string, string | string[]>): string {
   let out = '';
@@ -62,7 +63,7 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
               (err: Error) => created(err, undefined as never),
             ),
       method: req.method,
-      path: target.base + routing.forward,
+      path: target.base + forwardPath(route, routing.forward),
       headers,
       setHost: false,
     });

@@ -8,6 +8,9 @@ import { setTrustedProxies } from '../http/client-ip.ts';
 import { type EdgeDeps, forwardHttp } from './edge-http.ts';
 import { forwardUpgrade } from './edge-upgrade.ts';
 import { Observer } from './observe.ts';
+import { explainMatch } from './explain.ts';
+import { PoolBalancer } from './pool/balancer.ts';
+import { PoolHealthState } from './pool/health-state.ts';
 import { RouteTable } from './route-table.ts';
 import { AgentProbes } from './remote-probes.ts';
 import { AgentSessions } from './sessions.ts';
@@ -35,6 +38,9 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const tcp = new TcpListeners(ctx, sessions, observer, gate, relay);
   const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
+  // Pools (docs/API.md#agent-pools): the health verdicts the balancer steers by.
+  const health = new PoolHealthState();
+  const balancer = new PoolBalancer(health);
   setTrustedProxies(ctx.config.trustedProxies);
   const deps: EdgeDeps = { ctx, table, sessions, observer, gate, relay };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
@@ -48,6 +54,8 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
     },
     probeAgent: (agentId, name, check) => probes.probe(agentId, name, check),
     probeLoad: (agentId) => probes.load(agentId),
+    poolStats: (routeId) => balancer.stats(routeId),
+    matchRoute: (host, path, clientIp) => explainMatch(ctx, table, balancer, host, path, clientIp),
   };
   ctx.tunnel = control;
   // Load now (the database is open): the edge is served from the first request on.

@@ -1,15 +1,40 @@
+import type { Affinity, HeaderRules, PoolPolicy } from '../../src/api/schemas/route-pools.ts';
 import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
+import { loadPools, poolOf } from '../tunnel-admin/route-pool.ts';
 import type { DaemonContext } from '../context.ts';
 import { CoalescedReload } from '../util/coalesced.ts';
 import { compileAccess, type RouteAccess } from './access/compile.ts';
 import { underPrefix } from '../util/path-normalise.ts';
 
+/** One agent of a live route's pool, with its target (its own, else the route's). */
+export interface LiveMember {
+  agentId: number;
+  target: string;
+}
+
+/** What an HTTP route changes in the messages it forwards (docs/API.md#header-and-path-rules). */
+export interface LiveRules {
+  requestHeaders: HeaderRules;
+  responseHeaders: HeaderRules;
+  hostHeader: string | null;
+  preserveHost: boolean;
+  stripPrefix: boolean;
+}
+
 /** An enabled route as the data plane needs it. */
 export interface LiveRoute {
   id: number;
   type: 'HTTP' | 'TCP';
+  /** The first agent of the pool, and its target. */
   agentId: number;
   target: string;
+  /** The pool in order (docs/API.md#agent-pools); agents[0] is agentId. */
+  agents: LiveMember[];
+  policy: PoolPolicy;
+  affinity: Affinity;
+  /** Whether the route has a health check (else every connected agent is in the rotation). */
+  healthChecked: boolean;
+  rules: LiveRules;
   hostname: string;
   pathPrefix: string;
   listenPort: number | null;
@@ -57,15 +82,31 @@ export class RouteTable {
   }
 
   async #load(): Promise<void> {
-    const rows = await this.#ctx.db.selectFrom('routes').selectAll().where('enabled', '=', 1).execute();
+    const [rows, pools] = await Promise.all([
+      this.#ctx.db.selectFrom('routes').selectAll().where('enabled', '=', 1).execute(),
+      loadPools(this.#ctx.db),
+    ]);
     const byHost = new Map<string, LiveRoute[]>();
     const tcp: LiveRoute[] = [];
     for (const row of rows) {
+      const pool = poolOf(row, pools.get(Number(row.id)));
+      const agents = pool.agents.map((a) => ({ agentId: a.agentId, target: a.target ?? row.target }));
       const route: LiveRoute = {
         id: Number(row.id),
         type: row.type === 'TCP' ? 'TCP' : 'HTTP',
-        agentId: Number(row.agent_id),
-        target: row.target,
+        agentId: agents[0].agentId,
+        target: agents[0].target,
+        agents,
+        policy: pool.policy,
+        affinity: pool.affinity,
+        healthChecked: pool.healthCheck !== null,
+        rules: {
+          requestHeaders: pool.requestHeaders,
+          responseHeaders: pool.responseHeaders,
+          hostHeader: pool.hostHeader,
+          preserveHost: pool.preserveHost,
+          stripPrefix: pool.stripPrefix,
+        },
         hostname: hostWithoutPort(row.hostname ?? ''),
         pathPrefix: row.path_prefix || '/',
         listenPort: row.listen_port === null ? null : Number(row.listen_port),

@@ -10,3 +10,14 @@ export function normaliseHostname(text: string): string | undefined {
   if (host.length === 0 || host.length > 253) return undefined;
   return host.split('.').every((label) => LABEL.test(label)) ? host : undefined;
 }
+
+/**
+ * A route's hostname: a name as above, or a wildcard `*.` followed by a DNS name of at least two
+ * labels (docs/API.md#wildcard-hostnames); lower-cased. Undefined when neither.
+ */
+export function normaliseRouteHostname(text: string): string | undefined {
+  const trimmed = text.trim().toLowerCase();
+  if (!trimmed.startsWith('*.')) return normaliseHostname(trimmed);
+  const rest = normaliseHostname(trimmed.slice(2));
+  return rest && !isIP(rest) && rest.includes('.') ? `*.${rest}` : undefined;
+}

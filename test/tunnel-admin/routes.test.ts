@@ -46,6 +46,16 @@ describe('routes', () => {
       ipDeny: [],
       rateLimit: null,
       httpsRedirect: false, // access control (issue 17)
+      // A pool of one with no rules (docs/API.md#agent-pools).
+      agents: [{ agentId, target: null }],
+      policy: 'round-robin',
+      affinity: 'none',
+      healthCheck: null,
+      requestHeaders: {},
+      responseHeaders: {},
+      hostHeader: null,
+      preserveHost: false,
+      stripPrefix: false,
       createdAt: expect.stringMatching(DATE),
       updatedAt: expect.stringMatching(DATE),
     });
@@ -53,6 +63,19 @@ describe('routes', () => {
     expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).json()).toEqual({
       ...route,
       certificate: { state: 'NONE', certificateId: null, source: null, notAfter: null, lastError: null },
+      pool: [
+        {
+          agentId,
+          name: expect.any(String),
+          connected: false,
+          health: 'NOT_CHECKED',
+          healthCheckedAt: null,
+          healthError: null,
+          inRotation: false,
+          inFlight: 0,
+          requests: 0,
+        },
+      ],
     });
     expect((await api(d, 'GET', '/admin/api/routes')).json()).toContainEqual(route);
   });
@@ -270,5 +293,46 @@ describe('routes', () => {
       expect(route.inFlight).toBe(0);
       expect(topo.edges).toContainEqual({ from: `agent:${route.agentId}`, to: `route:${route.id}`, kind: 'SERVES' });
     }
+  });
+
+  it('keeps a pool of agents; deleting one leaves the route to the others (docs/API.md#agent-pools)', async () => {
+    const [a, b] = [await agent(d, 'pool-a'), await agent(d, 'pool-b')];
+    const base = { name: 'pooled', type: 'HTTP', hostname: 'pool.test', target: 'http://127.0.0.1:1/' };
+    expect(fieldsOf(expectProblem(await post({ ...base, agentId: b, agents: [{ agentId: a }] }), 400))).toEqual(['agents']);
+    expect(fieldsOf(expectProblem(await post({ ...base, agents: [{ agentId: a }, { agentId: a }] }), 400))).toEqual(['agents[1].agentId']);
+    expect(fieldsOf(expectProblem(await post({ ...base, agents: [{ agentId: a, target: 'tcp://x' }] }), 400))).toEqual([
+      'agents[0].target',
+    ]);
+    expect(fieldsOf(expectProblem(await post({ ...base, agents: [{ agentId: a }, { agentId: 999999 }] }), 400))).toEqual([
+      'agents[1].agentId',
+    ]);
+    expect(fieldsOf(expectProblem(await post({ ...base, agentId: a, requestHeaders: { set: { Host: 'x' } } }), 400))).toEqual([
+      'requestHeaders.set',
+    ]);
+    const tcp = { name: 'pooled-tcp', type: 'TCP', agentId: a, listenPort: await freePort(), target: '127.0.0.1:1' };
+    expect(fieldsOf(expectProblem(await post({ ...tcp, stripPrefix: true }), 400))).toEqual(['stripPrefix']);
+    const res = await post({ ...base, agents: [{ agentId: a }, { agentId: b, target: 'http://127.0.0.1:2/' }], policy: 'failover' });
+    expect(res.status, res.text).toBe(200);
+    const route = res.json();
+    expect(route).toMatchObject({
+      agentId: a,
+      policy: 'failover',
+      agents: [
+        { agentId: a, target: null },
+        { agentId: b, target: 'http://127.0.0.1:2/' },
+      ],
+    });
+    expect((await api(d, 'GET', '/admin/api/topology')).json().edges).toEqual(
+      expect.arrayContaining([
+        { from: `agent:${a}`, to: `route:${route.id}`, kind: 'SERVES' },
+        { from: `agent:${b}`, to: `route:${route.id}`, kind: 'SERVES' },
+      ]),
+    );
+    expect((await api(d, 'DELETE', `/admin/api/agents/${a}`)).status).toBe(200);
+    const kept = (await api(d, 'GET', `/admin/api/routes/${route.id}`)).json();
+    expect(kept).toMatchObject({ agentId: b, agents: [{ agentId: b, target: 'http://127.0.0.1:2/' }] });
+    expect(kept.pool.map((m: { agentId: number }) => m.agentId)).toEqual([b]);
+    expect((await api(d, 'DELETE', `/admin/api/agents/${b}`)).status).toBe(200);
+    expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).status).toBe(404);
   });
 });

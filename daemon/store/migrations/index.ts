@@ -23,6 +23,7 @@ import * as pushApi from './0021-push-api.ts';
 import * as checkOptions from './0022-check-options.ts';
 import * as notifierChannels from './0023-notifier-channels.ts';
 import * as alertEventsIncident from './0024-alert-events-incident.ts';
+import * as routePools from './0025-route-pools.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0022-check-options': checkOptions,
   '0023-notifier-channels': notifierChannels,
   '0024-alert-events-incident': alertEventsIncident,
+  '0025-route-pools': routePools,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../operation.ts';
 import { Deleted, IdParams, PageQuery } from '../schemas/common.ts';
+import { RouteMatch, RouteMatchQuery } from '../schemas/route-pools.ts';
 import { Agent, AgentCreate, AgentToken, Route, RouteCreate, RouteLogEntry, RouteUpdate, Topology } from '../schemas/tunnel.ts';
 
 const agents = 'Agents';
@@ -138,6 +139,18 @@ export const tunnelOperations = {
     response: Type.Array(RouteLogEntry),
     errors: [404],
   }),
+  matchRoute: defineOperation({
+    id: 'matchRoute',
+    method: 'GET',
+    path: '/admin/api/route-match',
+    tag: routes,
+    access: 'admin',
+    summary: 'Which route and agent a request would take, and why',
+    description:
+      "The edge's own matching (hostnames, wildcards, path prefixes) and the pool's choice for `host`, `path` and `clientIp` now, with the reasons; `routeId` null when no route matches. Nothing is sent to any agent.",
+    query: RouteMatchQuery,
+    response: RouteMatch,
+  }),
   getTopology: defineOperation({
     id: 'getTopology',
     method: 'GET',
@@ -155,7 +168,7 @@ export const tunnelOperations = {
     access: 'admin',
     summary: 'Live topology events (SSE)',
     description:
-      'Starts with `SNAPSHOT` (the topology), then AGENT_*, ROUTE_*, TOKEN_ROTATED, REQUEST_*, POD_* events. Reconnect with `Last-Event-ID` to replay what was missed.',
+      'Starts with `SNAPSHOT` (the topology), then AGENT_*, ROUTE_* (ROUTE_HEALTH included), TOKEN_ROTATED, REQUEST_*, POD_* events. Reconnect with `Last-Event-ID` to replay what was missed.',
     stream: true,
   }),
   routeLogEvents: defineOperation({

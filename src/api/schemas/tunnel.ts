@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
+import { AFFINITIES, HeaderRules, POOL_HEALTHS, POOL_POLICIES, PoolMember, RouteAgents, RouteHealthCheck } from './route-pools.ts';
 
 /**
  * Shapes of the tunnel administration API (docs/API.md#tunnel-administration) and the
@@ -124,6 +125,18 @@ export const Route = Type.Object(
     name: Type.String(),
     type: StringEnum(ROUTE_TYPES),
     agentId: Id,
+    agents: Type.Array(Type.Object({ agentId: Id, target: Type.Union([Type.String(), Type.Null()]) }), {
+      description: "the pool in order (docs/API.md#agent-pools); agentId is the first one's",
+    }),
+    policy: StringEnum(POOL_POLICIES),
+    affinity: StringEnum(AFFINITIES),
+    healthCheck: Type.Union([RouteHealthCheck, Type.Null()]),
+    requestHeaders: HeaderRules,
+    responseHeaders: HeaderRules,
+    hostHeader: Type.Union([Type.String(), Type.Null()], { description: "HTTP: the Host the target gets; null: the target URL's" }),
+    preserveHost: Type.Boolean({ description: "HTTP: the target gets the client's Host (hostHeader must be null)" }),
+    stripPrefix: Type.Boolean({ description: 'HTTP: the pathPrefix is removed before forwarding' }),
+    pool: Type.Optional(Type.Array(PoolMember, { description: 'in the route detail and the topology: each agent of the pool now' })),
     target: Type.String(),
     hostname: Type.Union([Type.String(), Type.Null()]),
     pathPrefix: Type.Union([Type.String(), Type.Null()]),
@@ -152,10 +165,24 @@ export const Route = Type.Object(
 );
 export type Route = Static<typeof Route>;
 
+const poolFields = {
+  agents: Type.Optional(RouteAgents),
+  policy: Type.Optional(StringEnum(POOL_POLICIES, { description: 'default round-robin' })),
+  affinity: Type.Optional(StringEnum(AFFINITIES, { description: 'HTTP only; default none' })),
+  healthCheck: Type.Optional(
+    Type.Union([RouteHealthCheck, Type.Null()], { description: 'null: none (every connected agent is in the rotation)' }),
+  ),
+  requestHeaders: Type.Optional(HeaderRules),
+  responseHeaders: Type.Optional(HeaderRules),
+  hostHeader: Type.Optional(Type.Union([Hostname, Type.Null()], { description: "HTTP only; null: the target URL's host" })),
+  preserveHost: Type.Optional(Type.Boolean({ description: 'HTTP only' })),
+  stripPrefix: Type.Optional(Type.Boolean({ description: 'HTTP only' })),
+};
 const routeFields = {
   name: ObjectName,
   type: StringEnum(ROUTE_TYPES),
-  agentId: Id,
+  agentId: Type.Optional(Id),
+  ...poolFields,
   target: Target,
   hostname: Type.Optional(Hostname),
   pathPrefix: Type.Optional(PathPrefix),
@@ -178,17 +205,22 @@ const routeFields = {
   rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()], { description: 'null: no limit' })),
   httpsRedirect: Type.Optional(Type.Boolean({ description: 'HTTP only' })),
 };
-/** HTTP routes take `hostname` (and `pathPrefix`, default `/`); TCP routes take `listenPort`. */
+/**
+ * HTTP routes take `hostname` (and `pathPrefix`, default `/`); TCP routes take `listenPort`. The pool is
+ * `agentId` (one agent) or `agents`; both: `agents` must start with `agentId`.
+ */
 export const RouteCreate = Body(routeFields, 'RouteCreate');
 /**
  * PUT: the fields given replace the stored ones, the others are kept. When
- * `type` changes, the fields of the old type are dropped.
+ * `type` changes, the fields of the old type are dropped. `agents` replaces the pool; `agentId`
+ * alone replaces it with that one agent.
  */
 export const RouteUpdate = Body(
   {
     name: Type.Optional(ObjectName),
     type: Type.Optional(StringEnum(ROUTE_TYPES)),
     agentId: Type.Optional(Id),
+    ...poolFields,
     target: Type.Optional(Target),
     hostname: routeFields.hostname,
     pathPrefix: routeFields.pathPrefix,
@@ -315,6 +347,14 @@ export const TopologyEvents = {
     inFlight: Type.Integer({ minimum: 0 }),
   }),
   POD_UP: Type.Object({ pod: Pod }),
+  /** An agent of a route's pool changed health, or entered or left the rotation. */
+  ROUTE_HEALTH: Type.Object({
+    routeId: Id,
+    agentId: Id,
+    health: StringEnum(POOL_HEALTHS),
+    inRotation: Type.Boolean(),
+    error: Type.Union([Type.String(), Type.Null()]),
+  }),
   POD_DOWN: Type.Object({ pod: Pod }),
   /** An agent's probe load moved (sent at most every 5 s). */
   PROBE_LOAD: ProbeLoad,
