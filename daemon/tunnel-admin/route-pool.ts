@@ -170,6 +170,10 @@ export function checkPool(type: RouteType, d: PoolDraft, body: RouteCreate | Rou
     }
   }
   if (d.hostHeader !== null && d.preserveHost) throw invalidField('hostHeader', 'set it or preserveHost, not both');
+  // It becomes a request header line: a name (or an address) and an optional port, nothing that could end the line.
+  if (d.hostHeader !== null && !/^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/.test(d.hostHeader)) {
+    throw invalidField('hostHeader', 'must be a host name or address, with an optional :port');
+  }
   checkRules('requestHeaders', d.requestHeaders);
   checkRules('responseHeaders', d.responseHeaders);
 }

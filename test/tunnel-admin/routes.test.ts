@@ -309,6 +309,7 @@ describe('routes', () => {
     expect(fieldsOf(expectProblem(await post({ ...base, agentId: a, requestHeaders: { set: { Host: 'x' } } }), 400))).toEqual([
       'requestHeaders.set',
     ]);
+    expect(fieldsOf(expectProblem(await post({ ...base, agentId: a, hostHeader: 'x.test\r\nX-Evil: 1' }), 400))).toEqual(['hostHeader']);
     const tcp = { name: 'pooled-tcp', type: 'TCP', agentId: a, listenPort: await freePort(), target: '127.0.0.1:1' };
     expect(fieldsOf(expectProblem(await post({ ...tcp, stripPrefix: true }), 400))).toEqual(['stripPrefix']);
     const res = await post({ ...base, agents: [{ agentId: a }, { agentId: b, target: 'http://127.0.0.1:2/' }], policy: 'failover' });
