@@ -105,8 +105,7 @@ export function forwardHeaders(
     headers.forwarded = element;
   }
   headers['x-real-ip'] = edgeClientIp(req) ?? ip;
-  if (rules.request !== null) applyRequestRules(rules.request, headers);
-  return headers;
+  return rules.request === null ? headers : applyRequestRules(rules.request, headers);
 }
 
 /** Problem type and status for a failed exchange with the target (the agent's reset code says why). */
