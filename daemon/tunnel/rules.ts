@@ -1,5 +1,5 @@
 import type { HeaderRules } from '../../src/api/schemas/route-pools.ts';
-import type { LiveRoute } from './route-table.ts';
+import { EDGE_HEADERS } from '../tunnel-admin/route-pool.ts';
 
 /**
  * Header and path rules of HTTP routes (docs/API.md#header-and-path-rules), compiled once per route
@@ -32,37 +32,26 @@ export interface LiveRules extends RuleSource {
   strip: string | null;
 }
 
-/**
- * Names a rule never touches, whatever the store holds: the framing and hop-by-hop headers are the
- * edge's and the tunnel's (a Content-Length or Transfer-Encoding of a rule would desynchronise the
- * message), and Host has hostHeader/preserveHost. The API refuses them already (route-pool.ts); this
- * holds for rows written some other way.
- */
-const EDGE_OWNED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'content-length',
-  'host',
-]);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A value that could end the header line (the API's schema refuses these too). */
 const UNSAFE_VALUE = /[\r\n\0]/;
 
+/**
+ * One direction's rules, compiled. Names a rule never touches are skipped whatever the store holds:
+ * the framing and hop-by-hop headers are the edge's and the tunnel's (a Content-Length or
+ * Transfer-Encoding of a rule would desynchronise the message), and Host has hostHeader/preserveHost.
+ * The API refuses them already (route-pool.ts); this holds for rows written some other way.
+ */
 function compileHeaders(rules: HeaderRules | undefined): CompiledHeaders | null {
   const drop = new Set<string>();
   const set: Array<[string, string, string]> = [];
   for (const name of rules?.remove ?? []) {
     const lower = name.toLowerCase();
-    if (TOKEN.test(name) && !EDGE_OWNED.has(lower)) drop.add(lower);
+    if (TOKEN.test(name) && !EDGE_HEADERS.has(lower)) drop.add(lower);
   }
   for (const [name, value] of Object.entries(rules?.set ?? {})) {
     const lower = name.toLowerCase();
-    if (!TOKEN.test(name) || EDGE_OWNED.has(lower) || typeof value !== 'string' || UNSAFE_VALUE.test(value)) continue;
+    if (!TOKEN.test(name) || EDGE_HEADERS.has(lower) || typeof value !== 'string' || UNSAFE_VALUE.test(value)) continue;
     drop.add(lower);
     set.push([name, lower, value]);
   }
@@ -84,6 +73,11 @@ export function compileRules(source: RuleSource, pathPrefix: string): LiveRules 
   };
 }
 
+/** What the hooks need of a route: its rules (route-table.ts imports this file, not the reverse). */
+interface Ruled {
+  rules: LiveRules;
+}
+
 /** A route without rules (tests and routes built by hand). */
 export const NO_RULES: LiveRules = compileRules(
   { requestHeaders: {}, responseHeaders: {}, hostHeader: null, preserveHost: false, stripPrefix: false },
@@ -95,7 +89,7 @@ export const NO_RULES: LiveRules = compileRules(
  * with stripPrefix, without the route's prefix, cut at a segment boundary only
  * (`/api` on `/api` → `/`, on `/api/x?q` → `/x?q`, never on `/apix`).
  */
-export function forwardPath(route: LiveRoute, path: string): string {
+export function forwardPath(route: Ruled, path: string): string {
   const strip = route.rules.strip;
   if (strip === null || !path.startsWith(strip)) return path;
   const next = path.charCodeAt(strip.length);
@@ -118,7 +112,7 @@ export function applyRequestRules<T extends Record<string, unknown>>(rules: Comp
 }
 
 /** The response's raw header list ([name, value, …]) as the client gets it. */
-export function responseHeaders(route: LiveRoute, raw: string[]): string[] {
+export function responseHeaders(route: Ruled, raw: string[]): string[] {
   const rules = route.rules.response;
   if (rules === null) return raw;
   const out: string[] = [];
