@@ -132,7 +132,7 @@ export function poolFromUpdate(current: PoolDraft, body: RouteUpdate, type: Rout
 }
 
 /** Hop-by-hop and framing headers belong to the edge and the tunnel, never to a rule. */
-const EDGE_HEADERS = new Set([
+export const EDGE_HEADERS = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',

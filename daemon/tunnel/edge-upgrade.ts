@@ -2,19 +2,20 @@ import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { statusTitle } from '../../src/errors.ts';
-import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
+import { endToEndRawHeaders } from '../../src/tunnel/protocol.ts';
 import { splice } from '../../src/tunnel/splice.ts';
 import { type EdgeDeps, RELAY_TARGET_TIMEOUT_MS } from './edge-http.ts';
 import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
-import { forwardPath } from './rules.ts';
+import type { LiveRoute } from './route-table.ts';
+import { forwardPath, responseHeaders } from './rules.ts';
 
-function headerLines(headers: Record<string, string | string[]>): string {
+/** The target's answer headers as the client gets them: end-to-end only, after the route's response rules. */
+function headerLines(route: LiveRoute, raw: string[]): string {
+  const headers = responseHeaders(route, endToEndRawHeaders(raw));
   let out = '';
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value]) out += `${name}: ${String(v).replace(/[\r\n]/g, '')}\r\n`;
-  }
+  for (let i = 0; i < headers.length; i += 2) out += `${headers[i]}: ${headers[i + 1].replace(/[\r\n]/g, '')}\r\n`;
   return out;
 }
 
@@ -86,7 +87,7 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
   out.on('upgrade', (answer: IncomingMessage, stream: Duplex, upgradeHead: Buffer) => {
     clearTimeout(timer);
     status = 101;
-    const lines = headerLines(endToEndHeaders(answer.headers));
+    const lines = headerLines(route, answer.rawHeaders);
     socket.write(
       `HTTP/1.1 101 Switching Protocols\r\n${lines}Connection: Upgrade\r\nUpgrade: ${String(answer.headers.upgrade ?? '')}\r\n\r\n`,
     );
@@ -111,7 +112,7 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
     const answered = answer.statusCode ?? 502;
     status = answered;
     // The target declined the upgrade: relay its answer, delimited by closing the connection.
-    const lines = headerLines(endToEndHeaders(answer.headers));
+    const lines = headerLines(route, answer.rawHeaders);
     socket.write(`HTTP/1.1 ${answered} ${statusTitle(answered)}\r\n${lines}Connection: close\r\n\r\n`);
     answer.on('data', (c: Buffer) => {
       exchange.bytesOut += c.length;

@@ -4,6 +4,7 @@ import { endToEndHeaders, type StreamTarget } from '../../src/tunnel/protocol.ts
 import { edgeClientIp, peerTrusted } from '../http/client-ip.ts';
 import type { ExchangeInfo } from './observe.ts';
 import type { LiveRoute } from './route-table.ts';
+import { applyRequestRules } from './rules.ts';
 
 /** An HTTP(S) route target, parsed once per target string. */
 export interface HttpTarget {
@@ -66,12 +67,15 @@ function forwardedFor(ip: string | null): string {
 }
 
 /**
- * The request headers the target gets: the client's end-to-end headers, its own Host, X-Forwarded-*,
- * Forwarded and X-Real-IP. `requestHost`: the host the request was for (an absolute-form authority wins over Host).
- * Forwarded gets this hop's element (the peer, the protocol, the host) after the elements of a
- * trusted proxy; from any other peer the client's own Forwarded is dropped, as made up. X-Real-IP
- * is the client the edge decided on (the peer, or behind a trusted proxy the forwarded client),
- * never the client's own.
+ * The request headers the target gets: the client's end-to-end headers, the Host of the route's rules
+ * (the target URL's own by default), X-Forwarded-*, Forwarded and X-Real-IP, then the route's request
+ * rules (the operator's word, applied last: they may set or remove even those).
+ * `requestHost`: the host the request was for (an absolute-form authority wins over Host).
+ * What a peer sends in X-Forwarded-For/Proto/Host and Forwarded counts only when the peer is one of
+ * `--trusted-proxies`: theirs is kept (X-Forwarded-For and Forwarded extended with this hop), anyone
+ * else's is replaced, since a client that writes them itself would otherwise name any client, scheme
+ * or host to a target that believes them. X-Real-IP is the client the edge decided on (the peer, or
+ * behind a trusted proxy the forwarded client), never the client's own.
  */
 export function forwardHeaders(
   req: IncomingMessage,
@@ -81,19 +85,27 @@ export function forwardHeaders(
 ): OutgoingHttpHeaders {
   const peer = clientIp(req);
   const ip = peer ?? '';
-  const prior = req.headers['x-forwarded-for'];
+  const trusted = peerTrusted(req);
+  const sent = req.headers;
   const host = requestHost ?? route.hostname;
   const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const headers: OutgoingHttpHeaders = endToEndHeaders(req.headers);
-  headers.host = target.host;
-  headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
-  headers['x-forwarded-proto'] = proto;
-  headers['x-forwarded-host'] = host;
+  const rules = route.rules;
+  const headers: OutgoingHttpHeaders = endToEndHeaders(sent);
+  headers.host = rules.hostHeader ?? (rules.preserveHost ? host : target.host);
   const element = `for=${forwardedFor(peer)};proto=${proto};host=${forwardedValue(host)}`;
-  const priorForwarded = req.headers.forwarded;
-  headers.forwarded = priorForwarded && peerTrusted(req) ? `${priorForwarded}, ${element}` : element;
+  if (trusted) {
+    headers['x-forwarded-for'] = sent['x-forwarded-for'] ? `${sent['x-forwarded-for']}, ${ip}` : ip;
+    headers['x-forwarded-proto'] = sent['x-forwarded-proto'] || proto;
+    headers['x-forwarded-host'] = sent['x-forwarded-host'] || host;
+    headers.forwarded = sent.forwarded ? `${sent.forwarded}, ${element}` : element;
+  } else {
+    headers['x-forwarded-for'] = ip;
+    headers['x-forwarded-proto'] = proto;
+    headers['x-forwarded-host'] = host;
+    headers.forwarded = element;
+  }
   headers['x-real-ip'] = edgeClientIp(req) ?? ip;
-  return headers;
+  return rules.request === null ? headers : applyRequestRules(rules.request, headers);
 }
 
 /** Problem type and status for a failed exchange with the target (the agent's reset code says why). */

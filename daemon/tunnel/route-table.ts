@@ -1,9 +1,10 @@
-import type { Affinity, HeaderRules, PoolPolicy } from '../../src/api/schemas/route-pools.ts';
+import type { Affinity, PoolPolicy } from '../../src/api/schemas/route-pools.ts';
 import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
 import { loadPools, poolOf } from '../tunnel-admin/route-pool.ts';
 import type { DaemonContext } from '../context.ts';
 import { CoalescedReload } from '../util/coalesced.ts';
 import { compileAccess, type RouteAccess } from './access/compile.ts';
+import { compileRules, type LiveRules } from './rules.ts';
 import { underPrefix } from '../util/path-normalise.ts';
 
 /** One agent of a live route's pool, with its target (its own, else the route's). */
@@ -12,14 +13,8 @@ export interface LiveMember {
   target: string;
 }
 
-/** What an HTTP route changes in the messages it forwards (docs/API.md#header-and-path-rules). */
-export interface LiveRules {
-  requestHeaders: HeaderRules;
-  responseHeaders: HeaderRules;
-  hostHeader: string | null;
-  preserveHost: boolean;
-  stripPrefix: boolean;
-}
+/** What an HTTP route changes in the messages it forwards (docs/API.md#header-and-path-rules), compiled. */
+export type { LiveRules } from './rules.ts';
 
 /** An enabled route as the data plane needs it. */
 export interface LiveRoute {
@@ -100,13 +95,7 @@ export class RouteTable {
         policy: pool.policy,
         affinity: pool.affinity,
         healthChecked: pool.healthCheck !== null,
-        rules: {
-          requestHeaders: pool.requestHeaders,
-          responseHeaders: pool.responseHeaders,
-          hostHeader: pool.hostHeader,
-          preserveHost: pool.preserveHost,
-          stripPrefix: pool.stripPrefix,
-        },
+        rules: compileRules(pool, row.path_prefix || '/'),
         hostname: hostWithoutPort(row.hostname ?? ''),
         pathPrefix: row.path_prefix || '/',
         listenPort: row.listen_port === null ? null : Number(row.listen_port),

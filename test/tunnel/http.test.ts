@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTrustedProxies } from '../../daemon/http/client-ip.ts';
 import { forwardHeaders, parseHttpTarget } from '../../daemon/tunnel/forward.ts';
+import { NO_RULES } from '../../daemon/tunnel/rules.ts';
 import { edge, startTarget, startTunnel, type Tunnel } from './helpers.ts';
 
 /** End to end through real processes: edge → daemon → h2 tunnel → `monctl agent` → target. */
@@ -69,7 +70,8 @@ describe('tunnel: HTTP routes', () => {
     const got = seen.at(-1)!;
     expect(got.headers['x-keep']).toBe('kept');
     expect(got.headers['x-drop-me']).toBeUndefined();
-    expect(got.headers['x-forwarded-for']).toBe('10.0.0.9, 127.0.0.1');
+    // The client is no trusted proxy: its X-Forwarded-For is replaced, not appended to.
+    expect(got.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(got.headers['x-forwarded-proto']).toBe('http');
     expect(got.headers['x-forwarded-host']).toBe('app.test:8081');
     expect(got.headers['x-monctl-target']).toBeUndefined();
@@ -96,11 +98,11 @@ describe('tunnel: HTTP routes', () => {
     const target = parseHttpTarget('http://127.0.0.1:9/')!;
     const req = (headers: Record<string, string>) => ({ socket: { remoteAddress: '::1', encrypted: true }, headers }) as never;
     const sent = { forwarded: 'for="[2001:db8::7]";proto=https', 'x-forwarded-for': '2001:db8::7', 'x-real-ip': '6.6.6.6' };
-    const untrusted = forwardHeaders(req(sent), { hostname: 'v6.test' } as never, target, 'v6.test');
+    const untrusted = forwardHeaders(req(sent), { hostname: 'v6.test', rules: NO_RULES } as never, target, 'v6.test');
     expect([untrusted.forwarded, untrusted['x-real-ip']]).toEqual(['for="[::1]";proto=https;host=v6.test', '::1']);
     setTrustedProxies(['::1']);
     try {
-      const trusted = forwardHeaders(req(sent), { hostname: 'v6.test' } as never, target, 'v6.test');
+      const trusted = forwardHeaders(req(sent), { hostname: 'v6.test', rules: NO_RULES } as never, target, 'v6.test');
       expect([trusted.forwarded, trusted['x-real-ip']]).toEqual([
         'for="[2001:db8::7]";proto=https, for="[::1]";proto=https;host=v6.test',
         '2001:db8::7',
