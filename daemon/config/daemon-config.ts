@@ -1,7 +1,8 @@
 import { accessSync, constants } from 'node:fs';
 import type { LogFormat } from '../../src/log-format.ts';
 import type { DaemonConfig } from '../config.ts';
-import type { TlsProfile } from './values.ts';
+import type { AcmeChallengeType, AcmeDnsUpdate, TlsProfile } from './values.ts';
+import { type Rfc2136Setting, readTsigKey } from './rfc2136.ts';
 import { ConfigError } from './file.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
 import { type Setting, SETTINGS, settingOf } from './settings.ts';
@@ -25,7 +26,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
           acme: {
             directory: get<string>('acmeDirectory'),
             email: get<string | undefined>('acmeEmail'),
-            challenges: get<Array<'http-01' | 'tls-alpn-01'>>('acmeChallenges'),
+            challenges: get<AcmeChallengeType[]>('acmeChallenges'),
+            ...dnsUpdateOf(r),
           },
         }
       : {}),
@@ -104,6 +106,18 @@ function checkTimeouts(r: Resolved): void {
     `${label(request)} (${requestMs} ms) is shorter than ${label(headers)} (${headersMs} ms): ` +
       'a client has the request timeout to send the whole request, headers included; raise it or lower the headers timeout',
   ]);
+}
+
+/** `--acme-dns-rfc2136` with its key file read: a file that cannot be read or parsed stops the start. */
+function dnsUpdateOf(r: Resolved): { dnsUpdate?: AcmeDnsUpdate } {
+  const setting = settingOf('acmeDnsRfc2136')!;
+  const value = r.values.get(setting.key) as Rfc2136Setting | undefined;
+  if (value === undefined) return {};
+  try {
+    return { dnsUpdate: { server: value.server, keyName: value.keyName, ...readTsigKey(value.secretFile, value.keyName) } };
+  } catch (err) {
+    throw new ConfigError([`${sourceLabel(setting, r.sources.get(setting.key)!)}: ${(err as Error).message}`]);
+  }
 }
 
 function tlsOf(r: Resolved): DaemonConfig['tls'] {
