@@ -16,6 +16,7 @@ type HostPort = { host: string; port: number };
 export function toDaemonConfig(r: Resolved): DaemonConfig {
   const get = <T>(key: string) => r.values.get(key) as T;
   checkTimeouts(r);
+  const dnsUpdate = dnsUpdateOf(r);
   const config: DaemonConfig = {
     listen: { ...get<HostPort>('listen') },
     edgeListen: { ...get<HostPort>('edgeListen') },
@@ -27,7 +28,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
             directory: get<string>('acmeDirectory'),
             email: get<string | undefined>('acmeEmail'),
             challenges: get<AcmeChallengeType[]>('acmeChallenges'),
-            ...dnsUpdateOf(r),
+            ...dnsUpdate,
           },
         }
       : {}),
@@ -113,10 +114,13 @@ function dnsUpdateOf(r: Resolved): { dnsUpdate?: AcmeDnsUpdate } {
   const setting = settingOf('acmeDnsRfc2136')!;
   const value = r.values.get(setting.key) as Rfc2136Setting | undefined;
   if (value === undefined) return {};
+  const label = sourceLabel(setting, r.sources.get(setting.key)!);
+  if (r.values.get('acmeDirectory') === undefined)
+    throw new ConfigError([`${label} is set but acmeDirectory is not: DNS-01 is an ACME challenge (set --acme-directory too)`]);
   try {
     return { dnsUpdate: { server: value.server, keyName: value.keyName, ...readTsigKey(value.secretFile, value.keyName) } };
   } catch (err) {
-    throw new ConfigError([`${sourceLabel(setting, r.sources.get(setting.key)!)}: ${(err as Error).message}`]);
+    throw new ConfigError([`${label}: ${(err as Error).message}`]);
   }
 }
 

@@ -9,6 +9,7 @@ import type { CertStore } from '../store.ts';
 import type { AcmeChallenges } from './challenges.ts';
 import { claimOrder } from './claim.ts';
 import { type ChallengeType, AcmeOrders } from './order.ts';
+import { wildcardAcmeBlocker } from '../wildcard-acme.ts';
 import { recordFailed, recordIssued, recordUnorderable } from './outcome.ts';
 
 /** How often names and renewals are looked at (and on every route change of this daemon). */
@@ -164,10 +165,9 @@ export class AcmeManager {
 
   /** A name no configured challenge can validate: said on its row (FAILED) and in the log, and no order sent. */
   async #unorderable(row: CertificateRow, name: string): Promise<void> {
-    const wildcard = name.startsWith('*.');
-    const error = wildcard
-      ? 'a wildcard certificate needs DNS-01, and DNS-01 needs --acme-dns-rfc2136 (an RFC 2136 server and TSIG key)'
-      : `--acme-challenges lists no challenge type this daemon can answer (tls-alpn-01 needs --edge-tls-listen, dns-01 needs --acme-dns-rfc2136)`;
+    const error =
+      (name.startsWith('*.') && wildcardAcmeBlocker(this.#ctx.config)) ||
+      `--acme-challenges lists no challenge type this daemon can answer (tls-alpn-01 needs --edge-tls-listen, dns-01 needs --acme-dns-rfc2136)`;
     if (await recordUnorderable(this.#ctx, row, error)) this.#ctx.log.error({ hostname: name }, `acme: ${error}`);
   }
 
