@@ -10,6 +10,7 @@ import { runMonctl } from '../cli/run.ts';
 import { type Knot, startKnot } from '../helpers/knot.ts';
 import { startTarget } from './helpers.ts';
 import { type AcmeWorld, startAcmeWorld } from './acme-world.ts';
+import { h2Request } from './tls-edge.ts';
 
 /** One HTTP/2 GET through the HTTPS edge with SNI `host`, the chain verified against `ca`. */
 async function h2Get(edgeTlsPort: number, host: string, path: string, ca: string) {
@@ -20,17 +21,7 @@ async function h2Get(edgeTlsPort: number, host: string, path: string, ca: string
       session.once('error', reject);
     });
     const socket = session.socket as TLSSocket;
-    const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const stream = session.request({ ':path': path, ':authority': host });
-      let body = '';
-      let status = 0;
-      stream.setEncoding('utf8');
-      stream.on('response', (headers) => (status = Number(headers[':status'])));
-      stream.on('data', (c: string) => (body += c));
-      stream.on('end', () => resolve({ status, body }));
-      stream.on('error', reject);
-      stream.end();
-    });
+    const response = await h2Request(session, path, host);
     return { ...response, alpn: socket.alpnProtocol, san: socket.getPeerCertificate().subjectaltname };
   } finally {
     session.close();
