@@ -45,6 +45,9 @@ process.on('exit', () => {
   for (const p of procs) p.kill('SIGKILL');
 });
 
+/** A TXT set at `_acme-challenge.big` whose answer does not fit a 512-byte UDP message: the server sets TC. */
+const bigTxt = Array.from({ length: 6 }, (_, i) => `_acme-challenge.big TXT "${String(i).repeat(200)}"`);
+
 export async function startKnot(zone: string): Promise<Knot> {
   const dir = mkdtempSync(join(tmpdir(), 'monctl-knot-'));
   const port = await freeDnsPort();
@@ -61,6 +64,7 @@ export async function startKnot(zone: string): Promise<Knot> {
       '@ NS ns',
       'ns A 127.0.0.1',
       '* A 127.0.0.1',
+      ...bigTxt,
       '',
     ].join('\n'),
   );

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
+import { DnsUpdater } from '../../daemon/certs/acme/dns/rfc2136.ts';
+import { readTsigKey } from '../../daemon/config/rfc2136.ts';
 import { runMonctl } from '../cli/run.ts';
 import { type Knot, startKnot } from '../helpers/knot.ts';
 import { startTarget } from './helpers.ts';
@@ -55,6 +57,20 @@ describe('ACME DNS-01 through RFC 2136 with TSIG (knot), a wildcard certificate 
     await target?.close();
     await knot?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('adds a TXT record beside others and sees it over TCP when the UDP answer is truncated, then deletes only it', async () => {
+    const key = readTsigKey(knot.keyFile, knot.keyName);
+    const updater = new DnsUpdater({ server: { host: knot.host, port: knot.port }, keyName: knot.keyName, ...key });
+    const name = '_acme-challenge.big.apps.test';
+    const before = await knot.txt(name);
+    expect(before).toHaveLength(6);
+    expect(await updater.zoneOf(name)).toBe('apps.test');
+    // The answer holding the new record is over 1,200 bytes: knot truncates it over UDP, the wait for it reads it over TCP.
+    await updater.add(name, 'monctl-dns01-probe');
+    expect((await knot.txt(name)).sort()).toEqual([...before, 'monctl-dns01-probe'].sort());
+    await updater.remove(name, 'monctl-dns01-probe');
+    expect((await knot.txt(name)).sort()).toEqual([...before].sort());
   });
 
   it('refuses a bad --acme-dns-rfc2136 at start (exit 2, naming the setting)', async () => {
