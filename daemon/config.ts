@@ -1,5 +1,5 @@
 import type { LogFormat } from '../src/log-format.ts';
-import type { TlsProfile } from './config/values.ts';
+import type { AcmeChallengeType, AcmeDnsUpdate, TlsProfile } from './config/values.ts';
 import type { ProbeConfig } from './config/probe-config.ts';
 
 /**
@@ -16,8 +16,8 @@ export interface DaemonConfig {
   edgeTlsListen?: { host: string; port: number };
   /** Proxies whose X-Forwarded-For the edge believes (CIDR blocks); empty when unset. */
   trustedProxies: string[];
-  /** ACME (`--acme-directory`): certificates for route hostnames; off when absent. */
-  acme?: { directory: string; email?: string; challenges: Array<'http-01' | 'tls-alpn-01'> };
+  /** ACME (`--acme-directory`): certificates for route hostnames; off when absent. `dnsUpdate`: DNS-01 through RFC 2136, wildcards need it. */
+  acme?: { directory: string; email?: string; challenges: AcmeChallengeType[]; dnsUpdate?: AcmeDnsUpdate };
   /** ACME certificates are renewed once this fraction of their lifetime has passed (shown for ACME certificates even with ACME off). */
   acmeRenewAt: number;
   dataDir: string;

@@ -3,6 +3,7 @@ import type { RouteCertificate } from '../../src/api/schemas/tunnel.ts';
 import { formatNullable } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
 import { bestFor } from './rank.ts';
+import { wildcardAcmeBlocker } from './wildcard-acme.ts';
 
 /**
  * The certificate the HTTPS edge serves for a hostname, for the route detail:
@@ -38,6 +39,9 @@ export async function certificateOfHost(ctx: DaemonContext, hostname: string, no
       lastError: best.source === 'ACME' ? lastError : null,
     };
   }
+  // A wildcard route with no certificate: ACME orders one only through DNS-01; say what is missing.
+  const blocker = hostname.startsWith('*.') && !acme && ctx.config.acme ? wildcardAcmeBlocker(ctx.config) : undefined;
+  if (blocker) return { state: 'FAILED', certificateId: null, source: 'ACME', notAfter: null, lastError: blocker };
   if (acme && Number(acme.failures) > 0)
     return { state: 'FAILED', certificateId: Number(acme.id), source: 'ACME', notAfter: null, lastError };
   // ACME orders no certificate for an IP address.

@@ -1,7 +1,8 @@
 import { accessSync, constants } from 'node:fs';
 import type { LogFormat } from '../../src/log-format.ts';
 import type { DaemonConfig } from '../config.ts';
-import type { TlsProfile } from './values.ts';
+import type { AcmeChallengeType, AcmeDnsUpdate, TlsProfile } from './values.ts';
+import { type Rfc2136Setting, readTsigKey } from './rfc2136.ts';
 import { ConfigError } from './file.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
 import { type Setting, SETTINGS, settingOf } from './settings.ts';
@@ -15,6 +16,7 @@ type HostPort = { host: string; port: number };
 export function toDaemonConfig(r: Resolved): DaemonConfig {
   const get = <T>(key: string) => r.values.get(key) as T;
   checkTimeouts(r);
+  const dnsUpdate = dnsUpdateOf(r);
   const config: DaemonConfig = {
     listen: { ...get<HostPort>('listen') },
     edgeListen: { ...get<HostPort>('edgeListen') },
@@ -25,7 +27,8 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
           acme: {
             directory: get<string>('acmeDirectory'),
             email: get<string | undefined>('acmeEmail'),
-            challenges: get<Array<'http-01' | 'tls-alpn-01'>>('acmeChallenges'),
+            challenges: get<AcmeChallengeType[]>('acmeChallenges'),
+            ...dnsUpdate,
           },
         }
       : {}),
@@ -104,6 +107,21 @@ function checkTimeouts(r: Resolved): void {
     `${label(request)} (${requestMs} ms) is shorter than ${label(headers)} (${headersMs} ms): ` +
       'a client has the request timeout to send the whole request, headers included; raise it or lower the headers timeout',
   ]);
+}
+
+/** `--acme-dns-rfc2136` with its key file read: a file that cannot be read or parsed stops the start. */
+function dnsUpdateOf(r: Resolved): { dnsUpdate?: AcmeDnsUpdate } {
+  const setting = settingOf('acmeDnsRfc2136')!;
+  const value = r.values.get(setting.key) as Rfc2136Setting | undefined;
+  if (value === undefined) return {};
+  const label = sourceLabel(setting, r.sources.get(setting.key)!);
+  if (r.values.get('acmeDirectory') === undefined)
+    throw new ConfigError([`${label} is set but acmeDirectory is not: DNS-01 is an ACME challenge (set --acme-directory too)`]);
+  try {
+    return { dnsUpdate: { server: value.server, keyName: value.keyName, ...readTsigKey(value.secretFile, value.keyName) } };
+  } catch (err) {
+    throw new ConfigError([`${label}: ${(err as Error).message}`]);
+  }
 }
 
 function tlsOf(r: Resolved): DaemonConfig['tls'] {

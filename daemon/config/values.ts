@@ -21,3 +21,25 @@ export const DIAL_LIMIT_DEFAULTS = { maxRefusals: 10, windowMs: 60_000 };
 export const STATUS_STREAM_LIMITS = { max: 5_000, perClient: 100, perConnection: 32 };
 
 export type StreamLimits = typeof STATUS_STREAM_LIMITS;
+
+/** `--acme-challenges`: the ACME challenge types the daemon answers. */
+export const ACME_CHALLENGE_TYPES = ['http-01', 'tls-alpn-01', 'dns-01'] as const;
+export type AcmeChallengeType = (typeof ACME_CHALLENGE_TYPES)[number];
+
+/** TSIG algorithms of `--acme-dns-rfc2136` key files (RFC 8945 §6) by their DNS names, with node's hash for each. */
+export const TSIG_ALGORITHMS = {
+  'hmac-sha256': 'sha256',
+  'hmac-sha384': 'sha384',
+  'hmac-sha512': 'sha512',
+  'hmac-sha224': 'sha224',
+  'hmac-sha1': 'sha1',
+} as const;
+export type TsigAlgorithm = keyof typeof TSIG_ALGORITHMS;
+
+/** The RFC 2136 server and TSIG key of ACME DNS-01 (`--acme-dns-rfc2136`), its secret read at start. */
+export interface AcmeDnsUpdate {
+  server: { host: string; port: number };
+  keyName: string;
+  algorithm: TsigAlgorithm;
+  secret: Buffer;
+}

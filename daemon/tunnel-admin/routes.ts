@@ -13,6 +13,15 @@ import { publishTopology, routeLogChannel } from './topology-events.ts';
 
 const conflictOn = (field: string, detail: string) => new HttpError(409, 'conflict', detail, { errors: [{ field, message: detail }] });
 
+type ClashField = 'name' | 'listenPort' | 'hostname';
+
+/** The 409 for a draft that clashes with route `other` on `field`, naming it. */
+function clashWith(field: ClashField, other: string, d: RouteDraft): HttpError {
+  if (field === 'name') return conflictOn('name', `A route named ${d.name} exists`);
+  if (field === 'listenPort') return conflictOn('listenPort', `Route ${other} listens on port ${d.listenPort}`);
+  return conflictOn('hostname', `Route ${other} serves ${d.hostname}${d.pathPrefix}`);
+}
+
 /** Rules that need the database: agents exist, name, hostname+prefix and port unique (409). */
 async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>, d: RouteDraft, selfId: number | null) {
   await checkPoolAgents(trx, d.pool);
@@ -28,11 +37,9 @@ async function checkAgainstOthers(trx: Transaction<Database> | Kysely<Database>,
     )
     .executeTakeFirst();
   if (!clash) return checkRouteAgainstPages(trx, d.hostname, d.pathPrefix);
-  if (clash.name === d.name) throw conflictOn('name', `A route named ${d.name} exists`);
-  if (d.listenPort !== null && Number(clash.listen_port) === d.listenPort) {
-    throw conflictOn('listenPort', `Route ${clash.name} listens on port ${d.listenPort}`);
-  }
-  throw conflictOn('hostname', `Route ${clash.name} serves ${d.hostname}${d.pathPrefix}`);
+  const field =
+    clash.name === d.name ? 'name' : d.listenPort !== null && Number(clash.listen_port) === d.listenPort ? 'listenPort' : 'hostname';
+  throw clashWith(field, clash.name, d);
 }
 
 function columns(d: RouteDraft) {
@@ -49,20 +56,31 @@ function columns(d: RouteDraft) {
   };
 }
 
-/** A unique index won a race the checks lost: still a 409 naming the field, never a 500. */
-function uniqueViolation(err: unknown): HttpError | undefined {
+/**
+ * A unique index won a race the checks lost (another pod, or a concurrent request, inserted
+ * first): still a 409 naming the field and the route now holding it, never a 500.
+ */
+async function uniqueViolation(db: Kysely<Database>, err: unknown, d: RouteDraft): Promise<HttpError | undefined> {
   const code = String((err as { code?: unknown })?.code ?? '');
   if (!code.includes('CONSTRAINT_UNIQUE') && code !== '23505') return undefined;
   const text = `${(err as Error).message} ${String((err as { constraint?: unknown }).constraint ?? '')}`;
-  const field = /listen_port/.test(text) ? 'listenPort' : /hostname|host_prefix/.test(text) ? 'hostname' : 'name';
-  return conflictOn(field, 'The route clashes with another route');
+  const field: ClashField = /listen_port/.test(text) ? 'listenPort' : /hostname|host_prefix/.test(text) ? 'hostname' : 'name';
+  if (field === 'name') return clashWith(field, d.name, d);
+  const others = db.selectFrom('routes').select('name');
+  const other = await (field === 'hostname'
+    ? others.where('hostname', '=', d.hostname).where('path_prefix', '=', d.pathPrefix ?? '/')
+    : others.where('listen_port', '=', d.listenPort)
+  )
+    .executeTakeFirst()
+    .catch(() => undefined);
+  return clashWith(field, other?.name ?? 'another route', d);
 }
 
-async function persist<T>(work: () => Promise<T>): Promise<T> {
+async function persist<T>(db: Kysely<Database>, d: RouteDraft, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    throw uniqueViolation(err) ?? err;
+    throw (await uniqueViolation(db, err, d)) ?? err;
   }
 }
 
@@ -80,7 +98,7 @@ export const routeHandlers: Handlers = {
       await checkAgainstOthers(ctx.db, draft, null); // cheap 400/409 before touching the network
       await checkPortFree(ctx, draft.listenPort);
     }
-    const row = await persist(() =>
+    const row = await persist(ctx.db, draft, () =>
       ctx.db.transaction().execute(async (trx) => {
         await checkAgainstOthers(trx, draft, null);
         const now = Date.now();
@@ -121,7 +139,7 @@ export const routeHandlers: Handlers = {
       await checkAgainstOthers(ctx.db, draft, params.id);
       await checkPortFree(ctx, draft.listenPort);
     }
-    const row = await persist(() =>
+    const row = await persist(ctx.db, draft, () =>
       ctx.db.transaction().execute(async (trx) => {
         await checkAgainstOthers(trx, draft, params.id);
         const updated = await trx

@@ -61,6 +61,8 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   // Load now (the database is open): the edge is served from the first request on.
   const loaded = table.reload();
   ctx.cluster?.onTables(['routes'], () => table.reload()); // routes changed through another pod
+  // Status page hostnames (here or through another pod) are exact names that wildcards do not serve.
+  ctx.bus.on('status-pages.changed', () => void table.reload());
 
   let drained: Promise<void> | undefined;
   const drain = () => {

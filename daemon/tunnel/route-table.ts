@@ -39,13 +39,30 @@ export interface LiveRoute {
   access: RouteAccess;
 }
 
+/** The hostname rule a request's host falls under: an exact name, or the wildcard `*.suffix` that won. */
+export interface HostRule {
+  pattern: string;
+  wildcard: boolean;
+  routes: readonly LiveRoute[];
+}
+
+/** Whether a route hostname (exact or `*.suffix`) covers a lower-cased host: one label or more before the suffix. */
+export function hostnameCovers(pattern: string, host: string): boolean {
+  if (!pattern.startsWith('*.')) return pattern === host;
+  return host.length > pattern.length - 1 && host.endsWith(pattern.slice(1));
+}
+
 /**
  * The enabled routes, cached in memory and reloaded on `routesChanged()`.
- * HTTP routes are indexed by hostname, longest path prefix first.
+ * HTTP routes are indexed by hostname, longest path prefix first: exact names
+ * in one map, wildcards in another by their suffix (`*.apps.example.com` under
+ * `apps.example.com`), so a request costs one lookup per label of its host,
+ * never a scan of the wildcards (docs/API.md#wildcard-hostnames).
  */
 export class RouteTable {
   readonly #ctx: DaemonContext;
-  #byHost = new Map<string, LiveRoute[]>();
+  #byHost = new Map<string, readonly LiveRoute[]>();
+  #bySuffix = new Map<string, readonly LiveRoute[]>();
   #tcp: LiveRoute[] = [];
   readonly #onTcp: (routes: LiveRoute[]) => void;
   /** Never rejects: requests wait on it before answering 404, and a failed load keeps the last table. */
@@ -77,11 +94,13 @@ export class RouteTable {
   }
 
   async #load(): Promise<void> {
-    const [rows, pools] = await Promise.all([
+    const [rows, pools, pages] = await Promise.all([
       this.#ctx.db.selectFrom('routes').selectAll().where('enabled', '=', 1).execute(),
       loadPools(this.#ctx.db),
+      this.#ctx.db.selectFrom('status_pages').select('custom_hostname').where('custom_hostname', 'is not', null).execute(),
     ]);
     const byHost = new Map<string, LiveRoute[]>();
+    const bySuffix = new Map<string, LiveRoute[]>();
     const tcp: LiveRoute[] = [];
     for (const row of rows) {
       const pool = poolOf(row, pools.get(Number(row.id)));
@@ -106,19 +125,52 @@ export class RouteTable {
         tcp.push(route);
         continue;
       }
-      const list = byHost.get(route.hostname) ?? [];
+      const [index, key] = route.hostname.startsWith('*.') ? [bySuffix, route.hostname.slice(2)] : [byHost, route.hostname];
+      const list = index.get(key) ?? [];
       list.push(route);
-      byHost.set(route.hostname, list);
+      index.set(key, list);
     }
-    for (const list of byHost.values()) list.sort((a, b) => b.pathPrefix.length - a.pathPrefix.length);
+    // A status page's custom hostname is an exact name too: its other paths are its routes' (or 404), never a wildcard's.
+    for (const page of pages) if (!byHost.has(page.custom_hostname!)) byHost.set(page.custom_hostname!, []);
+    for (const index of [byHost, bySuffix])
+      for (const list of index.values()) list.sort((a, b) => b.pathPrefix.length - a.pathPrefix.length);
     this.#byHost = byHost;
+    this.#bySuffix = bySuffix;
     this.#tcp = tcp;
     this.#onTcp(tcp);
   }
 
-  /** The HTTP route for a host and a normalised path: exact host, longest prefix ending at a segment boundary. */
+  /**
+   * The HTTP route for a host and a normalised path: the exact hostname, else the longest wildcard
+   * covering it, then the longest prefix (ending at a segment boundary) of that hostname alone.
+   */
   match(host: string | undefined, path: string): LiveRoute | undefined {
-    const list = this.#byHost.get(hostWithoutPort(host));
+    const list = this.#routesOf(hostWithoutPort(host));
     return list?.find((r) => underPrefix(path, r.pathPrefix));
+  }
+
+  /** The hostname rule that wins for a host (`monctl routes test`), undefined when none covers it. */
+  ruleOf(host: string): HostRule | undefined {
+    const name = hostWithoutPort(host);
+    const exact = this.#byHost.get(name);
+    if (exact) return { pattern: name, wildcard: false, routes: exact };
+    const suffix = this.#suffixOf(name);
+    return suffix === undefined ? undefined : { pattern: `*.${suffix}`, wildcard: true, routes: this.#bySuffix.get(suffix)! };
+  }
+
+  #routesOf(name: string): readonly LiveRoute[] | undefined {
+    const exact = this.#byHost.get(name);
+    if (exact || this.#bySuffix.size === 0) return exact;
+    const suffix = this.#suffixOf(name);
+    return suffix === undefined ? undefined : this.#bySuffix.get(suffix);
+  }
+
+  /** The longest suffix (one label off, then two, ...) that wildcards claim: one map lookup per label. */
+  #suffixOf(name: string): string | undefined {
+    for (let dot = name.indexOf('.'); dot > 0; dot = name.indexOf('.', dot + 1)) {
+      const suffix = name.slice(dot + 1);
+      if (this.#bySuffix.has(suffix)) return suffix;
+    }
+    return undefined;
   }
 }

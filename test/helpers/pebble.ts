@@ -61,32 +61,40 @@ function run(cmd: string, args: string[], env: Record<string, string>, out: { te
   return proc;
 }
 
-export async function startPebble(opts: { httpPort: number; tlsPort: number; env?: Record<string, string> }): Promise<Pebble> {
+/** `dnsServer` (`host:port`): pebble resolves through that server (DNS-01) instead of a challtestsrv of its own. */
+export async function startPebble(opts: {
+  httpPort: number;
+  tlsPort: number;
+  env?: Record<string, string>;
+  dnsServer?: string;
+}): Promise<Pebble> {
   const pki: TestPki = makePki('pebble listener CA');
   const listener = pki.issue('pebble', 1, 2);
   const [listen, management, dns, dnsManagement] = await Promise.all([freePort(), freePort(), freeUdpPort(), freePort()]);
   const out = { text: '' };
-  const dnsServer = run(
-    'pebble-challtestsrv',
-    [
-      '-dns01',
-      `127.0.0.1:${dns}`,
-      '-http01',
-      '',
-      '-https01',
-      '',
-      '-tlsalpn01',
-      '',
-      '-management',
-      `127.0.0.1:${dnsManagement}`,
-      '-defaultIPv4',
-      '127.0.0.1',
-      '-defaultIPv6',
-      '',
-    ],
-    {},
-    out,
-  );
+  const dnsServer = opts.dnsServer
+    ? undefined
+    : run(
+        'pebble-challtestsrv',
+        [
+          '-dns01',
+          `127.0.0.1:${dns}`,
+          '-http01',
+          '',
+          '-https01',
+          '',
+          '-tlsalpn01',
+          '',
+          '-management',
+          `127.0.0.1:${dnsManagement}`,
+          '-defaultIPv4',
+          '127.0.0.1',
+          '-defaultIPv6',
+          '',
+        ],
+        {},
+        out,
+      );
   const config = join(pki.dir, 'pebble.json');
   writeFileSync(
     config,
@@ -105,7 +113,7 @@ export async function startPebble(opts: { httpPort: number; tlsPort: number; env
   );
   const pebble = run(
     'pebble',
-    ['-config', config, '-dnsserver', `127.0.0.1:${dns}`],
+    ['-config', config, '-dnsserver', opts.dnsServer ?? `127.0.0.1:${dns}`],
     {
       PEBBLE_VA_NOSLEEP: '1',
       PEBBLE_WFE_NONCEREJECT: '0',
@@ -117,7 +125,7 @@ export async function startPebble(opts: { httpPort: number; tlsPort: number; env
   const directory = `https://127.0.0.1:${listen}/dir`;
   const stop = async () => {
     await Promise.all(
-      [pebble, dnsServer].map(
+      [pebble, ...(dnsServer ? [dnsServer] : [])].map(
         (p) =>
           new Promise<void>((resolve) => {
             if (p.exitCode !== null || p.signalCode !== null) return resolve();

@@ -27,6 +27,7 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   'ssh-keygen': 'openssh-client', // that sshd's host key
   dnsmasq: 'dnsmasq', // DNS checks against a real server, over UDP and TCP
   nft: 'nftables', // PING checks: a namespace that drops echoes
+  knotd: 'knot', // an authoritative DNS server taking RFC 2136 updates with TSIG: ACME DNS-01
 };
 
 /**

@@ -32,10 +32,12 @@ export async function startAcmeWorld(opts: {
   challenges: string;
   pebbleEnv?: Record<string, string>;
   pebbleHttpPort?: number;
+  /** The DNS server pebble resolves through (DNS-01), `host:port`. */
+  pebbleDns?: string;
   args?: string[];
 }): Promise<AcmeWorld> {
   const [httpPort, tlsPort] = [await freePort(), await freePort()];
-  const pebble = await startPebble({ httpPort: opts.pebbleHttpPort ?? httpPort, tlsPort, env: opts.pebbleEnv });
+  const pebble = await startPebble({ httpPort: opts.pebbleHttpPort ?? httpPort, tlsPort, env: opts.pebbleEnv, dnsServer: opts.pebbleDns });
   const base = mkdtempSync(join(tmpdir(), 'monctl-acme-'));
   const dataDir = join(base, 'data');
   const daemonArgs = (extra: string[]) => [

@@ -6,7 +6,7 @@ import { WebSocket as WsClient, WebSocketServer } from 'ws';
 import { operations } from '../../src/api/operations.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 import { edge, startTarget, startTunnel, type Tunnel, until } from './helpers.ts';
-import { servedFor, tlsEdge } from './tls-edge.ts';
+import { h2Request, servedFor, tlsEdge } from './tls-edge.ts';
 
 /**
  * The HTTPS edge (`--edge-tls-listen`) with uploaded certificates: SNI picks
@@ -114,23 +114,7 @@ describe('tunnel: the HTTPS edge', () => {
       session.once('error', reject);
     });
     expect((session.socket as import('node:tls').TLSSocket).alpnProtocol).toBe('h2');
-    const results = await Promise.all(
-      Array.from(
-        { length: 100 },
-        (_, i) =>
-          new Promise<{ status: number; body: string }>((resolve, reject) => {
-            const stream = session.request({ ':path': `/h2/${i}`, ':authority': 'a.test' });
-            let body = '';
-            let status = 0;
-            stream.setEncoding('utf8');
-            stream.on('response', (headers) => (status = Number(headers[':status'])));
-            stream.on('data', (c: string) => (body += c));
-            stream.on('end', () => resolve({ status, body }));
-            stream.on('error', reject);
-            stream.end();
-          }),
-      ),
-    );
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => h2Request(session, `/h2/${i}`, 'a.test')));
     session.close();
     results.forEach((r, i) => expect(r).toEqual({ status: 200, body: `hello /h2/${i}` }));
     const reached = seen.slice(before);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ClientHttp2Session } from 'node:http2';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 
@@ -72,5 +73,20 @@ export function servedFor(
       resolve({ serial: peer.serialNumber, subjectaltname: peer.subjectaltname ?? '' });
     });
     socket.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+  });
+}
+
+/** One HTTP/2 GET on an open session: its status and body as text. */
+export function h2Request(session: ClientHttp2Session, path: string, authority: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path, ':authority': authority });
+    let body = '';
+    let status = 0;
+    stream.setEncoding('utf8');
+    stream.on('response', (headers) => (status = Number(headers[':status'])));
+    stream.on('data', (c: string) => (body += c));
+    stream.on('end', () => resolve({ status, body }));
+    stream.on('error', reject);
+    stream.end();
   });
 }

@@ -9,7 +9,8 @@ import type { CertStore } from '../store.ts';
 import type { AcmeChallenges } from './challenges.ts';
 import { claimOrder } from './claim.ts';
 import { type ChallengeType, AcmeOrders } from './order.ts';
-import { recordFailed, recordIssued } from './outcome.ts';
+import { wildcardAcmeBlocker } from '../wildcard-acme.ts';
+import { recordFailed, recordIssued, recordUnorderable } from './outcome.ts';
 
 /** How often names and renewals are looked at (and on every route change of this daemon). */
 const PASS_MS = 30_000;
@@ -33,7 +34,6 @@ export class AcmeManager {
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
-  #warned = false;
 
   constructor(ctx: DaemonContext, store: CertStore, challenges: AcmeChallenges) {
     this.#ctx = ctx;
@@ -105,9 +105,17 @@ export class AcmeManager {
     await this.#running;
   }
 
-  /** Challenge types this daemon can answer, in the configured order. */
-  #types(): ChallengeType[] {
-    return this.#ctx.config.acme!.challenges.filter((t) => t === 'http-01' || this.#ctx.config.edgeTlsListen !== undefined);
+  /**
+   * Challenge types this daemon can answer for a name, in the configured
+   * order. A wildcard can only be validated by DNS-01 (RFC 8555 §7.1.3), so
+   * it takes dns-01 whenever --acme-dns-rfc2136 is set, listed or not.
+   */
+  #types(name: string): ChallengeType[] {
+    const acme = this.#ctx.config.acme!;
+    if (name.startsWith('*.')) return acme.dnsUpdate ? ['dns-01'] : [];
+    return acme.challenges.filter(
+      (t) => t === 'http-01' || (t === 'tls-alpn-01' ? this.#ctx.config.edgeTlsListen !== undefined : acme.dnsUpdate !== undefined),
+    );
   }
 
   /** The names that need an ACME certificate: route and status page hostnames no valid upload covers. */
@@ -121,7 +129,7 @@ export class AcmeManager {
     const names = new Set<string>();
     for (const raw of [...routes.map((r) => r.hostname), ...pages.map((p) => p.custom_hostname)]) {
       const name = raw && normaliseCertName(raw);
-      if (!name || name.startsWith('*.') || isIP(name) || covered.some((c) => covers(c, name))) continue;
+      if (!name || isIP(name) || covered.some((c) => covers(c, name))) continue;
       names.add(name);
     }
     return [...names].sort();
@@ -131,15 +139,6 @@ export class AcmeManager {
     const now = Date.now();
     const names = await this.#wanted(now);
     if (names.length === 0) return;
-    const types = this.#types();
-    if (types.length === 0) {
-      if (!this.#warned)
-        this.#ctx.log.error(
-          'acme: --acme-challenges lists only tls-alpn-01 but there is no --edge-tls-listen: no certificate can be ordered',
-        );
-      this.#warned = true;
-      return;
-    }
     const db = this.#ctx.db;
     for (const name of names) {
       await db
@@ -157,8 +156,19 @@ export class AcmeManager {
     const rows = await db.selectFrom('certificates').selectAll().where('acme_name', 'in', names).orderBy('id').execute();
     for (const row of rows) {
       if (this.#stopped) return;
-      if (this.#due(row, Date.now())) await this.#renew(row, types);
+      const name = row.acme_name!;
+      const types = this.#types(name);
+      if (types.length === 0) await this.#unorderable(row, name);
+      else if (this.#due(row, Date.now())) await this.#renew(row, types);
     }
+  }
+
+  /** A name no configured challenge can validate: said on its row (FAILED) and in the log, and no order sent. */
+  async #unorderable(row: CertificateRow, name: string): Promise<void> {
+    const error =
+      (name.startsWith('*.') && wildcardAcmeBlocker(this.#ctx.config)) ||
+      `--acme-challenges lists no challenge type this daemon can answer (tls-alpn-01 needs --edge-tls-listen, dns-01 needs --acme-dns-rfc2136)`;
+    if (await recordUnorderable(this.#ctx, row, error)) this.#ctx.log.error({ hostname: name }, `acme: ${error}`);
   }
 
   #due(row: CertificateRow, now: number): boolean {

@@ -1,8 +1,10 @@
+import type { AcmeChallengeType } from '../../config/values.ts';
 import type { DaemonContext } from '../../context.ts';
 import { accountKey, newKey } from './account.ts';
 import type { AcmeChallenges } from './challenges.ts';
+import { DnsUpdater } from './dns/rfc2136.ts';
 
-export type ChallengeType = 'http-01' | 'tls-alpn-01';
+export type ChallengeType = AcmeChallengeType;
 
 export interface Issued {
   chainPem: string;
@@ -21,11 +23,14 @@ type AcmeLib = typeof import('acme-client');
 export class AcmeOrders {
   readonly #ctx: DaemonContext;
   readonly #challenges: AcmeChallenges;
+  readonly #dns: DnsUpdater | undefined;
   #client: Promise<{ lib: AcmeLib; client: InstanceType<AcmeLib['Client']> }> | undefined;
 
   constructor(ctx: DaemonContext, challenges: AcmeChallenges) {
     this.#ctx = ctx;
     this.#challenges = challenges;
+    const dnsUpdate = ctx.config.acme?.dnsUpdate;
+    this.#dns = dnsUpdate && new DnsUpdater(dnsUpdate);
   }
 
   #connect() {
@@ -68,12 +73,30 @@ export class AcmeOrders {
         const type = challenge.type as ChallengeType;
         if (!types.includes(type)) throw new Error(`the ACME server offers none of the challenge types ${types.join(', ')} for ${name}`);
         used = type;
+        // For a wildcard the authorization is of the base name (`*.apps.test` is validated at _acme-challenge.apps.test).
+        if (type === 'dns-01') return this.#dnsRecord(authz.identifier.value).add(keyAuthorization);
         if (type === 'http-01') return this.#challenges.putHttp01(name, challenge.token, keyAuthorization);
         const [alpnKey, alpnCert] = await lib.crypto.createAlpnCertificate(authz, keyAuthorization, newKey());
         return this.#challenges.putAlpn(name, keyAuthorization, alpnCert.toString(), alpnKey.toString());
       },
-      challengeRemoveFn: (_authz, challenge) => this.#challenges.remove(challenge.type, name, challenge.token),
+      challengeRemoveFn: async (authz, challenge, keyAuthorization) => {
+        try {
+          if (challenge.type === 'dns-01') await this.#dnsRecord(authz.identifier.value).remove(keyAuthorization);
+          else await this.#challenges.remove(challenge.type, name, challenge.token);
+        } catch (err) {
+          // The order goes on (acme-client ignores it); the operator learns of the record left behind.
+          this.#ctx.log.warn({ err, hostname: name, challenge: challenge.type }, 'acme: removing a challenge answer failed');
+        }
+      },
     });
     return { chainPem, keyPem, challenge: used ?? types[0] };
+  }
+
+  /** The DNS-01 record of a name: add and remove its `_acme-challenge` TXT value. */
+  #dnsRecord(base: string) {
+    const dns = this.#dns;
+    if (!dns) throw new Error('DNS-01 needs --acme-dns-rfc2136');
+    const name = `_acme-challenge.${base}`;
+    return { add: (value: string) => dns.add(name, value), remove: (value: string) => dns.remove(name, value) };
   }
 }

@@ -82,3 +82,21 @@ export async function recordFailed(ctx: OutcomeDeps, row: CertificateRow, claim:
     return next;
   });
 }
+
+/**
+ * Marks a row whose name cannot be ordered with this configuration (FAILED,
+ * its reason in lastError), once: no alert and no retry time, so the order
+ * starts at the first pass after a restart with the missing setting.
+ * True when the row changed.
+ */
+export async function recordUnorderable(ctx: OutcomeDeps, row: CertificateRow, error: string): Promise<boolean> {
+  if (row.last_error === error) return false;
+  const now = Date.now();
+  const result = await ctx.db
+    .updateTable('certificates')
+    .set({ last_error: error, last_error_at: now, failures: Math.max(1, Number(row.failures)), next_attempt_at: null, updated_at: now })
+    .where('id', '=', row.id)
+    .where('cert_pem', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -26,7 +26,9 @@ export const Certificate = Type.Object(
     notBefore: NullableDateTime,
     notAfter: NullableDateTime,
     renewAt: Type.Union([DateTime, Type.Null()], { description: 'ACME: when it is renewed (--acme-renew-at of its lifetime)' }),
-    challenge: Type.Union([Type.String(), Type.Null()], { description: 'ACME: the challenge type that got it (http-01, tls-alpn-01)' }),
+    challenge: Type.Union([Type.String(), Type.Null()], {
+      description: 'ACME: the challenge type that got it (http-01, tls-alpn-01, dns-01)',
+    }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'ACME: why the last order failed (cleared by the next success)' }),
     lastErrorAt: NullableDateTime,
     failures: Type.Integer({ minimum: 0, description: 'ACME: failed orders in a row' }),

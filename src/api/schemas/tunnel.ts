@@ -45,6 +45,12 @@ export const AgentToken = Type.Object(
 );
 
 const Hostname = Type.String({ minLength: 1, maxLength: 253, description: 'a DNS name or an IP address' });
+const RouteHostname = Type.String({
+  minLength: 1,
+  maxLength: 253,
+  description:
+    'a DNS name, an IP address, or a wildcard *.apps.example.com (any name one label or more under it, never the bare name); an exact name wins over a wildcard, a longer wildcard over a shorter one (docs/API.md#wildcard-hostnames)',
+});
 const PathPrefix = Type.String({
   minLength: 1,
   maxLength: 1024,
@@ -184,7 +190,7 @@ const routeFields = {
   agentId: Type.Optional(Id),
   ...poolFields,
   target: Target,
-  hostname: Type.Optional(Hostname),
+  hostname: Type.Optional(RouteHostname),
   pathPrefix: Type.Optional(PathPrefix),
   listenPort: Type.Optional(ListenPort),
   allowEncodedSlashes: Type.Optional(
