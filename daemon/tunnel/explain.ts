@@ -1,10 +1,11 @@
 import type { RouteMatch } from '../../src/api/schemas/route-pools.ts';
 import { hostWithoutPort } from '../../src/tunnel/protocol.ts';
 import type { DaemonContext } from '../context.ts';
+import { routeHostnameCovers } from '../util/hostname.ts';
 import { normalisePath, underPrefix } from '../util/path-normalise.ts';
 import { explainAccess } from './explain-access.ts';
 import type { PoolBalancer } from './pool/balancer.ts';
-import { hostnameCovers, type RouteTable } from './route-table.ts';
+import type { RouteTable } from './route-table.ts';
 import { forwardPath } from './rules.ts';
 
 /**
@@ -42,14 +43,14 @@ export async function explainMatch(
     .execute();
   const names = new Map(rows.map((r) => [Number(r.id), r.name]));
   for (const r of rows) {
-    if (r.enabled || !r.hostname || !hostnameCovers(r.hostname, name) || !underPrefix(normal.path, r.path_prefix || '/')) continue;
+    if (r.enabled || !r.hostname || !routeHostnameCovers(r.hostname, name) || !underPrefix(normal.path, r.path_prefix || '/')) continue;
     reasons.push(`route ${r.name} (${r.hostname}${r.path_prefix ?? '/'}) is disabled: not considered`);
   }
   const rule = table.ruleOf(name);
   if (!rule) return none(`no route for host ${name}: no exact hostname and no wildcard covers it (404)`);
   // Wildcards that also cover the host but lose: all of them to an exact name, the shorter ones to a wildcard.
   const losers = [...new Set(rows.filter((r) => r.enabled).map((r) => r.hostname ?? ''))].filter(
-    (h) => h !== rule.pattern && h.startsWith('*.') && hostnameCovers(h, name),
+    (h) => h !== rule.pattern && h.startsWith('*.') && routeHostnameCovers(h, name),
   );
   const over = losers.length ? ` (over ${losers.join(', ')})` : '';
   reasons.push(rule.wildcard ? `wildcard ${rule.pattern}: the longest covering ${name}${over}` : `exact hostname ${name}${over}`);

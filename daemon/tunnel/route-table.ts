@@ -46,12 +46,6 @@ export interface HostRule {
   routes: readonly LiveRoute[];
 }
 
-/** Whether a route hostname (exact or `*.suffix`) covers a lower-cased host: one label or more before the suffix. */
-export function hostnameCovers(pattern: string, host: string): boolean {
-  if (!pattern.startsWith('*.')) return pattern === host;
-  return host.length > pattern.length - 1 && host.endsWith(pattern.slice(1));
-}
-
 /**
  * The enabled routes, cached in memory and reloaded on `routesChanged()`.
  * HTTP routes are indexed by hostname, longest path prefix first: exact names

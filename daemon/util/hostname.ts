@@ -21,3 +21,9 @@ export function normaliseRouteHostname(text: string): string | undefined {
   const rest = normaliseHostname(trimmed.slice(2));
   return rest && !isIP(rest) && rest.includes('.') ? `*.${rest}` : undefined;
 }
+
+/** Whether a route hostname (exact or `*.suffix`) covers a lower-cased host: one label or more before the suffix. */
+export function routeHostnameCovers(pattern: string, host: string): boolean {
+  if (!pattern.startsWith('*.')) return pattern === host;
+  return host.length > pattern.length - 1 && host.endsWith(pattern.slice(1));
+}

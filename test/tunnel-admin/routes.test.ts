@@ -336,4 +336,20 @@ describe('routes', () => {
     expect((await api(d, 'DELETE', `/admin/api/agents/${b}`)).status).toBe(200);
     expect((await api(d, 'GET', `/admin/api/routes/${route.id}`)).status).toBe(404);
   });
+
+  it('answers racing creates of one wildcard, in any letter case, with one route and 409s naming it (docs/API.md#wildcard-hostnames)', async () => {
+    // Concurrent transactions may all pass the check: the unique index decides, and its 409 names the winner too.
+    const hosts = ['*.race.test', '*.RACE.test', '*.race.TEST', '*.Race.Test'];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        post({ name: `race-${i}`, type: 'HTTP', agentId, hostname: hosts[i % hosts.length], target: 'http://x/' }),
+      ),
+    );
+    const won = answers.filter((r) => r.status === 200).map((r) => r.json().name as string);
+    expect(won, answers.map((r) => r.text).join('\n')).toHaveLength(1);
+    for (const res of answers.filter((r) => r.status !== 200)) {
+      const problem = expectProblem(res, 409);
+      expect(problem.errors).toEqual([{ field: 'hostname', message: `Route ${won[0]} serves *.race.test/` }]);
+    }
+  });
 });
