@@ -172,10 +172,14 @@ describe('monctl routes: pools, rules and health checks', () => {
     expect(() => parseAgents(['b='])).toThrow(/--agent b=: the target after = is empty/);
     expect(() => parseAgents(['a', 'a'])).toThrow(/--agent a is given twice/);
     // The real command: exit 2 with no daemon to reach (a request to port 1 would exit 1).
-    const [add, test] = await Promise.all([
+    const [add, test, completion] = await Promise.all([
       runMonctl(['routes', 'add', 'x', '--agent', 'a', '--target', 'http://127.0.0.1:9', '--health-expect', '200,99'], { env: NOWHERE }),
       runMonctl(['routes', 'test', 'shop.test', '--client-ip', '10.0.0.300'], { env: NOWHERE }),
+      runMonctl(['completion', 'bash'], { env: NOWHERE }),
     ]);
+    // Completion offers the new flags and their values.
+    expect(completion.stdout).toMatch(/"routes update"\) words="[^"]*--set-header [^"]*--health-condition [^"]*--no-health-check/);
+    expect(completion.stdout).toContain('"routes add --policy") words="round-robin least-outstanding failover"');
     expect([add.code, add.stderr]).toEqual([2, expect.stringMatching(/--health-expect takes status codes/)]);
     expect([test.code, test.stderr]).toEqual([2, expect.stringMatching(/--client-ip must be an IPv4 or IPv6 address/)]);
   });
