@@ -6,7 +6,7 @@ import { MAX_CONDITION_LENGTH, MAX_CONDITIONS } from '../../src/probes/condition
 import { parseGoDuration } from '../../src/probes/conditions/go-values.ts';
 import { HTTP_METHODS } from '../../src/probes/types.ts';
 import { offerValues } from './completion-values.ts';
-import { HEADER_NAME, isStatusRange } from './http-check-flags.ts';
+import { collect, collectList, HEADER_NAME, isStatusRange } from './http-check-flags.ts';
 
 /**
  * The pool, header-rule and health-check flags of `routes add|update` (docs/API.md#agent-pools,
@@ -38,15 +38,6 @@ export interface PoolFlags {
   /** `--no-health-check`: false. */
   healthCheck?: boolean;
 }
-
-const collect = (value: string, previous: unknown) => [...(Array.isArray(previous) ? previous : []), value];
-const collectList = (value: string, previous: unknown) => [
-  ...(Array.isArray(previous) ? previous : []),
-  ...value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-];
 
 export function withPoolFlags(cmd: Command): Command {
   cmd
