@@ -89,9 +89,10 @@ export function parseAgents(items: string[]): Array<{ ref: string; target: strin
   return pool;
 }
 
+/** The value as the API spells it, whatever the case typed (`--policy Failover`, `--health-method head`). */
 const oneOf = <T extends string>(flag: string, text: string, values: readonly T[]): T => {
-  const v = text.toLowerCase() as T;
-  if (!values.includes(v)) usage(`${flag} must be one of ${values.join(', ')}, not "${text}"`);
+  const v = values.find((x) => x.toLowerCase() === text.toLowerCase());
+  if (v === undefined) usage(`${flag} must be one of ${values.join(', ')}, not "${text}"`);
   return v;
 };
 
@@ -171,7 +172,7 @@ function healthOf(f: PoolFlags, current: RouteHealthCheck | null): RouteHealthCh
       usage(`--health-path must be a path starting with / (no spaces or #), not "${f.healthPath}"`);
     h.path = f.healthPath;
   }
-  if (f.healthMethod !== undefined) h.method = oneOf('--health-method', f.healthMethod.toUpperCase(), HTTP_METHODS);
+  if (f.healthMethod !== undefined) h.method = oneOf('--health-method', f.healthMethod, HTTP_METHODS);
   if (f.healthInterval !== undefined) h.intervalSeconds = seconds('--health-interval', f.healthInterval, 1, 3600);
   if (f.healthTimeout !== undefined) h.timeoutSeconds = seconds('--health-timeout', f.healthTimeout, 1, 120);
   if (f.healthExpect !== undefined) {

@@ -61,6 +61,8 @@ describe('monctl routes: pools, rules and health checks', () => {
       '--strip-prefix',
       '--health-path',
       '/healthz',
+      '--health-method',
+      'head',
       '--health-interval',
       '15s',
       '--health-timeout',
@@ -87,6 +89,7 @@ describe('monctl routes: pools, rules and health checks', () => {
       stripPrefix: true,
       healthCheck: {
         path: '/healthz',
+        method: 'HEAD',
         intervalSeconds: 15,
         timeoutSeconds: 3,
         expectStatus: ['200', '204'],
@@ -100,7 +103,7 @@ describe('monctl routes: pools, rules and health checks', () => {
     expect(get.stdout).toMatch(/^POLICY\tfailover$/m);
     expect(get.stdout).toMatch(/^REQUEST-HEADERS\tset X-Env: prod; remove Cookie$/m);
     expect(get.stdout).toMatch(/^HOST-HEADER\tinternal\.shop$/m);
-    expect(get.stdout).toMatch(/^HEALTH-CHECK\tGET \/healthz every 15s, timeout 3s, expect 200,204, \[BODY\]\.ok == true$/m);
+    expect(get.stdout).toMatch(/^HEALTH-CHECK\tHEAD \/healthz every 15s, timeout 3s, expect 200,204, \[BODY\]\.ok == true$/m);
     // The pool's own table: each agent, not connected (no agent process), not yet checked.
     const pool = tsv(get.stdout.split('\nPOOL\n')[1]);
     expect(pool[0]).toEqual(['AGENT', 'CONNECTED', 'HEALTH', 'IN-ROTATION', 'IN-FLIGHT', 'REQUESTS', 'SHARE', 'TARGET']);
