@@ -1,4 +1,5 @@
 import { ALERT_EVENT_KINDS, RESOURCE_TYPES } from '../../src/api/kinds.ts';
+import { AFFINITIES, POOL_POLICIES } from '../../src/api/schemas/route-pools.ts';
 import { NOTIFIER_FIELDS, NOTIFIER_TYPES, SEVERITIES } from '../../src/notifier-fields.ts';
 
 /**
@@ -16,7 +17,7 @@ interface Field {
 }
 
 interface Section {
-  key: 'groups' | 'resources' | 'announcements' | 'notifiers' | 'alertRules' | 'maintenance' | 'statusPages';
+  key: 'groups' | 'resources' | 'announcements' | 'notifiers' | 'alertRules' | 'maintenance' | 'statusPages' | 'agents' | 'routes';
   help: string;
   fields: Field[];
   /** Notifiers: the fields of each type (`url*`, `token (secret)`), flat beside name and type. */
@@ -167,6 +168,44 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('customHostname', 'host name | null', 'serve the page at / of this name on the edge'),
       f('httpsRedirect', 'boolean', 'redirect http:// to https:// on the custom host name'),
       f('footer', 'string | null', 'footer text'),
+    ],
+  },
+  {
+    key: 'agents',
+    help: 'tunnel agents, by name (never their tokens: monctl agents token NAME); --prune deletes those not named only when the file has this section',
+    fields: [f('name', 'A-Z a-z 0-9 . _ -', 'the agent; deleting one deletes the routes it served alone', true)],
+  },
+  {
+    key: 'routes',
+    help: 'tunnel routes, by name; --prune deletes those not named only when the file has this section',
+    fields: [
+      f('name', 'A-Z a-z 0-9 . _ -', 'the route', true),
+      f('type', 'HTTP | TCP', 'inferred: TCP when listenPort is given, else HTTP'),
+      f('agents', 'list of names or {name, target}', "the pool in order; an agent's target replaces the route's for it", true),
+      f('target', 'string', 'HTTP: an http(s) URL seen from the agents; TCP: host:port', true),
+      f('policy', POOL_POLICIES.join(' | '), 'how requests spread over the pool (default round-robin)'),
+      f('affinity', AFFINITIES.join(' | '), 'HTTP: client-ip keeps a client IP on its agent (default none)'),
+      f('hostname', 'host name | *.name', 'HTTP: the Host matched, or a wildcard', false),
+      f('pathPrefix', 'path', 'HTTP: the path prefix matched (default /)'),
+      f('listenPort', 'integer 1..65535', 'TCP: the port the daemon listens on'),
+      f('enabled', 'boolean', 'served (default true)'),
+      f('auth', 'none | basic | apiKey', 'HTTP: who may use it (basicUsers makes it basic)'),
+      f('basicUsers', 'list of {username, password: ${ENV_VAR}}', 'HTTP: basic auth users; no password keeps the stored one'),
+      f('ipAllow', 'list of addresses and CIDR blocks', 'only these clients ([] for all)'),
+      f('ipDeny', 'list of addresses and CIDR blocks', 'refuse these clients'),
+      f('rateLimit', '{perSecond, burst} | number | null', 'requests (TCP: connections) per second per client IP'),
+      f('httpsRedirect', 'boolean', 'HTTP: send plain-HTTP clients to HTTPS'),
+      f('allowEncodedSlashes', 'boolean', 'HTTP: forward paths holding %2F or %5C'),
+      f('requestHeaders', '{set: {name: value}, remove: [names]}', 'HTTP: request header rules'),
+      f('responseHeaders', '{set: {name: value}, remove: [names]}', 'HTTP: response header rules'),
+      f('hostHeader', 'host name | null', "HTTP: the Host the target gets (null: the target URL's)"),
+      f('preserveHost', 'boolean', "HTTP: pass the client's Host instead"),
+      f('stripPrefix', 'boolean', 'HTTP: remove pathPrefix before forwarding'),
+      f(
+        'healthCheck',
+        '{path, method, headers, expectStatus, conditions, intervalSeconds, timeoutSeconds, unhealthyAfter, healthyAfter} | null',
+        'each agent checks its own target; failing agents leave the rotation (TCP: a connect, timings only)',
+      ),
     ],
   },
 ];

@@ -11,6 +11,7 @@ import { pushDiff } from './push-spec.ts';
 import type { Spec } from './spec.ts';
 import { planStatusPages } from './status-pages.ts';
 import { missingDependencies } from './resource-deps.ts';
+import { tunnelSteps } from './routes-plan.ts';
 import type { Step } from './step.ts';
 
 const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash-([0-9a-f]+)">/;
@@ -25,12 +26,13 @@ const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash
  */
 export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
   const c = rt.client;
-  const [groups, resources, announcements, notifiers, alertRules] = await Promise.all([
+  const [groups, resources, announcements, notifiers, alertRules, tunnel] = await Promise.all([
     c.call(ops.listGroups),
     c.call(ops.listAdminResources),
     c.call(ops.listAnnouncements),
     notifierSteps(rt, spec.notifiers, prune),
     alertRuleSteps(rt, spec.alertRules, prune),
+    tunnelSteps(rt, spec, prune),
   ]);
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
   const wanted = new Set(spec.groups.map((g) => g.name));
@@ -63,9 +65,9 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
       ),
     );
   missing.push(...missingDependencies(spec.resources, new Set(resources.map((r) => r.name)), prune));
-  // Locations name agents, which apply does not manage: they must exist before anything is written.
+  // Locations name agents: on the server or in the file's agents section, before anything is written.
   if (spec.resources.some((r) => r.locations)) {
-    const agents = new Set((await c.call(ops.listAgents)).flatMap((a) => [a.name, String(a.id)]));
+    const agents = new Set([...(await c.call(ops.listAgents)).flatMap((a) => [a.name, String(a.id)]), ...tunnel.agentNames]);
     missing.push(
       ...spec.resources.flatMap((r) =>
         (r.locations ?? [])
@@ -78,7 +80,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
   const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
-  const steps: Step[] = [];
+  // Agents first: routes' pools, resources' locations and alert rules name them.
+  const steps: Step[] = [...tunnel.creates, ...tunnel.upserts];
 
   for (const g of spec.groups) {
     const cur = groups.find((x) => x.name === g.name);
@@ -262,6 +265,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
           name: g.name,
           run: async () => void (await c.call(ops.deleteGroup, { params: { id: g.id } })),
         });
+    // Routes, then agents: an agent's deletion takes the routes it served alone.
+    steps.push(...tunnel.deletions);
   }
   return steps;
 }

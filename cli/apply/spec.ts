@@ -9,6 +9,7 @@ import { type CheckOptionsSpec, validateCheckOptions } from './check-options-spe
 import { type HttpCheckSpec, validateHttpCheck } from './http-check-spec.ts';
 import { type PushSpec, validatePush } from './push-spec.ts';
 import { dependencyOrder, validateDependsOn } from './resource-deps.ts';
+import { type AgentSpec, type RouteSpec, validateAgents, validateRoutes } from './routes-spec.ts';
 import { SEVERITIES, type Severity } from '../../src/notifier-fields.ts';
 
 /**
@@ -65,6 +66,12 @@ export interface Spec {
   /** The file has a `maintenance:` section: only then does --prune delete windows it does not name. */
   managesMaintenance: boolean;
   statusPages: StatusPageSpec[];
+  /** Tunnel agents and routes (cli/apply/routes-spec.ts). */
+  agents: AgentSpec[];
+  routes: RouteSpec[];
+  /** The file has an `agents:` (`routes:`) section: only then does --prune delete agents (routes) it does not name. */
+  managesAgents: boolean;
+  managesRoutes: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -100,6 +107,10 @@ export function validateSpec(raw: unknown, file: string): Spec {
     maintenance: [],
     managesMaintenance: false,
     statusPages: [],
+    agents: [],
+    routes: [],
+    managesAgents: raw !== null && typeof raw === 'object' && (raw as Obj).agents !== undefined,
+    managesRoutes: raw !== null && typeof raw === 'object' && (raw as Obj).routes !== undefined,
   };
   if (!isObj(raw))
     throw new MonctlError('invalid-file', `${file}: expected a mapping with ${SECTIONS.join(', ')} (any of them)`, ExitCode.usage);
@@ -265,6 +276,16 @@ export function validateSpec(raw: unknown, file: string): Spec {
   unique(
     'announcements',
     spec.announcements.map((a) => a.name),
+  );
+  spec.agents = validateAgents(list('agents'), err);
+  unique(
+    'agents',
+    spec.agents.map((a) => a.name),
+  );
+  spec.routes = validateRoutes(list('routes'), err);
+  unique(
+    'routes',
+    spec.routes.map((r) => r.name),
   );
   spec.managesMaintenance = raw.maintenance !== undefined;
   list('maintenance').forEach((m, i) => spec.maintenance.push(validateMaintenance(m, `maintenance[${i}]`, err)));

@@ -1,7 +1,7 @@
 /** One change `monctl apply` makes: planned by the per-section planners (cli/apply/*-plan.ts), listed and run by cli/commands/apply.ts. */
 export interface Step {
   action: 'create' | 'update' | 'delete';
-  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance' | 'status page';
+  kind: 'group' | 'resource' | 'announcement' | 'notifier' | 'alert rule' | 'maintenance' | 'status page' | 'agent' | 'route';
   name: string;
   changes?: string[];
   /** An update that only sends secrets again (they cannot be compared): run, but not counted as a change. */

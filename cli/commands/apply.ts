@@ -24,14 +24,14 @@ export function register(program: Command): void {
     program
       .command('apply')
       .description(
-        'make the daemon match a YAML or JSON file of groups, resources, announcements, notifiers, alert rules, maintenance windows and status pages',
+        'make the daemon match a YAML or JSON file of groups, resources, announcements, notifiers, alert rules, maintenance windows, status pages, tunnel agents and routes',
       ),
   )
     .option('-f, --file <file>', 'the file (- for stdin)')
     .option('--help-fields', 'print the fields a file can have, section by section, and exit')
     .option(
       '--prune',
-      'delete groups, resources, notifiers, alert rules and status pages the file does not name, announcements apply created that it no longer names, and (if it has a maintenance section) maintenance windows it does not name',
+      'delete groups, resources, notifiers, alert rules and status pages the file does not name, announcements apply created that it no longer names, and (if it has the section) maintenance windows, agents and routes it does not name',
     )
     .option('--dry-run', 'print the plan, change nothing')
     .option('-y, --yes', 'do not ask before --prune deletes')
@@ -65,7 +65,7 @@ export function register(program: Command): void {
           await confirm(
             `Delete ${deletions.length === 1 ? 'this' : `these ${deletions.length}`} (not in ${opts.file === '-' ? 'the file' : opts.file}, --prune)`,
             opts.yes,
-            deletions.map((s) => `- ${s.kind} ${s.name}`),
+            deletions.map((s) => `- ${s.kind} ${s.name}${s.changes ? ` (${s.changes.join(', ')})` : ''}`),
           );
         }
         if (!opts.dryRun) {

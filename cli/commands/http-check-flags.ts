@@ -55,8 +55,10 @@ export const HTTP_CHECK_FLAG_NAMES = {
   upsideDown: '--upside-down',
 };
 
-const collect = (value: string, previous: unknown) => [...(Array.isArray(previous) ? previous : []), value];
-const collectList = (value: string, previous: unknown) => [
+/** Commander's collector of a repeatable flag. */
+export const collect = (value: string, previous: unknown) => [...(Array.isArray(previous) ? previous : []), value];
+/** The same for a flag of comma-separated items (`--expect-status 200,301`). */
+export const collectList = (value: string, previous: unknown) => [
   ...(Array.isArray(previous) ? previous : []),
   ...value
     .split(',')

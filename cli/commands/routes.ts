@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
-import type { Route, RouteCreate, RouteLogEntry, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
+import type { Agent, Route, RouteCreate, RouteLogEntry, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
-import { agentId } from './agents.ts';
+import { registerRouteTest } from './route-test.ts';
+import { needsCurrent, type PoolFlags, parseAgents, poolBody, withPoolFlags } from './route-pool-flags.ts';
+import { poolCell, poolDetailColumns, poolRows, poolView } from './route-pool-view.ts';
 import {
   type AccessFlags,
   accessBody,
@@ -31,7 +33,8 @@ export const routeView = (names: Map<number, string>): View<Route> => ({
     { header: 'ID', get: (r) => r.id },
     { header: 'NAME', get: (r) => r.name },
     { header: 'TYPE', get: (r) => r.type },
-    { header: 'AGENT', get: (r) => nameOf(names, r.agentId) },
+    // The pool: its first agents by name, `+2` for the rest (routes get lists them all).
+    { header: 'AGENT', get: (r) => poolCell(r, names) },
     { header: 'MATCH', get: (r) => (r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`) },
     { header: 'TARGET', get: (r) => r.target },
     { header: 'ENABLED', get: (r) => r.enabled },
@@ -46,10 +49,13 @@ export const routeView = (names: Map<number, string>): View<Route> => ({
   ],
 });
 
-/** `routes get`: the list's columns and the certificate the HTTPS edge serves for the hostname. */
+/** `routes get`: the list's columns, the pool's fields and the certificate the HTTPS edge serves for the hostname. */
 const detailView = (names: Map<number, string>): View<Route> => ({
   columns: [
-    ...routeView(names).columns.filter((c) => c.header !== 'CREATED' && c.header !== 'UPDATED'),
+    ...routeView(names)
+      .columns.filter((c) => c.header !== 'CREATED' && c.header !== 'UPDATED')
+      .map((c) => (c.header === 'AGENT' ? { ...c, get: (r: Route) => r.agents.map((a) => nameOf(names, a.agentId)) } : c)),
+    ...poolDetailColumns,
     { header: 'CERTIFICATE', get: certCell },
     ...routeView(names).columns.filter((c) => c.header === 'CREATED' || c.header === 'UPDATED'),
   ],
@@ -72,6 +78,13 @@ export const logView = (names: Map<number, string>): View<RouteLogEntry> => ({
   ],
 });
 
+/** Agents by id or name, with one list call for all the names. */
+function agentIds(rt: Runtime, refs: string[]): Promise<number[]> {
+  let list: Promise<Agent[]> | undefined;
+  const agents = () => (list ??= rt.client.call(ops.listAgents));
+  return Promise.all(refs.map((ref) => resolveRef(ref, 'agent', agents, (a) => a.name)));
+}
+
 const routeId = (rt: Runtime, ref: string) =>
   resolveRef(
     ref,
@@ -80,9 +93,8 @@ const routeId = (rt: Runtime, ref: string) =>
     (r) => r.name,
   );
 
-interface RouteFlags extends AccessFlags {
+interface RouteFlags extends AccessFlags, PoolFlags {
   type?: string;
-  agent?: string;
   target?: string;
   hostname?: string;
   pathPrefix?: string;
@@ -92,9 +104,8 @@ interface RouteFlags extends AccessFlags {
 }
 
 function withRouteFlags(cmd: Command): Command {
-  return withAccessFlags(cmd)
+  return withPoolFlags(withAccessFlags(cmd))
     .option('--type <type>', 'HTTP or TCP')
-    .option('--agent <agent>', 'agent id or name')
     .option('--target <target>', 'HTTP: http(s):// URL seen from the agent; TCP: host:port')
     .option('--hostname <host>', 'HTTP: Host to match')
     .option('--path-prefix <prefix>', 'HTTP: path prefix to match (default /)')
@@ -107,9 +118,20 @@ function withRouteFlags(cmd: Command): Command {
 
 async function bodyOf(rt: Runtime, f: RouteFlags & { disabled?: boolean }, current?: Route): Promise<RouteUpdate> {
   checkHttpOnly(f, f.type ?? (current ? current.type : f.listenPort ? 'TCP' : 'HTTP'));
-  const body: RouteUpdate = await accessBody(f, current);
+  // Every flag value is checked before the first request (the agents' names, the password prompt).
+  const pool = f.agent ? parseAgents(f.agent) : undefined;
+  const rules = poolBody(f, current);
+  const body: RouteUpdate = { ...(await accessBody(f, current)), ...rules };
   if (f.type) body.type = f.type.toUpperCase() as 'HTTP' | 'TCP';
-  if (f.agent) body.agentId = await agentId(rt, f.agent);
+  if (pool) {
+    const agents = await agentIds(
+      rt,
+      pool.map((a) => a.ref),
+    );
+    // One agent with the route's target is the seed's `agentId`; anything more is the pool.
+    if (pool.length === 1 && pool[0].target === null) body.agentId = agents[0];
+    else body.agents = pool.map((a, i) => ({ agentId: agents[i], target: a.target }));
+  }
   if (f.target) body.target = f.target;
   if (f.hostname) body.hostname = f.hostname;
   if (f.pathPrefix) body.pathPrefix = f.pathPrefix;
@@ -137,6 +159,11 @@ export function register(program: Command): void {
     act(async (rt, ref: string) => {
       const [route, names] = await Promise.all([rt.client.call(ops.getRoute, { params: { id: await routeId(rt, ref) } }), agentNames(rt)]);
       await rt.show(route, detailView(names));
+      // The pool as a table of its own under the fields: one row per agent (json/yaml carry `pool`).
+      if (!rt.structured) {
+        process.stdout.write('\nPOOL\n');
+        await rt.show(poolRows(route), poolView);
+      }
     }),
   );
 
@@ -159,7 +186,8 @@ export function register(program: Command): void {
       const id = await routeId(rt, ref);
       // --basic-auth keeps the route's other users: their names come from the route as it is.
       // HTTP-only flags need its type, to refuse them on a TCP route before any prompt.
-      const current = wantsHttpOnly(f) ? await rt.client.call(ops.getRoute, { params: { id } }) : undefined;
+      // Header rules and health flags merge into the route's own.
+      const current = wantsHttpOnly(f) || needsCurrent(f) ? await rt.client.call(ops.getRoute, { params: { id } }) : undefined;
       const body = await bodyOf(rt, f, current);
       if (f.name) body.name = f.name;
       if (Object.keys(body).length === 0) throw new MonctlError('usage', 'nothing to update: give at least one option', ExitCode.usage);
@@ -167,6 +195,8 @@ export function register(program: Command): void {
       await rt.done(route, `Updated route ${route.name} (id ${route.id}).`);
     }),
   );
+
+  registerRouteTest(routes);
 
   routes
     .command('rm')
