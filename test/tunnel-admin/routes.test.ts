@@ -310,6 +310,10 @@ describe('routes', () => {
       'requestHeaders.set',
     ]);
     expect(fieldsOf(expectProblem(await post({ ...base, agentId: a, hostHeader: 'x.test\r\nX-Evil: 1' }), 400))).toEqual(['hostHeader']);
+    // A record keyed by a pattern lets other keys through unless told not to (TypeBox patternProperties).
+    expect(fieldsOf(expectProblem(await post({ ...base, agentId: a, requestHeaders: { set: { 'Bad Name': 'x' } } }), 400))).toEqual([
+      'requestHeaders.set.Bad Name',
+    ]);
     const tcp = { name: 'pooled-tcp', type: 'TCP', agentId: a, listenPort: await freePort(), target: '127.0.0.1:1' };
     expect(fieldsOf(expectProblem(await post({ ...tcp, stripPrefix: true }), 400))).toEqual(['stripPrefix']);
     const res = await post({ ...base, agents: [{ agentId: a }, { agentId: b, target: 'http://127.0.0.1:2/' }], policy: 'failover' });

@@ -41,7 +41,11 @@ const HeaderValue = Type.String({ maxLength: 8192, pattern: '^[^\\r\\n\\u0000]*$
 export const HeaderRules = Type.Object(
   {
     set: Type.Optional(
-      Type.Record(HeaderName, HeaderValue, { maxProperties: 32, description: 'name: value, replacing the received ones' }),
+      Type.Record(HeaderName, HeaderValue, {
+        additionalProperties: false,
+        maxProperties: 32,
+        description: 'name: value, replacing the received ones',
+      }),
     ),
     remove: Type.Optional(Type.Array(HeaderName, { maxItems: 32, description: 'names removed (case-insensitive)' })),
   },
@@ -65,7 +69,9 @@ export const RouteHealthCheck = Type.Object(
       }),
     ),
     method: Type.Optional(StringEnum(HTTP_METHODS, { description: 'HTTP: default GET' })),
-    headers: Type.Optional(Type.Record(HeaderName, HeaderValue, { maxProperties: 32, description: 'HTTP: request headers' })),
+    headers: Type.Optional(
+      Type.Record(HeaderName, HeaderValue, { additionalProperties: false, maxProperties: 32, description: 'HTTP: request headers' }),
+    ),
     expectStatus: Type.Optional(
       Type.Array(StatusRange, { minItems: 1, maxItems: 32, description: 'HTTP: the statuses that are healthy (default 200-299)' }),
     ),
