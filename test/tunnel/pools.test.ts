@@ -237,6 +237,28 @@ describe('tunnel: agent pools', () => {
     await update({ policy: 'round-robin' });
   });
 
+  it('an agent whose keepalive goes unanswered leaves the rotation long before its session is cut', async () => {
+    await update({ policy: 'failover' });
+    const frozen = members[0];
+    const match = () => daemon.admin.call(operations.matchRoute, { query: { host: HOST, path: '/' } });
+    expect((await match()).agentId).toBe(frozen.id);
+    frozen.agent.proc.kill('SIGSTOP');
+    try {
+      // Suspect after its PING (every 3 s) stays unanswered for 1 s; the session is cut only after 10 s.
+      const moved = await until(async () => {
+        const m = await match();
+        return m.agentId === members[1].id && m;
+      }, 100);
+      expect(moved.reasons.join('\n')).toContain('keepalive unanswered');
+      expect((await daemon.admin.call(operations.getAgent, { params: { id: frozen.id } })).status).toBe('CONNECTED');
+      expect((await get('/while-frozen')).text).toBe('b GET /while-frozen');
+    } finally {
+      frozen.agent.proc.kill('SIGCONT');
+    }
+    await until(async () => (await match()).agentId === frozen.id, 100);
+    await update({ policy: 'round-robin' });
+  });
+
   it('a TCP route with three agents spreads connections across the three targets', async () => {
     const listenPort = await freePort();
     const tcp = await daemon.admin.call(operations.createRoute, {
