@@ -8,7 +8,6 @@ import { keepalive } from '../../src/tunnel/mux/keepalive.ts';
 import {
   AGENT_VERSION_HEADER,
   GOAWAY_REPLACED,
-  PING_INTERVAL_MS,
   PING_TIMEOUT_MS,
   STREAM_WINDOW_HEADER,
   type StreamTarget,
@@ -44,6 +43,13 @@ export interface Link {
   pingAt: number;
   pingRead: number;
 }
+
+/**
+ * The daemon pings each agent every 500 ms (the agent pings every 3 s; it takes up to 5 a second): a
+ * PING unanswered for SUSPECT_AFTER_MS takes a frozen agent out of its pools' rotation within about
+ * 1.2 s (docs/DECISIONS.md#agent-pools-on-the-edge); the session itself is cut after PING_TIMEOUT_MS.
+ */
+const DAEMON_PING_INTERVAL_MS = 500;
 
 /** Used when an agent does not say its target timeout. */
 const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
@@ -211,7 +217,7 @@ export class AgentSessions {
   #keepAlive(link: Link): void {
     let lastSeen = Date.now();
     keepalive(link.mux, {
-      intervalMs: PING_INTERVAL_MS,
+      intervalMs: DAEMON_PING_INTERVAL_MS,
       timeoutMs: PING_TIMEOUT_MS,
       onDead: () => {
         link.reason = 'keepalive timeout';

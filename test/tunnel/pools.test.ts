@@ -244,7 +244,7 @@ describe('tunnel: agent pools', () => {
     expect((await match()).agentId).toBe(frozen.id);
     frozen.agent.proc.kill('SIGSTOP');
     try {
-      // Suspect after its PING (every 3 s) stays unanswered for 1 s; the session is cut only after 10 s.
+      // Suspect once a PING (every 500 ms) stays unanswered for 700 ms; the session is cut only after 10 s.
       const moved = await until(async () => {
         const m = await match();
         return m.agentId === members[1].id && m;
@@ -270,7 +270,11 @@ describe('tunnel: agent pools', () => {
         agents: members.map((m) => ({ agentId: m.id, target: `127.0.0.1:${m.tcpPort}` })),
       },
     });
-    await until(() => tcpName(listenPort).then((name) => name !== '').catch(() => false));
+    await until(() =>
+      tcpName(listenPort)
+        .then((name) => name !== '')
+        .catch(() => false),
+    );
     const names: string[] = [];
     for (let i = 0; i < 30; i++) names.push(await tcpName(listenPort));
     const counts = tally(names.map((name) => ({ name })));

@@ -4,12 +4,13 @@ import type { PoolHealthState } from './health-state.ts';
 import type { RemoteAgents } from './remote-agents.ts';
 
 /**
- * A session whose keepalive PING has gone unanswered this long, with not a byte from the agent
- * since, is suspect: skipped while other agents are fine. The session is only cut after
- * PING_TIMEOUT_MS (10 s, so that a busy host is not dropped); a live agent answers in
- * milliseconds, so 1 s of silence already says "do not send it new requests" (docs/DECISIONS.md).
+ * A session whose keepalive PING (every 500 ms, sessions.ts) has gone unanswered this long, with
+ * not a byte from the agent since, is suspect: skipped while other agents are fine. The session is
+ * only cut after PING_TIMEOUT_MS (10 s, so that a busy host is not dropped); a live agent answers
+ * in milliseconds, so 700 ms of silence already says "send it nothing new"
+ * (docs/DECISIONS.md#agent-pools-on-the-edge).
  */
-export const SUSPECT_AFTER_MS = 1_000;
+export const SUSPECT_AFTER_MS = 700;
 
 /** Where a pool member stands for new requests (numbers, compared without allocating). */
 export const Standing = {
@@ -27,7 +28,7 @@ export type Standing = (typeof Standing)[keyof typeof Standing];
 export const STANDING_REASON: readonly string[] = [
   'connected to this pod',
   'connected to another pod',
-  `keepalive unanswered for over ${SUSPECT_AFTER_MS / 1000} s`,
+  `keepalive unanswered for over ${SUSPECT_AFTER_MS} ms`,
   'unhealthy (its health check fails)',
   'not connected',
 ];
