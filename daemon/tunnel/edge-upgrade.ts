@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { statusTitle } from '../../src/errors.ts';
 import { endToEndHeaders } from '../../src/tunnel/protocol.ts';
 import { splice } from '../../src/tunnel/splice.ts';
-import { type EdgeDeps, RELAY_TARGET_TIMEOUT_MS } from './edge-http.ts';
+import { type EdgeDeps, RELAY_TARGET_TIMEOUT_MS } from './edge-deps.ts';
 import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
