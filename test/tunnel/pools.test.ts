@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type IncomingMessage, request, type ServerResponse } from 'node:http';
-import { connect, createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,21 @@ function tcpName(port: number): Promise<string> {
   });
 }
 
+/** A WebSocket-like upgrade at the edge: what the target says after its 101. */
+function upgradeName(edgeUrl: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(edgeUrl).port), '127.0.0.1');
+    let got = '';
+    socket.on('data', (c) => (got += c));
+    socket.on('end', () => {
+      socket.destroy();
+      resolve(got.startsWith('HTTP/1.1 101') ? got.slice(got.indexOf('\r\n\r\n') + 4) : got);
+    });
+    socket.on('error', reject);
+    socket.write(`GET /ws HTTP/1.1\r\nHost: ${HOST}\r\nConnection: Upgrade\r\nUpgrade: name\r\n\r\n`);
+  });
+}
+
 /**
  * Agent pools (docs/API.md#agent-pools): one daemon, three `monctl agent` processes (each its own
  * token) on one route, each pointed at its own target that answers with its name.
@@ -106,6 +121,10 @@ describe('tunnel: agent pools', () => {
         // Agent a's target is slow on /slow: least-outstanding sends it fewer.
         const delay = req.url?.startsWith('/slow') ? (name === 'a' ? 150 : 5) : 0;
         setTimeout(() => res.end(`${name} ${req.method} ${req.url}`), delay);
+      });
+      // An upgrade answers 101 and says the target's name.
+      target.server.on('upgrade', (_req, socket: Socket) => {
+        socket.end(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: name\r\n\r\n${name}`);
       });
       const tcpPort = await freePort();
       const tcp = createServer((socket) => socket.end(name));
@@ -257,6 +276,12 @@ describe('tunnel: agent pools', () => {
     }
     await until(async () => (await match()).agentId === frozen.id, 100);
     await update({ policy: 'round-robin' });
+  });
+
+  it('WebSocket upgrades are balanced one by one', async () => {
+    const names: string[] = [];
+    for (let i = 0; i < 6; i++) names.push(await upgradeName(daemon.edgeUrl));
+    expect(tally(names.map((name) => ({ name })))).toEqual({ a: 2, b: 2, c: 2 });
   });
 
   it('a TCP route with three agents spreads connections across the three targets', async () => {
