@@ -1,33 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { DaemonContext } from '../context.ts';
 import { publishTopology } from '../tunnel-admin/agent-status.ts';
 import type { LiveRoute } from './route-table.ts';
+import { type ExchangeInfo, ObservedExchange, type Exchange, type PoolCounting } from './exchange-record.ts';
 
-/** What the observer tells of exchanges through pool agents (pool/balancer.ts counts them). */
-export interface PoolCounting {
-  acquire(routeId: number, agentId: number): void;
-  release(routeId: number, agentId: number): void;
-}
-
-/** One request or TCP connection through a route, from arrival to its last byte. */
-export interface Exchange {
-  /** The agent the exchange goes through (a retry moves it: see `moveTo`). */
-  readonly agentId: number;
-  /** The exchange is retried through another agent: the access log and the pool counters follow it. */
-  moveTo(agentId: number): void;
-  bytesIn: number;
-  bytesOut: number;
-  /** Records the outcome once (later calls are ignored): log entry, metrics, REQUEST_COMPLETED. */
-  finish(status: number | null, error?: string): void;
-}
-
-export interface ExchangeInfo {
-  method: string;
-  /** Path without the query string: queries may carry credentials, and the log never stores them. */
-  path: string;
-  clientIp: string | null;
-}
+export type { Exchange, ExchangeInfo, PoolCounting };
 
 interface RouteSeries {
   route: string;
@@ -200,46 +177,5 @@ export class Observer {
       podId: this.podId(),
       error: error ?? null,
     });
-  }
-}
-
-/** One exchange's record: a class (methods shared) rather than closures made per request. */
-class ObservedExchange implements Exchange {
-  readonly started = process.hrtime.bigint();
-  readonly at = Date.now();
-  readonly requestId = randomUUID();
-  readonly #observer: Observer;
-  readonly routeId: number;
-  readonly info: ExchangeInfo;
-  readonly #pool: PoolCounting | undefined;
-  #agentId: number;
-  #done = false;
-  bytesIn = 0;
-  bytesOut = 0;
-
-  constructor(observer: Observer, routeId: number, info: ExchangeInfo, agentId: number, pool: PoolCounting | undefined) {
-    this.#observer = observer;
-    this.routeId = routeId;
-    this.info = info;
-    this.#agentId = agentId;
-    this.#pool = pool;
-  }
-
-  get agentId(): number {
-    return this.#agentId;
-  }
-
-  moveTo(agentId: number): void {
-    if (this.#done) return;
-    this.#pool?.release(this.routeId, this.#agentId);
-    this.#agentId = agentId;
-    this.#pool?.acquire(this.routeId, agentId);
-  }
-
-  finish(status: number | null, error?: string): void {
-    if (this.#done) return;
-    this.#done = true;
-    this.#pool?.release(this.routeId, this.#agentId);
-    this.#observer.completed(this, status, error);
   }
 }
