@@ -8,7 +8,6 @@ import { keepalive } from '../../src/tunnel/mux/keepalive.ts';
 import {
   AGENT_VERSION_HEADER,
   GOAWAY_REPLACED,
-  PING_INTERVAL_MS,
   PING_TIMEOUT_MS,
   STREAM_WINDOW_HEADER,
   type StreamTarget,
@@ -40,7 +39,17 @@ export interface Link {
   probes?: ProbeSupport;
   /** The agent's version, as it said on its dial. */
   version?: string;
+  /** When the unanswered keepalive PING left (0: none), and the session's bytes read then (pool/rotation.ts). */
+  pingAt: number;
+  pingRead: number;
 }
+
+/**
+ * The daemon pings each agent every 500 ms (the agent pings every 3 s; it takes up to 5 a second): a
+ * PING unanswered for SUSPECT_AFTER_MS takes a frozen agent out of its pools' rotation within about
+ * 1.2 s (docs/DECISIONS.md#agent-pools-on-the-edge); the session itself is cut after PING_TIMEOUT_MS.
+ */
+const DAEMON_PING_INTERVAL_MS = 500;
 
 /** Used when an agent does not say its target timeout. */
 const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
@@ -164,6 +173,8 @@ export class AgentSessions {
       superseded: false,
       reason: 'connection closed',
       pools: new Map(),
+      pingAt: 0,
+      pingRead: 0,
       probes: parseProbesHeader(req.headers[PROBES_HEADER]),
       version: typeof dialVersion === 'string' ? dialVersion : undefined,
       targetTimeoutMs: Number.isFinite(announced) && announced > 0 ? Math.min(announced, 3_600_000) : DEFAULT_TARGET_TIMEOUT_MS,
@@ -206,13 +217,19 @@ export class AgentSessions {
   #keepAlive(link: Link): void {
     let lastSeen = Date.now();
     keepalive(link.mux, {
-      intervalMs: PING_INTERVAL_MS,
+      intervalMs: DAEMON_PING_INTERVAL_MS,
       timeoutMs: PING_TIMEOUT_MS,
       onDead: () => {
         link.reason = 'keepalive timeout';
         link.mux.destroy(new Error('keepalive timeout'));
       },
+      onPing: () => {
+        if (link.pingAt !== 0) return; // the older PING is still out: its time counts
+        link.pingAt = Date.now();
+        link.pingRead = link.mux.bytesRead;
+      },
       onAnswer: () => {
+        link.pingAt = 0;
         if (Date.now() - lastSeen < SEEN_EVERY_MS || this.#links.get(link.agentId) !== link) return;
         lastSeen = Date.now();
         markSeen(this.#ctx, link.agentId).catch(() => {});
