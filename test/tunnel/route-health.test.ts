@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import type { PoolMember } from '../../src/api/schemas/route-pools.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { api } from '../tunnel-admin/helpers.ts';
 import { type SseEvent, startAgent, startTarget, subscribe, type TestAgent, until } from './helpers.ts';
 
@@ -19,6 +20,7 @@ interface Target {
   /** /health requests answered while failing. */
   failing: number;
   url: string;
+  port: number;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ async function target(name: string): Promise<Target> {
     }
     res.end(name);
   });
-  return Object.assign(t, { url: `${server.url}/base`, close: server.close });
+  return Object.assign(t, { url: `${server.url}/base`, port: server.port, close: server.close });
 }
 
 const pool = async (): Promise<PoolMember[]> => (await d.admin.call(operations.getRoute, { params: { id: routeId } })).pool ?? [];
@@ -57,8 +59,9 @@ beforeAll(async () => {
     const tokenFile = join(dir, name);
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     agents.push({ id, tokenFile, proc: startAgent(d.url, tokenFile) });
-    await until(async () => (await d.admin.call(operations.getAgent, { params: { id } })).status === 'CONNECTED');
   }
+  const connected = async (id: number) => (await d.admin.call(operations.getAgent, { params: { id } })).status === 'CONNECTED';
+  await until(async () => (await Promise.all(agents.map((a) => connected(a.id)))).every(Boolean));
   topology = await subscribe(d, '/admin/sse/topology');
   const route = await d.admin.call(operations.createRoute, {
     body: {
@@ -129,6 +132,28 @@ describe('target health checks', () => {
     beta.proc = startAgent(d.url, beta.tokenFile);
     await until(async () => (await member(1)).health === 'HEALTHY');
     expect(await member(1)).toMatchObject({ connected: true, inRotation: true });
+  });
+
+  it("checks a TCP route's agents with a connect to their own targets", async () => {
+    const closed = await freePort(); // nothing listens there
+    const tcp = await d.admin.call(operations.createRoute, {
+      body: {
+        name: 'pooled-tcp',
+        type: 'TCP',
+        listenPort: await freePort(),
+        target: `127.0.0.1:${targets[0].port}`,
+        agents: [{ agentId: agents[0].id }, { agentId: agents[1].id, target: `127.0.0.1:${closed}` }],
+        healthCheck: { intervalSeconds: 1, conditions: ['[CONNECTED] == true'] },
+      },
+    });
+    const [up, down] = await until(async () => {
+      const p = (await d.admin.call(operations.getRoute, { params: { id: tcp.id } })).pool ?? [];
+      return p.every((m) => m.health !== 'UNKNOWN') && p;
+    });
+    expect(up).toMatchObject({ health: 'HEALTHY', inRotation: true, healthError: null });
+    expect(down).toMatchObject({ health: 'UNHEALTHY', inRotation: false });
+    expect(down.healthError).toBeTruthy();
+    await d.admin.call(operations.deleteRoute, { params: { id: tcp.id } });
   });
 
   it('refuses conditions that do not parse or do not fit the check, naming them', async () => {
