@@ -7,7 +7,7 @@ import type { PoolMember } from '../../src/api/schemas/route-pools.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { api } from '../tunnel-admin/helpers.ts';
-import { type SseEvent, startAgent, startTarget, subscribe, type TestAgent, until } from './helpers.ts';
+import { edge, type SseEvent, startAgent, startTarget, subscribe, type TestAgent, until } from './helpers.ts';
 
 /**
  * Target health checks that steer traffic (docs/API.md#agent-pools): one daemon, two agents of one
@@ -46,6 +46,12 @@ async function target(name: string): Promise<Target> {
 
 const pool = async (): Promise<PoolMember[]> => (await d.admin.call(operations.getRoute, { params: { id: routeId } })).pool ?? [];
 const member = async (i: number) => (await pool())[i];
+/** Which targets `n` requests through the edge reached (each names itself). */
+const served = async (n: number) => {
+  const names: string[] = [];
+  for (let i = 0; i < n; i++) names.push((await edge(d.edgeUrl, 'pooled.test', 'GET', '/who')).text);
+  return names;
+};
 const healthEvents = (agentId: number) =>
   topology.events.filter((e) => e.event === 'ROUTE_HEALTH' && e.data.routeId === routeId && e.data.agentId === agentId);
 
@@ -99,6 +105,7 @@ describe('target health checks', () => {
 
   it('takes a failing target out of the rotation within two checks and brings it back when it passes', async () => {
     const beta = agents[1].id;
+    expect(new Set(await served(4))).toEqual(new Set(['alpha', 'beta']));
     const seen = healthEvents(beta).length;
     targets[1].healthy = false;
     const out = await until(() =>
@@ -113,6 +120,8 @@ describe('target health checks', () => {
     expect(await member(1)).toMatchObject({ health: 'UNHEALTHY', inRotation: false, connected: true });
     expect((await member(1)).healthError).toContain('(DOWN)');
     expect(await member(0)).toMatchObject({ health: 'HEALTHY', inRotation: true });
+    // The balancer steers by the verdict: no request reaches the failing target's agent.
+    expect(new Set(await served(6))).toEqual(new Set(['alpha']));
 
     const back = healthEvents(beta).length;
     targets[1].healthy = true;
@@ -122,6 +131,7 @@ describe('target health checks', () => {
         .find((e) => e.data.health === 'HEALTHY'),
     );
     expect(await member(1)).toMatchObject({ health: 'HEALTHY', inRotation: true, healthError: null });
+    expect(new Set(await served(4))).toEqual(new Set(['alpha', 'beta']));
   });
 
   it('drops the verdict of an agent that disconnects and checks it again when it reconnects', async () => {
