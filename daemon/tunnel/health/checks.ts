@@ -5,7 +5,7 @@ import { CoalescedReload } from '../../util/coalesced.ts';
 import type { PoolHealthState } from '../pool/health-state.ts';
 import { type PlannedCheck, planChecks } from './plan.ts';
 import { remoteHealthCheck } from './spec.ts';
-import { healthOf, Streak } from './streak.ts';
+import { healthOf, outcomeOf, Streak } from './streak.ts';
 import { dropVerdict, touchVerdict, writeVerdict } from './verdict-store.ts';
 
 /** Health checks running at once on this pod, all routes together; the others wait their turn. */
@@ -67,9 +67,16 @@ export class HealthChecks {
     return [...this.#jobs.values()].filter((j) => j.plan.agentId === agentId).map((j) => j.plan.routeId);
   }
 
-  /** An agent's session opened here: its checks run now rather than at their next turn. */
+  /**
+   * An agent's session opened here: its checks run now rather than at their next turn, and a verdict
+   * this pod did not reach itself (another pod's, or stored before a restart) no longer counts.
+   */
   connected(agentId: number): void {
-    for (const job of this.#jobs.values()) if (job.plan.agentId === agentId && !job.running) this.#schedule(job, 0);
+    for (const job of this.#jobs.values()) {
+      if (job.plan.agentId !== agentId) continue;
+      if (job.streak.healthy === null) this.#state.set(job.plan.routeId, agentId, null);
+      if (!job.running) this.#schedule(job, 0);
+    }
   }
 
   /** An agent's session here ended: its verdicts go (it is checked again where it reconnects). */
@@ -154,14 +161,7 @@ export class HealthChecks {
     // Closed, the route changed under it or the agent left meanwhile: the outcome is nobody's any more.
     if (this.#closed || this.#jobs.get(plan.key) !== job || !this.#held(plan.agentId)) return;
     const after = { unhealthy: plan.spec.unhealthyAfter, healthy: plan.spec.healthyAfter };
-    const changed = !outcome.ran
-      ? job.streak.record({ skipped: outcome.message }, after)
-      : outcome.status === 'UNKNOWN'
-        ? job.streak.record({ skipped: outcome.message }, after)
-        : job.streak.record(
-            { pass: outcome.status === 'AVAILABLE', error: outcome.status === 'AVAILABLE' ? null : outcome.message },
-            after,
-          );
+    const changed = job.streak.record(outcomeOf(outcome), after);
     const { healthy, error } = job.streak;
     if (healthy === null) return;
     const now = Date.now();

@@ -1,4 +1,14 @@
 import type { PoolHealth } from '../../../src/api/schemas/route-pools.ts';
+import type { RemoteOutcome } from '../../tunnel-control.ts';
+
+/** What one check says of the target: passed, failed (why), or nothing (why it was not run). */
+export type Outcome = { pass: boolean; error: string | null } | { skipped: string };
+
+/** A remote check's answer as an outcome: an UNKNOWN result decides nothing, like a check not run. */
+export function outcomeOf(o: RemoteOutcome): Outcome {
+  if (!o.ran || o.status === 'UNKNOWN') return { skipped: o.message };
+  return o.status === 'AVAILABLE' ? { pass: true, error: null } : { pass: false, error: o.message };
+}
 
 /**
  * One pool agent's run of check outcomes on one route: `unhealthyAfter` failures in a row make it
@@ -15,7 +25,7 @@ export class Streak {
   #passes = 0;
 
   /** Records a check's outcome; returns whether the verdict or the error text changed. */
-  record(outcome: { pass: boolean; error: string | null } | { skipped: string }, after: { unhealthy: number; healthy: number }): boolean {
+  record(outcome: Outcome, after: { unhealthy: number; healthy: number }): boolean {
     const before = `${this.healthy}/${this.error}`;
     if ('skipped' in outcome) this.error = `not checked: ${outcome.skipped}`;
     else {
