@@ -156,7 +156,7 @@ function checkRules(field: string, rules: HeaderRules): void {
   }
 }
 
-const HTTP_HEALTH_FIELDS = ['path', 'method', 'headers', 'expectStatus'] as const;
+const HTTP_HEALTH_FIELDS = ['path', 'method', 'headers', 'expectStatus', 'skipTLS'] as const;
 
 /** Rules between fields (400 naming the field): HTTP-only fields on a TCP route, Host settings, header names. */
 export function checkPool(type: RouteType, d: PoolDraft, body: RouteCreate | RouteUpdate): void {

@@ -177,16 +177,13 @@ describe('target health checks', () => {
     const syntax = await api(d, 'POST', '/admin/api/routes', { ...base, healthCheck: { conditions: ['[STATUS] =='] } });
     expect(syntax.status).toBe(400);
     expect(syntax.json().errors[0].field).toBe('healthCheck.conditions[0]');
-    const tcp = await api(d, 'POST', '/admin/api/routes', {
-      ...base,
-      type: 'TCP',
-      hostname: undefined,
-      target: '127.0.0.1:9',
-      listenPort: 1,
-      healthCheck: { conditions: ['[STATUS] == 200'] },
-    });
+    const tcpBase = { ...base, type: 'TCP', hostname: undefined, target: '127.0.0.1:9', listenPort: 1 };
+    const tcp = await api(d, 'POST', '/admin/api/routes', { ...tcpBase, healthCheck: { conditions: ['[STATUS] == 200'] } });
     expect(tcp.status).toBe(400);
     expect(tcp.json().errors[0].field).toBe('healthCheck.conditions[0]');
+    const tcpTls = await api(d, 'POST', '/admin/api/routes', { ...tcpBase, healthCheck: { skipTLS: true } });
+    expect(tcpTls.status).toBe(400);
+    expect(tcpTls.json().errors[0].field).toBe('healthCheck.skipTLS');
     const backwards = await api(d, 'POST', '/admin/api/routes', { ...base, healthCheck: { expectStatus: ['299-200'] } });
     expect(backwards.status).toBe(400);
     expect(backwards.json().errors[0].field).toBe('healthCheck.expectStatus[0]');

@@ -52,7 +52,7 @@ export function remoteHealthCheck(
   const remote: RemoteCheck = {
     type,
     target: type === 'HTTP' ? healthUrl(target, check.path) : target,
-    skipTLS: false,
+    skipTLS: type === 'HTTP' && check.skipTLS === true,
     recursive: false,
     timeoutMs: probes.httpTimeoutMs,
     maxBodyBytes: probes.maxBodyBytes,
