@@ -163,7 +163,12 @@ export class HealthChecks {
     const after = { unhealthy: plan.spec.unhealthyAfter, healthy: plan.spec.healthyAfter };
     const changed = job.streak.record(outcomeOf(outcome), after);
     const { healthy, error } = job.streak;
-    if (healthy === null) return;
+    if (healthy === null) {
+      // No verdict to show it in (an old agent, a full probe queue): the log says it, once per new reason.
+      if (changed && error?.startsWith('not checked'))
+        this.#ctx.log.warn({ routeId: plan.routeId, agentId: plan.agentId, error }, 'tunnel: health check not run');
+      return;
+    }
     const now = Date.now();
     if (changed) {
       this.#state.set(plan.routeId, plan.agentId, healthy);
