@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Affinity, HeaderRules, PoolPolicy, RouteHealthCheck } from '../../src/api/schemas/route-pools.ts';
 import type { RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { invalidField } from '../../src/errors.ts';
+import { checkHealthCheck } from './health-check-rules.ts';
 import type { Database, RouteAgentRow, RouteRow } from '../store/schema.ts';
 
 export type Db = Kysely<Database> | Transaction<Database>;
@@ -155,7 +156,7 @@ function checkRules(field: string, rules: HeaderRules): void {
   }
 }
 
-const HTTP_HEALTH_FIELDS = ['path', 'method', 'headers', 'expectStatus'] as const;
+const HTTP_HEALTH_FIELDS = ['path', 'method', 'headers', 'expectStatus', 'skipTLS'] as const;
 
 /** Rules between fields (400 naming the field): HTTP-only fields on a TCP route, Host settings, header names. */
 export function checkPool(type: RouteType, d: PoolDraft, body: RouteCreate | RouteUpdate): void {
@@ -169,6 +170,7 @@ export function checkPool(type: RouteType, d: PoolDraft, body: RouteCreate | Rou
       if (d.healthCheck?.[field] !== undefined) throw invalidField(`healthCheck.${field}`, "a TCP route's health check is a connect");
     }
   }
+  checkHealthCheck(type, d.healthCheck);
   if (d.hostHeader !== null && d.preserveHost) throw invalidField('hostHeader', 'set it or preserveHost, not both');
   // It becomes a request header line: a name (or an address) and an optional port, nothing that could end the line.
   if (d.hostHeader !== null && !/^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/.test(d.hostHeader)) {

@@ -14,6 +14,7 @@ import { PoolBalancer } from './pool/balancer.ts';
 import { PoolHealthState } from './pool/health-state.ts';
 import { RemoteAgents } from './pool/remote-agents.ts';
 import { Rotation } from './pool/rotation.ts';
+import { targetHealth } from './health/index.ts';
 import { RouteTable } from './route-table.ts';
 import { AgentProbes } from './remote-probes.ts';
 import { AgentSessions } from './sessions.ts';
@@ -49,6 +50,8 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const tcp = new TcpListeners(ctx, sessions, observer, gate, balancer, relay, remote);
   const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
+  // Target health checks (docs/DECISIONS.md#target-health-checks) set the verdicts the balancer steers by.
+  const checks = targetHealth(ctx, sessions, probes, health);
   setTrustedProxies(ctx.config.trustedProxies);
   const deps: EdgeDeps = { ctx, table, sessions, observer, gate, balancer, relay, remote };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
@@ -58,6 +61,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
     disconnectAgent: (agentId, reason) => sessions.disconnect(agentId, reason),
     routesChanged: () => {
       void table.reload();
+      void checks.sync();
       ctx.bus.emit('routes.changed');
     },
     probeAgent: (agentId, name, check) => probes.probe(agentId, name, check),
@@ -68,13 +72,14 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   ctx.tunnel = control;
   // Load now (the database is open): the edge is served from the first request on.
   const loaded = table.reload();
-  ctx.cluster?.onTables(['routes'], () => table.reload()); // routes changed through another pod
+  ctx.cluster?.onTables(['routes'], () => Promise.all([table.reload(), checks.sync()])); // routes changed through another pod
   // Status page hostnames (here or through another pod) are exact names that wildcards do not serve.
   ctx.bus.on('status-pages.changed', () => void table.reload());
 
   let drained: Promise<void> | undefined;
   const drain = () => {
     drained ??= (async () => {
+      checks.close();
       probes.close();
       remote?.close();
       relay?.close();
@@ -99,7 +104,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
       upgrade: (req, socket, head) => void forwardUpgrade(deps, req, socket, head).catch(onError),
     },
     // Pods: where the other pods' agents are, known before the first request (else it waits for a read).
-    start: () => Promise.all([loaded, remote?.refresh()]).then(() => {}),
+    start: () => Promise.all([loaded, remote?.refresh(), checks.start()]).then(() => {}),
     drain,
     stop: drain,
   };

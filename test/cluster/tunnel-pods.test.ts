@@ -296,6 +296,48 @@ describe('TCP routes and remote checks across pods', () => {
       await new Promise<void>((r) => web.close(() => r()));
     }
   }, 60_000);
+  it('steers every pod by the health verdicts of the agents the other pod checks', async () => {
+    const [a, b] = [cluster.pod('pod-a'), cluster.pod('pod-b')];
+    // Two targets that name themselves; the second one's /health can fail.
+    let failing = false;
+    const named = (name: string) =>
+      startTarget((req, res) => res.end(req.url === '/health' ? (name === 'beta' && failing ? 'DOWN' : 'UP') : name));
+    const [alpha, beta] = await Promise.all([named('alpha'), named('beta')]);
+    const slot = await agentSlot(a, 'health-b', dir);
+    const second = startAgent(b.url, slot.tokenFile); // held by pod B, checked there
+    try {
+      const office = (await a.admin.call(operations.listAgents)).find((x) => x.name === 'tcp-office')!;
+      const route = await a.admin.call(operations.createRoute, {
+        body: {
+          name: 'checked',
+          type: 'HTTP',
+          hostname: 'checked.test',
+          target: alpha.url,
+          agents: [{ agentId: office.id }, { agentId: slot.id, target: beta.url }],
+          healthCheck: { path: '/health', intervalSeconds: 1, conditions: ['[BODY] == UP'] },
+        },
+      });
+      const pool = async () => (await a.admin.call(operations.getRoute, { params: { id: route.id } })).pool ?? [];
+      const names = async (n: number) => {
+        const got = new Set<string>();
+        for (let i = 0; i < n; i++) got.add((await edge(a.edgeUrl, 'checked.test', 'GET', '/who')).text);
+        return [...got].sort().join(',');
+      };
+      await until(async () => (await pool()).every((m) => m.health === 'HEALTHY'), 100);
+      await until(async () => (await names(4)) === 'alpha,beta', 100);
+      failing = true;
+      await until(async () => (await pool())[1].health === 'UNHEALTHY', 100);
+      // Pod A holds only alpha's agent: it learns beta's verdict from pod B, and stops sending it requests.
+      await until(async () => (await names(4)) === 'alpha', 100);
+      expect(await names(6)).toBe('alpha');
+      failing = false;
+      await until(async () => (await names(4)) === 'alpha,beta', 100);
+      expect((await pool())[1]).toMatchObject({ health: 'HEALTHY', inRotation: true, healthError: null });
+    } finally {
+      await second.stop('SIGKILL');
+      await Promise.all([alpha.close(), beta.close()]);
+    }
+  }, 60_000);
 });
 
 /**

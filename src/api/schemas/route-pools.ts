@@ -72,6 +72,11 @@ export const RouteHealthCheck = Type.Object(
     headers: Type.Optional(
       Type.Record(HeaderName, HeaderValue, { additionalProperties: false, maxProperties: 32, description: 'HTTP: request headers' }),
     ),
+    skipTLS: Type.Optional(
+      Type.Boolean({
+        description: "HTTP: do not verify an https target's certificate (as an agent run with --skip-tls forwards); default false",
+      }),
+    ),
     expectStatus: Type.Optional(
       Type.Array(StatusRange, { minItems: 1, maxItems: 32, description: 'HTTP: the statuses that are healthy (default 200-299)' }),
     ),
