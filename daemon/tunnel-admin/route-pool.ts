@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Affinity, HeaderRules, PoolPolicy, RouteHealthCheck } from '../../src/api/schemas/route-pools.ts';
 import type { RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { invalidField } from '../../src/errors.ts';
+import { checkHealthCheck } from './health-check-rules.ts';
 import type { Database, RouteAgentRow, RouteRow } from '../store/schema.ts';
 
 export type Db = Kysely<Database> | Transaction<Database>;
@@ -169,6 +170,7 @@ export function checkPool(type: RouteType, d: PoolDraft, body: RouteCreate | Rou
       if (d.healthCheck?.[field] !== undefined) throw invalidField(`healthCheck.${field}`, "a TCP route's health check is a connect");
     }
   }
+  checkHealthCheck(type, d.healthCheck);
   if (d.hostHeader !== null && d.preserveHost) throw invalidField('hostHeader', 'set it or preserveHost, not both');
   checkRules('requestHeaders', d.requestHeaders);
   checkRules('responseHeaders', d.responseHeaders);

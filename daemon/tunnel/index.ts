@@ -11,6 +11,7 @@ import { Observer } from './observe.ts';
 import { explainMatch } from './explain.ts';
 import { PoolBalancer } from './pool/balancer.ts';
 import { PoolHealthState } from './pool/health-state.ts';
+import { targetHealth } from './health/index.ts';
 import { RouteTable } from './route-table.ts';
 import { AgentProbes } from './remote-probes.ts';
 import { AgentSessions } from './sessions.ts';
@@ -41,6 +42,8 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   // Pools (docs/API.md#agent-pools): the health verdicts the balancer steers by.
   const health = new PoolHealthState();
   const balancer = new PoolBalancer(health);
+  // Target health checks (docs/DECISIONS.md#target-health-checks) set those verdicts.
+  const checks = targetHealth(ctx, sessions, probes, health);
   setTrustedProxies(ctx.config.trustedProxies);
   const deps: EdgeDeps = { ctx, table, sessions, observer, gate, relay };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
@@ -50,6 +53,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
     disconnectAgent: (agentId, reason) => sessions.disconnect(agentId, reason),
     routesChanged: () => {
       void table.reload();
+      void checks.sync();
       ctx.bus.emit('routes.changed');
     },
     probeAgent: (agentId, name, check) => probes.probe(agentId, name, check),
@@ -60,11 +64,12 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   ctx.tunnel = control;
   // Load now (the database is open): the edge is served from the first request on.
   const loaded = table.reload();
-  ctx.cluster?.onTables(['routes'], () => table.reload()); // routes changed through another pod
+  ctx.cluster?.onTables(['routes'], () => Promise.all([table.reload(), checks.sync()])); // routes changed through another pod
 
   let drained: Promise<void> | undefined;
   const drain = () => {
     drained ??= (async () => {
+      checks.close();
       probes.close();
       relay?.close();
       tcp.closeAll();
@@ -87,7 +92,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
       },
       upgrade: (req, socket, head) => void forwardUpgrade(deps, req, socket, head).catch(onError),
     },
-    start: () => loaded,
+    start: () => Promise.all([loaded, checks.start()]).then(() => {}),
     drain,
     stop: drain,
   };
