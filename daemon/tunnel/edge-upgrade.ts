@@ -8,6 +8,7 @@ import { type EdgeDeps, RELAY_TARGET_TIMEOUT_MS } from './edge-http.ts';
 import { routeRequest } from './edge-route.ts';
 import { exchangeInfo, forwardHeaders, parseHttpTarget, targetFailure } from './forward.ts';
 import { problem, rawProblem } from './raw-response.ts';
+import { NO_AGENT, rawNoAgent } from './pool/unavailable.ts';
 import { forwardPath } from './rules.ts';
 
 function headerLines(headers: Record<string, string | string[]>): string {
@@ -34,19 +35,28 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
     return rawProblem(socket, routing.error, url);
   }
   const { route } = routing;
-  const exchange = deps.observer.begin(route, exchangeInfo(req, routing.logPath));
+  const info = exchangeInfo(req, routing.logPath);
+  // One agent of the pool per upgrade (pool/balancer.ts); pods look again before a 503.
+  let member = deps.balancer.pick(route, info.clientIp);
+  if (!member && deps.remote && (await deps.remote.refresh())) member = deps.balancer.pick(route, info.clientIp);
+  if (!member) {
+    deps.observer.begin(route, info).finish(NO_AGENT.status, NO_AGENT.detail);
+    return rawNoAgent(socket, url);
+  }
+  const exchange = deps.observer.begin(route, info, member.agentId);
   let status: number | null = null;
   const fail = (failed: number, code: string, detail: string) => {
     status = failed;
     exchange.finish(failed, detail);
     rawProblem(socket, problem(failed, code, detail), url);
   };
-  const link = deps.sessions.get(route.agentId);
-  const target = parseHttpTarget(route.target);
+  const agentId = member.agentId;
+  const link = deps.sessions.get(agentId);
+  const target = parseHttpTarget(member.target);
   if (!target) return fail(502, 'target-unavailable', 'invalid target URL');
   // Pods: an agent connected to another pod is reached through it (tunnel/tunnel-relay.ts).
-  const holder = !link && deps.relay ? await deps.relay.holder(route.agentId).catch(() => undefined) : undefined;
-  if (!link && !holder) return fail(502, 'agent-unavailable', 'agent not connected');
+  const holder = link ? undefined : deps.remote?.url(agentId);
+  if (!link && (!holder || !deps.relay)) return fail(502, 'agent-unavailable', 'agent not connected');
   const headers = {
     ...forwardHeaders(req, route, target, routing.host),
     connection: 'Upgrade',
@@ -58,7 +68,7 @@ export async function forwardUpgrade(deps: EdgeDeps, req: IncomingMessage, socke
       createConnection: link
         ? () => link.mux.open(target.stream, { allowHalfOpen: true })
         : (_options, created) =>
-            void deps.relay!.dial(holder!, route.agentId, target.stream).then(
+            void deps.relay!.dial(holder!, agentId, target.stream).then(
               (s) => created(null, s),
               (err: Error) => created(err, undefined as never),
             ),

@@ -7,11 +7,13 @@ import { EdgeGate } from './access/gate.ts';
 import { setTrustedProxies } from '../http/client-ip.ts';
 import { type EdgeDeps, forwardHttp } from './edge-http.ts';
 import { forwardUpgrade } from './edge-upgrade.ts';
-import { Observer } from './observe.ts';
+import { Observer, type PoolCounting } from './observe.ts';
 import { explainMatch } from './explain.ts';
 import { PoolBalancer } from './pool/balancer.ts';
 import { PoolHealthState } from './pool/health-state.ts';
 import { targetHealth } from './health/index.ts';
+import { RemoteAgents } from './pool/remote-agents.ts';
+import { Rotation } from './pool/rotation.ts';
 import { RouteTable } from './route-table.ts';
 import { AgentProbes } from './remote-probes.ts';
 import { AgentSessions } from './sessions.ts';
@@ -26,7 +28,13 @@ const DRAIN_GRACE_MS = 5_000;
  * (access log, topology events, metrics) of every exchange.
  */
 export function tunnelModule(ctx: DaemonContext): DaemonModule {
-  const observer = new Observer(ctx);
+  // Pools (docs/API.md#agent-pools): the health verdicts the balancer steers by, and where agents are.
+  const health = new PoolHealthState();
+  const counters: PoolCounting = {
+    acquire: (routeId, agentId) => balancer.acquire(routeId, agentId),
+    release: (routeId, agentId) => balancer.release(routeId, agentId),
+  };
+  const observer = new Observer(ctx, counters);
   const sessions = new AgentSessions(
     ctx,
     () => observer.podId() ?? 0,
@@ -34,18 +42,17 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   );
   // Pods: an agent connected to another pod is reached through it (tunnel/tunnel-relay.ts).
   const relay = ctx.cluster ? new PodRelay(ctx) : undefined;
+  const remote = ctx.cluster ? new RemoteAgents(ctx) : undefined;
+  const balancer = new PoolBalancer(new Rotation(sessions, health, remote));
   // One gate (one rate limiter, one bounded table of buckets) for HTTP requests and TCP connections.
   const gate = new EdgeGate(ctx, (routeId, reason) => observer.refused(routeId, reason));
-  const tcp = new TcpListeners(ctx, sessions, observer, gate, relay);
+  const tcp = new TcpListeners(ctx, sessions, observer, gate, balancer, relay, remote);
   const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));
-  // Pools (docs/API.md#agent-pools): the health verdicts the balancer steers by.
-  const health = new PoolHealthState();
-  const balancer = new PoolBalancer(health);
   // Target health checks (docs/DECISIONS.md#target-health-checks) set those verdicts.
   const checks = targetHealth(ctx, sessions, probes, health);
   setTrustedProxies(ctx.config.trustedProxies);
-  const deps: EdgeDeps = { ctx, table, sessions, observer, gate, relay };
+  const deps: EdgeDeps = { ctx, table, sessions, observer, gate, balancer, relay, remote };
   const onError = (err: unknown) => ctx.log.error({ err }, 'tunnel: edge request failed');
 
   const control: TunnelControl = {
@@ -71,6 +78,7 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
     drained ??= (async () => {
       checks.close();
       probes.close();
+      remote?.close();
       relay?.close();
       tcp.closeAll();
       await sessions.closeAll(DRAIN_GRACE_MS);
@@ -92,7 +100,8 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
       },
       upgrade: (req, socket, head) => void forwardUpgrade(deps, req, socket, head).catch(onError),
     },
-    start: () => Promise.all([loaded, checks.start()]).then(() => {}),
+    // Pods: where the other pods' agents are, known before the first request (else it waits for a read).
+    start: () => Promise.all([loaded, checks.start(), remote?.refresh()]).then(() => {}),
     drain,
     stop: drain,
   };

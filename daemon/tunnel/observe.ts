@@ -4,8 +4,18 @@ import type { DaemonContext } from '../context.ts';
 import { publishTopology } from '../tunnel-admin/agent-status.ts';
 import type { LiveRoute } from './route-table.ts';
 
+/** What the observer tells of exchanges through pool agents (pool/balancer.ts counts them). */
+export interface PoolCounting {
+  acquire(routeId: number, agentId: number): void;
+  release(routeId: number, agentId: number): void;
+}
+
 /** One request or TCP connection through a route, from arrival to its last byte. */
 export interface Exchange {
+  /** The agent the exchange goes through (a retry moves it: see `moveTo`). */
+  readonly agentId: number;
+  /** The exchange is retried through another agent: the access log and the pool counters follow it. */
+  moveTo(agentId: number): void;
   bytesIn: number;
   bytesOut: number;
   /** Records the outcome once (later calls are ignored): log entry, metrics, REQUEST_COMPLETED. */
@@ -42,9 +52,12 @@ export class Observer {
   readonly #duration: Histogram<'route'>;
   readonly #refused: Counter<'route' | 'reason'>;
   readonly agents: Gauge;
+  /** Counts exchanges per pool agent (pool/counters.ts): told of each exchange that goes through an agent. */
+  readonly #pool: PoolCounting | undefined;
 
-  constructor(ctx: DaemonContext) {
+  constructor(ctx: DaemonContext, pool?: PoolCounting) {
     this.#ctx = ctx;
+    this.#pool = pool;
     const registers = [ctx.metrics.registry];
     this.agents = new Gauge({ name: 'monctl_tunnel_agents_connected', help: 'Agents connected to this daemon', registers });
     this.#requests = new Counter({
@@ -135,51 +148,98 @@ export class Observer {
     return n;
   }
 
-  begin(route: LiveRoute, info: ExchangeInfo): Exchange {
-    const started = process.hrtime.bigint();
-    const at = Date.now();
-    const requestId = randomUUID();
-    const { id: routeId, agentId } = route;
-    const ctx = this.#ctx;
-    const inFlight = this.#count(routeId, 1);
-    publishTopology(ctx, 'REQUEST_IN_FLIGHT', { routeId, agentId, requestId, method: info.method, path: info.path, inFlight });
-    let done = false;
-    const exchange: Exchange = {
-      bytesIn: 0,
-      bytesOut: 0,
-      finish: (status, error) => {
-        if (done) return;
-        done = true;
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const durationMs = Math.round(seconds * 1000);
-        const left = this.#count(routeId, -1);
-        const series = this.#series(routeId);
-        let requests = series.byStatus.get(status);
-        if (!requests) {
-          requests = this.#requests.labels({ route: series.route, status: status === null ? 'none' : String(status) });
-          series.byStatus.set(status, requests);
-        }
-        requests.inc();
-        series.received.inc(exchange.bytesIn);
-        series.sent.inc(exchange.bytesOut);
-        series.duration.observe(seconds);
-        publishTopology(ctx, 'REQUEST_COMPLETED', { routeId, agentId, requestId, status, durationMs, inFlight: left });
-        ctx.routeLog.append({
-          routeId,
-          at,
-          method: info.method,
-          path: info.path,
-          status,
-          durationMs,
-          bytesIn: exchange.bytesIn,
-          bytesOut: exchange.bytesOut,
-          clientIp: info.clientIp,
-          agentId,
-          podId: this.podId(),
-          error: error ?? null,
-        });
-      },
-    };
+  /**
+   * An exchange starts. `agentId`: the pool agent it goes through (counted per agent); left out for an
+   * answer of the edge itself (a refusal, no agent), logged under the pool's first agent.
+   */
+  begin(route: LiveRoute, info: ExchangeInfo, agentId?: number): Exchange {
+    const pool = agentId === undefined ? undefined : this.#pool;
+    const through = agentId ?? route.agentId;
+    pool?.acquire(route.id, through);
+    const exchange = new ObservedExchange(this, route.id, info, through, pool);
+    const inFlight = this.#count(route.id, 1);
+    publishTopology(this.#ctx, 'REQUEST_IN_FLIGHT', {
+      routeId: route.id,
+      agentId: through,
+      requestId: exchange.requestId,
+      method: info.method,
+      path: info.path,
+      inFlight,
+    });
     return exchange;
+  }
+
+  /** Records an exchange's outcome: metrics, REQUEST_COMPLETED, the access log. */
+  completed(exchange: ObservedExchange, status: number | null, error: string | undefined): void {
+    const seconds = Number(process.hrtime.bigint() - exchange.started) / 1e9;
+    const durationMs = Math.round(seconds * 1000);
+    const { routeId, agentId, requestId, info } = exchange;
+    const left = this.#count(routeId, -1);
+    const series = this.#series(routeId);
+    let requests = series.byStatus.get(status);
+    if (!requests) {
+      requests = this.#requests.labels({ route: series.route, status: status === null ? 'none' : String(status) });
+      series.byStatus.set(status, requests);
+    }
+    requests.inc();
+    series.received.inc(exchange.bytesIn);
+    series.sent.inc(exchange.bytesOut);
+    series.duration.observe(seconds);
+    publishTopology(this.#ctx, 'REQUEST_COMPLETED', { routeId, agentId, requestId, status, durationMs, inFlight: left });
+    this.#ctx.routeLog.append({
+      routeId,
+      at: exchange.at,
+      method: info.method,
+      path: info.path,
+      status,
+      durationMs,
+      bytesIn: exchange.bytesIn,
+      bytesOut: exchange.bytesOut,
+      clientIp: info.clientIp,
+      agentId,
+      podId: this.podId(),
+      error: error ?? null,
+    });
+  }
+}
+
+/** One exchange's record: a class (methods shared) rather than closures made per request. */
+class ObservedExchange implements Exchange {
+  readonly started = process.hrtime.bigint();
+  readonly at = Date.now();
+  readonly requestId = randomUUID();
+  readonly #observer: Observer;
+  readonly routeId: number;
+  readonly info: ExchangeInfo;
+  readonly #pool: PoolCounting | undefined;
+  #agentId: number;
+  #done = false;
+  bytesIn = 0;
+  bytesOut = 0;
+
+  constructor(observer: Observer, routeId: number, info: ExchangeInfo, agentId: number, pool: PoolCounting | undefined) {
+    this.#observer = observer;
+    this.routeId = routeId;
+    this.info = info;
+    this.#agentId = agentId;
+    this.#pool = pool;
+  }
+
+  get agentId(): number {
+    return this.#agentId;
+  }
+
+  moveTo(agentId: number): void {
+    if (this.#done) return;
+    this.#pool?.release(this.routeId, this.#agentId);
+    this.#agentId = agentId;
+    this.#pool?.acquire(this.routeId, agentId);
+  }
+
+  finish(status: number | null, error?: string): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#pool?.release(this.routeId, this.#agentId);
+    this.#observer.completed(this, status, error);
   }
 }

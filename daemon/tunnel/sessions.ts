@@ -40,6 +40,9 @@ export interface Link {
   probes?: ProbeSupport;
   /** The agent's version, as it said on its dial. */
   version?: string;
+  /** When the unanswered keepalive PING left (0: none), and the session's bytes read then (pool/rotation.ts). */
+  pingAt: number;
+  pingRead: number;
 }
 
 /** Used when an agent does not say its target timeout. */
@@ -164,6 +167,8 @@ export class AgentSessions {
       superseded: false,
       reason: 'connection closed',
       pools: new Map(),
+      pingAt: 0,
+      pingRead: 0,
       probes: parseProbesHeader(req.headers[PROBES_HEADER]),
       version: typeof dialVersion === 'string' ? dialVersion : undefined,
       targetTimeoutMs: Number.isFinite(announced) && announced > 0 ? Math.min(announced, 3_600_000) : DEFAULT_TARGET_TIMEOUT_MS,
@@ -212,7 +217,13 @@ export class AgentSessions {
         link.reason = 'keepalive timeout';
         link.mux.destroy(new Error('keepalive timeout'));
       },
+      onPing: () => {
+        if (link.pingAt !== 0) return; // the older PING is still out: its time counts
+        link.pingAt = Date.now();
+        link.pingRead = link.mux.bytesRead;
+      },
       onAnswer: () => {
+        link.pingAt = 0;
         if (Date.now() - lastSeen < SEEN_EVERY_MS || this.#links.get(link.agentId) !== link) return;
         lastSeen = Date.now();
         markSeen(this.#ctx, link.agentId).catch(() => {});

@@ -5,9 +5,12 @@ import type { PodRelay } from './tunnel-relay.ts';
 import type { DaemonContext } from '../context.ts';
 import { parseTcpTarget } from '../tunnel-admin/route-rules.ts';
 import type { EdgeGate } from './access/gate.ts';
-import type { Observer } from './observe.ts';
-import type { LiveRoute } from './route-table.ts';
+import type { ExchangeInfo, Observer } from './observe.ts';
+import type { LiveMember, LiveRoute } from './route-table.ts';
 import type { AgentSessions } from './sessions.ts';
+import type { PoolBalancer } from './pool/balancer.ts';
+import type { RemoteAgents } from './pool/remote-agents.ts';
+import { NO_AGENT } from './pool/unavailable.ts';
 
 interface Listener {
   route: LiveRoute;
@@ -19,6 +22,7 @@ interface Listener {
  * One TCP listener per enabled TCP route, on the edge listener's host and the
  * route's `listenPort`. Each connection becomes one tunnel stream to the agent,
  * which connects to `host:port`; bytes are piped both ways, half-close kept.
+ * Each connection takes an agent of the route's pool (pool/balancer.ts).
  * Pods: an agent connected to another pod is reached through it (the relay).
  * The route's ipAllow, ipDeny and rateLimit are checked at accept against the
  * route as it is now (`sync` swaps it in place): a change applies to the next
@@ -31,9 +35,21 @@ export class TcpListeners {
   readonly #gate: EdgeGate;
   readonly #byRoute = new Map<number, Listener>();
   readonly #relay: PodRelay | undefined;
+  readonly #balancer: PoolBalancer;
+  readonly #remote: RemoteAgents | undefined;
 
-  constructor(ctx: DaemonContext, sessions: AgentSessions, observer: Observer, gate: EdgeGate, relay?: PodRelay) {
+  constructor(
+    ctx: DaemonContext,
+    sessions: AgentSessions,
+    observer: Observer,
+    gate: EdgeGate,
+    balancer: PoolBalancer,
+    relay?: PodRelay,
+    remote?: RemoteAgents,
+  ) {
     this.#ctx = ctx;
+    this.#balancer = balancer;
+    this.#remote = remote;
     this.#sessions = sessions;
     this.#observer = observer;
     this.#gate = gate;
@@ -87,9 +103,27 @@ export class TcpListeners {
       socket.destroy();
       return this.#observer.begin(route, info).finish(null, refusal.message);
     }
-    const exchange = this.#observer.begin(route, info);
-    const link = this.#sessions.get(route.agentId);
-    const target = parseTcpTarget(route.target);
+    // One agent of the pool per connection (pool/balancer.ts); pods look again; none in the rotation: closed.
+    const member = this.#balancer.pick(route, ip);
+    if (member) return this.#through(route, socket, info, member);
+    if (!this.#remote) return this.#unserved(route, socket, info);
+    socket.pause();
+    void this.#remote.refresh().then((again) => {
+      const next = again && !socket.destroyed ? this.#balancer.pick(route, ip) : undefined;
+      if (!next) return this.#unserved(route, socket, info);
+      this.#through(route, socket, info, next); // resumes the socket once its stream is there
+    });
+  }
+
+  #unserved(route: LiveRoute, socket: Socket, info: ExchangeInfo): void {
+    socket.destroy();
+    this.#observer.begin(route, info).finish(null, NO_AGENT.detail);
+  }
+
+  #through(route: LiveRoute, socket: Socket, info: ExchangeInfo, member: LiveMember): void {
+    const exchange = this.#observer.begin(route, info, member.agentId);
+    const link = this.#sessions.get(member.agentId);
+    const target = parseTcpTarget(member.target);
     const failed = (err: unknown) => {
       exchange.finish(null, (err as Error).message);
       socket.destroy();
@@ -103,19 +137,21 @@ export class TcpListeners {
       });
       splice(socket, stream, (err) => exchange.finish(null, err?.message));
     };
+    const holder = link ? undefined : this.#remote?.url(member.agentId);
     try {
       if (!target) throw new Error('invalid TCP target');
-      if (link) return connected(link.mux.open(target, { allowHalfOpen: true }));
-      if (!this.#relay) throw new Error('agent not connected');
+      if (link) {
+        connected(link.mux.open(target, { allowHalfOpen: true }));
+        return void socket.resume();
+      }
+      if (!this.#relay || !holder) throw new Error('agent not connected');
     } catch (err) {
       return failed(err);
     }
     const relay = this.#relay;
     socket.pause();
     void (async () => {
-      const holder = await relay.holder(route.agentId);
-      if (!holder) throw new Error('agent not connected');
-      const stream = await relay.dial(holder, route.agentId, target);
+      const stream = await relay.dial(holder, member.agentId, target);
       if (socket.destroyed) return void stream.destroy();
       connected(stream);
       socket.resume();

@@ -77,7 +77,7 @@ describe('pods are one system', () => {
     await until(async () => !(await anonymousSees()), 50);
     await events.close();
 
-    // A route created through A is served by B's edge (no agent: 502-class, not 404 "no route").
+    // A route created through A is served by B's edge (no agent: 503, not 404 "no route").
     const edge = () => send(b.edgeUrl, 'GET', '/', { headers: { Host: 'app.cluster.test' } });
     expect((await edge()).status).toBe(404);
     const agent = await a.admin.call(operations.createAgent, { body: { name: 'edge-a' } });

@@ -52,7 +52,7 @@ describe('status page on its custom hostname', () => {
       type: 'urn:monctl:problem:no-route',
     });
 
-    // A route under another prefix of that host takes its paths (502: its agent is not connected).
+    // A route under another prefix of that host takes its paths (503: its agent is not connected).
     const agent = await d.admin.call(operations.createAgent, { body: { name: 'office' } });
     await d.admin.call(operations.createRoute, {
       body: {
@@ -64,7 +64,7 @@ describe('status page on its custom hostname', () => {
         pathPrefix: '/app',
       },
     });
-    expect((await getRaw(d.edgeUrl, '/app/x', { host: 'status.example.com' })).status).toBe(502);
+    expect((await getRaw(d.edgeUrl, '/app/x', { host: 'status.example.com' })).status).toBe(503);
     expect((await getRaw(d.edgeUrl, '/', { host: 'status.example.com' })).status).toBe(200);
   });
 
@@ -103,6 +103,6 @@ describe('status page on its custom hostname', () => {
     // Freed on either side, the other may take it.
     await d.admin.call(operations.updateStatusPage, { params: { id: page.id }, body: { customHostname: null } });
     expect((await json('POST', '/admin/api/routes', route)).status).toBe(200);
-    expect((await getRaw(d.edgeUrl, '/', { host: 'status.example.com' })).status).toBe(502);
+    expect((await getRaw(d.edgeUrl, '/', { host: 'status.example.com' })).status).toBe(503);
   });
 });

@@ -92,7 +92,7 @@ describe('tunnel: lifecycle', () => {
       await tunnel.waitStatus('DISCONNECTED');
       const gone = await until(() => topology.events.find((e) => e.event === 'AGENT_DISCONNECTED'));
       expect(gone.data.agent).toMatchObject({ id: tunnel.agentId, status: 'DISCONNECTED' });
-      expect((await edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/x')).status).toBe(502);
+      expect((await edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/x')).status).toBe(503);
 
       tunnel.agent = tunnel.startAgent();
       await tunnel.waitStatus('CONNECTED');
@@ -123,7 +123,7 @@ describe('tunnel: lifecycle', () => {
   it('a rotated token disconnects the live agent; the new token in its file lets it back in', async () => {
     const { token } = await tunnel.daemon.admin.call(operations.rotateAgentToken, { params: { id: tunnel.agentId } });
     await tunnel.waitStatus('DISCONNECTED');
-    expect((await edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/x')).status).toBe(502);
+    expect((await edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/x')).status).toBe(503);
     await until(() => tunnel.agent.logs.find((l) => l.msg === 'tunnel: dial failed' && l.status === 401));
     writeFileSync(tunnel.tokenFile, token);
     await tunnel.waitStatus('CONNECTED');
@@ -134,7 +134,7 @@ describe('tunnel: lifecycle', () => {
     tunnel.agent.proc.kill('SIGSTOP');
     try {
       await tunnel.waitStatus('DISCONNECTED');
-      expect((await edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/x')).status).toBe(502);
+      expect((await edge(tunnel.daemon.edgeUrl, 'life.test', 'GET', '/x')).status).toBe(503);
     } finally {
       tunnel.agent.proc.kill('SIGCONT');
     }

@@ -5,6 +5,8 @@ export interface KeepaliveOptions {
   timeoutMs: number;
   /** Each PONG, with its round trip. */
   onAnswer?(ms: number): void;
+  /** A PING left (the edge's balancer treats an agent whose PING stays unanswered for a while as suspect). */
+  onPing?(): void;
   /** The peer is dead: neither its PONG nor any other byte came within timeoutMs of a PING. */
   onDead(): void;
 }
@@ -36,6 +38,7 @@ export function keepalive(session: MuxSession, opts: KeepaliveOptions): () => vo
         opts.onDead();
       });
     deadline = setTimeout(expire, opts.timeoutMs);
+    opts.onPing?.();
     session.ping((err, ms) => {
       answered = true;
       clearTimeout(deadline);
