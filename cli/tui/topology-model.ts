@@ -64,7 +64,8 @@ export function applyTopologyEvent(topo: Topology | null, kind: string, data: an
       break;
     case 'REQUEST_IN_FLIGHT':
     case 'REQUEST_COMPLETED':
-      t.routes = countOnMember(t, data.routeId, data.agentId, kind === 'REQUEST_IN_FLIGHT' ? 1 : -1);
+      // `startedOn` (added by the live view): the agent a retried request started on, whose count it leaves.
+      t.routes = countOnMember(t, data.routeId, data.agentId, kind === 'REQUEST_IN_FLIGHT' ? 1 : -1, data.startedOn);
       t.routes = t.routes.map((r) => (r.id === data.routeId ? { ...r, inFlight: data.inFlight } : r));
       break;
     case 'POD_UP':

@@ -37,12 +37,19 @@ export function healthOfMember(
   );
 }
 
-/** REQUEST_IN_FLIGHT (+1) and REQUEST_COMPLETED (-1, one request more) through an agent of a route. */
-export function countOnMember(t: Topology, routeId: number, agentId: number, delta: 1 | -1): TopoRoute[] {
+/**
+ * REQUEST_IN_FLIGHT (+1) and REQUEST_COMPLETED (one request more for `agentId`; one in flight less
+ * for `startedOn`, the agent the request started on when it was retried elsewhere, else `agentId`).
+ */
+export function countOnMember(t: Topology, routeId: number, agentId: number, delta: 1 | -1, startedOn = agentId): TopoRoute[] {
   return mapMembers(
     t,
     (r) => r.id === routeId,
-    (m) => (m.agentId === agentId ? { ...m, inFlight: Math.max(0, m.inFlight + delta), requests: m.requests + (delta < 0 ? 1 : 0) } : m),
+    (m) => ({
+      ...m,
+      inFlight: m.agentId === (delta > 0 ? agentId : startedOn) ? Math.max(0, m.inFlight + delta) : m.inFlight,
+      requests: m.requests + (delta < 0 && m.agentId === agentId ? 1 : 0),
+    }),
   );
 }
 

@@ -81,12 +81,16 @@ export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error)
       props.subscribe({
         onEvent: (e) => {
           const at = Date.now();
-          const d = e.data as { routeId: number; agentId: number; id: number };
-          if (e.event === 'REQUEST_COMPLETED') traffic.current.record(d.routeId, d.agentId, at);
-          if (e.event === 'ROUTE_DELETED') traffic.current.forget(d.id);
+          let data = e.data as { routeId: number; agentId: number; id: number; requestId: string };
+          if (e.event === 'REQUEST_IN_FLIGHT') traffic.current.started(data.requestId, data.agentId);
+          if (e.event === 'REQUEST_COMPLETED') {
+            traffic.current.record(data.routeId, data.agentId, at);
+            data = { ...data, startedOn: traffic.current.finished(data.requestId) } as typeof data;
+          }
+          if (e.event === 'ROUTE_DELETED') traffic.current.forget(data.id);
           setNow(at);
           setView((v) => ({
-            topology: applyTopologyEvent(v.topology, e.event, e.data),
+            topology: applyTopologyEvent(v.topology, e.event, data),
             // Probe loads update the tree; every 5 s in the event pane would drown the events.
             events: e.event === 'PROBE_LOAD' ? v.events : [...v.events.slice(-99), describeEvent(e.event, e.data, v.topology)],
           }));

@@ -1,6 +1,8 @@
 /** How far back the live view counts requests for each agent's share of a route's traffic. */
 export const SHARE_WINDOW_MS = 60_000;
 const BUCKET_MS = 1000;
+/** Requests in flight remembered for the agent they started on; beyond this, the oldest are forgotten. */
+export const MAX_OPEN = 10_000;
 
 /**
  * Requests completed per route and agent over the last minute, from the
@@ -10,6 +12,23 @@ const BUCKET_MS = 1000;
  */
 export class TrafficShare {
   readonly #routes = new Map<number, Map<number, Map<number, number>>>();
+  readonly #open = new Map<string, number>();
+
+  /**
+   * REQUEST_IN_FLIGHT: the agent a request started on. A request retried on another agent completes
+   * there (REQUEST_COMPLETED names that one), so the view takes it out of the first one's count.
+   */
+  started(requestId: string, agentId: number): void {
+    this.#open.set(requestId, agentId);
+    if (this.#open.size > MAX_OPEN) this.#open.delete(this.#open.keys().next().value!);
+  }
+
+  /** REQUEST_COMPLETED: the agent the request started on, if the view saw it start. */
+  finished(requestId: string): number | undefined {
+    const agentId = this.#open.get(requestId);
+    this.#open.delete(requestId);
+    return agentId;
+  }
 
   /** Counts one completed request of `routeId` through `agentId` at `now` (ms). */
   record(routeId: number, agentId: number, now: number): void {

@@ -303,13 +303,16 @@ describe('route pools in the topology', () => {
     await until(() => /pool: round-robin/.test(app.lastFrame()!));
     for (let i = 0; i < 4; i++)
       f.push('REQUEST_COMPLETED', { routeId: 7, agentId: i ? 5 : 4, requestId: `r${i}`, status: 200, durationMs: 1, inFlight: 0 });
+    // A request started on spare and retried on backup leaves spare's count.
+    f.push('REQUEST_IN_FLIGHT', { routeId: 7, agentId: 4, requestId: 'retried', method: 'GET', path: '/', inFlight: 1 });
+    f.push('REQUEST_COMPLETED', { routeId: 7, agentId: 5, requestId: 'retried', status: 200, durationMs: 1, inFlight: 0 });
     f.push('ROUTE_HEALTH', { routeId: 7, agentId: 3, health: 'UNHEALTHY', inRotation: false, error: 'HTTP 500' });
     await until(() => /ROUTE_HEALTH route site agent edge UNHEALTHY, out of rotation: HTTP 500/.test(app.lastFrame()!));
     const frame = app.lastFrame()!;
     expect(frame).toMatch(/pool: round-robin, 1\/3 in rotation, share of the last 60 s/);
     expect(frame).toMatch(/└ edge {4}UNHEALTHY {4}out {11}share {3}0% {2}in flight 0 {2}HTTP 500/);
-    expect(frame).toMatch(/└ spare {3}HEALTHY {6}in rotation {3}share {2}25%/);
-    expect(frame).toMatch(/└ backup {2}UNHEALTHY {4}out, offline {2}share {2}75%/);
+    expect(frame).toMatch(/└ spare {3}HEALTHY {6}in rotation {3}share {2}20% {2}in flight 0/);
+    expect(frame).toMatch(/└ backup {2}UNHEALTHY {4}out, offline {2}share {2}80% {2}in flight 0/);
     // Inside the box (4 columns of border and padding), the pool's lines fit 80 columns whole.
     for (const line of frame.split('\n').filter((l) => /share|in rotation/.test(l)))
       expect(line.replace(/^│ /, '').replace(/ *│$/, '').length, line).toBeLessThanOrEqual(76);
