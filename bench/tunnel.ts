@@ -205,12 +205,14 @@ async function main(): Promise<void> {
       await httpsBench({ admin: monctl.admin, agentId: monctl.agentId, target, edgeTls: monctl.edgeTls, dir, seconds, connections, wrk });
     }
     if (monctl && !h2Only && (!only || only === 'pool')) {
-      const lines = await poolBench({ monctl, target, seconds, connections, rounds, wrk });
+      const straceDir = argv.includes('--no-syscalls') ? undefined : dir;
+      const { lines, syscalls: poolSyscalls } = await poolBench({ monctl, target, seconds, connections, rounds, straceDir, wrk });
       console.log(
         `\nthree agents on one route (round-robin, three \`monctl agent\` processes, the same target) against the single-agent route; ` +
           `small responses, ${rounds} rounds alternating, ${seconds} s over ${connections} connections each, medians:`,
       );
       for (const line of lines) console.log(`  ${line}`);
+      if (poolSyscalls.length) printSyscalls(poolSyscalls);
     }
     console.log(`\n(${Math.round((Date.now() - started) / 1000)} s)`);
   } finally {

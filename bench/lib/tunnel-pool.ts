@@ -10,6 +10,7 @@
 import { loadavg } from 'node:os';
 import { operations } from '../../src/api/operations.ts';
 import { treeCpuMs } from './procs.ts';
+import { countSyscalls, type SyscallCounts } from './syscalls.ts';
 import type { MonctlTunnel } from './tunnel-monctl.ts';
 import { median } from './tunnel-report.ts';
 import type { WrkFigures } from './wrk.ts';
@@ -20,6 +21,8 @@ export interface PoolBench {
   seconds: number;
   connections: number;
   rounds: number;
+  /** Where strace writes; without it, no syscall counts. */
+  straceDir?: string;
   wrk(url: string, host: string, connections: number, seconds: number): WrkFigures;
 }
 
@@ -36,8 +39,11 @@ const load = () =>
     .map((x) => x.toFixed(1))
     .join(' ');
 
-/** Measures the three-agent route against the one-agent route and returns the lines to print. */
-export async function poolBench(b: PoolBench): Promise<string[]> {
+/**
+ * Measures the three-agent route against the one-agent route: the lines to print and, with
+ * `straceDir`, the daemon's syscalls per request on each route (a separate short run each).
+ */
+export async function poolBench(b: PoolBench): Promise<{ lines: string[]; syscalls: SyscallCounts[] }> {
   const { monctl } = b;
   const extra = [await monctl.addAgent('bench-2'), await monctl.addAgent('bench-3')];
   const route = await monctl.admin.call(operations.createRoute, {
@@ -87,9 +93,18 @@ export async function poolBench(b: PoolBench): Promise<string[]> {
       2,
     ).padStart(9)}${String(med(runs, (r) => r.f.errors)).padStart(8)}` +
     `${fmt(med(runs, (r) => r.daemonUs)).padStart(15)}${fmt(med(runs, (r) => r.agentsUs)).padStart(15)}`;
+  const syscalls: SyscallCounts[] = [];
+  if (b.straceDir)
+    for (const [name, host, pids] of [
+      ['1 agent', 'bench.test', [monctl.agentPid]],
+      ['3 agents', POOL_HOST, agentPids],
+    ] as const) {
+      const path = { name, url: monctl.url, host, procs: { daemon: () => [monctl.daemonPid], agents: () => [...pids] } };
+      syscalls.push(await countSyscalls(path, b.straceDir, () => b.wrk(`${monctl.url}/`, host, b.connections, Math.min(b.seconds, 2))));
+    }
   const rps = med(three, (r) => r.f.rps) / med(one, (r) => r.f.rps);
   const cpu = med(three, (r) => r.daemonUs) / med(one, (r) => r.daemonUs);
-  return [
+  const lines = [
     'route'.padEnd(10) +
       ['req/s', 10, 'p50 ms', 9, 'p99 ms', 9, 'errors', 8, 'daemon µs/req', 15, 'agents µs/req', 15]
         .flatMap((x, i, all) => (i % 2 ? [] : [String(x).padStart(all[i + 1] as number)]))
@@ -103,4 +118,5 @@ export async function poolBench(b: PoolBench): Promise<string[]> {
       `daemon CPU per request 3 / 1 ≤ 1.1: ${cpu.toFixed(2)} ${cpu <= 1.1 ? 'PASS' : 'MISS'}`,
     `load average (1, 5, 15 min): ${loadBefore} before, ${load()} after`,
   ];
+  return { lines, syscalls };
 }
