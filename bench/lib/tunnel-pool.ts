@@ -9,6 +9,7 @@
  */
 import { loadavg } from 'node:os';
 import { operations } from '../../src/api/operations.ts';
+import { cpuMs } from './measure.ts';
 import { treeCpuMs } from './procs.ts';
 import { countSyscalls, type SyscallCounts } from './syscalls.ts';
 import type { MonctlTunnel } from './tunnel-monctl.ts';
@@ -29,6 +30,8 @@ export interface PoolBench {
 interface Run {
   f: WrkFigures;
   daemonUs: number;
+  /** The part of daemonUs spent in the kernel (system time): writes that wake a sleeping agent cost there. */
+  daemonSysUs: number;
   agentsUs: number;
 }
 
@@ -58,10 +61,16 @@ export async function poolBench(b: PoolBench): Promise<{ lines: string[]; syscal
   const agentPids = [monctl.agentPid, ...extra.map((a) => a.pid)];
   const measure = (host: string, pids: number[]): Run => {
     const daemon = treeCpuMs([monctl.daemonPid]);
+    const sys = cpuMs(monctl.daemonPid).system;
     const agents = treeCpuMs(pids);
     const f = b.wrk(`${monctl.url}/`, host, b.connections, b.seconds);
     const per = (ms: number) => (ms * 1000) / Math.max(1, f.requests);
-    return { f, daemonUs: per(treeCpuMs([monctl.daemonPid]) - daemon), agentsUs: per(treeCpuMs(pids) - agents) };
+    return {
+      f,
+      daemonUs: per(treeCpuMs([monctl.daemonPid]) - daemon),
+      daemonSysUs: per(cpuMs(monctl.daemonPid).system - sys),
+      agentsUs: per(treeCpuMs(pids) - agents),
+    };
   };
   const loadBefore = load();
   for (const host of ['bench.test', POOL_HOST]) b.wrk(`${monctl.url}/`, host, b.connections, 1); // warm-up
@@ -92,7 +101,8 @@ export async function poolBench(b: PoolBench): Promise<{ lines: string[]; syscal
       med(runs, (r) => r.f.p99),
       2,
     ).padStart(9)}${String(med(runs, (r) => r.f.errors)).padStart(8)}` +
-    `${fmt(med(runs, (r) => r.daemonUs)).padStart(15)}${fmt(med(runs, (r) => r.agentsUs)).padStart(15)}`;
+    `${fmt(med(runs, (r) => r.daemonUs)).padStart(15)}${fmt(med(runs, (r) => r.daemonSysUs)).padStart(10)}` +
+    `${fmt(med(runs, (r) => r.agentsUs)).padStart(15)}`;
   const syscalls: SyscallCounts[] = [];
   if (b.straceDir)
     for (const [name, host, pids] of [
@@ -106,7 +116,7 @@ export async function poolBench(b: PoolBench): Promise<{ lines: string[]; syscal
   const cpu = med(three, (r) => r.daemonUs) / med(one, (r) => r.daemonUs);
   const lines = [
     'route'.padEnd(10) +
-      ['req/s', 10, 'p50 ms', 9, 'p99 ms', 9, 'errors', 8, 'daemon µs/req', 15, 'agents µs/req', 15]
+      ['req/s', 10, 'p50 ms', 9, 'p99 ms', 9, 'errors', 8, 'daemon µs/req', 15, 'of it sys', 10, 'agents µs/req', 15]
         .flatMap((x, i, all) => (i % 2 ? [] : [String(x).padStart(all[i + 1] as number)]))
         .join(''),
     row('1 agent', one),
