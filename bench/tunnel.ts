@@ -15,8 +15,9 @@
  *
  * Flags: --quick (under 2 minutes), --seconds N (small responses, default 5), --download-seconds N
  * (default 5), --rounds N (default 3), --connections N (small responses, default 32),
- * --paths=a,b (names: direct, monctl, nginx, ssh, nginx-ssh, localtunnel), --only=small|download|https
- * (https: the HTTPS row, monctl's TLS edge against nginx terminating TLS, bench/lib/tunnel-https.ts),
+ * --paths=a,b (names: direct, monctl, nginx, ssh, nginx-ssh, localtunnel), --only=small|download|https|pool
+ * (https: the HTTPS row, monctl's TLS edge against nginx terminating TLS, bench/lib/tunnel-https.ts;
+ * pool: only the three-agent row, a route of three agents against the one-agent route, bench/lib/tunnel-pool.ts),
  * --from-sources (monctl from the TypeScript sources, not dist/), --no-attack, --no-syscalls,
  * --h2-slow-readers (monctl and the HTTP/2 slow-reader row only).
  * The host (CPU model, count, kernel) is printed first; then, from a separate short run per path
@@ -39,6 +40,7 @@ import { startMonctl } from './lib/tunnel-monctl.ts';
 import { type BenchPath, prepareLocaltunnel, type Skipped, startLocaltunnel, startNginx, startSsh } from './lib/tunnel-peers.ts';
 import { type Measured, type PathResult, printRatios, printResults } from './lib/tunnel-report.ts';
 import { httpsBench } from './lib/tunnel-https.ts';
+import { poolBench } from './lib/tunnel-pool.ts';
 import { countSyscalls, hostLine, printSyscalls, type SyscallCounts } from './lib/syscalls.ts';
 import { wrk } from './lib/wrk.ts';
 
@@ -71,8 +73,9 @@ async function main(): Promise<void> {
   const downloadSeconds = flag('download-seconds', quick ? 2 : 5);
   const rounds = Math.max(3, flag('rounds', 3));
   const connections = flag('connections', 32);
-  const wanted = new Set((opt('paths') ?? (h2Only ? 'monctl' : 'direct,monctl,nginx,ssh,nginx-ssh,localtunnel')).split(','));
   const only = opt('only');
+  const monctlOnly = h2Only || only === 'pool';
+  const wanted = new Set((opt('paths') ?? (monctlOnly ? 'monctl' : 'direct,monctl,nginx,ssh,nginx-ssh,localtunnel')).split(','));
   const dir = mkdtempSync(join(tmpdir(), 'monctl-bench-tunnel-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const started = Date.now();
@@ -144,14 +147,14 @@ async function main(): Promise<void> {
     if (!h2Only) for (const p of paths) wrk(`${p.url}/`, p.host, connections, 1); // warm-up (JIT, connection pools)
     for (let round = 0; round < (h2Only ? 0 : rounds); round++) {
       const order = paths.map((_, i) => (i + round) % paths.length);
-      if (only !== 'download' && only !== 'https')
+      if (only !== 'download' && only !== 'https' && only !== 'pool')
         for (const i of order) results[i].small.push(measure(paths[i], '/', connections, seconds));
-      if (only !== 'small' && only !== 'https')
+      if (only !== 'small' && only !== 'https' && only !== 'pool')
         for (const i of order) results[i].download.push(measure(paths[i], '/big', 4, downloadSeconds));
     }
     paths.forEach((p, i) => Object.assign(results[i], { after: memory(p, 'rss'), peak: memory(p, 'peak') }));
     const syscalls: SyscallCounts[] = [];
-    if (!argv.includes('--no-syscalls') && only !== 'download' && only !== 'https') {
+    if (!argv.includes('--no-syscalls') && only !== 'download' && only !== 'https' && only !== 'pool') {
       try {
         ensureTools({ strace: TUNNEL_BENCH_TOOLS.strace });
         for (const p of paths) {
@@ -164,7 +167,7 @@ async function main(): Promise<void> {
     }
 
     const attacks: string[] = [];
-    if (!argv.includes('--no-attack') && !h2Only) {
+    if (!argv.includes('--no-attack') && !monctlOnly) {
       if (monctl) {
         await monctl.addRoute('big.test');
         attacks.push(...(await slowReaderAttack(monctl, 'big.test', Math.min(seconds, 3), served)));
@@ -174,7 +177,7 @@ async function main(): Promise<void> {
     }
 
     console.log(hostLine());
-    if (!h2Only) {
+    if (!monctlOnly) {
       console.log(
         `wrk, 1 thread; ${rounds} rounds, alternating paths; small responses: ${seconds} s over ${connections} connections; ` +
           `100 MB downloads: ${downloadSeconds} s over 4. Own processes only: not wrk, not the target. nginx: 1 worker.`,
@@ -200,6 +203,16 @@ async function main(): Promise<void> {
     }
     if (monctl && !h2Only && (!only || only === 'https')) {
       await httpsBench({ admin: monctl.admin, agentId: monctl.agentId, target, edgeTls: monctl.edgeTls, dir, seconds, connections, wrk });
+    }
+    if (monctl && !h2Only && (!only || only === 'pool')) {
+      const straceDir = argv.includes('--no-syscalls') ? undefined : dir;
+      const { lines, syscalls: poolSyscalls } = await poolBench({ monctl, target, seconds, connections, rounds, straceDir, wrk });
+      console.log(
+        `\nthree agents on one route (round-robin, three \`monctl agent\` processes, the same target) against the single-agent route; ` +
+          `small responses, ${rounds} rounds alternating, ${seconds} s over ${connections} connections each, medians:`,
+      );
+      for (const line of lines) console.log(`  ${line}`);
+      if (poolSyscalls.length) printSyscalls(poolSyscalls);
     }
     console.log(`\n(${Math.round((Date.now() - started) / 1000)} s)`);
   } finally {

@@ -15,12 +15,14 @@ export interface MonctlTunnel extends BenchPath {
   agentPid: number;
   /** Adds a route (another hostname, same agent and target), for the slow-reader attack. */
   addRoute(hostname: string): Promise<void>;
+  /** Creates another agent, with its own token, and runs it as the first one runs (the pool row). */
+  addAgent(name: string): Promise<{ id: number; pid: number }>;
 }
 
 /**
  * monctl as shipped: `npm run build`, then the daemon from dist/monctl.js (with bin/monctl's
  * Node flags) and the agent from dist/agent.mjs as the README runs it. One agent, one route
- * (bench.test) to the target. `fromSources` runs both from the TypeScript sources (bin/monctl)
+ * (bench.test) to the target; `addAgent` runs more (the three-agent row). `fromSources` runs both from the TypeScript sources (bin/monctl)
  * instead. With `profDir` the daemon writes a V8 CPU profile there when it exits.
  */
 export async function startMonctl(
@@ -66,31 +68,37 @@ export async function startMonctl(
     server: api,
     credential: { kind: 'api-key', token: readFileSync(join(dir, 'data/admin-api-key'), 'utf8').trim() },
   });
-  const agentRow = await admin.call(operations.createAgent, { body: { name: 'bench' } });
-  const { token } = await admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
-  writeFileSync(join(dir, 'token'), token, { mode: 0o600 });
+  const addAgent = async (name: string) => {
+    const agentRow = await admin.call(operations.createAgent, { body: { name } });
+    const { token } = await admin.call(operations.rotateAgentToken, { params: { id: agentRow.id } });
+    const tokenFile = join(dir, `token-${name}`);
+    writeFileSync(tokenFile, token, { mode: 0o600 });
+    const agentArgs = ['agent', '--server', api, '--token-file', tokenFile, '--log-level', 'warn'];
+    const [agent] = await (opts.fromSources
+      ? run(join(root, 'bin/monctl'), agentArgs, { cwd: root })
+      : run(node, ['--max-semi-space-size=1', '--no-maglev', join(root, 'dist/agent.mjs'), ...agentArgs.slice(1)], { cwd: root }));
+    while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED')
+      await new Promise((r) => setTimeout(r, 100));
+    return { id: agentRow.id, pid: agent.pid! };
+  };
+  const first = await addAgent('bench');
   const addRoute = async (hostname: string) => {
     await admin.call(operations.createRoute, {
-      body: { name: hostname.replace(/\W/g, '-'), type: 'HTTP', agentId: agentRow.id, target, hostname },
+      body: { name: hostname.replace(/\W/g, '-'), type: 'HTTP', agentId: first.id, target, hostname },
     });
   };
   await addRoute('bench.test');
-  const agentArgs = ['agent', '--server', api, '--token-file', join(dir, 'token'), '--log-level', 'warn'];
-  const [agent] = await (opts.fromSources
-    ? run(join(root, 'bin/monctl'), agentArgs, { cwd: root })
-    : run(node, ['--max-semi-space-size=1', '--no-maglev', join(root, 'dist/agent.mjs'), ...agentArgs.slice(1)], { cwd: root }));
-  while ((await admin.call(operations.getAgent, { params: { id: agentRow.id } })).status !== 'CONNECTED')
-    await new Promise((r) => setTimeout(r, 100));
   return {
     name: 'monctl',
     url: edge,
     host: 'bench.test',
     admin,
-    agentId: agentRow.id,
+    agentId: first.id,
     edgeTls,
     daemonPid: daemon.pid!,
-    agentPid: agent.pid!,
+    agentPid: first.pid,
     addRoute,
-    procs: { daemon: () => [daemon.pid!], agent: () => [agent.pid!] },
+    addAgent,
+    procs: { daemon: () => [daemon.pid!], agent: () => [first.pid] },
   };
 }

@@ -11,6 +11,7 @@ export const TOPOLOGY_KINDS = [
   'ROUTE_CREATED',
   'ROUTE_UPDATED',
   'ROUTE_DELETED',
+  'ROUTE_HEALTH',
   'POD_UP',
   'POD_DOWN',
 ] as const;

@@ -1,4 +1,5 @@
 import type { Agent, ProbeLoad, Route, Topology } from '../../src/api/schemas/tunnel.ts';
+import { connectMember, countOnMember, healthOfMember, poolAfterUpdate, poolAgents, poolLines, servesEdges } from './topology-pools.ts';
 
 /**
  * The topology as the live view keeps it: the SNAPSHOT, then each event of
@@ -26,8 +27,11 @@ export function applyTopologyEvent(topo: Topology | null, kind: string, data: an
       t.agents = upsert(t.agents, data.agent as Agent);
       break;
     case 'AGENT_DELETED':
+      // The daemon has sent ROUTE_UPDATED for the pools it left and ROUTE_DELETED for the routes it served alone.
       t.agents = t.agents.filter((a) => a.id !== data.id);
-      t.routes = t.routes.filter((r) => r.agentId !== data.id);
+      t.routes = t.routes
+        .filter((r) => poolAgents(r).some((id) => id !== data.id))
+        .map((r) => (r.pool ? { ...r, pool: r.pool.filter((m) => m.agentId !== data.id) } : r));
       t.edges = t.edges.filter((e) => e.from !== `agent:${data.id}` && e.to !== `agent:${data.id}`);
       break;
     case 'TOKEN_ROTATED':
@@ -39,20 +43,29 @@ export function applyTopologyEvent(topo: Topology | null, kind: string, data: an
       t.agents = upsert(t.agents, agent);
       t.edges = t.edges.filter((e) => !(e.kind === 'CONNECTION' && e.to === `agent:${agent.id}`));
       if (kind === 'AGENT_CONNECTED') t.edges = [...t.edges, { from: `pod:${data.podId}`, to: `agent:${agent.id}`, kind: 'CONNECTION' }];
+      t.routes = connectMember(t, agent.id, kind === 'AGENT_CONNECTED');
       break;
     }
     case 'ROUTE_CREATED':
     case 'ROUTE_UPDATED': {
       const route = data.route as Route;
       const inFlight = t.routes.find((r) => r.id === route.id)?.inFlight ?? 0;
-      t.routes = upsert(t.routes, { ...route, inFlight } as TopoRoute);
+      const pool = poolAfterUpdate(t, route);
+      t.routes = upsert(t.routes, { ...route, pool, inFlight } as TopoRoute);
+      t.edges = servesEdges(t.edges, route.id, pool);
       break;
     }
     case 'ROUTE_DELETED':
       t.routes = t.routes.filter((r) => r.id !== data.id);
+      t.edges = servesEdges(t.edges, data.id, []);
+      break;
+    case 'ROUTE_HEALTH':
+      t.routes = healthOfMember(t, data);
       break;
     case 'REQUEST_IN_FLIGHT':
     case 'REQUEST_COMPLETED':
+      // `startedOn` (added by the live view): the agent a retried request started on, whose count it leaves.
+      t.routes = countOnMember(t, data.routeId, data.agentId, kind === 'REQUEST_IN_FLIGHT' ? 1 : -1, data.startedOn);
       t.routes = t.routes.map((r) => (r.id === data.routeId ? { ...r, inFlight: data.inFlight } : r));
       break;
     case 'POD_UP':
@@ -105,6 +118,8 @@ export function describeEvent(kind: string, data: any, topo: Topology | null = n
         return `route ${data.route.name} updated`;
       case 'ROUTE_DELETED':
         return `route ${data.name} deleted`;
+      case 'ROUTE_HEALTH':
+        return `route ${route(data.routeId)} agent ${agent(data.agentId)} ${data.health}, ${data.inRotation ? 'in' : 'out of'} rotation${data.error ? `: ${data.error}` : ''}`;
       case 'REQUEST_IN_FLIGHT':
         return `route ${route(data.routeId)} via ${agent(data.agentId)} ${data.method} ${data.path} (${data.inFlight} in flight)`;
       case 'REQUEST_COMPLETED':
@@ -135,10 +150,14 @@ export interface TreeLine {
   status?: string;
 }
 
-/** Pods, the agents connected to each, the routes each agent serves; then agents not connected. */
-export function topologyTree(t: Topology): TreeLine[] {
+/**
+ * Pods, the agents connected to each with the routes they serve (every route whose pool they are in);
+ * then agents not connected; then each route with its pool: health, rotation and traffic share per
+ * agent. `recent(routeId)`: requests per agent of the last minute, as the live view counted them.
+ */
+export function topologyTree(t: Topology, recent?: (routeId: number) => Map<number, number>): TreeLine[] {
   const lines: TreeLine[] = [];
-  const routesOf = (agentId: number) => t.routes.filter((r) => r.agentId === agentId);
+  const routesOf = (agentId: number) => t.routes.filter((r) => poolAgents(r).includes(agentId));
   const addAgent = (a: Agent, depth: number) => {
     const load = t.probes?.find((p) => p.agentId === a.id);
     // The probe load of agents that run checks for resources located there.
@@ -146,18 +165,12 @@ export function topologyTree(t: Topology): TreeLine[] {
       load && (load.checksPerMinute || load.inFlight || load.skipped)
         ? `  checks: ${load.checksPerMinute}/min, ${load.inFlight} in flight${load.skipped ? `, ${load.skipped} skipped` : ''}`
         : '';
+    const serves = routesOf(a.id).map((r) => r.name);
     lines.push({
       depth,
-      text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}${probes}`,
+      text: `agent ${a.name} [${a.status}]${a.remoteAddress ? ` from ${a.remoteAddress}` : ''}${probes}${serves.length ? `  serves: ${serves.join(', ')}` : ''}`,
       status: a.status,
     });
-    for (const r of routesOf(a.id)) {
-      const match = r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`;
-      lines.push({
-        depth: depth + 1,
-        text: `route ${r.name} ${r.type} ${match} -> ${r.target}${r.enabled ? '' : ' (disabled)'}  in flight: ${r.inFlight}`,
-      });
-    }
   };
   const connected = new Map<number, number>();
   for (const e of t.edges) {
@@ -175,6 +188,16 @@ export function topologyTree(t: Topology): TreeLine[] {
   if (rest.length) {
     lines.push({ depth: 0, text: 'not connected' });
     for (const a of rest) addAgent(a, 1);
+  }
+  // Each route once, its pool under it: an agent in several pools shows in each.
+  if (t.routes.length) lines.push({ depth: 0, text: 'routes' });
+  for (const r of t.routes) {
+    const match = r.type === 'TCP' ? `:${r.listenPort}` : `${r.hostname}${r.pathPrefix ?? '/'}`;
+    lines.push({
+      depth: 1,
+      text: `route ${r.name} ${r.type} ${match} -> ${r.target}${r.enabled ? '' : ' (disabled)'}  in flight: ${r.inFlight}`,
+    });
+    lines.push(...poolLines(r, recent?.(r.id)));
   }
   return lines;
 }

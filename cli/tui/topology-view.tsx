@@ -1,10 +1,14 @@
 import './live-terminal.ts';
 import { Box, Text, useApp, useInput } from 'ink';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Topology } from '../../src/api/schemas/tunnel.ts';
 import type { StreamEvent, StreamState } from './stream.ts';
 import { applyTopologyEvent, describeEvent, topologyTree } from './topology-model.ts';
 import { TitleBar, useTerminalSize } from './screen.tsx';
+import { TrafficShare } from './traffic-share.ts';
+
+/** How often the live view recomputes the traffic shares while no event comes (they age out of the window). */
+const SHARE_REFRESH_MS = 5000;
 
 const colourOf = (status?: string) =>
   status === 'CONNECTED' || status === 'up' ? 'green' : status === 'DISCONNECTED' ? 'red' : status === 'PENDING' ? 'yellow' : undefined;
@@ -16,6 +20,8 @@ export interface TopologyViewProps {
   maxEvents?: number;
   /** Tree lines that fit on the screen; the rest is counted. */
   maxLines?: number;
+  /** Requests per agent of a route in the last minute (the pools' traffic shares). */
+  recent?: (routeId: number) => Map<number, number>;
 }
 
 /**
@@ -24,8 +30,8 @@ export interface TopologyViewProps {
  * of lines that fit hold and nothing wraps.
  */
 export function TopologyView(props: TopologyViewProps) {
-  const { topology, events, state, maxEvents = 10, maxLines = 1000 } = props;
-  const full = topology ? topologyTree(topology) : [];
+  const { topology, events, state, maxEvents = 10, maxLines = 1000, recent } = props;
+  const full = topology ? topologyTree(topology, recent) : [];
   const tree = full.slice(0, Math.max(1, maxLines));
   const lines = tree.map((l, i) => (
     <Text key={i} color={colourOf(l.status)} wrap="truncate-end">{`${'  '.repeat(l.depth)}${l.depth ? '└ ' : ''}${l.text}`}</Text>
@@ -64,15 +70,31 @@ export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error)
   // One state: each event line is named from the topology as it was before that event.
   const [{ topology, events }, setView] = useState<{ topology: Topology | null; events: string[] }>({ topology: null, events: [] });
   const [state, setState] = useState<StreamState>('connecting');
+  const traffic = useRef(new TrafficShare());
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), SHARE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
   useEffect(
     () =>
       props.subscribe({
-        onEvent: (e) =>
+        onEvent: (e) => {
+          const at = Date.now();
+          let data = e.data as { routeId: number; agentId: number; id: number; requestId: string };
+          if (e.event === 'REQUEST_IN_FLIGHT') traffic.current.started(data.requestId, data.agentId);
+          if (e.event === 'REQUEST_COMPLETED') {
+            traffic.current.record(data.routeId, data.agentId, at);
+            data = { ...data, startedOn: traffic.current.finished(data.requestId) } as typeof data;
+          }
+          if (e.event === 'ROUTE_DELETED') traffic.current.forget(data.id);
+          setNow(at);
           setView((v) => ({
-            topology: applyTopologyEvent(v.topology, e.event, e.data),
+            topology: applyTopologyEvent(v.topology, e.event, data),
             // Probe loads update the tree; every 5 s in the event pane would drown the events.
             events: e.event === 'PROBE_LOAD' ? v.events : [...v.events.slice(-99), describeEvent(e.event, e.data, v.topology)],
-          })),
+          }));
+        },
         onState: setState,
         onFatal: (err) => {
           props.onFatal(err);
@@ -86,5 +108,8 @@ export function TopologyApp(props: { subscribe: Subscribe; onFatal: (err: Error)
   });
   const rows = size.rows;
   const maxEvents = Math.max(3, Math.min(10, Math.floor(rows / 4)));
-  return <TopologyView topology={topology} events={events} state={state} maxEvents={maxEvents} maxLines={rows - maxEvents - 7} />;
+  const recent = (routeId: number) => traffic.current.recent(routeId, now);
+  return (
+    <TopologyView topology={topology} events={events} state={state} maxEvents={maxEvents} maxLines={rows - maxEvents - 7} recent={recent} />
+  );
 }

@@ -239,7 +239,7 @@ describe('topology --watch', () => {
       lines.findIndex((l) => l.startsWith('╰')),
     );
     // Each line of the tree is one terminal line, cut with `…` rather than wrapped onto a next one.
-    for (const l of box) expect(l, l).toMatch(/^│ (pod |not connected| +└ |… \d+ more).* │$/);
+    for (const l of box) expect(l, l).toMatch(/^│ (pod |not connected|routes| +└ |… \d+ more).* │$/);
     expect(box.some((l) => /└ route storefront HTTP storefront\./.test(l))).toBe(true);
   };
   for (const columns of [60, 80, 120]) {

@@ -9,6 +9,8 @@ import { fitColumns, GAP } from '../../cli/tui/table.tsx';
 import type { StreamEvent, StreamState } from '../../cli/tui/stream.ts';
 import { applyTopologyEvent, topologyTree } from '../../cli/tui/topology-model.ts';
 import { TopologyApp, TopologyView } from '../../cli/tui/topology-view.tsx';
+import { SHARE_WINDOW_MS, TrafficShare } from '../../cli/tui/traffic-share.ts';
+import type { PoolMember } from '../../src/api/schemas/route-pools.ts';
 
 const h = React.createElement;
 const at = '2026-11-21T10:00:00';
@@ -91,18 +93,19 @@ async function until(probe: () => boolean) {
 }
 
 describe('topology model', () => {
-  it('builds pods > agents > routes and lists agents not connected', () => {
+  it('builds pods > agents, lists agents not connected, then routes', () => {
     const lines = topologyTree(snapshot).map((l) => `${l.depth}:${l.text}`);
     expect(lines[0]).toMatch(/^0:pod pod-a/);
-    expect(lines[1]).toMatch(/^1:agent edge \[CONNECTED\]/);
-    expect(lines[2]).toMatch(/^2:route site HTTP site\.test\/ -> http:\/\/127\.0\.0\.1:3000 {2}in flight: 0/);
-    expect(lines).toContain('0:not connected');
-    expect(lines.at(-1)).toMatch(/^1:agent spare \[PENDING\]/);
+    expect(lines[1]).toBe('1:agent edge [CONNECTED]  serves: site');
+    expect(lines[2]).toBe('0:not connected');
+    expect(lines[3]).toBe('1:agent spare [PENDING]');
+    expect(lines[4]).toBe('0:routes');
+    expect(lines[5]).toBe('1:route site HTTP site.test/ -> http://127.0.0.1:3000  in flight: 0');
   });
 
   it('applies connect, disconnect, in-flight and delete events', () => {
     let t = applyTopologyEvent(snapshot, 'AGENT_CONNECTED', { agent: agent(4, 'spare', 'CONNECTED', 1), podId: 1, replaced: false })!;
-    expect(topologyTree(t).filter((l) => l.depth === 1 && l.text.includes('CONNECTED')).length).toBe(2);
+    expect(topologyTree(t).filter((l) => l.depth === 1 && l.text.includes('[CONNECTED]')).length).toBe(2);
     t = applyTopologyEvent(t, 'REQUEST_IN_FLIGHT', { routeId: 7, agentId: 3, requestId: 'r', method: 'GET', path: '/', inFlight: 2 })!;
     expect(t.routes[0].inFlight).toBe(2);
     t = applyTopologyEvent(t, 'AGENT_DISCONNECTED', { agent: agent(3, 'edge', 'DISCONNECTED'), reason: 'closed' })!;
@@ -115,7 +118,7 @@ describe('topology model', () => {
   it('shows the probe load of agents that run checks (issue 19)', () => {
     expect(topologyTree(snapshot)[1].text).not.toMatch(/checks:/);
     const t = applyTopologyEvent(snapshot, 'PROBE_LOAD', { agentId: 3, checksPerMinute: 120, inFlight: 4, skipped: 2 })!;
-    expect(topologyTree(t)[1].text).toMatch(/^agent edge \[CONNECTED\] {2}checks: 120\/min, 4 in flight, 2 skipped$/);
+    expect(topologyTree(t)[1].text).toMatch(/^agent edge \[CONNECTED\] {2}checks: 120\/min, 4 in flight, 2 skipped {2}serves: site$/);
     expect(t.probes.find((p) => p.agentId === 4)).toEqual({ agentId: 4, checksPerMinute: 0, inFlight: 0, skipped: 0 });
   });
 });
@@ -171,6 +174,148 @@ describe('topology events name what they are about', () => {
     expect(frame).toMatch(/AGENT_CONNECTED agent spare connected to pod pod-a/);
     expect(frame).toMatch(/REQUEST_IN_FLIGHT route site via edge GET \/x/);
     expect(frame).toMatch(/REQUEST_COMPLETED route site via edge 200 in 5 ms/);
+    app.unmount();
+  });
+});
+
+describe('route pools in the topology', () => {
+  const member = (agentId: number, name: string, extra: Partial<PoolMember> = {}): PoolMember => ({
+    agentId,
+    name,
+    connected: true,
+    health: 'HEALTHY',
+    healthCheckedAt: at,
+    healthError: null,
+    inRotation: true,
+    inFlight: 0,
+    requests: 0,
+    ...extra,
+  });
+  const pooled: Topology = {
+    ...snapshot,
+    agents: [agent(3, 'edge', 'CONNECTED', 1), agent(4, 'spare', 'CONNECTED', 1), agent(5, 'backup', 'DISCONNECTED')],
+    routes: [
+      {
+        ...route,
+        agents: [
+          { agentId: 3, target: null },
+          { agentId: 4, target: 'http://127.0.0.1:3001' },
+          { agentId: 5, target: null },
+        ],
+        healthCheck: { path: '/health' },
+        inFlight: 0,
+        pool: [
+          member(3, 'edge', { requests: 30 }),
+          member(4, 'spare', { requests: 10 }),
+          member(5, 'backup', { connected: false, inRotation: false, health: 'UNHEALTHY', healthError: 'HTTP 503' }),
+        ],
+      },
+    ],
+    edges: [
+      { from: 'pod:1', to: 'agent:3', kind: 'CONNECTION' },
+      { from: 'pod:1', to: 'agent:4', kind: 'CONNECTION' },
+      ...[3, 4, 5].map((id) => ({ from: `agent:${id}`, to: 'route:7', kind: 'SERVES' as const })),
+    ],
+  };
+  /** The pool's lines: under the route's, to the end. */
+  const poolText = (t: Topology, recent?: (id: number) => Map<number, number>) => {
+    const lines = topologyTree(t, recent).map((l) => `${l.depth}:${l.text}`);
+    return lines.slice(lines.findIndex((l) => l.startsWith('1:route site')) + 1);
+  };
+
+  it('lists each pool agent with health, rotation and its share of the requests since the daemon started', () => {
+    const tree = topologyTree(pooled).map((l) => `${l.depth}:${l.text}`);
+    // Every pool agent serves the route.
+    expect(tree.filter((l) => l.endsWith('serves: site')).length).toBe(3);
+    expect(poolText(pooled)).toEqual([
+      '2:pool: round-robin, 2/3 in rotation, share since start',
+      '2:edge    HEALTHY      in rotation   share  75%  in flight 0',
+      '2:spare   HEALTHY      in rotation   share  25%  in flight 0',
+      '2:backup  UNHEALTHY    out, offline  share   0%  in flight 0  HTTP 503',
+    ]);
+  });
+
+  it('moves members on ROUTE_HEALTH, connections, requests and route updates', () => {
+    let t = applyTopologyEvent(pooled, 'ROUTE_HEALTH', {
+      routeId: 7,
+      agentId: 3,
+      health: 'UNHEALTHY',
+      inRotation: false,
+      error: 'timeout',
+    })!;
+    t = applyTopologyEvent(t, 'AGENT_CONNECTED', { agent: agent(5, 'backup', 'CONNECTED', 1), podId: 1, replaced: false })!;
+    t = applyTopologyEvent(t, 'ROUTE_HEALTH', { routeId: 7, agentId: 5, health: 'HEALTHY', inRotation: true, error: null })!;
+    t = applyTopologyEvent(t, 'AGENT_DISCONNECTED', { agent: agent(4, 'spare', 'DISCONNECTED'), reason: 'closed' })!;
+    t = applyTopologyEvent(t, 'REQUEST_IN_FLIGHT', { routeId: 7, agentId: 5, requestId: 'a', method: 'GET', path: '/', inFlight: 1 })!;
+    expect(poolText(t)).toEqual([
+      '2:pool: round-robin, 1/3 in rotation, share since start',
+      '2:edge    UNHEALTHY    out           share  75%  in flight 0  timeout',
+      '2:spare   HEALTHY      out, offline  share  25%  in flight 0',
+      '2:backup  HEALTHY      in rotation   share   0%  in flight 1',
+    ]);
+    t = applyTopologyEvent(t, 'REQUEST_COMPLETED', { routeId: 7, agentId: 5, requestId: 'a', status: 200, durationMs: 1, inFlight: 0 })!;
+    expect(t.routes[0].pool!.find((m) => m.agentId === 5)).toMatchObject({ inFlight: 0, requests: 1 });
+    // Route events carry no pool: members that stay keep their state, a new one starts from its agent.
+    const { pool: _, inFlight: __, ...plain } = t.routes[0];
+    t = applyTopologyEvent(t, 'AGENT_CREATED', { agent: agent(6, 'fresh', 'CONNECTED', 1) })!;
+    t = applyTopologyEvent(t, 'ROUTE_UPDATED', {
+      route: {
+        ...plain,
+        agents: [
+          { agentId: 5, target: null },
+          { agentId: 6, target: null },
+        ],
+        policy: 'failover',
+      },
+    })!;
+    expect(t.routes[0].pool!.map((m) => [m.name, m.health, m.inRotation, m.requests])).toEqual([
+      ['backup', 'HEALTHY', true, 1],
+      ['fresh', 'UNKNOWN', true, 0],
+    ]);
+    expect(t.edges.filter((e) => e.kind === 'SERVES').map((e) => e.from)).toEqual(['agent:5', 'agent:6']);
+    expect(poolText(t)[0]).toBe('2:pool: failover, 2/2 in rotation, share since start');
+    // Deleting one agent of a pool keeps the route (the daemon sent ROUTE_UPDATED before); its last agent takes it.
+    t = applyTopologyEvent(t, 'AGENT_DELETED', { id: 5, name: 'backup' })!;
+    expect(t.routes[0].pool!.map((m) => m.name)).toEqual(['fresh']);
+    t = applyTopologyEvent(t, 'AGENT_DELETED', { id: 6, name: 'fresh' })!;
+    expect(t.routes).toEqual([]);
+  });
+
+  it('counts the shares over the last minute, in bounded buckets', () => {
+    const traffic = new TrafficShare();
+    const t0 = 1_000_000;
+    for (let i = 0; i < 1000; i++) traffic.record(7, 3 + (i % 3 === 0 ? 1 : 0), t0 + i * 10);
+    expect(Object.fromEntries(traffic.recent(7, t0 + 10_000))).toEqual({ 3: 666, 4: 334 });
+    expect(poolText(pooled, (id) => traffic.recent(id, t0 + 10_000)).slice(0, 3)).toEqual([
+      '2:pool: round-robin, 2/3 in rotation, share of the last 60 s',
+      '2:edge    HEALTHY      in rotation   share  67%  in flight 0',
+      '2:spare   HEALTHY      in rotation   share  33%  in flight 0',
+    ]);
+    // A minute later the window is empty: back to the daemon's counters.
+    expect(traffic.recent(7, t0 + 10_000 + SHARE_WINDOW_MS).size).toBe(0);
+    expect(poolText(pooled, (id) => traffic.recent(id, t0 + 10_000 + SHARE_WINDOW_MS))[0]).toMatch(/share since start$/);
+  });
+
+  it('the live view shows ROUTE_HEALTH and the shares of REQUEST_COMPLETED events, within 80 columns', async () => {
+    const f = feed();
+    const app = render(h(TopologyApp, { subscribe: f.subscribe, onFatal: () => undefined }));
+    f.push('SNAPSHOT', pooled);
+    await until(() => /pool: round-robin/.test(app.lastFrame()!));
+    for (let i = 0; i < 4; i++)
+      f.push('REQUEST_COMPLETED', { routeId: 7, agentId: i ? 5 : 4, requestId: `r${i}`, status: 200, durationMs: 1, inFlight: 0 });
+    // A request started on spare and retried on backup leaves spare's count.
+    f.push('REQUEST_IN_FLIGHT', { routeId: 7, agentId: 4, requestId: 'retried', method: 'GET', path: '/', inFlight: 1 });
+    f.push('REQUEST_COMPLETED', { routeId: 7, agentId: 5, requestId: 'retried', status: 200, durationMs: 1, inFlight: 0 });
+    f.push('ROUTE_HEALTH', { routeId: 7, agentId: 3, health: 'UNHEALTHY', inRotation: false, error: 'HTTP 500' });
+    await until(() => /ROUTE_HEALTH route site agent edge UNHEALTHY, out of rotation: HTTP 500/.test(app.lastFrame()!));
+    const frame = app.lastFrame()!;
+    expect(frame).toMatch(/pool: round-robin, 1\/3 in rotation, share of the last 60 s/);
+    expect(frame).toMatch(/└ edge {4}UNHEALTHY {4}out {11}share {3}0% {2}in flight 0 {2}HTTP 500/);
+    expect(frame).toMatch(/└ spare {3}HEALTHY {6}in rotation {3}share {2}20% {2}in flight 0/);
+    expect(frame).toMatch(/└ backup {2}UNHEALTHY {4}out, offline {2}share {2}80% {2}in flight 0/);
+    // Inside the box (4 columns of border and padding), the pool's lines fit 80 columns whole.
+    for (const line of frame.split('\n').filter((l) => /share|in rotation/.test(l)))
+      expect(line.replace(/^│ /, '').replace(/ *│$/, '').length, line).toBeLessThanOrEqual(76);
     app.unmount();
   });
 });
