@@ -194,10 +194,12 @@ describe('monctl routes: pools, rules and health checks', () => {
     const hit = await monctl(['routes', 'test', 'docs.test/guide/x']);
     expect(hit.code, hit.stderr).toBe(0);
     expect(hit.stdout).toMatch(/^Route: docs \(id \d+\)$/m);
-    expect(hit.stdout).toMatch(/^Agent: pool-a \(id \d+\)$/m);
+    // pool-a has never connected: the edge would answer 503, and the reasons say why.
+    expect(hit.stdout).toMatch(/^Agent: none in the rotation$/m);
+    expect(hit.stdout).toMatch(/^ {2}- agent \d+: not connected, skipped$/m);
     expect(hit.stdout).toMatch(/^Why:\n {2}- /m);
     const json = await monctl(['routes', 'test', 'https://docs.test/', '--client-ip', '192.0.2.7', '-o', 'json']);
-    expect(json.json()).toMatchObject({ routeName: 'docs', agentName: 'pool-a', reasons: expect.any(Array) });
+    expect(json.json()).toMatchObject({ routeName: 'docs', agentName: null, reasons: expect.any(Array) });
     const miss = await monctl(['routes', 'test', 'nowhere.test/x']);
     expect(miss.code).toBe(3); // ExitCode.notFound
     expect(miss.stdout).toMatch(/^No route matches nowhere\.test\/x\.\nWhy:\n {2}- .+/);
@@ -266,7 +268,7 @@ describe('monctl apply: agents and routes', () => {
       /^ {2}agents\[0\]\.token: unknown field \(apply never manages tokens/m,
       /^ {2}routes\[0\]\.agents\[1\]\.name: agent "a1" is in the pool twice$/m,
       /^ {2}routes\[0\]\.policy: must be one of round-robin, least-outstanding, failover$/m,
-      /^ {2}routes\[0\]\.requestHeaders\.set: /m,
+      /^ {2}routes\[0\]\.requestHeaders\.set\.Bad Name: /m,
       /^ {2}routes\[0\]\.basicUsers\[0\]\.password: is a secret: write it as a \$\{ENV_VAR\} reference/m,
       /^ {2}routes\[0\]\.healthCheck\.intervalSeconds: /m,
       /^ {2}routes\[1\]\.stripPrefix: only HTTP routes have it$/m,
