@@ -71,7 +71,11 @@ export const alertsModule: ModuleFactory = (ctx) => {
   const onEnqueued = () => routing.nudge();
   return {
     name: 'alerts',
-    handlers: alertRuleHandlers(() => rules.invalidate()),
+    // A rule written here may have put catch-ups of open incidents in the outbox (rules/catch-up.ts).
+    handlers: alertRuleHandlers(() => {
+      rules.invalidate();
+      routing.nudge();
+    }),
     async start() {
       // One SQLite file has one daemon (the data-dir lock): whatever is claimed at start was claimed by a dead run.
       await dispatcher.releaseStale(ctx.db.getExecutor().adapter instanceof SqliteAdapter);
