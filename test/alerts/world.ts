@@ -67,11 +67,11 @@ export function worldOf(d: TestDaemon, target: AlertWorld['target']): AlertWorld
 }
 
 /** Polls until `probe` holds, or fails after `ms` with `what`. */
-export async function eventually(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+export async function eventually(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000, everyMs = 50): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
@@ -103,7 +103,8 @@ export async function settled(ds: TestDaemon | TestDaemon[], opts: { passes?: nu
   const passes = opts.passes ?? 2;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    await eventually('an empty alert backlog', async () => (await alertLoops(daemons[0])).pending === 0, deadline - Date.now());
+    // Polled every 200 ms: each poll renders every daemon's metrics and counts the outbox.
+    await eventually('an empty alert backlog', async () => (await alertLoops(daemons[0])).pending === 0, deadline - Date.now(), 200);
     const start = await Promise.all(daemons.map(alertLoops));
     await eventually(
       `${passes} alert loop passes`,
@@ -115,6 +116,7 @@ export async function settled(ds: TestDaemon | TestDaemon[], opts: { passes?: nu
             (!opts.reminders || now.reminders >= start[i].reminders + passes),
         ),
       deadline - Date.now(),
+      200,
     );
     // Those passes wrote nothing new (a reminder, a catch-up): settled. Else wait for that too.
     if ((await alertLoops(daemons[0])).pending === 0) return;
