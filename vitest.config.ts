@@ -54,6 +54,14 @@ export const POSTGRES_SUITES = [
  * - notifiers/chat-channels: the payloads, escaping and answers of three chat
  *   providers; the notifier rows and deliveries they use run on PostgreSQL in
  *   notifiers/delivery and the other channel suites.
+ * - notifiers/pagers: PAGERDUTY, OPSGENIE and MATRIX payloads, keys and provider
+ *   refusals. The same three types are routed, triggered and resolved once per
+ *   incident on PostgreSQL in cluster/alerts-once (3 pods), a message that
+ *   survives a restart in alerts/restart, and refusals recorded as not retried
+ *   in notifiers/delivery.
+ * - notifiers/email: SMTP through nodemailer (STARTTLS, TLS, AUTH, 535/550). The
+ *   delivery rows it writes (ok, permanent, retryable) run on PostgreSQL in
+ *   notifiers/delivery. The two saved 16 s (their PostgreSQL runs, ci6).
  */
 export const STORE_INDEPENDENT = [
   'test/status/browser.test.ts',
@@ -63,6 +71,8 @@ export const STORE_INDEPENDENT = [
   'test/security/stream-credentials.test.ts',
   'test/tunnel-admin/sse.test.ts',
   'test/notifiers/chat-channels.test.ts',
+  'test/notifiers/pagers.test.ts',
+  'test/notifiers/email.test.ts',
 ];
 
 // Tests run real daemons and servers on loopback: generous timeouts, and at

@@ -14,6 +14,8 @@ export interface BusEvents {
   'routes.changed': [];
   /** Status pages were created, changed or deleted (here or, through the database, on another daemon): a custom hostname may need a certificate. */
   'status-pages.changed': [];
+  /** Alert events were committed to the outbox (incidents opened or resolved here): route them now, not at the next tick. */
+  'alerts.enqueued': [];
   /** A push check's deadline moved (a ping here or, relayed, at another pod): its judge re-reads `late_at`. */
   'push.pinged': [{ id: number }];
 }

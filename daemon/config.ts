@@ -29,6 +29,8 @@ export interface DaemonConfig {
   sseHeartbeatMs: number;
   /** The first wait before a failed notification is retried (doubling from there). */
   notifierRetryBaseMs: number;
+  /** Period of the alert routing loop; dispatch runs every half tick, reminders every 5 ticks. */
+  alertTickMs: number;
   /** Unsent bytes an SSE subscriber may have before it is cut off. */
   sseMaxQueuedBytes: number;
   /** Status pages' live streams: at once, per client address (IPv6 /64), per connection. */

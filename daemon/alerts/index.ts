@@ -12,10 +12,6 @@ import { Router } from './routing/router.ts';
 import { alertRuleHandlers } from './rules/handlers.ts';
 import { RuleCache } from './rules/rule-cache.ts';
 
-const ROUTE_MS = 1000;
-const DISPATCH_MS = 500;
-const REMIND_MS = 5000;
-
 /**
  * Alerting: alert rules, and the pipeline from the outbox (alert events
  * written with the changes they announce) through routing and grouping to
@@ -43,20 +39,51 @@ export const alertsModule: ModuleFactory = (ctx) => {
       ctx.events.channel(MONITORING_CHANNEL).publish(NOTIFICATION_FAILED, { ...failed, at: formatDateTime(Date.now()) });
     },
   });
-  const loops = [
-    new Loop(ctx.log, 'alert routing', ROUTE_MS, () => router.routeOnce()),
-    new Loop(ctx.log, 'alert reminders', REMIND_MS, () => remindOnce(ctx, rules)),
-    new Loop(ctx.log, 'notification dispatch', DISPATCH_MS, () => dispatcher.dispatchOnce()),
-  ];
+  // The ticks (--alert-tick, 1 s) pick up what other pods wrote and what comes due (group waits,
+  // retries, reminders); work written here wakes its loop at once: new events the router, routed
+  // events and reminders the dispatcher.
+  const tick = ctx.config.alertTickMs;
+  const dispatch = new Loop(
+    ctx.log,
+    'notification dispatch',
+    Math.max(1, Math.round(tick / 2)),
+    () => dispatcher.dispatchOnce(),
+    () => metrics.pass('dispatch'),
+  );
+  const wake = (n: number) => {
+    if (n > 0) dispatch.nudge();
+  };
+  const routing = new Loop(
+    ctx.log,
+    'alert routing',
+    tick,
+    () => router.routeOnce().then(wake),
+    () => metrics.pass('routing'),
+  );
+  const reminders = new Loop(
+    ctx.log,
+    'alert reminders',
+    tick * 5,
+    () => remindOnce(ctx, rules).then(wake),
+    () => metrics.pass('reminders'),
+  );
+  const loops = [routing, reminders, dispatch];
+  const onEnqueued = () => routing.nudge();
   return {
     name: 'alerts',
-    handlers: alertRuleHandlers(() => rules.invalidate()),
+    // A rule written here may have put catch-ups of open incidents in the outbox (rules/catch-up.ts).
+    handlers: alertRuleHandlers(() => {
+      rules.invalidate();
+      routing.nudge();
+    }),
     async start() {
       // One SQLite file has one daemon (the data-dir lock): whatever is claimed at start was claimed by a dead run.
       await dispatcher.releaseStale(ctx.db.getExecutor().adapter instanceof SqliteAdapter);
       for (const loop of loops) loop.start();
+      ctx.bus.on('alerts.enqueued', onEnqueued);
     },
     async stop() {
+      ctx.bus.off('alerts.enqueued', onEnqueued);
       await Promise.all(loops.map((loop) => loop.stop()));
       await dispatcher.stop();
     },

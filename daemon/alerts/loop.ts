@@ -10,25 +10,36 @@ export class Loop {
   readonly #name: string;
   readonly #everyMs: number;
   readonly #step: () => Promise<unknown>;
+  readonly #onPass: () => void;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  #again = false;
   #lastError = '';
 
-  constructor(log: Logger, name: string, everyMs: number, step: () => Promise<unknown>) {
+  /** `onPass` is called after every run, failed or not. */
+  constructor(log: Logger, name: string, everyMs: number, step: () => Promise<unknown>, onPass: () => void = () => {}) {
     this.#log = log;
     this.#name = name;
     this.#everyMs = everyMs;
     this.#step = step;
+    this.#onPass = onPass;
   }
 
   start(): void {
     this.#schedule();
   }
 
-  /** Runs the step now (if not running), e.g. when new work was just written. */
+  /**
+   * Runs the step now, e.g. when new work was just written; if it is running, once more as soon
+   * as it ends (the running pass may have read before the new work committed).
+   */
   nudge(): void {
-    if (this.#running || this.#stopped) return;
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
     clearTimeout(this.#timer);
     this.#run();
   }
@@ -58,7 +69,11 @@ export class Loop {
       )
       .finally(() => {
         this.#running = undefined;
-        this.#schedule();
+        this.#onPass();
+        if (this.#again && !this.#stopped) {
+          this.#again = false;
+          this.#run();
+        } else this.#schedule();
       });
   }
 }

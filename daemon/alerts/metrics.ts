@@ -3,6 +3,8 @@ import type { DaemonContext } from '../context.ts';
 
 export interface AlertMetrics {
   attempt(notifier: string, result: 'sent' | 'retry' | 'failed', seconds: number): void;
+  /** One pass of an alert loop ended (`routing`, `reminders`, `dispatch`). */
+  pass(loop: string): void;
 }
 
 /**
@@ -10,7 +12,9 @@ export interface AlertMetrics {
  * `monctl_notification_delivery_seconds{notifier}` per attempt, and
  * `monctl_outbox_pending{stage}` counted from the database at scrape time
  * (events not yet routed, notifications not yet sent), so every pod reports
- * the shared backlog.
+ * the shared backlog. `monctl_alert_passes_total{loop}` counts the passes of
+ * this pod's loops: with an empty backlog, two more passes of each mean that
+ * whatever this pod would still send is sent (tests wait on it, not on sleeps).
  */
 export function registerAlertMetrics(ctx: DaemonContext): AlertMetrics {
   const registers = [ctx.metrics.registry];
@@ -25,6 +29,12 @@ export function registerAlertMetrics(ctx: DaemonContext): AlertMetrics {
     help: 'Time one delivery attempt took, by notifier',
     labelNames: ['notifier'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const passes = new Counter({
+    name: 'monctl_alert_passes_total',
+    help: 'Passes of the alert loops of this pod (routing, reminders, dispatch)',
+    labelNames: ['loop'] as const,
     registers,
   });
   new Gauge({
@@ -57,6 +67,9 @@ export function registerAlertMetrics(ctx: DaemonContext): AlertMetrics {
     attempt(notifier, result, s) {
       total.inc({ notifier, result });
       seconds.observe({ notifier }, s);
+    },
+    pass(loop) {
+      passes.inc({ loop });
     },
   };
 }

@@ -39,6 +39,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     logFormat: get<LogFormat>('logFormat'),
     sseHeartbeatMs: get<number>('sseHeartbeat'),
     notifierRetryBaseMs: get<number>('notifierRetryBase'),
+    alertTickMs: get<number>('alertTick'),
     sseMaxQueuedBytes: get<number>('sseMaxQueuedBytes'),
     statusStreams: {
       max: get<number>('statusStreamsMax'),

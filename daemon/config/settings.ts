@@ -449,6 +449,14 @@ export const SETTINGS: readonly Setting[] = [
     help: 'first wait before a failed notification is retried; it doubles on each retry (with jitter, at most 30 min, for 24 h)',
   }),
   row({
+    key: 'alertTick',
+    flag: '--alert-tick <duration>',
+    env: 'MONCTL_ALERT_TICK',
+    type: t.duration,
+    default: () => 1_000,
+    help: 'period of alert routing; delivery runs every half tick, reminders every 5 ticks (tests shorten it)',
+  }),
+  row({
     key: 'agentGraceSeconds',
     flag: '--agent-grace-seconds <seconds>',
     env: 'MONCTL_AGENT_GRACE_SECONDS',

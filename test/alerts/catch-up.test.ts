@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
-import { type AlertWorld, eventually, itemsOf, sleep, startAlertWorld } from './world.ts';
+import { type AlertWorld, eventually, itemsOf, settled, startAlertWorld } from './world.ts';
 
 /**
  * Issue 25: an incident already open when a rule is created was never
@@ -64,7 +64,7 @@ describe('a rule created while incidents are open', () => {
     w.target.status = 200;
     await w.check(web.id);
     await eventually('web resolved at a', () => received(a).includes('INCIDENT_RESOLVED web'));
-    await sleep(2000); // a router pass and a dispatch after the last event: anything sent twice would be here by now
+    await settled(w.d); // routed and dispatched, and passes after: anything sent twice would be here by now
     expect(received(a)).toEqual(['INCIDENT_OPENED db', 'INCIDENT_OPENED web', 'INCIDENT_RESOLVED web']);
     expect(received(b)).toEqual(['INCIDENT_OPENED db', 'INCIDENT_OPENED web']);
     expect(await w.call('GET', '/admin/api/incidents?state=open')).toEqual([expect.objectContaining({ resourceId: db.id })]);
@@ -86,7 +86,7 @@ describe('a rule created while incidents are open', () => {
     await w.check(quiet.id);
     const before = b.verified.length;
     await w.rule({ name: 'z', events: ['INCIDENT_OPENED'], notifierIds: [n.id], resourceIds: [quiet.id] });
-    await sleep(2000);
+    await settled(w.d); // catch-ups are written with the rule: routed and dispatched by now
     expect(b.verified.length).toBe(before);
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../tunnel/helpers.ts';
 import { startNtfyReceiver, startReceiver, startSlackReceiver, startWebhookReceiver } from '../notifiers/receivers.ts';
-import { type AlertWorld, eventually, itemsOf, sleep, startAlertWorld } from './world.ts';
+import { type AlertWorld, eventually, itemsOf, settled, sleep, startAlertWorld } from './world.ts';
 
 /**
  * Alerts end to end through a real daemon and real receivers: debouncing by
@@ -38,13 +38,14 @@ describe('one resource, one notifier', () => {
       name: 'all-incidents',
       events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'],
       notifierIds: [n.id],
-      repeatIntervalMinutes: 0.05,
+      resourceIds: [r.id], // not the later tests' resources: their incidents stay open, and would be reminded
+      repeatIntervalMinutes: 0.02, // 1.2 s
     });
     for (const status of [200, 503, 200, 503, 503, 200, 503, 200]) {
       w.target.status = status;
       await w.check(r.id);
     }
-    await sleep(2500); // the router runs every second and the dispatcher every half second
+    await settled(w.d); // routed and dispatched: whatever the flapping opened would be here by now
     expect(hook.received.length).toBe(0);
 
     w.target.status = 503;
@@ -58,7 +59,7 @@ describe('one resource, one notifier', () => {
     w.target.status = 200;
     await w.check(r.id);
     await eventually('the UP message', () => hook.verified.some((p) => itemsOf(p)[0].kind === 'INCIDENT_RESOLVED'));
-    await sleep(6000); // longer than the repeat interval and a reminder pass: nothing more after the resolution
+    await settled(w.d, { reminders: true }); // reminder passes after the resolution: nothing more after it
     const kinds = hook.verified.map((p) =>
       itemsOf(p)
         .map((i) => `${i.kind}${i.reminder ? ' (reminder)' : ''}`)
@@ -104,7 +105,7 @@ describe('grouping', () => {
     w.target.status = 503;
     for (let i = 0; i < 3; i++) await Promise.all(ids.map((id) => w.check(id))); // the default threshold: 3 failures
     await eventually('every notifier', () => groupHook.verified.length > 0 && slack.texts.length > 0 && ntfy.messages.length > 0, 20_000);
-    await sleep(3000);
+    await settled(w.d);
     expect(groupHook.verified).toHaveLength(1);
     expect(slack.texts).toHaveLength(1);
     expect(ntfy.messages).toHaveLength(1);
@@ -147,7 +148,7 @@ describe('maintenance', () => {
     await w.check(quiet.id);
     await w.check(loud.id);
     await eventually('the recovery outside the window', () => mHook.verified.length >= 2);
-    await sleep(2500);
+    await settled(w.d);
     const sent = mHook.verified.flatMap((p) => itemsOf(p).map((i) => `${i.kind} ${i.subject.name}`));
     expect(sent).toEqual(['INCIDENT_OPENED outside-window', 'INCIDENT_RESOLVED outside-window']);
     const detail = await w.call('GET', `/admin/api/resources/${quiet.id}`);

@@ -3,7 +3,7 @@ import { operations } from '../../src/api/operations.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTunnel, type Tunnel } from '../tunnel/helpers.ts';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
-import { eventually, itemsOf, sleep, startTarget, worldOf, type AlertWorld } from './world.ts';
+import { ALERT_TEST_ARGS, eventually, itemsOf, settled, startTarget, worldOf, type AlertWorld } from './world.ts';
 
 /**
  * Inhibition: a resource checked through a tunnel route depends on the
@@ -20,7 +20,7 @@ let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let other: Awaited<ReturnType<typeof startTarget>>;
 
 beforeAll(async () => {
-  tunnel = await startTunnel([], ['--scheduler', 'off', '--agent-grace-seconds', '2']);
+  tunnel = await startTunnel([], ['--scheduler', 'off', '--agent-grace-seconds', '2', ...ALERT_TEST_ARGS]);
   hook = await startWebhookReceiver(() => secret);
   other = await startTarget();
   w = worldOf(tunnel.daemon, other);
@@ -58,7 +58,7 @@ it("an agent down longer than its grace sends one AGENT_DOWN, and its resources'
     await w.checks(behind.id, 3); // its incident opens inside the agent's grace: held back
     await w.checks(direct.id, 3); // not behind the agent: alerts as usual
     await eventually('AGENT_DOWN', () => hook.verified.some((p) => itemsOf(p).some((i) => i.kind === 'AGENT_DOWN')), 20_000);
-    await sleep(2500);
+    await settled(w.d);
     const sent = () => hook.verified.flatMap((p) => itemsOf(p).map((i) => `${i.kind} ${i.subject.name}`));
     expect(sent().sort()).toEqual(['AGENT_DOWN edge-agent', 'INCIDENT_OPENED direct']);
 
@@ -69,7 +69,7 @@ it("an agent down longer than its grace sends one AGENT_DOWN, and its resources'
       return (await w.call('GET', `/api/resources/${behind.id}`)).currentStatus === 'available';
     });
     await eventually('AGENT_UP', () => sent().includes('AGENT_UP edge-agent'));
-    await sleep(2500);
+    await settled(w.d);
     expect(sent().filter((s) => s.endsWith('behind-agent'))).toEqual([]);
     const events = await w.call('GET', `/admin/api/incidents?resourceId=${behind.id}`);
     expect(events.length ?? events.items?.length).toBeGreaterThan(0); // the incident exists; only its alerts were held back

@@ -10,6 +10,8 @@ import { eventually, itemsOf, startTarget, worldOf } from './world.ts';
  * Nothing lost across a crash: the daemon is killed (SIGKILL) while a message
  * is in flight (claimed, sent, not answered). After the restart the message
  * arrives, with the same webhook-id, so the receiver can drop the duplicate.
+ * The first daemon's alert loops tick once an hour: its message goes out only
+ * because the incident's commit woke the router, and the routing the sender.
  */
 const base = mkdtempSync(join(tmpdir(), 'monctl-alert-restart-'));
 const cleanup: Array<() => Promise<unknown>> = [];
@@ -27,7 +29,7 @@ it('a daemon killed between claim and answer sends the message after restart wit
   cleanup.push(() => target.close());
   const dataDir = join(base, 'data');
   const args = ['--scheduler', 'off', '--notifier-retry-base', '200ms'];
-  let w = worldOf(await startDaemon({ dataDir, args }), target);
+  let w = worldOf(await startDaemon({ dataDir, args: [...args, '--alert-tick', '1h'] }), target);
   cleanup.push(() => w.d.stop());
   const n = await w.notifier('hook', 'WEBHOOK', { url: `${hook.url}/hook` });
   secret = n.signingSecret!;

@@ -147,7 +147,7 @@ describe('rules route by severity', () => {
     const quiet = await w.resource('batch-info', { severity: 'info', failureThreshold: 1 });
     const scope = { events: EVENTS, resourceIds: [quiet.id] };
     // Reminders every 3 s from this rule only.
-    await w.rule({ name: 'both', ...scope, notifierIds: [ids.chat, ids.pager], severityOverride: 'warning', repeatIntervalMinutes: 0.05 });
+    await w.rule({ name: 'both', ...scope, notifierIds: [ids.chat, ids.pager], severityOverride: 'warning', repeatIntervalMinutes: 0.02 });
     const loud = { name: 'loud', ...scope, notifierIds: [ids.chat], severityOverride: 'critical', repeatIntervalMinutes: 0 };
     const rule = await w.rule(loud);
 

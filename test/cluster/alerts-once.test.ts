@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNEL_TYPES, channelConfig, startChannelReceiver } from '../helpers/channel-receiver.ts';
 import { queryDb } from '../helpers/test-database.ts';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
-import { eventually, itemsOf, sleep, startTarget, type WebhookItem, worldOf } from '../alerts/world.ts';
+import { eventually, itemsOf, settled, startTarget, type WebhookItem, worldOf } from '../alerts/world.ts';
 import { type Pods, startPods } from './pods.ts';
 
 const RESOURCES = 64;
@@ -29,6 +29,8 @@ describe('alerts across pods', () => {
     target.status = 503;
     hook = await startWebhookReceiver(() => secret);
     channels = await startChannelReceiver();
+    // The default alert tick (1 s): three pods polling one database every 100 ms is load this file
+    // does not need (the wake-ups send at once; a settled wait is two routing passes).
     cluster = await startPods(3, { args: ['--notifier-retry-base', '200ms'] });
   }, 60_000);
   afterAll(async () => {
@@ -67,8 +69,8 @@ describe('alerts across pods', () => {
     }
 
     await eventually('every opening', () => perIncident('INCIDENT_OPENED').size === RESOURCES, 45_000);
-    // Several more dispatch and routing passes on every pod: a second send would show now.
-    await sleep(3_000);
+    // Nothing left to send, and more routing and dispatch passes on every pod: a second send would show now.
+    await settled(cluster.pods);
     const opened = perIncident('INCIDENT_OPENED');
     expect(
       [...opened.values()].filter((c) => c !== 1),
@@ -85,7 +87,7 @@ describe('alerts across pods', () => {
 
     target.status = 200;
     await eventually('every resolution', () => perIncident('INCIDENT_RESOLVED').size === RESOURCES, 45_000);
-    await sleep(3_000);
+    await settled(cluster.pods);
     const resolved = perIncident('INCIDENT_RESOLVED');
     expect([...resolved.keys()].sort()).toEqual([...opened.keys()].sort());
     expect(
@@ -154,7 +156,7 @@ describe('alerts across pods', () => {
         return c;
       };
       await eventually("every open incident at the new rule's notifier", () => counts().size === RESOURCES, 45_000);
-      await sleep(3_000); // several routing passes on every pod: a second copy would show now
+      await settled(cluster.pods); // several routing passes on every pod: a second copy would show now
       expect(
         [...counts().values()].filter((c) => c !== 1),
         'openings sent twice to the new rule',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually, itemsOf, sleep, startTarget, worldOf, type AlertWorld } from '../alerts/world.ts';
+import { ALERT_TEST_ARGS, eventually, itemsOf, settled, startTarget, worldOf, type AlertWorld } from '../alerts/world.ts';
 import { startWebhookReceiver } from '../notifiers/receivers.ts';
 import { startTunnel, type Tunnel } from '../tunnel/helpers.ts';
 
@@ -20,7 +20,10 @@ let secret = '';
 let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
-  tunnel = await startTunnel([], ['--scheduler', 'off', '--agent-grace-seconds', '2', '--notifier-retry-base', '200ms']);
+  tunnel = await startTunnel(
+    [],
+    ['--scheduler', 'off', '--agent-grace-seconds', '2', '--notifier-retry-base', '200ms', ...ALERT_TEST_ARGS],
+  );
   hook = await startWebhookReceiver(() => secret);
   w = worldOf(tunnel.daemon, await startTarget());
 }, 30_000);
@@ -52,7 +55,7 @@ it("an agent down: its located resources' alerts are inhibited by its own, an un
   w.target.status = 503;
   for (const id of [anyOf.id, majority.id, direct.id]) await w.checks(id, 3); // past the default threshold (3)
   await eventually('AGENT_DOWN', () => hook.verified.some((p) => itemsOf(p).some((i) => i.kind === 'AGENT_DOWN')), 20_000);
-  await sleep(2500); // what was held back while the agent was in its grace is routed by now
+  await settled(w.d); // what was held back while the agent was in its grace is routed by now
   const sent = () => hook.verified.flatMap((p) => itemsOf(p).map((i) => `${i.kind} ${i.subject.name}`));
   expect(sent().sort()).toEqual(['AGENT_DOWN edge-agent', 'INCIDENT_OPENED direct']);
 
@@ -77,6 +80,6 @@ it("an agent down: its located resources' alerts are inhibited by its own, an un
     'AGENT_UP and the resolution',
     () => sent().includes('AGENT_UP edge-agent') && sent().includes('INCIDENT_RESOLVED direct'),
   );
-  await sleep(2500);
+  await settled(w.d);
   expect(sent().filter((s) => s.endsWith('-of-two'))).toEqual([]);
 }, 90_000);

@@ -76,10 +76,12 @@ describe('rounds recorded', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'monctl-quorum-'));
     store = await openStore(dir);
+    const bus = new Bus();
     ctx = {
       db: store.db,
+      bus,
       events: new EventHub(),
-      maintenance: new MaintenanceCache({ db: store.db, bus: new Bus(), log: createLogger('silent') }),
+      maintenance: new MaintenanceCache({ db: store.db, bus, log: createLogger('silent') }),
       config: { incidents: { agentGraceSeconds: 60, certExpiryDays: [14, 7, 1] } },
     };
     const now = Date.now();

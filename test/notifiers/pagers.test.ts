@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPSGENIE_HOSTS, opsgenieBase } from '../../daemon/alerts/notifiers/channels/opsgenie.ts';
 import { startDaemon } from '../helpers/daemon.ts';
 import { dropDatabaseFor } from '../helpers/test-database.ts';
-import { type AlertWorld, eventually, startTarget, worldOf } from '../alerts/world.ts';
+import { ALERT_TEST_ARGS, type AlertWorld, eventually, startTarget, worldOf } from '../alerts/world.ts';
 import { startMatrixReceiver } from './matrix-receiver.ts';
 import { startOpsgenieReceiver, startPagerDutyReceiver } from './pager-receivers.ts';
 
@@ -23,7 +23,17 @@ const MATRIX_TOKEN = 'syt_bW9uY3Rs_abcdefghijklmnop_0AbCdE';
 const ROOM = '!ops:example.org';
 const NAME = 'db_*[prod]*<b>&amp;`(1)';
 const PUBLIC_URL = 'https://monctl.example.test';
-const ARGS = ['--scheduler', 'off', '--notifier-retry-base', '200ms', '--notifier-timeout', '1s', '--public-url', PUBLIC_URL];
+const ARGS = [
+  '--scheduler',
+  'off',
+  '--notifier-retry-base',
+  '200ms',
+  '--notifier-timeout',
+  '1s',
+  '--public-url',
+  PUBLIC_URL,
+  ...ALERT_TEST_ARGS,
+];
 
 const base = mkdtempSync(join(tmpdir(), 'monctl-pagers-'));
 const dataDir = join(base, 'data');

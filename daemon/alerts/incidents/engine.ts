@@ -78,7 +78,7 @@ function columnsOf(row: EngineRow): AlertColumns {
 const subjectOf = (row: EngineRow): IncidentSubject => ({ type: 'resource', id: Number(row.id), name: row.name, target: row.target });
 
 /** What the incident engine uses of the daemon. */
-export type IncidentDeps = Pick<DaemonContext, 'events' | 'maintenance'> & { config: Pick<DaemonConfig, 'incidents'> };
+export type IncidentDeps = Pick<DaemonContext, 'events' | 'bus' | 'maintenance'> & { config: Pick<DaemonConfig, 'incidents'> };
 
 /**
  * The incident engine, run inside the result writer's transaction: per active

@@ -13,10 +13,12 @@ export interface IncidentChange {
  * After commit: `INCIDENT_OPENED` and `INCIDENT_RESOLVED` on the monitoring
  * channel of `/api/events`. The stream's filter reads `resourceId`, so callers
  * see the incidents of the resources they may see, as with STATUS_CHANGED;
- * agent incidents (no resourceId) reach ADMIN only.
+ * agent incidents (no resourceId) reach ADMIN only. Each change wrote its
+ * alert event in the same transaction: `alerts.enqueued` wakes the router.
  */
-export function publishIncidents(ctx: Pick<DaemonContext, 'events'>, changes: readonly IncidentChange[]): void {
+export function publishIncidents(ctx: Pick<DaemonContext, 'events' | 'bus'>, changes: readonly IncidentChange[]): void {
   if (changes.length === 0) return;
+  ctx.bus.emit('alerts.enqueued');
   const channel = ctx.events.channel(MONITORING_CHANNEL);
   const now = Date.now();
   for (const { kind, row } of changes) channel.publish(kind === 'opened' ? INCIDENT_OPENED : INCIDENT_RESOLVED, toIncident(row, now));
