@@ -3,9 +3,9 @@ import { type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
-import type { RouteUpdate } from '../../src/api/schemas/tunnel.ts';
+import type { RouteLogEntry, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { agentSlot } from '../helpers/tls.ts';
@@ -99,6 +99,16 @@ describe('tunnel: agent pools', () => {
     // The match API waits for the edge's route table to reload: the next request sees the change.
     await daemon.admin.call(operations.matchRoute, { query: { host: HOST, path: '/' } });
   };
+  /** The route's whole access log (the load after the kill can push the entries asked about past one page). */
+  const wholeLog = async () => {
+    const all: RouteLogEntry[] = [];
+    for (let before: number | undefined; ; ) {
+      const page = await daemon.admin.call(operations.getRouteLog, { params: { id: routeId }, query: { limit: 1000, before } });
+      all.push(...page);
+      if (page.length < 1000) return all;
+      before = page[page.length - 1].id;
+    }
+  };
   const connected = (m: Member) =>
     until(async () => (await daemon.admin.call(operations.getAgent, { params: { id: m.id } })).status === 'CONNECTED');
 
@@ -157,6 +167,14 @@ describe('tunnel: agent pools', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  // A test that failed part-way must not leave the next one a smaller pool: every agent runs and is connected.
+  beforeEach(async () => {
+    for (const m of members) {
+      if (m.agent.proc.exitCode !== null || m.agent.proc.signalCode !== null) m.agent = startAgent(daemon.url, m.tokenFile);
+    }
+    await Promise.all(members.map(connected));
+  });
+
   it('round-robin spreads requests evenly, and the pool counts them per agent', async () => {
     const results = await load(300, 10, (i) => get(`/rr/${i}`));
     expect(results.every((r) => r.status === 200)).toBe(true);
@@ -164,9 +182,13 @@ describe('tunnel: agent pools', () => {
     for (const name of NAMES) expect(counts[name]).toBeGreaterThanOrEqual(90);
     const detail = await daemon.admin.call(operations.getRoute, { params: { id: routeId } });
     for (const member of detail.pool ?? []) expect(member.requests).toBeGreaterThanOrEqual(90);
-    // The access log names the agent each request went through.
-    const log = await daemon.admin.call(operations.getRouteLog, { params: { id: routeId }, query: { limit: 100 } });
-    expect(new Set(log.map((e) => e.agentId))).toEqual(new Set(members.map((m) => m.id)));
+    // The access log names the agent each request went through (its writer batches: wait for the entries).
+    const agents = await until(async () => {
+      const log = await daemon.admin.call(operations.getRouteLog, { params: { id: routeId }, query: { limit: 100 } });
+      const seen = new Set(log.map((e) => e.agentId));
+      return seen.size >= members.length && seen;
+    });
+    expect(agents).toEqual(new Set(members.map((m) => m.id)));
   });
 
   it('failover sends everything to the first agent in pool order', async () => {
@@ -253,13 +275,20 @@ describe('tunnel: agent pools', () => {
     expect(late.filter((r) => r.status !== 200)).toEqual([]);
     expect(tally(late)).toEqual({ b: late.length });
     expect(posts.get('p1')).toBe(1);
-    // The access log names the agent the retried GET went through.
-    const log = await daemon.admin.call(operations.getRouteLog, { params: { id: routeId }, query: { limit: 1000 } });
+    // The access log names the agent the retried GET went through (its writer batches: wait for both entries).
+    const log = await until(async () => {
+      const entries = await wholeLog();
+      return entries.some((e) => e.path === '/hold/1') && entries.some((e) => e.path === '/upload') && entries;
+    });
     expect(log.find((e) => e.path === '/hold/1')).toMatchObject({ status: 200, agentId: members[1].id });
     expect(log.find((e) => e.path === '/upload')).toMatchObject({ status: 502, agentId: victim.id });
 
     victim.agent = startAgent(daemon.url, victim.tokenFile);
-    await connected(victim);
+    // Back in the rotation as the edge sees it (failover: the first agent again), not only in the agents table.
+    await until(
+      async () => (await daemon.admin.call(operations.matchRoute, { query: { host: HOST, path: '/' } })).agentId === victim.id,
+      100,
+    );
     expect(tally(await load(30, 3, (i) => get(`/back/${i}`)))).toEqual({ a: 30 });
     await update({ policy: 'round-robin' });
   });
