@@ -27,8 +27,6 @@ export interface LiveRoute {
   agents: LiveMember[];
   policy: PoolPolicy;
   affinity: Affinity;
-  /** Whether the route has a health check (else every connected agent is in the rotation). */
-  healthChecked: boolean;
   rules: LiveRules;
   hostname: string;
   pathPrefix: string;
@@ -107,7 +105,6 @@ export class RouteTable {
         agents,
         policy: pool.policy,
         affinity: pool.affinity,
-        healthChecked: pool.healthCheck !== null,
         rules: compileRules(pool, row.path_prefix || '/'),
         hostname: hostWithoutPort(row.hostname ?? ''),
         pathPrefix: row.path_prefix || '/',

@@ -2,7 +2,6 @@ import type { PoolStat } from '../../tunnel-control.ts';
 import type { LiveMember, LiveRoute } from '../route-table.ts';
 import { affinityScore, ipHash } from './affinity.ts';
 import { PoolCounters } from './counters.ts';
-import type { PoolHealthState } from './health-state.ts';
 import { type Rotation, Standing, STANDING_REASON } from './rotation.ts';
 
 /** The most agents a pool holds (route-pool.ts validates it): the size of the scratch array. */
@@ -16,7 +15,6 @@ const MAX_POOL = 64;
  * a fast path. Choosing counts nothing: the edge counts the exchange it starts (acquire/release).
  */
 export class PoolBalancer {
-  readonly health: PoolHealthState;
   readonly rotation: Rotation;
   readonly #counters = new PoolCounters();
   /** Each member's standing during one choice (choices are synchronous: one array serves them all). */
@@ -24,7 +22,6 @@ export class PoolBalancer {
 
   constructor(rotation: Rotation) {
     this.rotation = rotation;
-    this.health = rotation.health;
   }
 
   /**
