@@ -61,7 +61,10 @@ function diff(before: Shown, after: Shown, at: number): Frame | undefined {
  */
 export class LiveStreams {
   readonly #state: StatusState;
+  /** What each channel's subscribers were last shown: the baseline of the next diff. */
   readonly #last = new WeakMap<Channel, Shown>();
+  /** Channels a refresh passed over while their first snapshot was read. */
+  readonly #behindSnapshot = new WeakSet<Channel>();
   #timer: NodeJS.Timeout | undefined;
   #tick: NodeJS.Timeout | undefined;
   readonly #caps: StreamCaps;
@@ -109,6 +112,11 @@ export class LiveStreams {
   dirty(members: boolean): void {
     if (members) this.#state.membersChanged();
     else this.#state.changed();
+    this.#schedule();
+  }
+
+  /** Reads the watched pages again once the debounce window has passed. */
+  #schedule(): void {
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
       void this.#refresh();
@@ -126,12 +134,18 @@ export class LiveStreams {
         if (!ctx.events.has(name)) continue;
         const channel = ctx.events.channel(name);
         if (channel.subscriberCount === 0) continue;
+        const before = this.#last.get(channel);
+        if (!before) {
+          // Its first subscriber's snapshot is still being read, and will be the baseline (a frame sent
+          // now would repeat the whole page behind it). It may be older than this read: read again after it.
+          this.#behindSnapshot.add(channel);
+          continue;
+        }
         try {
           const now = Date.now();
           const after = shownOf(await readLiveState(ctx, page, audience, now));
-          const before = this.#last.get(channel);
           this.#last.set(channel, after);
-          const change = before ? diff(before, after, now) : frameOf(after, now);
+          const change = diff(before, after, now);
           if (change) channel.publish('PAGE_CHANGED', change);
         } catch (err) {
           if (!ctx.draining) ctx.log.warn({ err, page: page.slug }, 'status page: reading live state failed');
@@ -153,7 +167,10 @@ export class LiveStreams {
       snapshot: async () => {
         const now = Date.now();
         const shown = shownOf(await readLiveState(ctx, page, audience, now));
-        if (!this.#last.has(channel)) this.#last.set(channel, shown);
+        if (!this.#last.has(channel)) {
+          this.#last.set(channel, shown);
+          if (this.#behindSnapshot.delete(channel)) this.#schedule();
+        }
         return frameOf(shown, now);
       },
       onClose: () => {

@@ -2,6 +2,7 @@ import { EventSource } from 'eventsource';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { login, until } from '../helpers/http.ts';
+import { onPostgres, openDb, queryDb } from '../helpers/test-database.ts';
 import { useStatusWorld, USER } from './world.ts';
 
 interface Frame {
@@ -79,6 +80,60 @@ describe('status page: the live stream', () => {
       anonymous.close();
       target.set('web', 200);
     }
+  });
+
+  // A refresh of the watched pages that read a page while its first subscriber's snapshot was still
+  // being read found no baseline, and sent the whole page again as a PAGE_CHANGED. PostgreSQL only:
+  // its pool runs both reads at once (SQLite's one connection runs them in turn, the snapshot first).
+  // Each round holds the snapshot back with a lock on `groups`, lets a refresh queue behind it, then
+  // lets both go. No status moves, so no stream may hear of any change.
+  it.runIf(onPostgres())('sends no change after the snapshot when a refresh reads the page while its first snapshot is read', async () => {
+    const { d, groups } = world();
+    const db = await openDb(d);
+    const waiting = async () =>
+      (
+        await queryDb<{ n: number }>(
+          d,
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+        )
+      )[0].n;
+    const heard: string[] = [];
+    const pages = [];
+    for (let round = 0; round < 12; round++)
+      pages.push(
+        await d.admin.call(operations.createStatusPage, { body: { slug: `race-${round}`, title: 'Race', groupIds: [groups.website] } }),
+      );
+    // Read by every refresh after the race pages (pages are read in order of id): the refresh queues behind the lock here if not before.
+    const watched = await d.admin.call(operations.createStatusPage, {
+      body: { slug: 'watched', title: 'Watched', groupIds: [groups.website] },
+    });
+    const watcher = follow(`${d.url}/api/status-pages/${watched.slug}/events`);
+    try {
+      await watcher.opened;
+      for (const page of pages) {
+        const round = page.slug;
+        let stream: ReturnType<typeof follow> | undefined;
+        await db.transaction(async () => {
+          await db.query('LOCK TABLE groups IN ACCESS EXCLUSIVE MODE');
+          stream = follow(`${d.url}/api/status-pages/${page.slug}/events`);
+          await until(async () => (await waiting()) >= 1);
+          await d.admin.call(operations.createStatusPage, { body: { slug: `dirt-${round}`, title: 'Dirt' } });
+          await until(async () => (await waiting()) >= 2);
+        });
+        try {
+          await stream!.opened;
+          // A frame queued while the snapshot was read is written right behind it.
+          await new Promise((r) => setTimeout(r, 50));
+          for (const f of stream!.frames.slice(1)) heard.push(`${page.slug}: ${f.kind} ${JSON.stringify(f.data.resources)}`);
+        } finally {
+          stream!.close();
+        }
+      }
+    } finally {
+      watcher.close();
+      await db.close();
+    }
+    expect(heard).toEqual([]);
   });
 
   it('answers 404 for an unknown page', async () => {
