@@ -18,6 +18,10 @@ export interface BusEvents {
   'alerts.enqueued': [];
   /** A push check's deadline moved (a ping here or, relayed, at another pod): its judge re-reads `late_at`. */
   'push.pinged': [{ id: number }];
+  /** Messages were committed to the subscribers' outbox (daemon/status/subscribers/outbox.ts): fan them out now. */
+  'status.subscribers.enqueued': [];
+  /** A posted incident or maintenance notice of a page changed: its cached views go, its live streams hear of it. */
+  'status.posts.changed': [{ pageId: number }];
 }
 
 export class Bus extends EventEmitter<BusEvents> {}

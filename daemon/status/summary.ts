@@ -62,7 +62,19 @@ export async function buildSummary(
   const details = audience === 'user' || page.show_error_details === 1;
 
   return {
-    page: { slug: page.slug, title: page.title, description: page.description, footer: page.footer },
+    page: {
+      slug: page.slug,
+      title: page.title,
+      description: page.description,
+      footer: page.footer,
+      accentColor: page.accent_color,
+      logoUrl: null,
+      faviconUrl: null,
+      headerLink: page.header_link_url ? { url: page.header_link_url, text: page.header_link_text ?? page.header_link_url } : null,
+      subscribe: { email: page.subscriptions === 1 && page.email_notifier_id !== null },
+      feeds: { atom: `/status/${page.slug}/feed.atom`, rss: `/status/${page.slug}/feed.rss` },
+    },
+    postedIncidents: [],
     generatedAt: formatDateTime(now),
     overall: live.overall,
     announcements: announcements.map((a) => ({

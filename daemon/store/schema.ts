@@ -42,6 +42,14 @@ export interface Database extends ClusterTables {
   acme_challenges: AcmeChallengesTable;
   push_checks: PushChecksTable;
   ping_keys: PingKeysTable;
+  status_incidents: StatusIncidentsTable;
+  status_incident_resources: StatusIncidentResourcesTable;
+  status_incident_updates: StatusIncidentUpdatesTable;
+  status_maintenance_notices: StatusMaintenanceNoticesTable;
+  status_subscribers: StatusSubscribersTable;
+  subscriber_messages: SubscriberMessagesTable;
+  subscriber_deliveries: SubscriberDeliveriesTable;
+  status_page_assets: StatusPageAssetsTable;
 }
 
 export interface SettingsTable {
@@ -483,6 +491,14 @@ export interface StatusPagesTable {
   https_redirect: Generated<number>;
   created_at: number;
   updated_at: number;
+  /** Branding (migration 0026): `#rrggbb`, checked against WCAG AA; NULL: the default. */
+  accent_color: Generated<string | null>;
+  header_link_url: Generated<string | null>;
+  header_link_text: Generated<string | null>;
+  /** The EMAIL notifier whose SMTP settings send subscriber mail (migration 0026); NULL: no email sign-ups. */
+  email_notifier_id: Generated<number | null>;
+  /** 1: readers may subscribe (the form, the feeds are always there). */
+  subscriptions: Generated<number>;
 }
 
 /** Certificates for the edge (migration 0011): uploaded, or ordered through ACME (one row per name). */
@@ -532,3 +548,116 @@ export type RouteRow = Selectable<RoutesTable>;
 export type RouteAgentRow = Selectable<RouteAgentsTable>;
 export type RouteAgentHealthRow = Selectable<RouteAgentHealthTable>;
 export type RouteLogRow = Selectable<RouteLogTable>;
+
+export type PostedImpact = 'none' | 'minor' | 'major' | 'critical';
+export type PostedState = 'investigating' | 'identified' | 'monitoring' | 'resolved';
+
+/** Incidents posted on a status page (migration 0026); `state` is the latest update's. */
+export interface StatusIncidentsTable {
+  id: Generated<number>;
+  page_id: number;
+  title: string;
+  impact: PostedImpact;
+  state: PostedState;
+  /** The automatic incident it was promoted from; NULL: posted by hand. */
+  source_incident_id: number | null;
+  created_at: number;
+  updated_at: number;
+  resolved_at: number | null;
+}
+
+export interface StatusIncidentResourcesTable {
+  incident_id: number;
+  resource_id: number;
+  impact: PostedImpact;
+}
+
+/** One entry of a posted incident's timeline: `message` is Markdown, `message_html` it rendered and sanitised. */
+export interface StatusIncidentUpdatesTable {
+  id: Generated<number>;
+  incident_id: number;
+  state: PostedState;
+  message: string;
+  message_html: string;
+  /** 1: copied from the automatic incident it was promoted from. */
+  automatic: Generated<number>;
+  created_at: number;
+}
+
+/** A maintenance window shown on a page with its own text, before and during the window. */
+export interface StatusMaintenanceNoticesTable {
+  id: Generated<number>;
+  page_id: number;
+  window_id: number;
+  title: string;
+  message: string;
+  message_html: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A reader of a page, by email (double opt-in) or webhook. */
+export interface StatusSubscribersTable {
+  id: Generated<number>;
+  page_id: number;
+  kind: 'EMAIL' | 'WEBHOOK';
+  /** As given (the email address, or the webhook URL). */
+  address: string;
+  /** Normalised for uniqueness: the email lower-cased, the URL as WHATWG URL serialises it. */
+  address_key: string;
+  /** JSON arrays of ids; empty: everything on the page. */
+  resource_ids: Generated<string>;
+  group_ids: Generated<string>;
+  /** Random; the confirm and unsubscribe links are HMACs over it (a new nonce voids them). */
+  token_nonce: string;
+  /** WEBHOOK: the signing secret (`whsec_…`), sealed with the install's SecretBox. */
+  secret_enc: string | null;
+  created_at: number;
+  /** EMAIL: NULL until the owner clicks the confirmation link; WEBHOOK: set when created. */
+  confirmed_at: number | null;
+  confirm_sent_at: number | null;
+  created_ip: string | null;
+}
+
+/** The subscribers' outbox: written in the transaction that posts an update or signs a reader up. */
+export interface SubscriberMessagesTable {
+  id: Generated<number>;
+  page_id: number;
+  /** CONFIRM (to `subscriber_id` alone), INCIDENT_UPDATE, MAINTENANCE. */
+  kind: string;
+  subscriber_id: number | null;
+  incident_id: number | null;
+  update_id: number | null;
+  /** JSON: what the message says, frozen when written. */
+  payload: string;
+  created_at: number;
+  fanned_at: number | null;
+  fanned_by: string | null;
+}
+
+/** One message to one subscriber, claimed and retried as alert notifications are. */
+export interface SubscriberDeliveriesTable {
+  id: Generated<number>;
+  message_id: number;
+  subscriber_id: number;
+  /** The webhook-id and Message-ID: the same on every attempt, so a receiver drops a repeat. */
+  delivery_key: string;
+  state: 'pending' | 'sent' | 'failed';
+  created_at: number;
+  next_attempt_at: number;
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  sent_at: number | null;
+  last_error: string | null;
+}
+
+/** A page's logo and favicon (PNG or SVG, size-capped). */
+export interface StatusPageAssetsTable {
+  page_id: number;
+  kind: 'logo' | 'favicon';
+  content_type: string;
+  bytes: Buffer;
+  sha256: string;
+  updated_at: number;
+}

@@ -1,7 +1,11 @@
 import type { Summary } from '../summary.ts';
 import { shownStatus } from '../live-state.ts';
 import { duration, esc, pct, shortDate, when } from './escape.ts';
+import { brandingCss, brandingHeader } from './branding-html.ts';
+import { feedLinks } from './feed-links.ts';
 import { pageCss } from './page-css.ts';
+import { postedIncidentsHtml } from './posted-html.ts';
+import { subscribeHtml } from './subscribe-html.ts';
 import { cspHash, PAGE_SCRIPT, SCRIPT_HASH } from './page-script.ts';
 
 type Resource = Summary['groups'][number]['resources'][number];
@@ -79,7 +83,7 @@ function incidents(s: Summary, shown: boolean): string {
  * allowed by their hashes).
  */
 export function renderPage(s: Summary, opts: { eventsPath: string; showIncidents: boolean; zone?: string }): { html: string; csp: string } {
-  const css = pageCss(s.days);
+  const css = pageCss(s.days) + brandingCss(s);
   const anns = s.announcements.map(
     (a) => `<article class="ann ${a.kind.toLowerCase()}"><p class="kind">${KIND_LABEL[a.kind]}</p>${a.content}</article>`,
   );
@@ -93,13 +97,13 @@ export function renderPage(s: Summary, opts: { eventsPath: string; showIncidents
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(s.page.title)} · status</title><meta name="description" content="${esc(s.page.description ?? `Current status of ${s.page.title}`)}">
-<meta name="color-scheme" content="light dark"><link rel="icon" href="${FAVICON}"><noscript><meta http-equiv="refresh" content="60"></noscript><style>${css}</style></head>
-<body data-events="${esc(opts.eventsPath)}"><div class="wrap"><header><h1>${esc(s.page.title)}</h1>${s.page.description ? `<p class="desc">${esc(s.page.description)}</p>` : ''}</header>
+<meta name="color-scheme" content="light dark"><link rel="icon" href="${FAVICON}">${feedLinks(s)}<noscript><meta http-equiv="refresh" content="60"></noscript><style>${css}</style></head>
+<body data-events="${esc(opts.eventsPath)}"><div class="wrap"><header>${brandingHeader(s)}<h1>${esc(s.page.title)}</h1>${s.page.description ? `<p class="desc">${esc(s.page.description)}</p>` : ''}</header>
 <main><section id="overall" class="banner ${s.overall.state.toLowerCase()}" aria-live="polite"><h2 id="overall-label">${s.overall.label}</h2>` +
     `<p>Updated <span id="updated">${updatedText(s.generatedAt, opts.zone)}</span></p></section>
-${anns.length ? `<section aria-label="Announcements">${anns.join('')}</section>` : ''}${maintenance(s)}
+${postedIncidentsHtml(s)}${anns.length ? `<section aria-label="Announcements">${anns.join('')}</section>` : ''}${maintenance(s)}
 ${groups.length ? groups.join('\n') : '<p class="note">Nothing to show here.</p>'}
-${incidents(s, opts.showIncidents)}</main>
+${incidents(s, opts.showIncidents)}${subscribeHtml(s)}</main>
 <footer>${s.page.footer ? `<p>${esc(s.page.footer)}</p>` : ''}<p>Also as <a href="/api/status-pages/${esc(s.page.slug)}/summary">JSON</a> · monctl</p></footer></div>
 <script>${PAGE_SCRIPT}</script></body></html>`;
   const csp =

@@ -24,6 +24,7 @@ import * as checkOptions from './0022-check-options.ts';
 import * as notifierChannels from './0023-notifier-channels.ts';
 import * as alertEventsIncident from './0024-alert-events-incident.ts';
 import * as routePools from './0025-route-pools.ts';
+import * as statusCommunication from './0026-status-communication.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0023-notifier-channels': notifierChannels,
   '0024-alert-events-incident': alertEventsIncident,
   '0025-route-pools': routePools,
+  '0026-status-communication': statusCommunication,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { AnnouncementKind } from './announcements.ts';
 import { Body, DateTime, Id, NullableDateTime, StringEnum } from './common.ts';
 import { CurrentStatus, GroupIds, Name, ResourceType } from './monitoring.ts';
+import { PostedIncident } from './status-incidents.ts';
 
 /** Status pages (docs/API.md#status-pages): what the public sees, as a resource of the admin API and as a summary. */
 export const Slug = Type.String({
@@ -132,6 +133,12 @@ export const StatusSummary = Type.Object(
       title: Type.String(),
       description: Type.Union([Type.String(), Type.Null()]),
       footer: Type.Union([Type.String(), Type.Null()]),
+      accentColor: Type.Union([Type.String(), Type.Null()], { description: 'branding: `#rrggbb`; null: the default' }),
+      logoUrl: Type.Union([Type.String(), Type.Null()], { description: 'branding: the logo, a path on this host' }),
+      faviconUrl: Type.Union([Type.String(), Type.Null()], { description: 'branding: the favicon, a path on this host' }),
+      headerLink: Type.Union([Type.Object({ url: Type.String(), text: Type.String() }), Type.Null()]),
+      subscribe: Type.Object({ email: Type.Boolean({ description: 'readers may sign up by email here' }) }),
+      feeds: Type.Object({ atom: Type.String(), rss: Type.String() }, { description: 'the posted incidents as feeds, paths on this host' }),
     }),
     generatedAt: DateTime,
     overall: Type.Object({ state: StringEnum(OVERALL_STATES), label: Type.String() }),
@@ -149,6 +156,9 @@ export const StatusSummary = Type.Object(
     }),
     groups: Type.Array(Type.Object({ id: Id, name: Type.String(), resources: Type.Array(SummaryResource) })),
     incidents: Type.Array(SummaryIncident, { description: 'open ones and those resolved in the last 14 days, newest first (at most 50)' }),
+    postedIncidents: Type.Array(PostedIncident, {
+      description: 'incidents posted on the page: open ones first, then those resolved in the last 14 days, newest first',
+    }),
     maintenance: Type.Object({
       active: Type.Array(SummaryWindow),
       upcoming: Type.Array(SummaryWindow, { description: 'starting in the next 7 days' }),
