@@ -11,7 +11,6 @@ import { act, type Runtime, withOutput } from '../runtime.ts';
 import { resourceId } from './resources.ts';
 
 type Incident = Static<typeof PostedIncident>;
-type Impact = (typeof POSTED_IMPACTS)[number];
 type State = (typeof POSTED_STATES)[number];
 
 const view: View<Incident> = {
@@ -47,13 +46,13 @@ function oneOf<T extends string>(flag: string, values: readonly T[], value: stri
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const numeric = (what: string, ref: string) => {
+export const numeric = (what: string, ref: string) => {
   if (!/^\d+$/.test(ref)) throw new MonctlError('usage', `${what} is named by its id, not "${ref}"`, ExitCode.usage);
   return Number(ref);
 };
 
 /** `--message TEXT` or `--file FILE` (`-`: stdin): the update's Markdown. */
-async function message(f: { message?: string; file?: string }): Promise<string | undefined> {
+export async function message(f: { message?: string; file?: string }): Promise<string | undefined> {
   if (f.message !== undefined && f.file !== undefined) throw new MonctlError('usage', 'give --message or --file, not both', ExitCode.usage);
   if (f.file === '-') return readStdin();
   if (f.file === undefined) return f.message;

@@ -8,6 +8,7 @@ import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { groupIds } from './resources.ts';
 import { registerIncidents } from './status-incidents.ts';
+import { registerNotices } from './status-notices.ts';
 
 type P = Static<typeof StatusPage>;
 type Patch = Static<typeof StatusPagePatch>;
@@ -165,4 +166,5 @@ export function register(program: Command): void {
     );
 
   registerIncidents(pages, pageId);
+  registerNotices(pages, pageId);
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { type Target, target } from '../alerts/helpers.ts';
 import { adminRunner, type RunResult, tempHome } from './run.ts';
@@ -10,7 +11,7 @@ const tsv = (text: string) =>
     .split('\n')
     .map((l) => l.split('\t'));
 
-/** `monctl status-pages incident open|update|resolve|list|get|promote|rm` against a real daemon. */
+/** `monctl status-pages incident open|update|resolve|list|get|promote|rm` and `notice` against a real daemon. */
 describe('posted incidents in the CLI', () => {
   let d: TestDaemon;
   let t: Target;
@@ -21,12 +22,16 @@ describe('posted incidents in the CLI', () => {
     [d, t] = await Promise.all([startDaemon({ args: ['--scheduler', 'off'] }), target()]);
     home = tempHome();
     monctl = adminRunner(d, home.dir);
-    await ok(['groups', 'add', 'Website', '--visibility', 'PUBLIC']);
-    await ok(['groups', 'add', 'Elsewhere', '--visibility', 'PUBLIC']);
-    await ok(['resources', 'add', 'web', '--target', t.url, '--group', 'Website', '--failure-threshold', '1']);
-    await ok(['resources', 'add', 'api', '--target', t.url, '--group', 'Website']);
-    await ok(['resources', 'add', 'other', '--target', t.url, '--group', 'Elsewhere']);
-    await ok(['status-pages', 'add', 'main', '--title', 'Main', '--group', 'Website']);
+    // Set up through the API: the CLI under test is the incident commands, and each run is a cold start.
+    const a = d.admin;
+    const website = (await a.call(operations.createGroup, { body: { name: 'Website', visibility: 'PUBLIC' } })).id;
+    const elsewhere = (await a.call(operations.createGroup, { body: { name: 'Elsewhere', visibility: 'PUBLIC' } })).id;
+    const resource = (name: string, groupIds: number[], extra = {}) =>
+      a.call(operations.createResource, { body: { name, resourceType: 'HTTP', target: t.url, groupIds, ...extra } });
+    await resource('web', [website], { failureThreshold: 1 });
+    await resource('api', [website]);
+    await resource('other', [elsewhere]);
+    await a.call(operations.createStatusPage, { body: { slug: 'main', title: 'Main', groupIds: [website] } });
   }, 60_000);
   afterAll(async () => {
     await Promise.all([d?.stop(), t?.close()]);
@@ -104,6 +109,32 @@ describe('posted incidents in the CLI', () => {
     expect(promoted.updates.map((u: { automatic: boolean }) => u.automatic)).toEqual([false, true]);
     const shown = (await ok(['status-pages', 'incident', 'get', 'main', String(promoted.id)])).stdout;
     expect(shown).toMatch(/investigating\tmonitoring\tMonitoring found \*\*web\*\* down \(HTTP 503 Service Unavailable\)\./);
+  });
+
+  it('shows a maintenance window on a page with its own text', async () => {
+    const now = Date.now();
+    const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    await ok(['maintenance', 'add', 'disks', '--start', wire(now + 3_600_000), '--end', wire(now + 7_200_000), '--resource', 'web']);
+    const added = await ok([
+      'status-pages',
+      'notice',
+      'add',
+      'main',
+      '--window',
+      'disks',
+      '--title',
+      'Disk swap',
+      '-m',
+      'We swap *disks*.',
+    ]);
+    const id = added.stdout.match(/^Created maintenance notice (\d+) on main for window \d+\.$/m)![1];
+    const updated = await ok(['status-pages', 'notice', 'update', 'main', id, '-f', '-', '-o', 'json'], 'Swapping **disks**.');
+    expect(updated.json()).toMatchObject({ title: 'Disk swap', messageHtml: '<p>Swapping <strong>disks</strong>.</p>\n' });
+    const [head, ...rows] = tsv((await ok(['status-pages', 'notice', 'list', 'main'])).stdout);
+    expect(head).toEqual(['ID', 'WINDOW', 'TITLE', 'UPDATED']);
+    expect(rows.map((r) => [r[0], r[2]])).toEqual([[id, 'Disk swap']]);
+    await ok(['status-pages', 'notice', 'rm', 'main', id, '-y']);
+    expect((await monctl(['status-pages', 'notice', 'rm', 'main', id, '-y'])).code).toBe(3);
   });
 
   it('says what is wrong: usage errors exit 2 before any request, the daemon names the flag', async () => {
