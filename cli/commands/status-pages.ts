@@ -7,6 +7,8 @@ import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { groupIds } from './resources.ts';
+import { registerIncidents } from './status-incidents.ts';
+import { registerNotices } from './status-notices.ts';
 
 type P = Static<typeof StatusPage>;
 type Patch = Static<typeof StatusPagePatch>;
@@ -162,4 +164,7 @@ export function register(program: Command): void {
         process.stdout.write(`Deleted status page ${ref}.\n`);
       }),
     );
+
+  registerIncidents(pages, pageId);
+  registerNotices(pages, pageId);
 }
