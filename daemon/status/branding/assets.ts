@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { invalidField, notFound } from '../../../src/errors.ts';
+import { HttpError, invalidField, notFound } from '../../../src/errors.ts';
 import { resolvePrincipal } from '../../auth/principal.ts';
 import type { DaemonContext } from '../../context.ts';
 import { authorize } from '../../http/bind.ts';
@@ -55,7 +55,13 @@ export function assetAdminRoutes(state: StatusState, kind: AssetKind) {
         throw err;
       }
     })();
-    const image = acceptImage(type, await readBody(req, ASSET_MAX_BYTES[kind]));
+    const max = ASSET_MAX_BYTES[kind];
+    const body = await readBody(req, max).catch((err: unknown) => {
+      throw err instanceof HttpError && err.status === 413
+        ? new HttpError(413, 'payload-too-large', `The ${kind} must be at most ${max / 1024} KiB`)
+        : err;
+    });
+    const image = acceptImage(type, body);
     const sha256 = createHash('sha256').update(image.bytes).digest('hex');
     const row = { content_type: image.contentType, bytes: image.bytes, sha256, updated_at: Date.now() };
     await ctx.db
