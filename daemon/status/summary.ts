@@ -3,7 +3,7 @@ import type { StatusSummary } from '../../src/api/schemas/status-pages.ts';
 import { publicCause } from '../../src/probes/public-cause.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
-import { assetUrls } from './branding/assets.ts';
+import { assetUrls } from './branding/asset-urls.ts';
 import { type Audience, type LiveState, type PageRow, readLiveState } from './live-state.ts';
 import { BAR_DAYS, barStart, DAY, NO_UPTIME, type Uptime } from './uptime.ts';
 

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError, invalidField, notFound } from '../../../src/errors.ts';
 import { resolvePrincipal } from '../../auth/principal.ts';
-import type { DaemonContext } from '../../context.ts';
 import { authorize } from '../../http/bind.ts';
 import { readBody } from '../../http/body.ts';
 import { NOSNIFF } from '../../http/page-headers.ts';
 import { sendJson } from '../../http/problem.ts';
 import type { PageRow } from '../live-state.ts';
 import type { StatusState } from '../state.ts';
+import { assetVersion } from './asset-urls.ts';
 import { ASSET_MAX_BYTES, type AssetKind, acceptImage, uploadType } from './image.ts';
 
 /**
@@ -16,9 +16,6 @@ import { ASSET_MAX_BYTES, type AssetKind, acceptImage, uploadType } from './imag
  * fetch, no form, a unique origin (`sandbox`) even when opened on its own.
  */
 export const ASSET_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
-
-/** A strong ETag and the `?v=` of the page's links: the first 16 hex digits of the SHA-256 of what is served. */
-export const assetVersion = (sha256: string) => sha256.slice(0, 16);
 
 const idOf = (req: IncomingMessage): number => {
   const raw = (req as { params?: Record<string, string> }).params?.id ?? '';
@@ -126,14 +123,4 @@ export async function serveAsset(
   const bytes = Buffer.from(row.bytes);
   res.writeHead(200, { ...headers, 'Content-Length': String(bytes.length) });
   res.end(req.method === 'HEAD' ? undefined : bytes);
-}
-
-/** The summary's `logoUrl` and `faviconUrl`: versioned paths on this host, or null when the page has none. */
-export async function assetUrls(ctx: DaemonContext, page: PageRow): Promise<Record<AssetKind, string | null>> {
-  const rows = await ctx.db.selectFrom('status_page_assets').select(['kind', 'sha256']).where('page_id', '=', page.id).execute();
-  const url = (kind: AssetKind) => {
-    const row = rows.find((r) => r.kind === kind);
-    return row ? `/status/${page.slug}/${kind}?v=${assetVersion(row.sha256)}` : null;
-  };
-  return { logo: url('logo'), favicon: url('favicon') };
 }
