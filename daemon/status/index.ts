@@ -8,6 +8,8 @@ import { sendProblem } from '../http/problem.ts';
 import type { ModuleFactory } from '../module.ts';
 import type { HandlersOf } from '../http/bind.ts';
 import { badgeRoute } from './badges/badges.ts';
+import { assetAdminRoutes, serveAsset } from './branding/assets.ts';
+import { ASSET_KINDS } from './branding/image.ts';
 import { LiveStreams } from './live.ts';
 import { PageTable } from './page-table.ts';
 import { pageHandlers } from './pages.ts';
@@ -59,7 +61,11 @@ export const statusModule: ModuleFactory = async (ctx) => {
     if (!page) return false;
     const path = (req.url ?? '/').split('?')[0];
     const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
-    const own = path === '/' || path === `/api/status-pages/${page.slug}/summary` || path === `/api/status-pages/${page.slug}/events`;
+    const own =
+      path === '/' ||
+      path === `/api/status-pages/${page.slug}/summary` ||
+      path === `/api/status-pages/${page.slug}/events` ||
+      ASSET_KINDS.some((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`);
     // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
     const redirect = own && page.https_redirect === 1 ? httpsRedirect(ctx.config, req, page.custom_hostname!, req.url ?? '/') : undefined;
     if (redirect) {
@@ -68,6 +74,12 @@ export const statusModule: ModuleFactory = async (ctx) => {
     }
     if (path === '/') {
       servePage(state, req, res, page, ANONYMOUS).catch(fail);
+      return true;
+    }
+    // The logo and favicon: the page links `/status/{slug}/…`, which must work here too.
+    const asset = ASSET_KINDS.find((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`);
+    if (asset) {
+      serveAsset(state, req, res, page, asset).catch(fail);
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/summary`) {
@@ -100,6 +112,14 @@ export const statusModule: ModuleFactory = async (ctx) => {
       router.get('/status/:slug', (req, res) =>
         servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')),
       );
+      for (const kind of ASSET_KINDS) {
+        const admin = assetAdminRoutes(state, kind);
+        router.put(`/admin/api/status-pages/:id/${kind}`, admin.put);
+        router.delete(`/admin/api/status-pages/:id/${kind}`, admin.remove);
+        router.get(`/status/:slug/${kind}`, (req, res) =>
+          serveAsset(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), kind),
+        );
+      }
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
