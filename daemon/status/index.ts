@@ -13,6 +13,7 @@ import { PageTable } from './page-table.ts';
 import { pageHandlers } from './pages.ts';
 import { audienceOf, sendRepresentation, servePage } from './serve.ts';
 import { StatusState } from './state.ts';
+import { subscriberDelivery } from './subscribers/delivery.ts';
 
 type Ops = typeof statusPageOperations;
 
@@ -26,6 +27,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
   await pages.reload();
   const state = new StatusState(ctx, pages);
   const live = new LiveStreams(state);
+  const subscribers = subscriberDelivery(ctx);
   // Pods: pages and what they show, changed through another pod.
   ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
@@ -104,15 +106,17 @@ export const statusModule: ModuleFactory = async (ctx) => {
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
     },
     edgeFront,
-    start() {
+    async start() {
       live.start();
+      await subscribers.start();
       // Pages changed through another daemon on the same database show up within a minute.
       reloadTimer = setInterval(() => void pages.reload().catch((err) => ctx.log.warn({ err }, 'status pages reload failed')), 60_000);
       reloadTimer.unref();
     },
-    stop() {
+    async stop() {
       clearInterval(reloadTimer);
       live.stop();
+      await subscribers.stop();
     },
   };
 };
