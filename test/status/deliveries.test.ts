@@ -215,4 +215,41 @@ describe('subscriber deliveries', () => {
     expect(() => new Webhook(SECRET_A).verify(toB[3].body, toB[3].headers as Record<string, string>)).toThrow();
     void a;
   });
+
+  it('maintenance: a notice reaches the readers whose picks its window touches, by mail and webhook', async () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    const start = Date.now() + 86_400_000;
+    const window = await d.admin.call(operations.createMaintenanceWindow, {
+      body: { name: 'Wiki upgrade', kind: 'ONE_OFF', startsAt: at(start), endsAt: at(start + 3_600_000), resourceIds: [ids.wiki] },
+    });
+    const now = Date.now();
+    const [notice] = await fx.db.query<{ id: number }>(
+      'INSERT INTO status_maintenance_notices (page_id, window_id, title, message, message_html, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
+      pageId,
+      window.id,
+      'Wiki upgrade',
+      'The wiki is read-only for an hour.',
+      '<p>The wiki is read-only for an hour.</p>',
+      now,
+      now,
+    );
+    await fx.maintenance(pageId, Number(notice.id));
+    const subject = '[Example status] Scheduled maintenance: Wiki upgrade';
+    const noticeMails = () => smtp.mails.filter((m) => m.mail.subject === subject);
+    const noticeHooks = () => [...hooks.verified.values()].flat().filter((v) => v.body.type === 'status.maintenance.posted');
+    await eventually('the notice', () => noticeMails().length >= 2 && noticeHooks().length >= 2);
+    await subscribersSettled([d]);
+    // all@ picked nothing, wiki@ picked wiki; website@ picked another group, pending@ never confirmed.
+    expect(
+      noticeMails()
+        .flatMap((m) => m.envelopeTo)
+        .sort(),
+    ).toEqual(['all@example.test', 'wiki@example.test']);
+    expect(noticeMails()[0].mail.text).toContain('The wiki is read-only for an hour.');
+    expect(noticeMails()[0].mail.text).toContain(`From ${at(start).slice(0, 16).replace('T', ' ')} UTC`);
+    expect(header(noticeMails()[0], 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+    // Hook a picked nothing; hook b picked the Internal group, wiki's.
+    expect(noticeHooks()).toHaveLength(2);
+    expect(noticeHooks()[0].body.data.notice).toMatchObject({ id: Number(notice.id), windowId: window.id, title: 'Wiki upgrade' });
+  });
 });
