@@ -42,7 +42,7 @@ export async function sendDelivery(deps: SendDeps, c: DeliveryContent): Promise<
     }
     if (c.page.emailNotifierId === null) return permanent('the status page names no EMAIL notifier (emailNotifierId)');
     const row = await ctx.db.selectFrom('notifiers').selectAll().where('id', '=', c.page.emailNotifierId).executeTakeFirst();
-    if (!row || row.type !== 'EMAIL') return permanent(`notifier ${c.page.emailNotifierId} is not an EMAIL notifier`);
+    if (row?.type !== 'EMAIL') return permanent(`notifier ${c.page.emailNotifierId} is not an EMAIL notifier`);
     const secrets = openSecrets(ctx, row.secrets_enc);
     if (secrets === undefined) return permanent('the secrets of the EMAIL notifier cannot be decrypted with this install secret');
     return await sendSmtp(loaded(row, secrets), mail, io);
