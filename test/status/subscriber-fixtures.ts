@@ -131,9 +131,9 @@ export class SubscriberFixtures {
     );
   }
 
-  /** A MAINTENANCE outbox row for notice `noticeId`. */
+  /** A MAINTENANCE outbox row for notice `noticeId`, its payload as the notices API writes it. */
   maintenance(pageId: number, noticeId: number) {
-    return this.#outbox(pageId, 'MAINTENANCE', { payload: { noticeId } });
+    return this.#outbox(pageId, 'MAINTENANCE', { payload: { notice: { id: noticeId } } });
   }
 
   close() {

@@ -7,6 +7,7 @@ import type {
   StatusSubscribersTable,
   SubscriberDeliveriesTable,
 } from '../../store/schema.ts';
+import { noticeIdOf } from './fan-out.ts';
 import type { SubscriberTokens } from './tokens.ts';
 
 /** Everything one delivery says, read when it is sent (a retry says the same: the rows it reads do not change). */
@@ -77,7 +78,7 @@ export async function loadContent(
       .innerJoin('maintenance_windows as w', 'w.id', 'n.window_id')
       .selectAll('n')
       .select(['w.starts_at as startsAt', 'w.ends_at as endsAt'])
-      .where('n.id', '=', Number(payload.noticeId) || 0)
+      .where('n.id', '=', noticeIdOf(payload) || 0)
       .executeTakeFirst();
     if (notice) content.notice = notice;
     else if (typeof payload.title !== 'string') return undefined;

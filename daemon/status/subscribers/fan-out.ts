@@ -125,9 +125,9 @@ async function incidentAffects(db: Db, incidentId: number | null): Promise<Affec
   );
 }
 
-/** The resources and groups of the notice's maintenance window (`payload.noticeId`); none known: the whole page. */
+/** The resources and groups of the notice's maintenance window; none known: the whole page. */
 async function maintenanceAffects(db: Db, m: Message): Promise<Affected | undefined> {
-  const noticeId = Number((JSON.parse(m.payload) as { noticeId?: unknown }).noticeId);
+  const noticeId = noticeIdOf(JSON.parse(m.payload));
   if (!Number.isSafeInteger(noticeId)) return { resources: new Set(), groups: new Set() };
   const window = await db
     .selectFrom('status_maintenance_notices as n')
@@ -154,4 +154,10 @@ function ids(json: string): number[] {
   } catch {
     return [];
   }
+}
+
+/** The notice a MAINTENANCE message is about: `payload.notice.id` (as the notices API writes it) or `payload.noticeId`. */
+export function noticeIdOf(payload: unknown): number {
+  const p = (payload ?? {}) as { noticeId?: unknown; notice?: { id?: unknown } };
+  return Number(p.notice?.id ?? p.noticeId);
 }
