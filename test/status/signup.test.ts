@@ -253,6 +253,26 @@ describe('signing up', () => {
   });
 });
 
+describe('on a custom hostname', () => {
+  it("the page's form posts to its own sign-up path on the edge listener, which the page serves there", async () => {
+    const edge = await d.admin.call(operations.createStatusPage, {
+      body: { slug: 'edgy', title: 'Edgy', subscriptions: true, emailNotifierId: ids.email, customHostname: 'status.example.test' },
+    });
+    const host = { host: 'status.example.test' };
+    const shown = await send(d.edgeUrl, 'GET', '/', { headers: host });
+    expect(shown.text).toContain('<form method="post" action="/status/edgy/subscribe">');
+    const res = await send(d.edgeUrl, 'POST', '/status/edgy/subscribe', {
+      headers: { ...host, 'x-forwarded-for': '192.0.2.60', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=edge%40example.com',
+    });
+    expect(res.status, res.text).toBe(202);
+    const [row] = await db.query<{ page_id: number }>("SELECT page_id FROM status_subscribers WHERE address_key = 'edge@example.com'");
+    expect(row.page_id).toBe(edge.id);
+    // Another page's path is not this hostname's to answer: the routes' (none here).
+    expect((await send(d.edgeUrl, 'POST', `/status/${page.slug}/subscribe`, { headers: host })).status).toBe(404);
+  });
+});
+
 describe('abuse', () => {
   it('throttles 1,000 sign-ups from one client with 429 and Retry-After, never 5xx; an IPv6 client counts by its /64', async () => {
     const before = await confirms();
