@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { statusPageOperations } from '../../src/api/ops/status-pages.ts';
+import type { statusSubscriberOperations } from '../../src/api/ops/status-subscribers.ts';
 import { notFound } from '../../src/errors.ts';
 import { ANONYMOUS } from '../auth/principal.ts';
 import { markRoute } from '../http/app.ts';
@@ -14,8 +15,10 @@ import { pageHandlers } from './pages.ts';
 import { audienceOf, sendRepresentation, servePage } from './serve.ts';
 import { StatusState } from './state.ts';
 import { subscriberDelivery } from './subscribers/delivery.ts';
+import { subscriberHandlers } from './subscribers/admin.ts';
+import { type ReaderAction, ReaderRoutes, readerAction } from './subscribers/reader-routes.ts';
 
-type Ops = typeof statusPageOperations;
+type Ops = typeof statusPageOperations & typeof statusSubscriberOperations;
 
 /**
  * Status pages (docs/API.md#status-pages): their admin API, the public server-rendered page
@@ -28,6 +31,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
   const state = new StatusState(ctx, pages);
   const live = new LiveStreams(state);
   const subscribers = subscriberDelivery(ctx);
+  const reader = new ReaderRoutes(state);
   // Pods: pages and what they show, changed through another pod.
   ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
@@ -41,6 +45,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
 
   const handlers: HandlersOf<Ops> = {
     ...pageHandlers(state),
+    ...subscriberHandlers(state, pages),
     async getStatusPageSummary({ params, principal, req, res }) {
       const audience = audienceOf(principal);
       const view = await state.view(bySlug(params.slug), audience);
@@ -55,12 +60,18 @@ export const statusModule: ModuleFactory = async (ctx) => {
 
   /** `/` and the page's API paths on the edge listener for a custom hostname; everything else is the routes'. */
   const edgeFront = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const page = pages.byHost(req.headers.host);
     if (!page) return false;
     const path = (req.url ?? '/').split('?')[0];
+    // The form on the page posts to the page's own sign-up paths, on whichever host served it.
+    const action = readerAction(page.slug, path);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && (req.method !== 'POST' || !action)) return false;
     const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
-    const own = path === '/' || path === `/api/status-pages/${page.slug}/summary` || path === `/api/status-pages/${page.slug}/events`;
+    const own =
+      path === '/' ||
+      path === `/api/status-pages/${page.slug}/summary` ||
+      path === `/api/status-pages/${page.slug}/events` ||
+      action !== undefined;
     // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
     const redirect = own && page.https_redirect === 1 ? httpsRedirect(ctx.config, req, page.custom_hostname!, req.url ?? '/') : undefined;
     if (redirect) {
@@ -69,6 +80,10 @@ export const statusModule: ModuleFactory = async (ctx) => {
     }
     if (path === '/') {
       servePage(state, req, res, page, ANONYMOUS).catch(fail);
+      return true;
+    }
+    if (action) {
+      reader.serve(req, res, page, action, true).catch(fail);
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/summary`) {
@@ -101,6 +116,16 @@ export const statusModule: ModuleFactory = async (ctx) => {
       router.get('/status/:slug', (req, res) =>
         servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')),
       );
+      const readerRoute = (action: ReaderAction) => (req: IncomingMessage, res: ServerResponse) =>
+        reader.serve(req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), action);
+      for (const [path, action] of [
+        ['/status/:slug/subscribe', 'subscribe'],
+        ['/status/:slug/subscribe/confirm', 'confirm'],
+        ['/status/:slug/unsubscribe', 'unsubscribe'],
+      ] as const) {
+        router.get(path, readerRoute(action));
+        router.post(path, readerRoute(action));
+      }
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));

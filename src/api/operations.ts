@@ -8,6 +8,7 @@ import { notifierOperations } from './ops/notifiers.ts';
 import { pingKeyOperations } from './ops/ping-keys.ts';
 import { pingOperations } from './ops/pings.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
+import { statusSubscriberOperations } from './ops/status-subscribers.ts';
 import { systemOperations } from './ops/system.ts';
 import { testClockOperations } from './ops/test-clock.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
@@ -26,6 +27,7 @@ export const operations = {
   ...alertRuleOperations,
   ...incidentOperations,
   ...statusPageOperations,
+  ...statusSubscriberOperations,
   ...certificateOperations,
   ...pingOperations,
   ...testClockOperations,

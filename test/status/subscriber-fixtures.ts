@@ -1,4 +1,4 @@
-import { sealSubscriberSecret } from '../../daemon/status/subscribers/secret.ts';
+import { subscriberBox } from '../../daemon/status/subscribers/secret.ts';
 import { newNonce, SubscriberTokens } from '../../daemon/status/subscribers/tokens.ts';
 import { eventually } from '../alerts/world.ts';
 import type { TestDaemon } from '../helpers/daemon.ts';
@@ -67,7 +67,7 @@ export class SubscriberFixtures {
       JSON.stringify(o.resourceIds ?? []),
       JSON.stringify(o.groupIds ?? []),
       newNonce(),
-      sealSubscriberSecret({ installSecret: this.#secret }, secret),
+      subscriberBox(this.#secret).seal(secret),
       now,
       now,
     );

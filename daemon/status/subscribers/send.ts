@@ -5,7 +5,7 @@ import type { SendOutcome } from '../../alerts/types.ts';
 import type { DaemonContext } from '../../context.ts';
 import type { DeliveryContent } from './content.ts';
 import { composeMail } from './mail.ts';
-import { openSubscriberSecret } from './secret.ts';
+import { subscriberBox } from './secret.ts';
 import { sendSubscriberWebhook } from './webhook.ts';
 
 export interface SendDeps {
@@ -30,7 +30,7 @@ export async function sendDelivery(deps: SendDeps, c: DeliveryContent): Promise<
   try {
     if (c.subscriber.kind === 'WEBHOOK') {
       if (c.kind === 'CONFIRM') return permanent('a webhook subscriber has nothing to confirm');
-      const secret = openSubscriberSecret(ctx, c.subscriber.secret_enc);
+      const secret = c.subscriber.secret_enc === null ? undefined : subscriberBox(ctx.installSecret).open(c.subscriber.secret_enc);
       if (secret === undefined) return permanent('the signing secret of this subscriber cannot be opened with this install secret');
       return await sendSubscriberWebhook(c, secret, { ...io, dispatcher: ctx.notifierPool });
     }

@@ -23,6 +23,12 @@ const ErrorDetails = Type.Boolean({
 const HttpsRedirect = Type.Boolean({
   description: 'plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS (needs --edge-tls-listen)',
 });
+const Subscriptions = Type.Boolean({
+  description: 'readers may subscribe (docs/API.md#subscriptions): the email form shows when emailNotifierId is set too',
+});
+const EmailNotifierId = Type.Union([Id, Type.Null()], {
+  description: 'an EMAIL notifier whose SMTP settings send subscriber mail; null: no email sign-ups',
+});
 
 export const StatusPage = Type.Object(
   {
@@ -37,6 +43,8 @@ export const StatusPage = Type.Object(
     customHostname: Type.Union([Type.String(), Type.Null()]),
     httpsRedirect: HttpsRedirect,
     footer: Type.Union([Type.String(), Type.Null()]),
+    subscriptions: Subscriptions,
+    emailNotifierId: EmailNotifierId,
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -55,6 +63,8 @@ export const StatusPageCreate = Body(
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
     httpsRedirect: Type.Optional(Type.Boolean({ ...HttpsRedirect, default: false })),
     footer: Type.Optional(Nullable(Text(2000))),
+    subscriptions: Type.Optional(Type.Boolean({ ...Subscriptions, default: false })),
+    emailNotifierId: Type.Optional(EmailNotifierId),
   },
   'StatusPageCreate',
 );
@@ -71,6 +81,8 @@ export const StatusPagePatch = Body(
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
     httpsRedirect: Type.Optional(HttpsRedirect),
     footer: Type.Optional(Nullable(Text(2000))),
+    subscriptions: Type.Optional(Subscriptions),
+    emailNotifierId: Type.Optional(EmailNotifierId),
   },
   'StatusPagePatch',
 );
