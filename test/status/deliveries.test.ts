@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { eventually } from '../alerts/world.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { send } from '../helpers/http.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 import { startReceiver, type Receiver } from '../notifiers/receivers.ts';
 import { type ReceivedMail, type SmtpReceiver, startSmtpServer } from '../notifiers/smtp.ts';
@@ -91,8 +92,7 @@ beforeAll(async () => {
   });
   pageId = page.id;
   fx = await SubscriberFixtures.open(d);
-  // The page's subscription settings (their API is the sign-up's).
-  await fx.db.query('UPDATE status_pages SET email_notifier_id = ?, subscriptions = 1 WHERE id = ?', notifier.id, pageId);
+  await a.call(operations.updateStatusPage, { params: { id: pageId }, body: { subscriptions: true, emailNotifierId: notifier.id } });
 }, 60_000);
 
 afterAll(async () => {
@@ -251,5 +251,36 @@ describe('subscriber deliveries', () => {
     // Hook a picked nothing; hook b picked the Internal group, wiki's.
     expect(noticeHooks()).toHaveLength(2);
     expect(noticeHooks()[0].body.data.notice).toMatchObject({ id: Number(notice.id), windowId: window.id, title: 'Wiki upgrade' });
+  });
+
+  it('through the page: sign-up, the confirmation mail, its link, an update once, then the one-click unsubscribe', async () => {
+    const address = 'reader@example.test';
+    const json = { 'content-type': 'application/json' };
+    expect((await send(d.url, 'POST', '/status/main/subscribe', { headers: json, body: JSON.stringify({ email: address }) })).status).toBe(
+      202,
+    );
+    await eventually('the confirmation', () => mailsTo(address).length === 1);
+    const link = /https:\/\/status\.example\.test(\/status\/main\/subscribe\/confirm\?token=\S+)/.exec(mailsTo(address)[0].mail.text ?? '');
+    expect(link).not.toBeNull();
+    // An update posted before the click does not reach the pending reader.
+    const incident = await fx.incident(pageId, 'Search is down', [ids.web]);
+    await fx.update(pageId, incident, 'investigating', 'Looking.');
+    await subscribersSettled([d]);
+    expect(mailsTo(address)).toHaveLength(1);
+    expect((await send(d.url, 'POST', link![1])).status).toBe(200);
+    await fx.update(pageId, incident, 'resolved', 'Search is back.');
+    await eventually('the update', () => mailsTo(address).length === 2);
+    await subscribersSettled([d]);
+    expect(mailsTo(address).map((m) => m.mail.subject)).toEqual([
+      'Confirm your subscription to Example status',
+      '[Example status] Search is down: Resolved',
+    ]);
+    // The mail client's one-click POST to the List-Unsubscribe URL: no cookie, no CSRF token.
+    const unsubscribe = /^<https:\/\/status\.example\.test(\/[^>]+)>$/.exec(header(mailsTo(address)[1], 'list-unsubscribe') ?? '')![1];
+    const oneClick = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' };
+    expect((await send(d.url, 'POST', unsubscribe, oneClick)).status).toBe(200);
+    await fx.update(pageId, incident, 'resolved', 'Postmortem published.');
+    await subscribersSettled([d]);
+    expect(mailsTo(address), 'nothing after the unsubscribe').toHaveLength(2);
   });
 });
