@@ -184,11 +184,13 @@ describe('subscriber deliveries', () => {
     const bodies = got('/a')
       .map((v) => v.body)
       .sort((x, y) => x.data.update.id - y.data.update.id);
+    expect(bodies[1].data.incident.state).toBe('monitoring');
     expect(bodies[0]).toMatchObject({
       type: 'status.incident.updated',
       data: {
         page: { id: pageId, slug: 'main', title: 'Example status', url: `${PUBLIC}/status/main` },
-        incident: { id: incident, title: 'Wiki is slow', impact: 'minor' },
+        // As it stood when the update was posted, though both were posted before either was sent.
+        incident: { id: incident, title: 'Wiki is slow', impact: 'minor', state: 'identified' },
         update: { id: opened.updateId, state: 'identified', message: 'A full disk.', messageHtml: '<p>A full disk.</p>' },
       },
     });

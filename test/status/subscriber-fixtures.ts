@@ -113,7 +113,12 @@ export class SubscriberFixtures {
         state === 'resolved' ? now : null,
         incidentId,
       );
-      const messageId = await this.#outbox(pageId, 'INCIDENT_UPDATE', { incidentId, updateId });
+      const [incident] = await this.db.query<{ title: string; impact: string; state: string }>(
+        'SELECT title, impact, state FROM status_incidents WHERE id = ?',
+        incidentId,
+      );
+      // The incident as it stands after the update, frozen in the payload as the incidents API does.
+      const messageId = await this.#outbox(pageId, 'INCIDENT_UPDATE', { incidentId, updateId, payload: { incident } });
       return { updateId, messageId };
     });
   }

@@ -1,6 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type {
   Database,
+  PostedImpact,
+  PostedState,
   StatusIncidentsTable,
   StatusIncidentUpdatesTable,
   StatusMaintenanceNoticesTable,
@@ -72,6 +74,7 @@ export async function loadContent(
       .where('id', '=', message.update_id ?? 0)
       .executeTakeFirst();
     if (!content.incident || !content.update) return undefined;
+    content.incident = { ...content.incident, ...frozenIncident(payload.incident) };
   } else if (message.kind === 'MAINTENANCE') {
     const notice = await db
       .selectFrom('status_maintenance_notices as n')
@@ -107,4 +110,18 @@ function parse(json: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/**
+ * The incident as it stood when the update was posted, frozen in the payload by the incidents API
+ * (`{incident: {title, impact, state}}`): a mail sent late, or retried, still says what the update
+ * said, not what the incident became since. Fields that are not strings are ignored.
+ */
+function frozenIncident(value: unknown): Partial<{ title: string; impact: PostedImpact; state: PostedState }> {
+  const v = (value ?? {}) as Record<string, unknown>;
+  const out: Partial<{ title: string; impact: PostedImpact; state: PostedState }> = {};
+  if (typeof v.title === 'string') out.title = v.title;
+  if (typeof v.impact === 'string') out.impact = v.impact as PostedImpact;
+  if (typeof v.state === 'string') out.state = v.state as PostedState;
+  return out;
 }
