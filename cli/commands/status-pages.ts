@@ -18,6 +18,7 @@ import {
   uploadAssets,
   withBrandingFlags,
 } from './status-page-branding.ts';
+import { registerSubscribers } from './status-subscribers.ts';
 
 type P = Static<typeof StatusPage>;
 type Patch = Static<typeof StatusPagePatch>;
@@ -43,6 +44,8 @@ const view = (names: Map<number, string>): View<P> => ({
     { header: 'FOOTER', get: (p) => p.footer, wide: true },
     { header: 'ACCENT', get: (p) => p.accentColor, wide: true },
     { header: 'HEADER-LINK', get: (p) => p.headerLink?.url ?? null, wide: true },
+    { header: 'SUBSCRIPTIONS', get: (p) => p.subscriptions, wide: true },
+    { header: 'EMAIL-NOTIFIER', get: (p) => p.emailNotifierId, wide: true },
     { header: 'CREATED', get: (p) => p.createdAt, wide: true },
     { header: 'UPDATED', get: (p) => p.updatedAt, wide: true },
   ],
@@ -71,6 +74,8 @@ interface Flags extends BrandingFlags {
   footer?: string | false;
   httpsRedirect?: boolean;
   errorDetails?: boolean;
+  subscriptions?: boolean;
+  emailNotifier?: string | false;
 }
 
 function withPageFlags(cmd: Command, update: boolean): Command {
@@ -81,7 +86,9 @@ function withPageFlags(cmd: Command, update: boolean): Command {
     .option('--hostname <host>', 'serve the page at / on the edge listener for this Host')
     .option('--https-redirect', 'plain-HTTP requests for the page on its hostname get a 308 to the HTTPS edge')
     .option('--footer <text>', 'footer text')
-    .option('--error-details', "anonymous visitors see the probes' own error messages (addresses, ports), not a generic cause");
+    .option('--error-details', "anonymous visitors see the probes' own error messages (addresses, ports), not a generic cause")
+    .option('--subscriptions', 'readers may subscribe (the email form shows with --email-notifier too)')
+    .option('--email-notifier <notifier>', 'the EMAIL notifier (id or name) whose SMTP settings send subscriber mail');
   // Positive flags first: commander then leaves both unset unless one is given (no default to send).
   if (update) {
     cmd
@@ -93,7 +100,9 @@ function withPageFlags(cmd: Command, update: boolean): Command {
       .option('--no-hostname', 'stop serving the page on a custom hostname')
       .option('--no-https-redirect', 'serve the page over plain HTTP too')
       .option('--no-error-details', 'anonymous visitors see a generic cause (connection refused, timeout, HTTP 503)')
-      .option('--no-footer', 'remove the footer');
+      .option('--no-footer', 'remove the footer')
+      .option('--no-subscriptions', 'take no more sign-ups')
+      .option('--no-email-notifier', 'no email sign-ups');
   }
   withBrandingFlags(cmd, update);
   return cmd.option('--no-announcements', 'do not show active announcements').option('--no-incidents', 'do not list recent incidents');
@@ -111,6 +120,18 @@ async function bodyOf(rt: Runtime, f: Flags, update: boolean): Promise<Patch> {
   if (f.footer !== undefined) body.footer = f.footer === false ? null : f.footer;
   if (f.httpsRedirect !== undefined) body.httpsRedirect = f.httpsRedirect;
   if (f.errorDetails !== undefined) body.showErrorDetails = f.errorDetails;
+  if (f.subscriptions !== undefined) body.subscriptions = f.subscriptions;
+  if (f.emailNotifier !== undefined) {
+    body.emailNotifierId =
+      f.emailNotifier === false
+        ? null
+        : await resolveRef(
+            f.emailNotifier,
+            'notifier',
+            () => rt.client.call(ops.listNotifiers),
+            (n) => n.name,
+          );
+  }
   // On add, commander sets the negatable booleans to true unless --no-… was given: send only a no.
   if (f.announcements !== undefined && (update || f.announcements === false)) body.showAnnouncements = f.announcements;
   if (f.incidents !== undefined && (update || f.incidents === false)) body.showIncidents = f.incidents;
@@ -175,6 +196,8 @@ export function register(program: Command): void {
       await rt.done(page, `Updated status page ${page.slug} (id ${page.id}).`);
     }),
   );
+
+  registerSubscribers(pages, pageId);
 
   pages
     .command('rm')

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { statusPageOperations } from '../../src/api/ops/status-pages.ts';
+import type { statusSubscriberOperations } from '../../src/api/ops/status-subscribers.ts';
 import { notFound } from '../../src/errors.ts';
 import { ANONYMOUS } from '../auth/principal.ts';
 import { markRoute } from '../http/app.ts';
@@ -16,8 +17,11 @@ import { pageHandlers } from './pages.ts';
 import { postHandlers } from './posts/index.ts';
 import { audienceOf, sendRepresentation, servePage } from './serve.ts';
 import { StatusState } from './state.ts';
+import { subscriberDelivery } from './subscribers/delivery.ts';
+import { subscriberHandlers } from './subscribers/admin.ts';
+import { type ReaderAction, ReaderRoutes, readerAction } from './subscribers/reader-routes.ts';
 
-type Ops = typeof statusPageOperations;
+type Ops = typeof statusPageOperations & typeof statusSubscriberOperations;
 
 /**
  * Status pages (docs/API.md#status-pages): their admin API, the public server-rendered page
@@ -29,6 +33,8 @@ export const statusModule: ModuleFactory = async (ctx) => {
   await pages.reload();
   const state = new StatusState(ctx, pages);
   const live = new LiveStreams(state);
+  const subscribers = subscriberDelivery(ctx);
+  const reader = new ReaderRoutes(state);
   // Pods: pages and what they show, changed through another pod.
   ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
@@ -42,6 +48,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
 
   const handlers: HandlersOf<Ops> = {
     ...pageHandlers(state),
+    ...subscriberHandlers(state, pages),
     async getStatusPageSummary({ params, principal, req, res }) {
       const audience = audienceOf(principal);
       const view = await state.view(bySlug(params.slug), audience);
@@ -56,16 +63,19 @@ export const statusModule: ModuleFactory = async (ctx) => {
 
   /** `/` and the page's API paths on the edge listener for a custom hostname; everything else is the routes'. */
   const edgeFront = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const page = pages.byHost(req.headers.host);
     if (!page) return false;
     const path = (req.url ?? '/').split('?')[0];
+    // The form on the page posts to the page's own sign-up paths, on whichever host served it.
+    const action = readerAction(page.slug, path);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && (req.method !== 'POST' || !action)) return false;
     const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
     const own =
       path === '/' ||
       path === `/api/status-pages/${page.slug}/summary` ||
       path === `/api/status-pages/${page.slug}/events` ||
-      ASSET_KINDS.some((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`);
+      ASSET_KINDS.some((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`) ||
+      action !== undefined;
     // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
     const redirect = own && page.https_redirect === 1 ? httpsRedirect(ctx.config, req, page.custom_hostname!, req.url ?? '/') : undefined;
     if (redirect) {
@@ -80,6 +90,10 @@ export const statusModule: ModuleFactory = async (ctx) => {
     const asset = ASSET_KINDS.find((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`);
     if (asset) {
       serveAsset(state, req, res, page, asset).catch(fail);
+      return true;
+    }
+    if (action) {
+      reader.serve(req, res, page, action, true).catch(fail);
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/summary`) {
@@ -120,20 +134,32 @@ export const statusModule: ModuleFactory = async (ctx) => {
           serveAsset(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), kind),
         );
       }
+      const readerRoute = (action: ReaderAction) => (req: IncomingMessage, res: ServerResponse) =>
+        reader.serve(req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), action);
+      for (const [path, action] of [
+        ['/status/:slug/subscribe', 'subscribe'],
+        ['/status/:slug/subscribe/confirm', 'confirm'],
+        ['/status/:slug/unsubscribe', 'unsubscribe'],
+      ] as const) {
+        router.get(path, readerRoute(action));
+        router.post(path, readerRoute(action));
+      }
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
     },
     edgeFront,
-    start() {
+    async start() {
       live.start();
+      await subscribers.start();
       // Pages changed through another daemon on the same database show up within a minute.
       reloadTimer = setInterval(() => void pages.reload().catch((err) => ctx.log.warn({ err }, 'status pages reload failed')), 60_000);
       reloadTimer.unref();
     },
-    stop() {
+    async stop() {
       clearInterval(reloadTimer);
       live.stop();
+      await subscribers.stop();
     },
   };
 };

@@ -30,6 +30,8 @@ export function toStatusPage(row: Row) {
     httpsRedirect: row.https_redirect === 1,
     footer: row.footer,
     ...brandingFields(row),
+    subscriptions: row.subscriptions === 1,
+    emailNotifierId: row.email_notifier_id,
     createdAt: formatDateTime(row.created_at),
     updatedAt: formatDateTime(row.updated_at),
   };
@@ -41,6 +43,15 @@ function hostname(value: string | null | undefined): string | null | undefined {
   const host = normaliseHostname(value);
   if (!host) throw invalidField('customHostname', 'must be a DNS name');
   return host;
+}
+
+/** The notifier that sends a page's subscriber mail: it must exist and be EMAIL (400 naming the field otherwise). */
+async function emailNotifier(db: Db, id: number | null | undefined): Promise<number | null | undefined> {
+  if (id === undefined || id === null) return id;
+  const row = await db.selectFrom('notifiers').select('type').where('id', '=', id).executeTakeFirst();
+  if (!row) throw invalidField('emailNotifierId', `notifier ${id} does not exist`);
+  if (row.type !== 'EMAIL') throw invalidField('emailNotifierId', `notifier ${id} is ${row.type}, not EMAIL`);
+  return id;
 }
 
 /** Slug and hostname free (409 naming the field), and no route on the hostname's `/` (409). */
@@ -90,6 +101,7 @@ export function pageHandlers(
         ctx.db.transaction().execute(async (trx) => {
           const groupIds = await checkGroupIds(trx, body.groupIds ?? []);
           await checkFree(trx, body.slug, host, null);
+          const notifierId = (await emailNotifier(trx, body.emailNotifierId)) ?? null;
           const now = Date.now();
           return trx
             .insertInto('status_pages')
@@ -105,6 +117,8 @@ export function pageHandlers(
               https_redirect: body.httpsRedirect ? 1 : 0,
               footer: body.footer ?? null,
               ...brandingColumns(body),
+              subscriptions: body.subscriptions ? 1 : 0,
+              email_notifier_id: notifierId,
               created_at: now,
               updated_at: now,
             })
@@ -124,6 +138,7 @@ export function pageHandlers(
           const slug = body.slug ?? current.slug;
           const groupIds = body.groupIds === undefined ? undefined : await checkGroupIds(trx, body.groupIds);
           await checkFree(trx, slug, host !== current.custom_hostname ? host : null, params.id);
+          const notifierId = await emailNotifier(trx, body.emailNotifierId);
           const updated = await trx
             .updateTable('status_pages')
             .set({
@@ -137,6 +152,8 @@ export function pageHandlers(
               custom_hostname: host,
               footer: body.footer === undefined ? current.footer : body.footer,
               ...brandingColumns(body, current),
+              subscriptions: body.subscriptions === undefined ? current.subscriptions : body.subscriptions ? 1 : 0,
+              email_notifier_id: notifierId === undefined ? current.email_notifier_id : notifierId,
               updated_at: Date.now(),
               https_redirect: body.httpsRedirect === undefined ? current.https_redirect : body.httpsRedirect ? 1 : 0,
             })

@@ -9,6 +9,7 @@ import { pingKeyOperations } from './ops/ping-keys.ts';
 import { pingOperations } from './ops/pings.ts';
 import { statusIncidentOperations } from './ops/status-incidents.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
+import { statusSubscriberOperations } from './ops/status-subscribers.ts';
 import { systemOperations } from './ops/system.ts';
 import { testClockOperations } from './ops/test-clock.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
@@ -28,6 +29,7 @@ export const operations = {
   ...incidentOperations,
   ...statusPageOperations,
   ...statusIncidentOperations,
+  ...statusSubscriberOperations,
   ...certificateOperations,
   ...pingOperations,
   ...testClockOperations,

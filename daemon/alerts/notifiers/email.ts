@@ -19,12 +19,43 @@ interface SmtpError extends Error {
   response?: string;
 }
 
-export async function sendEmail(
+export function sendEmail(
   n: LoadedNotifier,
   message: OutgoingMessage,
   rendered: RenderedMessage,
   io: { timeoutMs: number; signal: AbortSignal },
 ): Promise<SendOutcome> {
+  return sendSmtp(
+    n,
+    {
+      to: n.config.to ?? [],
+      subject: rendered.title,
+      text: rendered.text,
+      html: htmlPart(rendered.text),
+      messageId: `<${message.id}@monctl>`,
+      headers: { 'X-Monctl-Message-Id': message.id },
+    },
+    io,
+  );
+}
+
+/** One mail as `sendSmtp` sends it (the notifier's `from` is added). */
+export interface SmtpMail {
+  to: string | string[];
+  subject: string;
+  text: string;
+  html: string;
+  /** `<…@…>`: the same on every attempt, so that a retry is recognisable. */
+  messageId: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * One mail through the SMTP settings of EMAIL notifier `n`, in one session: what sendEmail does
+ * for alerts, and status page subscriptions do for their readers (the same server, the same
+ * retry rules). Never throws.
+ */
+export async function sendSmtp(n: LoadedNotifier, mail: SmtpMail, io: { timeoutMs: number; signal: AbortSignal }): Promise<SendOutcome> {
   const c = n.config;
   const started = performance.now();
   const deadline = AbortSignal.any([io.signal, AbortSignal.timeout(io.timeoutMs)]);
@@ -45,16 +76,7 @@ export async function sendEmail(
   });
   const latencyMs = () => Math.round(performance.now() - started);
   try {
-    const info = await transport.sendMail({
-      from: c.from,
-      to: c.to,
-      subject: rendered.title,
-      text: rendered.text,
-      html: htmlPart(rendered.text),
-      messageId: `<${message.id}@monctl>`,
-      headers: { 'X-Monctl-Message-Id': message.id },
-      signal: deadline,
-    });
+    const info = await transport.sendMail({ from: c.from, ...mail, signal: deadline });
     return { ok: true, statusCode: replyCode(info.response), error: null, latencyMs: latencyMs(), retryable: false };
   } catch (caught) {
     const err = caught as SmtpError;

@@ -5,7 +5,7 @@ import { brandingCss, brandingHeader } from './branding-html.ts';
 import { feedLinks } from './feed-links.ts';
 import { pageCss } from './page-css.ts';
 import { postedIncidentsHtml } from './posted-html.ts';
-import { subscribeHtml } from './subscribe-html.ts';
+import { SUBSCRIBE_CSS, subscribeHtml } from './subscribe-html.ts';
 import { cspHash, PAGE_SCRIPT, SCRIPT_HASH } from './page-script.ts';
 
 type Resource = Summary['groups'][number]['resources'][number];
@@ -83,7 +83,7 @@ function incidents(s: Summary, shown: boolean): string {
  * allowed by their hashes).
  */
 export function renderPage(s: Summary, opts: { eventsPath: string; showIncidents: boolean; zone?: string }): { html: string; csp: string } {
-  const css = pageCss(s.days) + brandingCss(s);
+  const css = pageCss(s.days) + brandingCss(s) + (s.page.subscribe.email ? SUBSCRIBE_CSS : '');
   const anns = s.announcements.map(
     (a) => `<article class="ann ${a.kind.toLowerCase()}"><p class="kind">${KIND_LABEL[a.kind]}</p>${a.content}</article>`,
   );
@@ -108,6 +108,6 @@ ${incidents(s, opts.showIncidents)}${subscribeHtml(s)}</main>
 <script>${PAGE_SCRIPT}</script></body></html>`;
   const csp =
     `default-src 'none'; style-src ${cspHash(css)}; script-src ${SCRIPT_HASH}; connect-src 'self'; img-src 'self' http: https: data:; ` +
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
   return { html, csp };
 }

@@ -36,6 +36,12 @@ const HeaderLink = Type.Object(
 const HttpsRedirect = Type.Boolean({
   description: 'plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS (needs --edge-tls-listen)',
 });
+const Subscriptions = Type.Boolean({
+  description: 'readers may subscribe (docs/API.md#subscriptions): the email form shows when emailNotifierId is set too',
+});
+const EmailNotifierId = Type.Union([Id, Type.Null()], {
+  description: 'an EMAIL notifier whose SMTP settings send subscriber mail; null: no email sign-ups',
+});
 
 export const StatusPage = Type.Object(
   {
@@ -52,6 +58,8 @@ export const StatusPage = Type.Object(
     footer: Type.Union([Type.String(), Type.Null()]),
     accentColor: Type.Union([Type.String(), Type.Null()], { description: 'branding: `#rrggbb`; null: the default' }),
     headerLink: Type.Union([Type.Object({ url: Type.String(), text: Type.String() }), Type.Null()]),
+    subscriptions: Subscriptions,
+    emailNotifierId: EmailNotifierId,
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -72,6 +80,8 @@ export const StatusPageCreate = Body(
     footer: Type.Optional(Nullable(Text(2000))),
     accentColor: Type.Optional(Type.Union([AccentColor, Type.Null()])),
     headerLink: Type.Optional(Type.Union([HeaderLink, Type.Null()])),
+    subscriptions: Type.Optional(Type.Boolean({ ...Subscriptions, default: false })),
+    emailNotifierId: Type.Optional(EmailNotifierId),
   },
   'StatusPageCreate',
 );
@@ -90,6 +100,8 @@ export const StatusPagePatch = Body(
     footer: Type.Optional(Nullable(Text(2000))),
     accentColor: Type.Optional(Type.Union([AccentColor, Type.Null()])),
     headerLink: Type.Optional(Type.Union([HeaderLink, Type.Null()])),
+    subscriptions: Type.Optional(Subscriptions),
+    emailNotifierId: Type.Optional(EmailNotifierId),
   },
   'StatusPagePatch',
 );
