@@ -8,6 +8,8 @@ import { sendProblem } from '../http/problem.ts';
 import type { ModuleFactory } from '../module.ts';
 import type { HandlersOf } from '../http/bind.ts';
 import { badgeRoute } from './badges/badges.ts';
+import { historyBadgeRoute } from './badges/history-badge.ts';
+import { type FeedFormat, StatusFeeds } from './feeds/feeds.ts';
 import { LiveStreams } from './live.ts';
 import { PageTable } from './page-table.ts';
 import { pageHandlers } from './pages.ts';
@@ -15,6 +17,15 @@ import { audienceOf, sendRepresentation, servePage } from './serve.ts';
 import { StatusState } from './state.ts';
 
 type Ops = typeof statusPageOperations;
+
+/** A page's feeds on its custom hostname: at `/feed.atom` and `/feed.rss`, and at the paths the page's head links to. */
+const edgeFeeds = (slug: string) =>
+  new Map<string, FeedFormat>([
+    ['/feed.atom', 'atom'],
+    ['/feed.rss', 'rss'],
+    [`/status/${slug}/feed.atom`, 'atom'],
+    [`/status/${slug}/feed.rss`, 'rss'],
+  ]);
 
 /**
  * Status pages (docs/API.md#status-pages): their admin API, the public server-rendered page
@@ -26,6 +37,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
   await pages.reload();
   const state = new StatusState(ctx, pages);
   const live = new LiveStreams(state);
+  const feeds = new StatusFeeds(state);
   // Pods: pages and what they show, changed through another pod.
   ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
@@ -58,7 +70,12 @@ export const statusModule: ModuleFactory = async (ctx) => {
     if (!page) return false;
     const path = (req.url ?? '/').split('?')[0];
     const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
-    const own = path === '/' || path === `/api/status-pages/${page.slug}/summary` || path === `/api/status-pages/${page.slug}/events`;
+    const feed = edgeFeeds(page.slug).get(path);
+    const own =
+      path === '/' ||
+      path === `/api/status-pages/${page.slug}/summary` ||
+      path === `/api/status-pages/${page.slug}/events` ||
+      feed !== undefined;
     // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
     const redirect = own && page.https_redirect === 1 ? httpsRedirect(ctx.config, req, page.custom_hostname!, req.url ?? '/') : undefined;
     if (redirect) {
@@ -67,6 +84,10 @@ export const statusModule: ModuleFactory = async (ctx) => {
     }
     if (path === '/') {
       servePage(state, req, res, page, ANONYMOUS).catch(fail);
+      return true;
+    }
+    if (feed) {
+      feeds.serveEdge(req, res, page, feed).catch(fail);
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/summary`) {
@@ -99,13 +120,20 @@ export const statusModule: ModuleFactory = async (ctx) => {
       router.get('/status/:slug', (req, res) =>
         servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')),
       );
+      for (const format of ['atom', 'rss'] as const) {
+        router.get(`/status/:slug/feed.${format}`, (req, res) =>
+          feeds.serveApi(req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), format),
+        );
+      }
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
+      router.get('/api/badges/:id/history.svg', historyBadgeRoute(ctx));
     },
     edgeFront,
     start() {
       live.start();
+      feeds.start();
       // Pages changed through another daemon on the same database show up within a minute.
       reloadTimer = setInterval(() => void pages.reload().catch((err) => ctx.log.warn({ err }, 'status pages reload failed')), 60_000);
       reloadTimer.unref();
@@ -113,6 +141,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
     stop() {
       clearInterval(reloadTimer);
       live.stop();
+      feeds.stop();
     },
   };
 };
