@@ -138,6 +138,8 @@ describe('status page feeds', () => {
     expect(doc.author.name).toBe('Example Corp status');
     expect(doc.link.find((l: any) => l['@rel'] === 'self')['@href']).toBe(`${base}/feed.atom`);
     expect(doc.entry).toHaveLength(2);
+    // Atom titles are type="html" here: the title is escaped inside, so a reader that renders it shows it, not a <checkout> tag.
+    expect(doc.entry[0].title).toEqual({ '@type': 'html', '#text': 'Errors on &lt;checkout&gt; &amp; &quot;login&quot; (identified)' });
     for (const e of doc.entry) {
       expect(e.id).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/status\/main\/history#incident-\d+$/);
       expect(String(e.updated['#text'] ?? e.updated)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -222,6 +224,19 @@ describe('status page feeds', () => {
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
     expect(again.headers.etag).toBe(anonymous.headers.etag);
+    // Rebuilt (an edit of the page that the feed does not show makes a new cache key) from the same rows: the same bytes and
+    // ETag, so readers polling with If-None-Match keep getting 304s (no date in the feed comes from the clock).
+    const rss = await get('/status/main/feed.rss');
+    await d.admin.call(operations.updateStatusPage, { params: { id: world().page.id }, body: { showErrorDetails: true } });
+    try {
+      for (const before of [anonymous, rss]) {
+        const path = before === rss ? '/status/main/feed.rss' : '/status/main/feed.atom';
+        const rebuilt = await get(path, { 'if-none-match': String(before.headers.etag) });
+        expect(rebuilt.status, path).toBe(304);
+      }
+    } finally {
+      await d.admin.call(operations.updateStatusPage, { params: { id: world().page.id }, body: { showErrorDetails: false } });
+    }
 
     expectProblem(await send(d.url, 'GET', '/status/nope/feed.atom'), 404);
     // The links are made from the Host header (no --public-url here): one that is no host name is refused, naming it.
