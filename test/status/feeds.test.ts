@@ -282,4 +282,35 @@ describe('status page feeds', () => {
       await d.admin.call(operations.updateStatusPage, { params: { id: page.id }, body: { customHostname: null } });
     }
   });
+  it('shows an incident posted through the API at once: opened, updated, resolved, deleted', async () => {
+    const { d, page, ids: res } = world();
+    const entries = async () => parseFeed((await get('/status/main/feed.atom')).text).items;
+    expect(await entries()).toHaveLength(2); // cached now: each step below must drop it
+    const opened = await d.admin.call(operations.openPostedIncident, {
+      params: { id: page.id },
+      body: {
+        title: 'Checkout slow',
+        impact: 'minor',
+        resources: [{ id: res.web }],
+        state: 'investigating',
+        message: '**Slow** checkouts',
+      },
+    });
+    let [first] = await entries();
+    expect([first.title, first.content]).toEqual([
+      'Checkout slow (investigating)',
+      expect.stringContaining('<strong>Investigating</strong>'),
+    ]);
+    expect(first.content).toContain('<strong>Slow</strong> checkouts');
+    await d.admin.call(operations.postIncidentUpdate, {
+      params: { id: page.id, incidentId: opened.id },
+      body: { state: 'resolved', message: 'Back to normal.' },
+    });
+    [first] = await entries();
+    expect(first.title).toBe('Checkout slow (resolved)');
+    const content = first.content ?? '';
+    expect(content.indexOf('Resolved')).toBeLessThan(content.indexOf('Investigating'));
+    await d.admin.call(operations.deletePostedIncident, { params: { id: page.id, incidentId: opened.id } });
+    expect((await entries()).map((e) => e.title)).not.toContain('Checkout slow (resolved)');
+  });
 });
