@@ -134,7 +134,7 @@ describe('status page feeds', () => {
     const doc = xml.parse(res.text).feed;
     expect(doc['@xmlns']).toBe('http://www.w3.org/2005/Atom');
     expect(doc.id).toBe(base);
-    expect(doc.title).toBe('Example Corp status status');
+    expect(doc.title).toBe('Example Corp status · incidents');
     expect(doc.author.name).toBe('Example Corp status');
     expect(doc.link.find((l: any) => l['@rel'] === 'self')['@href']).toBe(`${base}/feed.atom`);
     expect(doc.entry).toHaveLength(2);
@@ -180,7 +180,7 @@ describe('status page feeds', () => {
     // RSS 2.0: a channel has a title, a link and a description; an item a title or a description; dates are RFC 822.
     const rss = xml.parse(res.text).rss;
     expect(rss['@version']).toBe('2.0');
-    expect(rss.channel.title).toBe('Example Corp status status');
+    expect(rss.channel.title).toBe('Example Corp status · incidents');
     expect(rss.channel.link).toEqual([base]);
     expect(rss.channel.description).toBe('Live status of our public services');
     expect(rss.channel.item).toHaveLength(2);
@@ -250,8 +250,8 @@ describe('status page feeds', () => {
     const head = page.slice(0, page.indexOf('</head>'));
     const links = [...head.matchAll(/<link rel="alternate" type="([^"]+)" title="([^"]+)" href="([^"]+)">/g)].map((m) => m.slice(1));
     expect(links).toEqual([
-      ['application/atom+xml', 'Example Corp status status (Atom)', '/status/main/feed.atom'],
-      ['application/rss+xml', 'Example Corp status status (RSS)', '/status/main/feed.rss'],
+      ['application/atom+xml', 'Example Corp status · incidents (Atom)', '/status/main/feed.atom'],
+      ['application/rss+xml', 'Example Corp status · incidents (RSS)', '/status/main/feed.rss'],
     ]);
     for (const [type, , href] of links) {
       const res = await get(href);

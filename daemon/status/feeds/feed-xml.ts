@@ -45,7 +45,7 @@ export function renderFeed(format: 'atom' | 'rss', page: FeedPage, urls: FeedUrl
   const updated = incidents.length ? Math.max(...incidents.map((i) => i.updatedAt)) : page.updatedAt;
   const feed = new Feed({
     id: urls.page,
-    title: `${page.title} status`,
+    title: `${page.title} · incidents`,
     description: page.description ?? `Incidents posted on the ${page.title} status page`,
     link: urls.page,
     language: 'en',

@@ -8,7 +8,7 @@ import { esc } from './escape.ts';
  * hostname, and both serve the feeds at these paths.
  */
 export function feedLinks(s: Summary): string {
-  const title = esc(`${s.page.title} status`);
+  const title = esc(`${s.page.title} · incidents`);
   return (
     `<link rel="alternate" type="application/atom+xml" title="${title} (Atom)" href="${esc(s.page.feeds.atom)}">` +
     `<link rel="alternate" type="application/rss+xml" title="${title} (RSS)" href="${esc(s.page.feeds.rss)}">`
