@@ -17,6 +17,13 @@ export interface FeedPage {
   updatedAt: number;
 }
 
+/**
+ * Characters XML 1.0 does not allow, even escaped (C0 controls but tab and newlines, U+FFFE,
+ * U+FFFF): a posted message may hold one, and one would make the whole feed unreadable. Lone
+ * surrogates need nothing here: encoding to UTF-8 turns them into U+FFFD.
+ */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
+
 const STATE_LABEL = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' } as const;
 
 const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -53,7 +60,6 @@ export function renderFeed(format: 'atom' | 'rss', page: FeedPage, urls: FeedUrl
     generator: 'monctl',
     feedLinks: { atom: urls.atom, rss: urls.rss },
     author: { name: page.title, link: urls.page },
-    copyright: page.title,
   });
   for (const i of incidents) {
     const link = `${urls.history}#incident-${i.id}`;
@@ -75,5 +81,5 @@ export function renderFeed(format: 'atom' | 'rss', page: FeedPage, urls: FeedUrl
     else item.description = html;
     feed.addItem(item);
   }
-  return format === 'atom' ? feed.atom1() : feed.rss2();
+  return (format === 'atom' ? feed.atom1() : feed.rss2()).replace(NOT_XML, '\ufffd');
 }
