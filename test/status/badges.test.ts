@@ -101,6 +101,10 @@ describe('badges', () => {
     expect(rects[28].title).toMatch(/: no data$/);
 
     expect((await badge(`/api/badges/${ids.web}/history.svg?label=Website`)).text).toContain('aria-label="Website: uptime per day');
+    // A label with a character XML forbids even escaped still makes a well-formed SVG.
+    const odd = (await badge(`/api/badges/${ids.web}/history.svg?label=%01%3Cb%3E`)).text;
+    expect([XMLValidator.validate(odd), /[\u0000-\u0008]/.test(odd)]).toEqual([true, false]);
+    expect(odd).toContain('aria-label="\ufffd&lt;b&gt;: uptime per day');
     expectProblem(await badge(`/api/badges/${ids.vault}/history.svg`), 404);
     expectProblem(await badge(`/api/badges/${ids.wiki}/history.svg`), 404);
     const { jar } = await login(world().d.url, USER.username, USER.password);

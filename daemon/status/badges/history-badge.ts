@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DaemonContext } from '../../context.ts';
-import { esc, pct } from '../render/escape.ts';
+import { esc, pct, xmlChars } from '../render/escape.ts';
 import { readTally } from '../uptime-read.ts';
 import { BAR_DAYS, barStart, DAY, incidentsPerDay, NO_UPTIME, uptimeOf } from '../uptime.ts';
 import { badgeResource, sendBadge } from './badges.ts';
@@ -42,7 +42,7 @@ async function readIncidents(ctx: DaemonContext, resourceId: number, now: number
 /** The 90-day bar as SVG: one <rect> per UTC day, oldest first, each with its date, uptime and incidents in a <title>. */
 export function historySvg(name: string, daily: Array<number | null>, incidents: number[], d90: number | null, now: number): string {
   const first = barStart(now);
-  const label = `${name}: uptime per day over 90 days, ${d90 === null ? 'no data' : pct(d90)}`;
+  const label = xmlChars(`${name}: uptime per day over 90 days, ${d90 === null ? 'no data' : pct(d90)}`);
   let cells = '';
   for (let d = 0; d < BAR_DAYS; d++) {
     const date = new Date(first + d * DAY).toISOString().slice(0, 10);

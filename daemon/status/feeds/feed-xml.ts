@@ -1,5 +1,5 @@
 import { Feed, type Item } from 'feed';
-import { esc } from '../render/escape.ts';
+import { esc, xmlChars } from '../render/escape.ts';
 import type { FeedIncident } from './feed-read.ts';
 
 /** Where the feed's links point: the page, its history page and the two feeds, absolute (RSS and Atom want absolute URLs). */
@@ -16,13 +16,6 @@ export interface FeedPage {
   /** The feed's own `updated` when it has no entry (a rebuilt feed keeps its ETag). */
   updatedAt: number;
 }
-
-/**
- * Characters XML 1.0 does not allow, even escaped (C0 controls but tab and newlines, U+FFFE,
- * U+FFFF): a posted message may hold one, and one would make the whole feed unreadable. Lone
- * surrogates need nothing here: encoding to UTF-8 turns them into U+FFFD.
- */
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 const STATE_LABEL = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' } as const;
 
@@ -81,5 +74,5 @@ export function renderFeed(format: 'atom' | 'rss', page: FeedPage, urls: FeedUrl
     else item.description = html;
     feed.addItem(item);
   }
-  return (format === 'atom' ? feed.atom1() : feed.rss2()).replace(NOT_XML, '\ufffd');
+  return xmlChars(format === 'atom' ? feed.atom1() : feed.rss2());
 }
