@@ -8,7 +8,7 @@ import { varyWith } from '../../http/vary.ts';
 import { effectiveStatus } from '../../probes/results.ts';
 import { visibleTo } from '../../monitoring/visibility.ts';
 import { inMaintenance } from '../maintenance-read.ts';
-import { pct } from '../render/escape.ts';
+import { pct, xmlChars } from '../render/escape.ts';
 import { type UptimeWindow, WINDOWS, windowUptime } from './window-uptime.ts';
 
 /** shields.io's named colours, as hex (badge-maker accepts both). */
@@ -126,7 +126,7 @@ export function badgeRoute(ctx: DaemonContext, kind: 'status' | 'uptime' | 'resp
       };
     }
     const { makeBadge } = await import('badge-maker');
-    sendBadge(req, res, principal, makeBadge({ label: label ?? text.label, message: text.message, color: text.color, style }));
+    sendBadge(req, res, principal, makeBadge({ label: xmlChars(label ?? text.label), message: text.message, color: text.color, style }));
   };
 }
 
