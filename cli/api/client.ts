@@ -14,7 +14,12 @@ export class CliClient extends ApiClient {
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
-  override async raw(method: string, urlOrPath: string, body?: string, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
+  override async raw(
+    method: string,
+    urlOrPath: string,
+    body?: string | Buffer,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<RawResponse> {
     const url = urlOrPath.startsWith('/') ? this.server + urlOrPath : urlOrPath;
     const headers: Record<string, string> = { ...baseHeaders(), ...this.authHeaders(method), ...extraHeaders };
     if (body !== undefined) headers['content-type'] ??= 'application/json';

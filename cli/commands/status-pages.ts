@@ -7,6 +7,17 @@ import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { groupIds } from './resources.ts';
+import { registerIncidents } from './status-incidents.ts';
+import { registerNotices } from './status-notices.ts';
+import {
+  type BrandingFlags,
+  brandingBody,
+  hasBrandingFlags,
+  needsCurrentLink,
+  readAssets,
+  uploadAssets,
+  withBrandingFlags,
+} from './status-page-branding.ts';
 
 type P = Static<typeof StatusPage>;
 type Patch = Static<typeof StatusPagePatch>;
@@ -30,6 +41,8 @@ const view = (names: Map<number, string>): View<P> => ({
     { header: 'ERROR-DETAILS', get: (p) => p.showErrorDetails, wide: true },
     { header: 'DESCRIPTION', get: (p) => p.description, wide: true },
     { header: 'FOOTER', get: (p) => p.footer, wide: true },
+    { header: 'ACCENT', get: (p) => p.accentColor, wide: true },
+    { header: 'HEADER-LINK', get: (p) => p.headerLink?.url ?? null, wide: true },
     { header: 'CREATED', get: (p) => p.createdAt, wide: true },
     { header: 'UPDATED', get: (p) => p.updatedAt, wide: true },
   ],
@@ -46,7 +59,7 @@ export const pageId = (rt: Runtime, ref: string) =>
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Commander's names: `--no-x` sets `x` to false. */
-interface Flags {
+interface Flags extends BrandingFlags {
   title?: string;
   slug?: string;
   description?: string | false;
@@ -82,6 +95,7 @@ function withPageFlags(cmd: Command, update: boolean): Command {
       .option('--no-error-details', 'anonymous visitors see a generic cause (connection refused, timeout, HTTP 503)')
       .option('--no-footer', 'remove the footer');
   }
+  withBrandingFlags(cmd, update);
   return cmd.option('--no-announcements', 'do not show active announcements').option('--no-incidents', 'do not list recent incidents');
 }
 
@@ -123,14 +137,20 @@ export function register(program: Command): void {
 
   withOutput(
     withPageFlags(
-      pages.command('add').description('create a status page').argument('<slug>', 'a-z, 0-9 and -: the page is at /status/<slug>'),
+      pages
+        .command('add')
+        .alias('create')
+        .description('create a status page')
+        .argument('<slug>', 'a-z, 0-9 and -: the page is at /status/<slug>'),
       false,
     ),
   ).action(
     act(async (rt, slug: string, f: Flags) => {
       if (!f.title) throw new MonctlError('usage', 'give the page a --title', ExitCode.usage);
-      const body = { ...(await bodyOf(rt, f, false)), slug, title: f.title };
+      const body = { ...(await bodyOf(rt, f, false)), ...brandingBody(f), slug, title: f.title };
+      const files = readAssets(f);
       const page = await rt.client.call(ops.createStatusPage, { body });
+      await uploadAssets(rt, page.id, f, files);
       await rt.done(
         page,
         `Created status page ${page.slug} (id ${page.id}): /status/${page.slug}${page.customHostname ? ` and http://${page.customHostname}/ on the edge` : ''}.`,
@@ -141,10 +161,17 @@ export function register(program: Command): void {
   withOutput(withPageFlags(pages.command('update').description('change a status page').argument('<page>', 'id or slug'), true)).action(
     act(async (rt, ref: string, f: Flags) => {
       const body = await bodyOf(rt, f, true);
-      if (Object.keys(body).length === 0)
+      if (Object.keys(body).length === 0 && !hasBrandingFlags(f))
         throw new MonctlError('usage', 'nothing to update: give at least one option (see --help)', ExitCode.usage);
+      const files = readAssets(f);
       const id = await pageId(rt, ref);
-      const page = await rt.client.call(ops.updateStatusPage, { params: { id }, body });
+      const current = needsCurrentLink(f) ? await rt.client.call(ops.getStatusPage, { params: { id } }) : undefined;
+      Object.assign(body, brandingBody(f, current));
+      // The images first: a refused one (413, 415) leaves the page's other fields as they were.
+      await uploadAssets(rt, id, f, files);
+      const page = Object.keys(body).length
+        ? await rt.client.call(ops.updateStatusPage, { params: { id }, body })
+        : await rt.client.call(ops.getStatusPage, { params: { id } });
       await rt.done(page, `Updated status page ${page.slug} (id ${page.id}).`);
     }),
   );
@@ -162,4 +189,7 @@ export function register(program: Command): void {
         process.stdout.write(`Deleted status page ${ref}.\n`);
       }),
     );
+
+  registerIncidents(pages, pageId);
+  registerNotices(pages, pageId);
 }

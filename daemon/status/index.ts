@@ -10,6 +10,8 @@ import type { HandlersOf } from '../http/bind.ts';
 import { badgeRoute } from './badges/badges.ts';
 import { historyBadgeRoute } from './badges/history-badge.ts';
 import { type FeedFormat, StatusFeeds } from './feeds/feeds.ts';
+import { assetAdminRoutes, serveAsset } from './branding/assets.ts';
+import { ASSET_KINDS } from './branding/image.ts';
 import { LiveStreams } from './live.ts';
 import { PageTable } from './page-table.ts';
 import { pageHandlers } from './pages.ts';
@@ -76,7 +78,8 @@ export const statusModule: ModuleFactory = async (ctx) => {
       path === '/' ||
       path === `/api/status-pages/${page.slug}/summary` ||
       path === `/api/status-pages/${page.slug}/events` ||
-      feed !== undefined;
+      feed !== undefined ||
+      ASSET_KINDS.some((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`);
     // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
     const redirect = own && page.https_redirect === 1 ? httpsRedirect(ctx.config, req, page.custom_hostname!, req.url ?? '/') : undefined;
     if (redirect) {
@@ -89,6 +92,12 @@ export const statusModule: ModuleFactory = async (ctx) => {
     }
     if (feed) {
       feeds.serveEdge(req, res, page, feed).catch(fail);
+      return true;
+    }
+    // The logo and favicon: the page links `/status/{slug}/…`, which must work here too.
+    const asset = ASSET_KINDS.find((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`);
+    if (asset) {
+      serveAsset(state, req, res, page, asset).catch(fail);
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/summary`) {
@@ -124,6 +133,14 @@ export const statusModule: ModuleFactory = async (ctx) => {
       for (const format of ['atom', 'rss'] as const) {
         router.get(`/status/:slug/feed.${format}`, (req, res) =>
           feeds.serveApi(req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), format),
+        );
+      }
+      for (const kind of ASSET_KINDS) {
+        const admin = assetAdminRoutes(state, kind);
+        router.put(`/admin/api/status-pages/:id/${kind}`, admin.put);
+        router.delete(`/admin/api/status-pages/:id/${kind}`, admin.remove);
+        router.get(`/status/:slug/${kind}`, (req, res) =>
+          serveAsset(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), kind),
         );
       }
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));

@@ -8,6 +8,7 @@ import type { HandlersOf } from '../http/bind.ts';
 import type { Database, StatusPagesTable } from '../store/schema.ts';
 import { normaliseHostname } from '../util/hostname.ts';
 import { pageOnHost, routeOnPageHost } from '../tunnel-admin/hostname-clash.ts';
+import { brandingColumns, brandingFields } from './branding/fields.ts';
 import { parseIds } from './json-ids.ts';
 import type { StatusState } from './state.ts';
 
@@ -28,6 +29,7 @@ export function toStatusPage(row: Row) {
     customHostname: row.custom_hostname,
     httpsRedirect: row.https_redirect === 1,
     footer: row.footer,
+    ...brandingFields(row),
     createdAt: formatDateTime(row.created_at),
     updatedAt: formatDateTime(row.updated_at),
   };
@@ -102,6 +104,7 @@ export function pageHandlers(
               custom_hostname: host,
               https_redirect: body.httpsRedirect ? 1 : 0,
               footer: body.footer ?? null,
+              ...brandingColumns(body),
               created_at: now,
               updated_at: now,
             })
@@ -133,6 +136,7 @@ export function pageHandlers(
               show_error_details: body.showErrorDetails === undefined ? current.show_error_details : body.showErrorDetails ? 1 : 0,
               custom_hostname: host,
               footer: body.footer === undefined ? current.footer : body.footer,
+              ...brandingColumns(body, current),
               updated_at: Date.now(),
               https_redirect: body.httpsRedirect === undefined ? current.https_redirect : body.httpsRedirect ? 1 : 0,
             })

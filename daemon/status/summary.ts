@@ -3,6 +3,7 @@ import type { StatusSummary } from '../../src/api/schemas/status-pages.ts';
 import { publicCause } from '../../src/probes/public-cause.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
+import { assetUrls } from './branding/asset-urls.ts';
 import { type Audience, type LiveState, type PageRow, readLiveState } from './live-state.ts';
 import { BAR_DAYS, barStart, DAY, incidentsPerDay, NO_UPTIME, type Uptime } from './uptime.ts';
 
@@ -42,6 +43,7 @@ export async function buildSummary(
       : Promise.resolve([]),
     shownIds.size ? readIncidents(ctx, live, now) : Promise.resolve([]),
   ]);
+  const assets = await assetUrls(ctx, page);
   const first = barStart(now);
   const days = Array.from({ length: BAR_DAYS }, (_, i) => new Date(first + i * DAY).toISOString().slice(0, 10));
   const names = new Map<number, string>();
@@ -62,8 +64,8 @@ export async function buildSummary(
       description: page.description,
       footer: page.footer,
       accentColor: page.accent_color,
-      logoUrl: null,
-      faviconUrl: null,
+      logoUrl: assets.logo,
+      faviconUrl: assets.favicon,
       headerLink: page.header_link_url ? { url: page.header_link_url, text: page.header_link_text ?? page.header_link_url } : null,
       subscribe: { email: page.subscriptions === 1 && page.email_notifier_id !== null },
       feeds: { atom: `/status/${page.slug}/feed.atom`, rss: `/status/${page.slug}/feed.rss` },

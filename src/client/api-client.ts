@@ -71,7 +71,7 @@ export class ApiClient {
   }
 
   /** Any request; throws HttpError on a non-2xx answer. Paths are relative to the server. */
-  async raw(method: string, urlOrPath: string, body?: string, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
+  async raw(method: string, urlOrPath: string, body?: string | Buffer, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
     const url = urlOrPath.startsWith('/') ? this.server + urlOrPath : urlOrPath;
     const headers: Record<string, string> = {
       'user-agent': this.#userAgent,

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { type BrowserContext, chromium } from 'playwright-core';
 
 /** The Debian Chromium, started headless with everything that phones home switched off. */
@@ -47,4 +48,20 @@ export async function openChromium(userDataDir: string): Promise<TestBrowser> {
     return route.abort();
   });
   return { context, requests, offLoopback, close: () => context.close() };
+}
+
+/** Debian's Chromium with a DevTools port for Lighthouse; resolves with the port once it listens. */
+export function startChromium(profile: string): Promise<{ port: number; proc: ChildProcess }> {
+  const proc = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    proc.stderr!.on('data', (chunk) => {
+      err += chunk;
+      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
+      if (m) resolve({ port: Number(m[1]), proc });
+    });
+    proc.once('exit', (code) => reject(new Error(`chromium exited with ${code}\n${err}`)));
+  });
 }

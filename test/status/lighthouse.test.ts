@@ -1,27 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS } from '../helpers/browser.ts';
+import { startChromium } from '../helpers/browser.ts';
 import { useStatusWorld } from './world.ts';
-
-/** Debian's Chromium with a DevTools port for Lighthouse; resolves with the port once it listens. */
-function startChromium(profile: string): Promise<{ port: number; proc: ChildProcess }> {
-  const proc = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    proc.stderr!.on('data', (chunk) => {
-      err += chunk;
-      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
-      if (m) resolve({ port: Number(m[1]), proc });
-    });
-    proc.once('exit', (code) => reject(new Error(`chromium exited with ${code}\n${err}`)));
-  });
-}
 
 /**
  * Lighthouse (the npm package) on the page of the issue's checks, driving

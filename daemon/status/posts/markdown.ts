@@ -14,5 +14,13 @@ const marked = new Marked({ gfm: true, breaks: false, async: false });
  */
 export function renderMessage(markdown: string, field = 'message'): string {
   if (Buffer.byteLength(markdown, 'utf8') > MAX_MESSAGE_BYTES) throw invalidField(field, `must be at most ${MAX_MESSAGE_BYTES} bytes`);
-  return sanitizeAnnouncement(marked.parse(markdown) as string);
+  let html: string;
+  try {
+    html = marked.parse(markdown) as string;
+  } catch (err) {
+    // marked recurses once per level of nesting: 5,000 `- ` (10 KB) overflow the stack. The author gets a 400, not a 500.
+    if (err instanceof RangeError) throw invalidField(field, 'is nested too deeply to render');
+    throw err;
+  }
+  return sanitizeAnnouncement(html);
 }

@@ -11,8 +11,8 @@ import { announceEntry, type Entry, insertEntry } from './timeline.ts';
 
 type Body = Static<typeof PostedIncidentOpen> & { fromIncidentId: number };
 
-/** A resource name as Markdown text: its punctuation stays punctuation. */
-const literal = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&');
+/** A resource name as Markdown text inside a line: its emphasis, code, link, HTML and entity characters stay characters. */
+const literal = (text: string) => text.replace(/[\\`*_[\]<>~&]/g, '\\$&');
 
 /**
  * The automatic incident's own timeline, as the page would have told it: its

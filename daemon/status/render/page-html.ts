@@ -97,7 +97,7 @@ export function renderPage(s: Summary, opts: { eventsPath: string; showIncidents
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(s.page.title)} · status</title><meta name="description" content="${esc(s.page.description ?? `Current status of ${s.page.title}`)}">
-<meta name="color-scheme" content="light dark"><link rel="icon" href="${FAVICON}">${feedLinks(s)}<noscript><meta http-equiv="refresh" content="60"></noscript><style>${css}</style></head>
+<meta name="color-scheme" content="light dark"><link rel="icon" href="${s.page.faviconUrl ? esc(s.page.faviconUrl) : FAVICON}">${feedLinks(s)}<noscript><meta http-equiv="refresh" content="60"></noscript><style>${css}</style></head>
 <body data-events="${esc(opts.eventsPath)}"><div class="wrap"><header>${brandingHeader(s)}<h1>${esc(s.page.title)}</h1>${s.page.description ? `<p class="desc">${esc(s.page.description)}</p>` : ''}</header>
 <main><section id="overall" class="banner ${s.overall.state.toLowerCase()}" aria-live="polite"><h2 id="overall-label">${s.overall.label}</h2>` +
     `<p>Updated <span id="updated">${updatedText(s.generatedAt, opts.zone)}</span></p></section>
@@ -107,7 +107,7 @@ ${incidents(s, opts.showIncidents)}${subscribeHtml(s)}</main>
 <footer>${s.page.footer ? `<p>${esc(s.page.footer)}</p>` : ''}<p>Also as <a href="/api/status-pages/${esc(s.page.slug)}/summary">JSON</a> · monctl</p></footer></div>
 <script>${PAGE_SCRIPT}</script></body></html>`;
   const csp =
-    `default-src 'none'; style-src ${cspHash(css)}; script-src ${SCRIPT_HASH}; connect-src 'self'; img-src http: https: data:; ` +
+    `default-src 'none'; style-src ${cspHash(css)}; script-src ${SCRIPT_HASH}; connect-src 'self'; img-src 'self' http: https: data:; ` +
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
   return { html, csp };
 }

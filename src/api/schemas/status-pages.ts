@@ -20,6 +20,19 @@ const ErrorDetails = Type.Boolean({
   description:
     "anonymous visitors also see the probes' own error messages (addresses, ports); otherwise they see a generic cause (`connection refused`, `timeout`, `HTTP 503 Service Unavailable`). Logged-in visitors always see them",
 });
+/** Branding (docs/API.md#branding). */
+const AccentColor = Type.String({
+  pattern: '^#[0-9a-fA-F]{6}$',
+  description:
+    '`#rrggbb`: links in the light scheme, and the fill under the header link (white text) in both; refused (400) below the WCAG AA contrast ratio (docs/API.md#branding)',
+});
+const HeaderLink = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'an http or https URL (your site, say)' }),
+    text: Type.String({ minLength: 1, maxLength: 100, description: 'the link text, plain' }),
+  },
+  { additionalProperties: false },
+);
 const HttpsRedirect = Type.Boolean({
   description: 'plain-HTTP requests for the page on its custom hostname get a 308 to HTTPS (needs --edge-tls-listen)',
 });
@@ -37,6 +50,8 @@ export const StatusPage = Type.Object(
     customHostname: Type.Union([Type.String(), Type.Null()]),
     httpsRedirect: HttpsRedirect,
     footer: Type.Union([Type.String(), Type.Null()]),
+    accentColor: Type.Union([Type.String(), Type.Null()], { description: 'branding: `#rrggbb`; null: the default' }),
+    headerLink: Type.Union([Type.Object({ url: Type.String(), text: Type.String() }), Type.Null()]),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -55,6 +70,8 @@ export const StatusPageCreate = Body(
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
     httpsRedirect: Type.Optional(Type.Boolean({ ...HttpsRedirect, default: false })),
     footer: Type.Optional(Nullable(Text(2000))),
+    accentColor: Type.Optional(Type.Union([AccentColor, Type.Null()])),
+    headerLink: Type.Optional(Type.Union([HeaderLink, Type.Null()])),
   },
   'StatusPageCreate',
 );
@@ -71,6 +88,8 @@ export const StatusPagePatch = Body(
     customHostname: Type.Optional(Type.Union([Hostname, Type.Null()])),
     httpsRedirect: Type.Optional(HttpsRedirect),
     footer: Type.Optional(Nullable(Text(2000))),
+    accentColor: Type.Optional(Type.Union([AccentColor, Type.Null()])),
+    headerLink: Type.Optional(Type.Union([HeaderLink, Type.Null()])),
   },
   'StatusPagePatch',
 );

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { type Target, target } from '../alerts/helpers.ts';
+import { adminRunner, type RunResult, tempHome } from './run.ts';
+
+/** Header line and rows of tab-separated output (stdout is a pipe). */
+const tsv = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
+
+/** `monctl status-pages incident open|update|resolve|list|get|promote|rm` and `notice` against a real daemon. */
+describe('posted incidents in the CLI', () => {
+  let d: TestDaemon;
+  let t: Target;
+  let home: ReturnType<typeof tempHome>;
+  let monctl: (args: string[], opts?: { input?: string }) => Promise<RunResult>;
+
+  beforeAll(async () => {
+    [d, t] = await Promise.all([startDaemon({ args: ['--scheduler', 'off'] }), target()]);
+    home = tempHome();
+    monctl = adminRunner(d, home.dir);
+    // Set up through the API: the CLI under test is the incident commands, and each run is a cold start.
+    const a = d.admin;
+    const website = (await a.call(operations.createGroup, { body: { name: 'Website', visibility: 'PUBLIC' } })).id;
+    const elsewhere = (await a.call(operations.createGroup, { body: { name: 'Elsewhere', visibility: 'PUBLIC' } })).id;
+    const resource = (name: string, groupIds: number[], extra = {}) =>
+      a.call(operations.createResource, { body: { name, resourceType: 'HTTP', target: t.url, groupIds, ...extra } });
+    await resource('web', [website], { failureThreshold: 1 });
+    await resource('api', [website]);
+    await resource('other', [elsewhere]);
+    await a.call(operations.createStatusPage, { body: { slug: 'main', title: 'Main', groupIds: [website] } });
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([d?.stop(), t?.close()]);
+    home?.cleanup();
+  });
+
+  async function ok(args: string[], input?: string) {
+    const r = await monctl(args, { input });
+    expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(0);
+    return r;
+  }
+
+  it('opens, updates, resolves, lists, shows and removes a posted incident', async () => {
+    const opened = await ok([
+      'status-pages',
+      'incident',
+      'open',
+      'main',
+      '--title',
+      'Checkout errors',
+      '--impact',
+      'minor',
+      '--resource',
+      'web=major',
+      '--resource',
+      'api',
+      '-m',
+      'We are *looking* into it.',
+    ]);
+    expect(opened.stdout).toMatch(/^Posted incident (\d+) on main: investigating \(1 update\)\.$/m);
+    const id = opened.stdout.match(/incident (\d+)/)![1];
+
+    const updated = await ok(
+      ['status-pages', 'incident', 'update', 'main', id, '--state', 'identified', '-f', '-', '--impact', 'major', '-o', 'json'],
+      'A bad **deploy**.',
+    );
+    expect(updated.json()).toMatchObject({
+      state: 'identified',
+      impact: 'major',
+      updates: [{ messageHtml: '<p>A bad <strong>deploy</strong>.</p>\n' }, {}],
+    });
+    const resolved = await ok(['status-pages', 'incident', 'resolve', 'main', id]);
+    expect(resolved.stdout).toMatch(new RegExp(`^Resolved incident ${id} on main: resolved \\(3 updates\\)\\.$`, 'm'));
+
+    await ok(['status-pages', 'incident', 'open', 'main', '--title', 'Slow API', '--impact', 'minor', '-m', 'Slow.']);
+    const [head, ...rows] = tsv((await ok(['status-pages', 'incident', 'list', 'main'])).stdout);
+    expect(head).toEqual(['ID', 'TITLE', 'IMPACT', 'STATE', 'RESOURCES', 'UPDATED']);
+    expect(rows.map((r) => [r[1], r[2], r[3], r[4]])).toEqual([
+      ['Slow API', 'minor', 'investigating', '-'],
+      ['Checkout errors', 'major', 'resolved', 'api=minor,web'],
+    ]);
+    expect((await ok(['status-pages', 'incident', 'list', 'main', '--state', 'resolved', '-o', 'json'])).json()).toHaveLength(1);
+
+    const shown = (await ok(['status-pages', 'incident', 'get', 'main', id])).stdout;
+    expect(shown).toContain('Checkout errors');
+    expect(shown).toMatch(/resolved\toperator\tThis incident has been resolved\./);
+    expect(shown).toMatch(/investigating\toperator\tWe are \*looking\* into it\./);
+
+    await ok(['status-pages', 'incident', 'rm', 'main', id, '-y']);
+    expect((await monctl(['status-pages', 'incident', 'get', 'main', id])).code).toBe(3);
+  });
+
+  it('promotes an automatic incident with its timeline', async () => {
+    t.set(503);
+    expect((await monctl(['resources', 'check', 'web'])).code).toBe(5);
+    t.set(200);
+    const [auto] = (await ok(['incidents', 'list', '--resource', 'web', '--state', 'open', '-o', 'json'])).json();
+    const promoted = (await ok(['status-pages', 'incident', 'promote', 'main', String(auto.id), '-m', 'On it.', '-o', 'json'])).json();
+    expect(promoted).toMatchObject({
+      title: 'web outage',
+      sourceIncidentId: auto.id,
+      state: 'investigating',
+      resources: [{ name: 'web' }],
+    });
+    expect(promoted.updates.map((u: { automatic: boolean }) => u.automatic)).toEqual([false, true]);
+    const shown = (await ok(['status-pages', 'incident', 'get', 'main', String(promoted.id)])).stdout;
+    expect(shown).toMatch(/investigating\tmonitoring\tMonitoring found \*\*web\*\* down \(HTTP 503 Service Unavailable\)\./);
+  });
+
+  it('shows a maintenance window on a page with its own text', async () => {
+    const now = Date.now();
+    const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    await ok(['maintenance', 'add', 'disks', '--start', wire(now + 3_600_000), '--end', wire(now + 7_200_000), '--resource', 'web']);
+    const added = await ok([
+      'status-pages',
+      'notice',
+      'add',
+      'main',
+      '--window',
+      'disks',
+      '--title',
+      'Disk swap',
+      '-m',
+      'We swap *disks*.',
+    ]);
+    const id = added.stdout.match(/^Created maintenance notice (\d+) on main for window \d+\.$/m)![1];
+    const updated = await ok(['status-pages', 'notice', 'update', 'main', id, '-f', '-', '-o', 'json'], 'Swapping **disks**.');
+    expect(updated.json()).toMatchObject({ title: 'Disk swap', messageHtml: '<p>Swapping <strong>disks</strong>.</p>\n' });
+    const [head, ...rows] = tsv((await ok(['status-pages', 'notice', 'list', 'main'])).stdout);
+    expect(head).toEqual(['ID', 'WINDOW', 'TITLE', 'UPDATED']);
+    expect(rows.map((r) => [r[0], r[2]])).toEqual([[id, 'Disk swap']]);
+    await ok(['status-pages', 'notice', 'rm', 'main', id, '-y']);
+    expect((await monctl(['status-pages', 'notice', 'rm', 'main', id, '-y'])).code).toBe(3);
+  });
+
+  it('says what is wrong: usage errors exit 2 before any request, the daemon names the flag', async () => {
+    const run = async (args: string[]) => monctl(['status-pages', 'incident', ...args]);
+    const bad = await run(['open', 'main', '--title', 'x', '--impact', 'huge', '-m', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--impact must be one of none, minor, major, critical/);
+    expect((await run(['open', 'main', '--impact', 'minor', '-m', 'x'])).code).toBe(2);
+    expect((await run(['update', 'main', 'one', '--state', 'identified', '-m', 'x'])).code).toBe(2);
+    expect((await run(['list', 'nowhere'])).code).toBe(3);
+    const off = await run(['open', 'main', '--title', 'x', '--impact', 'minor', '-m', 'x', '--resource', 'other']);
+    expect(off.code).toBe(1);
+    expect(off.stderr).toMatch(/--resource/);
+    expect(off.stderr).toMatch(/not on status page main/);
+  });
+});
