@@ -9,6 +9,8 @@ import { sendProblem } from '../http/problem.ts';
 import type { ModuleFactory } from '../module.ts';
 import type { HandlersOf } from '../http/bind.ts';
 import { badgeRoute } from './badges/badges.ts';
+import { historyBadgeRoute } from './badges/history-badge.ts';
+import { type FeedFormat, StatusFeeds } from './feeds/feeds.ts';
 import { assetAdminRoutes, serveAsset } from './branding/assets.ts';
 import { ASSET_KINDS } from './branding/image.ts';
 import { LiveStreams } from './live.ts';
@@ -23,6 +25,15 @@ import { type ReaderAction, ReaderRoutes, readerAction } from './subscribers/rea
 
 type Ops = typeof statusPageOperations & typeof statusSubscriberOperations;
 
+/** A page's feeds on its custom hostname: at `/feed.atom` and `/feed.rss`, and at the paths the page's head links to. */
+const edgeFeeds = (slug: string) =>
+  new Map<string, FeedFormat>([
+    ['/feed.atom', 'atom'],
+    ['/feed.rss', 'rss'],
+    [`/status/${slug}/feed.atom`, 'atom'],
+    [`/status/${slug}/feed.rss`, 'rss'],
+  ]);
+
 /**
  * Status pages (docs/API.md#status-pages): their admin API, the public server-rendered page
  * at `/status/{slug}` (and `/status`, and `/` on a page's custom hostname on
@@ -35,6 +46,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
   const live = new LiveStreams(state);
   const subscribers = subscriberDelivery(ctx);
   const reader = new ReaderRoutes(state);
+  const feeds = new StatusFeeds(state);
   // Pods: pages and what they show, changed through another pod.
   ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
@@ -70,10 +82,12 @@ export const statusModule: ModuleFactory = async (ctx) => {
     const action = readerAction(page.slug, path);
     if (req.method !== 'GET' && req.method !== 'HEAD' && (req.method !== 'POST' || !action)) return false;
     const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
+    const feed = edgeFeeds(page.slug).get(path);
     const own =
       path === '/' ||
       path === `/api/status-pages/${page.slug}/summary` ||
       path === `/api/status-pages/${page.slug}/events` ||
+      feed !== undefined ||
       ASSET_KINDS.some((k) => path === `/${k}` || path === `/status/${page.slug}/${k}`) ||
       action !== undefined;
     // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
@@ -84,6 +98,10 @@ export const statusModule: ModuleFactory = async (ctx) => {
     }
     if (path === '/') {
       servePage(state, req, res, page, ANONYMOUS).catch(fail);
+      return true;
+    }
+    if (feed) {
+      feeds.serveEdge(req, res, page, feed).catch(fail);
       return true;
     }
     // The logo and favicon: the page links `/status/{slug}/…`, which must work here too.
@@ -126,6 +144,11 @@ export const statusModule: ModuleFactory = async (ctx) => {
       router.get('/status/:slug', (req, res) =>
         servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')),
       );
+      for (const format of ['atom', 'rss'] as const) {
+        router.get(`/status/:slug/feed.${format}`, (req, res) =>
+          feeds.serveApi(req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), format),
+        );
+      }
       for (const kind of ASSET_KINDS) {
         const admin = assetAdminRoutes(state, kind);
         router.put(`/admin/api/status-pages/:id/${kind}`, admin.put);
@@ -147,11 +170,13 @@ export const statusModule: ModuleFactory = async (ctx) => {
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
+      router.get('/api/badges/:id/history.svg', historyBadgeRoute(ctx));
     },
     edgeFront,
     async start() {
       live.start();
       await subscribers.start();
+      feeds.start();
       // Pages changed through another daemon on the same database show up within a minute.
       reloadTimer = setInterval(() => void pages.reload().catch((err) => ctx.log.warn({ err }, 'status pages reload failed')), 60_000);
       reloadTimer.unref();
@@ -160,6 +185,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
       clearInterval(reloadTimer);
       live.stop();
       await subscribers.stop();
+      feeds.stop();
     },
   };
 };

@@ -5,7 +5,7 @@ import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
 import { assetUrls } from './branding/asset-urls.ts';
 import { type Audience, type LiveState, type PageRow, readLiveState } from './live-state.ts';
-import { BAR_DAYS, barStart, DAY, NO_UPTIME, type Uptime } from './uptime.ts';
+import { BAR_DAYS, barStart, DAY, incidentsPerDay, NO_UPTIME, type Uptime } from './uptime.ts';
 
 export type Summary = Static<typeof StatusSummary>;
 type Kind = 'INFORMATION' | 'WARNING' | 'PROBLEM';
@@ -49,16 +49,10 @@ export async function buildSummary(
   const names = new Map<number, string>();
   for (const g of live.groups) for (const r of g.resources) names.set(r.id, r.name);
 
-  // Incidents open on each day of the bar, per resource.
-  const perDay = new Map<number, number[]>();
-  for (const i of incidents) {
-    if (!shownIds.has(i.resourceId)) continue;
-    const counts = perDay.get(i.resourceId) ?? new Array<number>(BAR_DAYS).fill(0);
-    const from = Math.max(0, Math.floor((i.openedAt - first) / DAY));
-    const to = Math.min(BAR_DAYS - 1, Math.floor(((i.resolvedAt ?? now) - first) / DAY));
-    for (let d = from; d <= to; d++) counts[d]++;
-    perDay.set(i.resourceId, counts);
-  }
+  const perDay = incidentsPerDay(
+    incidents.filter((i) => shownIds.has(i.resourceId)),
+    now,
+  );
   const zeros = new Array<number>(BAR_DAYS).fill(0);
   // A probe's message names addresses and ports: anonymous visitors get its kind unless the page says otherwise.
   const details = audience === 'user' || page.show_error_details === 1;

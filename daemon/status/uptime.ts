@@ -114,5 +114,25 @@ export function uptimeOf(t: Tally): Uptime {
   return { h24: percent(t.h24a, t.h24c), d30: percent(d30.available, d30.checks), d90: percent(d90.available, d90.checks), daily };
 }
 
+/**
+ * Incidents open on each day of the bar, per resource: a day counts every
+ * incident open at some time of it (the page's bar and the history badge).
+ */
+export function incidentsPerDay(
+  incidents: Iterable<{ resourceId: number; openedAt: number; resolvedAt: number | null }>,
+  now: number,
+): Map<number, number[]> {
+  const first = barStart(now);
+  const perDay = new Map<number, number[]>();
+  for (const i of incidents) {
+    const counts = perDay.get(i.resourceId) ?? new Array<number>(BAR_DAYS).fill(0);
+    const from = Math.max(0, Math.floor((i.openedAt - first) / DAY));
+    const to = Math.min(BAR_DAYS - 1, Math.floor(((i.resolvedAt ?? now) - first) / DAY));
+    for (let d = from; d <= to; d++) counts[d]++;
+    perDay.set(i.resourceId, counts);
+  }
+  return perDay;
+}
+
 /** A resource without checks yet: no figure anywhere. */
 export const NO_UPTIME: Uptime = { h24: null, d30: null, d90: null, daily: new Array(BAR_DAYS).fill(null) };

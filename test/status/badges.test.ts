@@ -18,7 +18,7 @@ function parse(svg: string) {
   return { root, labelFill: fills[0], messageFill: fills[1], title: String(root.title) };
 }
 
-/** `/api/badges/{id}/status.svg|uptime.svg|response.svg`. */
+/** `/api/badges/{id}/status.svg|uptime.svg|response.svg|history.svg`. */
 describe('badges', () => {
   const world = useStatusWorld();
   const badge = (path: string, headers: Record<string, string> = {}) => send(world().d.url, 'GET', path, { headers });
@@ -64,10 +64,56 @@ describe('badges', () => {
     const square = await badge(`/api/badges/${ids.web}/status.svg?style=flat-square&label=API`);
     expect(square.text).toContain('shape-rendering="crispEdges"');
     expect(parse(square.text).title).toBe('API: up');
+    // badge-maker copies a control character of ?label= as it is, which no XML parser reads: it is replaced.
+    const odd = (await badge(`/api/badges/${ids.web}/status.svg?label=%01x`)).text;
+    expect([/[\u0000-\u0008]/.test(odd), parse(odd).title]).toEqual([false, '\ufffdx: up']);
 
     expect(fieldsOf(expectProblem(await badge(`/api/badges/${ids.web}/uptime.svg?window=1y`), 400))).toEqual(['window']);
     expect(fieldsOf(expectProblem(await badge(`/api/badges/${ids.web}/status.svg?style=plastic`), 400))).toEqual(['style']);
     expect(fieldsOf(expectProblem(await badge('/api/badges/abc/status.svg'), 400))).toEqual(['id']);
+  });
+
+  it("history: the page's 90-day bar, a <rect> per day with its date, uptime and incidents in a <title>", async () => {
+    const { ids } = world();
+    const res = await badge(`/api/badges/${ids.web}/history.svg`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'");
+    expect(XMLValidator.validate(res.text)).toBe(true);
+    const root = parser.parse(res.text).svg;
+    expect(root.role).toBe('img');
+    expect(root['aria-label']).toMatch(/^web: uptime per day over 90 days, 99\.\d\d %$/);
+    const rects: Array<{ class?: string; x: string; title: string }> = root.rect;
+    expect(rects).toHaveLength(90);
+    expect(rects.map((r) => Number(r.x))).toEqual(Array.from({ length: 90 }, (_, i) => i * 5));
+
+    // The same figures as the page's bar (its summary): date, uptime as the page writes it, incidents that day.
+    const summary = (await badge('/api/status-pages/main/summary')).json();
+    const web = summary.groups.flatMap((g: any) => g.resources).find((r: any) => r.id === ids.web);
+    const figure = (v: number | null) => (v === null ? 'no data' : v >= 100 ? '100 %' : `${(Math.floor(v * 100) / 100).toFixed(2)} %`);
+    const expected = summary.days.map((day: string, i: number) => {
+      const n = web.dailyIncidents[i];
+      return `${day}: ${figure(web.daily[i])}${n ? `, ${n} incident${n > 1 ? 's' : ''}` : ''}`;
+    });
+    expect(rects.map((r) => r.title)).toEqual(expected);
+    // Spot checks against the world's rollups: 10 days ago 1400 of 1440 checks and its incident, 3 days ago 1433; nothing 61 days ago.
+    expect(rects[79].title).toMatch(/^\d{4}-\d\d-\d\d: 97\.22 %, 1 incident$/);
+    expect([rects[79].class, rects[86].class, rects[85].class, rects[28].class]).toEqual(['b', 'a', undefined, 'n']);
+    expect(rects[86].title).toMatch(/: 99\.51 %$/);
+    expect(rects[28].title).toMatch(/: no data$/);
+
+    expect((await badge(`/api/badges/${ids.web}/history.svg?label=Website`)).text).toContain('aria-label="Website: uptime per day');
+    // A label with a character XML forbids even escaped still makes a well-formed SVG.
+    const odd = (await badge(`/api/badges/${ids.web}/history.svg?label=%01%3Cb%3E`)).text;
+    expect([XMLValidator.validate(odd), /[\u0000-\u0008]/.test(odd)]).toEqual([true, false]);
+    expect(odd).toContain('aria-label="\ufffd&lt;b&gt;: uptime per day');
+    expectProblem(await badge(`/api/badges/${ids.vault}/history.svg`), 404);
+    expectProblem(await badge(`/api/badges/${ids.wiki}/history.svg`), 404);
+    const { jar } = await login(world().d.url, USER.username, USER.password);
+    const wiki = await badge(`/api/badges/${ids.wiki}/history.svg`, jar.header());
+    expect([wiki.status, wiki.headers['cache-control']]).toEqual([200, 'private, max-age=60']);
+    expect(fieldsOf(expectProblem(await badge('/api/badges/x/history.svg'), 400))).toEqual(['id']);
   });
 
   it('follows the visibility of GET /api/resources/{id}: 404 for what the caller may not see', async () => {

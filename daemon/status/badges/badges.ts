@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidField, notFound } from '../../../src/errors.ts';
-import { resolvePrincipal } from '../../auth/principal.ts';
+import { type Principal, resolvePrincipal } from '../../auth/principal.ts';
 import type { DaemonContext } from '../../context.ts';
 import { parseQueryStrict } from '../../http/well-formed.ts';
 import { NOSNIFF } from '../../http/page-headers.ts';
@@ -8,7 +8,7 @@ import { varyWith } from '../../http/vary.ts';
 import { effectiveStatus } from '../../probes/results.ts';
 import { visibleTo } from '../../monitoring/visibility.ts';
 import { inMaintenance } from '../maintenance-read.ts';
-import { pct } from '../render/escape.ts';
+import { pct, xmlChars } from '../render/escape.ts';
 import { type UptimeWindow, WINDOWS, windowUptime } from './window-uptime.ts';
 
 /** shields.io's named colours, as hex (badge-maker accepts both). */
@@ -56,32 +56,57 @@ function query(req: IncomingMessage): Map<string, string> {
 }
 
 /**
+ * The resource a badge is for, as `GET /api/resources/{id}` shows it to the
+ * caller (404 for one the caller may not see), and who the caller is.
+ */
+export async function badgeResource(ctx: DaemonContext, req: IncomingMessage) {
+  const rawId = (req as { params?: Record<string, string> }).params?.id ?? '';
+  if (!/^\d{1,15}$/.test(rawId)) throw invalidField('id', 'must be an integer');
+  const q = query(req);
+  const label = q.get('label');
+  if (label !== undefined && label.length > 100) throw invalidField('label', 'must be at most 100 characters');
+  const principal = await resolvePrincipal(req, ctx.keys, ctx.sessions);
+  const row = await ctx.db
+    .selectFrom('resources')
+    .select(['id', 'name', 'active', 'current_status', 'latest_duration_ms'])
+    .where('id', '=', Number(rawId))
+    .where(visibleTo(principal))
+    .executeTakeFirst();
+  if (!row) throw notFound(`Resource ${rawId} does not exist`);
+  return { row, principal, label };
+}
+
+/**
+ * Writes a badge. Cacheable for 60 s: by anyone when anonymous, by the
+ * caller's browser only when logged in (a logged-in caller may be shown a
+ * resource anonymous ones are not: that badge is for no shared cache, as
+ * status pages).
+ */
+export function sendBadge(req: IncomingMessage, res: ServerResponse, principal: Principal, svg: string): void {
+  res.writeHead(200, {
+    'Content-Type': 'image/svg+xml; charset=utf-8',
+    'Content-Length': Buffer.byteLength(svg),
+    'Cache-Control': principal.kind === 'anonymous' ? 'public, max-age=60' : 'private, max-age=60',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+    Vary: varyWith(res, 'Cookie, Authorization, X-API-KEY'),
+    ...NOSNIFF,
+  });
+  res.end(req.method === 'HEAD' ? undefined : svg);
+}
+
+/**
  * `GET /api/badges/{id}/status.svg|uptime.svg|response.svg`: shields.io badges
  * drawn by badge-maker (shields.io's own renderer, with its Verdana 11px
- * width table). Visibility is that of `GET /api/resources/{id}`: 404 for a
- * resource the caller may not see. Cacheable for 60 s: by anyone when
- * anonymous, by the caller's browser only when logged in.
+ * width table), with the visibility and caching of `badgeResource` and `sendBadge`.
  */
 export function badgeRoute(ctx: DaemonContext, kind: 'status' | 'uptime' | 'response') {
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const rawId = (req as { params?: Record<string, string> }).params?.id ?? '';
-    if (!/^\d{1,15}$/.test(rawId)) throw invalidField('id', 'must be an integer');
     const q = query(req);
     const style = (q.get('style') ?? 'flat') as Style;
     if (!STYLES.includes(style)) throw invalidField('style', 'must be one of: flat, flat-square');
     const window = (q.get('window') ?? '30d') as UptimeWindow;
     if (kind === 'uptime' && !Object.hasOwn(WINDOWS, window)) throw invalidField('window', 'must be one of: 24h, 7d, 30d, 90d');
-    const label = q.get('label');
-    if (label !== undefined && label.length > 100) throw invalidField('label', 'must be at most 100 characters');
-
-    const principal = await resolvePrincipal(req, ctx.keys, ctx.sessions);
-    const row = await ctx.db
-      .selectFrom('resources')
-      .select(['id', 'active', 'current_status', 'latest_duration_ms'])
-      .where('id', '=', Number(rawId))
-      .where(visibleTo(principal))
-      .executeTakeFirst();
-    if (!row) throw notFound(`Resource ${rawId} does not exist`);
+    const { row, principal, label } = await badgeResource(ctx, req);
 
     let text: BadgeText;
     if (kind === 'status') text = await statusText(ctx, row);
@@ -101,17 +126,7 @@ export function badgeRoute(ctx: DaemonContext, kind: 'status' | 'uptime' | 'resp
       };
     }
     const { makeBadge } = await import('badge-maker');
-    const svg = makeBadge({ label: label ?? text.label, message: text.message, color: text.color, style });
-    res.writeHead(200, {
-      // A logged-in caller may be shown a resource anonymous ones are not: that badge is for no shared cache, as status pages.
-      'Content-Type': 'image/svg+xml; charset=utf-8',
-      'Content-Length': Buffer.byteLength(svg),
-      'Cache-Control': principal.kind === 'anonymous' ? 'public, max-age=60' : 'private, max-age=60',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
-      Vary: varyWith(res, 'Cookie, Authorization, X-API-KEY'),
-      ...NOSNIFF,
-    });
-    res.end(req.method === 'HEAD' ? undefined : svg);
+    sendBadge(req, res, principal, makeBadge({ label: xmlChars(label ?? text.label), message: text.message, color: text.color, style }));
   };
 }
 

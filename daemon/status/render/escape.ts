@@ -34,3 +34,12 @@ export function shortDate(isoDay: string): string {
 export function when(wire: string): string {
   return `${wire.slice(0, 10)} ${wire.slice(11, 16)}`;
 }
+
+/**
+ * Characters XML 1.0 does not allow, even escaped (C0 controls but tab and newlines, U+FFFE,
+ * U+FFFF), as U+FFFD: one in a posted message or a badge's label would make a feed or an SVG
+ * unreadable to strict parsers. Lone surrogates need nothing: UTF-8 encoding makes them U+FFFD.
+ */
+export function xmlChars(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd');
+}
