@@ -168,6 +168,8 @@ export const APPLY_SECTIONS: readonly Section[] = [
       f('customHostname', 'host name | null', 'serve the page at / of this name on the edge'),
       f('httpsRedirect', 'boolean', 'redirect http:// to https:// on the custom host name'),
       f('footer', 'string | null', 'footer text'),
+      f('subscriptions', 'boolean', 'readers may subscribe (the email form shows with emailNotifier too)'),
+      f('emailNotifier', 'notifier name | null', 'the EMAIL notifier whose SMTP settings send subscriber mail'),
     ],
   },
   {

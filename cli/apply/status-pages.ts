@@ -1,4 +1,5 @@
 import type { CliClient } from '../api/client.ts';
+import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
 import { didYouMean, fieldNames } from './fields.ts';
 import type { Step } from './step.ts';
@@ -18,6 +19,9 @@ export interface StatusPageSpec {
   customHostname?: string | null;
   httpsRedirect?: boolean;
   footer?: string | null;
+  subscriptions?: boolean;
+  /** The EMAIL notifier that sends subscriber mail, by name; null: none. */
+  emailNotifier?: string | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -61,6 +65,8 @@ export function validateStatusPages(items: Obj[], err: (path: string, msg: strin
       customHostname: text('customHostname', false, true),
       httpsRedirect: flag('httpsRedirect'),
       footer: text('footer', false, true),
+      subscriptions: flag('subscriptions'),
+      emailNotifier: text('emailNotifier', false, true),
     };
   });
 }
@@ -74,10 +80,19 @@ export async function planStatusPages(
 ): Promise<Step[]> {
   const current = await c.call(ops.listStatusPages);
   const steps: Step[] = [];
+  // Notifiers by id, for the diff; at run time by name, since the file may create the notifier it names.
+  const notifierNames = specs.some((s) => s.emailNotifier !== undefined)
+    ? new Map((await c.call(ops.listNotifiers)).map((n) => [n.id, n.name]))
+    : new Map<number, string>();
+  const notifierId = async (name: string) => {
+    const found = (await c.call(ops.listNotifiers)).find((n) => n.name === name);
+    if (!found) throw new MonctlError('not-found', `status page: no notifier named "${name}"`, ExitCode.notFound);
+    return found.id;
+  };
   for (const s of specs) {
     const cur = current.find((x) => x.slug === s.slug);
     // Group ids are looked up when the step runs: groups the file creates exist by then.
-    const body = () => {
+    const body = async () => {
       const out: Record<string, unknown> = { title: s.title };
       for (const k of [
         'description',
@@ -87,9 +102,11 @@ export async function planStatusPages(
         'customHostname',
         'httpsRedirect',
         'footer',
+        'subscriptions',
       ] as const)
         if (s[k] !== undefined) out[k] = s[k];
       if (s.groups) out.groupIds = s.groups.map((g) => groupIds.get(g)!);
+      if (s.emailNotifier !== undefined) out.emailNotifierId = s.emailNotifier === null ? null : await notifierId(s.emailNotifier);
       return out;
     };
     if (!cur) {
@@ -98,7 +115,7 @@ export async function planStatusPages(
         kind: 'status page',
         name: s.slug,
         run: async () => {
-          await c.call(ops.createStatusPage, { body: { slug: s.slug, ...body() } as never });
+          await c.call(ops.createStatusPage, { body: { slug: s.slug, ...(await body()) } as never });
         },
       });
       continue;
@@ -114,10 +131,13 @@ export async function planStatusPages(
       'customHostname',
       'httpsRedirect',
       'footer',
+      'subscriptions',
     ] as const) {
       const want = k === 'customHostname' && typeof s[k] === 'string' ? (s[k] as string).toLowerCase().replace(/\.$/, '') : s[k];
       if (want !== undefined && want !== cur[k]) changes.push(k);
     }
+    const curNotifier = cur.emailNotifierId === null ? null : (notifierNames.get(cur.emailNotifierId) ?? `#${cur.emailNotifierId}`);
+    if (s.emailNotifier !== undefined && s.emailNotifier !== curNotifier) changes.push('emailNotifier');
     if (s.groups && s.groups.join('\n') !== cur.groupIds.map((id) => names.get(id) ?? `#${id}`).join('\n')) changes.push('groups');
     if (changes.length) {
       steps.push({
@@ -126,7 +146,7 @@ export async function planStatusPages(
         name: s.slug,
         changes,
         run: async () => {
-          await c.call(ops.updateStatusPage, { params: { id: cur.id }, body: body() as never });
+          await c.call(ops.updateStatusPage, { params: { id: cur.id }, body: (await body()) as never });
         },
       });
     }

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { send } from '../helpers/http.ts';
@@ -54,5 +56,15 @@ describe('monctl status-pages subscribers', () => {
     const off = await monctl(['sp', 'update', 'shop', '--no-subscriptions', '--no-email-notifier']);
     expect(off.code, off.stderr).toBe(0);
     expect((await monctl(['sp', 'get', 'shop', '-o', 'json'])).json()).toMatchObject({ subscriptions: false, emailNotifierId: null });
+
+    // The same two settings in an apply file, the notifier by name.
+    const path = join(cli.home.dir, 'pages.yaml');
+    writeFileSync(path, 'statusPages:\n  - slug: shop\n    title: Shop\n    subscriptions: true\n    emailNotifier: mail\n');
+    const applied = await monctl(['apply', '-f', path]);
+    expect(applied.stdout, applied.stderr).toMatch(/^~ update status page shop \(subscriptions, emailNotifier\)$/m);
+    expect((await monctl(['sp', 'get', 'shop', '-o', 'json'])).json()).toMatchObject({ subscriptions: true, emailNotifierId: 1 });
+    expect((await monctl(['apply', '-f', path])).stdout).toBe('No changes: the daemon already matches the file.\n');
+    writeFileSync(path, 'statusPages:\n  - slug: shop\n    title: Shop\n    emailNotifier: nope\n');
+    expect((await monctl(['apply', '-f', path])).code).toBe(3);
   });
 });

@@ -123,6 +123,7 @@ describe('the form', () => {
     expect(res.text).toMatch(/<label for="sub-email">[^<]+<\/label>.*<input id="sub-email" type="email" name="email" required/s);
     // The only group an anonymous reader sees; one group is not worth a choice on the page.
     expect(res.text).not.toContain(`value="${ids.secret}"`);
+    expect(res.text).toContain(`<a href="${PATH}">Choose services to follow</a>`);
     const full = await send(d.url, 'GET', PATH);
     expect(full.status).toBe(200);
     expect(full.headers['content-security-policy']).toMatch(/form-action 'self'/);

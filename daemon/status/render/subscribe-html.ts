@@ -27,11 +27,13 @@ export function subscribeHtml(s: Summary, full = false): string {
     `<label><input type="checkbox" name="${name}" value="${id}">${esc(label)}</label>`;
   const groups = s.groups.map((g) => pick('group', g.id, g.name));
   const resources = full ? s.groups.flatMap((g) => g.resources.map((r) => pick('resource', r.id, `${r.name} (${g.name})`))) : [];
-  const picks =
+  // One group is no choice; a page with resources still offers the form's own page to pick them.
+  const fieldset =
     groups.length > 1 || full
-      ? `<fieldset class="picks"><legend>Only about (optional; none: everything on this page)</legend>${groups.join('')}${resources.join('')}</fieldset>` +
-        (full ? '' : `<p class="hint"><a href="${esc(subscribePath(s.page.slug))}">Pick single services instead</a></p>`)
+      ? `<fieldset class="picks"><legend>Only about (optional; none: everything on this page)</legend>${groups.join('')}${resources.join('')}</fieldset>`
       : '';
+  const more = full ? '' : `<p class="hint"><a href="${esc(subscribePath(s.page.slug))}">Choose services to follow</a></p>`;
+  const picks = fieldset + more;
   return (
     `<section class="sub" aria-labelledby="sub-h"><h2 id="sub-h">Get updates by email</h2>` +
     `<form method="post" action="${esc(subscribePath(s.page.slug))}"><label for="sub-email">Email address</label>` +
