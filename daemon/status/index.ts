@@ -29,6 +29,9 @@ export const statusModule: ModuleFactory = async (ctx) => {
   // Pods: pages and what they show, changed through another pod.
   ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
+  // Posted incidents and maintenance notices: the page's views go, its live streams tell their readers.
+  const postsChanged = () => live.dirty(false, true);
+  ctx.bus.on('status.posts.changed', postsChanged);
   let reloadTimer: NodeJS.Timeout | undefined;
 
   const bySlug = (slug: string) => {
@@ -58,15 +61,19 @@ export const statusModule: ModuleFactory = async (ctx) => {
     if (!page) return false;
     const path = (req.url ?? '/').split('?')[0];
     const fail = (err: unknown) => sendProblem(req, res, err, ctx.log);
-    const own = path === '/' || path === `/api/status-pages/${page.slug}/summary` || path === `/api/status-pages/${page.slug}/events`;
+    const own =
+      path === '/' ||
+      path === '/history' ||
+      path === `/api/status-pages/${page.slug}/summary` ||
+      path === `/api/status-pages/${page.slug}/events`;
     // The page's own paths only: others on this hostname belong to routes (and ACME's HTTP-01 answers).
     const redirect = own && page.https_redirect === 1 ? httpsRedirect(ctx.config, req, page.custom_hostname!, req.url ?? '/') : undefined;
     if (redirect) {
       fail(redirect);
       return true;
     }
-    if (path === '/') {
-      servePage(state, req, res, page, ANONYMOUS).catch(fail);
+    if (path === '/' || path === '/history') {
+      servePage(state, req, res, page, ANONYMOUS, path === '/' ? 'page' : 'history').catch(fail);
       return true;
     }
     if (path === `/api/status-pages/${page.slug}/summary`) {
@@ -99,6 +106,9 @@ export const statusModule: ModuleFactory = async (ctx) => {
       router.get('/status/:slug', (req, res) =>
         servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? '')),
       );
+      router.get('/status/:slug/history', (req, res) =>
+        servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), undefined, 'history'),
+      );
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
@@ -112,6 +122,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
     },
     stop() {
       clearInterval(reloadTimer);
+      ctx.bus.off('status.posts.changed', postsChanged);
       live.stop();
     },
   };
