@@ -7,6 +7,7 @@ import { confirm } from '../io/prompt.ts';
 import type { View } from '../output/render.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { groupIds } from './resources.ts';
+import { registerIncidents } from './status-incidents.ts';
 
 type P = Static<typeof StatusPage>;
 type Patch = Static<typeof StatusPagePatch>;
@@ -162,4 +163,6 @@ export function register(program: Command): void {
         process.stdout.write(`Deleted status page ${ref}.\n`);
       }),
     );
+
+  registerIncidents(pages, pageId);
 }

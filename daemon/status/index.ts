@@ -11,6 +11,7 @@ import { badgeRoute } from './badges/badges.ts';
 import { LiveStreams } from './live.ts';
 import { PageTable } from './page-table.ts';
 import { pageHandlers } from './pages.ts';
+import { postHandlers } from './posts/index.ts';
 import { audienceOf, sendRepresentation, servePage } from './serve.ts';
 import { StatusState } from './state.ts';
 
@@ -92,7 +93,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
 
   return {
     name: 'status',
-    handlers: handlers as HandlersOf<Ops>,
+    handlers: { ...handlers, ...postHandlers },
     middleware: [
       // `/` shows the status page once there is one (the explorer stays at /api).
       (req, res, next) => {

@@ -7,6 +7,7 @@ import { monitoringOperations } from './ops/monitoring.ts';
 import { notifierOperations } from './ops/notifiers.ts';
 import { pingKeyOperations } from './ops/ping-keys.ts';
 import { pingOperations } from './ops/pings.ts';
+import { statusIncidentOperations } from './ops/status-incidents.ts';
 import { statusPageOperations } from './ops/status-pages.ts';
 import { systemOperations } from './ops/system.ts';
 import { testClockOperations } from './ops/test-clock.ts';
@@ -26,6 +27,7 @@ export const operations = {
   ...alertRuleOperations,
   ...incidentOperations,
   ...statusPageOperations,
+  ...statusIncidentOperations,
   ...certificateOperations,
   ...pingOperations,
   ...testClockOperations,
