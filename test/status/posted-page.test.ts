@@ -125,24 +125,43 @@ describe('status page: posted incidents', () => {
     }
   });
 
-  it('tells live readers when the posted part changes: the stream names its new tag, and the page then has it', async () => {
-    const { d, now } = world();
+  it('tells live readers of each step (open, update, resolve through the API): the stream names the new tag, the page has it', async () => {
+    const { d, ids, page } = world();
     const frames: Array<{ kind: string; data: any }> = [];
     const source = new EventSource(`${d.url}/api/status-pages/main/events`);
     for (const kind of ['SNAPSHOT', 'PAGE_CHANGED'])
       source.addEventListener(kind, (e) => frames.push({ kind, data: JSON.parse((e as MessageEvent).data) }));
     try {
       await until(() => frames.length > 0);
-      const before = tagOf((await getRaw(d.url, '/status/main')).text);
-      expect(frames[0].data.posts).toBe(before);
-      await p.posts.update(p.incidents.checkout, { state: 'resolved', html: '<p>All payments go through again.</p>', at: now });
-      await p.touch();
-      await until(() => frames.some((f) => f.kind === 'PAGE_CHANGED' && f.data.posts && f.data.posts !== before));
-      const tag = frames.findLast((f) => f.data.posts)!.data.posts;
-      const html = (await getRaw(d.url, '/status/main')).text;
-      expect(tagOf(html)).toBe(tag);
-      expect(html).toMatch(/<summary><b>Checkout errors<\/b><\/summary><p class="meta"><span class="tag ok">Resolved/);
-      expect(html).toContain('All payments go through again.');
+      let tag = tagOf((await getRaw(d.url, '/status/main')).text);
+      expect(frames[0].data.posts).toBe(tag);
+      /** After a step: a PAGE_CHANGED with a new tag, and the page (fetched now, as the page script does) under that tag. */
+      const step = async (shown: RegExp) => {
+        const seen = frames.length;
+        await until(() => frames.slice(seen).some((f) => f.kind === 'PAGE_CHANGED' && f.data.posts && f.data.posts !== tag));
+        tag = frames.findLast((f) => f.data.posts)!.data.posts;
+        const html = (await getRaw(d.url, '/status/main')).text;
+        expect(tagOf(html)).toBe(tag);
+        expect(html).toMatch(shown);
+      };
+      const opened = await d.admin.call(operations.openPostedIncident, {
+        params: { id: page.id },
+        body: {
+          title: 'Search is down',
+          impact: 'critical',
+          resources: [{ id: ids.api }],
+          state: 'investigating',
+          message: 'Looking into it.',
+        },
+      });
+      await step(
+        /<h3 id="p\d+">Search is down<\/h3><p class="meta"><span class="tag open">Investigating<\/span><span class="tag">Critical impact/,
+      );
+      const at = { id: page.id, incidentId: opened.id };
+      await d.admin.call(operations.postIncidentUpdate, { params: at, body: { state: 'monitoring', message: 'A fix is *out*.' } });
+      await step(/Search is down<\/h3><p class="meta"><span class="tag now">Monitoring<\/span>[\s\S]*<em>out<\/em>/);
+      await d.admin.call(operations.postIncidentUpdate, { params: at, body: { state: 'resolved', message: 'Search works again.' } });
+      await step(/<summary><b>Search is down<\/b><\/summary><p class="meta"><span class="tag ok">Resolved/);
     } finally {
       source.close();
     }
