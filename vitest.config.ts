@@ -35,7 +35,7 @@ export const POSTGRES_SUITES = [
  * Suites under POSTGRES_SUITES whose behaviour does not depend on the store:
  * they run once, on SQLite, because another suite already covers their SQL on
  * PostgreSQL (their second run cost 160 s of the 20-minute budget).
- * - status/browser, status/lighthouse, status/branding-browser: the page in Chromium. The same status
+ * - status/browser, status/lighthouse, status/branding-browser, status/posted-browser: the page in Chromium. The same status
  *   world (test/status/world.ts) is read on PostgreSQL by status/page, badges,
  *   stream and edge.
  * - foundation/explorer-session: Swagger UI and the session in Chromium. The
@@ -67,6 +67,7 @@ export const STORE_INDEPENDENT = [
   'test/status/browser.test.ts',
   'test/status/branding-browser.test.ts',
   'test/status/lighthouse.test.ts',
+  'test/status/posted-browser.test.ts',
   'test/status/cli.test.ts',
   'test/foundation/explorer-session.test.ts',
   'test/security/stream-credentials.test.ts',

@@ -50,6 +50,9 @@ export const statusModule: ModuleFactory = async (ctx) => {
   // Pods: pages and what they show, changed through another pod.
   ctx.cluster?.onTables(['status_pages'], () => state.pagesChanged());
   ctx.cluster?.onTables(['groups', 'resource_groups', 'resources', 'announcements'], () => state.membersChanged());
+  // Posted incidents and maintenance notices: the page's views go, its live streams tell their readers.
+  const postsChanged = () => live.dirty(false, true);
+  ctx.bus.on('status.posts.changed', postsChanged);
   let reloadTimer: NodeJS.Timeout | undefined;
 
   const bySlug = (slug: string) => {
@@ -85,6 +88,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
     const feed = edgeFeeds(page.slug).get(path);
     const own =
       path === '/' ||
+      path === '/history' ||
       path === `/api/status-pages/${page.slug}/summary` ||
       path === `/api/status-pages/${page.slug}/events` ||
       feed !== undefined ||
@@ -96,8 +100,8 @@ export const statusModule: ModuleFactory = async (ctx) => {
       fail(redirect);
       return true;
     }
-    if (path === '/') {
-      servePage(state, req, res, page, ANONYMOUS).catch(fail);
+    if (path === '/' || path === '/history') {
+      servePage(state, req, res, page, ANONYMOUS, path === '/' ? 'page' : 'history').catch(fail);
       return true;
     }
     if (feed) {
@@ -167,6 +171,9 @@ export const statusModule: ModuleFactory = async (ctx) => {
         router.get(path, readerRoute(action));
         router.post(path, readerRoute(action));
       }
+      router.get('/status/:slug/history', (req, res) =>
+        servePage(state, req, res, pages.bySlug((req as { params?: Record<string, string> }).params?.slug ?? ''), undefined, 'history'),
+      );
       router.get('/api/badges/:id/status.svg', badgeRoute(ctx, 'status'));
       router.get('/api/badges/:id/uptime.svg', badgeRoute(ctx, 'uptime'));
       router.get('/api/badges/:id/response.svg', badgeRoute(ctx, 'response'));
@@ -183,6 +190,7 @@ export const statusModule: ModuleFactory = async (ctx) => {
     },
     async stop() {
       clearInterval(reloadTimer);
+      ctx.bus.off('status.posts.changed', postsChanged);
       live.stop();
       await subscribers.stop();
       feeds.stop();

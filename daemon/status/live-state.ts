@@ -35,6 +35,13 @@ export interface LiveState {
   now: number;
 }
 
+/** The names of the resources shown, by id: what posted incidents may name to this audience. */
+export function shownNames(live: Pick<LiveState, 'groups'>): Map<number, string> {
+  const names = new Map<number, string>();
+  for (const g of live.groups) for (const r of g.resources) names.set(r.id, r.name);
+  return names;
+}
+
 /** The status a resource shows on the page, as a CSS class and a label. */
 export function shownStatus(r: Pick<LiveResource, 'currentStatus' | 'inMaintenance'>): { key: string; label: string } {
   if (r.inMaintenance) return { key: 'maint', label: 'Maintenance' };

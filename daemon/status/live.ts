@@ -3,7 +3,9 @@ import { MONITORING_CHANNEL } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime } from '../../src/time.ts';
 import type { Channel } from '../events/channel.ts';
 import { serveStream } from '../events/sse.ts';
-import { AUDIENCES, type Audience, type LiveState, type PageRow, readLiveState, shownStatus } from './live-state.ts';
+import { AUDIENCES, type Audience, type LiveState, type PageRow, readLiveState, shownNames, shownStatus } from './live-state.ts';
+import { MAX_POSTED, POSTED_RECENT_MS, readNotices, readPosted } from './posted-read.ts';
+import { postsPart } from './render/posted-html.ts';
 import { updatedText } from './render/page-html.ts';
 import { registerStreamCapMetrics } from './live-metrics.ts';
 import { StreamCaps } from './live-caps.ts';
@@ -19,23 +21,44 @@ const TRIGGERS = new Set(['STATUS_CHANGED', 'INCIDENT_OPENED', 'INCIDENT_RESOLVE
 interface Shown {
   overall: LiveState['overall'];
   statuses: Map<number, { status: string; label: string }>;
+  /** The tag of the posted part (posted-html.ts postsPart): the page script fetches the page again when its own differs. */
+  posts: string;
 }
-type Frame = { overall?: LiveState['overall']; resources: Array<{ id: number; status: string; label: string }>; at: string };
+type Frame = {
+  overall?: LiveState['overall'];
+  resources: Array<{ id: number; status: string; label: string }>;
+  posts?: string;
+  at: string;
+};
 
 const channelName = (page: PageRow, audience: Audience) => `status-page:${page.id}:${audience}`;
 
-function shownOf(live: LiveState): Shown {
+function shownOf(live: LiveState, posts: string): Shown {
   const statuses = new Map<number, { status: string; label: string }>();
   for (const g of live.groups)
     for (const r of g.resources) {
       const s = shownStatus(r);
       statuses.set(r.id, { status: s.key, label: s.label });
     }
-  return { overall: live.overall, statuses };
+  return { overall: live.overall, statuses, posts };
+}
+
+/** The tag of what the page shows of its posted incidents and maintenance notices to this audience (the same reads as the summary's). */
+async function postsTag(ctx: StatusState['ctx'], page: PageRow, live: LiveState): Promise<string> {
+  const [posted, notices] = await Promise.all([
+    readPosted(ctx, page.id, shownNames(live), live.now - POSTED_RECENT_MS, MAX_POSTED),
+    readNotices(ctx, page.id, live.now),
+  ]);
+  return postsPart(posted, notices).tag;
 }
 
 function frameOf(shown: Shown, at: number): Frame {
-  return { overall: shown.overall, resources: [...shown.statuses].map(([id, s]) => ({ id, ...s })), at: updatedText(formatDateTime(at)) };
+  return {
+    overall: shown.overall,
+    resources: [...shown.statuses].map(([id, s]) => ({ id, ...s })),
+    posts: shown.posts,
+    at: updatedText(formatDateTime(at)),
+  };
 }
 
 /** What changed from `before` to `after`, or undefined when nothing did. */
@@ -46,8 +69,9 @@ function diff(before: Shown, after: Shown, at: number): Frame | undefined {
     if (!was || was.status !== s.status) resources.push({ id, ...s });
   }
   const overall = before.overall.state !== after.overall.state ? after.overall : undefined;
-  if (!overall && resources.length === 0) return undefined;
-  return { ...(overall ? { overall } : {}), resources, at: updatedText(formatDateTime(at)) };
+  const posts = before.posts !== after.posts ? after.posts : undefined;
+  if (!overall && !posts && resources.length === 0) return undefined;
+  return { ...(overall ? { overall } : {}), resources, ...(posts ? { posts } : {}), at: updatedText(formatDateTime(at)) };
 }
 
 /**
@@ -90,7 +114,11 @@ export class LiveStreams {
       ctx.bus.off('resource.changed', members);
       ctx.bus.off('resource.deleted', members);
     });
-    this.#tick = setInterval(() => void this.#refresh(), TICK_MS);
+    // The tick reads the posted part too: a maintenance notice turns "in progress" and goes by the clock alone.
+    this.#tick = setInterval(() => {
+      this.#postsDirty = true;
+      void this.#refresh();
+    }, TICK_MS);
     this.#tick.unref();
     this.#state.onPagesChanged = () => {
       const live = new Set(this.#state.pages.all.map((p) => p.id));
@@ -98,7 +126,7 @@ export class LiveStreams {
       for (const page of this.#known.values()) {
         if (!live.has(page.id)) for (const a of AUDIENCES) ctx.events.drop(channelName(page, a));
       }
-      this.dirty(false);
+      this.dirty(false, true);
     };
   }
 
@@ -108,12 +136,21 @@ export class LiveStreams {
     for (const undo of this.#cleanup.splice(0)) undo();
   }
 
-  /** Something pages show may have changed: cached pages go now, watched pages are read again shortly. */
-  dirty(members: boolean): void {
+  /**
+   * Something pages show may have changed: cached pages go now, watched pages
+   * are read again shortly, their posted part too when `posts` (posted
+   * incidents or notices changed) or `members` (which resources an incident
+   * may name changed). Status changes alone leave it: it does not depend on them.
+   */
+  dirty(members: boolean, posts = members): void {
     if (members) this.#state.membersChanged();
     else this.#state.changed();
+    if (posts) this.#postsDirty = true;
     this.#schedule();
   }
+
+  /** Whether the next refresh reads the posted part of the pages again (else each channel keeps its last tag). */
+  #postsDirty = false;
 
   /** Reads the watched pages again once the debounce window has passed. */
   #schedule(): void {
@@ -128,6 +165,9 @@ export class LiveStreams {
 
   async #refresh(): Promise<void> {
     const { ctx } = this.#state;
+    const posts = this.#postsDirty;
+    this.#postsDirty = false;
+    let postsMoved = false;
     for (const page of this.#state.pages.all) {
       for (const audience of AUDIENCES) {
         const name = channelName(page, audience);
@@ -139,15 +179,23 @@ export class LiveStreams {
           // Its first subscriber's snapshot is still being read, and will be the baseline (a frame sent
           // now would repeat the whole page behind it). It may be older than this read: read again after it.
           this.#behindSnapshot.add(channel);
+          if (posts) this.#postsDirty = true;
           continue;
         }
         try {
           const now = Date.now();
-          const after = shownOf(await readLiveState(ctx, page, audience, now));
+          const live = await readLiveState(ctx, page, audience, now);
+          const after = shownOf(live, posts ? await postsTag(ctx, page, live) : before.posts);
           this.#last.set(channel, after);
           const change = diff(before, after, now);
+          // Readers fetch the page on a new tag: a cached one (changed by the clock alone) must not answer them.
+          if (change?.posts && !postsMoved) {
+            postsMoved = true;
+            this.#state.changed();
+          }
           if (change) channel.publish('PAGE_CHANGED', change);
         } catch (err) {
+          if (posts) this.#postsDirty = true;
           if (!ctx.draining) ctx.log.warn({ err, page: page.slug }, 'status page: reading live state failed');
         }
       }
@@ -166,7 +214,8 @@ export class LiveStreams {
       maxQueuedBytes: ctx.config.sseMaxQueuedBytes,
       snapshot: async () => {
         const now = Date.now();
-        const shown = shownOf(await readLiveState(ctx, page, audience, now));
+        const live = await readLiveState(ctx, page, audience, now);
+        const shown = shownOf(live, await postsTag(ctx, page, live));
         if (!this.#last.has(channel)) {
           this.#last.set(channel, shown);
           if (this.#behindSnapshot.delete(channel)) this.#schedule();
@@ -175,6 +224,8 @@ export class LiveStreams {
       },
       onClose: () => {
         release();
+        // With no one left, what they were shown is no one's baseline: the next reader's snapshot is.
+        if (channel.subscriberCount === 0) this.#last.delete(channel);
         ctx.events.dropWhenIdle(name, 60_000);
       },
     });

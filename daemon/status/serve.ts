@@ -58,19 +58,23 @@ export async function sendRepresentation(
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/** `GET /status/{slug}` (and `/status`, and `/` on a custom hostname, where `principal` is anonymous). */
+/**
+ * `GET /status/{slug}` (and `/status`), or its history page (`what`); on a custom
+ * hostname (`principal` given: anonymous) `/` and `/history`.
+ */
 export async function servePage(
   state: StatusState,
   req: IncomingMessage,
   res: ServerResponse,
   page: PageRow | undefined,
   principal?: Principal,
+  what: 'page' | 'history' = 'page',
 ): Promise<void> {
   if (!page) throw notFound('No such status page');
   const who = principal ?? (await resolvePrincipal(req, state.ctx.keys, state.ctx.sessions));
   const audience = audienceOf(who);
-  const view = await state.view(page, audience);
-  const { rep, csp } = view.html;
+  const onHost = principal !== undefined;
+  const { rep, csp } = what === 'history' ? await state.history(page, audience, onHost) : (await state.view(page, audience)).html(onHost);
   await sendRepresentation(req, res, rep, audience, {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': csp,

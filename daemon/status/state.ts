@@ -1,8 +1,10 @@
 import type { DaemonContext } from '../context.ts';
-import type { Audience, PageRow } from './live-state.ts';
+import { type Audience, type PageRow, readLiveState, shownNames } from './live-state.ts';
+import { HISTORY_MS, MAX_HISTORY, readPosted } from './posted-read.ts';
+import { renderHistory } from './render/history-html.ts';
 import { Representation, TimedCache } from './page-cache.ts';
 import type { PageTable } from './page-table.ts';
-import { renderPage } from './render/page-html.ts';
+import { FAVICON, renderPage } from './render/page-html.ts';
 import { buildSummary, type Summary } from './summary.ts';
 import { readRecent, readRollups, rolledUntil } from './uptime-read.ts';
 import { addBuckets, barStart, type Tally, type Uptime, uptimeOf } from './uptime.ts';
@@ -15,11 +17,22 @@ const VIEW_MAX_AGE_MS = 10_000;
  */
 const ROLLUPS_MAX_AGE_MS = 60_000;
 
-/** A page for one audience: its summary, and the HTML and JSON made from it on first use. */
+/** An HTML representation and the CSP that goes with it. */
+export interface HtmlView {
+  rep: Representation;
+  csp: string;
+}
+
+/**
+ * A page for one audience: its summary, and the HTML and JSON made from it on
+ * first use. The HTML comes in two versions, as its links differ: at
+ * `/status/{slug}`, and at `/` on the page's custom hostname (its history at
+ * `/history` there).
+ */
 export class PageView {
   readonly summary: Summary;
   readonly #page: PageRow;
-  #html: { rep: Representation; csp: string } | undefined;
+  readonly #html: [HtmlView | undefined, HtmlView | undefined] = [undefined, undefined];
   #json: Representation | undefined;
 
   constructor(page: PageRow, summary: Summary) {
@@ -27,15 +40,18 @@ export class PageView {
     this.summary = summary;
   }
 
-  get html(): { rep: Representation; csp: string } {
-    if (!this.#html) {
+  /** The HTML for the API listener's `/status/{slug}`, or (`onHost`) for the page's custom hostname. */
+  html(onHost = false): HtmlView {
+    const slot = onHost ? 1 : 0;
+    if (!this.#html[slot]) {
       const { html, csp } = renderPage(this.summary, {
         eventsPath: `/api/status-pages/${this.#page.slug}/events`,
         showIncidents: this.#page.show_incidents === 1,
+        historyPath: historyPath(this.#page, onHost),
       });
-      this.#html = { rep: new Representation(html), csp };
+      this.#html[slot] = { rep: new Representation(html), csp };
     }
-    return this.#html;
+    return this.#html[slot];
   }
 
   get json(): Representation {
@@ -43,11 +59,16 @@ export class PageView {
   }
 }
 
+/** Where a page's history page is: `/history` on its custom hostname, else under `/status/{slug}`. */
+export const historyPath = (page: PageRow, onHost: boolean): string => (onHost ? '/history' : `/status/${page.slug}/history`);
+
 /** What the status capability's parts share. */
 export class StatusState {
   readonly ctx: DaemonContext;
   readonly pages: PageTable;
   readonly #views = new TimedCache<PageView>(VIEW_MAX_AGE_MS);
+  /** History pages, per page, audience and host kind: kept and dropped as the views are. */
+  readonly #history = new TimedCache<HtmlView>(VIEW_MAX_AGE_MS);
   /** The rollups' tallies per group set, all read for one rollup end, UTC day and hour (`#rollupsFor`); raw checks are added per view. */
   readonly #rollups = new TimedCache<Map<number, Tally>>(ROLLUPS_MAX_AGE_MS);
   #rollupsFor = '';
@@ -64,6 +85,17 @@ export class StatusState {
     return this.#views.get(`${page.id}:${page.updated_at}:${audience}`, async () => {
       const summary = await buildSummary(this.ctx, page, audience, (groupIds) => this.uptime(groupIds));
       return new PageView(page, summary);
+    });
+  }
+
+  /** The history page (posted incidents of the last 90 days) as `audience` sees it, at `/status/{slug}/history` or (`onHost`) `/history`. */
+  history(page: PageRow, audience: Audience, onHost: boolean): Promise<HtmlView> {
+    return this.#history.get(`${page.id}:${page.updated_at}:${audience}:${onHost}`, async () => {
+      const now = Date.now();
+      const live = await readLiveState(this.ctx, page, audience, now);
+      const incidents = await readPosted(this.ctx, page.id, shownNames(live), now - HISTORY_MS, MAX_HISTORY, false);
+      const { html, csp } = renderHistory(page, incidents, { pagePath: onHost ? '/' : `/status/${page.slug}`, favicon: FAVICON });
+      return { rep: new Representation(html), csp };
     });
   }
 
@@ -96,17 +128,18 @@ export class StatusState {
   /** Something a page shows changed (a status, an incident, a resource): the next read rebuilds. */
   changed(): void {
     this.#views.invalidateAll();
+    this.#history.invalidateAll();
   }
 
   /** Resources or groups changed: memberships may differ, so the uptime figures are read again too. */
   membersChanged(): void {
     this.#rollups.invalidateAll();
-    this.#views.invalidateAll();
+    this.changed();
   }
 
   async pagesChanged(): Promise<void> {
     await this.pages.reload();
-    this.#views.invalidateAll();
+    this.changed();
     this.onPagesChanged();
     this.ctx.bus.emit('status-pages.changed');
   }

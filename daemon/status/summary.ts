@@ -4,7 +4,8 @@ import { publicCause } from '../../src/probes/public-cause.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { DaemonContext } from '../context.ts';
 import { assetUrls } from './branding/asset-urls.ts';
-import { type Audience, type LiveState, type PageRow, readLiveState } from './live-state.ts';
+import { type Audience, type LiveState, type PageRow, readLiveState, shownNames } from './live-state.ts';
+import { MAX_POSTED, POSTED_RECENT_MS, readNotices, readPosted } from './posted-read.ts';
 import { BAR_DAYS, barStart, DAY, incidentsPerDay, NO_UPTIME, type Uptime } from './uptime.ts';
 
 export type Summary = Static<typeof StatusSummary>;
@@ -29,7 +30,8 @@ export async function buildSummary(
 ): Promise<Summary> {
   const live = await readLiveState(ctx, page, audience, now);
   const shownIds = new Set(live.groups.flatMap((g) => g.resources.map((r) => r.id)));
-  const [figures, announcements, incidents] = await Promise.all([
+  const names = shownNames(live);
+  const [figures, announcements, incidents, posted, notices] = await Promise.all([
     shownIds.size ? uptime(live.groups.map((g) => g.id)) : Promise.resolve(new Map<number, Uptime>()),
     page.show_announcements
       ? ctx.db
@@ -42,12 +44,12 @@ export async function buildSummary(
           .execute()
       : Promise.resolve([]),
     shownIds.size ? readIncidents(ctx, live, now) : Promise.resolve([]),
+    readPosted(ctx, page.id, names, now - POSTED_RECENT_MS, MAX_POSTED),
+    readNotices(ctx, page.id, now),
   ]);
   const assets = await assetUrls(ctx, page);
   const first = barStart(now);
   const days = Array.from({ length: BAR_DAYS }, (_, i) => new Date(first + i * DAY).toISOString().slice(0, 10));
-  const names = new Map<number, string>();
-  for (const g of live.groups) for (const r of g.resources) names.set(r.id, r.name);
 
   const perDay = incidentsPerDay(
     incidents.filter((i) => shownIds.has(i.resourceId)),
@@ -70,7 +72,7 @@ export async function buildSummary(
       subscribe: { email: page.subscriptions === 1 && page.email_notifier_id !== null },
       feeds: { atom: `/status/${page.slug}/feed.atom`, rss: `/status/${page.slug}/feed.rss` },
     },
-    postedIncidents: [],
+    postedIncidents: posted,
     generatedAt: formatDateTime(now),
     overall: live.overall,
     announcements: announcements.map((a) => ({
@@ -118,6 +120,7 @@ export async function buildSummary(
     maintenance: {
       active: live.windows.filter((w) => w.startsAt <= now).map(windowOut),
       upcoming: live.windows.filter((w) => w.startsAt > now).map(windowOut),
+      notices,
     },
   };
 }

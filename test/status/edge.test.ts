@@ -26,7 +26,9 @@ describe('status page on its custom hostname', () => {
     expect(onEdge.status).toBe(200);
     expect(onEdge.headers['content-type']).toBe('text/html; charset=utf-8');
     // Anonymous there (the API listener's session cookie is not for this host): the same page as /status/main anonymously.
-    expect(onEdge.text).toBe((await getRaw(d.url, '/status/main')).text);
+    // Its history is at /history there.
+    const apiPage = (await getRaw(d.url, '/status/main')).text;
+    expect(onEdge.text).toBe(apiPage.replace('href="/status/main/history"', 'href="/history"'));
     const summary = await getRaw(d.edgeUrl, '/api/status-pages/main/summary', { host: 'status.example.com' });
     expect(JSON.parse(summary.text).groups.map((g: { name: string }) => g.name)).toEqual(['Website']);
     expect((await getRaw(d.edgeUrl, '/other', { host: 'status.example.com' })).status).toBe(404);

@@ -136,6 +136,54 @@ describe('status page: the live stream', () => {
     expect(heard).toEqual([]);
   });
 
+  // The diff baseline of a page's channel outlived its readers: a status change while nobody watched left it
+  // behind, and the next reader got a PAGE_CHANGED repeating what its SNAPSHOT had just said.
+  it('sends a new reader no change that its snapshot already showed, after the last reader left', async () => {
+    const { d, ids, target } = world();
+    const url = `${d.url}/api/status-pages/main/events`;
+    const openStreams = async () =>
+      Number(
+        /^monctl_status_streams_open (\d+)$/m.exec(
+          await (await fetch(`${d.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${d.adminKey}` } })).text(),
+        )?.[1],
+      );
+    // A logged-in reader throughout: its frames show when a refresh has passed over the anonymous channel too.
+    const { jar } = await login(d.url, USER.username, USER.password);
+    const sentinel = follow(url, jar.header());
+    const first = follow(url);
+    let second: ReturnType<typeof follow> | undefined;
+    try {
+      await Promise.all([sentinel.opened, first.opened]);
+      target.set('web', 503);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await until(() => first.frames.some((f) => f.data.resources.some((r) => r.id === ids.web && r.status === 'down')));
+      const open = await openStreams();
+      first.close();
+      await until(async () => (await openStreams()) < open);
+      target.set('web', 200);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await until(() =>
+        sentinel.frames.some((f) => f.kind === 'PAGE_CHANGED' && f.data.resources.some((r) => r.id === ids.web && r.status === 'up')),
+      );
+      second = follow(url);
+      await second.opened;
+      expect(second.frames[0].data.resources.find((r) => r.id === ids.web)?.status).toBe('up');
+      // Any refresh now (ci is the logged-in reader's only): the anonymous channel is read first.
+      target.set('ci', 503);
+      await d.admin.call(operations.checkResource, { params: { id: ids.ci } });
+      await until(() => sentinel.frames.some((f) => f.data.resources.some((r) => r.id === ids.ci && r.status === 'down')));
+      expect(second.frames.slice(1).map((f) => `${f.kind} ${JSON.stringify(f.data.resources)}`)).toEqual([]);
+    } finally {
+      first.close();
+      second?.close();
+      sentinel.close();
+      target.set('web', 200);
+      target.set('ci', 200);
+      await d.admin.call(operations.checkResource, { params: { id: ids.web } });
+      await d.admin.call(operations.checkResource, { params: { id: ids.ci } });
+    }
+  });
+
   it('answers 404 for an unknown page', async () => {
     const res = await fetch(`${world().d.url}/api/status-pages/nope/events`);
     expect(res.status).toBe(404);

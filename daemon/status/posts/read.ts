@@ -13,6 +13,8 @@ export interface PostedFilter {
   limit?: number;
   /** Only these incidents (of the page). */
   ids?: number[];
+  /** Open ones, and those resolved at or after this time (the status page's 14 days, its history's 90). */
+  resolvedSince?: number;
 }
 
 /**
@@ -24,6 +26,10 @@ export async function readPostedIncidents(db: Db, pageId: number, filter: Posted
   let query = db.selectFrom('status_incidents').selectAll().where('page_id', '=', pageId);
   if (filter.state === 'open') query = query.where('resolved_at', 'is', null);
   if (filter.state === 'resolved') query = query.where('resolved_at', 'is not', null);
+  if (filter.resolvedSince !== undefined) {
+    const since = filter.resolvedSince;
+    query = query.where((eb) => eb.or([eb('resolved_at', 'is', null), eb('resolved_at', '>=', since)]));
+  }
   if (filter.ids) query = filter.ids.length ? query.where('id', 'in', filter.ids) : query.where('id', '=', -1);
   const rows = await query
     .orderBy((eb) => eb.case().when('resolved_at', 'is', null).then(0).else(1).end())

@@ -4,14 +4,14 @@ import { duration, esc, pct, shortDate, when } from './escape.ts';
 import { brandingCss, brandingHeader } from './branding-html.ts';
 import { feedLinks } from './feed-links.ts';
 import { pageCss } from './page-css.ts';
-import { postedIncidentsHtml } from './posted-html.ts';
+import { POSTED_CSS, postedIncidentsHtml } from './posted-html.ts';
 import { SUBSCRIBE_CSS, subscribeHtml } from './subscribe-html.ts';
 import { cspHash, PAGE_SCRIPT, SCRIPT_HASH } from './page-script.ts';
 
 type Resource = Summary['groups'][number]['resources'][number];
 
 /** The favicon, inline (no request, no 404 in the console; the CSP allows data: images): a pulse line on a blue tile. */
-const FAVICON =
+export const FAVICON =
   'data:image/svg+xml,' +
   encodeURIComponent(
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0969da"/>' +
@@ -82,8 +82,12 @@ function incidents(s: Summary, shown: boolean): string {
  * JavaScript. Returns the HTML and its CSP (the inline style and script are
  * allowed by their hashes).
  */
-export function renderPage(s: Summary, opts: { eventsPath: string; showIncidents: boolean; zone?: string }): { html: string; csp: string } {
-  const css = pageCss(s.days) + brandingCss(s) + (s.page.subscribe.email ? SUBSCRIBE_CSS : '');
+export function renderPage(
+  s: Summary,
+  opts: { eventsPath: string; showIncidents: boolean; zone?: string; historyPath?: string },
+): { html: string; csp: string } {
+  const css = pageCss(s.days) + POSTED_CSS + brandingCss(s) + (s.page.subscribe.email ? SUBSCRIBE_CSS : '');
+  const history = opts.historyPath ?? `/status/${s.page.slug}/history`;
   const anns = s.announcements.map(
     (a) => `<article class="ann ${a.kind.toLowerCase()}"><p class="kind">${KIND_LABEL[a.kind]}</p>${a.content}</article>`,
   );
@@ -104,7 +108,7 @@ export function renderPage(s: Summary, opts: { eventsPath: string; showIncidents
 ${postedIncidentsHtml(s)}${anns.length ? `<section aria-label="Announcements">${anns.join('')}</section>` : ''}${maintenance(s)}
 ${groups.length ? groups.join('\n') : '<p class="note">Nothing to show here.</p>'}
 ${incidents(s, opts.showIncidents)}${subscribeHtml(s)}</main>
-<footer>${s.page.footer ? `<p>${esc(s.page.footer)}</p>` : ''}<p>Also as <a href="/api/status-pages/${esc(s.page.slug)}/summary">JSON</a> · monctl</p></footer></div>
+<footer>${s.page.footer ? `<p>${esc(s.page.footer)}</p>` : ''}<p><a href="${esc(history)}">Incident history</a> · Also as <a href="/api/status-pages/${esc(s.page.slug)}/summary">JSON</a> · monctl</p></footer></div>
 <script>${PAGE_SCRIPT}</script></body></html>`;
   const csp =
     `default-src 'none'; style-src ${cspHash(css)}; script-src ${SCRIPT_HASH}; connect-src 'self'; img-src 'self' http: https: data:; ` +

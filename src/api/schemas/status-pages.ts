@@ -157,6 +157,20 @@ const SummaryWindow = Type.Object(
   { title: 'StatusSummaryMaintenance' },
 );
 
+/** A maintenance window posted on the page with its own text, shown before and during its (current or next) opening. */
+export const SummaryNotice = Type.Object(
+  {
+    id: Id,
+    windowId: Id,
+    title: Type.String(),
+    messageHtml: Type.String({ description: 'the Markdown message rendered and sanitised' }),
+    startsAt: DateTime,
+    endsAt: DateTime,
+    inProgress: Type.Boolean(),
+  },
+  { title: 'StatusSummaryMaintenanceNotice' },
+);
+
 export const StatusSummary = Type.Object(
   {
     page: Type.Object({
@@ -193,6 +207,7 @@ export const StatusSummary = Type.Object(
     maintenance: Type.Object({
       active: Type.Array(SummaryWindow),
       upcoming: Type.Array(SummaryWindow, { description: 'starting in the next 7 days' }),
+      notices: Type.Array(SummaryNotice, { description: 'notices posted on the page for windows in progress or to come, soonest first' }),
     }),
   },
   { title: 'StatusSummary' },
