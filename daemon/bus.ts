@@ -20,7 +20,7 @@ export interface BusEvents {
   'push.pinged': [{ id: number }];
   /** Messages were committed to the subscribers' outbox (daemon/status/subscribers/outbox.ts): fan them out now. */
   'status.subscribers.enqueued': [];
-  /** A posted incident or maintenance notice of a page changed: its cached views go, its live streams hear of it. */
+  /** A posted incident or maintenance notice of a page changed (pageId 0: some page, through another pod): its cached views go, its live streams hear of it. */
   'status.posts.changed': [{ pageId: number }];
 }
 

@@ -53,6 +53,10 @@ export const statusModule: ModuleFactory = async (ctx) => {
   // Posted incidents and maintenance notices: the page's views go, its live streams tell their readers.
   const postsChanged = () => live.dirty(false, true);
   ctx.bus.on('status.posts.changed', postsChanged);
+  // Posted through another pod: the same, for every page (the notification names a table, not a page).
+  ctx.cluster?.onTables(['status_incidents', 'status_incident_updates', 'status_incident_resources', 'status_maintenance_notices'], () =>
+    ctx.bus.emit('status.posts.changed', { pageId: 0 }),
+  );
   let reloadTimer: NodeJS.Timeout | undefined;
 
   const bySlug = (slug: string) => {

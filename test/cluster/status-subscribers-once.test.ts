@@ -1,3 +1,4 @@
+import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
@@ -28,6 +29,7 @@ describe('status page subscribers across pods', () => {
   let fx: SubscriberFixtures;
   const secrets = Array.from({ length: READERS }, (_, i) => `whsec_${Buffer.alloc(32, i + 1).toString('base64')}`);
   const verified = new Map<string, number[]>();
+  let pageId = 0;
 
   beforeAll(async () => {
     pki = makePki('monctl subscribers pods CA');
@@ -72,6 +74,7 @@ describe('status page subscribers across pods', () => {
       },
     });
     const page = await a.call(operations.createStatusPage, { body: { slug: 'main', title: 'Example status', groupIds: [] } });
+    pageId = page.id;
     fx = await SubscriberFixtures.open(cluster.pod('pod-a'));
     await fx.db.query('UPDATE status_pages SET email_notifier_id = ?, subscriptions = 1 WHERE id = ?', notifier.id, page.id);
     for (let i = 0; i < READERS; i++) {
@@ -128,4 +131,42 @@ describe('status page subscribers across pods', () => {
       sent.map((rows) => rows.reduce((sum, [, n]) => sum + n, 0)),
     );
   }, 90_000);
+
+  // Each pod keeps the page's views and feeds for 10 s and reads its live part every 30 s; a post
+  // through another pod must not wait for either: the posted-incident tables notify every pod.
+  it("a post through pod A reaches pod B's live readers, page and feed within a few seconds", async () => {
+    const b = cluster.pod('pod-b');
+    const frames: Array<{ kind: string; posts?: string }> = [];
+    const source = new EventSource(`${b.url}/api/status-pages/main/events`);
+    for (const kind of ['SNAPSHOT', 'PAGE_CHANGED'])
+      source.addEventListener(kind, (e) => frames.push({ kind, ...JSON.parse((e as MessageEvent).data) }));
+    try {
+      await eventually('the snapshot on pod B', () => frames.length > 0);
+      const before = frames[0].posts;
+      // Pod B has both cached now.
+      expect((await fetch(`${b.url}/status/main/feed.atom`)).status).toBe(200);
+      expect(await (await fetch(`${b.url}/status/main`)).text()).not.toContain('Seen on every pod');
+      await cluster.pod('pod-a').admin.call(operations.openPostedIncident, {
+        params: { id: pageId },
+        body: { title: 'Seen on every pod', impact: 'minor', state: 'investigating', message: 'Looking into it.' },
+      });
+      await eventually(
+        'the live readers of pod B',
+        () => frames.some((f) => f.kind === 'PAGE_CHANGED' && f.posts && f.posts !== before),
+        8_000,
+      );
+      await eventually(
+        'the page of pod B',
+        async () => (await (await fetch(`${b.url}/status/main`)).text()).includes('Seen on every pod'),
+        8_000,
+      );
+      await eventually(
+        'the feed of pod B',
+        async () => (await (await fetch(`${b.url}/status/main/feed.atom`)).text()).includes('Seen on every pod'),
+        8_000,
+      );
+    } finally {
+      source.close();
+    }
+  });
 });

@@ -4,17 +4,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/api/operations.ts';
 import { startChromium } from '../helpers/browser.ts';
 import { type PostedWorld, seedPosted } from './posted-world.ts';
-import { useStatusWorld } from './world.ts';
+import { type StatusWorld, useStatusWorld } from './world.ts';
 
 /**
  * Lighthouse (the npm package) on the page of the issue's checks, with posted
  * incidents (open ones with their timelines, notices, resolved ones), and on its
- * history page, driving Debian's Chromium: accessibility and performance at
+ * history page, with its subscribe form, driving Debian's Chromium: accessibility and performance at
  * least 95 each, in Lighthouse's default mobile run (a mid-range phone on
  * slow 4G, simulated) and its desktop preset. The scores are printed.
  */
+/** The page takes email sign-ups, so its form is part of what is scored (nobody signs up: the SMTP server is never asked). */
+async function withSubscribeForm({ d, page }: StatusWorld): Promise<void> {
+  const notifier = await d.admin.call(operations.createNotifier, {
+    body: {
+      name: 'reader-mail',
+      type: 'EMAIL',
+      config: { host: '127.0.0.1', port: 25, from: 'status@example.test', to: ['ops@example.test'] },
+    },
+  });
+  await d.admin.call(operations.updateStatusPage, { params: { id: page.id }, body: { subscriptions: true, emailNotifierId: notifier.id } });
+  expect(await (await fetch(`${d.url}/status/${page.slug}`)).text()).toContain('Get updates by email');
+}
+
 describe('status page: Lighthouse', () => {
   const world = useStatusWorld();
   let chrome: { port: number; proc: ChildProcess } | undefined;
@@ -22,7 +36,7 @@ describe('status page: Lighthouse', () => {
   let posted: PostedWorld | undefined;
   beforeAll(async () => {
     profile = mkdtempSync(join(tmpdir(), 'monctl-lighthouse-'));
-    [chrome, posted] = await Promise.all([startChromium(profile), seedPosted(world())]);
+    [chrome, posted] = await Promise.all([startChromium(profile), seedPosted(world()), withSubscribeForm(world())]);
   }, 60_000);
   afterAll(async () => {
     await posted?.posts.close();

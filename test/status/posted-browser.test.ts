@@ -5,8 +5,13 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
+import { eventually } from '../alerts/world.ts';
 import { CHROMIUM_ARGS, openChromium, type TestBrowser } from '../helpers/browser.ts';
+import { send } from '../helpers/http.ts';
+import { makePki } from '../helpers/tls.ts';
+import { startSmtpServer } from '../notifiers/smtp.ts';
 import { type PostedWorld, seedPosted } from './posted-world.ts';
+import { subscribersSettled } from './subscriber-fixtures.ts';
 import { useStatusWorld } from './world.ts';
 
 // Functions that run in the page use its globals; the project compiles without the DOM library.
@@ -16,10 +21,12 @@ declare const axe: any;
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const LONG = { timeout: 90_000 };
+const PUBLIC = 'https://status.example.test';
 
 /** Posted incidents as a reader sees them in Chromium: accessible in both schemes and widths, live without a reload, complete without JavaScript. */
 describe('posted incidents in Chromium', () => {
-  const world = useStatusWorld();
+  // Subscriber mail links to the page at --public-url; the test opens the same paths on the daemon.
+  const world = useStatusWorld({ args: ['--public-url', PUBLIC] });
   let p: PostedWorld;
   let browser: TestBrowser;
   let profile: string;
@@ -145,6 +152,82 @@ describe('posted incidents in Chromium', () => {
       expect(await page.locator('main').innerText()).toContain('Storage outage');
     } finally {
       await plain?.close();
+    }
+  });
+
+  it('signs a reader up with the form, confirms from the mail with a click, mails the next update once, and unsubscribes in one click', {
+    timeout: 180_000,
+  }, async () => {
+    const { d, ids, page: statusPage } = world();
+    const pki = makePki('monctl reader smtp CA');
+    const smtp = await startSmtpServer({ ...pki.issue('smtp', 1), user: 'monctl', pass: 'smtp-password-1' });
+    const address = 'reader@example.test';
+    const mails = () => smtp.mails.filter((m) => m.envelopeTo.includes(address));
+    const { page, errors } = await open('/status/main');
+    try {
+      const notifier = await d.admin.call(operations.createNotifier, {
+        body: {
+          name: 'reader-mail',
+          type: 'EMAIL',
+          config: {
+            host: '127.0.0.1',
+            port: smtp.port,
+            username: 'monctl',
+            password: 'smtp-password-1',
+            from: 'status@example.test',
+            to: ['ops@example.test'],
+            tlsCa: pki.ca,
+          },
+        },
+      });
+      await d.admin.call(operations.updateStatusPage, {
+        params: { id: statusPage.id },
+        body: { subscriptions: true, emailNotifierId: notifier.id },
+      });
+      // The reader's own steps: the form on the page, then the link in the mail and its button.
+      await page.reload(LONG);
+      await page.getByLabel('Email address').fill(address);
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      await page.getByRole('heading', { name: 'Check your inbox' }).waitFor(LONG);
+      await eventually('the confirmation mail', () => mails().length === 1, 60_000);
+      expect(mails()[0].mail.subject).toBe('Confirm your subscription to Example Corp status');
+      const confirm = new RegExp(`${PUBLIC}(/status/main/subscribe/confirm\\?token=\\S+)`).exec(mails()[0].mail.text ?? '');
+      expect(confirm).not.toBeNull();
+      await page.goto(d.url + confirm![1], LONG);
+      await page.getByRole('button', { name: 'Confirm subscription' }).click();
+      await page.getByRole('heading', { name: 'Subscribed' }).waitFor(LONG);
+
+      const opened = await d.admin.call(operations.openPostedIncident, {
+        params: { id: statusPage.id },
+        body: { title: 'Search is slow', impact: 'minor', resources: [{ id: ids.web }], state: 'investigating', message: 'Looking.' },
+      });
+      await eventually('the update mail', () => mails().length === 2, 60_000);
+      await subscribersSettled([d]);
+      expect(mails().map((m) => m.mail.subject)).toEqual([
+        'Confirm your subscription to Example Corp status',
+        '[Example Corp status] Search is slow: Investigating',
+      ]);
+      // The mail client's one-click (RFC 8058): a POST to the List-Unsubscribe URL, no cookie.
+      const header = mails()[1].mail.headerLines.find((h) => h.key === 'list-unsubscribe')?.line ?? '';
+      const unsubscribe = new RegExp(`<${PUBLIC}(/status/main/unsubscribe\\?token=[^>]+)>`).exec(header);
+      expect(mails()[1].mail.headerLines.find((h) => h.key === 'list-unsubscribe-post')?.line).toBe(
+        'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+      );
+      const oneClick = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' };
+      expect((await send(d.url, 'POST', unsubscribe![1], oneClick)).status).toBe(200);
+      await d.admin.call(operations.postIncidentUpdate, {
+        params: { id: statusPage.id, incidentId: opened.id },
+        body: { state: 'resolved', message: 'Fast again.' },
+      });
+      await subscribersSettled([d]);
+      expect(mails(), 'nothing after the one-click unsubscribe').toHaveLength(2);
+      expect(errors).toEqual([]);
+      expect(browser.offLoopback).toEqual([]);
+    } finally {
+      await page.close();
+      await d.admin.call(operations.updateStatusPage, { params: { id: statusPage.id }, body: { subscriptions: false } });
+      await smtp.close();
+      pki.cleanup();
     }
   });
 });

@@ -25,6 +25,7 @@ import * as notifierChannels from './0023-notifier-channels.ts';
 import * as alertEventsIncident from './0024-alert-events-incident.ts';
 import * as routePools from './0025-route-pools.ts';
 import * as statusCommunication from './0026-status-communication.ts';
+import * as statusCommunicationPods from './0027-status-communication-pods.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0024-alert-events-incident': alertEventsIncident,
   '0025-route-pools': routePools,
   '0026-status-communication': statusCommunication,
+  '0027-status-communication-pods': statusCommunicationPods,
 };
 
 export const migrationProvider: MigrationProvider = {
