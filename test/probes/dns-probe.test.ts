@@ -1,5 +1,5 @@
-import { createSocket, type Socket } from 'node:dgram';
-import { createServer, type Server } from 'node:net';
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProbeRunner } from '../../src/probes/runner.ts';
@@ -125,8 +125,7 @@ describe('DNS answers that do not fit the question', () => {
   /** What the fake resolver does with each question. */
   let mode: 'wrong-id' | 'truncated' = 'wrong-id';
   beforeAll(async () => {
-    server = createSocket('udp4');
-    server.on('message', (msg, rinfo) => {
+    const answer = (msg: Buffer, rinfo: RemoteInfo) => {
       const q = dnsPacket.decode(msg);
       const answers = [{ type: 'A' as const, name: q.questions![0].name, data: '192.0.2.99' }];
       const reply =
@@ -134,8 +133,7 @@ describe('DNS answers that do not fit the question', () => {
           ? { type: 'response' as const, id: (q.id! + 1) % 65_536, questions: q.questions, answers }
           : { type: 'response' as const, id: q.id, flags: dnsPacket.TRUNCATED_RESPONSE, questions: q.questions, answers: [] };
       server.send(dnsPacket.encode(reply), rinfo.port, rinfo.address);
-    });
-    await new Promise<void>((r) => server.bind(0, '127.0.0.1', r));
+    };
     // The same port over TCP: the whole answer, as a truncated UDP one asks for.
     tcp = createServer((socket) => {
       socket.once('data', (data) => {
@@ -150,7 +148,21 @@ describe('DNS answers that do not fit the question', () => {
         );
       });
     });
-    await new Promise<void>((r) => tcp.listen(server.address().port, '127.0.0.1', r));
+    // A port free for both: the OS picks a TCP one, and another process may hold that number over
+    // UDP (or the other way round, as a UDP pick once met a TCP listener: EADDRINUSE), so try again.
+    for (let attempt = 1; ; attempt++) {
+      await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+      const port = (tcp.address() as AddressInfo).port;
+      server = createSocket('udp4').on('message', answer);
+      const bound = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.bind(port, '127.0.0.1', () => resolve(true));
+      });
+      if (bound) break;
+      server.close();
+      await new Promise((r) => tcp.close(r));
+      if (attempt === 20) throw new Error('no port free for both UDP and TCP after 20 tries');
+    }
   });
   afterAll(async () => {
     server.close();
