@@ -1,6 +1,7 @@
 import type { LogFormat } from '../src/log-format.ts';
 import type { AcmeChallengeType, AcmeDnsUpdate, TlsProfile } from './config/values.ts';
 import type { ProbeConfig } from './config/probe-config.ts';
+import type { Role } from '../src/api/schemas/auth.ts';
 
 /**
  * The daemon's settings once flags, `MONCTL_*` env vars and the config file are
@@ -75,6 +76,8 @@ export interface DaemonConfig {
   incidents: { agentGraceSeconds: number; certExpiryDays: number[] };
   /** Password of user admin at bootstrap; MONCTL_ADMIN_PASSWORD or a random one when absent. */
   adminPassword?: string;
+  /** Sign-in: single sign-on, the password form, two-factor login, route sessions. */
+  identity: IdentityConfig;
 }
 
 /** `HOST:PORT`, `[v6]:PORT` or `:PORT`; throws with a readable message. */
@@ -83,4 +86,35 @@ export function parseHostPort(text: string, flag: string): { host: string; port:
   const port = match ? Number(match[3]) : NaN;
   if (!match || port > 65535) throw new Error(`${flag} must be HOST:PORT (got "${text}")`);
   return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
+}
+
+/** What the daemon's sign-in accepts (docs/API.md#single-sign-on, #two-factor-login). */
+export interface IdentityConfig {
+  /** OpenID Connect single sign-on; absent: none (the login page has only the password form). */
+  oidc?: OidcConfig;
+  /** The username/password form of /login (and `monctl login --username`); off leaves SSO and API keys. */
+  passwordLogin: boolean;
+  /** Who must have a TOTP second factor to log in with a password: nobody, ADMIN users, or everyone. */
+  twoFactorRequired: 'off' | 'admin' | 'all';
+  /** How long a route's SSO session lasts when the route does not say (`auth: oidc`). */
+  routeSessionMs: number;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  /** What the button says: "Sign in with <name>". */
+  name: string;
+  scopes: string[];
+  /** `create`: a user is created on first login; `existing`: only users that exist (or are linked) may. */
+  users: 'create' | 'existing';
+  /** The claim whose value is the username of a created user (email, preferred_username, …). */
+  usernameClaim: string;
+  /** The claim holding the groups (a list of strings, or one string). */
+  groupsClaim: string;
+  /** group → role, first match in order; re-evaluated at each login. */
+  roles: Array<{ group: string; role: Role }>;
+  /** The role when no group maps one; `none` refuses the login. */
+  defaultRole: Role | 'none';
 }

@@ -1,5 +1,6 @@
 import { createNotifierDispatcher } from './alerts/notifiers/http-post.ts';
 import { MaintenanceCache } from './alerts/maintenance/cache.ts';
+import { OidcIssuer } from './auth/oidc/issuer.ts';
 import { PodIdentity } from './cluster/pod-identity.ts';
 import type { DaemonContext } from './context.ts';
 import { getRegistryCredential } from './probes/registry-credentials-store.ts';
@@ -8,7 +9,7 @@ import { RouteLogWriter } from './tunnel-admin/route-log-store.ts';
 import { systemClock, TestClock } from './util/clock.ts';
 
 /** The shared services of a daemon, as they sit on its context. */
-export type Services = Pick<DaemonContext, 'pod' | 'prober' | 'notifierPool' | 'maintenance' | 'routeLog' | 'clock'>;
+export type Services = Pick<DaemonContext, 'pod' | 'prober' | 'notifierPool' | 'maintenance' | 'routeLog' | 'clock' | 'oidc'>;
 
 /** What the services are built from: the infrastructure part of the context. */
 export type ServiceDeps = Pick<DaemonContext, 'config' | 'db' | 'log' | 'bus' | 'events' | 'installSecret'>;
@@ -39,6 +40,8 @@ export async function startServices(deps: ServiceDeps): Promise<RunningServices>
   const notifierPool = createNotifierDispatcher(config.notifierTimeoutMs);
   const maintenance = new MaintenanceCache(deps);
   const routeLog = new RouteLogWriter(deps);
+  const oidcSettings = config.identity.oidc;
+  const oidc = oidcSettings ? new OidcIssuer(oidcSettings, log) : undefined;
   const stops: Array<[string, () => Promise<void> | void]> = [
     ['prober', () => prober.close()],
     ['notifier pool', () => notifierPool.close()],
@@ -61,5 +64,5 @@ export async function startServices(deps: ServiceDeps): Promise<RunningServices>
     await stop();
     throw err;
   }
-  return { services: { pod, prober, notifierPool, maintenance, routeLog, clock }, stop };
+  return { services: { pod, prober, notifierPool, maintenance, routeLog, clock, ...(oidc ? { oidc } : {}) }, stop };
 }

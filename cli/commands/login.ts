@@ -1,39 +1,14 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { trustCaFile } from '../../src/tls/ca-file.ts';
 import { CliClient } from '../api/client.ts';
 import { ops } from '../api/ops.ts';
-import { send } from '../api/transport.ts';
 import { readConfig, writeConfig } from '../config/config-file.ts';
 import { resolveConnection } from '../config/connection.ts';
 import { readSecret } from '../io/prompt.ts';
 import { act } from '../runtime.ts';
-
-/** The session cookie and CSRF token of a form login (docs/API.md#sessions-and-csrf). */
-async function formLogin(server: string, username: string, password: string): Promise<{ cookie: string; csrf: string }> {
-  const cookieOf = (setCookie: string | undefined) => /(?:^|,\s*)(JSESSIONID=[^;]+)/.exec(setCookie ?? '')?.[1];
-  const page = await send('GET', `${server}/login`, { accept: 'text/html' });
-  const csrf = /<input[^>]*name="_csrf"[^>]*value="([^"]+)"/.exec(page.text)?.[1];
-  const preCookie = cookieOf(page.headers['set-cookie']);
-  if (!csrf || !preCookie) throw new MonctlError('login', `${server}/login did not offer a login form`);
-  const res = await send(
-    'POST',
-    `${server}/login`,
-    {
-      cookie: preCookie,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    new URLSearchParams({ username, password, _csrf: csrf }).toString(),
-  );
-  if (res.status === 429) throw new MonctlError('throttled', `too many failed logins for ${username}; try again later`, ExitCode.auth);
-  const location = res.headers.location ?? '';
-  const cookie = cookieOf(res.headers['set-cookie']);
-  if (res.status !== 302 || location.includes('error') || !cookie)
-    throw new MonctlError('login', 'login failed: wrong username or password', ExitCode.auth);
-  return { cookie, csrf };
-}
+import { formLogin } from '../auth/form-login.ts';
 
 export function register(program: Command): void {
   program

@@ -6,9 +6,22 @@ import { toApiKey } from './mappers.ts';
 
 /** Handlers of `/admin/api/api-keys` and `/api/me`. */
 export const keyHandlers: Handlers = {
-  me({ principal }) {
+  async me({ ctx, principal }) {
     if (principal.kind !== 'user') throw new Error('unreachable: me needs authentication');
-    return { username: principal.username, role: principal.role, via: principal.via, keyId: principal.keyId };
+    const user = await ctx.db
+      .selectFrom('users')
+      .select(['totp_enabled_at', 'sso_subject'])
+      .where('username', '=', principal.username)
+      .executeTakeFirst();
+    return {
+      username: principal.username,
+      role: principal.role,
+      via: principal.via,
+      keyId: principal.keyId,
+      login: principal.loginMethod ?? null,
+      twoFactor: user?.totp_enabled_at != null,
+      sso: user?.sso_subject != null,
+    };
   },
 
   async listApiKeys({ ctx }) {

@@ -1,5 +1,17 @@
+/** What the login page offers besides its notice (docs/API.md#single-sign-on). */
+export interface LoginPageOptions {
+  /** The single sign-on button: "Sign in with <name>", a link to `href` (GET /login/sso). */
+  sso?: { name: string; href: string };
+  /** The username/password form (`--password-login`). */
+  passwordForm: boolean;
+}
+
 /** The login form. Plain HTML, no scripts, so it works with a strict CSP. */
-export function loginPage(csrf: string, notice: 'error' | 'logout' | 'throttled' | undefined): string {
+export function loginPage(
+  csrf: string,
+  notice: 'error' | 'logout' | 'throttled' | undefined,
+  options: LoginPageOptions = { passwordForm: true },
+): string {
   const messages = {
     error: '<p class="error" role="alert">Invalid username or password.</p>',
     logout: '<p class="info" role="status">You have been logged out.</p>',
@@ -15,12 +27,16 @@ button{margin-top:1.2rem;padding:.5rem 1.2rem}.error{color:#b00020}.info{color:#
 </style></head>
 <body><h1>monctl</h1>
 ${notice ? messages[notice] : ''}
-<form method="post" action="/login">
+${options.passwordForm ? passwordForm(csrf) : ''}
+<p><a href="/api">API explorer</a></p>
+</body></html>`;
+}
+
+function passwordForm(csrf: string): string {
+  return `<form method="post" action="/login">
 <label for="username">Username</label><input id="username" name="username" autocomplete="username" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <input type="hidden" name="_csrf" value="${csrf}">
 <button type="submit">Sign in</button>
-</form>
-<p><a href="/api">API explorer</a></p>
-</body></html>`;
+</form>`;
 }

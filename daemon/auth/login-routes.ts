@@ -45,13 +45,15 @@ export function loginRoutes(ctx: DaemonContext) {
       }
       const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
       const notice = query.has('error') ? 'error' : query.has('logout') ? 'logout' : query.has('throttled') ? 'throttled' : undefined;
-      const html = loginPage(csrf, notice);
+      const html = loginPage(csrf, notice, { passwordForm: ctx.config.identity.passwordLogin });
       const headers: Record<string, string | number> = { ...pageHeaders(LOGIN_CSP), 'Content-Length': Buffer.byteLength(html) };
       if (cookie) headers['Set-Cookie'] = cookie;
       res.writeHead(200, headers).end(html);
     });
 
     router.post('/login', async (req, res) => {
+      if (!ctx.config.identity.passwordLogin)
+        throw new HttpError(403, 'password-login-off', 'Password login is turned off on this daemon: sign in with single sign-on');
       const form = await readForm(req);
       const { csrf, hash: previous } = await csrfFor(req);
       if (!tokensEqual(form.get('_csrf') ?? undefined, csrf)) {
@@ -80,6 +82,7 @@ export function loginRoutes(ctx: DaemonContext) {
         ctx.streams.changed();
       }
       const sessionId = await sessions.create(user.id, csrf!);
+      await ctx.db.updateTable('users').set({ last_login_method: 'password' }).where('id', '=', user.id).execute();
       ctx.log.info({ username }, 'login');
       redirect(res, '/api', sessionCookie(SESSION_COOKIE, sessionId));
     });

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { ApiKey, Role, User } from '../../src/api/schemas/auth.ts';
+import type { ApiKey, LoginMethod, Role, User } from '../../src/api/schemas/auth.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
 import type { ApiKeyRow, UserRow } from '../store/schema.ts';
 
@@ -8,6 +8,9 @@ export function toUser(row: UserRow): Static<typeof User> {
     id: row.id,
     username: row.username,
     role: row.role as Role,
+    twoFactor: row.totp_enabled_at !== null,
+    sso: row.sso_subject !== null,
+    lastLoginMethod: (row.last_login_method as LoginMethod | null) ?? null,
     createdAt: formatDateTime(row.created_at),
     updatedAt: formatDateTime(row.updated_at),
   };

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Role } from '../../src/api/schemas/auth.ts';
+import type { LoginMethod, Role } from '../../src/api/schemas/auth.ts';
 import { unauthorized } from '../../src/errors.ts';
 import { readCookie } from '../http/cookies.ts';
 import type { ApiKeys } from './api-keys.ts';
@@ -18,6 +18,8 @@ export type Principal =
       sessionHash: string | null;
       /** When the credential stops being valid by itself (key expiry, session timeout); null: never. Open streams end then. */
       expiresAt?: number | null;
+      /** Sessions: how they logged in (password, password+totp, sso); null for API keys. */
+      loginMethod?: LoginMethod | null;
     };
 
 export const ANONYMOUS: Principal = { kind: 'anonymous' };
@@ -71,6 +73,7 @@ export async function resolvePrincipal(req: IncomingMessage, keys: ApiKeys, sess
         csrfToken: session.csrfToken,
         sessionHash: session.idHash,
         expiresAt: session.expiresAt,
+        loginMethod: session.method,
       };
     }
   }

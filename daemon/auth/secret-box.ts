@@ -36,7 +36,15 @@ export class SecretBox {
 }
 
 /** The purposes boxes are derived for: one key each, so that one purpose's box cannot open another's. */
-export type SecretPurpose = 'resource-secrets' | 'registry-credentials' | 'notifier-secrets' | 'certificates' | 'subscriber-secrets';
+export type SecretPurpose =
+  | 'resource-secrets'
+  | 'registry-credentials'
+  | 'notifier-secrets'
+  | 'certificates'
+  | 'subscriber-secrets'
+  | 'sso-transactions'
+  | 'route-sessions'
+  | 'totp-secrets';
 
 const boxes = new WeakMap<Uint8Array, Map<SecretPurpose, SecretBox>>();
 

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Role } from '../../src/api/schemas/auth.ts';
+import type { LoginMethod, Role } from '../../src/api/schemas/auth.ts';
 import type { Database } from '../store/schema.ts';
 import { randomToken, sha256 } from './tokens.ts';
 
@@ -17,6 +17,8 @@ export interface SessionPrincipal {
   idHash: string;
   /** When the session ends unless it is used again (it slides on use). */
   expiresAt: number;
+  /** How it logged in. */
+  method: LoginMethod;
 }
 
 /**
@@ -43,7 +45,8 @@ export class Sessions {
     return createHmac('sha256', this.#secret).update(`csrf:${sessionId}`).digest('base64url');
   }
 
-  async create(userId: number, csrfToken: string, now = Date.now()): Promise<string> {
+  /** A new session of a user who logged in with `method`; its id (the cookie value). */
+  async create(userId: number, csrfToken: string, now = Date.now(), method: LoginMethod = 'password'): Promise<string> {
     const id = this.newId();
     await this.#db
       .insertInto('sessions')
@@ -53,6 +56,7 @@ export class Sessions {
         csrf_token: csrfToken,
         created_at: now,
         expires_at: now + SESSION_TTL_MS,
+        method,
       })
       .execute();
     // Opportunistic clean-up keeps the table small without a timer.
@@ -65,7 +69,7 @@ export class Sessions {
     const row = await this.#db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['sessions.user_id', 'sessions.csrf_token', 'sessions.expires_at', 'users.username', 'users.role'])
+      .select(['sessions.user_id', 'sessions.csrf_token', 'sessions.expires_at', 'sessions.method', 'users.username', 'users.role'])
       .where('sessions.id_hash', '=', idHash)
       .executeTakeFirst();
     if (!row || row.expires_at <= now) return undefined;
@@ -74,7 +78,15 @@ export class Sessions {
       expiresAt = now + SESSION_TTL_MS;
       await this.#db.updateTable('sessions').set({ expires_at: expiresAt }).where('id_hash', '=', idHash).execute();
     }
-    return { userId: row.user_id, username: row.username, role: row.role as Role, csrfToken: row.csrf_token, idHash, expiresAt };
+    return {
+      userId: row.user_id,
+      username: row.username,
+      role: row.role as Role,
+      csrfToken: row.csrf_token,
+      idHash,
+      expiresAt,
+      method: row.method as LoginMethod,
+    };
   }
 
   /** The role of each session's user now, for the sessions that are still live (open streams are checked against it). */

@@ -4,6 +4,7 @@ import type { DaemonConfig } from '../config.ts';
 import type { AcmeChallengeType, AcmeDnsUpdate, TlsProfile } from './values.ts';
 import { type Rfc2136Setting, readTsigKey } from './rfc2136.ts';
 import { ConfigError } from './file.ts';
+import { identityConfigOf, insecureAllowed } from './identity-settings.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
 import { type Setting, SETTINGS, settingOf } from './settings.ts';
 
@@ -16,6 +17,7 @@ type HostPort = { host: string; port: number };
 export function toDaemonConfig(r: Resolved): DaemonConfig {
   const get = <T>(key: string) => r.values.get(key) as T;
   checkTimeouts(r);
+  checkIdentity(r);
   const dnsUpdate = dnsUpdateOf(r);
   const config: DaemonConfig = {
     listen: { ...get<HostPort>('listen') },
@@ -78,6 +80,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     },
     notifierTimeoutMs: get<number>('notifierTimeout'),
     adminPassword: get<string | undefined>('adminPassword'),
+    identity: identityConfigOf(get),
   };
   const tls = tlsOf(r);
   if (tls) config.tls = tls;
@@ -108,6 +111,22 @@ function checkTimeouts(r: Resolved): void {
     `${label(request)} (${requestMs} ms) is shorter than ${label(headers)} (${headersMs} ms): ` +
       'a client has the request timeout to send the whole request, headers included; raise it or lower the headers timeout',
   ]);
+}
+
+/** Single sign-on needs its issuer and client ID together; the password form off needs another way in. */
+function checkIdentity(r: Resolved): void {
+  const label = (key: string) => sourceLabel(settingOf(key)!, r.sources.get(key)!);
+  const issuer = r.values.get('oidcIssuer') !== undefined;
+  const clientId = r.values.get('oidcClientId') !== undefined;
+  const issuerUrl = r.values.get('oidcIssuer') as string | undefined;
+  if (issuerUrl && !issuerUrl.startsWith('https:') && !insecureAllowed(issuerUrl))
+    throw new ConfigError([`${label('oidcIssuer')} must be https:// (plain http only for a provider on loopback)`]);
+  if (issuer && !clientId) throw new ConfigError([`${label('oidcIssuer')} is set but oidcClientId is not: set --oidc-client-id too`]);
+  for (const key of ['oidcClientId', 'oidcClientSecret', 'oidcName', 'oidcRoles'])
+    if (!issuer && r.values.get(key) !== undefined && r.sources.get(key))
+      throw new ConfigError([`${label(key)} is set but oidcIssuer is not: set --oidc-issuer too`]);
+  if (r.values.get('passwordLogin') === false && !issuer && r.sources.get('passwordLogin'))
+    throw new ConfigError([`${label('passwordLogin')} is off but no --oidc-issuer is set: nobody could log in to the web pages`]);
 }
 
 /** `--acme-dns-rfc2136` with its key file read: a file that cannot be read or parsed stops the start. */

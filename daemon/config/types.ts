@@ -179,6 +179,18 @@ export const password: ValueType<string> = {
   format: () => MASK,
 };
 
+/** A secret of any length (a client secret): masked by --print-config, never echoed when refused. */
+export const secret: ValueType<string> = {
+  name: 'secret',
+  parse(raw) {
+    if (raw === MASK) throw new Error('is the mask --print-config prints: put the real value here, or set it in the environment');
+    if (typeof raw !== 'string' || raw.trim() === '') throw new Error('must be a non-empty string (quote it in YAML)');
+    if (raw.length > 4096) throw new Error('must be at most 4096 characters');
+    return raw;
+  },
+  format: () => MASK,
+};
+
 /** Items of a list given as `a,b,c` (flag, env, or YAML text) or as a YAML list. */
 function listItems(raw: unknown): unknown[] | undefined {
   if (Array.isArray(raw)) return raw;

@@ -1,4 +1,4 @@
-import type { Generated, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Selectable, Updateable } from 'kysely';
 import type { ClusterTables } from './schema-cluster.ts';
 
 /**
@@ -8,6 +8,8 @@ import type { ClusterTables } from './schema-cluster.ts';
 export interface Database extends ClusterTables {
   settings: SettingsTable;
   users: UsersTable;
+  user_recovery_codes: UserRecoveryCodesTable;
+  sso_handoffs: SsoHandoffsTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   groups: GroupsTable;
@@ -60,10 +62,40 @@ export interface SettingsTable {
 export interface UsersTable {
   id: Generated<number>;
   username: string;
+  /** Empty for a user created by single sign-on: no password matches it. */
   password_hash: string;
   role: string;
   created_at: number;
   updated_at: number;
+  /** The provider account the user is linked to (migration 0028). */
+  sso_issuer: ColumnType<string | null, string | null | undefined, string | null>;
+  sso_subject: ColumnType<string | null, string | null | undefined, string | null>;
+  /** TOTP: the sealed secret (SecretBox `totp-secrets`); enabled once the enrolment is confirmed. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_enabled_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The last accepted 30 s step: a code is never accepted twice. */
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
+  totp_failures: ColumnType<number, number | undefined, number>;
+  totp_failed_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** password, password+totp or sso. */
+  last_login_method: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface UserRecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  /** sha256 of the normalised code. */
+  code_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** One-time codes handing an SSO login to `monctl login --sso` (loopback redirect), hashed. */
+export interface SsoHandoffsTable {
+  code_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface ApiKeysTable {
@@ -86,6 +118,8 @@ export interface SessionsTable {
   csrf_token: string;
   created_at: number;
   expires_at: number;
+  /** How the session logged in: password, password+totp or sso (migration 0028). */
+  method: ColumnType<string, string | undefined, string>;
 }
 
 export interface GroupsTable {
@@ -308,6 +342,8 @@ export interface RoutesTable {
   request_headers: string | null;
   response_headers: string | null;
   host_header: string | null;
+  /** `auth: oidc` (migration 0028): JSON `{emails, domains, groups, sessionTtl}`; NULL otherwise. */
+  sso_rules: ColumnType<string | null, string | null | undefined, string | null>;
   preserve_host: Generated<number>;
   strip_prefix: Generated<number>;
 }

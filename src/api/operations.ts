@@ -13,6 +13,8 @@ import { statusSubscriberOperations } from './ops/status-subscribers.ts';
 import { systemOperations } from './ops/system.ts';
 import { testClockOperations } from './ops/test-clock.ts';
 import { tunnelOperations } from './ops/tunnel.ts';
+import { ssoOperations } from './ops/sso.ts';
+import { twoFactorOperations } from './ops/two-factor.ts';
 
 /**
  * Every operation of the API, by id. Each capability adds its own table in
@@ -34,6 +36,8 @@ export const operations = {
   ...pingOperations,
   ...testClockOperations,
   ...pingKeyOperations,
+  ...ssoOperations,
+  ...twoFactorOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -116,7 +116,15 @@ describe('credentials', () => {
     expect(res.headers.location).toBe('/api');
     const mine = await me(jar.header());
     expect(mine.status).toBe(200);
-    expect(mine.json()).toEqual({ username: 'uma', role: 'USER', via: 'session', keyId: null });
+    expect(mine.json()).toEqual({
+      username: 'uma',
+      role: 'USER',
+      via: 'session',
+      keyId: null,
+      login: 'password',
+      twoFactor: false,
+      sso: false,
+    });
     expectProblem(await send(d.url, 'GET', '/admin/api/users', { headers: jar.header() }), 403);
     const post = await send(d.url, 'POST', '/admin/api/users', {
       headers: { ...jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' },

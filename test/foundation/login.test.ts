@@ -94,7 +94,15 @@ describe('session login over real HTTP', () => {
 
     const me = await send(d.url, 'GET', '/api/me', { headers: jar.header() });
     expect(me.status).toBe(200);
-    expect(me.json()).toEqual({ username: 'admin', role: 'ADMIN', via: 'session', keyId: null });
+    expect(me.json()).toEqual({
+      username: 'admin',
+      role: 'ADMIN',
+      via: 'session',
+      keyId: null,
+      login: 'password',
+      twoFactor: false,
+      sso: false,
+    });
 
     // The pre-login cookie is not a session.
     const stale = await send(d.url, 'GET', '/api/me', { headers: { cookie: `JSESSIONID=${before}` } });

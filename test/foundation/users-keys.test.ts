@@ -24,7 +24,7 @@ describe('users and API keys endpoints', () => {
     const res = await post('/admin/api/users', { username: 'dave', password: 'dave-password-1', role: 'USER' });
     expect(res.status).toBe(200);
     const user = res.json();
-    expect(Object.keys(user).sort()).toEqual(['createdAt', 'id', 'role', 'updatedAt', 'username']);
+    expect(Object.keys(user).sort()).toEqual(['createdAt', 'id', 'lastLoginMethod', 'role', 'sso', 'twoFactor', 'updatedAt', 'username']);
     expect(user).toMatchObject({ id: expect.any(Number), username: 'dave', role: 'USER' });
     expect(user.createdAt).toMatch(DATE_TIME);
     expect(user.updatedAt).toMatch(DATE_TIME);

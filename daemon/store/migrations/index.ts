@@ -26,6 +26,7 @@ import * as alertEventsIncident from './0024-alert-events-incident.ts';
 import * as routePools from './0025-route-pools.ts';
 import * as statusCommunication from './0026-status-communication.ts';
 import * as statusCommunicationPods from './0027-status-communication-pods.ts';
+import * as identity from './0028-identity.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '0025-route-pools': routePools,
   '0026-status-communication': statusCommunication,
   '0027-status-communication-pods': statusCommunicationPods,
+  '0028-identity': identity,
 };
 
 export const migrationProvider: MigrationProvider = {

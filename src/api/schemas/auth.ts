@@ -13,8 +13,21 @@ export const Username = Type.String({
 });
 export const Password = Type.String({ minLength: 12, maxLength: 1024 });
 
+/** How a session logged in (docs/API.md#single-sign-on, #two-factor-login). */
+export const LOGIN_METHODS = ['password', 'password+totp', 'sso'] as const;
+export type LoginMethod = (typeof LOGIN_METHODS)[number];
+
 export const User = Type.Object(
-  { id: Id, username: Type.String(), role: Role, createdAt: DateTime, updatedAt: DateTime },
+  {
+    id: Id,
+    username: Type.String(),
+    role: Role,
+    twoFactor: Type.Boolean({ description: 'a TOTP second factor is enrolled (docs/API.md#two-factor-login)' }),
+    sso: Type.Boolean({ description: 'linked to an account of the OpenID provider (docs/API.md#single-sign-on)' }),
+    lastLoginMethod: Type.Union([StringEnum(LOGIN_METHODS), Type.Null()], { description: 'how the user last logged in; null: never' }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
   { title: 'User' },
 );
 export const UserCreate = Body({ username: Username, password: Password, role: Role }, 'UserCreate');
@@ -63,6 +76,11 @@ export const Me = Type.Object(
     role: Role,
     via: StringEnum(['session', 'api-key'] as const),
     keyId: Type.Union([Id, Type.Null()]),
+    login: Type.Union([StringEnum(LOGIN_METHODS), Type.Null()], {
+      description: 'a session: how it logged in (password, password+totp, sso); null for an API key',
+    }),
+    twoFactor: Type.Boolean({ description: 'the user has a TOTP second factor' }),
+    sso: Type.Boolean({ description: 'the user is linked to an account of the OpenID provider' }),
   },
   { title: 'Me' },
 );

@@ -1,0 +1,2 @@
+/** Operations of TOTP second factors (docs/API.md#two-factor-login). */
+export const twoFactorOperations = {} as const;
