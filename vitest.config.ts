@@ -14,6 +14,7 @@ export const POSTGRES_SUITES = [
   'test/notifiers/**/*.test.ts',
   'test/cluster/**/*.test.ts',
   'test/push/**/*.test.ts',
+  'test/identity/**/*.test.ts',
   'test/locations/private-network.test.ts',
   'test/security/auth-matrix.test.ts',
   'test/security/input-integrity.test.ts',
@@ -75,6 +76,8 @@ export const STORE_INDEPENDENT = [
   'test/notifiers/chat-channels.test.ts',
   'test/notifiers/pagers.test.ts',
   'test/notifiers/email.test.ts',
+  // Chromium through the OpenID provider: the sessions and users they write run on PostgreSQL in the other identity suites.
+  'test/identity/*-browser.test.ts',
 ];
 
 // Tests run real daemons and servers on loopback: generous timeouts, and at
