@@ -94,7 +94,14 @@ const bad = (code: string, detail: string, cause?: unknown) => new HttpError(400
 export async function completeSignIn(
   issuer: OidcIssuer,
   box: SecretBox,
-  callback: { url: URL; cookie: (name: string) => string | undefined; purpose: SignInPurpose; redirectUri: string; now?: number },
+  callback: {
+    url: URL;
+    cookie: (name: string) => string | undefined;
+    /** The purposes this callback serves (the daemon's takes login and cli). */
+    purposes: readonly SignInPurpose[];
+    redirectUri: string;
+    now?: number;
+  },
 ): Promise<{ identity: Identity; tx: SignInTransaction }> {
   const params = callback.url.searchParams;
   const state = params.get('state') ?? '';
@@ -109,7 +116,7 @@ export async function completeSignIn(
   const tx = JSON.parse(opened) as SignInTransaction;
   if (tx.state !== state) throw bad('sso-state', 'the state does not match the sign-in under way');
   if (tx.expiresAt < (callback.now ?? Date.now())) throw bad('sso-transaction', 'the sign-in took longer than 10 minutes: start again');
-  if (tx.purpose !== callback.purpose || tx.redirectUri !== callback.redirectUri)
+  if (!callback.purposes.includes(tx.purpose) || tx.redirectUri !== callback.redirectUri)
     throw bad('sso-transaction', 'the sign-in under way was started for another callback');
   if (params.has('error')) {
     const why = (params.get('error_description') ?? params.get('error') ?? '').slice(0, 200);
