@@ -77,6 +77,17 @@ export class MuxStream extends Duplex {
     this.#host.consumed(this);
   }
 
+  /**
+   * Every read returns credit too, not only _read: Node calls _read once and no more until the next
+   * push, and a _read that came while most of the window sat unread returned none. After a pause that
+   * let the peer use up its window, no push could come, and the stream stalled for good.
+   */
+  override read(size?: number): any {
+    const chunk = super.read(size);
+    if (chunk !== null) this.#host.consumed(this);
+    return chunk;
+  }
+
   override _destroy(error: Error | null, done: (err: Error | null) => void): void {
     if (this.#idle) clearTimeout(this.#idle);
     const pending = this.pending;
