@@ -13,7 +13,6 @@ export interface SessionView {
   csrfToken: string;
 }
 
-
 /**
  * The bar above Swagger UI: who is logged in with a logout form (POST /logout
  * with the CSRF token), or a link to /login (which returns to /api). The

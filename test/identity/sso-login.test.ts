@@ -176,20 +176,28 @@ describe('single sign-on at the daemon login', () => {
       expect(code(await send(d.url, 'GET', callback), 400)).toBe('sso-transaction');
     });
 
-    for (const [name, tamper] of [
-      ['a mismatched nonce', (c: Record<string, unknown>) => ({ claims: { ...c, nonce: 'not-the-nonce-of-this-sign-in' } })],
-      ['an ID token signed by another key', (c: Record<string, unknown>) => ({ claims: c, key: 'foreign' as const })],
+    const now = () => Math.floor(Date.now() / 1000);
+    for (const [name, why, tamper] of [
       [
-        'an expired ID token',
-        (c: Record<string, unknown>) => ({ claims: { ...c, iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 } }),
+        'a mismatched nonce',
+        /"nonce" claim/,
+        (c: Record<string, unknown>) => ({ claims: { ...c, nonce: 'not-the-nonce-of-this-sign-in' } }),
       ],
+      [
+        'an ID token signed by another key',
+        /signature verification failed/,
+        (c: Record<string, unknown>) => ({ claims: c, key: 'foreign' as const }),
+      ],
+      ['an expired ID token', /"exp"/, (c: Record<string, unknown>) => ({ claims: { ...c, iat: now() - 7200, exp: now() - 3600 } })],
     ] as const) {
-      it(`${name}`, async () => {
+      it(name, async () => {
         const { jar, callback } = await beginAt(d, 'alice');
         provider.tamper(tamper);
         try {
           const res = await send(d.url, 'GET', callback, { headers: jar.header() });
-          expect(code(res, 400)).toBe('sso-id-token');
+          const problem = expectProblem(res, 400, CALLBACK);
+          expect(problem.type).toBe('urn:monctl:problem:sso-id-token');
+          expect(problem.detail).toMatch(why);
           expect([res.headers['set-cookie']].flat().some((c) => String(c).startsWith('JSESSIONID='))).toBe(false);
         } finally {
           provider.tamper(undefined);
@@ -237,7 +245,9 @@ describe('single sign-on at the daemon login', () => {
     it('an unknown user gets 403; a user created beforehand under the same username is linked and signs in', async () => {
       const unknown = await signIn(strict, 'bob');
       expect(expectProblem(unknown.res, 403).type).toBe('urn:monctl:problem:sso-no-user');
-      await strict.admin.call(operations.createUser, { body: { username: 'alice@example.com', password: 'alice-password-1', role: 'USER' } });
+      await strict.admin.call(operations.createUser, {
+        body: { username: 'alice@example.com', password: 'alice-password-1', role: 'USER' },
+      });
       const { res, jar } = await signIn(strict, 'alice');
       expect(res.status, res.text).toBe(302);
       expect(await me(strict, jar)).toMatchObject({ username: 'alice@example.com', login: 'sso', sso: true, role: 'ADMIN' });
