@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../helpers/browser.ts';
+import { openChromiumInTemp, type TestBrowser } from '../helpers/browser.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 
@@ -13,7 +10,6 @@ describe('single sign-on in Chromium', () => {
   let provider: TestOidcProvider;
   let d: TestDaemon;
   let browser: TestBrowser;
-  let profile: string;
   beforeAll(async () => {
     provider = await startOidcProvider({ clientSecret: SECRET });
     d = await startDaemon({
@@ -21,12 +17,10 @@ describe('single sign-on in Chromium', () => {
       env: { MONCTL_OIDC_CLIENT_SECRET: SECRET, MONCTL_OIDC_ROLES: 'monctl-admins=ADMIN', MONCTL_OIDC_NAME: 'Example ID' },
     });
     provider.allowRedirect(`${d.url}/login/sso/callback`);
-    profile = mkdtempSync(join(tmpdir(), 'monctl-chromium-'));
-    browser = await openChromium(profile);
+    browser = await openChromiumInTemp();
   });
   afterAll(async () => {
     await browser?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
     await d?.stop();
     await provider?.stop();
   });
