@@ -59,13 +59,15 @@ describe('single sign-on at the daemon login', () => {
   let down: TestDaemon;
   /** No --oidc-issuer. */
   let plain: TestDaemon;
+  /** --public-url https://monctl.example.test: reached through a proxy, as far as it knows. */
+  let proxied: TestDaemon;
 
   beforeAll(async () => {
     provider = await startOidcProvider({ users, clientSecret: SECRET });
     const sso = ['--oidc-issuer', provider.issuer, '--oidc-client-id', 'monctl', '--oidc-scopes', 'openid,email,profile,groups'];
     const env = { MONCTL_OIDC_CLIENT_SECRET: SECRET };
     const deadIssuer = `http://127.0.0.1:${await freePort()}`;
-    [d, strict, down, plain] = await Promise.all([
+    [d, strict, down, plain, proxied] = await Promise.all([
       startDaemon({ args: [...sso, '--oidc-roles', 'monctl-admins=ADMIN', '--oidc-name', 'Example ID'], env }),
       startDaemon({
         args: [...sso, '--oidc-users', 'existing', '--oidc-roles', 'monctl-admins=ADMIN,ops=USER', '--oidc-default-role', 'none'],
@@ -73,12 +75,13 @@ describe('single sign-on at the daemon login', () => {
       }),
       startDaemon({ args: ['--oidc-issuer', deadIssuer, '--oidc-client-id', 'monctl'], env }),
       startDaemon(),
+      startDaemon({ args: [...sso, '--public-url', 'https://monctl.example.test/'], env }),
     ]);
     provider.allowRedirect(`${d.url}${CALLBACK}`);
     provider.allowRedirect(`${strict.url}${CALLBACK}`);
   });
   afterAll(async () => {
-    await Promise.all([d?.stop(), strict?.stop(), down?.stop(), plain?.stop()]);
+    await Promise.all([d?.stop(), strict?.stop(), down?.stop(), plain?.stop(), proxied?.stop()]);
     await provider?.stop();
   });
 
@@ -145,6 +148,25 @@ describe('single sign-on at the daemon login', () => {
       });
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe('/login?error');
+    }
+  });
+
+  it("the redirect URI is --public-url's when set (its cookie then Secure), else the origin the request came to", async () => {
+    const behind = await send(proxied.url, 'GET', '/login/sso');
+    expect(behind.status, behind.text).toBe(302);
+    expect(new URL(String(behind.headers.location)).searchParams.get('redirect_uri')).toBe(
+      'https://monctl.example.test/login/sso/callback',
+    );
+    const cookie = String([behind.headers['set-cookie']].flat()[0]);
+    expect(cookie).toMatch(/^monctl_sso_[\w-]{16}=v1:/);
+    expect(cookie).toMatch(/; Path=\/login\/sso\/callback; HttpOnly; SameSite=Lax; Max-Age=600; Secure$/);
+
+    const direct = await send(d.url, 'GET', '/login/sso', { headers: { host: 'LocalHost:8123' } });
+    expect(new URL(String(direct.headers.location)).searchParams.get('redirect_uri')).toBe('http://localhost:8123/login/sso/callback');
+    expect(String([direct.headers['set-cookie']].flat()[0])).not.toMatch(/Secure/);
+    for (const host of ['evil.test/path', 'a b', 'evil.test@127.0.0.1', `${'a'.repeat(70)}.test`]) {
+      const bad = await send(d.url, 'GET', '/login/sso', { headers: { host } });
+      expect(expectProblem(bad, 400).errors, host).toEqual([{ field: 'Host', message: expect.any(String) }]);
     }
   });
 
