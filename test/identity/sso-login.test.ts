@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { CookieJar, expectProblem, send, sendJson, type WireResponse } from '../helpers/http.ts';
+import { CookieJar, expectProblem, send, sendJson, until, type WireResponse } from '../helpers/http.ts';
 import { DEFAULT_USERS, type OidcTestUser, signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 
 const CALLBACK = '/login/sso/callback';
@@ -94,9 +94,14 @@ describe('single sign-on at the daemon login', () => {
   });
 
   it('alice signs in: created as alice@example.com, ADMIN from her group, a session with method sso whose CSRF token works', async () => {
-    const { res, jar } = await signIn(d, 'alice');
+    const { res, jar, callback } = await signIn(d, 'alice');
     expect(res.status, res.text).toBe(302);
     expect(res.headers.location).toBe('/api');
+    await until(() => d.logs.some((l) => l.msg === 'sso login' && l.username === 'alice@example.com'));
+    // The code, the state and the session never reach the log.
+    const logs = JSON.stringify(d.logs) + d.stderr();
+    const sent = new URL(callback, d.url).searchParams;
+    for (const secret of [sent.get('code')!, sent.get('state')!, jar.cookies.get('JSESSIONID')!]) expect(logs).not.toContain(secret);
     const cookies = [res.headers['set-cookie']].flat().map(String);
     expect(cookies.find((c) => c.startsWith('JSESSIONID='))).toMatch(/HttpOnly; SameSite=Lax/);
     // The transaction cookie is cleared: the sign-in cannot be finished twice from this browser.
@@ -220,6 +225,7 @@ describe('single sign-on at the daemon login', () => {
           const problem = expectProblem(res, 400, CALLBACK);
           expect(problem.type).toBe('urn:monctl:problem:sso-id-token');
           expect(problem.detail).toMatch(why);
+          await until(() => d.logs.some((l) => l.msg === 'sso refused' && l.code === 'sso-id-token' && why.test(String(l.reason))));
           expect([res.headers['set-cookie']].flat().some((c) => String(c).startsWith('JSESSIONID='))).toBe(false);
         } finally {
           provider.tamper(undefined);
