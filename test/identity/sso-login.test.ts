@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
@@ -43,6 +44,18 @@ async function csrfOfSession(d: TestDaemon, jar: CookieJar): Promise<string> {
   const token = /<meta name="monctl-csrf" content="([^"]+)">/.exec(page.text)?.[1];
   if (!token) throw new Error(`no CSRF token on /api:\n${page.text.slice(0, 500)}`);
   return token;
+}
+
+/** An event stream held open: its status, and a promise that settles when the daemon ends it. */
+function openStream(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; ended: Promise<void> }> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { ...headers, accept: 'text/event-stream' }, agent: false }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, ended: new Promise((done) => res.once('close', () => done())) });
+    });
+    req.once('error', reject).end();
+  });
 }
 
 const me = async (d: TestDaemon, jar: CookieJar) => (await send(d.url, 'GET', '/api/me', { headers: jar.header() })).json();
@@ -124,21 +137,28 @@ describe('single sign-on at the daemon login', () => {
     expect(await me(d, jar)).toMatchObject({ username: 'bob@example.com', login: 'sso', role: 'USER' });
   });
 
-  it('re-evaluates the role at each login: bob joins monctl-admins at the provider and is ADMIN at his next sign-in', async () => {
+  it('re-evaluates the role at each login: bob joins monctl-admins and is ADMIN at his next sign-in, and leaves it', async () => {
     const before = (await d.admin.call(operations.listUsers, {})).filter((u) => u.username === 'bob@example.com');
-    users.find((u) => u.login === 'bob')!.groups = ['ops', 'monctl-admins'];
+    const bob = users.find((u) => u.login === 'bob')!;
+    bob.groups = ['ops', 'monctl-admins'];
+    let admin: CookieJar;
     try {
       const { res, jar } = await signIn(d, 'bob');
       expect(res.status, res.text).toBe(302);
       expect(await me(d, jar)).toMatchObject({ username: 'bob@example.com', role: 'ADMIN' });
+      admin = jar;
     } finally {
-      users.find((u) => u.login === 'bob')!.groups = ['ops'];
+      bob.groups = ['ops'];
     }
     const after = (await d.admin.call(operations.listUsers, {})).filter((u) => u.username === 'bob@example.com');
     expect(after.map((u) => u.id)).toEqual(before.map((u) => u.id));
-    // And back to USER once the group is gone.
+    // An ADMIN stream of the first session ends when the next sign-in demotes bob.
+    const stream = await openStream(d.url, '/admin/sse/topology', admin.header());
+    expect(stream.status).toBe(200);
     const { jar } = await signIn(d, 'bob');
     expect((await me(d, jar)).role).toBe('USER');
+    await stream.ended;
+    expect((await send(d.url, 'GET', '/admin/sse/topology', { headers: admin.header() })).status).toBe(403);
   });
 
   it('a user made by single sign-on has no password: the password login fails as for a wrong one', async () => {
