@@ -2,15 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import { readForm } from '../http/body.ts';
-import { readCookie, sessionCookie } from '../http/cookies.ts';
-import { pageHeaders } from '../http/page-headers.ts';
+import { sessionCookie } from '../http/cookies.ts';
 import type { RouterLike } from '../http/router-like.ts';
-import { loginPage } from './login-page.ts';
+import { csrfOfRequest, sendLoginPage } from './login-form.ts';
+import { ssoButtonOf } from './oidc/login-routes.ts';
 import { DUMMY_HASH, verifyPassword } from './passwords.ts';
 import { SESSION_COOKIE, tokensEqual } from './sessions.ts';
-
-/** The login form has no script at all: nothing but its inline style and posting to itself. */
-const LOGIN_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function redirect(res: ServerResponse, location: string, cookie?: string): void {
   const headers: Record<string, string> = { Location: location, 'Cache-Control': 'no-store' };
@@ -26,29 +23,14 @@ export function loginRoutes(ctx: DaemonContext) {
   const { sessions } = ctx;
 
   /** The CSRF token that belongs to this request's cookie, whether logged in or not. */
-  async function csrfFor(req: IncomingMessage): Promise<{ sessionId: string | undefined; csrf: string | undefined; hash?: string }> {
-    const sessionId = readCookie(req, SESSION_COOKIE);
-    if (!sessionId) return { sessionId, csrf: undefined };
-    const live = await sessions.find(sessionId);
-    if (live) return { sessionId, csrf: live.csrfToken, hash: live.idHash };
-    return { sessionId, csrf: sessions.preLoginCsrf(sessionId) };
-  }
+  const csrfFor = (req: IncomingMessage) => csrfOfRequest(sessions, req);
 
   return (router: RouterLike) => {
     router.get('/login', async (req, res) => {
-      let { sessionId, csrf } = await csrfFor(req);
-      let cookie: string | undefined;
-      if (!sessionId || !csrf) {
-        sessionId = sessions.newId();
-        csrf = sessions.preLoginCsrf(sessionId);
-        cookie = sessionCookie(SESSION_COOKIE, sessionId);
-      }
       const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
       const notice = query.has('error') ? 'error' : query.has('logout') ? 'logout' : query.has('throttled') ? 'throttled' : undefined;
-      const html = loginPage(csrf, notice, { passwordForm: ctx.config.identity.passwordLogin });
-      const headers: Record<string, string | number> = { ...pageHeaders(LOGIN_CSP), 'Content-Length': Buffer.byteLength(html) };
-      if (cookie) headers['Set-Cookie'] = cookie;
-      res.writeHead(200, headers).end(html);
+      const options = { passwordForm: ctx.config.identity.passwordLogin, sso: ssoButtonOf(ctx, query.get('return')) };
+      await sendLoginPage(sessions, req, res, { notice, options });
     });
 
     router.post('/login', async (req, res) => {
@@ -68,7 +50,8 @@ export function loginRoutes(ctx: DaemonContext) {
         });
       }
       const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
-      const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+      // A user created by single sign-on has no password: it is compared like a missing user, so timing tells nothing.
+      const ok = (await verifyPassword(password, user?.password_hash || DUMMY_HASH)) && Boolean(user?.password_hash);
       if (!user || !ok) {
         ctx.loginThrottle.fail(username);
         ctx.log.info({ username: username.slice(0, 64) }, 'login failed');

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../util/escape-html.ts';
 import { EXPLORER_SCRIPT_PATH } from './explorer-script.ts';
 
 /**
@@ -11,9 +12,6 @@ export interface SessionView {
   role: string;
   csrfToken: string;
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * The bar above Swagger UI: who is logged in with a logout form (POST /logout

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 
 /** The Debian Chromium, started headless with everything that phones home switched off. */
@@ -48,6 +51,18 @@ export async function openChromium(userDataDir: string): Promise<TestBrowser> {
     return route.abort();
   });
   return { context, requests, offLoopback, close: () => context.close() };
+}
+
+/** openChromium with a profile in a new temp dir, which close() removes. */
+export async function openChromiumInTemp(): Promise<TestBrowser> {
+  const profile = mkdtempSync(join(tmpdir(), 'monctl-chromium-'));
+  try {
+    const browser = await openChromium(profile);
+    return { ...browser, close: () => browser.close().finally(() => rmSync(profile, { recursive: true, force: true })) };
+  } catch (err) {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /** Debian's Chromium with a DevTools port for Lighthouse; resolves with the port once it listens. */

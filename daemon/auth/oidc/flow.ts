@@ -172,6 +172,13 @@ export function refusalOf(err: unknown): HttpError {
   if (e.name === 'ResponseBodyError' || e.error)
     return bad('sso-code', `the provider refused the code: ${e.error ?? ''} ${e.message ?? ''}`.trim(), err);
   if (e.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || e.name === 'OperationProcessingError' || e.code?.startsWith('OAUTH_'))
-    return bad('sso-id-token', `the provider's answer failed verification: ${e.message ?? e.code}`, err);
+    return bad('sso-id-token', `the provider's answer failed verification: ${e.message ?? e.code}${causeOf(err)}`, err);
   return bad('sso-code', `the sign-in could not be completed: ${e.message ?? String(err)}`, err);
+}
+
+/** What openid-client's error names beneath its message: the claim that failed (nonce, exp), or the signature. */
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: { claim?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.claim === 'string') return ` (the ${cause.claim} claim)`;
+  return typeof cause?.message === 'string' ? ` (${cause.message.slice(0, 200)})` : '';
 }

@@ -1,0 +1,28 @@
+/** Where a sign-in lands when it was given no usable return path. */
+export const DEFAULT_RETURN = '/api';
+
+const MAX_LENGTH = 1024;
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/**
+ * The `return` parameter of a sign-in if it is a path on this origin, else
+ * DEFAULT_RETURN: it must start with one `/` (not `//` nor `/\`, which
+ * browsers read as another host), hold no backslash, control character or
+ * whitespace that a browser would drop, and be short. It is then resolved
+ * against a placeholder origin and must stay on it, so nothing a URL parser
+ * normalises can lead elsewhere. An open redirect would turn the daemon's
+ * login into a phishing step.
+ */
+export function safeReturnPath(raw: string | null | undefined): string {
+  if (!raw || raw.length > MAX_LENGTH) return DEFAULT_RETURN;
+  if (raw[0] !== '/' || raw[1] === '/' || raw.includes('\\') || CONTROL.test(raw) || /\s/.test(raw)) return DEFAULT_RETURN;
+  const base = 'http://return.invalid';
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    return DEFAULT_RETURN;
+  }
+  if (url.origin !== base) return DEFAULT_RETURN;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
