@@ -51,6 +51,8 @@ export class OidcIssuer {
       ...(insecureAllowed(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
     });
     config.timeout = TIMEOUT_SECONDS;
+    // The ID token's signature is checked against the provider's keys on every grant, not only its claims.
+    client.enableNonRepudiationChecks(config);
     this.#log.info({ issuer }, 'OpenID provider discovered');
     return config;
   }
