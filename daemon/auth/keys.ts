@@ -10,7 +10,15 @@ import { toApiKey } from './mappers.ts';
 /** The row of a new API key (its name is checked free by the caller); sign it with `ctx.keys.sign`. */
 export function insertApiKey(
   db: Kysely<Database>,
-  key: { name: string; role: Role; createdBy: string; creatorId: number | null; routeIds: number[] | null; expiresAt: number | null; now: number },
+  key: {
+    name: string;
+    role: Role;
+    createdBy: string;
+    creatorId: number | null;
+    routeIds: number[] | null;
+    expiresAt: number | null;
+    now: number;
+  },
 ): Promise<ApiKeyRow> {
   return db
     .insertInto('api_keys')

@@ -31,7 +31,7 @@ export const cliSsoHandlers: Handlers = {
 
   async redeemSsoHandoff({ ctx, body }) {
     ssoOff(ctx);
-    const now = Date.now();
+    const now = ctx.clock.now();
     // Deleting is the consumption: of two requests with one code, one gets the row.
     const row = await ctx.db
       .deleteFrom('sso_handoffs')
@@ -42,7 +42,12 @@ export const cliSsoHandlers: Handlers = {
       throw new HttpError(400, 'sso-handoff', 'this sign-in code is unknown, used or expired: run monctl login --sso again');
     const user = await ctx.db.selectFrom('users').select(['id', 'username', 'role']).where('id', '=', row.user_id).executeTakeFirst();
     if (!user) throw new HttpError(400, 'sso-handoff', 'the user of this sign-in code no longer exists');
-    return createCliKey(ctx, { id: user.id, username: user.username, role: user.role as SsoUser['role'], roleChanged: false }, body.host, now);
+    return createCliKey(
+      ctx,
+      { id: user.id, username: user.username, role: user.role as SsoUser['role'], roleChanged: false },
+      body.host,
+      now,
+    );
   },
 };
 
@@ -80,7 +85,7 @@ export async function finishCliSignIn(ctx: DaemonContext, tx: SignInTransaction,
   const loopback = loopbackOf(tx.extra);
   if (!loopback) throw new HttpError(400, 'sso-transaction', 'the sign-in under way names no loopback port of the CLI');
   if (user.roleChanged) ctx.streams.changed();
-  const now = Date.now();
+  const now = ctx.clock.now();
   const code = randomBytes(32).toString('base64url');
   await ctx.db.deleteFrom('sso_handoffs').where('expires_at', '<', now).execute();
   await ctx.db

@@ -23,10 +23,14 @@ export function ssoOff(ctx: DaemonContext): OidcIssuer {
 }
 
 /** Starts the device authorization grant at the provider, with the daemon's client credentials. */
-export async function startDevice(ctx: DaemonContext, now = Date.now()) {
+export async function startDevice(ctx: DaemonContext, now = ctx.clock.now()) {
   const issuer = ssoOff(ctx);
   if (!(await issuer.supportsDeviceGrant()))
-    throw new HttpError(409, 'sso-no-device-grant', 'the OpenID provider offers no device authorization grant: use the loopback sign-in (monctl login --sso --no-device)');
+    throw new HttpError(
+      409,
+      'sso-no-device-grant',
+      'the OpenID provider offers no device authorization grant: use the loopback sign-in (monctl login --sso --no-device)',
+    );
   const config = await issuer.configuration();
   let grant: client.DeviceAuthorizationResponse;
   try {
@@ -71,7 +75,7 @@ function throttled(key: string, handle: DeviceHandle, now: number, interval: num
 export async function pollDevice(
   ctx: DaemonContext,
   body: { handle: string; host?: string },
-  now = Date.now(),
+  now = ctx.clock.now(),
 ): Promise<CliLogin | { status: 'pending' | 'slow_down' }> {
   const issuer = ssoOff(ctx);
   const opened = boxFor(ctx.installSecret, 'sso-transactions').open(body.handle);
@@ -94,7 +98,8 @@ export async function pollDevice(
     nextPoll.delete(key);
     if (code === 'expired_token') throw new HttpError(400, 'sso-expired', 'the device sign-in expired before it was approved: start again');
     if (code === 'access_denied') throw new HttpError(403, 'sso-denied', 'the sign-in was refused at the provider');
-    if (code === 'invalid_grant') throw new HttpError(400, 'sso-handle', 'the provider does not know this device sign-in (used already?): start again');
+    if (code === 'invalid_grant')
+      throw new HttpError(400, 'sso-handle', 'the provider does not know this device sign-in (used already?): start again');
     throw refusalOf(err);
   }
   nextPoll.delete(key);

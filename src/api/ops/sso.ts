@@ -42,7 +42,7 @@ export const ssoOperations = {
     access: 'public',
     summary: 'Exchange a loopback sign-in code for an API key',
     description:
-      'The one-time code the daemon handed to the CLI\'s loopback port after a browser sign-in: valid for 2 minutes, once. ' +
+      "The one-time code the daemon handed to the CLI's loopback port after a browser sign-in: valid for 2 minutes, once. " +
       'A wrong, used or expired code: 400 `sso-handoff`.',
     body: SsoHandoff,
     response: SsoCliLogin,

@@ -9,7 +9,9 @@ export const SsoDevice = Type.Object(
   {
     userCode: Type.String({ description: 'the code the user confirms at the provider' }),
     verificationUri: Type.String(),
-    verificationUriComplete: Type.Union([Type.String(), Type.Null()], { description: 'the URL with the code in it, if the provider gives one' }),
+    verificationUriComplete: Type.Union([Type.String(), Type.Null()], {
+      description: 'the URL with the code in it, if the provider gives one',
+    }),
     expiresIn: Type.Integer({ description: 'seconds' }),
     interval: Type.Integer({ description: 'seconds to wait between polls' }),
     handle: Type.String({ description: 'the grant, sealed by the daemon: send it to poll' }),
@@ -17,10 +19,7 @@ export const SsoDevice = Type.Object(
   { title: 'SsoDevice' },
 );
 
-export const SsoDevicePoll = Body(
-  { handle: Type.String({ minLength: 1, maxLength: 4096 }), host: Host },
-  'SsoDevicePoll',
-);
+export const SsoDevicePoll = Body({ handle: Type.String({ minLength: 1, maxLength: 4096 }), host: Host }, 'SsoDevicePoll');
 
 export const SsoHandoff = Body({ code: Type.String({ minLength: 1, maxLength: 128 }), host: Host }, 'SsoHandoff');
 
