@@ -123,6 +123,8 @@ describe('device grant', () => {
     } finally {
       provider.tamper(undefined);
     }
+    // The provider gave its tokens once: the grant is spent, not open for another try.
+    expect(expectProblem(await post('/api/auth/sso/device/token', { handle }), 400).type).toBe('urn:monctl:problem:sso-handle');
   });
 });
 

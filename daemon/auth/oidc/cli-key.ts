@@ -19,7 +19,9 @@ export interface CliLogin {
  */
 export async function createCliKey(ctx: DaemonContext, user: SsoUser, host: string | undefined, now = Date.now()): Promise<CliLogin> {
   if (user.roleChanged) ctx.streams.changed();
-  const base = `monctl ${user.username}@${host ?? 'sso'} ${new Date(now).toISOString().slice(0, 19)}`;
+  // At most 98 characters with the suffix below: within what `monctl keys` and the API take as a key name.
+  const who = `${user.username}@${host ?? 'sso'}`.slice(0, 64);
+  const base = `monctl ${who} ${new Date(now).toISOString().slice(0, 19)}`;
   const row = await ctx.db.transaction().execute(async (trx) => {
     const taken = await trx.selectFrom('api_keys').select('id').where('name', '=', base).executeTakeFirst();
     // Two logins within one second from one host: the second key's name gets a suffix rather than a 409.
