@@ -1,23 +1,24 @@
 import type { IncomingMessage } from 'node:http';
 import { invalidField } from '../../../src/errors.ts';
-import type { DaemonContext } from '../../context.ts';
-import { overTls } from '../../http/https-redirect.ts';
 
-/** The path of the daemon's SSO callback: registered at the provider as `<public URL>/login/sso/callback`. */
+/** The daemon's callback of single sign-on, to register at the provider as `<origin>/login/sso/callback`. */
 export const CALLBACK_PATH = '/login/sso/callback';
 
-const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 /**
- * The redirect URI of the daemon's sign-ins: under `--public-url` when set
- * (behind a proxy), else the origin this request came to. The provider
- * accepts only registered redirect URIs, and the callback compares it with
- * the one sealed in the transaction, so a forged Host leads nowhere.
+ * The redirect URI of the daemon's sign-ins. With `--public-url` it is that
+ * URL's (the one registered at the provider, whatever proxy is in between);
+ * without it, the origin the browser used: the scheme of the API listener
+ * (https with --tls-cert) and the request's Host (`:authority` on HTTP/2),
+ * which must be a plain host name or address with an optional port. A forged
+ * Host gains nothing: the provider accepts only the registered redirect URIs,
+ * and the transaction cookie binds the callback to the URI the sign-in began with.
  */
-export function callbackUrl(ctx: DaemonContext, req: IncomingMessage): string {
-  const base = ctx.config.publicUrl?.replace(/\/+$/, '');
-  if (base) return `${base}${CALLBACK_PATH}`;
-  const host = req.headers.host ?? '';
-  if (!HOST.test(host)) throw invalidField('Host', 'the Host header is not a host name');
-  return `${overTls(req) ? 'https' : 'http'}://${host.toLowerCase()}${CALLBACK_PATH}`;
+export function callbackUrl(req: IncomingMessage, config: { publicUrl?: string; tls?: unknown }): string {
+  if (config.publicUrl) return `${config.publicUrl.replace(/\/+$/, '')}${CALLBACK_PATH}`;
+  const raw = req.headers[':authority'] ?? req.headers.host;
+  const host = (Array.isArray(raw) ? raw[0] : raw)?.toLowerCase() ?? '';
+  if (host.length > 300 || !HOST.test(host)) throw invalidField('Host', 'must be a host name or address, with an optional port');
+  return `${config.tls ? 'https' : 'http'}://${host}${CALLBACK_PATH}`;
 }

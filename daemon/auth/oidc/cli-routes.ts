@@ -66,7 +66,7 @@ export function cliSsoRoutes(ctx: DaemonContext) {
       }
       const { url, tx, sealed } = await beginSignIn(issuer, boxFor(ctx.installSecret, 'sso-transactions'), {
         purpose: 'cli',
-        redirectUri: callbackUrl(ctx, req),
+        redirectUri: callbackUrl(req, ctx.config),
         returnTo: '/',
         extra: { port, state },
       });
@@ -78,13 +78,13 @@ export function cliSsoRoutes(ctx: DaemonContext) {
 
 /**
  * The end of a loopback sign-in of `monctl login --sso` (a transaction with purpose `cli`), called by the
- * daemon's SSO callback (login-routes.ts) once the user is signed in: a one-time code, stored hashed for
+ * daemon's SSO callback (login-routes.ts, which ends open streams on a role change) once the user is
+ * signed in: a one-time code, stored hashed for
  * 2 minutes, goes to the CLI's loopback port, where the CLI exchanges it (POST /api/auth/sso/handoff).
  */
 export async function finishCliSignIn(ctx: DaemonContext, tx: SignInTransaction, user: SsoUser, res: ServerResponse): Promise<void> {
   const loopback = loopbackOf(tx.extra);
   if (!loopback) throw new HttpError(400, 'sso-transaction', 'the sign-in under way names no loopback port of the CLI');
-  if (user.roleChanged) ctx.streams.changed();
   const now = ctx.clock.now();
   const code = randomBytes(32).toString('base64url');
   await ctx.db.deleteFrom('sso_handoffs').where('expires_at', '<', now).execute();

@@ -46,13 +46,11 @@ export class OidcIssuer {
   async #discover(): Promise<client.Configuration> {
     const { issuer, clientId, clientSecret } = this.settings;
     const auth = clientSecret ? client.ClientSecretPost(clientSecret) : client.None();
-    const config = await client.discovery(new URL(issuer), clientId, undefined, auth, {
-      timeout: TIMEOUT_SECONDS,
-      ...(insecureAllowed(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
-    });
+    // ID tokens are verified against the provider's published keys too, not only trusted for arriving over
+    // TLS from the token endpoint (openid-client's default): a token signed by any other key is refused.
+    const execute = [client.enableNonRepudiationChecks, ...(insecureAllowed(issuer) ? [client.allowInsecureRequests] : [])];
+    const config = await client.discovery(new URL(issuer), clientId, undefined, auth, { timeout: TIMEOUT_SECONDS, execute });
     config.timeout = TIMEOUT_SECONDS;
-    // The ID token's signature is checked against the provider's keys on every grant, not only its claims.
-    client.enableNonRepudiationChecks(config);
     this.#log.info({ issuer }, 'OpenID provider discovered');
     return config;
   }
