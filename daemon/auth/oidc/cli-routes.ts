@@ -8,7 +8,7 @@ import { boxFor } from '../secret-box.ts';
 import { callbackUrl } from './callback-url.ts';
 import { createCliKey } from './cli-key.ts';
 import { pollDevice, ssoOff, startDevice } from './device-grant.ts';
-import { beginSignIn, type SignInTransaction, transactionCookie } from './flow.ts';
+import { beginSignIn, clearTransactionCookie, type SignInTransaction, transactionCookie } from './flow.ts';
 import type { SsoUser } from './users.ts';
 
 /** A hand-off code must be exchanged within this time. */
@@ -42,12 +42,7 @@ export const cliSsoHandlers: Handlers = {
       throw new HttpError(400, 'sso-handoff', 'this sign-in code is unknown, used or expired: run monctl login --sso again');
     const user = await ctx.db.selectFrom('users').select(['id', 'username', 'role']).where('id', '=', row.user_id).executeTakeFirst();
     if (!user) throw new HttpError(400, 'sso-handoff', 'the user of this sign-in code no longer exists');
-    return createCliKey(
-      ctx,
-      { id: user.id, username: user.username, role: user.role as SsoUser['role'], roleChanged: false },
-      body.host,
-      now,
-    );
+    return createCliKey(ctx, { id: user.id, username: user.username, role: user.role as SsoUser['role'], roleChanged: false }, body.host);
   },
 };
 
@@ -79,8 +74,8 @@ export function cliSsoRoutes(ctx: DaemonContext) {
 /**
  * The end of a loopback sign-in of `monctl login --sso` (a transaction with purpose `cli`), called by the
  * daemon's SSO callback (login-routes.ts, which ends open streams on a role change) once the user is
- * signed in: a one-time code, stored hashed for
- * 2 minutes, goes to the CLI's loopback port, where the CLI exchanges it (POST /api/auth/sso/handoff).
+ * signed in: a one-time code, stored hashed for 2 minutes, goes to the CLI's loopback port, where the
+ * CLI exchanges it (POST /api/auth/sso/handoff). The transaction's cookie is cleared: it was used.
  */
 export async function finishCliSignIn(ctx: DaemonContext, tx: SignInTransaction, user: SsoUser, res: ServerResponse): Promise<void> {
   const loopback = loopbackOf(tx.extra);
@@ -95,5 +90,5 @@ export async function finishCliSignIn(ctx: DaemonContext, tx: SignInTransaction,
   const target = new URL(`http://127.0.0.1:${loopback.port}/callback`);
   target.searchParams.set('code', code);
   target.searchParams.set('state', loopback.state);
-  res.writeHead(302, { Location: target.href, 'Cache-Control': 'no-store' }).end();
+  res.writeHead(302, { Location: target.href, 'Cache-Control': 'no-store', 'Set-Cookie': clearTransactionCookie(tx) }).end();
 }

@@ -104,5 +104,5 @@ export async function pollDevice(
   }
   nextPoll.delete(key);
   const user = await signInUser(ctx.db, issuer.settings, await identityFrom(issuer, config, tokens));
-  return createCliKey(ctx, user, body.host, now);
+  return createCliKey(ctx, user, body.host);
 }
