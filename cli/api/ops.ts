@@ -112,6 +112,9 @@ const table = {
   listPingKeys: { id: 'listPingKeys', method: 'GET', path: '/admin/api/ping-keys' },
   createPingKey: { id: 'createPingKey', method: 'POST', path: '/admin/api/ping-keys' },
   deletePingKey: { id: 'deletePingKey', method: 'DELETE', path: '/admin/api/ping-keys/{id}' },
+  startSsoDevice: { id: 'startSsoDevice', method: 'POST', path: '/api/auth/sso/device' },
+  pollSsoDevice: { id: 'pollSsoDevice', method: 'POST', path: '/api/auth/sso/device/token' },
+  redeemSsoHandoff: { id: 'redeemSsoHandoff', method: 'POST', path: '/api/auth/sso/handoff' },
 } as const satisfies Light;
 
 /** Typed as the declarations, so that `client.call(ops.x, …)` checks its input and answer. */

@@ -1,8 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { Role } from '../../src/api/schemas/auth.ts';
 import { conflict, invalidField, notFound } from '../../src/errors.ts';
 import { parseDateTime } from '../../src/time.ts';
 import type { Handlers } from '../http/bind.ts';
+import type { ApiKeyRow, Database } from '../store/schema.ts';
 import { adminKeyHolder } from './admin-key-file.ts';
 import { toApiKey } from './mappers.ts';
+
+/** The row of a new API key (its name is checked free by the caller); sign it with `ctx.keys.sign`. */
+export function insertApiKey(
+  db: Kysely<Database>,
+  key: {
+    name: string;
+    role: Role;
+    createdBy: string;
+    creatorId: number | null;
+    routeIds: number[] | null;
+    expiresAt: number | null;
+    now: number;
+  },
+): Promise<ApiKeyRow> {
+  return db
+    .insertInto('api_keys')
+    .values({
+      name: key.name,
+      role: key.role,
+      created_by: key.createdBy,
+      route_ids: key.routeIds ? JSON.stringify(key.routeIds) : null,
+      created_by_user_id: key.creatorId,
+      created_at: key.now,
+      expires_at: key.expiresAt,
+      last_used_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
 
 /** Handlers of `/admin/api/api-keys` and `/api/me`. */
 export const keyHandlers: Handlers = {
@@ -44,21 +76,16 @@ export const keyHandlers: Handlers = {
       const taken = await trx.selectFrom('api_keys').select('id').where('name', '=', body.name).executeTakeFirst();
       if (taken) throw conflict(`An API key named ${body.name} exists`, 'name');
       const creator = await trx.selectFrom('users').select('id').where('username', '=', principal.username).executeTakeFirst();
-      return trx
-        .insertInto('api_keys')
-        .values({
-          // A route key has no role on the API: it is stored as USER, the least, and refused there anyway.
-          name: body.name,
-          role: routeIds ? 'USER' : (body.role ?? 'ADMIN'),
-          created_by: principal.username,
-          route_ids: routeIds ? JSON.stringify(routeIds) : null,
-          created_by_user_id: creator?.id ?? null,
-          created_at: now,
-          expires_at: expiresAt,
-          last_used_at: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      // A route key has no role on the API: it is stored as USER, the least, and refused there anyway.
+      return insertApiKey(trx, {
+        name: body.name,
+        role: routeIds ? 'USER' : (body.role ?? 'ADMIN'),
+        createdBy: principal.username,
+        creatorId: creator?.id ?? null,
+        routeIds: routeIds ?? null,
+        expiresAt,
+        now,
+      });
     });
     return { ...toApiKey(row), token: await ctx.keys.sign(row) };
   },

@@ -46,9 +46,17 @@ export const DEFAULT_USERS: OidcTestUser[] = [
  * login), the device authorization grant, and `email`/`groups` claims.
  */
 export async function startOidcProvider(
-  opts: { users?: OidcTestUser[]; redirectUris?: string[]; clientId?: string; clientSecret?: string } = {},
+  opts: {
+    users?: OidcTestUser[];
+    redirectUris?: string[];
+    clientId?: string;
+    clientSecret?: string;
+    /** Whether the provider offers the device authorization grant (default true). */
+    deviceFlow?: boolean;
+  } = {},
 ): Promise<TestOidcProvider> {
   const users = new Map((opts.users ?? DEFAULT_USERS).map((u) => [u.login, u]));
+  const deviceFlow = opts.deviceFlow ?? true;
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -66,7 +74,7 @@ export async function startOidcProvider(
         client_id: client.clientId,
         client_secret: client.clientSecret,
         redirect_uris: client.redirectUris.length ? client.redirectUris : ['http://127.0.0.1/unused'],
-        grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+        grant_types: ['authorization_code', 'refresh_token', ...(deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code'] : [])],
         response_types: ['code'],
       },
     ],
@@ -81,7 +89,7 @@ export async function startOidcProvider(
     scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'],
     // Explicit lifetimes: the provider's notices about its defaults would fill the test output.
     ttl: { AccessToken: 600, AuthorizationCode: 60, DeviceCode: 600, Grant: 3600, IdToken: 600, Interaction: 600, Session: 3600 },
-    features: { devInteractions: { enabled: true }, deviceFlow: { enabled: true } },
+    features: { devInteractions: { enabled: true }, deviceFlow: { enabled: deviceFlow } },
     pkce: { required: () => true },
     async findAccount(_ctx, id) {
       const user = users.get(id);
@@ -155,12 +163,14 @@ const formOf = (html: string) => {
  * flow's verification_uri_complete). Resolves with the first redirect that
  * leaves the provider (the client's callback with its `code` and `state`),
  * or `'done'` when the provider ends on its own page (the device flow).
+ * `abort`: refuse at the device flow's confirmation page instead (resolves `'done'` too).
  */
-export async function signInAtProvider(url: string, login: string): Promise<string> {
+export async function signInAtProvider(url: string, login: string, opts: { abort?: boolean } = {}): Promise<string> {
   const origin = new URL(url).origin;
   const jar = new Map<string, string>();
   const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
   let next: { url: string; method: 'GET' | 'POST'; body?: URLSearchParams } = { url, method: 'GET' };
+  let aborted = false;
   for (let step = 0; step < 20; step++) {
     const res = await fetch(next.url, {
       method: next.method,
@@ -183,7 +193,12 @@ export async function signInAtProvider(url: string, login: string): Promise<stri
     const html = await res.text();
     if (res.status >= 400) throw new Error(`provider answered ${res.status} at ${next.url}: ${html.slice(0, 300)}`);
     const form = formOf(html);
-    if (!form) return 'done';
+    // After an abort the provider shows its code input page again: the refusal is done.
+    if (!form || aborted) return 'done';
+    if (opts.abort && form.fields.has('confirm')) {
+      form.fields.set('abort', 'yes');
+      aborted = true;
+    }
     if (form.fields.has('login')) {
       form.fields.set('login', login);
       form.fields.set('password', 'any password');
