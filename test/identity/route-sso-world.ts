@@ -4,7 +4,14 @@ import { signInAtProvider } from '../helpers/oidc-provider.ts';
 import { edge, type EdgeResponse, startTarget } from '../tunnel/helpers.ts';
 
 /** The daemon's flags for single sign-on against the test provider (groups asked for). */
-export const ssoArgs = (issuer: string) => ['--oidc-issuer', issuer, '--oidc-client-id', 'monctl', '--oidc-scopes', 'openid,email,profile,groups'];
+export const ssoArgs = (issuer: string) => [
+  '--oidc-issuer',
+  issuer,
+  '--oidc-client-id',
+  'monctl',
+  '--oidc-scopes',
+  'openid,email,profile,groups',
+];
 export const ssoEnv = (secret: string) => ({ MONCTL_OIDC_CLIENT_SECRET: secret });
 
 /** A target that answers with the headers it got, as JSON (what the edge told it). */

@@ -1,9 +1,12 @@
 import { X509Certificate } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect as h2connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket as WsClient, WebSocketServer } from 'ws';
 import { operations } from '../../src/api/operations.ts';
 import { HttpError } from '../../src/errors.ts';
+import { adminRunner, tempHome } from '../cli/run.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 import { edge, startTunnel, type Tunnel } from '../tunnel/helpers.ts';
@@ -97,6 +100,66 @@ describe('identity: sign-in in front of routes', () => {
     const other = await admin.call(operations.updateRoute, { params: { id: created.id }, body: { auth: 'none' } });
     expect(other.sso).toBeNull();
     await admin.call(operations.deleteRoute, { params: { id: created.id } });
+  });
+
+  it('the CLI: routes add|update --auth oidc with --sso-* flags, the view shows the rules; apply -f round trip', async () => {
+    const home = tempHome();
+    try {
+      const monctl = adminRunner(tunnel.daemon, home.dir);
+      const base = ['--type', 'HTTP', '--agent', 'edge-agent', '--target', target.url, '--hostname', 'cli.test'];
+      const added = await monctl([
+        'routes',
+        'add',
+        'cli-sso',
+        ...base,
+        '--auth',
+        'oidc',
+        '--sso-domain',
+        '@Example.com',
+        '--sso-group',
+        'ops',
+        '--sso-session',
+        '2h',
+        '-o',
+        'json',
+      ]);
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.json().sso).toEqual({ emails: [], domains: ['example.com'], groups: ['ops'], sessionTtl: 7200 });
+      const updated = await monctl([
+        'routes',
+        'update',
+        'cli-sso',
+        '--sso-email',
+        'Bob@Example.com',
+        '--sso-session',
+        'default',
+        '-o',
+        'json',
+      ]);
+      expect(updated.code, updated.stderr).toBe(0);
+      expect(updated.json().sso).toEqual({ emails: ['bob@example.com'], domains: ['example.com'], groups: ['ops'], sessionTtl: null });
+      const view = await monctl(['routes', 'get', 'cli-sso']);
+      expect(view.stdout).toContain('emails bob@example.com; domains example.com; groups ops; session default');
+      const bad = await monctl(['routes', 'update', 'cli-sso', '--sso-session', 'soon']);
+      expect(bad.code).toBe(2);
+      const yaml = (rules: string) =>
+        `agents:\n  - name: edge-agent\nroutes:\n  - name: cli-sso\n    agents: [edge-agent]\n    target: ${target.url}\n    hostname: cli.test\n    auth: oidc\n    sso:\n${rules}`;
+      const path = join(home.dir, 'routes.yaml');
+      writeFileSync(path, yaml('      emails: [bob@example.com]\n      domains: ["@EXAMPLE.com"]\n      groups: [ops]\n'));
+      const same = await monctl(['apply', '-f', path, '--dry-run']);
+      expect(same.code, same.stderr).toBe(0);
+      expect(same.stdout).not.toMatch(/update route cli-sso/);
+      writeFileSync(path, yaml('      domains: ["*"]\n      sessionTtl: 1h\n'));
+      const applied = await monctl(['apply', '-f', path]);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stdout).toMatch(/update route cli-sso/);
+      const after = (await monctl(['routes', 'get', 'cli-sso', '-o', 'json'])).json();
+      expect(after.sso).toEqual({ emails: [], domains: ['*'], groups: [], sessionTtl: 3600 });
+      expect((await monctl(['apply', '-f', path, '--dry-run'])).stdout).not.toMatch(/update route cli-sso/);
+      await monctl(['routes', 'delete', 'cli-sso', '--yes']);
+    } finally {
+      home.cleanup();
+    }
   });
 
   it('sends a browser without a session to the provider, with PKCE, state and nonce, and a sign-in cookie for the callback only', async () => {

@@ -93,7 +93,11 @@ export class SsoGate {
       return undefined;
     }
     if (!wantsHtml(req))
-      return new HttpError(401, 'unauthorized', `access: sign-in required: open the route in a browser (session cookie missing or expired)`);
+      return new HttpError(
+        401,
+        'unauthorized',
+        `access: sign-in required: open the route in a browser (session cookie missing or expired)`,
+      );
     const started = await beginSignIn(issuer, this.#transactions(), {
       purpose: 'route',
       redirectUri,
