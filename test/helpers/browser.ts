@@ -25,7 +25,8 @@ export interface TestBrowser {
 function isLoopback(url: string): boolean {
   const { protocol, hostname } = new URL(url);
   if (protocol === 'data:' || protocol === 'blob:' || protocol === 'about:') return true;
-  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost';
+  // Chromium resolves `*.localhost` to loopback itself (a route's hostname in the browser tests).
+  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost' || hostname.endsWith('.localhost');
 }
 
 /**

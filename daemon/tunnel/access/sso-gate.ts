@@ -5,6 +5,7 @@ import { beginSignIn, clearTransactionCookie, completeSignIn, transactionCookie 
 import { boxFor } from '../../auth/secret-box.ts';
 import type { DaemonContext } from '../../context.ts';
 import { overTls } from '../../http/https-redirect.ts';
+import { SIGNED_OUT_PAGE, SsoAnswer } from './sso-answer.ts';
 import type { LiveRoute } from '../route-table.ts';
 import { dropIdentityHeaders, refusalOf, setIdentityHeaders } from './sso-rules.ts';
 import {
@@ -21,15 +22,6 @@ import {
 export const SSO_PATH = '/.monctl/sso/';
 const CALLBACK = `${SSO_PATH}callback`;
 const LOGOUT = `${SSO_PATH}logout`;
-
-/** An answer of the gate that is no refusal to forward (a redirect), with the cookies it sets. */
-export class SsoAnswer extends HttpError {
-  readonly cookies: string[];
-  constructor(status: number, code: string, detail: string, opts: { location?: string; cookies?: string[] } = {}) {
-    super(status, code, `access: ${detail}`, { headers: opts.location ? { Location: opts.location } : {} });
-    this.cookies = opts.cookies ?? [];
-  }
-}
 
 /** The code of the redirect to the provider: counted as a refusal, as basic auth's 401 is. */
 export const SIGN_IN_REQUIRED = 'sign-in-required';
@@ -78,7 +70,8 @@ export class SsoGate {
     if (path.startsWith(SSO_PATH)) {
       if (req.headers.upgrade) return new HttpError(400, 'bad-request', `access: ${path} takes no upgrade`);
       if (path === CALLBACK) return this.#callback(req, host, forward, redirectUri);
-      if (path === LOGOUT) return new SsoAnswer(302, 'signed-out', 'signed out', { location: '/', cookies: [clearSessionCookie(req)] });
+      if (path === LOGOUT)
+        return new SsoAnswer(200, 'signed-out', 'signed out', { html: SIGNED_OUT_PAGE, cookies: [clearSessionCookie(req)] });
       return new HttpError(404, 'no-route', `access: ${path} is reserved for the sign-in`);
     }
     const rules = route.access.sso;
