@@ -220,6 +220,12 @@ describe('identity: sign-in in front of routes', () => {
     expect(target.hits()).toBe(before);
   });
 
+  it('attack: no open redirect through the return path: //host comes back as a path of the route host', async () => {
+    const { callback } = await signIn(tunnel.daemon.edgeUrl, at('other.test'), '//evil.example/x?y=1', 'alice');
+    expect(callback.status).toBe(302);
+    expect(callback.headers.location).toBe('/evil.example/x?y=1');
+  });
+
   it("attack: a cookie from one route's host is refused on another route's host", async () => {
     const { cookie } = await signIn(tunnel.daemon.edgeUrl, at('app.test'), '/app/', 'alice');
     expect((await get('app.test', '/app/', { cookie })).status).toBe(200);

@@ -28,7 +28,7 @@ export const SIGN_IN_REQUIRED = 'sign-in-required';
 
 const AUTHORITY = /^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 /** A same-host path to come back to after the sign-in: never `//host` or `/\host` (another origin to a browser). */
-const sameHostPath = (path: string) => (/^\/(?![/\\])/.test(path) && path.length <= 2048 && !/[\r\n]/.test(path) ? path : '/');
+export const sameHostPath = (path: string) => (/^\/(?![/\\])/.test(path) && path.length <= 2048 && !/[\r\n]/.test(path) ? path : '/');
 const wantsHtml = (req: IncomingMessage) =>
   (req.method === 'GET' || req.method === 'HEAD') && !req.headers.upgrade && /text\/html/i.test(String(req.headers.accept ?? ''));
 
