@@ -10,7 +10,7 @@ import { adminRunner, tempHome } from '../cli/run.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
 import { edge, startTunnel, type Tunnel } from '../tunnel/helpers.ts';
-import { tlsEdge } from '../tunnel/tls-edge.ts';
+import { h2Request, tlsEdge } from '../tunnel/tls-edge.ts';
 import { echoTarget, HTML, setCookies, signIn, ssoArgs, ssoEnv } from './route-sso-world.ts';
 
 /**
@@ -316,18 +316,7 @@ describe('identity: sign-in in front of routes', () => {
     expect(session.attributes).toEqual(expect.arrayContaining(['path=/', 'httponly', 'samesite=lax', 'secure']));
     const h2 = h2connect(tunnel.daemon.edgeTlsUrl!, { ca: pki.ca, servername: 'app.test' });
     try {
-      const ask = (headers: Record<string, string>) =>
-        new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const stream = h2.request({ ':path': '/app/h2', ':authority': host, ...headers });
-          let body = '';
-          let status = 0;
-          stream.setEncoding('utf8');
-          stream.on('response', (h) => (status = Number(h[':status'])));
-          stream.on('data', (c: string) => (body += c));
-          stream.on('end', () => resolve({ status, body }));
-          stream.on('error', reject);
-          stream.end();
-        });
+      const ask = (headers: Record<string, string>) => h2Request(h2, '/app/h2', host, headers);
       expect((await ask({})).status).toBe(401);
       // A plain-HTTP cookie is not the HTTPS edge's.
       const plain = await signIn(tunnel.daemon.edgeUrl, at('app.test'), '/app/', 'alice');
