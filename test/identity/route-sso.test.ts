@@ -9,7 +9,7 @@ import { HttpError } from '../../src/errors.ts';
 import { adminRunner, tempHome } from '../cli/run.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 import { makePki, type TestPki } from '../helpers/tls.ts';
-import { edge, startTunnel, type Tunnel } from '../tunnel/helpers.ts';
+import { edge, startTunnel, type Tunnel, until } from '../tunnel/helpers.ts';
 import { h2Request, tlsEdge } from '../tunnel/tls-edge.ts';
 import { echoTarget, HTML, setCookies, signIn, ssoArgs, ssoEnv } from './route-sso-world.ts';
 
@@ -235,6 +235,17 @@ describe('identity: sign-in in front of routes', () => {
     expect(target.hits()).toBe(before);
   });
 
+  it('a wildcard route: each name signs in on its own, and a session of one name is refused on its sibling', async () => {
+    const id = await tunnel.httpRoute('wild', target.url, '*.wild.test');
+    await tunnel.daemon.admin.call(operations.updateRoute, { params: { id }, body: { auth: 'oidc', sso: { groups: ['ops'] } } });
+    for (const name of ['a.wild.test', 'b.wild.test']) provider.allowRedirect(`http://${at(name)}/.monctl/sso/callback`);
+    await until(async () => (await get('a.wild.test', '/', HTML)).status === 302);
+    const { cookie } = await signIn(tunnel.daemon.edgeUrl, at('a.wild.test'), '/', 'bob');
+    expect((await get('a.wild.test', '/', { cookie })).status).toBe(200);
+    expect((await get('b.wild.test', '/', { cookie })).status).toBe(401);
+    await tunnel.daemon.admin.call(operations.deleteRoute, { params: { id } });
+  });
+
   it('attack: an email outside the allowed domain gets 403 sso-forbidden at the callback, and no session', async () => {
     const { callback, cookie } = await signIn(tunnel.daemon.edgeUrl, at('other.test'), '/', 'eve');
     expect(callback.status).toBe(403);
@@ -269,8 +280,10 @@ describe('identity: sign-in in front of routes', () => {
     expect((await get('other.test', '/', { cookie })).status).toBe(200);
     const admin = tunnel.daemon.admin;
     await admin.call(operations.updateRoute, { params: { id: ids.other! }, body: { sso: { domains: [], groups: ['monctl-admins'] } } });
-    await tunnel.daemon.admin.call(operations.getRoute, { params: { id: ids.other! } });
-    const refused = await until403(() => get('other.test', '/', { cookie }));
+    const refused = await until(async () => {
+      const res = await get('other.test', '/', { cookie });
+      return res.status === 403 && res;
+    });
     expect(JSON.parse(refused.text).type).toBe('urn:monctl:problem:sso-forbidden');
     await admin.call(operations.updateRoute, { params: { id: ids.other! }, body: { sso: { domains: ['example.com'], groups: [] } } });
     const out = await get('other.test', '/.monctl/sso/logout', { cookie });
@@ -296,6 +309,22 @@ describe('identity: sign-in in front of routes', () => {
     const headers = JSON.parse(first) as Record<string, string>;
     expect(headers['x-auth-request-email']).toBe('alice@example.com');
     expect(headers.cookie).toBeUndefined();
+  });
+
+  it('counts the redirects to sign in and the refusals in the refusal metrics, with the access log', async () => {
+    const metrics = (await tunnel.daemon.admin.raw('GET', '/actuator/prometheus')).text;
+    const count = (id: number, reason: string) =>
+      Number(
+        metrics
+          .split('\n')
+          .find((l) => l.startsWith(`monctl_tunnel_access_refused_total{route="${id}",reason="${reason}"}`))
+          ?.split(' ')[1] ?? 0,
+      );
+    expect(count(ids.app!, 'sign_in_required')).toBeGreaterThan(0);
+    expect(count(ids.app!, 'unauthorized')).toBeGreaterThan(0);
+    expect(count(ids.other!, 'sso_forbidden')).toBeGreaterThan(0);
+    const log = await tunnel.daemon.admin.call(operations.getRouteLog, { params: { id: ids.app! }, query: { limit: 200 } });
+    expect(log.some((e) => e.status === 302 && e.error === 'access: sign-in required: redirected to the provider')).toBe(true);
   });
 
   it('on the HTTPS edge: a __Host- cookie with Secure, and HTTP/2 requests checked like the others', async () => {
@@ -331,12 +360,3 @@ describe('identity: sign-in in front of routes', () => {
     }
   });
 });
-
-/** The rules reach the edge when the route table reloads: ask until it answers 403. */
-async function until403(ask: () => Promise<import('../tunnel/helpers.ts').EdgeResponse>) {
-  for (;;) {
-    const res = await ask();
-    if (res.status === 403) return res;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
