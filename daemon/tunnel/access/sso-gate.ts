@@ -7,7 +7,7 @@ import type { DaemonContext } from '../../context.ts';
 import { overTls } from '../../http/https-redirect.ts';
 import { SIGNED_OUT_PAGE, SsoAnswer } from './sso-answer.ts';
 import type { LiveRoute } from '../route-table.ts';
-import { dropIdentityHeaders, refusalOf, setIdentityHeaders } from './sso-rules.ts';
+import { dropIdentityHeaders, ruleRefusal, setIdentityHeaders } from './sso-rules.ts';
 import {
   clearSessionCookie,
   cookiesOf,
@@ -79,7 +79,7 @@ export class SsoGate {
     const now = Date.now();
     const session = openSession(this.#box(), req, host, issuer.settings.issuer, now);
     if (session && now < session.issuedAt + this.#ttlSeconds(route) * 1000) {
-      const why = refusalOf(rules, session);
+      const why = ruleRefusal(rules, session);
       if (why) return new HttpError(403, 'sso-forbidden', `access: ${why} (sign out at ${LOGOUT})`);
       setIdentityHeaders(req, session);
       stripEdgeCookies(req);
@@ -133,7 +133,7 @@ export class SsoGate {
       issuedAt: now,
       expiresAt: now + ttl * 1000,
     };
-    const why = refusalOf(route.access.sso, session);
+    const why = ruleRefusal(route.access.sso, session);
     if (why) return new SsoAnswer(403, 'sso-forbidden', why, { cookies });
     const wanted = new Set(routes.flatMap((r) => r.access.sso!.groups));
     cookies.push(sessionCookie(req, sealSession(this.#box(), session, wanted), ttl));

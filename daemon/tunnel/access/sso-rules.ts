@@ -10,7 +10,7 @@ type Who = Pick<RouteSession, 'email' | 'emailVerified' | 'groups'>;
  * domains; one of the groups; a verified email listed, or whose domain is listed (an
  * unverified email proves nothing, so it matches neither).
  */
-export function refusalOf(rules: RouteSso, who: Who): string | undefined {
+export function ruleRefusal(rules: RouteSso, who: Who): string | undefined {
   if (rules.domains.includes(ANY_ACCOUNT)) return undefined;
   if (who.groups.some((g) => rules.groups.includes(g))) return undefined;
   const email = who.email ? normaliseEmailRule(who.email) : undefined;
