@@ -97,6 +97,8 @@ describe('identity: sign-in in front of routes', () => {
       })
       .catch((e: HttpError) => e);
     expect((tcp as HttpError).errors?.[0]?.field).toBe('sso');
+    const match = await admin.call(operations.matchRoute, { query: { host: 'app.test', path: '/app/x' } });
+    expect(match.reasons.join('\n')).toContain('sign-in through the OpenID provider is required');
     const other = await admin.call(operations.updateRoute, { params: { id: created.id }, body: { auth: 'none' } });
     expect(other.sso).toBeNull();
     await admin.call(operations.deleteRoute, { params: { id: created.id } });
