@@ -30,14 +30,14 @@ function isLoopback(url: string): boolean {
 }
 
 /**
- * Headless Chromium with a fresh profile in `userDataDir`. Every request goes
+ * Headless Chromium with a fresh profile in `userDataDir` (and `extraArgs`). Every request goes
  * through a route that lets loopback through and aborts (and records) the rest.
  */
-export async function openChromium(userDataDir: string): Promise<TestBrowser> {
+export async function openChromium(userDataDir: string, extraArgs: string[] = []): Promise<TestBrowser> {
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
   });
   const requests: string[] = [];
   const offLoopback: string[] = [];
