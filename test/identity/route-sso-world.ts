@@ -40,6 +40,9 @@ export interface SignedIn {
   cookie: string;
   redirect: EdgeResponse;
   callback: EdgeResponse;
+  /** The callback's path and query, and the sign-in cookie it was sent with (to replay them). */
+  callbackPath: string;
+  txCookie: string;
 }
 
 /**
@@ -51,7 +54,9 @@ export async function signIn(edgeUrl: string, host: string, path: string, login:
   expect(redirect.status, redirect.text).toBe(302);
   const tx = setCookies(redirect.headers)[0]!;
   const back = new URL(await signInAtProvider(String(redirect.headers.location), login));
-  const callback = await edge(edgeUrl, host, 'GET', back.pathname + back.search, undefined, { cookie: `${tx.name}=${tx.value}` });
+  const txCookie = `${tx.name}=${tx.value}`;
+  const callbackPath = back.pathname + back.search;
+  const callback = await edge(edgeUrl, host, 'GET', callbackPath, undefined, { cookie: txCookie });
   const session = setCookies(callback.headers).find((c) => c.name.endsWith('monctl_route_sso'));
-  return { cookie: session ? `${session.name}=${session.value}` : '', redirect, callback };
+  return { cookie: session ? `${session.name}=${session.value}` : '', redirect, callback, callbackPath, txCookie };
 }

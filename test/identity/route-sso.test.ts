@@ -267,6 +267,32 @@ describe('identity: sign-in in front of routes', () => {
     expect(setCookies(res.headers).some((c) => c.name === 'monctl_route_sso')).toBe(false);
   });
 
+  it('attack: a replayed code, a mismatched nonce, an ID token signed by another key or expired are refused at the route callback', async () => {
+    const first = await signIn(tunnel.daemon.edgeUrl, at('other.test'), '/', 'alice');
+    expect(first.callback.status).toBe(302);
+    const replayed = await get('other.test', first.callbackPath, { cookie: first.txCookie });
+    expect(replayed.status).toBe(400);
+    expect(JSON.parse(replayed.text).type).toBe('urn:monctl:problem:sso-code');
+    try {
+      provider.tamper((claims) => ({ claims: { ...claims, nonce: 'not-the-nonce' } }));
+      const nonce = await signIn(tunnel.daemon.edgeUrl, at('other.test'), '/', 'alice');
+      expect(nonce.callback.status).toBe(400);
+      expect(JSON.parse(nonce.callback.text).type).toBe('urn:monctl:problem:sso-id-token');
+      provider.tamper((claims) => ({ claims, key: 'foreign' }));
+      const foreign = await signIn(tunnel.daemon.edgeUrl, at('other.test'), '/', 'alice');
+      expect(foreign.callback.status).toBe(400);
+      expect(JSON.parse(foreign.callback.text).type).toBe('urn:monctl:problem:sso-id-token');
+      expect(foreign.cookie).toBe('');
+      const past = Math.floor(Date.now() / 1000) - 3600;
+      provider.tamper((claims) => ({ claims: { ...claims, iat: past - 600, exp: past } }));
+      const expired = await signIn(tunnel.daemon.edgeUrl, at('other.test'), '/', 'alice');
+      expect(expired.callback.status).toBe(400);
+      expect(JSON.parse(expired.callback.text).type).toBe('urn:monctl:problem:sso-id-token');
+    } finally {
+      provider.tamper(undefined);
+    }
+  });
+
   it('attack: a tampered session cookie is refused', async () => {
     const { cookie } = await signIn(tunnel.daemon.edgeUrl, at('other.test'), '/', 'alice');
     const [name, value] = [cookie.slice(0, cookie.indexOf('=')), cookie.slice(cookie.indexOf('=') + 1)];

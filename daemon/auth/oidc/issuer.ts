@@ -46,9 +46,12 @@ export class OidcIssuer {
   async #discover(): Promise<client.Configuration> {
     const { issuer, clientId, clientSecret } = this.settings;
     const auth = clientSecret ? client.ClientSecretPost(clientSecret) : client.None();
+    // ID tokens' signatures are verified against the provider's JWKS too: openid-client skips it
+    // for the token endpoint's answers by default (TLS vouches for the issuer), which would take an
+    // ID token signed by any key.
     const config = await client.discovery(new URL(issuer), clientId, undefined, auth, {
       timeout: TIMEOUT_SECONDS,
-      ...(insecureAllowed(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
+      execute: [client.enableNonRepudiationChecks, ...(insecureAllowed(issuer) ? [client.allowInsecureRequests] : [])],
     });
     config.timeout = TIMEOUT_SECONDS;
     this.#log.info({ issuer }, 'OpenID provider discovered');
