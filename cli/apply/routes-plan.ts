@@ -1,3 +1,4 @@
+import { sameSso } from './routes-sso.ts';
 import ipaddr from 'ipaddr.js';
 import type { Agent, Route, RouteCreate, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { MonctlError } from '../../src/errors.ts';
@@ -189,5 +190,6 @@ export function routeChanges(r: RouteSpec, cur: Route, names: Map<number, string
     if (r[k] !== undefined && canonical(r[k]) !== canonical(cur[k])) changes.push(k);
   const users = (list: string[]) => [...list].sort().join('\n');
   if (r.basicUsers !== undefined && users(r.basicUsers.map((u) => u.username)) !== users(cur.basicUsers)) changes.push('basicUsers');
+  if (r.sso !== undefined && !sameSso(r.sso, cur.sso)) changes.push('sso');
   return changes;
 }

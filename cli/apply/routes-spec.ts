@@ -9,9 +9,10 @@ import {
   type PoolPolicy,
   RouteHealthCheck,
 } from '../../src/api/schemas/route-pools.ts';
-import { RateLimit, ROUTE_AUTHS, type RouteAuth, type RouteType } from '../../src/api/schemas/tunnel.ts';
+import { RateLimit, ROUTE_AUTHS, type RouteAuth, type RouteSso, type RouteType } from '../../src/api/schemas/tunnel.ts';
 import { didYouMean, fieldNames } from './fields.ts';
 import { expandSecret } from './notifiers-spec.ts';
+import { ssoSpec } from './routes-sso.ts';
 
 /**
  * The `agents:` and `routes:` sections of an apply file (docs/API.md#agent-pools). Agents are
@@ -43,6 +44,8 @@ export interface RouteSpec {
   ipDeny?: string[];
   rateLimit?: RateLimit | null;
   httpsRedirect?: boolean;
+  /** `auth: oidc`: the whole rules (a list left out is empty), sessionTtl in seconds. */
+  sso?: RouteSso | null;
   requestHeaders?: HeaderRules;
   responseHeaders?: HeaderRules;
   hostHeader?: string | null;
@@ -62,6 +65,7 @@ const HTTP_ONLY = [
   'allowEncodedSlashes',
   'basicUsers',
   'httpsRedirect',
+  'sso',
   'requestHeaders',
   'responseHeaders',
   'hostHeader',
@@ -183,6 +187,8 @@ export function validateRoutes(list: Obj[], err: Err, env: NodeJS.ProcessEnv = p
       spec.healthCheck = r.healthCheck === null ? null : schema<RouteHealthCheck>(`${p}.healthCheck`, r.healthCheck, RouteHealthCheck, err);
     if (r.basicUsers !== undefined) spec.basicUsers = basicUsers(`${p}.basicUsers`, r.basicUsers, err, env);
     if (spec.basicUsers?.length && spec.auth === undefined) spec.auth = 'basic';
+    if (r.sso !== undefined) spec.sso = ssoSpec(`${p}.sso`, r.sso, err);
+    if (spec.sso && spec.auth === undefined) spec.auth = 'oidc';
     return spec;
   });
 }

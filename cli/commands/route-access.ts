@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import type { RateLimit, Route, RouteAuth, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { readSecret } from '../io/prompt.ts';
+import { type SsoFlags, ssoBody, wantsSso, withSsoFlags } from './route-sso-flags.ts';
 
 /** The access-control flags of `routes add|update` (docs/API.md#routes). */
-export interface AccessFlags {
+export interface AccessFlags extends SsoFlags {
   auth?: string;
   basicAuth?: string;
   ipAllow?: string;
@@ -13,11 +14,14 @@ export interface AccessFlags {
   httpsRedirect?: boolean;
 }
 
-const AUTHS: Record<string, RouteAuth> = { none: 'none', basic: 'basic', apikey: 'apiKey' };
+const AUTHS: Record<string, RouteAuth> = { none: 'none', basic: 'basic', apikey: 'apiKey', oidc: 'oidc' };
 
 export function withAccessFlags(cmd: Command): Command {
-  return cmd
-    .option('--auth <auth>', 'HTTP: none, basic or apiKey (a route key: monctl keys create NAME --route ROUTE)')
+  return withSsoFlags(cmd)
+    .option(
+      '--auth <auth>',
+      "HTTP: none, basic, apiKey (a route key: monctl keys create NAME --route ROUTE) or oidc (sign-in through the daemon's --oidc-issuer, by the --sso-* rules)",
+    )
     .option('--basic-auth <user>', 'HTTP: require basic auth, adding or changing USER; the password is prompted, or read from stdin')
     .option('--ip-allow <cidrs>', 'HTTP and TCP: only these client addresses or CIDR blocks, comma-separated ("" for all)')
     .option('--ip-deny <cidrs>', 'HTTP and TCP: refuse these client addresses or CIDR blocks, comma-separated ("" for none)')
@@ -31,7 +35,7 @@ export function withAccessFlags(cmd: Command): Command {
 
 /** Whether the flags ask for something only HTTP routes have (so `routes update` must know the route's type first). */
 export const wantsHttpOnly = (f: AccessFlags) =>
-  f.basicAuth !== undefined || f.httpsRedirect === true || (f.auth !== undefined && f.auth.toLowerCase() !== 'none');
+  f.basicAuth !== undefined || f.httpsRedirect === true || wantsSso(f) || (f.auth !== undefined && f.auth.toLowerCase() !== 'none');
 
 /** A usage error (exit 2) for HTTP-only flags on a TCP route, before any password prompt. */
 export function checkHttpOnly(f: AccessFlags, type: string | undefined): void {
@@ -43,7 +47,9 @@ export function checkHttpOnly(f: AccessFlags, type: string | undefined): void {
         ? '--https-redirect'
         : f.auth !== undefined && f.auth.toLowerCase() !== 'none'
           ? '--auth'
-          : undefined;
+          : wantsSso(f)
+            ? '--sso-*'
+            : undefined;
   if (flag)
     throw new MonctlError(
       'usage',
@@ -80,7 +86,7 @@ export async function accessBody(f: AccessFlags, current?: Route): Promise<Route
   const body: RouteUpdate = {};
   if (f.auth !== undefined) {
     const auth = AUTHS[f.auth.toLowerCase()];
-    if (!auth) throw new MonctlError('usage', `--auth must be none, basic or apiKey, not "${f.auth}"`, ExitCode.usage);
+    if (!auth) throw new MonctlError('usage', `--auth must be none, basic, apiKey or oidc, not "${f.auth}"`, ExitCode.usage);
     body.auth = auth;
   }
   if (f.basicAuth !== undefined) {
@@ -95,6 +101,8 @@ export async function accessBody(f: AccessFlags, current?: Route): Promise<Route
   if (f.ipDeny !== undefined) body.ipDeny = cidrs(f.ipDeny);
   if (f.rateLimit !== undefined) body.rateLimit = parseRateLimit(f.rateLimit);
   if (f.httpsRedirect !== undefined) body.httpsRedirect = f.httpsRedirect;
+  const sso = ssoBody(f);
+  if (sso) body.sso = sso;
   return body;
 }
 

@@ -8,6 +8,7 @@ import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { registerRouteTest } from './route-test.ts';
 import { needsCurrent, type PoolFlags, parseAgents, poolBody, withPoolFlags } from './route-pool-flags.ts';
 import { poolCell, poolDetailColumns, poolRows, poolView } from './route-pool-view.ts';
+import { ssoCell } from './route-sso-flags.ts';
 import {
   type AccessFlags,
   accessBody,
@@ -44,6 +45,7 @@ export const routeView = (names: Map<number, string>): View<Route> => ({
     { header: 'IP-DENY', get: (r) => r.ipDeny, wide: true },
     { header: 'RATE-LIMIT', get: rateCell, wide: true },
     { header: 'HTTPS-REDIRECT', get: (r) => r.httpsRedirect, wide: true },
+    { header: 'SSO', get: ssoCell, wide: true },
     { header: 'CREATED', get: (r) => r.createdAt, wide: true },
     { header: 'UPDATED', get: (r) => r.updatedAt, wide: true },
   ],

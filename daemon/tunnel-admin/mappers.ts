@@ -51,6 +51,7 @@ export function toRoute(row: RouteRow, agents: RouteAgentRow[] | undefined): Rou
     ipDeny: access.ipDeny,
     rateLimit: access.rateLimit,
     httpsRedirect: access.httpsRedirect,
+    sso: access.auth === 'oidc' ? access.sso : null,
     createdAt: formatDateTime(row.created_at),
     updatedAt: formatDateTime(row.updated_at),
   };

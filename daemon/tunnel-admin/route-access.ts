@@ -1,8 +1,9 @@
-import type { RateLimit, RouteAuth, RouteCreate, RouteType, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
+import type { RateLimit, RouteAuth, RouteCreate, RouteSso, RouteType, RouteUpdate } from '../../src/api/schemas/tunnel.ts';
 import { invalidField } from '../../src/errors.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { RouteRow } from '../store/schema.ts';
 import { normaliseCidr } from '../util/cidr.ts';
+import { hasRules, ssoDraft, ssoOf } from './route-sso.ts';
 
 /** A route's access control as stored: enforced by the edge, daemon/tunnel/access/. */
 export interface AccessDraft {
@@ -12,6 +13,8 @@ export interface AccessDraft {
   ipDeny: string[];
   rateLimit: RateLimit | null;
   httpsRedirect: boolean;
+  /** The sign-in rules of `auth: oidc` (route-sso.ts); kept while another auth is chosen, shown only with oidc. */
+  sso: RouteSso | null;
 }
 
 export interface StoredUser {
@@ -26,6 +29,7 @@ export const NO_ACCESS_RULES: AccessDraft = {
   ipDeny: [],
   rateLimit: null,
   httpsRedirect: false,
+  sso: null,
 };
 
 const parseList = <T>(text: string | null): T[] => (text ? (JSON.parse(text) as T[]) : []);
@@ -39,6 +43,7 @@ export function accessOf(row: RouteRow): AccessDraft {
     ipDeny: parseList<string>(row.ip_deny),
     rateLimit: row.rate_per_second === null ? null : { perSecond: Number(row.rate_per_second), burst: Number(row.rate_burst ?? 1) },
     httpsRedirect: Boolean(row.https_redirect),
+    sso: ssoOf(row.sso_rules),
   };
 }
 
@@ -72,9 +77,15 @@ async function users(given: NonNullable<RouteUpdate['basicUsers']>, stored: Stor
  * (fields left out are kept; a change of type starts from none). TCP routes
  * take the client-address rules only (ipAllow, ipDeny, rateLimit: new
  * connections per second): raw TCP has no credentials or scheme to check, so
- * auth other than none, basicUsers and httpsRedirect are refused with 400.
+ * auth other than none, basicUsers, httpsRedirect and sso are refused with 400. `auth: oidc`
+ * needs a rule (route-sso.ts) and a daemon with `--oidc-issuer` (`ssoAvailable`).
  */
-export async function accessDraft(type: RouteType, body: RouteCreate | RouteUpdate, row: RouteRow | null): Promise<AccessDraft> {
+export async function accessDraft(
+  type: RouteType,
+  body: RouteCreate | RouteUpdate,
+  row: RouteRow | null,
+  ssoAvailable = false,
+): Promise<AccessDraft> {
   if (type === 'TCP') rejectHttpOnly(body);
   const stored = row && row.type === type ? accessOf(row) : NO_ACCESS_RULES;
   const draft: AccessDraft = {
@@ -84,8 +95,14 @@ export async function accessDraft(type: RouteType, body: RouteCreate | RouteUpda
     ipDeny: body.ipDeny ? cidrs('ipDeny', body.ipDeny) : stored.ipDeny,
     rateLimit: body.rateLimit !== undefined ? body.rateLimit : stored.rateLimit,
     httpsRedirect: body.httpsRedirect ?? stored.httpsRedirect,
+    sso: ssoDraft(body.sso, stored.sso),
   };
   if (draft.auth === 'basic' && draft.basicUsers.length === 0) throw invalidField('basicUsers', 'basic auth needs at least one user');
+  if (draft.auth === 'oidc') {
+    if (!ssoAvailable) throw invalidField('auth', 'oidc needs single sign-on on the daemon (--oidc-issuer and --oidc-client-id)');
+    if (!hasRules(draft.sso))
+      throw invalidField('sso', 'auth oidc needs at least one rule: emails, domains or groups (domains ["*"] admits every account)');
+  }
   return draft;
 }
 
@@ -95,6 +112,7 @@ function rejectHttpOnly(body: RouteCreate | RouteUpdate): void {
     throw invalidField('auth', 'only HTTP routes have auth (TCP routes take ipAllow, ipDeny and rateLimit)');
   if (body.basicUsers?.length) throw invalidField('basicUsers', 'only HTTP routes have basic auth users');
   if (body.httpsRedirect) throw invalidField('httpsRedirect', 'only HTTP routes can redirect to HTTPS');
+  if (body.sso) throw invalidField('sso', 'only HTTP routes have sign-in rules');
 }
 
 export function accessColumns(d: AccessDraft) {
@@ -107,5 +125,6 @@ export function accessColumns(d: AccessDraft) {
     rate_per_second: d.rateLimit?.perSecond ?? null,
     rate_burst: d.rateLimit?.burst ?? null,
     https_redirect: d.httpsRedirect ? 1 : 0,
+    sso_rules: d.sso ? JSON.stringify(d.sso) : null,
   };
 }

@@ -93,7 +93,7 @@ export const routeHandlers: Handlers = {
 
   async createRoute({ ctx, body }) {
     const draft = draftFromCreate(body);
-    const access = await accessDraft(draft.type, body, null);
+    const access = await accessDraft(draft.type, body, null, Boolean(ctx.oidc));
     if (draft.listenPort !== null) {
       await checkAgainstOthers(ctx.db, draft, null); // cheap 400/409 before touching the network
       await checkPortFree(ctx, draft.listenPort);
@@ -131,7 +131,7 @@ export const routeHandlers: Handlers = {
     if (!current) throw notFound(`Route ${params.id} does not exist`);
     const currentPool = poolOf(current, (await loadPools(ctx.db, [params.id])).get(params.id));
     const draft = draftFromUpdate(current, currentPool, body);
-    const access = await accessDraft(draft.type, body, current);
+    const access = await accessDraft(draft.type, body, current, Boolean(ctx.oidc));
     // An enabled route's own port is held by the data plane's listener: only a new port, or
     // the port of a route being enabled, is probed.
     const portChanged = draft.listenPort !== (current.listen_port === null ? null : Number(current.listen_port));

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendProblem } from '../http/problem.ts';
+import { SsoAnswer, sendSsoAnswer } from './access/sso-answer.ts';
 import { routeRequest, type Routing } from './edge-route.ts';
 import { exchangeInfo } from './forward.ts';
 import type { EdgeDeps, Routed } from './edge-deps.ts';
@@ -24,6 +25,7 @@ function forwardRouted(deps: EdgeDeps, req: IncomingMessage, res: ServerResponse
     // A refusal on a known route is in its access log, as other answers of the edge are.
     if (routing.route)
       deps.observer.begin(routing.route, exchangeInfo(req, routing.logPath)).finish(routing.error.status, routing.error.message);
+    if (routing.error instanceof SsoAnswer) return sendSsoAnswer(req, res, routing.error);
     return sendProblem(req, res, routing.error);
   }
   const info = exchangeInfo(req, routing.logPath);

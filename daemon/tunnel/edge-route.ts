@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../../src/errors.ts';
 import type { EdgeGate } from './access/gate.ts';
+import { SSO_PATH } from './access/sso-gate.ts';
 import { normalisePath } from '../util/path-normalise.ts';
 import type { LiveRoute, RouteTable } from './route-table.ts';
 
@@ -76,8 +77,20 @@ export function routeRequest(table: RouteTable, req: IncomingMessage, gate?: Edg
       .check(routing.route, req, host, routing)
       .then((refusal) => (refusal ? { error: refusal, route: routing.route, logPath } : routing));
   };
-  const route = table.match(host, normal.path);
+  const route = matchOrSignIn(table, host, normal.path);
   const loading = table.loading;
-  if (!route && loading) return loading.then(() => admit(found(table.match(host, normal.path))));
+  if (!route && loading) return loading.then(() => admit(found(matchOrSignIn(table, host, normal.path))));
   return admit(found(route));
+}
+
+/**
+ * The route of a request; on a hostname with a route behind sign-in, the sign-in's own paths
+ * (`/.monctl/sso/…`) go to that route's gate whatever the path prefixes, never to a target.
+ */
+function matchOrSignIn(table: RouteTable, host: string | undefined, path: string): LiveRoute | undefined {
+  if (path.startsWith(SSO_PATH)) {
+    const signIn = host === undefined ? undefined : table.ruleOf(host)?.routes.find((r) => r.access.auth === 'oidc');
+    if (signIn) return signIn;
+  }
+  return table.match(host, path);
 }

@@ -24,5 +24,9 @@ export function explainAccess(route: LiveRoute, clientIp: string | null): { refu
   if (access.rate) notes.push(`access: at most ${access.rate.perSecond} requests/s per client (burst ${access.rate.burst})`);
   if (access.auth === 'basic') notes.push('access: basic auth is required (401 without valid credentials)');
   if (access.auth === 'apiKey') notes.push('access: a route key is required (401 without one)');
+  if (access.auth === 'oidc')
+    notes.push(
+      "access: sign-in through the OpenID provider is required (browsers are redirected, others get 401; /.monctl/sso/ is the edge's)",
+    );
   return { refused, notes };
 }

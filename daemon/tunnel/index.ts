@@ -46,7 +46,11 @@ export function tunnelModule(ctx: DaemonContext): DaemonModule {
   const remote = ctx.cluster ? new RemoteAgents(ctx) : undefined;
   const balancer = new PoolBalancer(new Rotation(sessions, health, remote));
   // One gate (one rate limiter, one bounded table of buckets) for HTTP requests and TCP connections.
-  const gate = new EdgeGate(ctx, (routeId, reason) => observer.refused(routeId, reason));
+  const gate = new EdgeGate(
+    ctx,
+    (routeId, reason) => observer.refused(routeId, reason),
+    (host) => table.ruleOf(host)?.routes ?? [],
+  );
   const tcp = new TcpListeners(ctx, sessions, observer, gate, balancer, relay, remote);
   const probes = new AgentProbes(ctx, sessions, relay);
   const table = new RouteTable(ctx, (routes) => tcp.sync(routes));

@@ -77,7 +77,7 @@ export class Observer {
     });
     this.#refused = new Counter({
       name: 'monctl_tunnel_access_refused_total',
-      help: "Requests and TCP connections refused by a route's access control, by reason (ip_denied, ip_not_allowed, rate_limited, unauthorized, forbidden, auth_busy)",
+      help: "Requests and TCP connections refused by a route's access control, by reason (ip_denied, ip_not_allowed, rate_limited, unauthorized, forbidden, auth_busy, sign_in_required, sso_forbidden)",
       labelNames: ['route', 'reason'] as const,
       registers,
     });

@@ -53,6 +53,7 @@ const route = {
   ipDeny: [],
   rateLimit: null,
   httpsRedirect: false,
+  sso: null,
   createdAt: at,
   updatedAt: at,
 };

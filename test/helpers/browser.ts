@@ -28,18 +28,19 @@ export interface TestBrowser {
 function isLoopback(url: string): boolean {
   const { protocol, hostname } = new URL(url);
   if (protocol === 'data:' || protocol === 'blob:' || protocol === 'about:') return true;
-  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost';
+  // Chromium resolves `*.localhost` to loopback itself (a route's hostname in the browser tests).
+  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost' || hostname.endsWith('.localhost');
 }
 
 /**
- * Headless Chromium with a fresh profile in `userDataDir`. Every request goes
+ * Headless Chromium with a fresh profile in `userDataDir` (and `extraArgs`). Every request goes
  * through a route that lets loopback through and aborts (and records) the rest.
  */
-export async function openChromium(userDataDir: string): Promise<TestBrowser> {
+export async function openChromium(userDataDir: string, extraArgs: string[] = []): Promise<TestBrowser> {
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
   });
   const requests: string[] = [];
   const offLoopback: string[] = [];

@@ -46,6 +46,7 @@ describe('routes', () => {
       ipDeny: [],
       rateLimit: null,
       httpsRedirect: false, // access control (issue 17)
+      sso: null, // sign-in rules of auth oidc (docs/API.md#route-sign-in)
       // A pool of one with no rules (docs/API.md#agent-pools).
       agents: [{ agentId, target: null }],
       policy: 'round-robin',
@@ -218,6 +219,7 @@ describe('routes', () => {
       [{ auth: 'apiKey' }, 'auth'],
       [{ basicUsers: [{ username: 'a', password: 'pw-a' }] }, 'basicUsers'],
       [{ httpsRedirect: true }, 'httpsRedirect'],
+      [{ sso: { groups: ['ops'] } }, 'sso'],
     ] as const) {
       expect(fieldsOf(expectProblem(await post({ ...tcp, ...extra }), 400)), JSON.stringify(extra)).toEqual([field]);
     }

@@ -95,8 +95,8 @@ export interface Tunnel {
 }
 
 /** A daemon, one agent slot with a token (through the admin API), and `monctl agent` connected to it. */
-export async function startTunnel(agentArgs: string[] = [], daemonArgs: string[] = []): Promise<Tunnel> {
-  const daemon = await startDaemon({ args: daemonArgs });
+export async function startTunnel(agentArgs: string[] = [], daemonArgs: string[] = [], env: Record<string, string> = {}): Promise<Tunnel> {
+  const daemon = await startDaemon({ args: daemonArgs, env });
   const dir = mkdtempSync(join(tmpdir(), 'monctl-agent-'));
   const admin = daemon.admin;
   const created = await admin.call(operations.createAgent, { body: { name: 'edge-agent' } });

@@ -76,10 +76,15 @@ export function servedFor(
   });
 }
 
-/** One HTTP/2 GET on an open session: its status and body as text. */
-export function h2Request(session: ClientHttp2Session, path: string, authority: string): Promise<{ status: number; body: string }> {
+/** One HTTP/2 GET on an open session (with more request headers): its status and body as text. */
+export function h2Request(
+  session: ClientHttp2Session,
+  path: string,
+  authority: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path, ':authority': authority });
+    const stream = session.request({ ':path': path, ':authority': authority, ...headers });
     let body = '';
     let status = 0;
     stream.setEncoding('utf8');

@@ -1,4 +1,4 @@
-import type { RouteAuth } from '../../../src/api/schemas/tunnel.ts';
+import type { RouteAuth, RouteSso } from '../../../src/api/schemas/tunnel.ts';
 import type { RouteRow } from '../../store/schema.ts';
 import { accessOf } from '../../tunnel-admin/route-access.ts';
 import { type Block, parseCidr } from '../../util/cidr.ts';
@@ -14,6 +14,8 @@ export interface RouteAccess {
   deny: readonly Block[];
   rate: { perSecond: number; burst: number } | null;
   httpsRedirect: boolean;
+  /** `auth: oidc`: the sign-in rules, read on every request (sso-gate.ts). */
+  sso: RouteSso | null;
 }
 
 export const OPEN_ACCESS: RouteAccess = {
@@ -24,6 +26,7 @@ export const OPEN_ACCESS: RouteAccess = {
   deny: [],
   rate: null,
   httpsRedirect: false,
+  sso: null,
 };
 
 const blocks = (list: string[]) => list.map((c) => parseCidr(c)).filter((b): b is Block => b !== undefined);
@@ -40,5 +43,6 @@ export function compileAccess(row: RouteRow): RouteAccess {
     deny: blocks(a.ipDeny),
     rate: a.rateLimit,
     httpsRedirect: a.httpsRedirect,
+    sso: a.auth === 'oidc' ? a.sso : null,
   };
 }

@@ -8,6 +8,7 @@ import { BasicAuth, BUSY } from './basic-auth.ts';
 import { inBlocks, parseIp } from '../../util/cidr.ts';
 import { edgeClientIp } from '../../http/client-ip.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { SIGN_IN_REQUIRED, SsoGate } from './sso-gate.ts';
 
 /** What the gate may change of a request it lets through: the query the target gets (a `?token=` removed). */
 export interface Admitted {
@@ -27,7 +28,7 @@ const header = (req: IncomingMessage, name: string) => {
  * this order: plain HTTP to a route with httpsRedirect gets a 308; then the
  * client IP (ipDeny, then ipAllow: 403); then its rate (429, so that guessing
  * passwords is rate limited too); then auth (401 without valid credentials,
- * 403 for a route key of other routes). The credentials it checked are
+ * 403 for a route key of other routes; sign-in: sso-gate.ts). The credentials it checked are
  * removed before the request goes on: the target never sees them. TCP routes
  * get the client-address part at accept (checkClient).
  */
@@ -35,18 +36,27 @@ export class EdgeGate {
   readonly #ctx: DaemonContext;
   readonly #rates = new RateLimiter();
   readonly #basic = new BasicAuth();
+  readonly #sso: SsoGate;
   readonly #onRefused: (routeId: number, reason: string) => void;
 
-  /** `onRefused` counts each refusal by its code (the metrics); the HTTPS redirect is none. */
-  constructor(ctx: DaemonContext, onRefused: (routeId: number, reason: string) => void = () => {}) {
+  /**
+   * `onRefused` counts each refusal by its code (the metrics); the HTTPS redirect is none, the
+   * redirect to sign in is one. `routesOf` gives a host's routes (the sign-in callback's).
+   */
+  constructor(
+    ctx: DaemonContext,
+    onRefused: (routeId: number, reason: string) => void = () => {},
+    routesOf: (host: string) => readonly LiveRoute[] = () => [],
+  ) {
     this.#ctx = ctx;
     this.#onRefused = onRefused;
+    this.#sso = new SsoGate(ctx, routesOf);
   }
 
   /** A refusal (or the redirect), else undefined; `admitted.forward` loses a consumed `?token=`. */
   async check(route: LiveRoute, req: IncomingMessage, host: string | undefined, admitted: Admitted): Promise<HttpError | undefined> {
     const refusal = await this.#check(route, req, host, admitted);
-    if (refusal && refusal.status !== 308) this.#onRefused(route.id, refusal.code);
+    if (refusal && (refusal.status >= 400 || refusal.code === SIGN_IN_REQUIRED)) this.#onRefused(route.id, refusal.code);
     return refusal;
   }
 
@@ -71,6 +81,7 @@ export class EdgeGate {
     if (refusal) return refusal;
     if (access.auth === 'basic') return this.#basicAuth(route, req);
     if (access.auth === 'apiKey') return this.#apiKey(route, req, admitted);
+    if (access.auth === 'oidc') return this.#sso.check(route, req, host, admitted.forward);
     return undefined;
   }
 

@@ -65,8 +65,38 @@ const Target = Type.String({
 });
 
 /** Who may use an HTTP route at the edge (docs/API.md#routes). */
-export const ROUTE_AUTHS = ['none', 'basic', 'apiKey'] as const;
+export const ROUTE_AUTHS = ['none', 'basic', 'apiKey', 'oidc'] as const;
 export type RouteAuth = (typeof ROUTE_AUTHS)[number];
+/** Bounds of a route's sign-in rules: they are checked on every request and sealed into no cookie. */
+export const SSO_RULES_MAX = 100;
+const SsoRuleList = <T extends TSchema>(item: T, what: string) => Type.Array(item, { maxItems: SSO_RULES_MAX, description: what });
+/** The sign-in rules of a route with `auth: oidc` (docs/API.md#route-sign-in): one match of any list admits. */
+export const RouteSso = Type.Object(
+  {
+    emails: SsoRuleList(Type.String(), 'verified email addresses admitted, lower-case'),
+    domains: SsoRuleList(Type.String(), 'email domains admitted (verified emails), lower-case ASCII; ["*"]: every account of the provider'),
+    groups: SsoRuleList(Type.String(), 'groups (the --oidc-groups-claim) admitted, exact'),
+    sessionTtl: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds a sign-in lasts; null: --route-session' }),
+  },
+  { title: 'RouteSso' },
+);
+export type RouteSso = Static<typeof RouteSso>;
+export const RouteSsoInput = Type.Object(
+  {
+    emails: Type.Optional(SsoRuleList(Type.String({ minLength: 1, maxLength: 254 }), 'email addresses (need email_verified)')),
+    domains: Type.Optional(
+      SsoRuleList(Type.String({ minLength: 1, maxLength: 253 }), 'email domains, "@" optional, IDNA allowed; "*": every account'),
+    ),
+    groups: Type.Optional(SsoRuleList(Type.String({ minLength: 1, maxLength: 256 }), 'group names, matched exactly')),
+    sessionTtl: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 60, maximum: 31 * 86_400 }), Type.Null()], {
+        description: 'seconds, 60 to 31 days; null: --route-session',
+      }),
+    ),
+  },
+  { title: 'RouteSsoInput', additionalProperties: false },
+);
+export type RouteSsoInput = Static<typeof RouteSsoInput>;
 const Cidr = Type.String({
   minLength: 1,
   maxLength: 64,
@@ -152,13 +182,15 @@ export const Route = Type.Object(
     }),
     enabled: Type.Boolean(),
     auth: StringEnum(ROUTE_AUTHS, {
-      description: 'HTTP: none, basic (the basicUsers), or apiKey (an API key scoped to this route, in X-API-KEY or ?token=)',
+      description:
+        'HTTP: none, basic (the basicUsers), apiKey (an API key scoped to this route, in X-API-KEY or ?token=), or oidc (sign-in through --oidc-issuer, by the sso rules)',
     }),
     basicUsers: Type.Array(Type.String(), { description: 'the usernames of basic auth (passwords are stored hashed, never returned)' }),
     ipAllow: Type.Array(Type.String(), { description: 'when not empty, only client IPs in these blocks are served (HTTP and TCP)' }),
     ipDeny: Type.Array(Type.String(), { description: 'client IPs in these blocks are refused (HTTP: 403; TCP: the connection is closed)' }),
     rateLimit: Type.Union([RateLimit, Type.Null()]),
     httpsRedirect: Type.Boolean({ description: 'HTTP: plain-HTTP requests get a 308 to HTTPS (needs --edge-tls-listen); false for TCP' }),
+    sso: Type.Union([RouteSso, Type.Null()], { description: 'the sign-in rules of auth oidc; null otherwise' }),
     certificate: Type.Optional(
       Type.Union([RouteCertificate, Type.Null()], {
         description: 'HTTP, in the route detail: the certificate the TLS edge serves for the hostname',
@@ -210,6 +242,11 @@ const routeFields = {
   ipDeny: Type.Optional(CidrList('client IPs refused (HTTP: 403; TCP: connection closed), even when allowed')),
   rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()], { description: 'null: no limit' })),
   httpsRedirect: Type.Optional(Type.Boolean({ description: 'HTTP only' })),
+  sso: Type.Optional(
+    Type.Union([RouteSsoInput, Type.Null()], {
+      description: 'HTTP only, with auth oidc: replaces the rules (lists left out are kept); null: none',
+    }),
+  ),
 };
 /**
  * HTTP routes take `hostname` (and `pathPrefix`, default `/`); TCP routes take `listenPort`. The pool is
@@ -239,6 +276,7 @@ export const RouteUpdate = Body(
     ipDeny: routeFields.ipDeny,
     rateLimit: routeFields.rateLimit,
     httpsRedirect: routeFields.httpsRedirect,
+    sso: routeFields.sso,
   },
   'RouteUpdate',
 );
