@@ -112,6 +112,12 @@ const table = {
   listPingKeys: { id: 'listPingKeys', method: 'GET', path: '/admin/api/ping-keys' },
   createPingKey: { id: 'createPingKey', method: 'POST', path: '/admin/api/ping-keys' },
   deletePingKey: { id: 'deletePingKey', method: 'DELETE', path: '/admin/api/ping-keys/{id}' },
+  getTwoFactor: { id: 'getTwoFactor', method: 'GET', path: '/api/me/two-factor' },
+  enrolTwoFactor: { id: 'enrolTwoFactor', method: 'POST', path: '/api/me/two-factor' },
+  confirmTwoFactor: { id: 'confirmTwoFactor', method: 'POST', path: '/api/me/two-factor/confirm' },
+  disableTwoFactor: { id: 'disableTwoFactor', method: 'DELETE', path: '/api/me/two-factor' },
+  renewRecoveryCodes: { id: 'renewRecoveryCodes', method: 'POST', path: '/api/me/two-factor/recovery-codes' },
+  resetTwoFactor: { id: 'resetTwoFactor', method: 'DELETE', path: '/admin/api/users/{id}/two-factor' },
 } as const satisfies Light;
 
 /** Typed as the declarations, so that `client.call(ops.x, …)` checks its input and answer. */

@@ -6,8 +6,10 @@ import { readCookie, sessionCookie } from '../http/cookies.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import type { RouterLike } from '../http/router-like.ts';
 import { loginPage } from './login-page.ts';
+import { startSession } from './login-session.ts';
 import { DUMMY_HASH, verifyPassword } from './passwords.ts';
 import { SESSION_COOKIE, tokensEqual } from './sessions.ts';
+import { secondStep } from './two-factor/login-step.ts';
 
 /** The login form has no script at all: nothing but its inline style and posting to itself. */
 const LOGIN_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -81,10 +83,13 @@ export function loginRoutes(ctx: DaemonContext) {
         await sessions.destroy(previous);
         ctx.streams.changed();
       }
-      const sessionId = await sessions.create(user.id, csrf!);
-      await ctx.db.updateTable('users').set({ last_login_method: 'password' }).where('id', '=', user.id).execute();
-      ctx.log.info({ username }, 'login');
-      redirect(res, '/api', sessionCookie(SESSION_COOKIE, sessionId));
+      // A second factor, or the enrolment --two-factor-required demands, comes before any session.
+      const pending = await secondStep(ctx, user, csrf!, req);
+      if (pending) {
+        redirect(res, '/login/2fa', pending);
+        return;
+      }
+      redirect(res, '/api', await startSession(ctx, user, csrf!, 'password'));
     });
 
     router.post('/logout', async (req, res) => {
