@@ -76,21 +76,12 @@ export async function enableFactor(
   });
 }
 
-/** Forgets the second factor: secret, replay step, failure count and recovery codes. */
-export async function clearFactor(db: Kysely<Database>, userId: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('users')
-      .set({
-        totp_secret: null,
-        totp_enabled_at: null,
-        totp_last_step: null,
-        totp_failures: 0,
-        totp_failed_at: null,
-        updated_at: Date.now(),
-      })
-      .where('id', '=', userId)
-      .execute();
-    await trx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
-  });
+/** Forgets the second factor: secret, replay step, failure count and recovery codes (run it in a transaction). */
+export async function clearFactor(trx: Kysely<Database>, userId: number): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ totp_secret: null, totp_enabled_at: null, totp_last_step: null, totp_failures: 0, totp_failed_at: null })
+    .where('id', '=', userId)
+    .execute();
+  await trx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
 }

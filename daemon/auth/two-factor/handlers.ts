@@ -72,7 +72,7 @@ export const twoFactorHandlers: HandlersOf<typeof twoFactorOperations> = {
   async disableTwoFactor({ ctx, principal, body }) {
     const user = await caller(ctx, principal);
     await proveFactor(ctx, user, body.code);
-    await clearFactor(ctx.db, user.id);
+    await ctx.db.transaction().execute((trx) => clearFactor(trx, user.id));
     ctx.log.info({ username: user.username }, 'two-factor disabled');
     return status(ctx, { ...user, enabled: false, secret: undefined });
   },
@@ -88,7 +88,7 @@ export const twoFactorHandlers: HandlersOf<typeof twoFactorOperations> = {
   async resetTwoFactor({ ctx, params, principal }) {
     const user = await ctx.db.selectFrom('users').select(['id', 'username']).where('id', '=', params.id).executeTakeFirst();
     if (!user) throw notFound(`User ${params.id} does not exist`);
-    await clearFactor(ctx.db, user.id);
+    await ctx.db.transaction().execute((trx) => clearFactor(trx, user.id));
     const by = principal.kind === 'user' ? principal.username : undefined;
     ctx.log.warn({ username: user.username, by }, 'two-factor reset by an admin');
     const row = await ctx.db.selectFrom('users').selectAll().where('id', '=', params.id).executeTakeFirst();
