@@ -213,6 +213,19 @@ describe('TOTP second factor: enrolment, login, replay, throttle, recovery codes
     expectProblem(await sendJson(d.url, 'DELETE', '/admin/api/users/999999/two-factor', undefined, admin()), 404);
   });
 
+  it('parallel guesses share no free attempt: of 12 at once, at most 5 are judged, the rest get 429', async () => {
+    await createUser('petra');
+    const step = await stepWithRoom();
+    const { secret } = await enrol('petra', step);
+    const attempt = await login(d.url, 'petra', PASSWORD);
+    const wrong = String((Number(codeAt(secret, step + 1)) + 7) % 1_000_000).padStart(6, '0');
+    const answers = await Promise.all(Array.from({ length: 12 }, () => postCode(attempt.jar, attempt.csrf, wrong)));
+    const judged = answers.filter((r) => r.headers.location === '/login/2fa?error').length;
+    expect(judged).toBeGreaterThan(0);
+    expect(judged).toBeLessThanOrEqual(5);
+    expect(answers.filter((r) => r.status === 429).length).toBe(12 - judged);
+  });
+
   it('a pending login cannot be finished by another user’s code, in another browser, or forged', async () => {
     await createUser('paul');
     await createUser('quinn');
