@@ -20,7 +20,7 @@ export async function formLogin(server: string, username: string, password: stri
   const csrf = /<input[^>]*name="_csrf"[^>]*value="([^"]+)"/.exec(page.text)?.[1];
   const preCookie = cookieOf(page.headers['set-cookie'], 'JSESSIONID');
   if (!csrf || !preCookie) {
-    if (!/name="password"/.test(page.text) && /\/login\/sso/.test(page.text)) throw passwordLoginOff();
+    if (page.status === 200 && !/name="password"/.test(page.text)) throw passwordLoginOff();
     throw new MonctlError('login', `${server}/login did not offer a login form`);
   }
   const res = await send(

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRunner, runMonctl, tempHome } from '../cli/run.ts';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { login, okJson, send, sendJson } from '../helpers/http.ts';
+import { startOidcProvider } from '../helpers/oidc-provider.ts';
 
 const PASSWORD = 'a-long-password-1';
 const codeAt = (secret: string, step: number) =>
@@ -210,5 +211,28 @@ describe('monctl and the second factor: login with a code, users columns, reset-
       twoFactor: true,
       lastLoginMethod: 'password+totp',
     });
+  });
+});
+
+describe('monctl login --username where password login is off', () => {
+  it('says so, and points at single sign-on', { timeout: 90_000 }, async () => {
+    const provider = await startOidcProvider();
+    const home = tempHome();
+    const d = await startDaemon({
+      args: ['--oidc-issuer', provider.issuer, '--oidc-client-id', provider.client.clientId, '--password-login', 'off'],
+      env: { MONCTL_OIDC_CLIENT_SECRET: provider.client.clientSecret },
+    });
+    try {
+      const run = await runMonctl(['login', '--username', 'admin'], {
+        input: `${PASSWORD}\n`,
+        env: { MONCTL_SERVER: d.url, MONCTL_CONFIG_DIR: home.dir, XDG_DATA_HOME: join(home.dir, 'nodata') },
+      });
+      expect(run.code).toBe(4);
+      expect(run.stderr).toMatch(/password login turned off: log in with single sign-on \(monctl login --sso\)/);
+    } finally {
+      await d.stop();
+      await provider.stop();
+      home.cleanup();
+    }
   });
 });
