@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { databaseBytes, queryDb } from '../helpers/test-database.ts';
 import { bearer, CookieJar, csrfOf, expectProblem, fieldsOf, login, okJson, send, sendJson, type WireResponse } from '../helpers/http.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -297,6 +298,27 @@ describe('TOTP second factor: enrolment, login, replay, throttle, recovery codes
     expect(viaKey).toMatchObject({ username: 'erin', via: 'api-key', login: null, twoFactor: true });
     expect((await send(d.url, 'GET', '/api/me', { headers: admin() })).status).toBe(200);
     expect((await usersList()).find((u) => u.username === 'admin')?.twoFactor).toBe(false);
+  });
+
+  it('at rest: the secret is sealed and the recovery codes hashed; a user of single sign-on cannot enrol (400)', async () => {
+    await createUser('vera');
+    const { secret, recoveryCodes } = await enrol('vera', await stepWithRoom());
+    const bytes = (await databaseBytes(d)).toString('latin1');
+    expect(bytes).not.toContain(secret);
+    for (const code of recoveryCodes) expect(bytes).not.toContain(code);
+    const [row] = await queryDb<{ totp_secret: string }>(d, "SELECT totp_secret FROM users WHERE username = 'vera'");
+    expect(row.totp_secret).toMatch(/^v1:/);
+
+    // An SSO user has no password (migration 0028): made here from a user with a live session.
+    await createUser('sam');
+    const sam = await login(d.url, 'sam', PASSWORD);
+    expect(sam.res.headers.location).toBe('/api');
+    await queryDb(
+      d,
+      "UPDATE users SET password_hash = '', sso_issuer = 'https://idp.example', sso_subject = 'sam-1' WHERE username = 'sam'",
+    );
+    expect(fieldsOf(expectProblem(await call(sam, 'POST', '/api/me/two-factor'), 400))).toEqual(['user']);
+    expect((await call(sam, 'GET', '/api/me/two-factor')).json()).toMatchObject({ canEnrol: false, required: false, enabled: false });
   });
 
   it('turning the factor off needs a code; a wrong one is 400 naming code', async () => {
