@@ -23,6 +23,7 @@ export const modules: Record<string, () => Promise<NounModule>> = {
   info: () => import('./commands/info.ts'),
   users: () => import('./commands/users.ts'),
   keys: () => import('./commands/keys.ts'),
+  'two-factor': () => import('./commands/two-factor.ts'),
   resources: () => import('./commands/resources.ts'),
   announcements: () => import('./commands/announcements.ts'),
   groups: () => import('./commands/groups.ts'),

@@ -97,7 +97,7 @@ async function runResetAdmin(cmd: Command): Promise<void> {
     const done = await resetAdmin(dataDir, settings.values.get('adminPassword') as string | undefined);
     const say = (line: string) => process.stderr.write(`monctl daemon reset-admin: ${line}\n`);
     say(
-      `${done.user} user "admin" (role ADMIN)${done.generated ? ` with password ${done.generated} (shown once)` : ' with the given password'}; its sessions are ended`,
+      `${done.user} user "admin" (role ADMIN)${done.generated ? ` with password ${done.generated} (shown once)` : ' with the given password'}; its sessions are ended and its second factor is reset`,
     );
     if (done.revokedKeyId !== undefined) say(`revoked API key ${done.revokedKeyId}, the previous one in ${done.keyFile}`);
     say(`wrote new ADMIN API key ${done.keyId} to ${done.keyFile}`);

@@ -29,7 +29,7 @@ export const LAYERS: Layers = [
   daemon('http/app.ts'),
   // Capabilities.
   daemon(
-    'auth/index.ts auth/bootstrap.ts auth/login-routes.ts auth/keys.ts auth/users.ts auth/reset-admin.ts auth/oidc/login-routes.ts auth/oidc/cli-routes.ts auth/oidc/cli-key.ts auth/oidc/device-grant.ts auth/two-factor/routes.ts',
+    'auth/index.ts auth/bootstrap.ts auth/login-routes.ts auth/keys.ts auth/users.ts auth/reset-admin.ts auth/oidc/login-routes.ts auth/oidc/cli-routes.ts auth/oidc/cli-key.ts auth/oidc/device-grant.ts auth/two-factor/routes.ts auth/two-factor/handlers.ts auth/two-factor/login-step.ts auth/login-session.ts',
   ), // auth's API
   // The incident engine runs inside the transaction that records check results, so incidents, the
   // maintenance windows that mute them and the alert outbox sit under probes; the rest of alerts

@@ -115,6 +115,12 @@ const table = {
   startSsoDevice: { id: 'startSsoDevice', method: 'POST', path: '/api/auth/sso/device' },
   pollSsoDevice: { id: 'pollSsoDevice', method: 'POST', path: '/api/auth/sso/device/token' },
   redeemSsoHandoff: { id: 'redeemSsoHandoff', method: 'POST', path: '/api/auth/sso/handoff' },
+  getTwoFactor: { id: 'getTwoFactor', method: 'GET', path: '/api/me/two-factor' },
+  enrolTwoFactor: { id: 'enrolTwoFactor', method: 'POST', path: '/api/me/two-factor' },
+  confirmTwoFactor: { id: 'confirmTwoFactor', method: 'POST', path: '/api/me/two-factor/confirm' },
+  disableTwoFactor: { id: 'disableTwoFactor', method: 'DELETE', path: '/api/me/two-factor' },
+  renewRecoveryCodes: { id: 'renewRecoveryCodes', method: 'POST', path: '/api/me/two-factor/recovery-codes' },
+  resetTwoFactor: { id: 'resetTwoFactor', method: 'DELETE', path: '/admin/api/users/{id}/two-factor' },
 } as const satisfies Light;
 
 /** Typed as the declarations, so that `client.call(ops.x, …)` checks its input and answer. */

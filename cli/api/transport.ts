@@ -74,7 +74,11 @@ function parse(raw: Buffer, origin: string): WireResponse {
   const headers: Record<string, string> = {};
   for (const line of headerLines) {
     const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    // Several Set-Cookie lines (a login's session and a cleared step cookie) are all kept, comma-joined.
+    headers[name] = name === 'set-cookie' && headers[name] ? `${headers[name]}, ${value}` : value;
   }
   let bodyBuf: Buffer | undefined = raw.subarray(end + 4);
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) bodyBuf = dechunk(bodyBuf);

@@ -13,6 +13,9 @@ const view: View<U> = {
     { header: 'ID', get: (u) => u.id },
     { header: 'USERNAME', get: (u) => u.username },
     { header: 'ROLE', get: (u) => u.role },
+    { header: '2FA', get: (u) => (u.twoFactor ? 'yes' : 'no') },
+    { header: 'SSO', get: (u) => (u.sso ? 'yes' : 'no') },
+    { header: 'LAST LOGIN', get: (u) => u.lastLoginMethod, wide: true },
     { header: 'CREATED', get: (u) => u.createdAt },
     { header: 'UPDATED', get: (u) => u.updatedAt, wide: true },
   ],
@@ -64,6 +67,18 @@ export function register(program: Command): void {
         if (opts.password) body.password = await readSecret('New password', { confirm: true });
         const user = await rt.client.call(ops.updateUser, { params: { id }, body });
         await rt.done(user, `Updated user ${user.username} (id ${user.id}, ${user.role}).`);
+      }),
+    );
+
+  withOutput(users.command('reset-2fa').description("reset a user's second factor: the password alone logs in until they enrol again"))
+    .argument('<user>', 'id or username')
+    .option('-y, --yes', 'do not ask')
+    .action(
+      act(async (rt, ref: string, opts: { yes?: boolean }) => {
+        const id = await userId(rt, ref);
+        await confirm(`Reset the second factor of user ${ref}`, opts.yes);
+        const user = await rt.client.call(ops.resetTwoFactor, { params: { id } });
+        await rt.done(user, `Reset the second factor of user ${user.username} (id ${user.id}).`);
       }),
     );
 

@@ -31,10 +31,50 @@ async function ask(question: string, hidden: boolean): Promise<string> {
   }
 }
 
-/** A secret from a hidden prompt on a TTY, else the first line of stdin. */
+const stdinLines = { lines: [] as string[], partial: '', ended: false, listening: false, wake: () => {} };
+
+/**
+ * The next line of stdin, as soon as it arrives: a script answers each question with a line, and
+ * may compute a later answer from what the command printed (the code of a secret it shows).
+ * Between questions stdin is paused, so that an open pipe does not keep the process alive.
+ */
+async function nextStdinLine(): Promise<string> {
+  const s = stdinLines;
+  if (!s.listening) {
+    s.listening = true;
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => {
+      const parts = (s.partial + chunk).split(/\r?\n/);
+      s.partial = parts.pop() ?? '';
+      s.lines.push(...parts);
+      if (s.lines.length) {
+        process.stdin.pause();
+        (process.stdin as { unref?: () => void }).unref?.();
+        s.wake();
+      }
+    });
+    process.stdin.on('end', () => {
+      if (s.partial) s.lines.push(s.partial);
+      [s.partial, s.ended] = ['', true];
+      s.wake();
+    });
+  }
+  while (s.lines.length === 0 && !s.ended) {
+    const arrived = new Promise<void>((resolve) => (s.wake = resolve));
+    (process.stdin as { ref?: () => void }).ref?.();
+    process.stdin.resume();
+    await arrived;
+  }
+  return s.lines.shift() ?? '';
+}
+
+/**
+ * A secret from a hidden prompt on a TTY, else the next line of stdin (the first, for a
+ * command that asks one; a password then an authentication code, for a login that asks two).
+ */
 export async function readSecret(label: string, opts: { confirm?: boolean } = {}): Promise<string> {
   if (!stdinIsTty()) {
-    const value = (await readStdin()).split(/\r?\n/)[0] ?? '';
+    const value = await nextStdinLine();
     if (!value) throw new MonctlError('usage', `${label} expected on stdin`, ExitCode.usage);
     return value;
   }

@@ -5,9 +5,11 @@ import { readForm } from '../http/body.ts';
 import { sessionCookie } from '../http/cookies.ts';
 import type { RouterLike } from '../http/router-like.ts';
 import { csrfOfRequest, sendLoginPage } from './login-form.ts';
+import { startSession } from './login-session.ts';
 import { ssoButtonOf } from './oidc/login-routes.ts';
 import { DUMMY_HASH, verifyPassword } from './passwords.ts';
 import { SESSION_COOKIE, tokensEqual } from './sessions.ts';
+import { secondStep } from './two-factor/login-step.ts';
 
 function redirect(res: ServerResponse, location: string, cookie?: string): void {
   const headers: Record<string, string> = { Location: location, 'Cache-Control': 'no-store' };
@@ -64,10 +66,13 @@ export function loginRoutes(ctx: DaemonContext) {
         await sessions.destroy(previous);
         ctx.streams.changed();
       }
-      const sessionId = await sessions.create(user.id, csrf!);
-      await ctx.db.updateTable('users').set({ last_login_method: 'password' }).where('id', '=', user.id).execute();
-      ctx.log.info({ username }, 'login');
-      redirect(res, '/api', sessionCookie(SESSION_COOKIE, sessionId));
+      // A second factor, or the enrolment --two-factor-required demands, comes before any session.
+      const pending = await secondStep(ctx, user, csrf!, req);
+      if (pending) {
+        redirect(res, '/login/2fa', pending);
+        return;
+      }
+      redirect(res, '/api', await startSession(ctx, user, csrf!, 'password'));
     });
 
     router.post('/logout', async (req, res) => {

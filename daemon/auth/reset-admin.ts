@@ -7,6 +7,7 @@ import { ApiKeys } from './api-keys.ts';
 import { randomPassword } from './bootstrap.ts';
 import { loadInstallSecret } from './install-secret.ts';
 import { hashPassword } from './passwords.ts';
+import { clearFactor } from './two-factor/factor.ts';
 
 export interface ResetOutcome {
   /** The random password, when none was given: the caller prints it once. */
@@ -62,6 +63,8 @@ export async function resetAdmin(dataDir: string, given: string | undefined): Pr
             .executeTakeFirstOrThrow();
       // A new password ends the user's sessions, as `monctl users update` does.
       await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+      // A lost phone is one reason to be here: the second factor goes too (enrol again after logging in).
+      await clearFactor(trx, user.id);
       const revoked =
         oldKeyId === undefined
           ? undefined

@@ -44,7 +44,8 @@ export type SecretPurpose =
   | 'subscriber-secrets'
   | 'sso-transactions'
   | 'route-sessions'
-  | 'totp-secrets';
+  | 'totp-secrets'
+  | 'pending-logins';
 
 const boxes = new WeakMap<Uint8Array, Map<SecretPurpose, SecretBox>>();
 

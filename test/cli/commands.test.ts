@@ -18,7 +18,7 @@ describe('users and keys', () => {
     const table = await monctl(['users', 'list']);
     expect(table.code).toBe(0);
     const [head, ...rows] = tsv(table.stdout);
-    expect(head).toEqual(['ID', 'USERNAME', 'ROLE', 'CREATED']);
+    expect(head).toEqual(['ID', 'USERNAME', 'ROLE', '2FA', 'SSO', 'CREATED']);
     expect(rows.map((r) => r[1])).toContain('admin');
     expect(table.stdout).not.toMatch(/\u001b\[/); // no colour in a pipe
     const json = await monctl(['users', 'list', '-o', 'json']);

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMonctl, tempHome } from '../cli/run.ts';
 import { ADMIN_PASSWORD, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
@@ -99,6 +100,31 @@ describe('monctl daemon reset-admin', () => {
       .json()
       .map((u: { username: string }) => u.username);
     expect(names.sort()).toEqual(['admin', 'ops']);
+  });
+
+  it('resets the second factor of admin too: after it, the new password alone logs in', { timeout: 60_000 }, async () => {
+    const d = await startDaemon();
+    daemons.push(d);
+    const session = await login(d.url, 'admin', ADMIN_PASSWORD);
+    const headers = { ...session.jar.header(), 'x-csrf-token': session.csrf, 'content-type': 'application/json' };
+    const started = (await send(d.url, 'POST', '/api/me/two-factor', { headers, body: '{}' })).json();
+    const code = TOTP.generate({ secret: Secret.fromBase32(started.secret), timestamp: Date.now() });
+    const confirmed = await send(d.url, 'POST', '/api/me/two-factor/confirm', { headers, body: JSON.stringify({ code }) });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect((await login(d.url, 'admin', ADMIN_PASSWORD)).res.headers.location).toBe('/login/2fa');
+
+    const password = 'after-a-lost-phone-1';
+    const run = await resetAdmin(d.dataDir, { MONCTL_ADMIN_PASSWORD: password });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('its second factor is reset');
+    const fresh = await login(d.url, 'admin', password);
+    expect(fresh.res.headers.location).toBe('/api');
+    expect((await send(d.url, 'GET', '/api/me', { headers: fresh.jar.header() })).json()).toMatchObject({
+      login: 'password',
+      twoFactor: false,
+    });
+    const status = (await send(d.url, 'GET', '/api/me/two-factor', { headers: fresh.jar.header() })).json();
+    expect(status).toMatchObject({ enabled: false, pending: false, recoveryCodesLeft: 0 });
   });
 
   it('refuses a data dir without a database (exit 3) and a short password (exit 2), changing nothing', async () => {
