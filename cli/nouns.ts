@@ -40,6 +40,8 @@ export const modules: Record<string, () => Promise<NounModule>> = {
   incidents: () => import('./commands/incidents.ts'),
   maintenance: () => import('./commands/maintenance.ts'),
   apply: () => import('./commands/apply.ts'),
+  export: () => import('./commands/export.ts'),
+  import: () => import('./commands/import.ts'),
   ping: () => import('./commands/ping.ts'),
   run: () => import('./commands/run.ts'),
   'ping-keys': () => import('./commands/ping-keys.ts'),

@@ -78,6 +78,8 @@ export interface DaemonConfig {
   adminPassword?: string;
   /** Sign-in: single sign-on, the password form, two-factor login, route sessions. */
   identity: IdentityConfig;
+  /** Scheduled backups (SQLite): where, how often, how many are kept. */
+  backup: BackupConfig;
 }
 
 /** `HOST:PORT`, `[v6]:PORT` or `:PORT`; throws with a readable message. */
@@ -117,4 +119,11 @@ export interface OidcConfig {
   roles: Array<{ group: string; role: Role }>;
   /** The role when no group maps one; `none` refuses the login. */
   defaultRole: Role | 'none';
+}
+
+/** Scheduled backups of the SQLite database; `dir` absent: none. */
+export interface BackupConfig {
+  dir?: string;
+  everyMs: number;
+  keep: number;
 }

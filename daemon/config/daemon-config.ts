@@ -5,6 +5,7 @@ import type { AcmeChallengeType, AcmeDnsUpdate, TlsProfile } from './values.ts';
 import { type Rfc2136Setting, readTsigKey } from './rfc2136.ts';
 import { ConfigError } from './file.ts';
 import { identityConfigOf, insecureAllowed } from './identity-settings.ts';
+import { backupConfigOf } from './backup-settings.ts';
 import { type Resolved, sourceLabel } from './resolve.ts';
 import { type Setting, SETTINGS, settingOf } from './settings.ts';
 
@@ -81,6 +82,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
     notifierTimeoutMs: get<number>('notifierTimeout'),
     adminPassword: get<string | undefined>('adminPassword'),
     identity: identityConfigOf(get),
+    backup: backupConfigOf(get),
   };
   const tls = tlsOf(r);
   if (tls) config.tls = tls;

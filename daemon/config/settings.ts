@@ -10,6 +10,7 @@ import * as t from './types.ts';
 import type { Setting } from './setting.ts';
 import { rfc2136 } from './rfc2136.ts';
 import { IDENTITY_SETTINGS } from './identity-settings.ts';
+import { BACKUP_SETTINGS } from './backup-settings.ts';
 
 export type { Setting } from './setting.ts';
 
@@ -458,6 +459,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'password of user admin, created on the first start',
   }),
   ...IDENTITY_SETTINGS,
+  ...BACKUP_SETTINGS,
 ];
 
 export function settingOf(key: string): Setting | undefined {
