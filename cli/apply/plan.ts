@@ -234,7 +234,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     spec.maintenance,
     prune && spec.managesMaintenance,
     { resources: resourceIds, groups: groupIds },
-    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted },
+    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted, agents: new Set(spec.agents.map((a) => a.name)) },
   );
   steps.push(...windows.steps);
   steps.push(...(await planStatusPages(c, spec.statusPages, groupIds, prune)));

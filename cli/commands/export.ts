@@ -21,9 +21,10 @@ export function register(program: Command): void {
     .description('write everything apply -f takes, in its format: secrets as ${ENV} placeholders, listed on stderr')
     .option('-o, --output <format>', 'yaml or json (default: yaml, or json for a --file ending in .json)')
     .option('-f, --file <file>', 'write the file here instead of stdout (the file apply -f reads)')
-    .option('--env-file <file>', 'also write the variables to set, as a template of NAME= lines')
+    // Not --env-file: Node reads that flag from anywhere on its command line, the script's arguments included.
+    .option('--env-template <file>', 'also write the variables to set, as a template of NAME= lines')
     .action(
-      act(async (rt, opts: { output?: string; file?: string; envFile?: string }) => {
+      act(async (rt, opts: { output?: string; file?: string; envTemplate?: string }) => {
         const format = (opts.output ?? (opts.file && /\.json$/i.test(opts.file) ? 'json' : 'yaml')).toLowerCase();
         if (format !== 'yaml' && format !== 'json')
           throw new MonctlError('usage', `-o ${opts.output}: export writes yaml or json`, ExitCode.usage);
@@ -32,7 +33,7 @@ export function register(program: Command): void {
         if (opts.file) write(opts.file, text, 'export');
         else process.stdout.write(text);
         const vars = env.list();
-        if (opts.envFile) write(opts.envFile, envTemplate(vars), 'variables template');
+        if (opts.envTemplate) write(opts.envTemplate, envTemplate(vars), 'variables template');
         if (vars.length === 0) rt.info('No secrets: the file needs no variables.');
         else {
           rt.info(`Secrets are \${NAME} placeholders: set these ${vars.length} variables before apply -f:`);
