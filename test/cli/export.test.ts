@@ -59,21 +59,19 @@ agents:
   - name: edge-2
 routes:
   - name: web
-    agents: [edge-1, {name: edge-2, target: "http://127.0.0.1:8082"}]
-    target: http://127.0.0.1:8081
     hostname: web.test
-    policy: least-outstanding
+    target: http://127.0.0.1:8081
+    agents: [edge-1, {name: edge-2, target: "http://127.0.0.1:8082"}]
     affinity: client-ip
-    basicUsers:
-      - {username: alice, password: "\${SEED_ALICE}"}
-      - {username: bob, password: "\${SEED_BOB}"}
-    ipAllow: [10.1.2.3/8, 192.0.2.1]
+    policy: least-outstanding
     ipDeny: [10.9.0.0/16]
-    rateLimit: {perSecond: 5, burst: 10}
-    requestHeaders: {set: {X-Env: prod}, remove: [Cookie]}
+    ipAllow: [10.1.2.3/8, 192.0.2.1]
+    basicUsers: [{username: bob, password: "\${SEED_BOB}"}, {username: alice, password: "\${SEED_ALICE}"}]
     responseHeaders: {set: {X-Frame-Options: DENY}}
-    hostHeader: internal.web
+    requestHeaders: {set: {X-Env: prod}, remove: [Cookie]}
+    rateLimit: {perSecond: 5, burst: 10}
     stripPrefix: true
+    hostHeader: internal.web
     healthCheck: {path: /healthz, intervalSeconds: 5}
   - name: sso
     agents: [edge-2]
