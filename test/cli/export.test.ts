@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Placeholders } from '../../cli/export/secrets.ts';
 import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -198,6 +199,9 @@ describe('monctl export', () => {
     const [a, b] = await Promise.all([first(['export', '-o', 'json']), second(['export', '-o', 'json'])]);
     expect(a.code, a.stderr).toBe(0);
     expect(JSON.parse(a.stdout).routes.map((r: { name: string }) => r.name)).toEqual(['pg', 'sso', 'web']);
+    // A file ending in .json is JSON without -o.
+    expect((await first(['export', '-f', path('export.json')])).code).toBe(0);
+    expect(readFileSync(path('export.json'), 'utf8')).toBe(a.stdout);
     expect(b.stdout).toBe(a.stdout.replace(`"listenPort": ${tcpPort},`, `"listenPort": ${other},`));
     // The route's users reached the new daemon, with their passwords.
     const web = (await second(['routes', 'get', 'web', '-o', 'json'])).json();
@@ -209,13 +213,27 @@ describe('monctl export', () => {
       env: { MONCTL_SERVER: `http://127.0.0.1:${await freePort()}`, MONCTL_API_KEY: 'x', XDG_CONFIG_HOME: home.dir },
     });
     expect(down.code).not.toBe(0);
-    expect(down.stderr).toMatch(/127\.0\.0\.1/);
+    expect(down.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED$/m);
     // Under a file, not a directory: refused whoever runs the test (root included).
     const denied = await first(['export', '-f', join(path('export.yaml'), 'x.yaml')]);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/cannot write the export .*x\.yaml: (ENOTDIR|ENOENT)/);
     const xml = await first(['export', '-o', 'xml']);
     expect(xml.code).toBe(2);
+  });
+});
+
+describe('export placeholders', () => {
+  it('are named from object and field, upper-cased, and numbered on a collision', () => {
+    const env = new Placeholders();
+    expect(env.ref('NOTIFIER', 'pager', 'routing_Key')).toBe('${NOTIFIER_PAGER_ROUTING_KEY}');
+    expect(env.ref('ROUTE', 'web', 'USER', 'a.b', 'PASSWORD')).toBe('${ROUTE_WEB_USER_A_B_PASSWORD}');
+    expect(env.ref('ROUTE', 'web', 'USER', 'a-b', 'PASSWORD')).toBe('${ROUTE_WEB_USER_A_B_PASSWORD_2}');
+    expect(env.list().map((v) => v.name)).toEqual([
+      'NOTIFIER_PAGER_ROUTING_KEY',
+      'ROUTE_WEB_USER_A_B_PASSWORD',
+      'ROUTE_WEB_USER_A_B_PASSWORD_2',
+    ]);
   });
 });
 
