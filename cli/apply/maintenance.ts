@@ -110,7 +110,7 @@ export async function planMaintenance(
   specs: MaintenanceSpec[],
   prune: boolean,
   ids: { resources: Map<string, number>; groups: Map<string, number> },
-  inFile: { resources: Set<string>; groups: Set<string> },
+  inFile: { resources: Set<string>; groups: Set<string>; agents: Set<string> },
 ): Promise<{ steps: Step[]; deletions: Step[] }> {
   if (specs.length === 0 && !prune) return { steps: [], deletions: [] };
   const c = rt.client;
@@ -127,7 +127,9 @@ export async function planMaintenance(
       ...s.groups
         .filter((n) => !inFile.groups.has(n) && !ids.groups.has(n))
         .map((n) => `group "${n}" is neither in the file nor on the server`),
-      ...s.agents.filter((n) => !agentsByName.has(n)).map((n) => `agent "${n}" does not exist`),
+      ...s.agents
+        .filter((n) => !inFile.agents.has(n) && !agentsByName.has(n))
+        .map((n) => `agent "${n}" is neither in the file nor on the server`),
     ].map((line) => `  maintenance ${s.name}: ${line}`),
   );
   if (missing.length) throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${missing.join('\n')}`);
@@ -139,6 +141,11 @@ export async function planMaintenance(
       return id;
     });
   const agentIds = (names: string[]) => lookup(agentsByName, names);
+  // Agents the same file creates have ids once their steps ran (they come first).
+  const refreshAgents = async (s: MaintenanceSpec) => {
+    if (s.agents.every((n) => agentsByName.has(n))) return;
+    for (const a of await c.call(ops.listAgents)) agentsByName.set(a.name, a.id);
+  };
   const bodyOf = (s: MaintenanceSpec): MaintenanceCreate => ({
     name: s.name,
     kind: s.kind,
@@ -157,7 +164,10 @@ export async function planMaintenance(
         action: 'create',
         kind: 'maintenance',
         name: s.name,
-        run: async () => void (await c.call(ops.createMaintenanceWindow, { body: bodyOf(s) })),
+        run: async () => {
+          await refreshAgents(s);
+          await c.call(ops.createMaintenanceWindow, { body: bodyOf(s) });
+        },
       });
       continue;
     }
@@ -169,6 +179,7 @@ export async function planMaintenance(
         name: s.name,
         changes,
         run: async () => {
+          await refreshAgents(s);
           const { name: _name, ...body } = bodyOf(s);
           await c.call(ops.updateMaintenanceWindow, { params: { id: cur.id }, body });
         },

@@ -51,12 +51,15 @@ export async function notifierSteps(rt: Runtime, specs: NotifierSpec[], prune: b
       continue;
     }
     const { changes, config } = diff(spec, cur);
+    // Secrets alone are sent, not shown as a change: reads never return them to compare (as resources' and routes').
+    const shown = changes.filter((c) => c !== 'secrets');
     if (changes.length === 0) continue;
     upserts.push({
       action: 'update',
       kind: 'notifier',
       name: spec.name,
       changes,
+      secretsOnly: shown.length === 0,
       run: async () => {
         const body = {
           ...(changes.includes('enabled') ? { enabled: spec.enabled } : {}),

@@ -8,7 +8,11 @@ import { httpCheckCreate, httpCheckDiff } from './http-check-plan.ts';
 import { planMaintenance } from './maintenance.ts';
 import { notifierSteps } from './notifiers-plan.ts';
 import { pushDiff } from './push-spec.ts';
-import type { Spec } from './spec.ts';
+import type { AnnouncementSpec, Spec } from './spec.ts';
+import type { Static } from '@sinclair/typebox';
+import type { Announcement as AnnouncementView } from '../../src/api/schemas/announcements.ts';
+
+type Announcement = Static<typeof AnnouncementView>;
 import { planStatusPages } from './status-pages.ts';
 import { missingDependencies } from './resource-deps.ts';
 import { tunnelSteps } from './routes-plan.ts';
@@ -199,7 +203,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
       activeUntil: a.activeUntil,
       content: `<div class="monctl-apply monctl-name-${a.name} monctl-hash-${hash}">${a.content}</div>`,
     };
-    const cur = managed.get(a.name);
+    const cur = managed.get(a.name) ?? unmarked(announcements, a.name);
     if (!cur) {
       steps.push({
         action: 'create',
@@ -207,8 +211,11 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
         name: a.name,
         run: async () => void (await c.call(ops.createAnnouncement, { body })),
       });
-    } else if (cur.hash !== hash || cur.a.kind !== a.kind) {
-      const changes = [...(cur.a.kind !== a.kind ? ['kind'] : []), ...(cur.hash !== hash ? ['content'] : [])];
+    } else if ((cur.hash !== hash && !sameAnnouncement(a, cur.a)) || cur.a.kind !== a.kind) {
+      const changes = [
+        ...(cur.a.kind !== a.kind ? ['kind'] : []),
+        ...(cur.hash !== hash && !sameAnnouncement(a, cur.a) ? ['content'] : []),
+      ];
       steps.push({
         action: 'update',
         kind: 'announcement',
@@ -227,7 +234,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     spec.maintenance,
     prune && spec.managesMaintenance,
     { resources: resourceIds, groups: groupIds },
-    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted },
+    { resources: new Set(spec.resources.map((r) => r.name)), groups: wanted, agents: new Set(spec.agents.map((a) => a.name)) },
   );
   steps.push(...windows.steps);
   steps.push(...(await planStatusPages(c, spec.statusPages, groupIds, prune)));
@@ -269,6 +276,27 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     steps.push(...tunnel.deletions);
   }
   return steps;
+}
+
+/**
+ * `announcement-ID` in a file (as `monctl export` names one that apply did not create): that
+ * announcement, so the file takes it over instead of adding a copy.
+ */
+function unmarked(list: Announcement[], name: string): { a: Announcement; hash: string } | undefined {
+  const id = /^announcement-(\d+)$/.exec(name)?.[1];
+  const a = id === undefined ? undefined : list.find((x) => x.id === Number(id) && !MARK.test(x.content));
+  return a && { a, hash: '' };
+}
+
+/**
+ * The file's announcement says what the daemon shows (an export of it): same content inside the
+ * wrapper, same state and end. The hash alone misses this when the file was written from the
+ * daemon's forms (its sanitized HTML, its way of writing a date).
+ */
+function sameAnnouncement(a: AnnouncementSpec, cur: Announcement): boolean {
+  const inner = /^<div class="monctl-apply[^"]*">([\s\S]*)<\/div>$/.exec(cur.content)?.[1] ?? cur.content;
+  const instant = (t: string | null) => (t === null ? null : Date.parse(t));
+  return inner === a.content && a.active === cur.active && instant(a.activeUntil) === instant(cur.activeUntil);
 }
 
 function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
