@@ -18,10 +18,10 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 type Mapper = (c: Obj, hide: (field: string) => string) => Obj | string;
 
 const MAPPERS: Record<string, Mapper> = {
-  slack: (c, hide) => ({ type: 'SLACK', url: hide('url') }),
-  discord: (c, hide) => ({ type: 'DISCORD', url: hide('url') }),
-  teams: (c, hide) => ({ type: 'TEAMS', url: hide('url') }),
-  GoogleChat: (c, hide) => ({ type: 'GOOGLE_CHAT', url: hide('url') }),
+  slack: (_c, hide) => ({ type: 'SLACK', url: hide('url') }),
+  discord: (_c, hide) => ({ type: 'DISCORD', url: hide('url') }),
+  teams: (_c, hide) => ({ type: 'TEAMS', url: hide('url') }),
+  GoogleChat: (_c, hide) => ({ type: 'GOOGLE_CHAT', url: hide('url') }),
   telegram: (c, hide) => ({ type: 'TELEGRAM', token: hide('token'), chatId: String(c.telegramChatID ?? '') }),
   webhook: (c, hide) => {
     const out: Obj = { type: 'WEBHOOK', url: c.webhookURL };
@@ -60,7 +60,7 @@ const MAPPERS: Record<string, Mapper> = {
       ...(str(c.ntfyaccesstoken) ? { token: hide('token') } : {}),
     };
   },
-  PagerDuty: (c, hide) => ({ type: 'PAGERDUTY', routingKey: hide('routing_key') }),
+  PagerDuty: (_c, hide) => ({ type: 'PAGERDUTY', routingKey: hide('routing_key') }),
   Opsgenie: (c, hide) => ({ type: 'OPSGENIE', apiKey: hide('api_key'), region: String(c.opsgenieRegion ?? 'us').toUpperCase() }),
   pushover: (c, hide) => ({
     type: 'PUSHOVER',
