@@ -9,12 +9,23 @@ type Obj = Record<string, unknown>;
 type Mapper = (c: Obj, hide: (field: string) => string) => Obj | string;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
+const hostOf = (url: unknown): string => {
+  try {
+    return new URL(String(url)).hostname;
+  } catch {
+    return '';
+  }
+};
 const webhook = (type: string) => (_c: Obj, hide: (field: string) => string) => ({ type, url: hide('webhook_url') });
 
 export const PROVIDERS: Record<string, Mapper> = {
   slack: webhook('SLACK'),
   discord: webhook('DISCORD'),
-  teams: webhook('TEAMS'),
+  // Gatus's `teams` posts to an Office 365 connector, which Microsoft retired (monctl refuses those URLs).
+  teams: (c, hide) =>
+    /(^|\.)(webhook\.office\.com|outlook\.office\.com)$/i.test(hostOf(c['webhook-url']))
+      ? 'an Office 365 connector, which Microsoft retired: create a Workflows webhook in the channel (teams-workflows)'
+      : webhook('TEAMS')(c, hide),
   'teams-workflows': webhook('TEAMS'),
   'google-chat': webhook('GOOGLE_CHAT'),
   custom: (c, hide) => {
