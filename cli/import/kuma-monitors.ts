@@ -118,6 +118,7 @@ export function mapMonitor(d: Draft, m: KumaMonitor, groupsOf: (m: KumaMonitor) 
   }
   if (typeof m.maxretries === 'number' && m.maxretries > 0) r.failureThreshold = Math.min(100, m.maxretries + 1);
   if (m.upsideDown === true) r.upsideDown = true;
+  if (m.proxyId ?? m.proxy_id) d.report.push(`${who}: its proxy left out: monctl checks directly`);
   if (m.active === false || m.active === 0) r.active = false;
   const groups = groupsOf(m);
   for (const g of groups) addGroup(d, g);

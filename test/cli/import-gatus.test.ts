@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/daemon.ts';
+import { jsonOf, reportVariables } from './import-run.ts';
 import { useAdminCli } from './run.ts';
 
 const cli = useAdminCli();
@@ -42,11 +43,7 @@ const ENV: Record<string, string> = {
   GATUS_API_HEALTH_AUTHORIZATION: 'Bearer s3cret',
 };
 
-const json = async (args: string[]) => {
-  const r = await monctl([...args, '-o', 'json']);
-  expect(r.code, r.stderr).toBe(0);
-  return r.json();
-};
+const json = jsonOf(cli);
 
 describe('monctl import gatus', () => {
   const out = () => join(cli.home.dir, 'gatus.yaml');
@@ -56,7 +53,7 @@ describe('monctl import gatus', () => {
     const r = await monctl(['import', 'gatus', FIXTURE, '-w', out(), '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(report, 'utf8').split('\n').slice(0, -1)).toEqual(REPORT);
-    expect(Object.keys(ENV)).toEqual(REPORT.filter((l) => l.startsWith('set ')).map((l) => l.slice(4, l.indexOf(':'))));
+    expect(Object.keys(ENV)).toEqual(reportVariables(REPORT));
     expect(r.stderr).toContain('8 resources, 8 notifiers, 7 alert rules, 1 maintenance window');
     expect(readFileSync(out(), 'utf8')).not.toMatch(/hunter2|s3cret|XXXX|123:abc|abc123|0123456789abcdef/);
     expect(await json(['resources', 'list'])).toEqual([]);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/daemon.ts';
+import { jsonOf, reportVariables } from './import-run.ts';
 import { useAdminCli } from './run.ts';
 
 const cli = useAdminCli();
@@ -40,11 +41,7 @@ const ENV: Record<string, string> = {
   KUMA_NTFY_TOKEN: 'tk_abc',
 };
 
-const json = async (args: string[]) => {
-  const r = await monctl([...args, '-o', 'json']);
-  expect(r.code, r.stderr).toBe(0);
-  return r.json();
-};
+const json = jsonOf(cli);
 
 describe('monctl import kuma', () => {
   it('writes an apply file and a report of what it could not map, touching no daemon', async () => {
@@ -53,7 +50,7 @@ describe('monctl import kuma', () => {
     const r = await monctl(['import', 'kuma', FIXTURE, '-w', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(report, 'utf8').split('\n').slice(0, -1)).toEqual(REPORT);
-    expect(Object.keys(ENV)).toEqual(REPORT.filter((l) => l.startsWith('set ')).map((l) => l.slice(4, l.indexOf(':'))));
+    expect(Object.keys(ENV)).toEqual(reportVariables(REPORT));
     expect(r.stderr).toContain('8 resources, 5 notifiers, 4 alert rules, 2 maintenance windows, 1 status page');
     expect(readFileSync(out, 'utf8')).not.toMatch(/hunter2|s3cret|pa55|XXXX|123:abc|tk_abc|"abc"/);
     expect(await json(['resources', 'list'])).toEqual([]);
