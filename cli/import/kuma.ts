@@ -9,7 +9,8 @@ type Obj = Record<string, unknown>;
 /**
  * Uptime Kuma's JSON backup (Settings → Backup → Export, 1.x: `{version, notificationList,
  * monitorList}`) as an apply file. Group monitors and tags become groups; each notification a
- * monitor uses becomes an alert rule sending that monitor's incidents to its notifier.
+ * monitor uses becomes an alert rule sending that monitor's incidents (and certificate expiry, when
+ * the monitor notifies it) to its notifier.
  */
 export function importKuma(backup: unknown): Draft {
   if (typeof backup !== 'object' || backup === null || !Array.isArray((backup as Obj).monitorList))
@@ -52,12 +53,21 @@ export function importKuma(backup: unknown): Draft {
     d.notifiers.push(mapped);
     notifierOf.set(n.id, mapped.name as string);
   }
+  const uses = (m: KumaMonitor, id: number) => Boolean((m.notificationIDList as Obj | undefined)?.[id]);
   for (const [id, notifier] of notifierOf) {
-    const resources = b.monitorList
-      .filter((m) => names.has(m.id) && (m.notificationIDList as Obj | undefined)?.[id])
-      .map((m) => names.get(m.id)!);
-    if (resources.length)
-      d.alertRules.push({ name: `kuma-${notifier}`, events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], notifiers: [notifier], resources });
+    const monitors = b.monitorList.filter((m) => names.has(m.id) && uses(m, id));
+    // A group monitor notifies for its children: the rule names the group.
+    const groups = b.monitorList.filter((m) => m.type === 'group' && uses(m, id)).map((m) => m.name);
+    if (monitors.length + groups.length === 0) continue;
+    const events = ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'];
+    if (monitors.some((m) => m.expiryNotification === true)) events.push('CERT_EXPIRING');
+    d.alertRules.push({
+      name: `kuma-${notifier}`,
+      events,
+      notifiers: [notifier],
+      ...(monitors.length ? { resources: monitors.map((m) => names.get(m.id)!) } : {}),
+      ...(groups.length ? { groups } : {}),
+    });
   }
   for (const m of b.maintenanceList ?? []) mapMaintenance(d, m, names);
   for (const p of b.statusPageList ?? []) mapStatusPage(d, p, names);

@@ -86,14 +86,20 @@ describe('monctl import kuma', () => {
     expect((await json(['resources', 'get', String(byName('Database').id)])).target).toBe('db.example.com:5432');
     expect((await json(['resources', 'get', String(byName('Mail MX').id)])).dns).toMatchObject({ recordType: 'MX', resolver: '1.1.1.1' });
     expect((await json(['resources', 'get', String(byName('Nightly backup').id)])).push).toMatchObject({ periodSeconds: 86400 });
-    const groups: Array<{ name: string }> = await json(['groups', 'list']);
+    const groups: Array<{ name: string; id: number }> = await json(['groups', 'list']);
     expect(groups.map((g) => g.name).sort()).toEqual(['Production', 'Services', 'region:eu', 'web']);
     const notifiers: Array<{ name: string; type: string; enabled: boolean }> = await json(['notifiers', 'list']);
     expect(notifiers.map((n) => `${n.name} ${n.type}`).sort()).toEqual(
       ['Hook WEBHOOK', 'Mail-admins EMAIL', 'Slack-ops SLACK', 'Telegram TELEGRAM', 'ntfy NTFY'].sort(),
     );
-    const rules: Array<{ name: string }> = await json(['alert-rules', 'list']);
+    const rules: Array<{ name: string; events: string[]; resourceIds: number[]; groupIds: number[] }> = await json(['alert-rules', 'list']);
     expect(rules.map((x) => x.name).sort()).toEqual(['kuma-Hook', 'kuma-Mail-admins', 'kuma-Slack-ops', 'kuma-ntfy']);
+    const rule = (n: string) => rules.find((x) => x.name === n)!;
+    expect(rule('kuma-Slack-ops').events.sort()).toEqual(['CERT_EXPIRING', 'INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
+    expect(rule('kuma-Slack-ops').resourceIds.sort()).toEqual([byName('API status').id, byName('Website').id].sort());
+    // The group monitor's notification: the rule covers the group.
+    const production = groups.find((g) => g.name === 'Production') as { id: number };
+    expect(rule('kuma-ntfy')).toMatchObject({ events: ['INCIDENT_OPENED', 'INCIDENT_RESOLVED'], groupIds: [production.id] });
     const windows: Array<{ name: string; kind: string }> = await json(['maintenance', 'list']);
     expect(windows.map((w) => `${w.name} ${w.kind}`).sort()).toEqual(['DB migration ONE_OFF', 'Patch night WEEKLY']);
     const pages: Array<{ slug: string; title: string }> = await json(['status-pages', 'list']);
