@@ -51,8 +51,11 @@ function httpFields(d: Draft, m: KumaMonitor, who: string, r: Obj): void {
   const body = str(m.body);
   if (body && method !== 'HEAD') {
     r.body = body;
+    const typed = Object.keys({ ...(r.headers as Obj), ...(r.secretHeaders as Obj) }).some((h) => h.toLowerCase() === 'content-type');
     const encoding = str(m.httpBodyEncoding) ?? 'json';
-    r.contentType = encoding === 'xml' ? 'application/xml' : encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    if (!typed)
+      r.contentType =
+        encoding === 'xml' ? 'application/xml' : encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
   }
   if (str(m.basic_auth_user) && (m.authMethod === undefined || m.authMethod === null || m.authMethod === 'basic'))
     r.auth = {
