@@ -95,7 +95,8 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
 
 const SECTIONS = SECTION_NAMES;
 
-export function validateSpec(raw: unknown, file: string): Spec {
+/** `env` expands the file's `${ENV}` secrets (an importer checks its file with placeholders set). */
+export function validateSpec(raw: unknown, file: string, env: NodeJS.ProcessEnv = process.env): Spec {
   const errors: string[] = [];
   const err = (path: string, msg: string) => errors.push(`  ${path}: ${msg}`);
   const spec: Spec = {
@@ -232,7 +233,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
       conditions,
       severity: severity as Severity | undefined,
       dependsOn: validateDependsOn(p, r.name, r.dependsOn, err),
-      http: validateHttpCheck(p, r, type, err),
+      http: validateHttpCheck(p, r, type, err, env),
       push: validatePush(p, r, type, target, err),
       options: validateCheckOptions(p, r, type, err),
     });
@@ -253,7 +254,7 @@ export function validateSpec(raw: unknown, file: string): Spec {
       activeUntil: (until as string | undefined) ?? null,
     });
   });
-  spec.notifiers = validateNotifiers(list('notifiers'), err);
+  spec.notifiers = validateNotifiers(list('notifiers'), err, env);
   unique(
     'notifiers',
     spec.notifiers.map((n) => n.name),
