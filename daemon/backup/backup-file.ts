@@ -67,8 +67,9 @@ function finishCopy(temp: string, withSecrets: boolean): { secret?: Buffer; byte
       if (row) {
         secret = Buffer.from(row.value, 'base64');
         db.transaction(() => {
-          db.prepare('delete from settings where key = ?').run(SECRET_KEY);
+          // Fingerprint first: its row must not be what happens to overwrite the freed cell.
           db.prepare('insert or replace into settings (key, value) values (?, ?)').run(FINGERPRINT_KEY, fingerprintOf(secret!));
+          db.prepare('delete from settings where key = ?').run(SECRET_KEY);
         })();
       }
     }
