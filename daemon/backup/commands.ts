@@ -11,7 +11,7 @@ type Say = (line: string) => void;
 /** What `backup` says on PostgreSQL, where the database server owns backups. */
 export const PG_DUMP_ADVICE =
   'the database is PostgreSQL: back it up with pg_dump, e.g. `pg_dump --format=custom --file monctl.dump "$MONCTL_DATABASE_URL"`, ' +
-  'and restore with `pg_restore --clean --dbname "$MONCTL_DATABASE_URL" monctl.dump` (daemons stopped); the install secret is in the dump';
+  'and restore with `pg_restore --clean --if-exists --dbname "$MONCTL_DATABASE_URL" monctl.dump` (daemons stopped); the install secret is in the dump';
 
 /** `monctl daemon backup FILE [--with-secrets]`: the exit code. */
 export async function runBackup(

@@ -1,5 +1,4 @@
 import type { BackupConfig } from '../config.ts';
-import { ConfigError } from './file.ts';
 import type { Setting } from './setting.ts';
 import * as t from './types.ts';
 
@@ -33,13 +32,8 @@ export const BACKUP_SETTINGS: readonly Setting[] = [
   }),
 ];
 
-/** The BackupConfig of resolved settings. Scheduled backups on PostgreSQL stop the start: they would silently never run. */
+/** The BackupConfig of resolved settings. */
 export function backupConfigOf(get: <T>(key: string) => T): BackupConfig {
   const dir = get<string | undefined>('backupDir');
-  if (dir && get<string | undefined>('database')) {
-    throw new ConfigError([
-      'backupDir (--backup-dir, MONCTL_BACKUP_DIR) is for a SQLite store: on PostgreSQL schedule pg_dump instead (README, Backup and restore)',
-    ]);
-  }
   return { ...(dir ? { dir } : {}), everyMs: get<number>('backupEvery'), keep: get<number>('backupKeep') };
 }
