@@ -43,6 +43,7 @@ export async function writeBackup(copy: (temp: string) => Promise<void>, file: s
       chmodSync(keyTemp, 0o600); // a umask cannot widen it, but an existing file keeps its mode
       renameSync(keyTemp, keyFile);
     }
+    chmodSync(temp, 0o600); // the daemon's own file is 0600: a copy of it is no less private
     renameSync(temp, file);
     return { file, ...(keyFile ? { keyFile } : {}), bytes };
   } finally {

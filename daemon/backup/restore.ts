@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { lockDataDir } from '../store/dialect/sqlite-lock.ts';
@@ -32,6 +32,7 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
   const temp = join(dataDir, `.monctl.db.restore-${process.pid}`);
   try {
     copyFileSync(file, temp);
+    chmodSync(temp, 0o600);
     const secretFrom = await prepare(temp, file);
     const previous = existsSync(database) ? keepPrevious(database, join(dataDir, previousName(new Date()))) : undefined;
     renameSync(temp, database);

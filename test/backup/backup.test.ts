@@ -61,7 +61,7 @@ describe('monctl daemon backup', { timeout: 60_000 }, () => {
     }
   });
 
-  it('takes the install secret out of the copy (its bytes too) and writes it beside it, mode 0600', async () => {
+  it('takes the install secret out of the copy (its bytes too) and writes it beside it; both mode 0600', async () => {
     const file = join(dir, 'plain.db');
     const run = await backup(file);
     expect(run.code, run.stderr).toBe(0);
@@ -75,6 +75,7 @@ describe('monctl daemon backup', { timeout: 60_000 }, () => {
     expect(bytes.includes(Buffer.from(secret, 'base64'))).toBe(false);
     expect(readFileSync(`${file}.key`, 'utf8').trim()).toBe(secret);
     expect(statSync(`${file}.key`).mode & 0o777).toBe(0o600);
+    expect(statSync(file).mode & 0o777).toBe(0o600); // as private as the database it copies
     expect(existsSync(`${file}-wal`)).toBe(false); // one self-contained file
   });
 

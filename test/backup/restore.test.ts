@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,6 +65,7 @@ describe('monctl daemon restore', { timeout: 60_000 }, () => {
     const run = await restore(file, fresh);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/install secret from the key file/);
+    expect(statSync(join(fresh, 'monctl.db')).mode & 0o777).toBe(0o600);
     // The admin key file is not in the database (its hash is): the operator brings it, as here.
     copyFileSync(join(d.dataDir, 'admin-api-key'), join(fresh, 'admin-api-key'));
     const back = await startDaemon({ dataDir: fresh, databaseUrl: '' });
@@ -120,5 +121,15 @@ describe('monctl daemon restore', { timeout: 60_000 }, () => {
     const none = await restore(join(dir, 'missing.db'), target);
     expect(none.code).toBe(3);
     expect(existsSync(join(target, 'monctl.db'))).toBe(false);
+  });
+
+  it('a backup made --with-secrets restores without a key file', async () => {
+    const whole = join(dir, 'whole.db');
+    const made = await runMonctl(['daemon', 'backup', whole, '--data-dir', d.dataDir, '--with-secrets']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(existsSync(`${whole}.key`)).toBe(false);
+    const run = await restore(whole, join(dir, 'whole-data'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/install secret from the backup/);
   });
 });
