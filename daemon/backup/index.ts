@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Counter, Gauge } from 'prom-client';
 import type { ModuleFactory } from '../module.ts';
 import { writeBackup } from './backup-file.ts';
-import { backupNameAt, firstDelay, pruneBackups } from './schedule.ts';
+import { backupNameAt, firstDelay, pruneBackups, removeLeftovers } from './schedule.ts';
 
 /**
  * Scheduled backups (`--backup-dir`): every `--backup-every`, an online backup
@@ -61,6 +61,8 @@ export const backupModule: ModuleFactory = (ctx) => {
     start() {
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const leftovers = removeLeftovers(dir);
+        if (leftovers.length > 0) log.warn({ dir, leftovers }, 'removed the temp files of backups a previous daemon did not finish');
         schedule(firstDelay(dir, everyMs, Date.now()));
       } catch (err) {
         total.inc({ result: 'error' });

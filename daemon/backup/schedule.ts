@@ -36,3 +36,16 @@ export function pruneBackups(dir: string, keep: number): string[] {
   }
   return old.map((b) => b.name);
 }
+
+/** A copy's temp name (backup-file.ts) left by a daemon killed mid-backup: never renamed, so never pruned. */
+const LEFTOVER = /^\.monctl-.+\.db\.tmp-(\d+)(\.key)?$/;
+
+/** Removes the temp files of backups that another (dead) process left in `dir`. */
+export function removeLeftovers(dir: string): string[] {
+  const gone = readdirSync(dir).filter((name) => {
+    const m = LEFTOVER.exec(name);
+    return m !== null && Number(m[1]) !== process.pid;
+  });
+  for (const name of gone) rmSync(join(dir, name), { force: true });
+  return gone;
+}

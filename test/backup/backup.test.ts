@@ -110,5 +110,8 @@ describe('monctl daemon backup', { timeout: 60_000 }, () => {
     expect(pg.code).toBe(2);
     expect(pg.stderr).toMatch(/PostgreSQL: back it up with pg_dump/);
     expect(existsSync(join(dir, 'pg.db'))).toBe(false);
+    const pgRestore = await runMonctl(['daemon', 'restore', join(dir, 'busy.db'), '--database', 'postgres://monctl@127.0.0.1:1/monctl']);
+    expect(pgRestore.code).toBe(2);
+    expect(pgRestore.stderr).toMatch(/PostgreSQL: restore a pg_dump with pg_restore/);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,10 @@ const metric = async (name: string) => {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'monctl-schedule-'));
   backups = join(dir, 'backups');
+  mkdirSync(backups);
+  // What a daemon killed mid-backup leaves (PID 1 is never this daemon): removed at start.
+  writeFileSync(join(backups, '.monctl-2026-01-01T00-00-00.000Z.db.tmp-1'), 'half a copy');
+  writeFileSync(join(backups, 'notes.txt'), 'not a backup: never touched');
   d = await startDaemon({ databaseUrl: '', args: ['--backup-dir', backups, '--backup-every', '1s', '--backup-keep', '2'] });
 });
 afterAll(async () => {
@@ -35,12 +39,14 @@ afterAll(async () => {
 describe('scheduled backups', { timeout: 60_000 }, () => {
   it('a failed backup is logged and counted, the daemon goes on, and the next one works', async () => {
     await until(() => written().length >= 1); // the first at start: the directory had none
-    rmSync(backups, { recursive: true, force: true });
+    expect(existsSync(join(backups, '.monctl-2026-01-01T00-00-00.000Z.db.tmp-1'))).toBe(false);
+    const aside = join(dir, 'aside');
+    renameSync(backups, aside);
     writeFileSync(backups, 'in the way'); // a file where the directory was: the next copy cannot be written
     await until(() => failed().length >= 1);
     expect(await metric('monctl_backups_total{result="error"}')).toBeGreaterThanOrEqual(1);
     rmSync(backups);
-    mkdirSync(backups);
+    renameSync(aside, backups);
     const before = written().length;
     await until(() => written().length > before);
     expect(await metric('monctl_backups_total{result="ok"}')).toBeGreaterThanOrEqual(2);
@@ -51,7 +57,10 @@ describe('scheduled backups', { timeout: 60_000 }, () => {
     const start = written().length;
     await until(() => written().length >= start + 4);
     await d.stop(); // nothing is written meanwhile: the directory is looked at as the daemon left it
-    const names = readdirSync(backups).sort();
+    const names = readdirSync(backups)
+      .filter((n) => n !== 'notes.txt')
+      .sort();
+    expect(existsSync(join(backups, 'notes.txt'))).toBe(true);
     const dbs = names.filter((n) => n.endsWith('.db'));
     expect(dbs).toHaveLength(2);
     expect(names).toEqual(dbs.flatMap((n) => [n, `${n}.key`]));
