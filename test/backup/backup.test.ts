@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { runMonctl } from '../cli/run.ts';
@@ -39,6 +40,11 @@ describe('monctl daemon backup', { timeout: 60_000 }, () => {
         acked.push(a.id);
       }
     };
+    // A long reader (a sqlite3 shell, `daemon check`) holds the checkpoint back, so the writes live in
+    // the WAL only: a copy of the database file alone would miss them, an online backup does not.
+    const reader = new SqliteDatabase(join(d.dataDir, 'monctl.db'), { readonly: true });
+    reader.exec('begin');
+    reader.prepare('select count(*) from announcements').get();
     const writers = Array.from({ length: 6 }, (_, n) => writer(n));
     await until(() => acked.length >= 600); // the writers have filled the database for a while
     const before = [...acked];
@@ -47,6 +53,8 @@ describe('monctl daemon backup', { timeout: 60_000 }, () => {
     const during = acked.length - before.length;
     writing = false;
     await Promise.all(writers);
+    reader.exec('commit');
+    reader.close();
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/busy\.db: ok \(\d+ bytes, integrity_check ok\)/);
     expect(during).toBeGreaterThan(0); // the writers kept going while the backup ran
@@ -56,6 +64,11 @@ describe('monctl daemon backup', { timeout: 60_000 }, () => {
       expect(copy.integrity()).toBe('ok');
       const saved = copy.ids('announcements');
       expect(before.filter((id) => !saved.has(id))).toEqual([]);
+      // One snapshot: the writes are serialised on the daemon's connection, so the copy holds every id
+      // up to its newest, none missing between.
+      const ids = [...saved].sort((a, b) => a - b);
+      expect(ids.at(-1)! - ids[0]! + 1).toBe(ids.length);
+      expect(ids.at(-1)!).toBeGreaterThanOrEqual(Math.max(...before));
     } finally {
       copy.close();
     }
