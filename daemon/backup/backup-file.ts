@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { integrityCheckOff } from './check-copy.ts';
 
 /** The settings row of the install secret, which seals every stored secret. */
 export const SECRET_KEY = 'install_secret';
@@ -34,7 +35,11 @@ export async function writeBackup(copy: (temp: string) => Promise<void>, file: s
   rmSync(temp, { force: true });
   try {
     await copy(temp);
-    const { secret, bytes } = finishCopy(temp, withSecrets);
+    const secret = stripSecret(temp, withSecrets);
+    const problems = await integrityCheckOff(temp);
+    if (!(problems.length === 1 && problems[0] === 'ok')) {
+      throw new BackupError(`the copy failed its check, nothing was kept: ${problems.join('; ')}`);
+    }
     let keyFile: string | undefined;
     if (secret) {
       keyFile = keyFileOf(file);
@@ -45,7 +50,7 @@ export async function writeBackup(copy: (temp: string) => Promise<void>, file: s
     }
     chmodSync(temp, 0o600); // the daemon's own file is 0600: a copy of it is no less private
     renameSync(temp, file);
-    return { file, ...(keyFile ? { keyFile } : {}), bytes };
+    return { file, ...(keyFile ? { keyFile } : {}), bytes: statSync(file).size };
   } finally {
     rmSync(temp, { force: true });
     rmSync(`${temp}.key`, { force: true });
@@ -55,29 +60,26 @@ export async function writeBackup(copy: (temp: string) => Promise<void>, file: s
 /**
  * Turns the raw copy into a self-contained backup: one file (rollback journal,
  * not WAL), the secret taken out with secure_delete so its bytes are zeroed
- * rather than left in a free page, then checked.
+ * rather than left in a free page. Quick: the full check comes after, off the event loop.
  */
-function finishCopy(temp: string, withSecrets: boolean): { secret?: Buffer; bytes: number } {
+function stripSecret(temp: string, withSecrets: boolean): Buffer | undefined {
   const db = new SqliteDatabase(temp, { fileMustExist: true });
   try {
     db.pragma('journal_mode = DELETE');
-    let secret: Buffer | undefined;
-    if (!withSecrets) {
-      db.pragma('secure_delete = ON');
-      const row = db.prepare('select value from settings where key = ?').get(SECRET_KEY) as { value: string } | undefined;
-      if (row) {
-        secret = Buffer.from(row.value, 'base64');
-        db.transaction(() => {
-          // Fingerprint first: its row must not be what happens to overwrite the freed cell.
-          db.prepare('insert or replace into settings (key, value) values (?, ?)').run(FINGERPRINT_KEY, fingerprintOf(secret!));
-          db.prepare('delete from settings where key = ?').run(SECRET_KEY);
-        })();
-      }
+    if (!db.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(MIGRATIONS_TABLE)) {
+      throw new BackupError('the copy is not a monctl database (no migrations table)');
     }
-    const problems = checkOpen(db);
-    if (problems.length > 0) throw new BackupError(`the copy failed its check, nothing was kept: ${problems.join('; ')}`);
-    const pages = Number(db.pragma('page_count', { simple: true }));
-    return { ...(secret ? { secret } : {}), bytes: pages * Number(db.pragma('page_size', { simple: true })) };
+    if (withSecrets) return undefined;
+    db.pragma('secure_delete = ON');
+    const row = db.prepare('select value from settings where key = ?').get(SECRET_KEY) as { value: string } | undefined;
+    if (!row) return undefined;
+    const secret = Buffer.from(row.value, 'base64');
+    db.transaction(() => {
+      // Fingerprint first: its row must not be what happens to overwrite the freed cell.
+      db.prepare('insert or replace into settings (key, value) values (?, ?)').run(FINGERPRINT_KEY, fingerprintOf(secret));
+      db.prepare('delete from settings where key = ?').run(SECRET_KEY);
+    })();
+    return secret;
   } finally {
     db.close();
   }
