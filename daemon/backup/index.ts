@@ -40,7 +40,12 @@ export const backupModule: ModuleFactory = (ctx) => {
       const done = await writeBackup((temp) => backup(temp, abort.signal), file, false);
       total.inc({ result: 'ok' });
       lastSuccess.set(Date.now() / 1000);
-      const removed = pruneBackups(dir, keep);
+      let removed: string[] = [];
+      try {
+        removed = pruneBackups(dir, keep);
+      } catch (err) {
+        log.warn({ err, dir }, 'the new backup is written, but older ones could not be removed');
+      }
       log.info({ file, bytes: done.bytes, ms: Date.now() - started, removed }, 'backup written and checked');
     } catch (err) {
       if (abort.signal.aborted) return;
