@@ -85,6 +85,19 @@ export async function runDaemonCommand(argv: string[]): Promise<void> {
     .addHelpText('after', '\nThen start every daemon with --database <url>. The SQLite files stay as they were.')
     .action(() => runCopyData(copy));
 
+  const backup = program
+    .command('backup <file>')
+    .description('copy the SQLite database while the daemon runs (online backup, checked); the install secret goes to FILE.key')
+    .option('--with-secrets', 'keep the install secret inside the backup (no FILE.key): whoever reads it can open every stored secret')
+    .addOption(configOption());
+  addSettingOptions(backup, [settingOf('dataDir')!, settingOf('database')!]).action((file: string) => runBackupCommand(backup, file));
+
+  const restore = program
+    .command('restore <file>')
+    .description('replace the database with a backup (daemon stopped); the current one is kept as monctl.db.before-restore-<time>')
+    .addOption(configOption());
+  addSettingOptions(restore, [settingOf('dataDir')!, settingOf('database')!]).action((file: string) => runRestoreCommand(restore, file));
+
   program.action(() => runDaemon(program));
   await program.parseAsync(argv, { from: 'user' });
 }
@@ -164,6 +177,27 @@ async function runCopyData(cmd: Command): Promise<void> {
     say(known ? (err as Error).message : `failed, nothing was copied: ${(err as Error).message}`);
     process.exit(err instanceof CopyRefused && /no SQLite database/.test((err as Error).message) ? ExitCode.notFound : ExitCode.error);
   }
+}
+
+async function runBackupCommand(cmd: Command, file: string): Promise<void> {
+  const settings = configure(cmd, ['dataDir', 'database']).values;
+  const { runBackup } = await import('./backup/commands.ts');
+  const say = (line: string) => process.stderr.write(`monctl daemon backup: ${line}\n`);
+  const withSecrets = cmd.opts<{ withSecrets?: boolean }>().withSecrets === true;
+  process.exitCode = await runBackup(
+    settings.get('dataDir') as string,
+    settings.get('database') as string | undefined,
+    file,
+    withSecrets,
+    say,
+  );
+}
+
+async function runRestoreCommand(cmd: Command, file: string): Promise<void> {
+  const settings = configure(cmd, ['dataDir', 'database']).values;
+  const { runRestore } = await import('./backup/commands.ts');
+  const say = (line: string) => process.stderr.write(`monctl daemon restore: ${line}\n`);
+  process.exitCode = await runRestore(settings.get('dataDir') as string, settings.get('database') as string | undefined, file, say);
 }
 
 async function runDaemon(program: Command): Promise<void> {

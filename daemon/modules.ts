@@ -1,6 +1,7 @@
 import { alertsModule } from './alerts/index.ts';
 import { notifiersModule } from './alerts/notifiers/module.ts';
 import { incidentsModule } from './alerts/incidents/module.ts';
+import { backupModule } from './backup/index.ts';
 import { authModule } from './auth/index.ts';
 import { certsModule } from './certs/index.ts';
 import type { ModuleFactory } from './module.ts';
@@ -28,5 +29,6 @@ export const moduleFactories: ModuleFactory[] = [
   alertsModule, // stops before the notifiers' HTTP pool (a service, daemon/services.ts) closes, so no send is in flight
   statusModule, // after monitoring: it follows the monitoring channel and the bus
   certsModule, // after tunnel and status: ACME reads their hostnames
-  incidentsModule, // last: its sweep stops first, before the tunnel marks agents disconnected on drain
+  incidentsModule, // its sweep stops before the tunnel marks agents disconnected on drain
+  backupModule, // last: it stops first, so a backup in progress is aborted before anything closes
 ];

@@ -47,6 +47,7 @@ export const LAYERS: Layers = [
   daemon('status'),
   daemon('docs'),
   daemon('system'),
+  daemon('backup'), // copies of the SQLite store: the scheduled module and the backup/restore commands
   // The composition root and the commands around it.
   daemon('modules.ts services.ts'), // services.ts builds what several capabilities share
   daemon('daemon.ts'),

@@ -19,6 +19,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
   const get = <T>(key: string) => r.values.get(key) as T;
   checkTimeouts(r);
   checkIdentity(r);
+  checkBackup(r);
   const dnsUpdate = dnsUpdateOf(r);
   const config: DaemonConfig = {
     listen: { ...get<HostPort>('listen') },
@@ -171,4 +172,12 @@ function readable(setting: Setting, file: string, r: Resolved): string | undefin
   } catch (err) {
     return `${sourceLabel(setting, r.sources.get(setting.key)!)}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
   }
+}
+
+/** Scheduled backups copy the SQLite file: on PostgreSQL they would silently never run, so the start stops. */
+function checkBackup(r: Resolved): void {
+  if (r.values.get('backupDir') === undefined || r.values.get('database') === undefined) return;
+  throw new ConfigError([
+    `${sourceLabel(settingOf('backupDir')!, r.sources.get('backupDir')!)} is for a SQLite store: on PostgreSQL schedule pg_dump instead (README, Backup and restore)`,
+  ]);
 }

@@ -29,6 +29,12 @@ export interface OpenedStore {
   health: StorageHealth;
   /** SQLite: `PRAGMA integrity_check`, for tests and `monctl daemon check`. */
   integrityCheck?(): string;
+  /**
+   * SQLite: an online backup into `file` on the daemon's own connection, in
+   * steps, so the event loop is not held; its own writes meanwhile update the
+   * copy rather than restart it. Aborted through `signal`.
+   */
+  backup?(file: string, signal?: AbortSignal): Promise<void>;
   /** PostgreSQL only: notifications between the pods sharing the database. */
   notifications?: PodNotifications;
   close(): Promise<void>;

@@ -16,7 +16,9 @@ export type { OpenedStore };
  * SQLite driver runs one query at a time on it, so writes never interleave;
  * batch writers group their rows into one transaction.
  */
-export function openSqlite(file: string): OpenedStore & { integrityCheck(): string } {
+export function openSqlite(
+  file: string,
+): OpenedStore & { integrityCheck(): string; backup(file: string, signal?: AbortSignal): Promise<void> } {
   const raw = new SqliteDatabase(file);
   // WAL: readers never block the writer. synchronous=NORMAL in WAL mode keeps
   // every committed transaction across a process crash (SIGKILL); only an OS
@@ -38,11 +40,22 @@ export function openSqlite(file: string): OpenedStore & { integrityCheck(): stri
     location: file,
     health,
     integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
+    async backup(file, signal) {
+      await raw.backup(file, {
+        progress: () => {
+          signal?.throwIfAborted();
+          return BACKUP_PAGES_PER_STEP;
+        },
+      });
+    },
     async close() {
       await db.destroy(); // closes `raw` as well
     },
   };
 }
+
+/** Pages an online backup copies per turn of the event loop: 1 MB at the default 4 KB page size. */
+const BACKUP_PAGES_PER_STEP = 256;
 
 type RawDatabase = InstanceType<typeof SqliteDatabase>;
 type Statement = ReturnType<RawDatabase['prepare']>;
