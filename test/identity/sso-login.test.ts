@@ -80,19 +80,18 @@ describe('single sign-on at the daemon login', () => {
     const sso = ['--oidc-issuer', provider.issuer, '--oidc-client-id', 'monctl', '--oidc-scopes', 'openid,email,profile,groups'];
     const env = { MONCTL_OIDC_CLIENT_SECRET: SECRET };
     const deadIssuer = `http://127.0.0.1:${await freePort()}`;
-    [d, strict, down, plain, proxied] = await Promise.all([
-      startDaemon({ args: [...sso, '--oidc-roles', 'monctl-admins=ADMIN', '--oidc-name', 'Example ID'], env }),
-      startDaemon({
-        args: [...sso, '--oidc-users', 'existing', '--oidc-roles', 'monctl-admins=ADMIN,ops=USER', '--oidc-default-role', 'none'],
-        env: { ...env, MONCTL_PASSWORD_LOGIN: 'off' },
-      }),
-      startDaemon({ args: ['--oidc-issuer', deadIssuer, '--oidc-client-id', 'monctl'], env }),
-      startDaemon(),
-      startDaemon({ args: [...sso, '--public-url', 'https://monctl.example.test/'], env }),
-    ]);
+    // One after another: five daemons starting at once on 2 busy cores outran the 20 s start timeout in CI.
+    d = await startDaemon({ args: [...sso, '--oidc-roles', 'monctl-admins=ADMIN', '--oidc-name', 'Example ID'], env });
+    strict = await startDaemon({
+      args: [...sso, '--oidc-users', 'existing', '--oidc-roles', 'monctl-admins=ADMIN,ops=USER', '--oidc-default-role', 'none'],
+      env: { ...env, MONCTL_PASSWORD_LOGIN: 'off' },
+    });
+    down = await startDaemon({ args: ['--oidc-issuer', deadIssuer, '--oidc-client-id', 'monctl'], env });
+    plain = await startDaemon();
+    proxied = await startDaemon({ args: [...sso, '--public-url', 'https://monctl.example.test/'], env });
     provider.allowRedirect(`${d.url}${CALLBACK}`);
     provider.allowRedirect(`${strict.url}${CALLBACK}`);
-  });
+  }, 120_000);
   afterAll(async () => {
     await Promise.all([d?.stop(), strict?.stop(), down?.stop(), plain?.stop(), proxied?.stop()]);
     await provider?.stop();
