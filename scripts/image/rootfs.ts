@@ -62,32 +62,38 @@ const NATIVE_FILES: Record<string, string[]> = {
   koffi: ['package.json', 'LICENSE.txt', 'index.js', 'index.cjs', 'indirect.js', 'indirect.cjs', 'src'],
   '@koromix/koffi-linux-x64': ['package.json', 'index.js', 'linux_x64'],
 };
-export const DAEMON_NATIVES = ['better-sqlite3/prebuilds/linux-x64.node', '@koromix/koffi-linux-x64/linux_x64/koffi.node'];
+const MODULES = join(ROOT, 'node_modules');
+const SQLITE_NATIVE = 'better-sqlite3/prebuilds/linux-x64.node';
+const KOFFI_NATIVE = '@koromix/koffi-linux-x64/linux_x64/koffi.node';
+
+/** Copies the packages' files under APP_DIR/node_modules: only what Node loads (koffi's src/ also holds C++). */
+function copyPackages(root: string, packages: string[]): void {
+  const loaded = (path: string) => statSync(path).isDirectory() || /\.(c?js|json|node)$|LICENSE/.test(path);
+  for (const pkg of packages) {
+    for (const file of NATIVE_FILES[pkg]) {
+      const from = join(MODULES, pkg, file);
+      if (existsSync(from)) cpSync(from, join(root, APP_DIR, 'node_modules', pkg, file), { recursive: true, filter: loaded });
+    }
+  }
+}
 
 /** The daemon image's tree: the runtime, the built dist/ and its two native dependencies. */
 export function stageDaemon(root: string, version: string): void {
-  const modules = join(ROOT, 'node_modules');
-  stageRuntime(
-    root,
-    DAEMON_NATIVES.map((f) => join(modules, f)),
-  );
+  stageRuntime(root, [join(MODULES, SQLITE_NATIVE), join(MODULES, KOFFI_NATIVE)]);
   const app = join(root, APP_DIR);
   cpSync(join(ROOT, 'dist'), join(app, 'dist'), { recursive: true, filter: (src) => !/\/(\.sea|monctl-agent)$/.test(src) });
-  for (const [pkg, files] of Object.entries(NATIVE_FILES)) {
-    for (const file of files) {
-      const from = join(modules, pkg, file);
-      // Only what Node loads: koffi's src/ also holds its C++ sources.
-      const loaded = (path: string) => statSync(path).isDirectory() || /\.(c?js|json|node)$|LICENSE/.test(path);
-      if (existsSync(from)) cpSync(from, join(app, 'node_modules', pkg, file), { recursive: true, filter: loaded });
-    }
-  }
+  copyPackages(root, Object.keys(NATIVE_FILES));
   // dist/ is ESM in .js files: the nearest package.json says so, and gives the version.
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'monctl', version, type: 'module', private: true }));
   copyFileSync(join(import.meta.dirname, 'healthcheck.mjs'), join(app, 'healthcheck.mjs'));
 }
 
-/** The agent image's tree: the runtime and the one-file agent bundle. */
+/**
+ * The agent image's tree: the runtime, the one-file agent bundle, and koffi
+ * beside it, which the agent's PING checks load from there (src/probes/ping/libc.ts).
+ */
 export function stageAgent(root: string, agentBundle: string): void {
-  stageRuntime(root, []);
+  stageRuntime(root, [join(MODULES, KOFFI_NATIVE)]);
   copyIn(root, agentBundle, `${APP_DIR}/agent.mjs`);
+  copyPackages(root, ['koffi', '@koromix/koffi-linux-x64']);
 }

@@ -193,7 +193,7 @@ describe('the daemon image', () => {
 });
 
 describe('the agent image', () => {
-  it('holds Node and the agent bundle only, runs as 10001, and its entrypoint is the agent', async () => {
+  it('holds Node, the agent bundle and koffi only, runs as 10001, and its entrypoint is the agent', async () => {
     const { manifest, config } = imageConfig('agent-image');
     const c = config.config;
     expect(c.User).toBe('10001:10001');
@@ -201,7 +201,12 @@ describe('the agent image', () => {
     expect(c.Labels['org.opencontainers.image.title']).toBe('monctl-agent');
     const layer = join(layout('agent-image'), 'blobs/sha256', manifest.layers[0].digest.slice(7));
     const files = execFileSync('tar', ['tzf', layer], { encoding: 'utf8', maxBuffer: 64e6 }).trim().split('\n');
-    expect(files.filter((f) => f.startsWith('opt/monctl/') && !f.endsWith('/'))).toEqual(['opt/monctl/agent.mjs']);
+    // The bundle, and koffi for its PING checks: no dist/, no SQLite.
+    const app = files.filter((f) => f.startsWith('opt/monctl/') && !f.endsWith('/'));
+    expect(
+      app.filter((f) => !f.startsWith('opt/monctl/node_modules/koffi/') && !f.startsWith('opt/monctl/node_modules/@koromix/')),
+    ).toEqual(['opt/monctl/agent.mjs']);
+    expect(app).toContain('opt/monctl/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node');
     const agentSpec = unpack(layout('agent-image'), join(dir, 'agent-bundle'));
     const version = execFileSync(
       'chroot',
@@ -211,5 +216,12 @@ describe('the agent image', () => {
       },
     );
     expect(version.trim()).toBe(VERSION);
+    // PING checks load koffi from beside the entry script: it resolves there, and binds libc.
+    const rootfs = join(dir, 'agent-bundle/rootfs');
+    const script =
+      "const k = require('node:module').createRequire('/opt/monctl/agent.mjs')('koffi'); k.load('libc.so.6').func('int getpid()'); console.log('bound')";
+    expect(
+      execFileSync('chroot', ['--userspec=10001:10001', rootfs, '/usr/local/bin/node', '-e', script], { encoding: 'utf8' }).trim(),
+    ).toBe('bound');
   });
 });
