@@ -168,6 +168,22 @@ describe('the daemon image', () => {
       expect(await (await fetch(`${api}/actuator/health`)).json()).toEqual({ status: 'UP' });
     });
 
+    it('fails its health check where no daemon answers (so the check is not vacuous)', async () => {
+      const elsewhere = await freePort();
+      const health = container!.exec(['/usr/local/bin/node', '/opt/monctl/healthcheck.mjs'], { MONCTL_LISTEN: `127.0.0.1:${elsewhere}` });
+      expect(health.output).toContain('unhealthy: connect ECONNREFUSED');
+      expect(health.status).toBe(1);
+    });
+
+    it('runs on a read-only root: only the data dir and /tmp take writes (crun; the chroot fallback has no read-only root)', (ctx) => {
+      if (runner.mode !== 'crun') ctx.skip();
+      const write = (path: string) =>
+        container!.exec(['/usr/local/bin/node', '-e', `require('node:fs').writeFileSync(${JSON.stringify(path)}, 'x')`]);
+      expect(write('/opt/monctl/x').output).toContain('EROFS');
+      expect(write('/tmp/x')).toEqual({ status: 0, output: '' });
+      expect(write('/var/lib/monctl/x')).toEqual({ status: 0, output: '' });
+    });
+
     it('runs as uid 10001, not root', () => {
       const status = readFileSync(`/proc/${container!.pid()}/status`, 'utf8');
       const uids = /^Uid:\s+(.*)$/m.exec(status)![1].split(/\s+/);

@@ -19,8 +19,8 @@ export interface Container {
   proc: ChildProcess;
   /** The pid of the container's main process, as the host sees it. */
   pid(): number;
-  /** Runs a command in the container (its env, its user) and returns its exit code and output. */
-  exec(args: string[]): { status: number | null; output: string };
+  /** Runs a command in the container (its env plus `env`, its user) and returns its exit code and output. */
+  exec(args: string[], env?: Record<string, string>): { status: number | null; output: string };
   stop(): Promise<void>;
 }
 
@@ -75,8 +75,11 @@ export function crunRunner(bundle: string, spec: OciSpec, stateDir: string): Run
       return {
         proc,
         pid: () => JSON.parse(crunSync(stateDir, ['state', name]).stdout).pid,
-        exec: (cmd) => {
-          const r = crunSync(stateDir, ['exec', name, ...cmd]);
+        exec: (cmd, extra = {}) => {
+          // As the image's user, as an engine runs a health check (crun exec alone would be root).
+          const { uid, gid } = config.process.user;
+          const env = Object.entries(extra).map(([k, v]) => `--env=${k}=${v}`);
+          const r = crunSync(stateDir, ['exec', `--user=${uid}:${gid}`, ...env, name, ...cmd]);
           return { status: r.status, output: r.stdout + r.stderr };
         },
         async stop() {
@@ -106,8 +109,8 @@ export function chrootRunner(rootfs: string, spec: OciSpec): Runner {
       return {
         proc,
         pid: () => proc.pid!,
-        exec: (cmd) => {
-          const r = spawnSync(chroot[0], [...chroot.slice(1), ...cmd], { encoding: 'utf8', env: { ...imageEnv, ...env } });
+        exec: (cmd, extra = {}) => {
+          const r = spawnSync(chroot[0], [...chroot.slice(1), ...cmd], { encoding: 'utf8', env: { ...imageEnv, ...env, ...extra } });
           return { status: r.status, output: r.stdout + r.stderr };
         },
         async stop() {
