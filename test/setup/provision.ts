@@ -12,7 +12,8 @@ export const REQUIRED_TOOLS: Record<string, string> = {
   chromium: 'chromium', // the API explorer, in a real browser
   'docker-registry': 'docker-registry', // registry probes against a real registry
   skopeo: 'skopeo', // pushes test images
-  umoci: 'umoci', // builds test images without Docker
+  umoci: 'umoci', // builds test images without Docker; unpacks monctl's image into a runtime bundle
+  crun: 'crun', // runs monctl's own image (test/install/image.test.ts)
   tmux: 'tmux', // drives the TUIs end to end
   openssl: 'openssl', // throwaway CAs and certificates
   perl: 'perl', // bcrypt for the registry's htpasswd
