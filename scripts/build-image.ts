@@ -34,8 +34,11 @@ try {
     await bundleAgent('esm', join(stage, 'agent.mjs'));
     stageAgent(join(stage, 'rootfs'), join(stage, 'agent.mjs'));
   } else {
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
-    stageDaemon(join(stage, 'rootfs'), version);
+    // Its own build, not dist/: a concurrent `npm pack` (the package test) rebuilds dist/ meanwhile.
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts'), '--outdir', join(stage, 'dist')], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    stageDaemon(join(stage, 'rootfs'), version, join(stage, 'dist'));
   }
   const title = agent ? 'monctl-agent' : 'monctl';
   const labels = {

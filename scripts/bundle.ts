@@ -191,11 +191,11 @@ const requireShim = [
  * - pg-native: pg's optional libpq binding, loaded only if `pg.native` is
  *   read (monctl never does); pg itself (pure JavaScript) is bundled.
  */
-export function bundleMain() {
+export function bundleMain(outdir = DIST) {
   return build({
     ...common,
     entryPoints: { monctl: join(ROOT, 'bin/monctl.ts') },
-    outdir: DIST,
+    outdir,
     format: 'esm',
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

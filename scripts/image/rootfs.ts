@@ -78,10 +78,10 @@ function copyPackages(root: string, packages: string[]): void {
 }
 
 /** The daemon image's tree: the runtime, the built dist/ and its two native dependencies. */
-export function stageDaemon(root: string, version: string): void {
+export function stageDaemon(root: string, version: string, dist = join(ROOT, 'dist')): void {
   stageRuntime(root, [join(MODULES, SQLITE_NATIVE), join(MODULES, KOFFI_NATIVE)]);
   const app = join(root, APP_DIR);
-  cpSync(join(ROOT, 'dist'), join(app, 'dist'), { recursive: true, filter: (src) => !/\/(\.sea|monctl-agent)$/.test(src) });
+  cpSync(dist, join(app, 'dist'), { recursive: true, filter: (src) => !/\/(\.sea|monctl-agent)$/.test(src) });
   copyPackages(root, Object.keys(NATIVE_FILES));
   // dist/ is ESM in .js files: the nearest package.json says so, and gives the version.
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'monctl', version, type: 'module', private: true }));
