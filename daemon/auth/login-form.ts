@@ -1,3 +1,4 @@
+import { overTls } from '../http/https-redirect.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readCookie, sessionCookie } from '../http/cookies.ts';
 import { pageHeaders } from '../http/page-headers.ts';
@@ -34,7 +35,7 @@ export async function sendLoginPage(
   if (!sessionId || !csrf) {
     sessionId = sessions.newId();
     csrf = sessions.preLoginCsrf(sessionId);
-    cookies.push(sessionCookie(SESSION_COOKIE, sessionId));
+    cookies.push(sessionCookie(SESSION_COOKIE, sessionId, { secure: overTls(req) }));
   }
   const html = loginPage(csrf, page.notice, page.options);
   const headers: Record<string, string | number | string[]> = { ...pageHeaders(LOGIN_CSP), 'Content-Length': Buffer.byteLength(html) };

@@ -3,6 +3,7 @@ import { HttpError } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import { readForm } from '../http/body.ts';
 import { sessionCookie } from '../http/cookies.ts';
+import { overTls } from '../http/https-redirect.ts';
 import type { RouterLike } from '../http/router-like.ts';
 import { csrfOfRequest, sendLoginPage } from './login-form.ts';
 import { startSession } from './login-session.ts';
@@ -72,7 +73,7 @@ export function loginRoutes(ctx: DaemonContext) {
         redirect(res, '/login/2fa', pending);
         return;
       }
-      redirect(res, '/api', await startSession(ctx, user, csrf!, 'password'));
+      redirect(res, '/api', await startSession(ctx, user, csrf!, 'password', overTls(req)));
     });
 
     router.post('/logout', async (req, res) => {
@@ -86,7 +87,7 @@ export function loginRoutes(ctx: DaemonContext) {
         await sessions.destroy(hash);
         ctx.streams.changed();
       }
-      redirect(res, '/login?logout', sessionCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0 }));
+      redirect(res, '/login?logout', sessionCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, secure: overTls(req) }));
     });
   };
 }

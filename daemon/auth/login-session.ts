@@ -12,9 +12,10 @@ export async function startSession(
   user: { id: number; username: string },
   csrf: string,
   method: LoginMethod,
+  secure: boolean,
 ): Promise<string> {
   const sessionId = await ctx.sessions.create(user.id, csrf, Date.now(), method);
   await ctx.db.updateTable('users').set({ last_login_method: method }).where('id', '=', user.id).execute();
   ctx.log.info({ username: user.username, method }, 'login');
-  return sessionCookie(SESSION_COOKIE, sessionId);
+  return sessionCookie(SESSION_COOKIE, sessionId, { secure });
 }

@@ -19,8 +19,10 @@ export function readCookie(req: IncomingMessage, name: string): string | undefin
   return undefined;
 }
 
-export function sessionCookie(name: string, value: string, opts: { maxAgeSeconds?: number } = {}): string {
+/** `secure`: the request came over TLS (--tls-cert), so the browser never sends the cookie over plain HTTP. */
+export function sessionCookie(name: string, value: string, opts: { maxAgeSeconds?: number; secure?: boolean } = {}): string {
   const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
   if (opts.maxAgeSeconds !== undefined) parts.push(`Max-Age=${opts.maxAgeSeconds}`);
+  if (opts.secure) parts.push('Secure');
   return parts.join('; ');
 }

@@ -35,6 +35,7 @@ describe('session login over real HTTP', () => {
     expect(cookie).toBeDefined();
     expect(cookie).toMatch(/;\s*HttpOnly/i);
     expect(cookie).toMatch(/;\s*SameSite=Lax/i);
+    expect(cookie).not.toMatch(/;\s*Secure/i); // plain HTTP: a Secure cookie would never come back
     expect(jar.cookies.get('JSESSIONID')).toBeTruthy();
   });
 

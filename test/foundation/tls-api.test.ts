@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/api/operations.ts';
 import { runMonctl, tempHome } from '../cli/run.ts';
-import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { Agent, fetch, type Response } from 'undici';
+import { ADMIN_PASSWORD, ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { agentSlot, makePki, type TestPki } from '../helpers/tls.ts';
 import { edge, startAgent, startTarget, until } from '../tunnel/helpers.ts';
 
@@ -119,6 +120,33 @@ describe('the API over https', () => {
     const missing = await monctl(['resources', 'list', '-o', 'json', '--ca-file', join(pki.dir, 'nope.pem')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--ca-file .*nope\.pem: cannot read it \(ENOENT\)/);
+  });
+
+  it('session cookies are Secure over https: the login page, the login and the logout', async () => {
+    const dispatcher = new Agent({ connect: { ca: pki.ca } });
+    const jsession = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith('JSESSIONID='));
+    try {
+      const page = await fetch(`${d.url}/login`, { dispatcher });
+      const pre = jsession(page);
+      expect(pre).toMatch(/;\s*Secure/);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+      const form = new URLSearchParams({ username: 'admin', password: ADMIN_PASSWORD, _csrf: csrf }).toString();
+      const headers = { cookie: pre!.split(';')[0]!, 'content-type': 'application/x-www-form-urlencoded' };
+      const login = await fetch(`${d.url}/login`, { method: 'POST', dispatcher, redirect: 'manual', headers, body: form });
+      expect(login.headers.get('location')).toBe('/api');
+      const session = jsession(login);
+      expect(session).toMatch(/;\s*Secure/);
+      const logout = await fetch(`${d.url}/logout`, {
+        method: 'POST',
+        dispatcher,
+        redirect: 'manual',
+        headers: { cookie: session!.split(';')[0]!, 'x-csrf-token': csrf },
+      });
+      expect(logout.headers.get('location')).toBe('/login?logout');
+      expect(jsession(logout)).toMatch(/;\s*Secure/);
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it('login --ca-file remembers the CA in the context', async () => {

@@ -1,3 +1,4 @@
+import { overTls } from '../../http/https-redirect.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError, notFound } from '../../../src/errors.ts';
 import type { DaemonContext } from '../../context.ts';
@@ -77,7 +78,7 @@ export function ssoLoginRoutes(ctx: DaemonContext) {
           .writeHead(302, {
             Location: safeReturnPath(tx.returnTo),
             'Cache-Control': 'no-store',
-            'Set-Cookie': [clearTransactionCookie(tx), sessionCookie(SESSION_COOKIE, sessionId)],
+            'Set-Cookie': [clearTransactionCookie(tx), sessionCookie(SESSION_COOKIE, sessionId, { secure: overTls(req) })],
           })
           .end();
       } catch (err) {

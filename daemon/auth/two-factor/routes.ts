@@ -4,6 +4,7 @@ import type { DaemonContext } from '../../context.ts';
 import { readForm } from '../../http/body.ts';
 import { readCookie } from '../../http/cookies.ts';
 import { pageHeaders } from '../../http/page-headers.ts';
+import { overTls } from '../../http/https-redirect.ts';
 import type { RouterLike } from '../../http/router-like.ts';
 import { startSession } from '../login-session.ts';
 import { boxFor } from '../secret-box.ts';
@@ -74,14 +75,17 @@ export function twoFactorRoutes(ctx: DaemonContext) {
         const codes = code ? await enableFactor(ctx.db, secretBox, user.id, pending.secret, code) : undefined;
         if (!codes) return failed(res, user.username);
         ctx.log.info({ username: user.username }, 'two-factor enrolled at login');
-        return page(res, recoveryCodesPage(codes), [await startSession(ctx, user, pending.csrf, 'password+totp'), clearPendingCookie(req)]);
+        return page(res, recoveryCodesPage(codes), [
+          await startSession(ctx, user, pending.csrf, 'password+totp', overTls(req)),
+          clearPendingCookie(req),
+        ]);
       }
       // The factor may have been reset since the password step: then the pending login is void.
       if (!user.enabled || !user.secret) return redirect(res, '/login', [clearPendingCookie(req)]);
       const kind = code ? await checkCode(ctx.db, user.id, code, { secret: user.secret, recovery: true }) : undefined;
       if (!kind) return failed(res, user.username);
       if (kind === 'recovery') ctx.log.info({ username: user.username }, 'recovery code used');
-      redirect(res, '/api', [await startSession(ctx, user, pending.csrf, 'password+totp'), clearPendingCookie(req)]);
+      redirect(res, '/api', [await startSession(ctx, user, pending.csrf, 'password+totp', overTls(req)), clearPendingCookie(req)]);
     });
   };
 
