@@ -27,7 +27,7 @@ export const PROVIDERS: Record<string, Mapper> = {
       ? 'an Office 365 connector, which Microsoft retired: create a Workflows webhook in the channel (teams-workflows)'
       : webhook('TEAMS')(c, hide),
   'teams-workflows': webhook('TEAMS'),
-  'google-chat': webhook('GOOGLE_CHAT'),
+  googlechat: webhook('GOOGLE_CHAT'),
   custom: (c, hide) => {
     if (!str(c.url)) return 'no url';
     const headers = c.headers && typeof c.headers === 'object' ? (c.headers as Obj) : {};
@@ -101,6 +101,9 @@ export function mapAlerting(d: Draft, alerting: Obj): Map<string, string> {
       d.report.push(`alerting provider ${provider}: ${mapped}`);
       continue;
     }
+    const overrides = Array.isArray(c.overrides) ? (c.overrides as Obj[]).map((o) => String(o?.group)) : [];
+    if (overrides.length)
+      d.report.push(`alerting provider ${provider}: its overrides for groups ${overrides.join(', ')} left out: one notifier per provider`);
     if (provider === 'custom' && (c.body !== undefined || c.placeholders !== undefined))
       d.report.push(`alerting provider custom: its body template left out: monctl's webhook sends its own JSON`);
     d.notifiers.push({ name, ...Object.fromEntries(Object.entries(mapped).filter(([, v]) => v !== undefined)) });

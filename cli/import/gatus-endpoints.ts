@@ -40,6 +40,9 @@ function typeOf(e: Obj): { type: ConditionedType; target: string; extra?: Obj } 
   if (scheme === 'tls') return { type: 'TLS', target: rest };
   if (scheme === 'starttls') return { type: 'TLS', target: rest, extra: { tls: { starttls: 'smtp' } } };
   if (scheme === 'ssh') return { type: 'SSH', target: rest };
+  // Gatus's grpc:// and grpcs:// ask the server's health service (grpc.health.v1, service '').
+  if (scheme === 'grpc' || scheme === 'grpcs')
+    return { type: 'GRPC', target: rest, extra: { grpc: { service: '', tls: scheme === 'grpcs' } } };
   return `monctl has no ${scheme} check`;
 }
 
@@ -57,7 +60,7 @@ export function mapEndpoint(d: Draft, e: Obj, name: string): Obj | undefined {
   const timeout = seconds(client.timeout);
   if (timeout !== undefined) r.timeoutSeconds = Math.min(120, Math.max(1, timeout));
   if (client.insecure === true) {
-    if (['HTTP', 'TLS', 'WEBSOCKET', 'TCP'].includes(kind.type)) r.skipTLS = true;
+    if (['HTTP', 'TLS', 'WEBSOCKET', 'TCP', 'GRPC'].includes(kind.type)) r.skipTLS = true;
     else d.report.push(`${who}: client.insecure left out: a ${kind.type} check makes no TLS connection`);
   }
   if (kind.type === 'HTTP') {
@@ -78,6 +81,8 @@ export function mapEndpoint(d: Draft, e: Obj, name: string): Obj | undefined {
     d.report.push(`${who}: body left out: only HTTP sends one`);
   else if (typeof e.body === 'string' && e.body !== '')
     r[kind.type.toLowerCase()] = kind.type === 'UDP' ? { send: e.body } : { send: e.body };
+  if (kind.type === 'SSH' && e.ssh && typeof e.ssh === 'object')
+    d.report.push(`${who}: ssh login left out: monctl's SSH check reads the server's identification, it does not log in or run the body`);
   const conditions = Array.isArray(e.conditions) ? e.conditions.map(String) : [];
   const kept = keepConditions(d, who, kind.type, conditions);
   if (kept.length) r.conditions = kept;

@@ -31,6 +31,8 @@ function alerts(d: Draft, r: Obj, e: Obj, alerting: Obj, notifiers: Map<string, 
       d.report.push(`endpoint "${r.name}": alert ${provider} left out: no notifier was made for it`);
       continue;
     }
+    if (a['provider-override'] && typeof a['provider-override'] === 'object')
+      d.report.push(`endpoint "${r.name}": alert ${provider}'s provider-override left out: the alert goes to ${notifier}`);
     if (r.type !== 'PUSH') {
       r.failureThreshold ??= Math.min(100, Number(a['failure-threshold'] ?? 3));
       r.successThreshold ??= Math.min(100, Number(a['success-threshold'] ?? 2));
@@ -85,6 +87,7 @@ export function importGatus(config: unknown): Draft {
     d.report.push(`external endpoint "${name}": pushes go to monctl's ping URL for ${r.target} now, not Gatus's API`);
     d.resources.push(r);
     alerts(d, r, e, alerting, notifiers, rules);
+    list(e['maintenance-windows']).forEach((m, j) => maintenance(d, m, `${name}-${j + 1}`, [name]));
   }
   for (const g of d.resources.flatMap((r) => (r.groups as string[] | undefined) ?? []))
     if (!d.groups.some((x) => x.name === g)) d.groups.push({ name: g });

@@ -57,7 +57,9 @@ function httpFields(d: Draft, m: KumaMonitor, who: string, r: Obj): void {
       r.contentType =
         encoding === 'xml' ? 'application/xml' : encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
   }
-  if (str(m.basic_auth_user) && (m.authMethod === undefined || m.authMethod === null || m.authMethod === 'basic'))
+  // Kuma sends basic credentials only when authMethod is 'basic' (null is no authentication, and
+  // the user name a form once held stays in the backup).
+  if (m.authMethod === 'basic' && str(m.basic_auth_user))
     r.auth = {
       type: 'basic',
       username: m.basic_auth_user,

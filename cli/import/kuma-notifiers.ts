@@ -95,6 +95,9 @@ export function mapNotification(d: Draft, n: KumaNotification, taken: Set<string
   const mapped = mapper(config, hide);
   if (typeof mapped === 'string') return void d.report.push(`${who}: ${mapped}`);
   taken.add(name);
+  // Kuma's webhook posts JSON, form data, or a custom body template (webhookContentType json, form-data, custom).
+  if (kind === 'webhook' && (config.webhookContentType === 'custom' || config.webhookContentType === 'form-data'))
+    d.report.push(`${who}: its ${config.webhookContentType} body left out: monctl's webhook sends its own JSON`);
   const out: Obj = { name, ...Object.fromEntries(Object.entries(mapped).filter(([, v]) => v !== undefined)) };
   if (n.active === false || n.active === 0) out.enabled = false;
   return out;

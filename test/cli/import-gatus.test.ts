@@ -11,6 +11,7 @@ const FIXTURE = join(ROOT, 'test/cli/fixtures/import/gatus-config.yaml');
 
 /** Every line, exactly: what was left behind and why, then the variables the file's placeholders name. */
 const REPORT = [
+  'alerting provider slack: its overrides for groups data left out: one notifier per provider',
   'alerting provider teams: an Office 365 connector, which Microsoft retired: create a Workflows webhook in the channel (teams-workflows)',
   "alerting provider custom: its body template left out: monctl's webhook sends its own JSON",
   'alerting provider twilio: monctl has no twilio notifier',
@@ -29,6 +30,7 @@ const REPORT = [
   'set GATUS_CUSTOM_HEADER_X_API_KEY: header X-Api-Key of notifier gatus-custom',
   'set GATUS_PAGERDUTY_INTEGRATION_KEY: integration key of notifier gatus-pagerduty',
   'set GATUS_TELEGRAM_TOKEN: token of notifier gatus-telegram',
+  'set GATUS_GOOGLECHAT_WEBHOOK_URL: webhook url of notifier gatus-googlechat',
   'set GATUS_API_HEALTH_AUTHORIZATION: header Authorization of endpoint api-health',
 ];
 /** What a user sets before apply: each variable the report names. */
@@ -40,6 +42,7 @@ const ENV: Record<string, string> = {
   GATUS_CUSTOM_HEADER_X_API_KEY: 'abc123',
   GATUS_PAGERDUTY_INTEGRATION_KEY: '0123456789abcdef0123456789abcdef',
   GATUS_TELEGRAM_TOKEN: '123456:ABC-DEF1234ghIkl',
+  GATUS_GOOGLECHAT_WEBHOOK_URL: 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=k&token=t',
   GATUS_API_HEALTH_AUTHORIZATION: 'Bearer s3cret',
 };
 
@@ -54,7 +57,7 @@ describe('monctl import gatus', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(report, 'utf8').split('\n').slice(0, -1)).toEqual(REPORT);
     expect(Object.keys(ENV)).toEqual(reportVariables(REPORT));
-    expect(r.stderr).toContain('8 resources, 8 notifiers, 7 alert rules, 1 maintenance window');
+    expect(r.stderr).toContain('9 resources, 9 notifiers, 8 alert rules, 2 maintenance windows');
     expect(readFileSync(out(), 'utf8')).not.toMatch(/hunter2|s3cret|XXXX|123:abc|abc123|0123456789abcdef/);
     expect(await json(['resources', 'list'])).toEqual([]);
   });
@@ -75,6 +78,7 @@ describe('monctl import gatus', () => {
         'gateway PING',
         'mail-tls TLS',
         'nightly-backup PUSH',
+        'orders GRPC',
         'resolver DNS',
         'website HTTP',
       ].sort(),
@@ -94,6 +98,9 @@ describe('monctl import gatus', () => {
     expect((await get('db')).conditions).toEqual(['[CONNECTED] == true', '[IP] == 10.0.0.5']);
     expect((await get('mail-tls')).tls).toMatchObject({ starttls: 'smtp' });
     expect((await get('nightly-backup')).push).toMatchObject({ periodSeconds: 86400 });
+    const orders = await get('orders');
+    expect(orders).toMatchObject({ target: 'orders.example.com:443', grpc: { service: '', tls: true } });
+    expect(orders.conditions).toEqual(['[CONNECTED] == true', '[BODY].status == SERVING']);
     const groups: Array<{ name: string }> = await json(['groups', 'list']);
     expect(groups.map((g) => g.name).sort()).toEqual(['core', 'data', 'jobs']);
     const notifiers: Array<{ name: string; type: string }> = await json(['notifiers', 'list']);
@@ -102,6 +109,7 @@ describe('monctl import gatus', () => {
         'gatus-custom WEBHOOK',
         'gatus-discord DISCORD',
         'gatus-email EMAIL',
+        'gatus-googlechat GOOGLE_CHAT',
         'gatus-ntfy NTFY',
         'gatus-pagerduty PAGERDUTY',
         'gatus-slack SLACK',
@@ -113,7 +121,7 @@ describe('monctl import gatus', () => {
     expect(rules.find((x) => x.name === 'gatus-slack-resolved')?.events.sort()).toEqual(['INCIDENT_OPENED', 'INCIDENT_RESOLVED']);
     expect(rules.find((x) => x.name === 'gatus-pagerduty')?.events).toEqual(['INCIDENT_OPENED']);
     const windows: Array<{ name: string; kind: string }> = await json(['maintenance', 'list']);
-    expect(windows.map((w) => `${w.name} ${w.kind}`)).toEqual(['gatus-maintenance WEEKLY']);
+    expect(windows.map((w) => `${w.name} ${w.kind}`).sort()).toEqual(['gatus-maintenance WEEKLY', 'nightly-backup-1 WEEKLY']);
   });
 
   it('says when the file is not a Gatus config', async () => {

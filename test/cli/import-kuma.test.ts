@@ -12,7 +12,7 @@ const FIXTURE = join(ROOT, 'test/cli/fixtures/import/kuma-backup.json');
 /** Every line, exactly: what was left behind and why, then the variables the file's placeholders name. */
 const REPORT = [
   'monitor 6 "Totals" (json-query): the JSON query "$sum(orders.amount)" is a JSONata expression, not a plain path',
-  'monitor 10 "Old resolver" (dns): monctl\'s DNS check does not ask for NAPTR records',
+  'monitor 10 "Orders gRPC" (grpc-keyword): monctl\'s GRPC checks the gRPC health service, not a method\'s answer',
   'monitor 11 "Redis container" (docker): monctl\'s DOCKER checks that an image can be pulled from a registry, not that a container runs on a Docker host',
   'monitor 12 "Nightly backup" (push): its push URL changes: point the job at monctl\'s ping URL for nightly-backup',
   'monitor 13 "CS server" (steam): monctl has no check for steam monitors',
