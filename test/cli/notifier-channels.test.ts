@@ -314,7 +314,9 @@ alertRules:
     const again = await monctl(['apply', '-f', path, '--dry-run'], undefined, env);
     ok(again);
     expect(again.stdout).not.toMatch(/resource|alert rule|titleTemplate|priority/);
-    expect(again.stdout).toMatch(/notifier pager.*secrets/);
+    // Only the secrets differ: no update, they are sent again (reads never show them).
+    expect(again.stdout).toMatch(/^No changes/);
+    expect(again.stdout).toMatch(/Secrets would be sent again.*notifier pager, notifier push/);
   });
 
   it('refuses a cycle, a literal secret and an unknown dependency before any request (exit 2 / 1)', async () => {
