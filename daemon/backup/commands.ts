@@ -2,9 +2,9 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ExitCode } from '../../src/errors.ts';
 import { DataDirLockedError } from '../store/dialect/sqlite-lock.ts';
-import { BackupError, writeBackup } from './backup-file.ts';
-import { copyFromFile } from './copy-file.ts';
-import { restoreBackup } from './restore.ts';
+import { BackupError, writeBackup } from '../store/dialect/sqlite-backup/backup-file.ts';
+import { copyFromFile } from '../store/dialect/sqlite-backup/copy-file.ts';
+import { restoreBackup } from '../store/dialect/sqlite-backup/restore.ts';
 
 type Say = (line: string) => void;
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Counter, Gauge } from 'prom-client';
 import type { ModuleFactory } from '../module.ts';
-import { writeBackup } from './backup-file.ts';
+import { writeBackup } from '../store/dialect/sqlite-backup/backup-file.ts';
 import { backupNameAt, firstDelay, pruneBackups, removeLeftovers } from './schedule.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { lockDataDir } from '../store/dialect/sqlite-lock.ts';
-import { migrationProvider } from '../store/migrations/index.ts';
+import { lockDataDir } from '../sqlite-lock.ts';
+import { migrationProvider } from '../../migrations/index.ts';
 import { BackupError, checkOpen, FINGERPRINT_KEY, fingerprintOf, keyFileOf, MIGRATIONS_TABLE, SECRET_KEY } from './backup-file.ts';
 
 export interface RestoreOutcome {
