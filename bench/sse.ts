@@ -119,7 +119,9 @@ async function main(): Promise<void> {
   // Node raises its soft descriptor limit to the hard one at start; each side needs one per subscriber.
   const hardLimit = Number(/^Max open files\s+\S+\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
   if (hardLimit < subscribers + 512) {
-    throw new Error(`${subscribers} subscribers need about ${subscribers + 512} descriptors on each side; the hard limit is ${hardLimit} (ulimit -Hn)`);
+    throw new Error(
+      `${subscribers} subscribers need about ${subscribers + 512} descriptors on each side; the hard limit is ${hardLimit} (ulimit -Hn)`,
+    );
   }
   const daemon = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' } });
   const threads: Worker[] = [];

@@ -21,7 +21,12 @@ export interface Background {
  * process's CPU), the resources created through `createResources`, and every
  * one checked once before `window()` is used (the schedule is then steady).
  */
-export async function startBackground(daemon: { url: string; adminKey: string }, n: number, interval: number, targetCount = 8): Promise<Background> {
+export async function startBackground(
+  daemon: { url: string; adminKey: string },
+  n: number,
+  interval: number,
+  targetCount = 8,
+): Promise<Background> {
   const targets: ChildProcess = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', join(import.meta.dirname, '..', 'probes.ts'), '--serve-targets', String(targetCount)],

@@ -72,7 +72,13 @@ describe('SSE fan-out to many subscribers', () => {
       await until(() => live.every((r) => r.snapshot));
       const id = await agent(d, 'fanout-agent');
       const route = (
-        await api(d, 'POST', '/admin/api/routes', { name: 'fanout', type: 'HTTP', agentId: id, hostname: 'fanout.test', target: 'http://x/' })
+        await api(d, 'POST', '/admin/api/routes', {
+          name: 'fanout',
+          type: 'HTTP',
+          agentId: id,
+          hostname: 'fanout.test',
+          target: 'http://x/',
+        })
       ).json();
       // Updates four at a time until every stalled reader is cut off: their kernel buffers fill first.
       const long = 'p'.repeat(1900);
