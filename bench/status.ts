@@ -11,7 +11,8 @@
  *   npm run bench:status -- --seconds 5 --rounds 3 --connections 32 --resources 1000 --groups 20 --posted 50
  *
  * `--background-resources N --background-interval S`: N more HTTP resources, on no page, checked
- * every S seconds (default 300) against local targets in a child process, all checked once before
+ * every S seconds (default 300) against local targets in a child process, `--background-flapping`
+ * of them (default 0.01) changing status on every check, all checked once before
  * the measurements; the page is then measured while they are checked, and the checks done in that
  * window are printed against those due.
  *
@@ -45,6 +46,13 @@ const rawPerResource = flag('checks-this-hour', 120);
 const postedCount = flag('posted', 50);
 const backgroundCount = flag('background-resources', 0);
 const backgroundInterval = flag('background-interval', 300);
+/** The share of background resources that change status on every check (default 1 %). */
+const backgroundFlapping = flag('background-flapping', 0.01);
+/**
+ * The list the page is compared with: the page's own resources. With background resources it is their first
+ * page (`?limit`): the whole list of a million is another bench's subject (bench:api), and would load the daemon.
+ */
+const listPath = backgroundCount > 0 ? `/api/resources?limit=${count}` : '/api/resources';
 const DAY = 86_400_000;
 
 // A deterministic generator: the same data on every run.
@@ -140,7 +148,8 @@ try {
     });
   }
   await posts.close();
-  if (backgroundCount > 0) background = await startBackground(daemon, backgroundCount, backgroundInterval);
+  if (backgroundCount > 0)
+    background = await startBackground(daemon, backgroundCount, backgroundInterval, { flapping: backgroundFlapping });
   const window = await background?.window();
 
   // Cold renders. The first read of the page builds everything, rollups included; each footer change after
@@ -163,7 +172,7 @@ try {
     const res = await getRaw(daemon.url, '/status/bench', { 'accept-encoding': enc });
     sizes[enc] = res.body.length;
   }
-  const json = await getRaw(daemon.url, '/api/resources');
+  const json = await getRaw(daemon.url, listPath);
   // The floor: the page's own brotli bytes as a static file from node:http (no store, no rendering, no compression).
   const pageBr = (await getRaw(daemon.url, '/status/bench', { 'accept-encoding': 'br' })).body;
   const staticServer = createServer((_req, res) => {
@@ -197,7 +206,7 @@ try {
   const runs: Array<{ page: Run; list: Run; file: LoadResult; ratio: number }> = [];
   for (let r = 0; r < rounds; r++) {
     const pageRun = await measure('/status/bench', '/status/{slug}');
-    const listRun = await measure('/api/resources', '/api/resources');
+    const listRun = await measure(listPath, '/api/resources');
     const fileRun = await load(`${staticUrl}/status/bench`, { seconds, connections, headers });
     runs.push({ page: pageRun, list: listRun, file: fileRun, ratio: pageRun.rps / listRun.rps });
   }
@@ -206,7 +215,7 @@ try {
   const median = [...runs].sort((x, y) => x.ratio - y.ratio)[Math.floor(runs.length / 2)];
   const failures = runs.reduce((n, x) => n + x.page.errors + x.page.non2xx, 0);
   console.log(`GET /status/bench | ${fmt(median.page.rps, 0)} | ${median.page.p50}/${median.page.p99} | ${median.page.server.join('/')}`);
-  console.log(`GET /api/resources | ${fmt(median.list.rps, 0)} | ${median.list.p50}/${median.list.p99} | ${median.list.server.join('/')}`);
+  console.log(`GET ${listPath} | ${fmt(median.list.rps, 0)} | ${median.list.p50}/${median.list.p99} | ${median.list.server.join('/')}`);
   console.log(`static file (node:http, the page's brotli bytes) | ${fmt(median.file.rps, 0)} | ${median.file.p50}/${median.file.p99} | -`);
   console.log(
     `ratio page / list: req/s ${fmt(median.ratio, 2)} (rounds: ${runs.map((x) => fmt(x.ratio, 2)).join(' ')}), ` +
