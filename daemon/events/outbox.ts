@@ -25,7 +25,22 @@ const MAX_WINDOW_MS = 50;
 const SEND_BUDGET = 20_000;
 /** A round's slice of the event loop before it lets other work in. */
 const SLICE_MS = 8;
+/** What every subscriber together may have unsent in the daemon: the per-subscriber bound shrinks to share it. */
+const QUEUED_BUDGET = 512 * 2 ** 20;
+/** The least any subscriber may have unsent: a few events behind, on top of its kernel buffers. */
+const MIN_QUEUED = 32 * 1024;
 let open = 0;
+
+/**
+ * The unsent bytes a subscriber may have before it is cut off: the setting,
+ * but at most an even share of QUEUED_BUDGET (not below MIN_QUEUED). The
+ * default 512 KiB holds to 1,000 subscribers; at 10,000 each may have 52 KiB,
+ * so that ten thousand stalled readers hold 512 MiB, not 5 GiB.
+ */
+export function queueBound(setting: number, subscribers = open): number {
+  return Math.min(setting, Math.max(MIN_QUEUED, Math.floor(QUEUED_BUDGET / Math.max(1, subscribers))));
+}
+
 export function windowMs(): number {
   return Math.min(MAX_WINDOW_MS, Math.max(MIN_WINDOW_MS, (open * 1000) / SEND_BUDGET));
 }

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Channel, type HubEvent, sseFrame } from './channel.ts';
-import { Outbox } from './outbox.ts';
+import { Outbox, queueBound } from './outbox.ts';
 
 export interface StreamOptions {
   /** The current state, sent first as `SNAPSHOT` when there is nothing to replay. */
   snapshot?: () => Promise<unknown> | unknown;
   /** Per-subscriber view of an event: return undefined to drop it, or other data to send instead. */
   filter?: (event: HubEvent) => unknown;
-  /** Bytes a subscriber may have unsent before it is cut off (the sseMaxQueuedBytes setting). */
+  /** Bytes a subscriber may have unsent before it is cut off (the sseMaxQueuedBytes setting; less past 1,000 subscribers, queueBound). */
   maxQueuedBytes: number;
   /** Time between `: ping` comments (the sseHeartbeat setting). */
   heartbeatMs: number;
@@ -69,7 +69,7 @@ export async function serveStream(req: IncomingMessage, res: ServerResponse, cha
   const outbox = new Outbox(channel.name, (chunk) => {
     if (closed) return;
     out.write(chunk);
-    if (out.writableLength > maxQueued) close(true);
+    if (out.writableLength > queueBound(maxQueued)) close(true);
   });
   const send = (event: HubEvent) => {
     if (closed) return;

@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueBound } from '../../daemon/events/outbox.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { send, until } from '../helpers/http.ts';
 import { agent, api } from '../tunnel-admin/helpers.ts';
@@ -109,4 +110,16 @@ describe('SSE fan-out to many subscribers', () => {
       for (const r of [...live, ...stalled]) r.socket.destroy();
     }
   }, 60_000);
+});
+
+describe('the per-subscriber bound', () => {
+  it('is the setting up to 1,000 subscribers, then an even share of 512 MiB, never under 32 KiB', () => {
+    const setting = 512 * 1024;
+    expect(queueBound(setting, 1)).toBe(setting);
+    expect(queueBound(setting, 1000)).toBe(setting);
+    expect(queueBound(setting, 10_000)).toBe(Math.floor((512 * 2 ** 20) / 10_000));
+    expect(queueBound(setting, 10_000) * 10_000).toBeLessThanOrEqual(512 * 2 ** 20);
+    expect(queueBound(setting, 1_000_000)).toBe(32 * 1024);
+    expect(queueBound(16 * 1024, 10_000)).toBe(16 * 1024);
+  });
 });
