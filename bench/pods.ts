@@ -19,6 +19,7 @@
  * over twice), a gap of more than one and a half intervals a miss.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startPgCluster, type PgCluster } from '../test/helpers/postgres.ts';
@@ -167,7 +168,13 @@ async function main(): Promise<void> {
   const { ports, stats, stop: stopTargets } = await startTargets(targetCount, interval);
   const pg = await startPgCluster();
   console.log(
-    `pods bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets; 1..${maxPods} pods on one PostgreSQL (throw-away cluster, fsync off) against one daemon on SQLite`,
+    `pods bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets; ` +
+      (onlyPods > 0
+        ? `${onlyPods} pods on one PostgreSQL (throw-away cluster, fsync off)`
+        : `1..${maxPods} pods on one PostgreSQL (throw-away cluster, fsync off) against one daemon on SQLite`) +
+      `; CPU ${cpus()[0]?.model ?? 'unknown'}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
   );
   const results: Round[] = [];
   try {
