@@ -66,6 +66,8 @@ interface Round {
   /** Checks of a resource less than half an interval after its previous one, and gaps over 1.5 intervals. */
   doubles: number;
   misses: number;
+  /** The machine's load average at the end of the measured intervals. */
+  load: string;
   seconds: number;
   p99: number;
   perPod: string[];
@@ -146,6 +148,9 @@ async function round(opts: {
       due: n * intervals,
       doubles: after.targets.early - before.targets.early,
       misses: after.targets.late - before.targets.late,
+      load: loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
       seconds,
       p99: quantile(0.99, sumBuckets(before.lag), sumBuckets(after.lag)),
       perPod,
@@ -207,7 +212,7 @@ async function main(): Promise<void> {
       `  exactly once:        ${fmt(r.doubles, 0)} checks less than half an interval after the same resource's previous one, ` +
         `${fmt(r.misses, 0)} gaps over 1.5 intervals${r.doubles === 0 && r.misses === 0 && r.done >= r.due ? ' (every due check done once)' : ''}`,
     );
-    console.log(`  p99 start lag:       ${fmt(r.p99 * 1000)} ms`);
+    console.log(`  p99 start lag:       ${fmt(r.p99 * 1000)} ms (load average ${r.load})`);
     r.perPod.forEach((line, i) =>
       console.log(`  ${r.dbCpu === null ? 'daemon' : `pod-${i + 1}`}:${' '.repeat(r.dbCpu === null ? 14 : 15)}${line}`),
     );
