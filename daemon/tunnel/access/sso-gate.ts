@@ -7,6 +7,7 @@ import type { DaemonContext } from '../../context.ts';
 import { cookieJar } from '../../http/cookies.ts';
 import { overTls } from '../../http/https-redirect.ts';
 import { safeReturnPath } from '../../auth/oidc/return-path.ts';
+import { isHostAuthority } from '../../auth/oidc/callback-url.ts';
 import { SIGNED_OUT_PAGE, SsoAnswer } from './sso-answer.ts';
 import type { LiveRoute } from '../route-table.ts';
 import { dropIdentityHeaders, ruleRefusal, setIdentityHeaders } from './sso-rules.ts';
@@ -20,7 +21,6 @@ const LOGOUT = `${SSO_PATH}logout`;
 /** The code of the redirect to the provider: counted as a refusal, as basic auth's 401 is. */
 export const SIGN_IN_REQUIRED = 'sign-in-required';
 
-const AUTHORITY = /^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 /** A same-host path to come back to after the sign-in, or the route's root (auth/oidc/return-path.ts). */
 export const sameHostPath = (path: string) => safeReturnPath(path, '/');
 const wantsHtml = (req: IncomingMessage) =>
@@ -57,7 +57,7 @@ export class SsoGate {
     const issuer = this.#ctx.oidc;
     if (!issuer) return new HttpError(503, 'sso-unavailable', 'access: the route signs in through single sign-on, which is not set up');
     const authority = (hostHeader ?? '').trim().toLowerCase();
-    if (!AUTHORITY.test(authority)) return new HttpError(400, 'bad-request', 'access: the Host header is not a host name');
+    if (!isHostAuthority(authority)) return new HttpError(400, 'bad-request', 'access: the Host header is not a host name');
     const host = hostWithoutPort(authority);
     const path = forward.split('?')[0]!;
     const redirectUri = `${overTls(req) ? 'https' : 'http'}://${authority}${CALLBACK}`;
