@@ -7,6 +7,7 @@ import { checkResourceBody, groupsOf } from './resource-store.ts';
 import { insertResource } from './resource-create.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
+import { batchResources } from './resource-batch.ts';
 import type { HandlersOf } from '../http/bind.ts';
 import type { MonitoringState } from './state.ts';
 import { visibleTo } from './visibility.ts';
@@ -16,7 +17,7 @@ import { monitoringEvents } from './events.ts';
 import { testResourceHandler } from './resource-test.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
 import { recentIncidents } from '../alerts/incidents/resource-view.ts';
-import { stopWatching } from '../alerts/incidents/lifecycle.ts';
+import { deleteResourceRows } from './resource-delete.ts';
 
 type Ops = typeof resourceOperations;
 
@@ -75,20 +76,10 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     },
 
     updateResource: (rc) => updateResource(state, rc),
+    batchResources: (rc) => batchResources(state, rc),
 
     async deleteResource({ ctx, params }) {
-      const found = await ctx.db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst();
-        if (!row) return false;
-        const incidents = await stopWatching(trx, params.id, 'deleted');
-        // Explicit rather than relying on ON DELETE CASCADE alone: large histories go in one statement.
-        await trx.deleteFrom('check_history').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('resource_groups').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('resource_locations').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('location_results').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('resources').where('id', '=', params.id).execute();
-        return incidents;
-      });
+      const found = await ctx.db.transaction().execute((trx) => deleteResourceRows(trx, params.id));
       if (!found) throw notFound(`Resource ${params.id} does not exist`);
       publishIncidents(ctx, found); // while the visibility cache still knows the resource
       state.visibility.forget(params.id);
