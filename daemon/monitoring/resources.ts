@@ -9,6 +9,8 @@ import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
 import { batchResources } from './resource-batch.ts';
 import type { HandlersOf } from '../http/bind.ts';
+import type { ResourceRow } from '../store/schema.ts';
+import { LIST_CHUNK, listPage, LongList, type ReadPage, streamList } from './resource-list.ts';
 import type { MonitoringState } from './state.ts';
 import { visibleTo } from './visibility.ts';
 import { audience, detailKey, listKey } from './read-cache.ts';
@@ -24,17 +26,30 @@ type Ops = typeof resourceOperations;
 /** Handlers of `/api/resources/**`, `/admin/api/resources/**` and `/api/events`. */
 export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
   return {
-    listResources({ ctx, principal }) {
-      return state.reads.read(listKey(audience(principal)), async () => {
-        const rows = await ctx.db
+    async listResources({ ctx, principal, query, res }) {
+      const read: ReadPage = (after, limit) =>
+        ctx.db
           .selectFrom('resources')
           .selectAll()
           .where('active', '=', 1)
           .where(visibleTo(principal))
+          .where('id', '>', after)
           .orderBy('id')
+          .limit(limit)
           .execute();
-        return rows.map(toListItem);
-      });
+      const render = (rows: ResourceRow[]) => rows.map(toListItem);
+      if (query.limit !== undefined) return listPage(res, '/api/resources', { ...query, limit: query.limit }, read, render);
+      try {
+        return await state.reads.read(listKey(audience(principal)), async () => {
+          const rows = await read(0, LIST_CHUNK + 1);
+          if (rows.length > LIST_CHUNK) throw new LongList(rows);
+          return render(rows);
+        });
+      } catch (err) {
+        if (!(err instanceof LongList)) throw err;
+        await streamList(res, err.rows, read, render);
+        return undefined as never; // sent: the binder writes nothing after headers
+      }
     },
 
     getResource({ ctx, principal, params }) {
@@ -50,8 +65,15 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
       });
     },
 
-    async listAdminResources({ ctx }) {
-      return adminViews(ctx, await ctx.db.selectFrom('resources').selectAll().orderBy('id').execute(), true);
+    async listAdminResources({ ctx, query, res }) {
+      const read: ReadPage = (after, limit) =>
+        ctx.db.selectFrom('resources').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute();
+      const render = (rows: ResourceRow[]) => adminViews(ctx, rows);
+      if (query.limit !== undefined) return listPage(res, '/admin/api/resources', { ...query, limit: query.limit }, read, render);
+      const first = await read(0, LIST_CHUNK + 1);
+      if (first.length <= LIST_CHUNK) return render(first);
+      await streamList(res, first, read, render);
+      return undefined as never; // sent: the binder writes nothing after headers
     },
 
     async getAdminResource({ ctx, params }) {
