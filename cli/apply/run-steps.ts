@@ -4,11 +4,6 @@ import { ops } from '../api/ops.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Step } from './step.ts';
 
-export type BatchItemBody =
-  | { op: 'create'; resource: Record<string, unknown> }
-  | { op: 'update'; id: number; patch: Record<string, unknown> }
-  | { op: 'delete'; id: number };
-
 /**
  * Runs the plan in order. Consecutive resource steps go to the daemon together, up to 10,000
  * per `POST /admin/api/resources/batch` (each batch all or nothing); every other step runs alone.

@@ -1,5 +1,3 @@
-import type { BatchItemBody } from './run-steps.ts';
-
 /** One change `monctl apply` makes: planned by the per-section planners (cli/apply/*-plan.ts), listed and run by cli/commands/apply.ts. */
 export interface Step {
   action: 'create' | 'update' | 'delete';
@@ -18,3 +16,9 @@ export interface Step {
   /** What the daemon showed once while the step ran (a generated signing secret), for apply to print. */
   shown?: Record<string, string>;
 }
+
+/** One item of `POST /admin/api/resources/batch` (docs/API.md#batches). */
+export type BatchItemBody =
+  | { op: 'create'; resource: Record<string, unknown> }
+  | { op: 'update'; id: number; patch: Record<string, unknown> }
+  | { op: 'delete'; id: number };
