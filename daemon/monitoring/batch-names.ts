@@ -94,29 +94,16 @@ async function storedNames(trx: Transaction<Database>, items: readonly Item[]) {
   }
   const byId = new Map<number, string>();
   const byName = new Map<string, number>();
-  const add = (rows: Array<{ id: number; name: string }>) => {
-    for (const r of rows) {
-      byId.set(Number(r.id), r.name);
-      byName.set(r.name, Number(r.id));
+  const read = async <K extends 'id' | 'name'>(column: K, values: Array<K extends 'id' ? number : string>) => {
+    for (let i = 0; i < values.length; i += CHUNK) {
+      const part = values.slice(i, i + CHUNK) as never[];
+      for (const r of await trx.selectFrom('resources').select(['id', 'name']).where(column, 'in', part).execute()) {
+        byId.set(Number(r.id), r.name);
+        byName.set(r.name, Number(r.id));
+      }
     }
   };
-  const nameList = [...names];
-  for (let i = 0; i < nameList.length; i += CHUNK)
-    add(
-      await trx
-        .selectFrom('resources')
-        .select(['id', 'name'])
-        .where('name', 'in', nameList.slice(i, i + CHUNK))
-        .execute(),
-    );
-  const idList = [...ids];
-  for (let i = 0; i < idList.length; i += CHUNK)
-    add(
-      await trx
-        .selectFrom('resources')
-        .select(['id', 'name'])
-        .where('id', 'in', idList.slice(i, i + CHUNK))
-        .execute(),
-    );
+  await read('name', [...names]);
+  await read('id', [...ids]);
   return { byId, byName };
 }
