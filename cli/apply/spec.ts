@@ -78,10 +78,10 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Past this many characters a YAML file is read by js-yaml with its core schema (the YAML 1.2
- * core schema `yaml` reads with: no timestamps, no merge keys). The `yaml` package builds a
- * document model first: 9 s and 385 MB for 20,000 resources (its lexer alone took 1.6 s), so a
- * fleet of a million would take minutes; js-yaml reads the same file in a fifth of the time.
+ * Past this many characters a YAML file is read by js-yaml (cli/apply/large-yaml.ts). The `yaml`
+ * package builds a document model first: 9 s and 385 MB for 20,000 resources (its lexer alone
+ * took 1.6 s), so a fleet of a million would take many minutes; js-yaml reads the same file in a
+ * fifth of the time.
  */
 const LARGE_YAML = 1024 * 1024;
 
@@ -94,10 +94,7 @@ export async function parseSpecText(text: string, file: string): Promise<unknown
     }
   }
   try {
-    if (text.length > LARGE_YAML) {
-      const { load, CORE_SCHEMA } = await import('js-yaml');
-      return load(text, { schema: CORE_SCHEMA, filename: file });
-    }
+    if (text.length > LARGE_YAML) return (await import('./large-yaml.ts')).loadLargeYaml(text, file);
     const { parse } = await import('yaml');
     return parse(text);
   } catch (err) {
