@@ -77,10 +77,12 @@ const JSON_READS: Record<string, Record<string, (admin: boolean) => OpId>> = {
  * without parsing the answer.
  */
 async function jsonRead(read: (admin: boolean) => OpId, opts: GlobalOptions): Promise<void> {
-  const [{ resolveConnection }, transport, { ops }] = await Promise.all([
+  const [{ resolveConnection }, transport, { ops }, { pageTexts }, { printPages }] = await Promise.all([
     import('./config/connection.ts'),
     import('./api/transport.ts'),
     import('./api/ops.ts'),
+    import('./api/pages.ts'),
+    import('./output/paged.ts'),
   ]);
   const conn = resolveConnection({ server: opts.server, context: opts.context, caFile: opts.caFile });
   if (conn.caFile) (await import('../src/tls/ca-file.ts')).trustCaFile(conn.caFile, conn.caFileSource);
@@ -93,7 +95,6 @@ async function jsonRead(read: (admin: boolean) => OpId, opts: GlobalOptions): Pr
   };
   // Piped, `-o json` is one line (cli/output/render.ts): the pages' arrays spliced as the daemon
   // sent them, without parsing and serialising them again (about 9 ms of CPU for 1,000 resources).
-  const [{ pageTexts }, { printPages }] = await Promise.all([import('./api/pages.ts'), import('./output/paged.ts')]);
   await printPages(pageTexts(get, ops[read(conn.role === 'ADMIN')].path), undefined, 'json', {
     colour: false,
     tty: Boolean(process.stdout.isTTY),

@@ -1,4 +1,4 @@
-import { type RenderOptions, render, type View } from './render.ts';
+import type { RenderOptions, View } from './render.ts';
 
 /**
  * Prints a paged list as its pages arrive where the format allows it: piped JSON as the one
@@ -13,6 +13,8 @@ export async function printPages(
   opts: RenderOptions,
   write: (text: string) => void = (t) => process.stdout.write(t),
 ): Promise<void> {
+  // Loaded only when something is rendered: piped JSON, the quick path's usual case, splices text.
+  const render = async (...args: Parameters<typeof import('./render.ts').render>) => (await import('./render.ts')).render(...args);
   const streamed = format === 'ndjson' || format === 'yaml' || (!opts.tty && ['json', 'table', 'wide'].includes(format));
   if (!streamed) {
     const all: unknown[] = [];
