@@ -1,17 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers/http.ts';
 import { useAdminCli } from './run.ts';
 
 const cli = useAdminCli();
-const { monctl } = cli;
-
-const file = (name: string, text: string) => {
-  const path = join(cli.home.dir, name);
-  writeFileSync(path, text);
-  return path;
-};
+const { monctl, file } = cli;
 
 /** The daemon's request count by method and route template (its Prometheus histogram). */
 async function requests(method: string, route: string): Promise<number> {
