@@ -40,6 +40,17 @@ export async function listPage<T>(
 }
 
 /**
+ * The whole list after id `after` (every id when 0): answered in one piece up to `LIST_CHUNK`
+ * items, else streamed.
+ */
+export async function wholeList<T>(res: ServerResponse, after: number, read: ReadPage, render: Render<T>): Promise<T[]> {
+  const first = await read(after, LIST_CHUNK + 1);
+  if (first.length <= LIST_CHUNK) return render(first);
+  await streamList(res, first, read, render);
+  return undefined as never; // sent: the binder writes nothing after headers
+}
+
+/**
  * Writes the whole list as one JSON array, reading `LIST_CHUNK` rows at a time by id from
  * `first` on and waiting for the socket to drain between chunks: a million resources never sit
  * in memory as one array or one string. A reader that goes away ends the reads.

@@ -10,7 +10,7 @@ import { updateResource } from './resource-update.ts';
 import { batchResources } from './resource-batch.ts';
 import type { HandlersOf } from '../http/bind.ts';
 import type { ResourceRow } from '../store/schema.ts';
-import { LIST_CHUNK, listPage, LongList, type ReadPage, streamList } from './resource-list.ts';
+import { LIST_CHUNK, listPage, LongList, type ReadPage, streamList, wholeList } from './resource-list.ts';
 import type { MonitoringState } from './state.ts';
 import { visibleTo } from './visibility.ts';
 import { audience, detailKey, listKey } from './read-cache.ts';
@@ -39,6 +39,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
           .execute();
       const render = (rows: ResourceRow[]) => rows.map(toListItem);
       if (query.limit !== undefined) return listPage(res, '/api/resources', { ...query, limit: query.limit }, read, render);
+      if (query.after !== undefined) return wholeList(res, query.after, read, render);
       try {
         return await state.reads.read(listKey(audience(principal)), async () => {
           const rows = await read(0, LIST_CHUNK + 1);
@@ -70,10 +71,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
         ctx.db.selectFrom('resources').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute();
       const render = (rows: ResourceRow[]) => adminViews(ctx, rows);
       if (query.limit !== undefined) return listPage(res, '/admin/api/resources', { ...query, limit: query.limit }, read, render);
-      const first = await read(0, LIST_CHUNK + 1);
-      if (first.length <= LIST_CHUNK) return render(first);
-      await streamList(res, first, read, render);
-      return undefined as never; // sent: the binder writes nothing after headers
+      return wholeList(res, query.after ?? 0, read, render);
     },
 
     async getAdminResource({ ctx, params }) {

@@ -70,6 +70,9 @@ describe('resource lists in pages', () => {
     expect(last.headers.link).toBeUndefined();
     const middle = await ok(call(d, admin, 'GET', `/admin/api/resources?limit=3&after=${ids[99]}`));
     expect(middle.map((r: Item) => r.id)).toEqual(ids.slice(100, 103));
+    // `after` alone: the rest of the list, whole.
+    const rest = await ok(call(d, admin, 'GET', `/admin/api/resources?after=${ids[1999]}`));
+    expect(rest.map((r: Item) => r.id)).toEqual(ids.slice(2000));
   });
 
   it('keeps the visibility rules in pages and in the whole streamed list', async () => {
@@ -88,6 +91,8 @@ describe('resource lists in pages', () => {
       expect(whole.map((r) => r.name)).toEqual(names);
       const { items } = await walk(caller, '/api/resources?limit=500');
       expect(items).toEqual(whole);
+      const rest = (await ok(call(d, caller, 'GET', `/api/resources?after=${whole[10].id}`))) as Item[];
+      expect(rest.map(({ id, name }) => ({ id, name }))).toEqual(whole.slice(11));
     }
     // A second whole read (a cache would answer it) is the same.
     expect(((await ok(call(d, anon, 'GET', '/api/resources'))) as Item[]).map((r) => r.name)).toEqual(publicNames);
