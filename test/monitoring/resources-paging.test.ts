@@ -17,7 +17,8 @@ describe('resource lists in pages', () => {
   const COUNT = 2_500;
 
   beforeAll(async () => {
-    d = await startDaemon();
+    // Lists only: no scheduled checks of the 2,500 resources competing with the reads.
+    d = await startDaemon({ args: ['--scheduler', 'off'] });
     admin = { kind: 'key', token: d.adminKey };
     user = { kind: 'key', token: (await d.admin.call(operations.createApiKey, { body: { name: 'reader', role: 'USER' } })).token };
     const members = await ok(call(d, admin, 'POST', '/admin/api/groups', { name: 'members', visibility: 'AUTHENTICATED' }));
