@@ -72,7 +72,9 @@ function shapeOf(value: unknown, index: number, errors: ItemError[]): Item | und
     errors.push(refused(index, '/op', `must be one of: ${BATCH_OPS.join(', ')}`));
     return undefined;
   }
-  for (const key of Object.keys(v)) if (!KEYS[op].includes(key)) errors.push(refused(index, pointer('', key), `is not a field of ${op}`));
+  // Twenty at most, as the schema's errors: an item cannot make the answer unbounded.
+  const unknown = Object.keys(v).filter((key) => !KEYS[op].includes(key));
+  for (const key of unknown.slice(0, 20)) errors.push(refused(index, pointer('', key), `is not a field of ${op}`));
   if (op === 'create') return { index, op, body: checked(ResourceCreate, v.resource, index, '/resource', errors) };
   const ref = refOf(v, index, errors);
   if (op === 'delete') return ref && { index, op, ref };
