@@ -30,3 +30,15 @@ export async function allPages<T>(get: Get, path: string, limit = PAGE_SIZE): Pr
   for await (const text of pageTexts(get, path, limit)) for (const item of JSON.parse(text) as T[]) out.push(item);
   return out;
 }
+
+/** Writes the pages as the one JSON array the daemon would have sent whole: each page's array text spliced in, never parsed. */
+export async function writeJsonPages(pages: AsyncIterable<string>, write: (text: string) => void): Promise<void> {
+  let any = false;
+  for await (const text of pages) {
+    const inner = text.trim().slice(1, -1);
+    if (inner === '') continue;
+    write(`${any ? ',' : '['}${inner}`);
+    any = true;
+  }
+  write(any ? ']\n' : '[]\n');
+}

@@ -1,3 +1,4 @@
+import { writeJsonPages } from '../api/pages.ts';
 import type { RenderOptions, View } from './render.ts';
 
 /**
@@ -21,15 +22,9 @@ export async function printPages(
     for await (const text of pages) for (const item of JSON.parse(text) as unknown[]) all.push(item);
     return write(await render(all, view, format, opts));
   }
+  if (format === 'json') return writeJsonPages(pages, write);
   let first = true;
-  let any = false;
   for await (const text of pages) {
-    if (format === 'json') {
-      const inner = text.trim().slice(1, -1);
-      if (inner !== '') write(`${any ? ',' : '['}${inner}`);
-      any ||= inner !== '';
-      continue;
-    }
     const items = JSON.parse(text) as unknown[];
     if (!first && items.length === 0) continue;
     let out = await render(items, view, format, opts);
@@ -38,5 +33,4 @@ export async function printPages(
     write(out);
     first = false;
   }
-  if (format === 'json') write(any ? ']\n' : '[]\n');
 }

@@ -5,7 +5,8 @@ import type { ResourcesTable } from '../store/schema.ts';
 type Row = Selectable<ResourcesTable>;
 /** Up to `limit` rows with ids above `after`, by id. */
 export type ReadPage = (after: number, limit: number) => Promise<Row[]>;
-export type Render<T = unknown> = (rows: Row[]) => T[] | Promise<T[]>;
+/** Renders rows; `all` is true when they are every row the list has (no `IN` list needed to read around them). */
+export type Render<T = unknown> = (rows: Row[], all: boolean) => T[] | Promise<T[]>;
 
 /** Rows per keyset read of a whole list; a list no longer than this is answered (and cached) in one piece. */
 export const LIST_CHUNK = 1000;
@@ -30,13 +31,14 @@ export async function listPage<T>(
   read: ReadPage,
   render: Render<T>,
 ): Promise<T[]> {
-  const rows = await read(query.after ?? 0, query.limit + 1);
+  const after = query.after ?? 0;
+  const rows = await read(after, query.limit + 1);
   const more = rows.length > query.limit;
   if (more) {
     rows.pop();
     res.setHeader('Link', `<${path}?limit=${query.limit}&after=${rows[rows.length - 1].id}>; rel="next"`);
   }
-  return render(rows);
+  return render(rows, after === 0 && !more);
 }
 
 /**
@@ -45,7 +47,7 @@ export async function listPage<T>(
  */
 export async function wholeList<T>(res: ServerResponse, after: number, read: ReadPage, render: Render<T>): Promise<T[]> {
   const first = await read(after, LIST_CHUNK + 1);
-  if (first.length <= LIST_CHUNK) return render(first);
+  if (first.length <= LIST_CHUNK) return render(first, after === 0);
   await streamList(res, first, read, render);
   return undefined as never; // sent: the binder writes nothing after headers
 }
@@ -64,7 +66,7 @@ export async function streamList(res: ServerResponse, first: Row[], read: ReadPa
       const more = rows.length > LIST_CHUNK;
       const chunk = more ? rows.slice(0, LIST_CHUNK) : rows;
       let text = '';
-      for (const item of await render(chunk)) {
+      for (const item of await render(chunk, false)) {
         text += separator + JSON.stringify(item);
         separator = ',';
       }

@@ -69,7 +69,7 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     async listAdminResources({ ctx, query, res }) {
       const read: ReadPage = (after, limit) =>
         ctx.db.selectFrom('resources').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute();
-      const render = (rows: ResourceRow[]) => adminViews(ctx, rows);
+      const render = (rows: ResourceRow[], all: boolean) => adminViews(ctx, rows, all);
       if (query.limit !== undefined) return listPage(res, '/admin/api/resources', { ...query, limit: query.limit }, read, render);
       return wholeList(res, query.after ?? 0, read, render);
     },
