@@ -35,12 +35,15 @@ const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash
  */
 export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
   const c = rt.client;
+  // Read once, page by page; alert rules resolve resource names through the ids this plan keeps.
+  const listed = allPages<AdminResource>((path) => c.raw('GET', path), ops.listAdminResources.path);
+  const resourceIds = new Map<string, number>();
   const [groups, resources, announcements, notifiers, alertRules, tunnel] = await Promise.all([
     c.call(ops.listGroups),
-    allPages<AdminResource>((path) => c.raw('GET', path), ops.listAdminResources.path),
+    listed,
     c.call(ops.listAnnouncements),
     notifierSteps(rt, spec.notifiers, prune),
-    alertRuleSteps(rt, spec.alertRules, prune),
+    alertRuleSteps(rt, spec.alertRules, prune, { listed, idOf: (name) => resourceIds.get(name) }),
     tunnelSteps(rt, spec, prune),
   ]);
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
@@ -88,7 +91,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   if (missing.length)
     throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
-  const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
+  for (const r of resources) resourceIds.set(r.name, r.id);
   // Agents first: routes' pools, resources' locations and alert rules name them.
   const steps: Step[] = [...tunnel.creates, ...tunnel.upserts];
 
