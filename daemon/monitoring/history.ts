@@ -11,12 +11,15 @@ import { recordResults } from '../probes/results.ts';
 import { visibleTo } from './visibility.ts';
 import { sql } from 'kysely';
 import { PING_BODY_PREVIEW_BYTES } from '../../src/api/schemas/push.ts';
+import { formatDateTime } from '../../src/time.ts';
+import { COMPLETE_FROM_HEADER, completeFrom } from '../probes/history-kept.ts';
 
 type Ops = typeof resourceOperations;
 
 /**
  * `GET /api/resources/{id}/history`: most recent first, `limit` entries older
- * than `before`, and a `Link: rel="next"` header while more remain. 404 for a
+ * than `before`, and a `Link: rel="next"` header while more remain; `History-Complete-From` says
+ * from when every check is kept (state changes alone before it). 404 for a
  * resource the caller may not see; ADMIN sees every resource's history.
  */
 export async function getResourceHistory({ ctx, principal, params, query, res }: RequestContext<Ops['getResourceHistory']>) {
@@ -27,15 +30,20 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
   const admin = principal.kind === 'user' && principal.role === 'ADMIN';
   let rows = ctx.db
     .selectFrom('check_history')
-    .select(['id', 'resource_id', 'status', 'message', 'error_code', 'checked_at', 'duration_ms', 'location', 'ping'])
+    .innerJoin('check_outcomes', 'check_outcomes.id', 'check_history.outcome_id')
+    .select(['check_history.id', 'resource_id', 'status', 'message', 'error_code', 'checked_at', 'duration_ms', 'location', 'ping'])
     // A page reads a preview of each ping's body, never the 100 KiB it may keep.
     .select(sql<string | null>`substr(ping_body, 1, ${PING_BODY_PREVIEW_BYTES})`.as('ping_body'))
     .where('resource_id', '=', params.id);
-  if (query.before !== undefined) rows = rows.where('id', '<', query.before);
-  const page = await rows
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  if (query.before !== undefined) rows = rows.where('check_history.id', '<', query.before);
+  const [page, from] = await Promise.all([
+    rows
+      .orderBy('check_history.id', 'desc')
+      .limit(query.limit + 1)
+      .execute(),
+    completeFrom(ctx.db),
+  ]);
+  res.setHeader(COMPLETE_FROM_HEADER, formatDateTime(from));
   const more = page.length > query.limit;
   if (more) page.pop();
   if (more && page.length) {

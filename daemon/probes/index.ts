@@ -1,7 +1,8 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import { createProbeMetrics } from './metrics.ts';
-import { runRollups } from './rollups.ts';
+import { rolledUpUntil, runRollups } from './rollups.ts';
+import { pruneToBudget } from './history-prune.ts';
 import { scheduledShards } from './scheduled-shards.ts';
 import type { ShardLeases } from '../cluster/shard-leases.ts';
 import { Scheduler } from './scheduler.ts';
@@ -32,14 +33,16 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
 
   const roll = () => {
     if (leases && !leases.leader) return; // pods: the holder of shard 0 rolls up for everyone
-    rollup = runRollups(ctx.db, config.historyRetentionDays).then(
-      (r) => {
-        if (r.hours || r.days || r.deleted) ctx.log.info(r, 'check history rolled up');
-      },
-      (err) => {
-        if (!stopping) ctx.log.error({ err }, 'check history rollup failed');
-      },
-    );
+    rollup = runRollups(ctx.db, config.historyRetentionDays)
+      .then(async (r) => ({ ...r, thinned: await pruneToBudget(ctx.db, config.historyMaxBytes, await rolledUpUntil(ctx.db)) }))
+      .then(
+        (r) => {
+          if (r.hours || r.days || r.deleted || r.thinned) ctx.log.info(r, 'check history rolled up');
+        },
+        (err) => {
+          if (!stopping) ctx.log.error({ err }, 'check history rollup failed');
+        },
+      );
   };
 
   return {
