@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { endId, type HourIds, hourRange, loadHours, yieldTurn } from './history-ranges.ts';
-import { deleteBefore } from './history-prune.ts';
+import { deleteBefore, type PauseObserver } from './history-prune.ts';
 import { getSetting, setSetting } from './history-kept.ts';
 
 export { HOUR } from './history-rows.ts';
@@ -135,6 +135,7 @@ export async function runRollups(
   db: Kysely<Database>,
   retentionDays: number,
   now = Date.now(),
+  observe?: PauseObserver,
 ): Promise<{ hours: number; days: number; deleted: number }> {
   // An hour is rolled up a minute after it ends, so that its last results (batched) are written.
   const lastHour = Math.floor((now - 60_000) / HOUR) * HOUR;
@@ -159,6 +160,6 @@ export async function runRollups(
   }
   // Raw rows go only once their hour is rolled up.
   const cutoff = Math.min(now - retentionDays * DAY, hourly);
-  const deleted = await deleteBefore(db, hoursWritten, cutoff - (cutoff % HOUR), end);
+  const deleted = await deleteBefore(db, hoursWritten, cutoff - (cutoff % HOUR), end, observe);
   return { hours, days, deleted };
 }
