@@ -12,7 +12,7 @@ import { parseDateTime } from '../../src/time.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { moveClock, TEST_CLOCK_ARGS } from '../helpers/test-clock.ts';
 import { until } from '../push/deadline-helpers.ts';
-import { call, ok, type Caller } from '../monitoring/helpers.ts';
+import { call, ok, type Caller } from './helpers.ts';
 
 // The size budget against a real daemon (SQLite, or PostgreSQL in that project): a budget of one
 // byte thins every rolled-up hour to its state changes, keeps the rollups, and the history
@@ -52,7 +52,9 @@ const result = (up: boolean, checkedAt: number): ProbeResult => ({
 
 describe('history with a size budget', () => {
   it('keeps the state changes and the rollups past the budget, and the history endpoint says where every check is kept', async () => {
-    const { id } = await ok(call(d, admin, 'POST', '/api/resources', { name: 'budget', resourceType: 'HTTP', target: 'http://127.0.0.1:1/', active: false }));
+    const { id } = await ok(
+      call(d, admin, 'POST', '/api/resources', { name: 'budget', resourceType: 'HTTP', target: 'http://127.0.0.1:1/', active: false }),
+    );
     // Hours H-4 .. H-2: 12 checks an hour, down for checks 5 and 6 of each hour (two changes per hour,
     // plus the very first check); then 3 checks in the hour under way, not rolled up yet.
     const past = [4, 3, 2].flatMap((ago) =>
@@ -62,7 +64,10 @@ describe('history with a size budget', () => {
     for (const { at, up } of [...past, ...now]) await recordResults(ctx, [{ resourceId: id, result: result(up, at) }]);
     const history = async () => {
       const res = await call(d, admin, 'GET', `/api/resources/${id}/history?limit=100`);
-      return { entries: (await ok(res)) as Array<{ checkedAt: string; status: string }>, from: String(res.headers['history-complete-from']) };
+      return {
+        entries: (await ok(res)) as Array<{ checkedAt: string; status: string }>,
+        from: String(res.headers['history-complete-from']),
+      };
     };
     const before = await history();
     expect(before.entries).toHaveLength(39);
