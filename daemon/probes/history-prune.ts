@@ -5,23 +5,33 @@ import { COMPLETE_KEY, getSetting, setSetting } from './history-kept.ts';
 import { endId, type HourIds, idFrom, loadHours, yieldTurn } from './history-ranges.ts';
 import { HOUR } from './history-rows.ts';
 
-/** History ids per DELETE: a few milliseconds of work, so that no check or request waits long. */
-export const DELETE_CHUNK = 2_000;
+/**
+ * History ids per DELETE: adapted so that each statement takes about TARGET_MS (a row's index
+ * entry sits beside its resource's other checks, so a DELETE of N ids dirties up to N index
+ * pages), between MIN_CHUNK and MAX_CHUNK; no check or request waits long behind one.
+ */
+const TARGET_MS = 10;
+const MIN_CHUNK = 100;
+const MAX_CHUNK = 5_000;
+let chunk = 1_000;
 
 /** Observes each pruning statement's duration (the bench's pauses). */
 export type PauseObserver = (ms: number) => void;
 
 async function deleteRange(db: Kysely<Database>, lo: number, hi: number, changesToo: boolean, observe?: PauseObserver) {
   let deleted = 0;
-  for (let at = lo; at < hi; at += DELETE_CHUNK) {
+  for (let at = lo; at < hi; ) {
+    const to = Math.min(at + chunk, hi);
     const started = performance.now();
-    let query = db
-      .deleteFrom('check_history')
-      .where('id', '>=', at)
-      .where('id', '<', Math.min(at + DELETE_CHUNK, hi));
+    let query = db.deleteFrom('check_history').where('id', '>=', at).where('id', '<', to);
     if (!changesToo) query = query.where('changed', '=', 0);
     deleted += Number((await query.executeTakeFirst()).numDeletedRows);
-    observe?.(performance.now() - started);
+    const took = performance.now() - started;
+    observe?.(took);
+    at = to;
+    chunk = Math.round(
+      Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, took > TARGET_MS ? chunk / 2 : took < TARGET_MS / 2 ? chunk * 1.25 : chunk)),
+    );
     await yieldTurn();
   }
   return deleted;

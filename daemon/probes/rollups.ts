@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { CheckRollupsTable, Database } from '../store/schema.ts';
 import { endId, type HourIds, hourRange, loadHours, yieldTurn } from './history-ranges.ts';
 import { deleteBefore, type PauseObserver } from './history-prune.ts';
 import { getSetting, setSetting } from './history-kept.ts';
@@ -13,6 +13,8 @@ const DAILY_KEY = 'probes.rollup.daily_until';
 const RESOURCE_CHUNK = 200;
 /** History ids read per statement while rolling an hour up. */
 const READ_CHUNK = 5_000;
+/** Resource ids per read of a day's hourly rollups (24 rows each at most). */
+const DAY_CHUNK = 1_000;
 /** Hours rolled up per run at most, so that catching up after a long pause happens in steps. */
 const MAX_HOURS_PER_RUN = 48;
 
@@ -97,14 +99,28 @@ async function rollupHour(db: Kysely<Database>, start: number, hours: HourIds[],
  * approximation that needs no raw rows).
  */
 async function rollupDay(db: Kysely<Database>, start: number): Promise<void> {
-  const rows = await db
-    .selectFrom('check_rollups_hourly')
-    .selectAll()
-    .where('bucket_start', '>=', start)
-    .where('bucket_start', '<', start + DAY)
-    .execute();
-  const byResource = new Map<number, typeof rows>();
-  for (const row of rows) byResource.set(row.resource_id, [...(byResource.get(row.resource_id) ?? []), row]);
+  // By resource id ranges on the (resource_id, bucket_start) key: bounded reads, a turn between them.
+  const last = await db
+    .selectFrom('resources')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  const byResource = new Map<number, Selectable<CheckRollupsTable>[]>();
+  for (let from = 0; from <= Number(last?.id ?? 0); from += DAY_CHUNK) {
+    const rows = await db
+      .selectFrom('check_rollups_hourly')
+      .selectAll()
+      .where('resource_id', '>=', from)
+      .where('resource_id', '<', from + DAY_CHUNK)
+      .where('bucket_start', '>=', start)
+      .where('bucket_start', '<', start + DAY)
+      .execute();
+    for (const row of rows) {
+      const list = byResource.get(row.resource_id);
+      if (list) list.push(row);
+      else byResource.set(row.resource_id, [row]);
+    }
+    await yieldTurn();
+  }
   const buckets = new Map<number, Bucket>();
   for (const [id, hours] of byResource) {
     const checks = hours.reduce((n, h) => n + Number(h.checks), 0);

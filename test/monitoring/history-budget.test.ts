@@ -32,7 +32,6 @@ beforeAll(async () => {
   ctx = {
     ...base,
     events: new EventHub(),
-    installSecret: new Uint8Array(32).fill(7),
     maintenance: new MaintenanceCache(base),
     config: { incidents: { agentGraceSeconds: DEFAULT_AGENT_GRACE_SECONDS, certExpiryDays: [...DEFAULT_CERT_EXPIRY_DAYS] } },
   };
