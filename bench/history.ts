@@ -16,6 +16,7 @@
  *   npm run bench:history -- --quick          (20,000 resources, 3 hours)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { sql } from 'kysely';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_AGENT_GRACE_SECONDS, DEFAULT_CERT_EXPIRY_DAYS } from '../daemon/config/incident-defaults.ts';
@@ -60,6 +61,8 @@ const dir = mkdtempSync(join(tmpdir(), 'monctl-bench-history-'));
 const store = await openStore(dir, databaseUrl);
 const db = store.db;
 const postgres = store.dialect === 'postgres';
+// An experiment: without automatic WAL checkpoints, which pauses are the checkpoints' own.
+if (process.argv.includes('--no-autocheckpoint') && !postgres) await sql`PRAGMA wal_autocheckpoint = 0`.execute(db);
 const base = { db, bus: new Bus(), log: createLogger('silent') };
 const ctx: ResultWriterDeps = {
   ...base,
