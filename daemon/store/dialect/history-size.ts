@@ -6,13 +6,16 @@ const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof Post
  * The bytes check history takes, cheaply (never a scan). SQLite: the database's used pages
  * ((page_count − freelist_count) × page_size): history is nearly all of it at scale, and pages
  * freed by pruning count as free at once. PostgreSQL: `pg_total_relation_size` of the history
- * table and its outcomes (indexes and TOAST included).
+ * table (indexes and TOAST included) scaled by its share of live rows (`pg_stat_user_tables`:
+ * deleted rows leave their space to new ones, the file does not shrink), plus the outcomes.
  */
 export async function historyBytes(db: Kysely<any>): Promise<number> {
   if (isPostgres(db)) {
     const { rows } = await sql<{ n: string }>`
-      SELECT pg_total_relation_size('check_history') + pg_total_relation_size('check_outcomes') AS n`.execute(db);
-    return Number(rows[0].n);
+      SELECT (pg_total_relation_size('check_history') * greatest(s.n_live_tup, 1)::float8 / greatest(s.n_live_tup + s.n_dead_tup, 1)
+        + pg_total_relation_size('check_outcomes'))::bigint AS n
+      FROM pg_stat_user_tables s WHERE s.relid = 'check_history'::regclass`.execute(db);
+    return Number(rows[0]?.n ?? 0);
   }
   const pragma = async (name: string) => {
     const { rows } = await sql<Record<string, number>>`SELECT * FROM ${sql.raw(`pragma_${name}`)}()`.execute(db);
