@@ -1,5 +1,5 @@
 /**
- * `npm run bench:history`: check history at scale (docs/BENCHMARKS.md#history). One store opened
+ * `npm run bench:history`: check history at scale (docs/BENCHMARKS.md#benchhistory). One store opened
  * the daemon's way (SQLite in a temp dir, or `--database postgres://…`), N resources, and a
  * simulated `--hours` of checks every `--interval` seconds written through the daemon's own
  * writer (`recordResults`, in the scheduler's batches of 200) at full speed with simulated

@@ -8,7 +8,7 @@ const CHUNK = 20_000;
 const HOUR = 3_600_000;
 
 /**
- * Compact check history (docs/DECISIONS.md#compact-check-history):
+ * Compact check history (docs/DECISIONS.md#compact-check-history-and-its-size-budget):
  * - `check_outcomes`: each distinct (status, error_code, message) once, found by `key`
  *   (a hash of the three: any message length fits a unique index on both dialects);
  * - `check_history`: `outcome_id` instead of the three columns; `changed` = 1 where the status
