@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../../daemon/store/migrations/index.ts';
 import type { OpenedStore } from '../../daemon/store/opened-store.ts';
 import { databaseFor } from '../helpers/test-database.ts';
+import { insertResources } from '../probes/helpers/context.ts';
 
 // Migration 0029 on a database that has history in the old layout (SQLite, or PostgreSQL in that
 // project): every row stays with its id and its outcome, `changed` marks the status changes, the
@@ -37,26 +38,7 @@ describe('migration 0029 (compact history)', () => {
     const to28 = await migrator.migrateTo('0028-identity');
     expect(to28.error).toBeUndefined();
     const now = Date.UTC(2026, 10, 20, 10, 0, 0);
-    const ids: number[] = [];
-    for (const name of ['a', 'b']) {
-      const row = await db
-        .insertInto('resources')
-        .values({
-          name,
-          resource_type: 'HTTP',
-          target: 'http://127.0.0.1/',
-          skip_tls: 0,
-          recursive: 0,
-          active: 1,
-          interval_seconds: 60,
-          created_at: now,
-          updated_at: now,
-          current_status: 'unknown',
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      ids.push(Number(row.id));
-    }
+    const ids = await insertResources({ db }, [{ target: 'http://127.0.0.1/' }, { target: 'http://127.0.0.1/' }]);
     const [a, b] = ids;
     const old = [
       { resource_id: a, status: 'AVAILABLE', message: '200 OK', error_code: null, checked_at: now, duration_ms: 5 },
