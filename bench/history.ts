@@ -137,9 +137,9 @@ try {
     `checks written: ${checks.toLocaleString('en-US')} in ${fmt(writeSeconds)} s (${fmt(checks / writeSeconds, 0)} checks/s, history writes, latest columns and incidents)`,
   );
 
-  const newNames = ['check_history', 'check_history_resource', 'check_outcomes', 'history_hours'];
+  const newNames = ['check_history', 'check_history_resource', 'check_outcomes', 'check_details', 'history_hours'];
   const newBytes = postgres
-    ? await postgresBytes(db, ['check_history', 'check_outcomes', 'history_hours'])
+    ? await postgresBytes(db, ['check_history', 'check_outcomes', 'check_details', 'history_hours'])
     : await sqliteBytes(db, [...newNames, 'sqlite_autoindex_check_outcomes_1', 'sqlite_autoindex_history_hours_1']);
   const dbBytes = await historyBytes(db);
   console.log(`new layout: ${mib(newBytes)} of history, ${fmt(newBytes / checks)} bytes per check; database ${mib(dbBytes)} in use`);

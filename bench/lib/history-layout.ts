@@ -34,8 +34,8 @@ export async function copyToOldLayout(db: Kysely<any>, postgres: boolean, chunk 
   for (let lo = Number(rows[0].lo ?? 1); lo <= Number(rows[0].hi ?? 0); lo += chunk) {
     const r =
       await sql`INSERT INTO ${sql.table(OLD_TABLE)} (id, resource_id, status, message, error_code, checked_at, duration_ms, location, ping, ping_body)
-      SELECT h.id, h.resource_id, o.status, o.message, o.error_code, h.checked_at, h.duration_ms, h.location, h.ping, h.ping_body
-      FROM check_history h JOIN check_outcomes o ON o.id = h.outcome_id WHERE h.id >= ${lo} AND h.id < ${lo + chunk} ORDER BY h.id`.execute(
+      SELECT h.id, h.resource_id, o.status, o.message, o.error_code, h.checked_at, h.duration_ms, d.location, d.ping, d.ping_body
+      FROM check_history h JOIN check_outcomes o ON o.id = h.outcome_id LEFT JOIN check_details d ON d.history_id = h.id WHERE h.id >= ${lo} AND h.id < ${lo + chunk} ORDER BY h.id`.execute(
         db,
       );
     copied += Number(r.numAffectedRows ?? 0);

@@ -45,6 +45,7 @@ export function historyPage(db: Kysely<Database>, resourceId: number, before: nu
   let rows = db
     .selectFrom('check_history')
     .innerJoin('check_outcomes', 'check_outcomes.id', 'check_history.outcome_id')
+    .leftJoin('check_details', 'check_details.history_id', 'check_history.id')
     .select(['check_history.id', 'resource_id', 'status', 'message', 'error_code', 'checked_at', 'duration_ms', 'location', 'ping'])
     // A page reads a preview of each ping's body, never the 100 KiB it may keep.
     .select(sql<string | null>`substr(ping_body, 1, ${PING_BODY_PREVIEW_BYTES})`.as('ping_body'))

@@ -135,8 +135,12 @@ const SEED_HTTP_CHECK: HttpCheckView = {
 
 /** A history row; with `withPing` (ADMIN reads), a push check's ping from its columns (`ping_body` a preview). */
 export function toHistoryEntry(
-  row: Omit<Selectable<CheckHistoryTable>, 'ping_body' | 'outcome_id' | 'changed'> &
-    Pick<Selectable<CheckOutcomesTable>, 'status' | 'message' | 'error_code'> & { ping_body?: string | null },
+  row: Omit<Selectable<CheckHistoryTable>, 'outcome_id' | 'changed'> &
+    Pick<Selectable<CheckOutcomesTable>, 'status' | 'message' | 'error_code'> & {
+      location: string | null;
+      ping: string | null;
+      ping_body?: string | null;
+    },
   withPing = false,
 ): HistoryEntry {
   const entry: HistoryEntry = {

@@ -6,7 +6,7 @@ import type { Database } from '../store/schema.ts';
 export const HOUR = 3_600_000;
 /** Outcomes the writer remembers per database (an LRU): the usual few dozen, with room to spare. */
 const MAX_OUTCOMES = 10_000;
-/** Rows per statement: 9 parameters a row stays under every dialect's bind-parameter limit. */
+/** Rows per statement: a few parameters a row stays under every dialect's bind-parameter limit. */
 const MAX_ROWS = 256;
 
 /** A check's outcome as history keeps it once (`check_outcomes`). */
@@ -101,8 +101,6 @@ export async function insertHistory(
           checked_at: r.checkedAt,
           duration_ms: r.durationMs,
           changed: r.changed ? 1 : 0,
-          location: r.location,
-          ...(r.ping !== undefined ? { ping: r.ping, ping_body: r.pingBody ?? null } : {}),
         })),
       )
       .returning(['id', 'resource_id'])
@@ -116,6 +114,12 @@ export async function insertHistory(
   // Ids come back per resource in ascending order, which is insertion order.
   for (const list of idsByResource.values()) list.sort((a, b) => a - b);
   const ids = rows.map((r) => idsByResource.get(r.resourceId)!.shift()!);
+  const details = rows.flatMap((r, i) =>
+    r.location !== null || r.ping != null || r.pingBody != null
+      ? [{ history_id: ids[i], location: r.location, ping: r.ping ?? null, ping_body: r.pingBody ?? null }]
+      : [],
+  );
+  for (const part of shapedChunks(details, MAX_ROWS)) await trx.insertInto('check_details').values(part).execute();
   const known = cacheOf(hourCaches, db, () => new Set<number>());
   const firsts = new Map<number, number>();
   rows.forEach((r, i) => {

@@ -17,6 +17,7 @@ export interface Database extends ClusterTables {
   resource_groups: ResourceGroupsTable;
   check_history: CheckHistoryTable;
   check_outcomes: CheckOutcomesTable;
+  check_details: CheckDetailsTable;
   history_hours: HistoryHoursTable;
   resource_locations: ResourceLocationsTable;
   location_results: LocationResultsTable;
@@ -219,6 +220,11 @@ export interface CheckHistoryTable {
   duration_ms: number;
   /** 1 where this check's status differs from the resource's previous check (kept past the size budget). */
   changed: Generated<number>;
+}
+
+/** A check's rare columns (migration 0029), for the rows that have any. */
+export interface CheckDetailsTable {
+  history_id: number;
   /** The location that checked: an agent's name, or null for the daemon (migration 0013). */
   location: string | null;
   /** A push check's ping (migration 0020): its PingDetail as JSON, without the body; NULL otherwise. */

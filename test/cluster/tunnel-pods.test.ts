@@ -276,7 +276,7 @@ describe('TCP routes and remote checks across pods', () => {
       const history = await until(async () => {
         const rows = await queryDb<Row>(
           a,
-          'SELECT h.resource_id, o.status, h.location FROM check_history h JOIN check_outcomes o ON o.id = h.outcome_id',
+          'SELECT h.resource_id, o.status, d.location FROM check_history h JOIN check_outcomes o ON o.id = h.outcome_id LEFT JOIN check_details d ON d.history_id = h.id',
         );
         const per = new Map<number, number>();
         for (const r of rows) per.set(r.resource_id, (per.get(r.resource_id) ?? 0) + 1);

@@ -73,14 +73,15 @@ describe('migration 0029 (compact history)', () => {
     const rows = await db
       .selectFrom('check_history')
       .innerJoin('check_outcomes', 'check_outcomes.id', 'check_history.outcome_id')
+      .leftJoin('check_details', 'check_details.history_id', 'check_history.id')
       .select(['check_history.id', 'resource_id', 'status', 'message', 'error_code', 'checked_at', 'duration_ms', 'changed', 'location'])
       .orderBy('check_history.id')
       .execute();
     expect(rows.map((r) => ({ ...r, id: Number(r.id), checked_at: Number(r.checked_at), changed: Number(r.changed) }))).toEqual(
       old.slice(0, 5).map((o, i) => ({
+        location: null,
         ...o,
         id: Number(written[i].id),
-        location: null,
         changed: [1, 1, 0, 1, 0][i],
       })),
     );
