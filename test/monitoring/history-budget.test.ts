@@ -9,6 +9,7 @@ import { HOUR } from '../../daemon/probes/rollups.ts';
 import type { ProbeResult } from '../../daemon/probes/types.ts';
 import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
 import { parseDateTime } from '../../src/time.ts';
+import { size } from '../../daemon/config/types.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { moveClock, TEST_CLOCK_ARGS } from '../helpers/test-clock.ts';
 import { until } from '../push/deadline-helpers.ts';
@@ -98,5 +99,18 @@ describe('history with a size budget', () => {
       [hour - 3 * HOUR, 12, 10],
       [hour - 2 * HOUR, 12, 10],
     ]);
+  });
+});
+
+describe('--history-max-bytes', () => {
+  it('takes sizes as 512MiB, 10GiB, 1.5GiB or bytes, and refuses anything else', () => {
+    expect(size.parse('512MiB', true)).toBe(512 * 2 ** 20);
+    expect(size.parse('10GiB', true)).toBe(10 * 2 ** 30);
+    expect(size.parse(' 1.5gib ', true)).toBe(1.5 * 2 ** 30);
+    expect(size.parse('4096', true)).toBe(4096);
+    expect(size.parse(65536, false)).toBe(65536);
+    for (const bad of ['10GB', '-1', '0', 'lots', '']) expect(() => size.parse(bad, true)).toThrow(/512MiB/);
+    expect(size.format(10 * 2 ** 30)).toBe('10GiB');
+    expect(size.format(1000)).toBe('1000');
   });
 });
