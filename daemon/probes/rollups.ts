@@ -41,23 +41,25 @@ async function writeBuckets(
   db: Kysely<Database>,
   table: 'check_rollups_hourly' | 'check_rollups_daily',
   start: number,
-  buckets: Map<number, Bucket>,
+  buckets: Map<number, Bucket & { durations?: number[] }>,
 ) {
-  const rows = [...buckets].map(([resource_id, b]) => ({
-    resource_id,
-    bucket_start: start,
-    checks: b.checks,
-    available: b.available,
-    duration_sum_ms: Math.round(b.sum),
-    duration_p95_ms: Math.round(b.p95),
-  }));
   // Small transactions (readers see a bucket only once HOURLY_KEY passes it, so a half-written one is never read).
   await db.deleteFrom(table).where('bucket_start', '=', start).execute();
-  for (let i = 0; i < rows.length; i += RESOURCE_CHUNK) {
-    await db
-      .insertInto(table)
-      .values(rows.slice(i, i + RESOURCE_CHUNK))
-      .execute();
+  const entries = [...buckets.keys()];
+  for (let i = 0; i < entries.length; i += RESOURCE_CHUNK) {
+    // Each chunk's p95s here, not all at once: a million sorts would hold the event loop for seconds.
+    const rows = entries.slice(i, i + RESOURCE_CHUNK).map((resource_id) => {
+      const b = buckets.get(resource_id)!;
+      return {
+        resource_id,
+        bucket_start: start,
+        checks: b.checks,
+        available: b.available,
+        duration_sum_ms: Math.round(b.sum),
+        duration_p95_ms: Math.round(b.durations ? p95(b.durations) : b.p95),
+      };
+    });
+    await db.insertInto(table).values(rows).execute();
     await yieldTurn();
   }
 }
@@ -89,7 +91,6 @@ async function rollupHour(db: Kysely<Database>, start: number, hours: HourIds[],
     }
     await yieldTurn();
   }
-  for (const b of buckets.values()) b.p95 = p95(b.durations);
   await writeBuckets(db, 'check_rollups_hourly', start, buckets);
 }
 
@@ -104,7 +105,7 @@ async function rollupDay(db: Kysely<Database>, start: number): Promise<void> {
     .selectFrom('resources')
     .select((eb) => eb.fn.max('id').as('id'))
     .executeTakeFirst();
-  const byResource = new Map<number, Selectable<CheckRollupsTable>[]>();
+  const buckets = new Map<number, Bucket>();
   for (let from = 0; from <= Number(last?.id ?? 0); from += DAY_CHUNK) {
     const rows = await db
       .selectFrom('check_rollups_hourly')
@@ -114,32 +115,35 @@ async function rollupDay(db: Kysely<Database>, start: number): Promise<void> {
       .where('bucket_start', '>=', start)
       .where('bucket_start', '<', start + DAY)
       .execute();
+    const byResource = new Map<number, Selectable<CheckRollupsTable>[]>();
     for (const row of rows) {
       const list = byResource.get(row.resource_id);
       if (list) list.push(row);
       else byResource.set(row.resource_id, [row]);
     }
+    for (const [id, hours] of byResource) buckets.set(id, dayBucket(hours));
     await yieldTurn();
   }
-  const buckets = new Map<number, Bucket>();
-  for (const [id, hours] of byResource) {
-    const checks = hours.reduce((n, h) => n + Number(h.checks), 0);
-    const sorted = [...hours].sort((a, b) => Number(a.duration_p95_ms) - Number(b.duration_p95_ms));
-    let seen = 0;
-    let value = 0;
-    for (const h of sorted) {
-      seen += Number(h.checks);
-      value = Number(h.duration_p95_ms);
-      if (seen >= checks * 0.95) break;
-    }
-    buckets.set(id, {
-      checks,
-      available: hours.reduce((n, h) => n + Number(h.available), 0),
-      sum: hours.reduce((n, h) => n + Number(h.duration_sum_ms), 0),
-      p95: value,
-    });
-  }
   await writeBuckets(db, 'check_rollups_daily', start, buckets);
+}
+
+/** A day's bucket from its hourly ones (a resource's 24 at most). */
+function dayBucket(hours: Selectable<CheckRollupsTable>[]): Bucket {
+  const checks = hours.reduce((n, h) => n + Number(h.checks), 0);
+  const sorted = [...hours].sort((a, b) => Number(a.duration_p95_ms) - Number(b.duration_p95_ms));
+  let seen = 0;
+  let value = 0;
+  for (const h of sorted) {
+    seen += Number(h.checks);
+    value = Number(h.duration_p95_ms);
+    if (seen >= checks * 0.95) break;
+  }
+  return {
+    checks,
+    available: hours.reduce((n, h) => n + Number(h.available), 0),
+    sum: hours.reduce((n, h) => n + Number(h.duration_sum_ms), 0),
+    p95: value,
+  };
 }
 
 /**
