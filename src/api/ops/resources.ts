@@ -112,7 +112,7 @@ export const resourceOperations = {
     access: 'authenticated',
     summary: 'Check history, most recent first',
     description:
-      'Paged with `limit` and `before` (an entry id); a `Link: <…>; rel="next"` header points to the next page. 404 for a missing resource or one the caller may not see (ADMIN sees all).',
+      'Paged with `limit` and `before` (an entry id); a `Link: <…>; rel="next"` header points to the next page. A `History-Complete-From` header gives the time from which every check is kept; before it, past the `--history-max-bytes` budget, only state changes are (see the API guide). 404 for a missing resource or one the caller may not see (ADMIN sees all).',
     params: IdParams,
     query: HistoryQuery,
     response: Type.Array(HistoryEntry),
