@@ -9,11 +9,17 @@
  * check of each pod, and the database server's CPU (the postmaster and its
  * backends, from /proc).
  *
- * Flags: --resources N, --interval S, --intervals K (measured), --targets T, --max-pods P (default 3).
+ * Flags: --resources N, --interval S, --intervals K (measured), --targets T, --max-pods P (default 3),
+ * --only-pods P (only the round of P pods; 0, the default, runs them all, SQLite first).
  * A short run: `npm run bench:pods -- --resources 1000 --interval 10 --intervals 2`.
+ * At scale: `npm run bench:pods -- --resources 1000000 --interval 300 --only-pods 3`.
+ *
+ * "Exactly once" is judged at the targets (bench/lib/check-targets.ts), per resource: a check less than
+ * half an interval after the previous one of the same resource is a double (two pods, or a shard handed
+ * over twice), a gap of more than one and a half intervals a miss.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startPgCluster, type PgCluster } from '../test/helpers/postgres.ts';
@@ -22,6 +28,8 @@ import { lagBuckets, quantile, sumBuckets } from './lib/lag.ts';
 import { flag, fmt } from './lib/load.ts';
 import { cpuMs, metricSum } from './lib/measure.ts';
 import { createResources } from './lib/resources.ts';
+import { startTargets } from './lib/background-checks.ts';
+import type { TargetStats } from './lib/check-targets.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const env = { MONCTL_CHECK_RESPONSES: '0' };
@@ -55,6 +63,11 @@ interface Round {
   label: string;
   done: number;
   due: number;
+  /** Checks of a resource less than half an interval after its previous one, and gaps over 1.5 intervals. */
+  doubles: number;
+  misses: number;
+  /** The machine's load average at the end of the measured intervals. */
+  load: string;
   seconds: number;
   p99: number;
   perPod: string[];
@@ -71,7 +84,7 @@ async function round(opts: {
   round: number;
   pathOf: (round: number, i: number) => string;
   distinct: () => Promise<number>;
-  total: () => Promise<number>;
+  stats: () => Promise<TargetStats>;
   pg: PgCluster;
 }): Promise<Round> {
   const { n, interval, intervals } = opts;
@@ -110,7 +123,7 @@ async function round(opts: {
 
     const postmaster = opts.pods > 0 ? Number(readFileSync(join(opts.pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]) : 0;
     const snap = async () => ({
-      total: await opts.total(),
+      targets: await opts.stats(),
       lag: await Promise.all(daemons.map((d) => lagBuckets(d.url, d.adminKey))),
       checks: await Promise.all(daemons.map(async (d) => metricSum(await metrics(d), 'monctl_checks_total'))),
       cpu: daemons.map((d) => {
@@ -131,8 +144,13 @@ async function round(opts: {
     });
     return {
       label: opts.label,
-      done: after.total - before.total,
+      done: after.targets.total - before.targets.total,
       due: n * intervals,
+      doubles: after.targets.early - before.targets.early,
+      misses: after.targets.late - before.targets.late,
+      load: loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
       seconds,
       p99: quantile(0.99, sumBuckets(before.lag), sumBuckets(after.lag)),
       perPod,
@@ -149,28 +167,23 @@ async function main(): Promise<void> {
   const interval = flag('interval', 60);
   const intervals = flag('intervals', 1);
   const maxPods = flag('max-pods', 3);
+  const onlyPods = flag('only-pods', 0);
   const targetCount = flag('targets', 8);
-  const children: ChildProcess[] = [];
-  process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-  // The target servers of bench:probes (a child process: their CPU is not the daemons').
-  const targets = spawn(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', join(import.meta.dirname, 'probes.ts'), '--serve-targets', String(targetCount)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  children.push(targets);
-  const { ports } = JSON.parse(await new Promise<string>((resolve) => targets.stdout!.once('data', (d) => resolve(String(d))))) as {
-    ports: number[];
-  };
-  const stats = async () =>
-    JSON.parse(await (await request(`http://127.0.0.1:${ports[0]}/__stats`)).body.text()) as { total: number; distinct: number };
+  // The target servers (a child process: their CPU is not the daemons'), counting doubles and misses per resource.
+  const { ports, stats, stop: stopTargets } = await startTargets(targetCount, interval);
   const pg = await startPgCluster();
   console.log(
-    `pods bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets; 1..${maxPods} pods on one PostgreSQL (throw-away cluster, fsync off) against one daemon on SQLite`,
+    `pods bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets; ` +
+      (onlyPods > 0
+        ? `${onlyPods} pods on one PostgreSQL (throw-away cluster, fsync off)`
+        : `1..${maxPods} pods on one PostgreSQL (throw-away cluster, fsync off) against one daemon on SQLite`) +
+      `; CPU ${cpus()[0]?.model ?? 'unknown'}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
   );
   const results: Round[] = [];
   try {
-    const plan = [0, ...Array.from({ length: maxPods }, (_, i) => i + 1)];
+    const plan = onlyPods > 0 ? [onlyPods] : [0, ...Array.from({ length: maxPods }, (_, i) => i + 1)];
     for (const [i, pods] of plan.entries()) {
       results.push(
         await round({
@@ -182,20 +195,24 @@ async function main(): Promise<void> {
           round: i,
           pathOf: (r, k) => `http://127.0.0.1:${ports[k % ports.length]}/r${r}/${k}`,
           distinct: async () => (await stats()).distinct,
-          total: async () => (await stats()).total,
+          stats,
           pg,
         }),
       );
     }
   } finally {
     await pg.stop();
-    targets.kill('SIGTERM');
+    stopTargets();
   }
   console.log('');
   for (const r of results) {
     console.log(`${r.label}:`);
     console.log(`  checks done vs due:  ${fmt(r.done, 0)} / ${fmt(r.due, 0)} (${fmt((100 * r.done) / r.due)} %) over ${fmt(r.seconds)} s`);
-    console.log(`  p99 start lag:       ${fmt(r.p99 * 1000)} ms`);
+    console.log(
+      `  exactly once:        ${fmt(r.doubles, 0)} checks less than half an interval after the same resource's previous one, ` +
+        `${fmt(r.misses, 0)} gaps over 1.5 intervals${r.doubles === 0 && r.misses === 0 && r.done >= r.due ? ' (every due check done once)' : ''}`,
+    );
+    console.log(`  p99 start lag:       ${fmt(r.p99 * 1000)} ms (load average ${r.load})`);
     r.perPod.forEach((line, i) =>
       console.log(`  ${r.dbCpu === null ? 'daemon' : `pod-${i + 1}`}:${' '.repeat(r.dbCpu === null ? 14 : 15)}${line}`),
     );

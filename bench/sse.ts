@@ -9,6 +9,9 @@
  *
  *   npm run bench:sse -- --subscribers 1000 --rate 100 --seconds 10 --workers 2
  *
+ * Both processes need a descriptor per subscriber: Node raises its soft limit to
+ * the hard one (`ulimit -Hn`), which the bench checks first.
+ *
  * Subscribers are raw sockets in worker threads (a full EventSource per
  * subscriber would measure the client, not the daemon). Latency starts when
  * the PUT is sent, so it includes the request's own handling: an upper bound.
@@ -111,7 +114,15 @@ async function main(): Promise<void> {
   const subscribers = flag('subscribers', 1000);
   const rate = flag('rate', 100);
   const seconds = flag('seconds', 10);
-  const workers = flag('workers', 2);
+  // One client thread per 2,500 subscribers (at least 2): at 10,000 two threads' reads lag the daemon's sends.
+  const workers = flag('workers', Math.max(2, Math.ceil(subscribers / 2500)));
+  // Node raises its soft descriptor limit to the hard one at start; each side needs one per subscriber.
+  const hardLimit = Number(/^Max open files\s+\S+\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+  if (hardLimit < subscribers + 512) {
+    throw new Error(
+      `${subscribers} subscribers need about ${subscribers + 512} descriptors on each side; the hard limit is ${hardLimit} (ulimit -Hn)`,
+    );
+  }
   const daemon = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' } });
   const threads: Worker[] = [];
   try {
@@ -261,7 +272,8 @@ async function main(): Promise<void> {
     console.log(`emitting PUT round trip: p50 ${fmt(percentile(responseMs, 50))} ms, p99 ${fmt(percentile(responseMs, 99))} ms`);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(
-      `CPU while emitting: daemon ${fmt(daemonCpu * 100, 0)} % of a core, bench clients ${fmt(benchCpu * 100, 0)} %; load average ${load}`,
+      `CPU while emitting: daemon ${fmt(daemonCpu * 100, 0)} % of a core (${fmt((daemonCpu * elapsed * 1e6) / Math.max(1, delivered), 2)} µs per delivery), ` +
+        `bench clients ${fmt(benchCpu * 100, 0)} %; load average ${load}; descriptor limit ${hardLimit}`,
     );
     console.log(
       `daemon RSS: ${fmt(baseRss / 1024)} MB after the same emission with no subscriber, ${fmt(halfRss / 1024)} MB with ${half} subscribers and events (median), ` +

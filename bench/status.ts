@@ -10,6 +10,12 @@
  *
  *   npm run bench:status -- --seconds 5 --rounds 3 --connections 32 --resources 1000 --groups 20 --posted 50
  *
+ * `--background-resources N --background-interval S`: N more HTTP resources, on no page, checked
+ * every S seconds (default 300) against local targets in a child process, `--background-flapping`
+ * of them (default 0.01) changing status on every check, all checked once before
+ * the measurements; the page is then measured while they are checked, and the checks done in that
+ * window are printed against those due.
+ *
  * The resources are checked once against a local target (a tenth answer 503,
  * so the page shows some down); rollups and a few incidents are written into
  * the database as the rollup job and the incident engine would have: per
@@ -27,6 +33,7 @@ import { SeedDb } from '../test/status/seed-db.ts';
 import { PostsDb } from '../test/status/seed-posts.ts';
 import { flag, fmt, load, type LoadResult } from './lib/load.ts';
 import { quantileMs, readBuckets } from './lib/server-time.ts';
+import { type Background, startBackground } from './lib/background-checks.ts';
 
 const seconds = flag('seconds', 5);
 const rounds = flag('rounds', 3);
@@ -37,6 +44,15 @@ const connections = flag('connections', 32);
 const rawPerResource = flag('checks-this-hour', 120);
 /** Posted incidents on the page (open or resolved in the last 14 days: all of them shown). */
 const postedCount = flag('posted', 50);
+const backgroundCount = flag('background-resources', 0);
+const backgroundInterval = flag('background-interval', 300);
+/** The share of background resources that change status on every check (default 1 %). */
+const backgroundFlapping = flag('background-flapping', 0.01);
+/**
+ * The list the page is compared with: the page's own resources. With background resources it is their first
+ * page (`?limit`): the whole list of a million is another bench's subject (bench:api), and would load the daemon.
+ */
+const listPath = backgroundCount > 0 ? `/api/resources?limit=${count}` : '/api/resources';
 const DAY = 86_400_000;
 
 // A deterministic generator: the same data on every run.
@@ -49,6 +65,7 @@ const target = createServer((req, res) => {
 await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
 const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 const daemon = await startDaemon({ env: { MONCTL_CHECK_RESPONSES: '0' } });
+let background: Background | undefined;
 try {
   const a = daemon.admin;
   const groups: number[] = [];
@@ -131,6 +148,9 @@ try {
     });
   }
   await posts.close();
+  if (backgroundCount > 0)
+    background = await startBackground(daemon, backgroundCount, backgroundInterval, { flapping: backgroundFlapping });
+  const window = await background?.window();
 
   // Cold renders. The first read of the page builds everything, rollups included; each footer change after
   // it is a new version of the page (the next GET builds its view again; the uptime figures stay cached 60 s).
@@ -152,7 +172,7 @@ try {
     const res = await getRaw(daemon.url, '/status/bench', { 'accept-encoding': enc });
     sizes[enc] = res.body.length;
   }
-  const json = await getRaw(daemon.url, '/api/resources');
+  const json = await getRaw(daemon.url, listPath);
   // The floor: the page's own brotli bytes as a static file from node:http (no store, no rendering, no compression).
   const pageBr = (await getRaw(daemon.url, '/status/bench', { 'accept-encoding': 'br' })).body;
   const staticServer = createServer((_req, res) => {
@@ -167,6 +187,7 @@ try {
   console.log(
     `# Status page: ${count} resources in ${groupCount} groups, 90 days of rollups, ${postedCount} posted incidents; ${rounds} rounds of ${seconds} s per case, ${connections} connections, anonymous, Accept-Encoding: gzip, deflate, br`,
   );
+  if (background) console.log(background.describe);
   console.log(
     `page bytes: ${fmt(sizes.br / 1024)} KiB brotli, ${fmt(sizes.gzip / 1024)} KiB gzip, ${fmt(sizes.identity / 1024)} KiB uncompressed; GET /api/resources: ${fmt(json.body.length / 1024)} KiB (not compressed)`,
   );
@@ -182,18 +203,22 @@ try {
     const after = await readBuckets(daemon.url, route);
     return { ...result, server: [quantileMs(before, after, 0.5), quantileMs(before, after, 0.99)] };
   };
+  const listLimited = (JSON.parse(json.body.toString()) as unknown[]).length <= count + 1;
+  if (!listLimited) console.log(`${listPath} answered every resource (no paging in this daemon): the list case is skipped`);
   const runs: Array<{ page: Run; list: Run; file: LoadResult; ratio: number }> = [];
   for (let r = 0; r < rounds; r++) {
     const pageRun = await measure('/status/bench', '/status/{slug}');
-    const listRun = await measure('/api/resources', '/api/resources');
+    // Without ?limit (a daemon before list paging) the list of every background resource would be measured instead.
+    const listRun = listLimited ? await measure(listPath, '/api/resources') : pageRun;
     const fileRun = await load(`${staticUrl}/status/bench`, { seconds, connections, headers });
     runs.push({ page: pageRun, list: listRun, file: fileRun, ratio: pageRun.rps / listRun.rps });
   }
   staticServer.close();
+  if (window) console.log(await window.end());
   const median = [...runs].sort((x, y) => x.ratio - y.ratio)[Math.floor(runs.length / 2)];
   const failures = runs.reduce((n, x) => n + x.page.errors + x.page.non2xx, 0);
   console.log(`GET /status/bench | ${fmt(median.page.rps, 0)} | ${median.page.p50}/${median.page.p99} | ${median.page.server.join('/')}`);
-  console.log(`GET /api/resources | ${fmt(median.list.rps, 0)} | ${median.list.p50}/${median.list.p99} | ${median.list.server.join('/')}`);
+  console.log(`GET ${listPath} | ${fmt(median.list.rps, 0)} | ${median.list.p50}/${median.list.p99} | ${median.list.server.join('/')}`);
   console.log(`static file (node:http, the page's brotli bytes) | ${fmt(median.file.rps, 0)} | ${median.file.p50}/${median.file.p99} | -`);
   console.log(
     `ratio page / list: req/s ${fmt(median.ratio, 2)} (rounds: ${runs.map((x) => fmt(x.ratio, 2)).join(' ')}), ` +
@@ -206,6 +231,7 @@ try {
     `RESULT status: page p99 ${worstP99} ms (target < 50), ${fmt(sizes.br / 1024)} KiB brotli / ${fmt(sizes.gzip / 1024)} KiB gzip (target < 60) ${ok ? 'PASS' : 'MISS'}`,
   );
 } finally {
+  background?.stop();
   await daemon.stop();
   target.close();
 }

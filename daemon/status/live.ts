@@ -104,7 +104,9 @@ export class LiveStreams {
     const { ctx } = this.#state;
     this.#cleanup.push(
       ctx.events.channel(MONITORING_CHANNEL).listen((event) => {
-        if (TRIGGERS.has(event.kind)) this.dirty(false);
+        if (!TRIGGERS.has(event.kind)) return;
+        const id = (event.data as { resourceId?: unknown }).resourceId;
+        if (typeof id !== 'number' || this.#state.members.shows(id)) this.dirty(false);
       }),
     );
     const members = () => this.dirty(true);
@@ -131,6 +133,7 @@ export class LiveStreams {
   }
 
   stop(): void {
+    this.#state.members.stop();
     clearTimeout(this.#timer);
     clearInterval(this.#tick);
     for (const undo of this.#cleanup.splice(0)) undo();

@@ -3,6 +3,7 @@ import { type Audience, type PageRow, readLiveState, shownNames } from './live-s
 import { HISTORY_MS, MAX_HISTORY, readPosted } from './posted-read.ts';
 import { renderHistory } from './render/history-html.ts';
 import { Representation, TimedCache } from './page-cache.ts';
+import { PageMembers } from './page-members.ts';
 import type { PageTable } from './page-table.ts';
 import { FAVICON, renderPage } from './render/page-html.ts';
 import { buildSummary, type Summary } from './summary.ts';
@@ -66,6 +67,8 @@ export const historyPath = (page: PageRow, onHost: boolean): string => (onHost ?
 export class StatusState {
   readonly ctx: DaemonContext;
   readonly pages: PageTable;
+  /** The resources the pages may show: a check result of any other leaves the caches alone. */
+  readonly members: PageMembers;
   readonly #views = new TimedCache<PageView>(VIEW_MAX_AGE_MS);
   /** History pages, per page, audience and host kind: kept and dropped as the views are. */
   readonly #history = new TimedCache<HtmlView>(VIEW_MAX_AGE_MS);
@@ -78,6 +81,7 @@ export class StatusState {
   constructor(ctx: DaemonContext, pages: PageTable) {
     this.ctx = ctx;
     this.pages = pages;
+    this.members = new PageMembers(ctx, pages);
   }
 
   /** The page as `audience` sees it, from the cache when fresh enough. */
@@ -133,12 +137,14 @@ export class StatusState {
 
   /** Resources or groups changed: memberships may differ, so the uptime figures are read again too. */
   membersChanged(): void {
+    this.members.invalidate();
     this.#rollups.invalidateAll();
     this.changed();
   }
 
   async pagesChanged(): Promise<void> {
     await this.pages.reload();
+    this.members.invalidate();
     this.changed();
     this.onPagesChanged();
     this.ctx.bus.emit('status-pages.changed');
