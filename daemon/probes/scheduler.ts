@@ -337,7 +337,7 @@ export class Scheduler {
         if (ran) this.metrics.lastDuration.set({ resource_id: String(resourceId), ...labels }, seconds);
       }
     }
-    this.writer!.addResult(resourceId, decide(entry.quorum, checks), checks);
+    this.writer!.addResult(resourceId, decide(entry.quorum, checks), checks, entry.removed ? undefined : entry.due);
 
     if (this.stopped) return;
     const queue = this.hostWaiting.get(entry.host);

@@ -33,10 +33,15 @@ export class BatchWriter {
     this.persistTimer.unref();
   }
 
-  /** A round: the decided `result` and, for history, each location's `checks`. */
-  addResult(resourceId: number, result: ProbeResult, checks?: LocationCheck[]): void {
+  /**
+   * A round: the decided `result` and, for history, each location's `checks`. `nextRunAt`: the
+   * resource's next due time, written in the same UPDATE as its latest columns, so that the
+   * separate `next_run_at` batch is left with the resources whose schedule moved without a check.
+   */
+  addResult(resourceId: number, result: ProbeResult, checks?: LocationCheck[], nextRunAt?: number): void {
     if (this.closed) return;
-    this.results.push({ resourceId, result, checks });
+    if (nextRunAt !== undefined && this.nextRuns.get(resourceId) === nextRunAt) this.nextRuns.delete(resourceId);
+    this.results.push({ resourceId, result, checks, nextRunAt });
     if (this.results.length >= BATCH) this.flushResults();
     else this.flushTimer ??= setTimeout(() => this.flushResults(), FLUSH_MS);
   }
