@@ -168,7 +168,6 @@ export class Scheduler {
       if (gone.length)
         this.metrics.forget(
           row.id,
-          old.input.type,
           gone.map((l) => l.name),
         );
     }
@@ -187,7 +186,6 @@ export class Scheduler {
     this.writer?.forget(id);
     this.metrics.forget(
       id,
-      entry.input.type,
       entry.locations.map((l) => l.name),
     );
     this.metrics.scheduled.set(this.entries.size);
@@ -328,14 +326,19 @@ export class Scheduler {
       const seconds = result.durationMs / 1000;
       if (ran) {
         this.metrics.duration.observe(labels, seconds);
-        observePhases(this.metrics, labels, result.timing, current ? resourceId : undefined);
+        observePhases(this.metrics, labels, result.timing);
         this.metrics.checks.inc({ ...labels, status: result.status });
         if (result.status !== 'AVAILABLE') this.metrics.failures.inc(labels);
       }
-      if (current) {
-        this.metrics.status.set({ resource_id: String(resourceId), ...labels }, ran ? statusValue(result.status) : statusValue('UNKNOWN'));
-        if (ran) this.metrics.lastDuration.set({ resource_id: String(resourceId), ...labels }, seconds);
-      }
+      if (current)
+        this.metrics.resources.set(
+          resourceId,
+          type,
+          location.name,
+          statusValue(ran ? result.status : 'UNKNOWN'),
+          ran ? seconds : undefined,
+          result.timing,
+        );
     }
     this.writer!.addResult(resourceId, decide(entry.quorum, checks), checks, entry.removed ? undefined : entry.due);
 

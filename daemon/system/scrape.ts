@@ -48,7 +48,7 @@ export async function serveMetrics(ctx: DaemonContext, req: IncomingMessage, res
       throw unauthorized('Metrics need an API key (--metrics-auth key): send Authorization: Bearer <key>');
     }
   }
-  let text = await ctx.metrics.registry.metrics();
+  let text = (await ctx.metrics.registry.metrics()) + ctx.metrics.rendered.map((render) => render()).join('');
   if (detail === 'public') {
     const ids = await publicResourceIds(ctx);
     text = filterResourceSeries(text, (id) => ids?.has(id) ?? false);
