@@ -21,6 +21,7 @@ interface Entry {
   /** The request columns as stored: an edit of any request field (secrets included) reschedules. */
   request: string;
   intervalMs: number;
+  /** Shared, as are a seed request key, the daemon-only locations and no conditions: at a million entries each copy costs. */
   host: string;
   /** Where it is checked (docs/API.md#check-locations); `local`: the daemon is one of them (its checks take the daemon's caps). */
   locations: Location[];
@@ -39,7 +40,15 @@ export type SchedulerDeps = RoundDeps & WriterDeps & Pick<DaemonContext, 'bus'>;
 const selectResources = (ctx: SchedulerDeps) => ctx.db.selectFrom('resources').select(COLUMNS);
 
 /** The request columns of a row as one string (sealed secrets compare as stored: a PATCH that keeps them does not reseal). */
-const requestKey = (row: Row) => JSON.stringify([row.http_request, row.http_secrets, row.timeout_seconds, row.upside_down]);
+const requestKey = (row: Row) => {
+  const key = JSON.stringify([row.http_request, row.http_secrets, row.timeout_seconds, row.upside_down]);
+  return key === SEED_REQUEST ? SEED_REQUEST : key;
+};
+/** The request key of a resource that sets no request field (most of them): one string for all. */
+const SEED_REQUEST = '[null,null,null,null]';
+/** The locations and conditions of most resources, shared by their entries. */
+const DAEMON_ONLY: Location[] = [DAEMON_LOCATION];
+const NO_CONDITIONS: string[] = [];
 
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
@@ -68,6 +77,8 @@ export class Scheduler {
   private readonly busy = new Set<number>();
   private readonly hostRunning = new Map<string, number>();
   private readonly hostWaiting = new Map<string, Array<{ entry: Entry; due: number }>>();
+  /** One string per host key: thousands of resources share a host. */
+  private readonly hosts = new Map<string, string>();
   private running = 0;
   /** Rounds checked by agents only: not under the daemon's caps. */
   private remote = 0;
@@ -145,16 +156,20 @@ export class Scheduler {
     this.closed = true;
   }
 
-  private upsert(row: Row, due: number, locations: Location[] = [DAEMON_LOCATION]): void {
+  private upsert(row: Row, due: number, where: Location[] = DAEMON_ONLY): void {
     const input = probeInputOf(row, requestBox(this.ctx));
+    if (input.conditions?.length === 0) input.conditions = NO_CONDITIONS;
+    const locations = where.length === 1 && where[0] === DAEMON_LOCATION ? DAEMON_ONLY : where;
     const old = this.entries.get(row.id);
     if (input.unopened) this.ctx.log.warn({ resourceId: row.id }, input.unopened);
+    const host = hostKey(input);
+    if (!this.hosts.has(host)) this.hosts.set(host, host);
     const entry: Entry = {
       // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.
       input,
       request: requestKey(row),
       intervalMs: Math.max(1, row.interval_seconds) * 1000,
-      host: hostKey(input),
+      host: this.hosts.get(host)!,
       locations,
       quorum: row.quorum as Quorum,
       local: locations.some((l) => l.agentId === 0),
@@ -172,7 +187,7 @@ export class Scheduler {
         );
     }
     this.entries.set(row.id, entry);
-    this.heap.push({ due, id: row.id, version: entry.version });
+    this.heap.add(due, row.id, entry.version);
     this.writer!.setNextRun(row.id, due);
     this.metrics.scheduled.set(this.entries.size);
     if (due < this.timerAt) this.arm();
@@ -240,19 +255,19 @@ export class Scheduler {
   private arm(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    const top = this.heap.peek();
+    const topDue = this.heap.peekDue();
     // At the global cap, the next completion pumps; a timer for an overdue item would only spin.
-    if (!top || (this.running >= this.config.concurrency && top.due <= Date.now())) {
+    if (topDue === Infinity || (this.running >= this.config.concurrency && topDue <= Date.now())) {
       this.timerAt = Infinity;
       return;
     }
-    this.timerAt = top.due;
+    this.timerAt = topDue;
     this.timer = setTimeout(
       () => {
         this.timerAt = Infinity;
         this.pump();
       },
-      Math.max(0, Math.min(top.due - Date.now(), 2 ** 30)),
+      Math.max(0, Math.min(topDue - Date.now(), 2 ** 30)),
     );
   }
 
@@ -261,29 +276,30 @@ export class Scheduler {
     if (this.stopped) return;
     const now = Date.now();
     for (;;) {
-      const top = this.heap.peek();
-      if (!top || top.due > now) break;
-      const entry = this.entries.get(top.id);
-      const stale = !entry || entry.version !== top.version || entry.removed;
+      const due = this.heap.peekDue();
+      if (due > now) break;
+      const id = this.heap.peekId();
+      const entry = this.entries.get(id);
+      const stale = !entry || entry.version !== this.heap.peekVersion() || entry.removed;
       // The global cap holds back the daemon's own checks; rounds of agents only are bounded by each agent.
       if (!stale && entry.local && this.running >= this.config.concurrency) break;
       this.heap.pop();
       if (stale) continue;
       // Fixed rate: the next run keeps the phase of this one; missed beats are skipped, not bunched.
-      let next = top.due + entry.intervalMs;
+      let next = due + entry.intervalMs;
       if (next <= now) next += Math.ceil((now - next + 1) / entry.intervalMs) * entry.intervalMs;
-      this.heap.push({ due: next, id: top.id, version: entry.version });
+      this.heap.add(next, id, entry.version);
       entry.due = next;
-      this.writer!.setNextRun(top.id, next);
-      if (this.busy.has(top.id)) continue; // the previous check is still running: skip this beat
-      this.busy.add(top.id);
+      this.writer!.setNextRun(id, next);
+      if (this.busy.has(id)) continue; // the previous check is still running: skip this beat
+      this.busy.add(id);
       if (entry.local && (this.hostRunning.get(entry.host) ?? 0) >= this.config.perHostConcurrency) {
         const queue = this.hostWaiting.get(entry.host) ?? [];
-        queue.push({ entry, due: top.due });
+        queue.push({ entry, due });
         this.hostWaiting.set(entry.host, queue);
         continue;
       }
-      this.run(entry, top.due);
+      this.run(entry, due);
     }
     this.arm();
   }
