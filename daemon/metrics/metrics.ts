@@ -10,9 +10,10 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   /**
    * Series rendered at scrape time, after the registry's: the per-resource gauges live in typed
-   * arrays (daemon/probes/resource-gauges.ts), not as one prom-client series each.
+   * arrays (daemon/probes/resource-gauges.ts), not as one prom-client series each. Each gives
+   * its text in chunks of whole lines.
    */
-  rendered: Array<() => string>;
+  rendered: Array<() => Iterable<string>>;
 }
 
 export function createMetrics(): Metrics {

@@ -17,6 +17,11 @@ const PHASE_NAME = 'monctl_resource_last_check_phase_seconds';
 const PHASE_HELP =
   'Phases of the last check of a resource at a location (--metrics-detail all only); a phase that did not happen is absent';
 
+/** Samples per chunk of the rendered text. */
+const CHUNK = 2048;
+
+const header = (name: string, help: string) => `# HELP ${name} ${help}\n# TYPE ${name} gauge\n`;
+
 const STATUS = 0;
 const DURATION = 1;
 const FIRST_PHASE = 2;
@@ -80,25 +85,33 @@ export class ResourceGauges {
     }
   }
 
-  /** The gauges in exposition format (HELP and TYPE even without samples, as prom-client wrote them). */
-  render(): string {
-    const samples = (name: string, value: number, label = '') => {
-      const lines: string[] = [];
-      for (let slot = 0; slot < this.#used; slot++) {
-        const v = this.#values[slot * this.#stride + value];
-        if (Number.isNaN(this.#ids[slot]) || Number.isNaN(v)) continue;
-        const labels = `resource_id="${this.#ids[slot]}",type="${this.#types[this.#type[slot]]}",location="${escape(this.#names[this.#location[slot]])}"`;
-        lines.push(`${name}{${labels}${label}} ${v}\n`);
-      }
-      return lines.join('');
-    };
-    const block = (name: string, help: string, text: string) => `# HELP ${name} ${help}\n# TYPE ${name} gauge\n${text}`;
-    const text =
-      block(STATUS_NAME, STATUS_HELP, samples(STATUS_NAME, STATUS)) +
-      block(DURATION_NAME, 'Duration of the last check of a resource at a location', samples(DURATION_NAME, DURATION));
-    if (this.#stride === FIRST_PHASE) return text;
-    const phases = PHASE_LABELS.map(([phase], i) => samples(PHASE_NAME, FIRST_PHASE + i, `,phase="${phase}"`)).join('');
-    return text + block(PHASE_NAME, PHASE_HELP, phases);
+  /**
+   * The gauges in exposition format, in chunks of at most CHUNK samples (HELP and TYPE even
+   * without samples, as prom-client wrote them): at a million resources the text is hundreds of
+   * MB, written a chunk at a time so that neither the heap nor the scheduler waits on one string.
+   */
+  *render(): Generator<string> {
+    yield header(STATUS_NAME, STATUS_HELP);
+    yield* this.#samples(STATUS_NAME, STATUS);
+    yield header(DURATION_NAME, 'Duration of the last check of a resource at a location');
+    yield* this.#samples(DURATION_NAME, DURATION);
+    if (this.#stride === FIRST_PHASE) return;
+    yield header(PHASE_NAME, PHASE_HELP);
+    for (const [i, [phase]] of PHASE_LABELS.entries()) yield* this.#samples(PHASE_NAME, FIRST_PHASE + i, `,phase="${phase}"`);
+  }
+
+  *#samples(name: string, value: number, label = ''): Generator<string> {
+    let lines: string[] = [];
+    for (let slot = 0; slot < this.#used; slot++) {
+      const v = this.#values[slot * this.#stride + value];
+      if (Number.isNaN(this.#ids[slot]) || Number.isNaN(v)) continue;
+      const labels = `resource_id="${this.#ids[slot]}",type="${this.#types[this.#type[slot]]}",location="${escape(this.#names[this.#location[slot]])}"`;
+      lines.push(`${name}{${labels}${label}} ${v}\n`);
+      if (lines.length < CHUNK) continue;
+      yield lines.join('');
+      lines = [];
+    }
+    if (lines.length) yield lines.join('');
   }
 
   #slot(id: number, type: string, location: string): number {

@@ -35,6 +35,19 @@ async function publicResourceIds(ctx: DaemonContext): Promise<Set<string> | unde
   }
 }
 
+/** Resolves when `res` can take more, or is closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /**
  * `GET /actuator/prometheus`. `--metrics-auth key` wants any valid API key
  * (ADMIN or USER, in the usual headers) or a session; `--metrics-detail public`
@@ -48,10 +61,18 @@ export async function serveMetrics(ctx: DaemonContext, req: IncomingMessage, res
       throw unauthorized('Metrics need an API key (--metrics-auth key): send Authorization: Bearer <key>');
     }
   }
-  let text = (await ctx.metrics.registry.metrics()) + ctx.metrics.rendered.map((render) => render()).join('');
-  if (detail === 'public') {
-    const ids = await publicResourceIds(ctx);
-    text = filterResourceSeries(text, (id) => ids?.has(id) ?? false);
+  const text = await ctx.metrics.registry.metrics();
+  const ids = detail === 'public' ? await publicResourceIds(ctx) : undefined;
+  const shown = (chunk: string) => (detail === 'public' ? filterResourceSeries(chunk, (id) => ids?.has(id) ?? false) : chunk);
+  res.writeHead(200, { 'Content-Type': ctx.metrics.registry.contentType, 'Cache-Control': 'no-store' });
+  res.write(shown(text));
+  // The per-resource series a chunk at a time, yielding between chunks (checks keep their schedule) and waiting for a slow reader.
+  for (const render of ctx.metrics.rendered) {
+    for (const chunk of render()) {
+      if (res.destroyed) return;
+      if (res.write(shown(chunk))) await new Promise(setImmediate);
+      else await drained(res);
+    }
   }
-  res.writeHead(200, { 'Content-Type': ctx.metrics.registry.contentType, 'Cache-Control': 'no-store' }).end(text);
+  res.end();
 }
