@@ -50,6 +50,9 @@ const SEED_REQUEST = '[null,null,null,null]';
 const DAEMON_ONLY: Location[] = [DAEMON_LOCATION];
 const NO_CONDITIONS: string[] = [];
 
+/** Rows read per query at start. */
+const START_PAGE = 10_000;
+
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
 
@@ -119,20 +122,33 @@ export class Scheduler {
     this.writer = new BatchWriter(this.ctx);
     this.ctx.bus.on('resource.changed', this.onChanged);
     this.ctx.bus.on('resource.deleted', this.onDeleted);
-    const rows = await selectResources(this.ctx).where('active', '=', 1).where('resource_type', '!=', 'PUSH').execute();
     const locations = await locationsOf(this.ctx.db);
     const now = Date.now();
-    for (const row of rows) {
-      if (!this.ownership.owns(row.id)) continue;
-      const intervalMs = row.interval_seconds * 1000;
-      // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
-      const due =
-        row.next_run_at !== null && Number(row.next_run_at) >= now
-          ? Number(row.next_run_at)
-          : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
-      this.upsert(row as Row, due, locations.get(row.id));
+    let count = 0;
+    // In pages by id: a million rows read at once held hundreds of MB of row objects at the peak.
+    for (let after = 0; ; ) {
+      const rows = await selectResources(this.ctx)
+        .where('active', '=', 1)
+        .where('resource_type', '!=', 'PUSH')
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(START_PAGE)
+        .execute();
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1].id;
+      count += rows.length;
+      for (const row of rows) {
+        if (!this.ownership.owns(row.id)) continue;
+        const intervalMs = row.interval_seconds * 1000;
+        // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
+        const due =
+          row.next_run_at !== null && Number(row.next_run_at) >= now
+            ? Number(row.next_run_at)
+            : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
+        this.upsert(row as Row, due, locations.get(row.id), due !== Number(row.next_run_at));
+      }
     }
-    this.ctx.log.info({ resources: rows.length }, 'probe scheduler started');
+    this.ctx.log.info({ resources: count }, 'probe scheduler started');
     this.pump();
   }
 
@@ -156,7 +172,8 @@ export class Scheduler {
     this.closed = true;
   }
 
-  private upsert(row: Row, due: number, where: Location[] = DAEMON_ONLY): void {
+  /** `persist`: write `due` as `next_run_at` (not when it is what the row already holds). */
+  private upsert(row: Row, due: number, where: Location[] = DAEMON_ONLY, persist = true): void {
     const input = probeInputOf(row, requestBox(this.ctx));
     if (input.conditions?.length === 0) input.conditions = NO_CONDITIONS;
     const locations = where.length === 1 && where[0] === DAEMON_LOCATION ? DAEMON_ONLY : where;
@@ -188,7 +205,7 @@ export class Scheduler {
     }
     this.entries.set(row.id, entry);
     this.heap.add(due, row.id, entry.version);
-    this.writer!.setNextRun(row.id, due);
+    if (persist) this.writer!.setNextRun(row.id, due);
     this.metrics.scheduled.set(this.entries.size);
     if (due < this.timerAt) this.arm();
   }

@@ -8,6 +8,7 @@ import type { ProbeResult } from './types.ts';
 const BATCH = 200;
 const FLUSH_MS = 500;
 const PERSIST_MS = 5_000;
+const PERSIST_ROWS = 4_096;
 
 /** What the batch writer uses of the daemon. */
 export type WriterDeps = ResultWriterDeps & { log: Logger };
@@ -74,12 +75,21 @@ export class BatchWriter {
       .catch((err) => this.ctx.log.error({ err, results: batch.length }, 'writing check results failed'));
   }
 
+  /**
+   * Writes the pending next runs, PERSIST_ROWS to a transaction with a turn of the event loop
+   * between them: after a restart that spread a million overdue resources, one transaction held
+   * the loop (and every check due meanwhile) for seconds.
+   */
   private persist(): void {
     if (this.nextRuns.size === 0 || this.closed) return;
-    const batch = this.nextRuns;
+    const all = [...this.nextRuns];
     this.nextRuns = new Map();
-    this.writing = this.writing
-      .then(() => persistNextRuns(this.ctx.db, batch))
-      .catch((err) => this.ctx.log.error({ err }, 'persisting next runs failed'));
+    for (let i = 0; i < all.length; i += PERSIST_ROWS) {
+      const batch = new Map(all.slice(i, i + PERSIST_ROWS));
+      this.writing = this.writing
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => persistNextRuns(this.ctx.db, batch))
+        .catch((err) => this.ctx.log.error({ err }, 'persisting next runs failed'));
+    }
   }
 }
