@@ -27,7 +27,7 @@ const DURATION = 1;
 const FIRST_PHASE = 2;
 
 /** prom-client's escaping of a label value. */
-const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 
 /**
  * The per-resource gauges (`monctl_resource_status`, `monctl_resource_last_check_duration_seconds`
@@ -105,7 +105,7 @@ export class ResourceGauges {
     for (let slot = 0; slot < this.#used; slot++) {
       const v = this.#values[slot * this.#stride + value];
       if (Number.isNaN(this.#ids[slot]) || Number.isNaN(v)) continue;
-      const labels = `resource_id="${this.#ids[slot]}",type="${this.#types[this.#type[slot]]}",location="${escape(this.#names[this.#location[slot]])}"`;
+      const labels = `resource_id="${this.#ids[slot]}",type="${this.#types[this.#type[slot]]}",location="${escapeLabel(this.#names[this.#location[slot]])}"`;
       lines.push(`${name}{${labels}${label}} ${v}\n`);
       if (lines.length < CHUNK) continue;
       yield lines.join('');
