@@ -48,11 +48,14 @@ export function mayEnter(principal: Principal, visibility: Visibility): boolean 
   return false;
 }
 
+/** Resource ids per query of a full read. */
+const READ_PAGE = 20_000;
+
 /**
  * Every resource's effective visibility, in memory, for the SSE filter that
  * runs for every event and subscriber. One resource is re-read when it is
- * created or its groups change; a group change reloads the whole map (one
- * query; tens of thousands of rows stay cheap).
+ * created or its groups change; a group change reloads the whole map (in
+ * pages of ids).
  */
 export class VisibilityCache {
   readonly #ctx: DaemonContext;
@@ -102,21 +105,31 @@ export class VisibilityCache {
     this.#onChange();
   }
 
+  /** Every resource's visibility, READ_PAGE ids per query with a turn of the event loop between: checks keep their schedule during a read of a million. */
   async #read(): Promise<Map<number, Visibility>> {
-    const rows = await this.#ctx.db
+    const { top } = await this.#ctx.db
       .selectFrom('resources')
-      .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
-      .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-      .select(['resources.id as id', 'groups.visibility as visibility'])
-      .execute();
-    const levels = new Map<number, string[]>();
-    for (const row of rows) {
-      const list = levels.get(row.id) ?? [];
-      if (row.visibility !== null) list.push(row.visibility);
-      levels.set(row.id, list);
-    }
+      .select((eb) => eb.fn.max('id').as('top'))
+      .executeTakeFirstOrThrow();
     const map = new Map<number, Visibility>();
-    for (const [id, list] of levels) map.set(id, effectiveVisibility(list));
+    for (let from = 0; from < Number(top ?? 0); from += READ_PAGE) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      const rows = await this.#ctx.db
+        .selectFrom('resources')
+        .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
+        .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
+        .select(['resources.id as id', 'groups.visibility as visibility'])
+        .where('resources.id', '>', from)
+        .where('resources.id', '<=', from + READ_PAGE)
+        .execute();
+      const levels = new Map<number, string[]>();
+      for (const row of rows) {
+        const list = levels.get(row.id) ?? [];
+        if (row.visibility !== null) list.push(row.visibility);
+        levels.set(row.id, list);
+      }
+      for (const [id, list] of levels) map.set(id, effectiveVisibility(list));
+    }
     return map;
   }
 }
