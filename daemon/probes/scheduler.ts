@@ -51,7 +51,7 @@ const DAEMON_ONLY: Location[] = [DAEMON_LOCATION];
 const NO_CONDITIONS: string[] = [];
 
 /** Rows read per query at start. */
-const START_PAGE = 10_000;
+const START_PAGE = 2_000;
 
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
@@ -125,8 +125,10 @@ export class Scheduler {
     const locations = await locationsOf(this.ctx.db);
     const now = Date.now();
     let count = 0;
-    // In pages by id: a million rows read at once held hundreds of MB of row objects at the peak.
-    for (let after = 0; ; ) {
+    // In pages by id, with a turn of the event loop between them: a million rows read at once were
+    // all held at the peak, and checks falling due while the pages load start on time (SQLite
+    // answers synchronously, so without the turn no timer fired until the last page was in).
+    for (let after = 0; ; await new Promise((resolve) => setImmediate(resolve))) {
       const rows = await selectResources(this.ctx)
         .where('active', '=', 1)
         .where('resource_type', '!=', 'PUSH')
