@@ -29,7 +29,7 @@ import { Agent, request } from 'undici';
 import { startDaemon } from '../test/helpers/daemon.ts';
 import { flag, fmt } from './lib/load.ts';
 import { lagBuckets, quantile } from './lib/lag.ts';
-import { maxRssOver, procStat } from './lib/measure.ts';
+import { maxRssOver, metricSum, procStat } from './lib/measure.ts';
 import { createResources } from './lib/resources.ts';
 import { profileTop } from './lib/cpu-profile.ts';
 
@@ -151,6 +151,13 @@ async function main(): Promise<void> {
     const daemonRate = done / seconds;
     const daemonCpu = after.proc.cpuSeconds - before.proc.cpuSeconds;
     const loadAfter = load();
+    // Where the RSS goes: V8's heap (live and not yet collected), its committed size, and memory outside it (typed arrays, SQLite's is not counted).
+    const text = await (
+      await request(`${daemon.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${daemon.adminKey}` } })
+    ).body.text();
+    const heap = ['nodejs_heap_size_used_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_external_memory_bytes'].map(
+      (name) => metricSum(text, name) / 2 ** 20,
+    );
     await daemon.stop();
     if (profDir) for (const line of profileTop(profDir, 40)) console.log(line);
 
@@ -198,6 +205,9 @@ async function main(): Promise<void> {
     );
     const perResource = ((after.proc.rssMb - idle.rssMb) * 2 ** 20) / n;
     console.log(`bytes per resource:      ${fmt(perResource, 0)} (RSS at the end above the idle daemon's ${fmt(idle.rssMb)} MB, ÷ ${n})`);
+    console.log(
+      `daemon memory:           RSS ${fmt(after.proc.anonMb)} MB anonymous + ${fmt(after.proc.fileMb)} MB file-backed; V8 heap ${fmt(heap[0])} MB used of ${fmt(heap[1])} MB, ${fmt(heap[2])} MB external`,
+    );
     console.log(`load average:            ${loadAfter} at the end of the measured intervals`);
     console.log(`daemon throughput:       ${fmt(daemonRate, 2)} checks/s (schedule: ${fmt(n / interval, 2)}/s)`);
     const baseCpuSeconds = (baseCpu.user + baseCpu.system) / 1e6;
