@@ -30,6 +30,7 @@ const table = {
   testResource: { id: 'testResource', method: 'POST', path: '/admin/api/resources/test' },
   getResourceHistory: { id: 'getResourceHistory', method: 'GET', path: '/api/resources/{id}/history' },
   listAdminResources: { id: 'listAdminResources', method: 'GET', path: '/admin/api/resources' },
+  batchResources: { id: 'batchResources', method: 'POST', path: '/admin/api/resources/batch' },
   getAdminResource: { id: 'getAdminResource', method: 'GET', path: '/admin/api/resources/{id}' },
   monitoringEvents: { id: 'monitoringEvents', method: 'GET', path: '/api/events' },
   listAnnouncements: { id: 'listAnnouncements', method: 'GET', path: '/api/announcements' },

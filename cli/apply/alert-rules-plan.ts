@@ -12,13 +12,18 @@ type Named = { id: number; name: string };
  * and the names are turned into ids when the step runs, so a rule may name a
  * notifier, group or resource that the same apply creates.
  */
-export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune: boolean): Promise<{ upserts: Step[]; deletions: Step[] }> {
+export async function alertRuleSteps(
+  rt: Runtime,
+  specs: AlertRuleSpec[],
+  prune: boolean,
+  resourcesOf: { listed: Promise<Named[]>; idOf: (name: string) => number | undefined },
+): Promise<{ upserts: Step[]; deletions: Step[] }> {
   const c = rt.client;
   if (specs.length === 0 && !prune) return { upserts: [], deletions: [] };
   const [rules, notifiers, resources, groups, agents] = await Promise.all([
     c.call(ops.listAlertRules),
     c.call(ops.listNotifiers),
-    c.call(ops.listAdminResources),
+    resourcesOf.listed,
     c.call(ops.listGroups),
     c.call(ops.listAgents),
   ]);
@@ -26,28 +31,25 @@ export async function alertRuleSteps(rt: Runtime, specs: AlertRuleSpec[], prune:
   const names = { notifiers: nameOf(notifiers), resources: nameOf(resources), groups: nameOf(groups), agents: nameOf(agents) };
   const byName = new Map(rules.map((r) => [r.name, r]));
 
-  // Resolved when the step runs: the lists are read again, after the file's own creates.
+  // Resolved when the step runs: the lists are read again, after the file's own creates (resources: the
+  // plan's ids, which its creates add to; a million resources are not read again for each rule).
   const body = async (spec: AlertRuleSpec) => {
-    const [n, r, g, a] = await Promise.all([
-      c.call(ops.listNotifiers),
-      c.call(ops.listAdminResources),
-      c.call(ops.listGroups),
-      c.call(ops.listAgents),
-    ]);
-    const ids = (kind: string, list: Named[], wanted: string[]) =>
+    const [n, g, a] = await Promise.all([c.call(ops.listNotifiers), c.call(ops.listGroups), c.call(ops.listAgents)]);
+    const lookup = (list: Named[]) => (name: string) => list.find((x) => x.name === name)?.id;
+    const ids = (kind: string, idOf: (name: string) => number | undefined, wanted: string[]) =>
       wanted.map((name) => {
-        const found = list.find((x) => x.name === name);
-        if (!found) throw new MonctlError('not-found', `alert rule ${spec.name}: no ${kind} named "${name}"`, ExitCode.notFound);
-        return found.id;
+        const id = idOf(name);
+        if (id === undefined) throw new MonctlError('not-found', `alert rule ${spec.name}: no ${kind} named "${name}"`, ExitCode.notFound);
+        return id;
       });
     return {
       name: spec.name,
       enabled: spec.enabled ?? true,
       events: spec.events as never,
-      notifierIds: ids('notifier', n, spec.notifiers),
-      resourceIds: ids('resource', r, spec.resources),
-      groupIds: ids('group', g, spec.groups),
-      agentIds: ids('agent', a, spec.agents),
+      notifierIds: ids('notifier', lookup(n), spec.notifiers),
+      resourceIds: ids('resource', resourcesOf.idOf, spec.resources),
+      groupIds: ids('group', lookup(g), spec.groups),
+      agentIds: ids('agent', lookup(a), spec.agents),
       ...(spec.groupWaitSeconds === undefined ? {} : { groupWaitSeconds: spec.groupWaitSeconds }),
       ...(spec.repeatIntervalMinutes === undefined ? {} : { repeatIntervalMinutes: spec.repeatIntervalMinutes }),
       ...(spec.severities === undefined ? {} : { severities: spec.severities }),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MonctlError } from '../../src/errors.ts';
 import { ops } from '../api/ops.ts';
+import { allPages } from '../api/pages.ts';
 import type { Runtime } from '../runtime.ts';
 import { alertRuleSteps } from './alert-rules-plan.ts';
 import { checkOptionsCreate, checkOptionsDiff } from './check-options-spec.ts';
@@ -11,8 +12,12 @@ import { pushDiff } from './push-spec.ts';
 import type { AnnouncementSpec, Spec } from './spec.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Announcement as AnnouncementView } from '../../src/api/schemas/announcements.ts';
+import type { AdminResource as AdminResourceView, ResourceCreate, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
 
 type Announcement = Static<typeof AnnouncementView>;
+type AdminResource = Static<typeof AdminResourceView>;
+type CreateBody = Static<typeof ResourceCreate>;
+type PatchBody = Static<typeof ResourcePatch>;
 import { planStatusPages } from './status-pages.ts';
 import { missingDependencies } from './resource-deps.ts';
 import { tunnelSteps } from './routes-plan.ts';
@@ -30,12 +35,15 @@ const MARK = /^<div class="monctl-apply monctl-name-([A-Za-z0-9_-]+) monctl-hash
  */
 export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise<Step[]> {
   const c = rt.client;
+  // Read once, page by page; alert rules resolve resource names through the ids this plan keeps.
+  const listed = allPages<AdminResource>((path) => c.raw('GET', path), ops.listAdminResources.path);
+  const resourceIds = new Map<string, number>();
   const [groups, resources, announcements, notifiers, alertRules, tunnel] = await Promise.all([
     c.call(ops.listGroups),
-    c.call(ops.listAdminResources),
+    listed,
     c.call(ops.listAnnouncements),
     notifierSteps(rt, spec.notifiers, prune),
-    alertRuleSteps(rt, spec.alertRules, prune),
+    alertRuleSteps(rt, spec.alertRules, prune, { listed, idOf: (name) => resourceIds.get(name) }),
     tunnelSteps(rt, spec, prune),
   ]);
   const groupIds = new Map(groups.map((g) => [g.name, g.id]));
@@ -83,7 +91,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
   if (missing.length)
     throw new MonctlError('invalid-file', `the file is invalid; nothing was changed:\n${[...new Set(missing)].join('\n')}`);
   const idsOf = (names: string[]) => names.map((n) => groupIds.get(n)!);
-  const resourceIds = new Map(resources.map((r) => [r.name, r.id]));
+  for (const r of resources) resourceIds.set(r.name, r.id);
   // Agents first: routes' pools, resources' locations and alert rules name them.
   const steps: Step[] = [...tunnel.creates, ...tunnel.upserts];
 
@@ -112,8 +120,9 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     }
   }
 
+  const byName = new Map(resources.map((x) => [x.name, x]));
   for (const r of spec.resources) {
-    const cur = resources.find((x) => x.name === r.name);
+    const cur = byName.get(r.name);
     const optional = {
       intervalSeconds: r.intervalSeconds,
       skipTLS: r.skipTLS,
@@ -125,27 +134,26 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
       severity: r.severity,
     };
     if (!cur) {
+      const body = () => ({
+        name: r.name,
+        resourceType: r.type,
+        ...(r.target === undefined ? {} : { target: r.target }),
+        ...defined(optional),
+        ...r.push,
+        ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
+        ...(r.locations ? { locations: r.locations } : {}),
+        ...(r.conditions ? { conditions: r.conditions } : {}),
+        ...(r.dependsOn ? { dependsOn: r.dependsOn } : {}),
+        ...httpCheckCreate(r.http),
+        ...checkOptionsCreate(r.options),
+      });
+      const done = (made: { id: number; name: string }) => void resourceIds.set(made.name, made.id);
       steps.push({
         action: 'create',
         kind: 'resource',
         name: r.name,
-        run: async () => {
-          const body = {
-            name: r.name,
-            resourceType: r.type,
-            ...(r.target === undefined ? {} : { target: r.target }),
-            ...defined(optional),
-            ...r.push,
-            ...(r.groups ? { groupIds: idsOf(r.groups) } : {}),
-            ...(r.locations ? { locations: r.locations } : {}),
-            ...(r.conditions ? { conditions: r.conditions } : {}),
-            ...(r.dependsOn ? { dependsOn: r.dependsOn } : {}),
-            ...httpCheckCreate(r.http),
-            ...checkOptionsCreate(r.options),
-          };
-          const made = await c.call(ops.createResource, { body });
-          resourceIds.set(made.name, made.id);
-        },
+        run: async () => done(await c.call(ops.createResource, { body: body() as CreateBody })),
+        batch: { item: () => ({ op: 'create', resource: body() }), done },
       });
       continue;
     }
@@ -165,6 +173,15 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
     const push = pushDiff(r.push, cur.push);
     const options = checkOptionsDiff(r.options, cur, r.type !== cur.resourceType);
     const shown = [...changes, ...http.changes, ...push.changes, ...options.changes];
+    const patch = () => {
+      const body: Record<string, unknown> = { ...http.patch, ...push.patch, ...options.patch };
+      for (const k of changes) {
+        if (k === 'type') body.resourceType = r.type;
+        else if (k === 'groups') body.groupIds = idsOf(r.groups!);
+        else body[k] = (r as unknown as Record<string, unknown>)[k];
+      }
+      return body;
+    };
     if (shown.length || http.secrets) {
       steps.push({
         action: 'update',
@@ -173,15 +190,8 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
         changes: http.secrets ? [...shown, 'secrets sent'] : shown,
         // Secrets alone are sent, not shown as a change: reads never return them to compare.
         secretsOnly: shown.length === 0,
-        run: async () => {
-          const body: Record<string, unknown> = { ...http.patch, ...push.patch, ...options.patch };
-          for (const k of changes) {
-            if (k === 'type') body.resourceType = r.type;
-            else if (k === 'groups') body.groupIds = idsOf(r.groups!);
-            else body[k] = (r as unknown as Record<string, unknown>)[k];
-          }
-          await c.call(ops.updateResource, { params: { id: cur.id }, body });
-        },
+        run: async () => void (await c.call(ops.updateResource, { params: { id: cur.id }, body: patch() as PatchBody })),
+        batch: { item: () => ({ op: 'update', id: cur.id, patch: patch() }) },
       });
     }
   }
@@ -253,6 +263,7 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
           kind: 'resource',
           name: r.name,
           run: async () => void (await c.call(ops.deleteResource, { params: { id: r.id } })),
+          batch: { item: () => ({ op: 'delete', id: r.id }) },
         });
     const keepA = names(spec.announcements);
     // Only announcements that apply itself created are pruned.

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ExitCode, MonctlError } from '../../src/errors.ts';
 import { makePlan } from '../apply/plan.ts';
 import type { Step } from '../apply/step.ts';
+import { runSteps } from '../apply/run-steps.ts';
 import { parseSpecText, validateSpec } from '../apply/spec.ts';
 import { confirm, readStdin } from '../io/prompt.ts';
 import { paint } from '../output/style.ts';
@@ -69,14 +70,7 @@ export function register(program: Command): void {
           );
         }
         if (!opts.dryRun) {
-          for (const step of steps) {
-            try {
-              await step.run();
-            } catch (err) {
-              if (err instanceof MonctlError) err.message = `${step.action} ${step.kind} ${step.name}: ${err.message}`;
-              throw err;
-            }
-          }
+          await runSteps(rt, steps);
         }
         // Secrets sent again change nothing the daemon shows: named apart, not counted as updates.
         const resent = steps.filter((s) => s.secretsOnly).map((s) => `${s.kind} ${s.name}`);

@@ -3,6 +3,8 @@ import type { HistoryEntry } from '../../src/api/schemas/monitoring.ts';
 import { ExitCode, HttpError, MonctlError } from '../../src/errors.ts';
 import { namingFlags } from '../api/flag-errors.ts';
 import { ops } from '../api/ops.ts';
+import { allPages, PAGE_SIZE, pageTexts } from '../api/pages.ts';
+import { printPages } from '../output/paged.ts';
 import { act, type Runtime, resolveRef, withOutput } from '../runtime.ts';
 import { hasCheckOptionFlags } from './check-option-flags.ts';
 import { pushFlags } from './push-flags.ts';
@@ -15,8 +17,9 @@ export { groupIds } from './resource-flags.ts';
 export { historyView, view };
 
 /** Lists through the admin endpoints when the credential is ADMIN (the public list leaves out inactive and hidden ones). */
-export const listAll = async (rt: Runtime): Promise<R[]> =>
-  rt.isAdmin ? rt.client.call(ops.listAdminResources) : rt.client.call(ops.listResources);
+export const listAll = async (rt: Runtime): Promise<R[]> => allPages<R>(getter(rt), listPath(rt));
+const listPath = (rt: Runtime) => (rt.isAdmin ? ops.listAdminResources : ops.listResources).path;
+const getter = (rt: Runtime) => (path: string) => rt.client.raw('GET', path);
 export const resourceId = (rt: Runtime, ref: string) =>
   resolveRef(
     ref,
@@ -62,7 +65,17 @@ async function printPingBody(rt: Runtime, id: number, entry: string): Promise<vo
   process.stdout.write((await rt.client.raw('GET', path, undefined, { accept: 'text/plain' })).text);
 }
 
-const list = async (rt: Runtime) => rt.show(await listAll(rt), view);
+/** Page by page (cli/api/pages.ts), printed as the pages come. */
+const list = async (rt: Runtime, opts: { pageSize?: string } = {}) =>
+  printPages(pageTexts(getter(rt), listPath(rt), pageSize(opts.pageSize)), view, rt.format, { colour: rt.colour, tty: rt.tty });
+
+function pageSize(value: string | undefined): number {
+  if (value === undefined) return PAGE_SIZE;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > PAGE_SIZE)
+    throw new MonctlError('usage', `--page-size takes 1 to ${PAGE_SIZE}, not "${value}"`, ExitCode.usage);
+  return n;
+}
 
 /** `resources list` without commander (cli/main.ts quickRoute): no arguments, only `-o`. */
 export const quick = { list, ls: list };
@@ -70,9 +83,9 @@ export const quick = { list, ls: list };
 export function register(program: Command): void {
   const resources = program.command('resources').alias('res').description('monitored resources');
 
-  withOutput(resources.command('list').alias('ls').description('list resources (ADMIN: every resource, inactive and hidden too)')).action(
-    act(list),
-  );
+  withOutput(resources.command('list').alias('ls').description('list resources (ADMIN: every resource, inactive and hidden too)'))
+    .option('--page-size <n>', `resources per request (1 to ${PAGE_SIZE}); the list is printed as the pages come`)
+    .action(act(list));
 
   withOutput(resources.command('get').description('show a resource').argument('<resource>', 'id or name')).action(
     act(async (rt, ref: string) => {

@@ -60,6 +60,7 @@ export function toDaemonConfig(r: Resolved): DaemonConfig {
       concurrency: get<number>('probeConcurrency'),
       perHostConcurrency: get<number>('probePerHost'),
       historyRetentionDays: get<number>('historyRetentionDays'),
+      historyMaxBytes: get<number>('historyMaxBytes'),
       schedulerEnabled: get<boolean>('scheduler'),
     },
     server: {

@@ -16,6 +16,8 @@ export interface ProbeConfig {
   perHostConcurrency: number;
   /** Raw check history older than this is deleted (rollups keep the summary). */
   historyRetentionDays: number;
+  /** Past this size, raw history older than the newest checks keeps its state changes only (rollups stay). */
+  historyMaxBytes: number;
   /** Set to false to run the daemon without the scheduler (the on-demand check still works). */
   schedulerEnabled: boolean;
 }
@@ -27,6 +29,7 @@ export function defaultProbeConfig(): ProbeConfig {
     concurrency: 256,
     perHostConcurrency: 32,
     historyRetentionDays: 30,
+    historyMaxBytes: 10 * 2 ** 30,
     schedulerEnabled: true,
   };
 }

@@ -203,6 +203,14 @@ export const SETTINGS: readonly Setting[] = [
     help: 'raw check history older than this is deleted (rollups stay)',
   }),
   row({
+    key: 'historyMaxBytes',
+    flag: '--history-max-bytes <size>',
+    env: 'MONCTL_HISTORY_MAX_BYTES',
+    type: t.size,
+    default: () => defaultProbeConfig().historyMaxBytes,
+    help: 'past this size (512MiB, 10GiB), the oldest raw history keeps its state changes only (rollups stay)',
+  }),
+  row({
     key: 'scheduler',
     flag: '--scheduler <on|off>',
     env: 'MONCTL_SCHEDULER',

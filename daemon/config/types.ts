@@ -137,6 +137,26 @@ export const duration: ValueType<number> = {
   },
 };
 
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+/** A size in bytes: `512MiB`, `10GiB`, `1.5GiB`, or a plain number of bytes (KiB, MiB, GiB, TiB: powers of 1024). */
+export const size: ValueType<number> = {
+  name: 'size',
+  parse(raw) {
+    const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(b|kib|mib|gib|tib)?\s*$/i.exec(raw) : null;
+    const bytes = typeof raw === 'number' ? raw : match ? Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]) : NaN;
+    if (!Number.isSafeInteger(bytes) || bytes < 1) fail('a size such as 512MiB or 10GiB (or a number of bytes)', raw);
+    return bytes;
+  },
+  format(bytes) {
+    for (const unit of ['TiB', 'GiB', 'MiB', 'KiB']) {
+      const n = bytes / SIZE_UNITS[unit.toLowerCase()];
+      if (Number.isInteger(n)) return `${n}${unit}`;
+    }
+    return String(bytes);
+  },
+};
+
 const ON = new Set(['on', 'true', 'yes', '1']);
 const OFF = new Set(['off', 'false', 'no', '0']);
 

@@ -77,7 +77,7 @@ export function bindOperations(router: RouterLike, ctx: DaemonContext, handlers:
       const params = op.params ? validateStrings(op.params, (req as { params?: Record<string, string> }).params ?? {}, 'path') : undefined;
       const query = op.query ? validateStrings(op.query, queryOf(req), 'query') : undefined;
       const body = op.body
-        ? validateBody(op.body, op.bodyOptional && bodyAbsent(req) ? (req.resume(), {}) : await readJson(req))
+        ? validateBody(op.body, op.bodyOptional && bodyAbsent(req) ? (req.resume(), {}) : await readJson(req, op.bodyLimit))
         : undefined;
       const result = await handler({ params, query, body, principal, req, res, ctx } as RequestContext<OperationDef>);
       // A stream is open once its handler returns: from here it lasts only as long as its credential.

@@ -41,7 +41,7 @@ export function bodyAbsent(req: IncomingMessage): boolean {
 }
 
 /** A JSON body: 415 when it is not declared JSON, 400 naming `body` when it does not parse. */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   if (!isJson(req)) {
     req.resume();
     // No body at all (`curl -X POST` without data) is a missing body, not a wrong media type.
@@ -49,7 +49,7 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
     throw new HttpError(415, 'unsupported-media-type', 'Request body must be application/json');
   }
   // Strict: invalid UTF-8 and lone surrogates are refused, not turned into U+FFFD.
-  const text = decodeUtf8Body(await readBody(req));
+  const text = decodeUtf8Body(await readBody(req, limit));
   if (text.trim() === '') throw badRequest('Request body is empty', [{ field: 'body', message: 'is required' }]);
   let value: unknown;
   try {

@@ -10,8 +10,9 @@ import { groupsOf } from './resource-store.ts';
 import { dependenciesOf } from './dependencies.ts';
 
 /**
- * The admin views of `rows` (the whole list when `all`, else these rows): their groups,
- * locations, dependencies, maintenance and push checks, each read once for the page, never once per row.
+ * The admin views of `rows` (every resource when `all`, else a page or one): their groups,
+ * locations, dependencies, maintenance and push checks, each read once for the page, never once
+ * per row; for every resource without `IN` lists.
  */
 export async function adminViews(ctx: DaemonContext, rows: ResourceRow[], all = false): Promise<Array<Static<typeof AdminResource>>> {
   const ids = all ? undefined : rows.map((r) => r.id);

@@ -130,7 +130,7 @@ export class CorsList {
         res.end();
         return;
       }
-      res.setHeader('Access-Control-Expose-Headers', 'Link, WWW-Authenticate');
+      res.setHeader('Access-Control-Expose-Headers', 'Link, WWW-Authenticate, History-Complete-From');
       next();
     };
   }

@@ -9,14 +9,18 @@ import { probeInputOf } from '../probes/probe-input.ts';
 import { requestBox } from '../probes/http-request-store.ts';
 import { recordResults } from '../probes/results.ts';
 import { visibleTo } from './visibility.ts';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../store/schema.ts';
 import { PING_BODY_PREVIEW_BYTES } from '../../src/api/schemas/push.ts';
+import { formatDateTime } from '../../src/time.ts';
+import { COMPLETE_FROM_HEADER, completeFrom } from '../probes/history-kept.ts';
 
 type Ops = typeof resourceOperations;
 
 /**
  * `GET /api/resources/{id}/history`: most recent first, `limit` entries older
- * than `before`, and a `Link: rel="next"` header while more remain. 404 for a
+ * than `before`, and a `Link: rel="next"` header while more remain; `History-Complete-From` says
+ * from when every check is kept (state changes alone before it). 404 for a
  * resource the caller may not see; ADMIN sees every resource's history.
  */
 export async function getResourceHistory({ ctx, principal, params, query, res }: RequestContext<Ops['getResourceHistory']>) {
@@ -25,17 +29,8 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
   if (!(await lookup.executeTakeFirst())) throw notFound(`Resource ${params.id} does not exist`);
 
   const admin = principal.kind === 'user' && principal.role === 'ADMIN';
-  let rows = ctx.db
-    .selectFrom('check_history')
-    .select(['id', 'resource_id', 'status', 'message', 'error_code', 'checked_at', 'duration_ms', 'location', 'ping'])
-    // A page reads a preview of each ping's body, never the 100 KiB it may keep.
-    .select(sql<string | null>`substr(ping_body, 1, ${PING_BODY_PREVIEW_BYTES})`.as('ping_body'))
-    .where('resource_id', '=', params.id);
-  if (query.before !== undefined) rows = rows.where('id', '<', query.before);
-  const page = await rows
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  const [page, from] = await Promise.all([historyPage(ctx.db, params.id, query.before, query.limit + 1), completeFrom(ctx.db)]);
+  res.setHeader(COMPLETE_FROM_HEADER, formatDateTime(from));
   const more = page.length > query.limit;
   if (more) page.pop();
   if (more && page.length) {
@@ -43,6 +38,20 @@ export async function getResourceHistory({ ctx, principal, params, query, res }:
     res.setHeader('Link', `<${next}>; rel="next"`);
   }
   return page.map((row) => toHistoryEntry(row, admin));
+}
+
+/** One page of a resource's history, newest first: `limit` rows with ids below `before` (on the (resource_id, id) index). */
+export function historyPage(db: Kysely<Database>, resourceId: number, before: number | undefined, limit: number) {
+  let rows = db
+    .selectFrom('check_history')
+    .innerJoin('check_outcomes', 'check_outcomes.id', 'check_history.outcome_id')
+    .leftJoin('check_details', 'check_details.history_id', 'check_history.id')
+    .select(['check_history.id', 'resource_id', 'status', 'message', 'error_code', 'checked_at', 'duration_ms', 'location', 'ping'])
+    // A page reads a preview of each ping's body, never the 100 KiB it may keep.
+    .select(sql<string | null>`substr(ping_body, 1, ${PING_BODY_PREVIEW_BYTES})`.as('ping_body'))
+    .where('resource_id', '=', resourceId);
+  if (before !== undefined) rows = rows.where('check_history.id', '<', before);
+  return rows.orderBy('check_history.id', 'desc').limit(limit).execute();
 }
 
 /**

@@ -17,7 +17,7 @@ import type {
 } from '../../src/api/schemas/monitoring.ts';
 import { QUORUMS } from '../../src/api/schemas/monitoring.ts';
 import { formatDateTime, formatNullable } from '../../src/time.ts';
-import type { CheckHistoryTable, GroupsTable, ResourceRow } from '../store/schema.ts';
+import type { CheckHistoryTable, CheckOutcomesTable, GroupsTable, ResourceRow } from '../store/schema.ts';
 import { DAEMON_LOCATION, type Location } from '../probes/locations.ts';
 import { isDaemonOnly, locationNames } from '../probes/resource-locations.ts';
 import { timingOf } from '../probes/check-timing.ts';
@@ -135,7 +135,12 @@ const SEED_HTTP_CHECK: HttpCheckView = {
 
 /** A history row; with `withPing` (ADMIN reads), a push check's ping from its columns (`ping_body` a preview). */
 export function toHistoryEntry(
-  row: Omit<Selectable<CheckHistoryTable>, 'ping_body'> & { ping_body?: string | null },
+  row: Omit<Selectable<CheckHistoryTable>, 'outcome_id' | 'changed'> &
+    Pick<Selectable<CheckOutcomesTable>, 'status' | 'message' | 'error_code'> & {
+      location: string | null;
+      ping: string | null;
+      ping_body?: string | null;
+    },
   withPing = false,
 ): HistoryEntry {
   const entry: HistoryEntry = {

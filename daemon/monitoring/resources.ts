@@ -7,7 +7,10 @@ import { checkResourceBody, groupsOf } from './resource-store.ts';
 import { insertResource } from './resource-create.ts';
 import { uniqueViolation } from '../store/unique-violation.ts';
 import { updateResource } from './resource-update.ts';
+import { batchResources } from './resource-batch.ts';
 import type { HandlersOf } from '../http/bind.ts';
+import type { ResourceRow } from '../store/schema.ts';
+import { LIST_CHUNK, listPage, LongList, type ReadPage, streamList, wholeList } from './resource-list.ts';
 import type { MonitoringState } from './state.ts';
 import { visibleTo } from './visibility.ts';
 import { audience, detailKey, listKey } from './read-cache.ts';
@@ -16,24 +19,38 @@ import { monitoringEvents } from './events.ts';
 import { testResourceHandler } from './resource-test.ts';
 import { publishIncidents } from '../alerts/incidents/events.ts';
 import { recentIncidents } from '../alerts/incidents/resource-view.ts';
-import { stopWatching } from '../alerts/incidents/lifecycle.ts';
+import { deleteResourceRows } from './resource-delete.ts';
 
 type Ops = typeof resourceOperations;
 
 /** Handlers of `/api/resources/**`, `/admin/api/resources/**` and `/api/events`. */
 export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
   return {
-    listResources({ ctx, principal }) {
-      return state.reads.read(listKey(audience(principal)), async () => {
-        const rows = await ctx.db
+    async listResources({ ctx, principal, query, res }) {
+      const read: ReadPage = (after, limit) =>
+        ctx.db
           .selectFrom('resources')
           .selectAll()
           .where('active', '=', 1)
           .where(visibleTo(principal))
+          .where('id', '>', after)
           .orderBy('id')
+          .limit(limit)
           .execute();
-        return rows.map(toListItem);
-      });
+      const render = (rows: ResourceRow[]) => rows.map(toListItem);
+      if (query.limit !== undefined) return listPage(res, '/api/resources', { ...query, limit: query.limit }, read, render);
+      if (query.after !== undefined) return wholeList(res, query.after, read, render);
+      try {
+        return await state.reads.read(listKey(audience(principal)), async () => {
+          const rows = await read(0, LIST_CHUNK + 1);
+          if (rows.length > LIST_CHUNK) throw new LongList(rows);
+          return render(rows);
+        });
+      } catch (err) {
+        if (!(err instanceof LongList)) throw err;
+        await streamList(res, err.rows, read, render);
+        return undefined as never; // sent: the binder writes nothing after headers
+      }
     },
 
     getResource({ ctx, principal, params }) {
@@ -49,8 +66,12 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
       });
     },
 
-    async listAdminResources({ ctx }) {
-      return adminViews(ctx, await ctx.db.selectFrom('resources').selectAll().orderBy('id').execute(), true);
+    async listAdminResources({ ctx, query, res }) {
+      const read: ReadPage = (after, limit) =>
+        ctx.db.selectFrom('resources').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute();
+      const render = (rows: ResourceRow[], all: boolean) => adminViews(ctx, rows, all);
+      if (query.limit !== undefined) return listPage(res, '/admin/api/resources', { ...query, limit: query.limit }, read, render);
+      return wholeList(res, query.after ?? 0, read, render);
     },
 
     async getAdminResource({ ctx, params }) {
@@ -75,20 +96,10 @@ export function resourceHandlers(state: MonitoringState): HandlersOf<Ops> {
     },
 
     updateResource: (rc) => updateResource(state, rc),
+    batchResources: (rc) => batchResources(state, rc),
 
     async deleteResource({ ctx, params }) {
-      const found = await ctx.db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('resources').select('id').where('id', '=', params.id).executeTakeFirst();
-        if (!row) return false;
-        const incidents = await stopWatching(trx, params.id, 'deleted');
-        // Explicit rather than relying on ON DELETE CASCADE alone: large histories go in one statement.
-        await trx.deleteFrom('check_history').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('resource_groups').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('resource_locations').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('location_results').where('resource_id', '=', params.id).execute();
-        await trx.deleteFrom('resources').where('id', '=', params.id).execute();
-        return incidents;
-      });
+      const found = await ctx.db.transaction().execute((trx) => deleteResourceRows(trx, params.id));
       if (!found) throw notFound(`Resource ${params.id} does not exist`);
       publishIncidents(ctx, found); // while the visibility cache still knows the resource
       state.visibility.forget(params.id);

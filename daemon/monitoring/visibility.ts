@@ -85,18 +85,30 @@ export class VisibilityCache {
    * Re-reads one resource after it was created or its groups changed: a bulk
    * `apply` of thousands of resources must not reload the whole map each time.
    */
-  async refresh(resourceId: number): Promise<void> {
+  refresh(resourceId: number): Promise<void> {
+    return this.refreshMany([resourceId]);
+  }
+
+  /** Re-reads these resources (a batch's), 500 per query. */
+  async refreshMany(ids: readonly number[]): Promise<void> {
     // A full reload under way may have read before this change: have it read again.
     this.#reload.invalidate();
-    const rows = await this.#ctx.db
-      .selectFrom('resources')
-      .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
-      .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-      .select(['groups.visibility as visibility'])
-      .where('resources.id', '=', resourceId)
-      .execute();
-    if (rows.length === 0) this.#map.delete(resourceId);
-    else this.#map.set(resourceId, effectiveVisibility(rows.flatMap((r) => (r.visibility === null ? [] : [r.visibility]))));
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const rows = await this.#ctx.db
+        .selectFrom('resources')
+        .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
+        .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
+        .select(['resources.id as id', 'groups.visibility as visibility'])
+        .where('resources.id', 'in', part)
+        .execute();
+      const levels = levelsOf(rows);
+      for (const id of part) {
+        const list = levels.get(id);
+        if (list === undefined) this.#map.delete(id);
+        else this.#map.set(id, effectiveVisibility(list));
+      }
+    }
     this.#onChange();
   }
 
@@ -122,14 +134,19 @@ export class VisibilityCache {
         .where('resources.id', '>', from)
         .where('resources.id', '<=', from + READ_PAGE)
         .execute();
-      const levels = new Map<number, string[]>();
-      for (const row of rows) {
-        const list = levels.get(row.id) ?? [];
-        if (row.visibility !== null) list.push(row.visibility);
-        levels.set(row.id, list);
-      }
-      for (const [id, list] of levels) map.set(id, effectiveVisibility(list));
+      for (const [id, list] of levelsOf(rows)) map.set(id, effectiveVisibility(list));
     }
     return map;
   }
+}
+
+/** Each resource's group visibilities, from rows of a left join (a null visibility: no group). */
+function levelsOf(rows: ReadonlyArray<{ id: number; visibility: string | null }>): Map<number, string[]> {
+  const levels = new Map<number, string[]>();
+  for (const row of rows) {
+    const list = levels.get(row.id) ?? [];
+    if (row.visibility !== null) list.push(row.visibility);
+    levels.set(row.id, list);
+  }
+  return levels;
 }

@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
 import type { DaemonModule } from '../module.ts';
 import { createProbeMetrics } from './metrics.ts';
-import { runRollups } from './rollups.ts';
+import { runHistoryJob } from './history-job.ts';
 import { scheduledShards } from './scheduled-shards.ts';
 import type { ShardLeases } from '../cluster/shard-leases.ts';
 import { Scheduler } from './scheduler.ts';
@@ -31,17 +31,25 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
   let rollup: Promise<unknown> = Promise.resolve();
   let stopping = false;
 
+  let rolling = false;
   const roll = () => {
-    if (leases && !leases.leader) return; // pods: the holder of shard 0 rolls up for everyone
-    rollup = runRollups(ctx.db, config.historyRetentionDays).then(
-      (r) => {
-        if (r.hours || r.days || r.deleted) ctx.log.info(r, 'check history rolled up');
-      },
-      (err) => {
-        if (!stopping) ctx.log.error({ err }, 'check history rollup failed');
-      },
-    );
+    if (rolling || (leases && !leases.leader)) return; // pods: the holder of shard 0 rolls up for everyone
+    rolling = true;
+    rollup = runHistoryJob(ctx.db, config, ctx.clock.now())
+      .then(
+        (r) => {
+          if (r.hours || r.days || r.deleted || r.thinned) ctx.log.info(r, 'check history rolled up');
+        },
+        (err) => {
+          if (!stopping) ctx.log.error({ err }, 'check history rollup failed');
+        },
+      )
+      .finally(() => {
+        rolling = false;
+      });
   };
+  // A test daemon's clock jump runs the job at once (tests of rollups and the size budget wait on it, not 30 s).
+  const offJump = ctx.clock.onJump(roll);
 
   return {
     name: 'probes',
@@ -63,6 +71,7 @@ export function probesModule(ctx: DaemonContext): DaemonModule {
     async stop() {
       stopping = true;
       clearTimeout(rollupTimer);
+      offJump();
       await leases?.stop();
       await scheduler.stop();
       await rollup;

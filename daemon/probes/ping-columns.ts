@@ -1,8 +1,8 @@
 import { PING_BODY_PREVIEW_BYTES, type PingDetail } from '../../src/api/schemas/push.ts';
 
 /**
- * A push check's ping as the history stores it (migration 0020): its fields as JSON in
- * `check_history.ping`, its kept body apart in `ping_body`, so that history pages read a
+ * A push check's ping as the history stores it (migration 0020; in `check_details` since 0029): its fields as JSON in
+ * `check_details.ping`, its kept body apart in `ping_body`, so that history pages read a
  * preview of the body (`substr`), never all of it.
  */
 export interface PingRecord {

@@ -20,6 +20,7 @@ import { type LatestUpdate, updateLatest } from './latest-update.ts';
 import { recordLocationResults } from './location-results.ts';
 import { timingColumn } from './check-timing.ts';
 import { type PingRecord, pingColumn, pingDetailOf } from './ping-columns.ts';
+import { type HistoryRow, hoursWritten, insertHistory, type Outcome, outcomeIds } from './history-rows.ts';
 
 export type { HistoryEntry };
 
@@ -44,7 +45,7 @@ export interface RoundRecord {
   nextRunAt?: number;
 }
 
-/** Rows per statement: 6 parameters a row stays well under every dialect's bind-parameter limit. */
+/** Rows per statement: a handful of parameters a row stays well under every dialect's bind-parameter limit. */
 const MAX_ROWS = 256;
 
 export const CURRENT: Record<ProbeResult['status'], Exclude<CurrentStatus, 'inactive'>> = {
@@ -78,6 +79,37 @@ function checkedAt(result: ProbeResult): number {
 }
 
 const chunks = <T>(items: T[]) => shapedChunks(items, MAX_ROWS);
+
+/** A result's outcome as history stores it once. */
+function outcome(result: ProbeResult): Outcome {
+  return {
+    status: historyStatus(result.status),
+    errorCode: result.status === 'AVAILABLE' ? null : result.errorCode,
+    message: result.message,
+  };
+}
+
+/**
+ * The compact rows of these checks: `changed` where a check's status differs from the resource's
+ * previous one (its latest check status before this batch, then the batch's rows in order).
+ */
+function historyRows(checked: Checked[], current: Map<number, LatestRow>, outcomeOf: (o: Outcome) => number): HistoryRow[] {
+  const previous = new Map<number, string | null>();
+  return checked.map(({ resourceId, location, result, ping }) => {
+    const o = outcome(result);
+    const before = previous.has(resourceId) ? previous.get(resourceId) : (current.get(resourceId)?.latest_check_status ?? null);
+    previous.set(resourceId, o.status);
+    return {
+      resourceId,
+      outcomeId: outcomeOf(o),
+      checkedAt: checkedAt(result),
+      durationMs: millis(result.durationMs),
+      changed: before !== o.status,
+      location: location === DAEMON ? null : location,
+      ...(ping ? { ping: pingColumn(ping), pingBody: ping.body } : {}),
+    };
+  });
+}
 
 /** A history row being written: one location's check of one resource. */
 interface Checked {
@@ -138,8 +170,9 @@ export type ClaimItems = (trx: Transaction<Database>, items: RoundRecord[]) => P
 export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[], claim?: ClaimItems): Promise<HistoryEntry[]> {
   if (items.length === 0) return [];
   const ids = [...new Set(items.map((i) => i.resourceId))];
+  const outcomeOf = await outcomeIds(ctx.db, items.flatMap((i) => (i.checks ? i.checks.map((c) => c.result) : [i.result])).map(outcome));
 
-  const { recorded, changes, incidents } = await ctx.db.transaction().execute(async (trx) => {
+  const { recorded, changes, incidents, hours } = await ctx.db.transaction().execute(async (trx) => {
     const current = new Map<number, EngineRow & LatestRow>();
     for (const part of chunks(ids)) {
       const rows = await trx
@@ -151,7 +184,7 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[],
     }
     const present = items.filter((i) => current.has(i.resourceId));
     const kept = claim && present.length > 0 ? await claim(trx, present) : present;
-    if (kept.length === 0) return { recorded: [] as Checked[], changes: [], incidents: undefined };
+    if (kept.length === 0) return { recorded: [] as Checked[], changes: [], incidents: undefined, hours: [] };
 
     // History: each location's check that ran (one that could not check has its `unknown` in location_results only).
     const checked: Checked[] = kept.flatMap(({ resourceId, result, checks, ping }) =>
@@ -159,33 +192,10 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[],
         ? checks.filter((c) => c.ran).map((c) => ({ id: 0, resourceId, location: c.location.name, result: c.result }))
         : [{ id: 0, resourceId, location: DAEMON, result, ping }],
     );
-    // Multi-row inserts; ids come back per resource in ascending order, which is insertion order.
-    const idsByResource = new Map<number, number[]>();
-    for (const part of chunks(checked)) {
-      const rows = await trx
-        .insertInto('check_history')
-        .values(
-          part.map(({ resourceId, location, result, ping }) => ({
-            resource_id: resourceId,
-            status: historyStatus(result.status),
-            message: result.message,
-            error_code: result.status === 'AVAILABLE' ? null : result.errorCode,
-            checked_at: checkedAt(result),
-            duration_ms: millis(result.durationMs),
-            location: location === DAEMON ? null : location,
-            ...(ping ? { ping: pingColumn(ping), ping_body: ping.body } : {}),
-          })),
-        )
-        .returning(['id', 'resource_id'])
-        .execute();
-      for (const row of rows) {
-        const list = idsByResource.get(row.resource_id) ?? [];
-        list.push(row.id);
-        idsByResource.set(row.resource_id, list);
-      }
-    }
-    for (const list of idsByResource.values()) list.sort((a, b) => a - b);
-    for (const c of checked) c.id = idsByResource.get(c.resourceId)!.shift()!;
+    const { ids: historyIds, hours } = await insertHistory(trx, ctx.db, historyRows(checked, current, outcomeOf));
+    checked.forEach((c, i) => {
+      c.id = historyIds[i];
+    });
     // History-only entries (push `start` and `log` pings) end here: no status, streak or incident moves.
     const rounds = kept.filter((i) => !i.historyOnly);
     await recordLocationResults(trx, rounds);
@@ -228,8 +238,9 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[],
       if (from !== now) changes.push({ resourceId, name: row.name, from, to: now, at: formatDateTime(checkedAt(result)) });
     }
     await updateLatest(trx, updates);
-    return { recorded: checked, changes, incidents };
+    return { recorded: checked, changes, incidents, hours };
   });
+  hoursWritten(ctx.db, hours);
 
   const channel = ctx.events.channel(MONITORING_CHANNEL);
   const entries: HistoryEntry[] = [];

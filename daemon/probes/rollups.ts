@@ -1,12 +1,20 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { CheckRollupsTable, Database } from '../store/schema.ts';
+import { endId, type HourIds, hourRange, loadHours, yieldTurn } from './history-ranges.ts';
+import { deleteBefore, type PauseObserver } from './history-prune.ts';
+import { getSetting, setSetting } from './history-kept.ts';
 
-export const HOUR = 3_600_000;
+export { HOUR } from './history-rows.ts';
+import { HOUR } from './history-rows.ts';
 export const DAY = 24 * HOUR;
 /** The start of the first hour not rolled up yet (the status pages read raw checks from there). */
 export const HOURLY_KEY = 'probes.rollup.hourly_until';
 const DAILY_KEY = 'probes.rollup.daily_until';
 const RESOURCE_CHUNK = 200;
+/** History ids read per statement while rolling an hour up. */
+const READ_CHUNK = 5_000;
+/** Resource ids per read of a day's hourly rollups (24 rows each at most). */
+const DAY_CHUNK = 1_000;
 /** Hours rolled up per run at most, so that catching up after a long pause happens in steps. */
 const MAX_HOURS_PER_RUN = 48;
 
@@ -17,17 +25,9 @@ interface Bucket {
   p95: number;
 }
 
-async function getSetting(db: Kysely<Database>, key: string): Promise<number | undefined> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
-  return row ? Number(row.value) : undefined;
-}
-
-async function setSetting(db: Kysely<Database>, key: string, value: number): Promise<void> {
-  await db
-    .insertInto('settings')
-    .values({ key, value: String(value) })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(value) }))
-    .execute();
+/** Where the hourly rollups end (0 before the first run): raw rows before it may be pruned. */
+export async function rolledUpUntil(db: Kysely<Database>): Promise<number> {
+  return (await getSetting(db, HOURLY_KEY)) ?? 0;
 }
 
 /** The p95 of a list (nearest rank), 0 when empty. Sorts in place. */
@@ -41,50 +41,55 @@ async function writeBuckets(
   db: Kysely<Database>,
   table: 'check_rollups_hourly' | 'check_rollups_daily',
   start: number,
-  buckets: Map<number, Bucket>,
+  buckets: Map<number, Bucket & { durations?: number[] }>,
 ) {
-  const rows = [...buckets].map(([resource_id, b]) => ({
-    resource_id,
-    bucket_start: start,
-    checks: b.checks,
-    available: b.available,
-    duration_sum_ms: Math.round(b.sum),
-    duration_p95_ms: Math.round(b.p95),
-  }));
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom(table).where('bucket_start', '=', start).execute();
-    for (let i = 0; i < rows.length; i += RESOURCE_CHUNK)
-      await trx
-        .insertInto(table)
-        .values(rows.slice(i, i + RESOURCE_CHUNK))
-        .execute();
-  });
+  // Small transactions (readers see a bucket only once HOURLY_KEY passes it, so a half-written one is never read).
+  await db.deleteFrom(table).where('bucket_start', '=', start).execute();
+  const entries = [...buckets.keys()];
+  for (let i = 0; i < entries.length; i += RESOURCE_CHUNK) {
+    // Each chunk's p95s here, not all at once: a million sorts would hold the event loop for seconds.
+    const rows = entries.slice(i, i + RESOURCE_CHUNK).map((resource_id) => {
+      const b = buckets.get(resource_id)!;
+      return {
+        resource_id,
+        bucket_start: start,
+        checks: b.checks,
+        available: b.available,
+        duration_sum_ms: Math.round(b.sum),
+        duration_p95_ms: Math.round(b.durations ? p95(b.durations) : b.p95),
+      };
+    });
+    await db.insertInto(table).values(rows).execute();
+    await yieldTurn();
+  }
 }
 
-/** One hour from raw history, resource by resource chunk (no long-held reads). */
-async function rollupHour(db: Kysely<Database>, start: number): Promise<void> {
-  const ids = (await db.selectFrom('resources').select('id').execute()).map((r) => r.id);
-  const buckets = new Map<number, Bucket>();
-  for (let i = 0; i < ids.length; i += RESOURCE_CHUNK) {
+/**
+ * One hour from raw history: its id range (history_hours), read in bounded rowid-range chunks
+ * with a turn of the event loop between them.
+ */
+async function rollupHour(db: Kysely<Database>, start: number, hours: HourIds[], end: number): Promise<void> {
+  const buckets = new Map<number, Bucket & { durations: number[] }>();
+  const range = hourRange(hours, start, end);
+  for (let lo = range?.[0] ?? 0; range && lo < range[1]; lo += READ_CHUNK) {
     const rows = await db
       .selectFrom('check_history')
+      .innerJoin('check_outcomes', 'check_outcomes.id', 'check_history.outcome_id')
       .select(['resource_id', 'status', 'duration_ms'])
-      .where('resource_id', 'in', ids.slice(i, i + RESOURCE_CHUNK))
+      .where('check_history.id', '>=', lo)
+      .where('check_history.id', '<', Math.min(lo + READ_CHUNK, range[1]))
       .where('checked_at', '>=', start)
       .where('checked_at', '<', start + HOUR)
       .execute();
-    const durations = new Map<number, number[]>();
     for (const row of rows) {
-      const list = durations.get(row.resource_id) ?? [];
-      list.push(Number(row.duration_ms));
-      durations.set(row.resource_id, list);
-      const b = buckets.get(row.resource_id) ?? { checks: 0, available: 0, sum: 0, p95: 0 };
+      let b = buckets.get(row.resource_id);
+      if (!b) buckets.set(row.resource_id, (b = { checks: 0, available: 0, sum: 0, p95: 0, durations: [] }));
       b.checks++;
       if (row.status === 'AVAILABLE') b.available++;
       b.sum += Number(row.duration_ms);
-      buckets.set(row.resource_id, b);
+      b.durations.push(Number(row.duration_ms));
     }
-    for (const [id, list] of durations) buckets.get(id)!.p95 = p95(list);
+    await yieldTurn();
   }
   await writeBuckets(db, 'check_rollups_hourly', start, buckets);
 }
@@ -95,33 +100,50 @@ async function rollupHour(db: Kysely<Database>, start: number): Promise<void> {
  * approximation that needs no raw rows).
  */
 async function rollupDay(db: Kysely<Database>, start: number): Promise<void> {
-  const rows = await db
-    .selectFrom('check_rollups_hourly')
-    .selectAll()
-    .where('bucket_start', '>=', start)
-    .where('bucket_start', '<', start + DAY)
-    .execute();
-  const byResource = new Map<number, typeof rows>();
-  for (const row of rows) byResource.set(row.resource_id, [...(byResource.get(row.resource_id) ?? []), row]);
+  // By resource id ranges on the (resource_id, bucket_start) key: bounded reads, a turn between them.
+  const last = await db
+    .selectFrom('resources')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   const buckets = new Map<number, Bucket>();
-  for (const [id, hours] of byResource) {
-    const checks = hours.reduce((n, h) => n + Number(h.checks), 0);
-    const sorted = [...hours].sort((a, b) => Number(a.duration_p95_ms) - Number(b.duration_p95_ms));
-    let seen = 0;
-    let value = 0;
-    for (const h of sorted) {
-      seen += Number(h.checks);
-      value = Number(h.duration_p95_ms);
-      if (seen >= checks * 0.95) break;
+  for (let from = 0; from <= Number(last?.id ?? 0); from += DAY_CHUNK) {
+    const rows = await db
+      .selectFrom('check_rollups_hourly')
+      .selectAll()
+      .where('resource_id', '>=', from)
+      .where('resource_id', '<', from + DAY_CHUNK)
+      .where('bucket_start', '>=', start)
+      .where('bucket_start', '<', start + DAY)
+      .execute();
+    const byResource = new Map<number, Selectable<CheckRollupsTable>[]>();
+    for (const row of rows) {
+      const list = byResource.get(row.resource_id);
+      if (list) list.push(row);
+      else byResource.set(row.resource_id, [row]);
     }
-    buckets.set(id, {
-      checks,
-      available: hours.reduce((n, h) => n + Number(h.available), 0),
-      sum: hours.reduce((n, h) => n + Number(h.duration_sum_ms), 0),
-      p95: value,
-    });
+    for (const [id, hours] of byResource) buckets.set(id, dayBucket(hours));
+    await yieldTurn();
   }
   await writeBuckets(db, 'check_rollups_daily', start, buckets);
+}
+
+/** A day's bucket from its hourly ones (a resource's 24 at most). */
+function dayBucket(hours: Selectable<CheckRollupsTable>[]): Bucket {
+  const checks = hours.reduce((n, h) => n + Number(h.checks), 0);
+  const sorted = [...hours].sort((a, b) => Number(a.duration_p95_ms) - Number(b.duration_p95_ms));
+  let seen = 0;
+  let value = 0;
+  for (const h of sorted) {
+    seen += Number(h.checks);
+    value = Number(h.duration_p95_ms);
+    if (seen >= checks * 0.95) break;
+  }
+  return {
+    checks,
+    available: hours.reduce((n, h) => n + Number(h.available), 0),
+    sum: hours.reduce((n, h) => n + Number(h.duration_sum_ms), 0),
+    p95: value,
+  };
 }
 
 /**
@@ -133,21 +155,18 @@ export async function runRollups(
   db: Kysely<Database>,
   retentionDays: number,
   now = Date.now(),
+  observe?: PauseObserver,
 ): Promise<{ hours: number; days: number; deleted: number }> {
   // An hour is rolled up a minute after it ends, so that its last results (batched) are written.
   const lastHour = Math.floor((now - 60_000) / HOUR) * HOUR;
   let hourly = await getSetting(db, HOURLY_KEY);
-  if (hourly === undefined) {
-    const first = await db
-      .selectFrom('check_history')
-      .select((eb) => eb.fn.min('checked_at').as('at'))
-      .executeTakeFirst();
-    hourly = first?.at != null ? Math.floor(Number(first.at) / HOUR) * HOUR : lastHour;
-  }
+  const hoursWritten = await loadHours(db);
+  const end = await endId(db);
+  hourly ??= hoursWritten.length > 0 ? hoursWritten[0].hour : lastHour;
   let daily = (await getSetting(db, DAILY_KEY)) ?? Math.floor(hourly / DAY) * DAY;
   let hours = 0;
   while (hourly < lastHour && hours < MAX_HOURS_PER_RUN) {
-    await rollupHour(db, hourly);
+    await rollupHour(db, hourly, hoursWritten, end);
     hourly += HOUR;
     hours++;
     await setSetting(db, HOURLY_KEY, hourly);
@@ -161,15 +180,6 @@ export async function runRollups(
   }
   // Raw rows go only once their hour is rolled up.
   const cutoff = Math.min(now - retentionDays * DAY, hourly);
-  let deleted = 0;
-  for (;;) {
-    const result = await db
-      .deleteFrom('check_history')
-      .where('id', 'in', (eb) => eb.selectFrom('check_history').select('id').where('checked_at', '<', cutoff).limit(5_000))
-      .executeTakeFirst();
-    const n = Number(result.numDeletedRows);
-    deleted += n;
-    if (n < 5_000) break;
-  }
+  const deleted = await deleteBefore(db, hoursWritten, cutoff - (cutoff % HOUR), end, observe);
   return { hours, days, deleted };
 }

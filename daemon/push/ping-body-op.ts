@@ -9,6 +9,7 @@ export function pingBodyHandlers(ctx: Pick<DaemonContext, 'db'>): HandlersOf<typ
     async getPingBody({ params, res }) {
       const row = await ctx.db
         .selectFrom('check_history')
+        .innerJoin('check_details', 'check_details.history_id', 'check_history.id')
         .select('ping_body')
         .where('id', '=', params.historyId)
         .where('resource_id', '=', params.id)

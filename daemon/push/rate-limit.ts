@@ -1,11 +1,6 @@
-import { LruMap } from '../../src/lru-map.ts';
+import { TokenBuckets } from '../util/token-buckets.ts';
 
-/**
- * Token buckets by key (a client address, a push check) in a map of bounded size: past
- * `maxKeys` the least recently used bucket goes, so an attacker with many addresses costs a
- * fixed amount of memory. A forgotten key starts again with a full bucket, which is what it
- * would have after an idle spell anyway; the buckets that matter (a flood's) stay in use.
- */
+/** A ping limit: token buckets (daemon/util/token-buckets.ts) by key, a client address or a push check. */
 export interface RateLimit {
   /** Tokens added per second. */
   perSecond: number;
@@ -13,36 +8,19 @@ export interface RateLimit {
   burst: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
 export class RateLimiter {
-  readonly #buckets: LruMap<string, Bucket>;
+  readonly #buckets: TokenBuckets;
   readonly #limit: RateLimit;
 
   constructor(limit: RateLimit, maxKeys: number) {
     this.#limit = limit;
-    this.#buckets = new LruMap(maxKeys);
+    this.#buckets = new TokenBuckets(maxKeys);
   }
 
-  /** Takes one token for `key` at `now` (ms): 0 when allowed, else the seconds until one is there (for Retry-After). */
+  /** Takes one token for `key` at `now` (ms): 0 when allowed, else the whole seconds until one is there (for Retry-After). */
   take(key: string, now: number): number {
-    const { perSecond, burst } = this.#limit;
-    let bucket = this.#buckets.get(key);
-    if (bucket) {
-      bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * perSecond);
-      bucket.at = now;
-    } else {
-      bucket = { tokens: burst, at: now };
-      this.#buckets.set(key, bucket);
-    }
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+    const wait = this.#buckets.take(key, this.#limit.perSecond, this.#limit.burst, now);
+    return wait === 0 ? 0 : Math.max(1, Math.ceil(wait));
   }
 
   get size(): number {

@@ -65,12 +65,15 @@ export function readRollups(db: Kysely<Database>, members: Members, until: numbe
  * The raw checks from `until` (not rolled up yet), per resource and hour: the
  * figures, the bar and the badges count a check from the moment it is
  * written, and an outage shows at once. Portable SQL (an integer remainder
- * and a CASE), on the (resource_id, checked_at) index.
+ * and a CASE), on the (resource_id, id) index from the first id of the first
+ * hour read (history_hours).
  */
 export function readRecent(db: Kysely<Database>, members: Members, until: number, now: number): Promise<BucketRow[]> {
   const hour = sql<number>`checked_at - checked_at % ${sql.lit(HOUR)}`;
+  const from = Math.max(until, Math.floor(now / HOUR) * HOUR - RAW_HOURS_BEFORE * HOUR);
   return db
     .selectFrom('check_history')
+    .innerJoin('check_outcomes', 'check_outcomes.id', 'check_history.outcome_id')
     .select((eb) => [
       'resource_id',
       hour.as('bucket_start'),
@@ -79,8 +82,13 @@ export function readRecent(db: Kysely<Database>, members: Members, until: number
       sql<number>`0`.as('daily'),
     ])
     .where('resource_id', 'in', filter(db, members))
-    .where('checked_at', '>=', until)
-    .where('checked_at', '>=', Math.floor(now / HOUR) * HOUR - RAW_HOURS_BEFORE * HOUR)
+    .where('check_history.id', '>=', (eb) =>
+      eb
+        .selectFrom('history_hours')
+        .select((h) => h.fn.min('first_id').as('first'))
+        .where('hour_start', '>=', from - (from % HOUR)),
+    )
+    .where('checked_at', '>=', from)
     .groupBy(['resource_id', hour])
     .execute();
 }

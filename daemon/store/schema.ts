@@ -16,6 +16,9 @@ export interface Database extends ClusterTables {
   resources: ResourcesTable;
   resource_groups: ResourceGroupsTable;
   check_history: CheckHistoryTable;
+  check_outcomes: CheckOutcomesTable;
+  check_details: CheckDetailsTable;
+  history_hours: HistoryHoursTable;
   resource_locations: ResourceLocationsTable;
   location_results: LocationResultsTable;
   check_rollups_hourly: CheckRollupsTable;
@@ -208,20 +211,41 @@ export interface ResourceGroupsTable {
   group_id: number;
 }
 
+/** One check (compact since migration 0029: its outcome is an id into `check_outcomes`). */
 export interface CheckHistoryTable {
   id: Generated<number>;
   resource_id: number;
-  status: string;
-  message: string | null;
-  error_code: string | null;
+  outcome_id: number;
   checked_at: number;
   duration_ms: number;
+  /** 1 where this check's status differs from the resource's previous check (kept past the size budget). */
+  changed: Generated<number>;
+}
+
+/** A check's rare columns (migration 0029), for the rows that have any. */
+export interface CheckDetailsTable {
+  history_id: number;
   /** The location that checked: an agent's name, or null for the daemon (migration 0013). */
   location: string | null;
   /** A push check's ping (migration 0020): its PingDetail as JSON, without the body; NULL otherwise. */
   ping: Generated<string | null>;
   /** That ping's kept body (at most 100 KiB); NULL when it sent none. */
   ping_body: Generated<string | null>;
+}
+
+/** Each distinct check outcome once (migration 0029); `key` is `outcomeKey` of the three. */
+export interface CheckOutcomesTable {
+  id: Generated<number>;
+  key: string;
+  status: string;
+  error_code: string | null;
+  message: string | null;
+}
+
+/** The first history id written for each hour (epoch ms of its start): time ranges as id ranges. */
+export interface HistoryHoursTable {
+  hour_start: number;
+  first_id: number;
 }
 
 /** One PUSH resource's ping identity, schedule and deadline (migration 0020, daemon/push/). */

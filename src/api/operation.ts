@@ -24,6 +24,8 @@ export interface OperationDef {
   readonly body?: TSchema;
   /** The body may be left out (no content type, no bytes): the handler gets `{}`, as if it were sent. */
   readonly bodyOptional?: boolean;
+  /** Bytes the body may have when not the 1 MiB of every other body (413 past it). */
+  readonly bodyLimit?: number;
   /** Absent for streams, which write their own response. */
   readonly response?: TSchema;
   /** Success status; 200 unless said otherwise. */

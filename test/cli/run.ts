@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -67,6 +67,8 @@ export interface AdminCli {
   readonly home: ReturnType<typeof tempHome>;
   /** `monctl` as the daemon's ADMIN (usable once beforeAll has run). */
   monctl(args: string[], opts?: RunOptions): Promise<RunResult>;
+  /** Writes `text` to `name` in the temp dir; its path. */
+  file(name: string, text: string): string;
 }
 
 /**
@@ -98,5 +100,10 @@ export function useAdminCli(): AdminCli {
       return ready(home);
     },
     monctl: (args, opts) => ready(run)(args, opts),
+    file: (name, text) => {
+      const path = join(ready(home).dir, name);
+      writeFileSync(path, text);
+      return path;
+    },
   };
 }

@@ -274,7 +274,10 @@ describe('TCP routes and remote checks across pods', () => {
       // Two scheduled rounds of every resource, each on the pod holding its shard.
       type Row = { resource_id: number; status: string; location: string | null };
       const history = await until(async () => {
-        const rows = await queryDb<Row>(a, 'SELECT resource_id, status, location FROM check_history');
+        const rows = await queryDb<Row>(
+          a,
+          'SELECT h.resource_id, o.status, d.location FROM check_history h JOIN check_outcomes o ON o.id = h.outcome_id LEFT JOIN check_details d ON d.history_id = h.id',
+        );
         const per = new Map<number, number>();
         for (const r of rows) per.set(r.resource_id, (per.get(r.resource_id) ?? 0) + 1);
         return per.size === 64 && [...per.values()].every((n) => n >= 2) ? rows : undefined;

@@ -32,7 +32,8 @@ describe('identity: route sign-in without --oidc-issuer', () => {
 
   it('comes back only to a path of the same host (never //host, /\\host or a URL)', () => {
     expect(sameHostPath('/app/page?x=1')).toBe('/app/page?x=1');
-    for (const evil of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'evil', '/x\r\nSet-Cookie: a=b'])
+    const dotted = ['/.//evil.example', '/a/../..//evil.example/x', '/%2e//evil.example']; // resolve to //evil.example
+    for (const evil of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'evil', '/x\r\nSet-Cookie: a=b', ...dotted])
       expect(sameHostPath(evil), evil).toBe('/');
   });
 

@@ -253,7 +253,16 @@ describe('single sign-on at the daemon login', () => {
     }
 
     it('an open redirect through return: other origins end at /api, a path of this origin is kept', async () => {
-      for (const evil of ['https://evil.test', '//evil.test', '/\\evil.test', '/\t/evil.test', 'javascript:alert(1)', 'evil.test']) {
+      const dotted = ['/.//evil.test', '/a/..//evil.test', '/%2e//evil.test']; // resolve to //evil.test
+      for (const evil of [
+        'https://evil.test',
+        '//evil.test',
+        '/\\evil.test',
+        '/\t/evil.test',
+        'javascript:alert(1)',
+        'evil.test',
+        ...dotted,
+      ]) {
         const { res } = await signIn(d, 'bob', evil);
         expect(res.status, `${evil}: ${res.text}`).toBe(302);
         expect(res.headers.location, evil).toBe('/api');

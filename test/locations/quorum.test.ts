@@ -189,9 +189,14 @@ describe('rounds recorded', () => {
       latest_message: '200 OK',
       fail_streak: 0,
     });
-    expect(await store.db.selectFrom('check_history').select('status').where('resource_id', '=', id).execute()).toEqual([
-      { status: 'AVAILABLE' },
-    ]);
+    expect(
+      await store.db
+        .selectFrom('check_history')
+        .innerJoin('check_outcomes', 'check_outcomes.id', 'outcome_id')
+        .select('status')
+        .where('resource_id', '=', id)
+        .execute(),
+    ).toEqual([{ status: 'AVAILABLE' }]);
   });
 
   it("inhibition: a resource checked from an agent that is down is held back by the agent's own alert", async () => {

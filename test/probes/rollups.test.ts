@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR, p95, runRollups } from '../../daemon/probes/rollups.ts';
 import { insertResources, openContext, type TestContext } from './helpers/context.ts';
+import { writeHistory } from './helpers/history.ts';
 
 let tc: TestContext | undefined;
 afterEach(async () => {
@@ -39,11 +40,7 @@ describe('history rollups and retention', () => {
     const recent = day0 + 39 * DAY + 3 * HOUR;
     for (let i = 0; i < 4; i++)
       rows.push({ resource_id: b, status: 'AVAILABLE', message: 'x', error_code: null, checked_at: recent + i, duration_ms: 10 * (i + 1) });
-    for (let i = 0; i < rows.length; i += 200)
-      await db
-        .insertInto('check_history')
-        .values(rows.slice(i, i + 200))
-        .execute();
+    await writeHistory(db, rows);
 
     const now = day0 + 40 * DAY + 30 * 60_000;
     let total = { hours: 0, days: 0, deleted: 0 };

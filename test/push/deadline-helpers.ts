@@ -41,7 +41,7 @@ export interface Missed {
 export async function missedEntries(d: TestDaemon, id: number): Promise<Missed[]> {
   const rows = await queryDb<{ message: string; checked_at: number | string }>(
     d,
-    "SELECT message, checked_at FROM check_history WHERE resource_id = ? AND error_code = 'MISSED_PING' ORDER BY id",
+    "SELECT o.message, h.checked_at FROM check_history h JOIN check_outcomes o ON o.id = h.outcome_id WHERE h.resource_id = ? AND o.error_code = 'MISSED_PING' ORDER BY h.id",
     id,
   );
   return rows.map((r) => ({ message: r.message, checkedAt: Number(r.checked_at) }));

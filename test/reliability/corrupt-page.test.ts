@@ -45,12 +45,13 @@ describe('a corrupt database page', () => {
     const id = await dataDirWithResource(dataDir);
     // 3,000 history rows (many leaf pages), written while the daemon is stopped, then all in the main file.
     const db = new Database(file);
-    const insert = db.prepare(
-      'insert into check_history (resource_id, status, message, error_code, checked_at, duration_ms) values (?, ?, ?, null, ?, 5)',
-    );
+    const outcome = db
+      .prepare("insert into check_outcomes (key, status, error_code, message) values ('test', 'AVAILABLE', null, ?) returning id")
+      .get(`check ${'x'.repeat(40)}`) as { id: number };
+    const insert = db.prepare('insert into check_history (resource_id, outcome_id, checked_at, duration_ms) values (?, ?, ?, 5)');
     const old = Date.now() - 40 * 86_400_000;
     db.transaction(() => {
-      for (let i = 0; i < 3000; i++) insert.run(id, 'AVAILABLE', `check ${i} ${'x'.repeat(40)}`, old + i * 60_000);
+      for (let i = 0; i < 3000; i++) insert.run(id, outcome.id, old + i * 60_000);
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');
     const leaves = db.prepare("select pageno from dbstat where name = 'check_history' and pagetype = 'leaf' order by path").all() as Array<{

@@ -1,4 +1,5 @@
 import { type DbHandle, openDb } from '../helpers/test-database.ts';
+import { outcomeKey } from '../../daemon/store/outcome-key.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -58,24 +59,37 @@ export class SeedDb {
    */
   async rawChecks(resourceId: number, count: number, downEvery = 0, now = Date.now()): Promise<void> {
     const hour = Math.floor(now / HOUR) * HOUR;
+    if (count === 0) return;
+    const outcome = async (status: string, message: string, code: string | null) => {
+      await this.#db.query(
+        'INSERT INTO check_outcomes (key, status, error_code, message) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+        outcomeKey(status, code, message),
+        status,
+        code,
+        message,
+      );
+      const [row] = await this.#db.query<{ id: number }>('SELECT id FROM check_outcomes WHERE key = ?', outcomeKey(status, code, message));
+      return row.id;
+    };
+    const up = await outcome('AVAILABLE', '200 OK', null);
+    const down = await outcome('NOT_AVAILABLE', '503 Service Unavailable', '503');
     const params: unknown[] = [];
     for (let i = 0; i < count; i++) {
-      const down = downEvery > 0 && i % downEvery === downEvery - 1;
-      params.push(
-        resourceId,
-        down ? 'NOT_AVAILABLE' : 'AVAILABLE',
-        down ? '503 Service Unavailable' : '200 OK',
-        down ? '503' : null,
-        hour + Math.floor(((now - hour) * i) / count),
-        20,
-      );
+      const isDown = downEvery > 0 && i % downEvery === downEvery - 1;
+      params.push(resourceId, isDown ? down : up, hour + Math.floor(((now - hour) * i) / count), 20);
     }
-    if (count === 0) return;
-    await this.#db.query(
-      `INSERT INTO check_history (resource_id, status, message, error_code, checked_at, duration_ms) VALUES ${new Array(count)
-        .fill('(?, ?, ?, ?, ?, ?)')
-        .join(', ')}`,
+    const ids = await this.#db.query<{ id: number }>(
+      `INSERT INTO check_history (resource_id, outcome_id, checked_at, duration_ms) VALUES ${new Array(count)
+        .fill('(?, ?, ?, ?)')
+        .join(', ')} RETURNING id`,
       ...params,
+    );
+    // The hour's first id, as the daemon's writer keeps it (status pages read the hour from there).
+    await this.#db.query(
+      `INSERT INTO history_hours (hour_start, first_id) VALUES (?, ?) ON CONFLICT (hour_start) DO UPDATE SET
+        first_id = CASE WHEN excluded.first_id < history_hours.first_id THEN excluded.first_id ELSE history_hours.first_id END`,
+      hour,
+      Math.min(...ids.map((r) => Number(r.id))),
     );
   }
 

@@ -6,6 +6,9 @@ export const CALLBACK_PATH = '/login/sso/callback';
 
 const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/;
 
+/** A lower-cased Host header fit for a redirect URI: a plain host name or address, with an optional port. */
+export const isHostAuthority = (host: string) => host.length <= 300 && HOST.test(host);
+
 /**
  * The redirect URI of the daemon's sign-ins. With `--public-url` it is that
  * URL's (the one registered at the provider, whatever proxy is in between);
@@ -19,6 +22,6 @@ export function callbackUrl(req: IncomingMessage, config: { publicUrl?: string; 
   if (config.publicUrl) return `${config.publicUrl.replace(/\/+$/, '')}${CALLBACK_PATH}`;
   const raw = req.headers[':authority'] ?? req.headers.host;
   const host = (Array.isArray(raw) ? raw[0] : raw)?.toLowerCase() ?? '';
-  if (host.length > 300 || !HOST.test(host)) throw invalidField('Host', 'must be a host name or address, with an optional port');
+  if (!isHostAuthority(host)) throw invalidField('Host', 'must be a host name or address, with an optional port');
   return `${config.tls ? 'https' : 'http'}://${host}${CALLBACK_PATH}`;
 }

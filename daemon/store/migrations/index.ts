@@ -27,6 +27,7 @@ import * as routePools from './0025-route-pools.ts';
 import * as statusCommunication from './0026-status-communication.ts';
 import * as statusCommunicationPods from './0027-status-communication-pods.ts';
 import * as identity from './0028-identity.ts';
+import * as compactHistory from './0029-compact-history.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0026-status-communication': statusCommunication,
   '0027-status-communication-pods': statusCommunicationPods,
   '0028-identity': identity,
+  '0029-compact-history': compactHistory,
 };
 
 export const migrationProvider: MigrationProvider = {

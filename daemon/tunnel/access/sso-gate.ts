@@ -4,19 +4,14 @@ import { hostWithoutPort } from '../../../src/tunnel/protocol.ts';
 import { beginSignIn, clearTransactionCookie, completeSignIn, transactionCookie } from '../../auth/oidc/flow.ts';
 import { boxFor } from '../../auth/secret-box.ts';
 import type { DaemonContext } from '../../context.ts';
+import { cookieJar } from '../../http/cookies.ts';
 import { overTls } from '../../http/https-redirect.ts';
+import { safeReturnPath } from '../../auth/oidc/return-path.ts';
+import { isHostAuthority } from '../../auth/oidc/callback-url.ts';
 import { SIGNED_OUT_PAGE, SsoAnswer } from './sso-answer.ts';
 import type { LiveRoute } from '../route-table.ts';
 import { dropIdentityHeaders, ruleRefusal, setIdentityHeaders } from './sso-rules.ts';
-import {
-  clearSessionCookie,
-  cookiesOf,
-  openSession,
-  type RouteSession,
-  sealSession,
-  sessionCookie,
-  stripEdgeCookies,
-} from './sso-session.ts';
+import { clearSessionCookie, openSession, type RouteSession, sealSession, sessionCookie, stripEdgeCookies } from './sso-session.ts';
 
 /** The paths the edge answers itself on every hostname with a route behind sign-in, whatever its pathPrefix. */
 export const SSO_PATH = '/.monctl/sso/';
@@ -26,9 +21,8 @@ const LOGOUT = `${SSO_PATH}logout`;
 /** The code of the redirect to the provider: counted as a refusal, as basic auth's 401 is. */
 export const SIGN_IN_REQUIRED = 'sign-in-required';
 
-const AUTHORITY = /^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
-/** A same-host path to come back to after the sign-in: never `//host` or `/\host` (another origin to a browser). */
-export const sameHostPath = (path: string) => (/^\/(?![/\\])/.test(path) && path.length <= 2048 && !/[\r\n]/.test(path) ? path : '/');
+/** A same-host path to come back to after the sign-in, or the route's root (auth/oidc/return-path.ts). */
+export const sameHostPath = (path: string) => safeReturnPath(path, '/');
 const wantsHtml = (req: IncomingMessage) =>
   (req.method === 'GET' || req.method === 'HEAD') && !req.headers.upgrade && /text\/html/i.test(String(req.headers.accept ?? ''));
 
@@ -63,7 +57,7 @@ export class SsoGate {
     const issuer = this.#ctx.oidc;
     if (!issuer) return new HttpError(503, 'sso-unavailable', 'access: the route signs in through single sign-on, which is not set up');
     const authority = (hostHeader ?? '').trim().toLowerCase();
-    if (!AUTHORITY.test(authority)) return new HttpError(400, 'bad-request', 'access: the Host header is not a host name');
+    if (!isHostAuthority(authority)) return new HttpError(400, 'bad-request', 'access: the Host header is not a host name');
     const host = hostWithoutPort(authority);
     const path = forward.split('?')[0]!;
     const redirectUri = `${overTls(req) ? 'https' : 'http'}://${authority}${CALLBACK}`;
@@ -106,7 +100,7 @@ export class SsoGate {
   async #callback(req: IncomingMessage, host: string, forward: string, redirectUri: string): Promise<HttpError> {
     if (req.method !== 'GET') return new HttpError(405, 'method-not-allowed', 'access: the sign-in callback takes GET');
     const issuer = this.#ctx.oidc!;
-    const jar = cookiesOf(req);
+    const jar = cookieJar(req);
     const q = forward.indexOf('?');
     const query = q < 0 ? '' : forward.slice(q);
     const { identity, tx } = await completeSignIn(issuer, this.#transactions(), {

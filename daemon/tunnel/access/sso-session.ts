@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { SecretBox } from '../../auth/secret-box.ts';
+import { cookieJar } from '../../http/cookies.ts';
 import { overTls } from '../../http/https-redirect.ts';
 
 /** Who signed in at a route's hostname: what the target is told, sealed in the cookie. */
@@ -50,23 +51,9 @@ export function sealSession(box: SecretBox, session: RouteSession, wanted: Reado
   }
 }
 
-/** The cookie pairs of a request, bounded: a header this long is no browser's. */
-export function cookiesOf(req: IncomingMessage): Map<string, string> {
-  const jar = new Map<string, string>();
-  const header = req.headers.cookie;
-  if (typeof header !== 'string' || header.length > 16_384) return jar;
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq < 0) continue;
-    const name = pair.slice(0, eq).trim();
-    if (!jar.has(name)) jar.set(name, pair.slice(eq + 1).trim());
-  }
-  return jar;
-}
-
 /** The session of a request, if its cookie opens (ours, untampered), is for `host` and `issuer`, and is unexpired. */
 export function openSession(box: SecretBox, req: IncomingMessage, host: string, issuer: string, now: number): RouteSession | undefined {
-  const value = cookiesOf(req).get(sessionCookieName(req));
+  const value = cookieJar(req).get(sessionCookieName(req));
   if (!value || value.length > MAX_COOKIE_VALUE) return undefined;
   const opened = box.open(value);
   if (!opened) return undefined;

@@ -13,6 +13,7 @@ import {
   ResourcePatch,
 } from '../schemas/monitoring.ts';
 import { MAX_TESTS_IN_FLIGHT, ResourceTestBody, ResourceTestResult } from '../schemas/resource-test.ts';
+import { BatchBody, BatchResult, MAX_BATCH_BYTES, MAX_BATCH_ITEMS, ResourceListQuery } from '../schemas/resource-batch.ts';
 
 const tag = 'Resources';
 
@@ -26,7 +27,8 @@ export const resourceOperations = {
     access: 'public',
     summary: 'List the active resources the caller may see',
     description:
-      'Ordered by id ascending. Anonymous callers see resources without a group or with a PUBLIC group; authenticated callers also AUTHENTICATED ones; HIDDEN resources are never listed. Each item also carries `currentStatus`, `latestCheckStatus` and `latestCheckedAt`, as in the detail.',
+      'Ordered by id ascending. Anonymous callers see resources without a group or with a PUBLIC group; authenticated callers also AUTHENTICATED ones; HIDDEN resources are never listed. Each item also carries `currentStatus`, `latestCheckStatus` and `latestCheckedAt`, as in the detail. With `limit`, one page of ids after `after`, and a `Link: <…>; rel="next"` header while more remain; without it, the whole list.',
+    query: ResourceListQuery,
     response: Type.Array(ResourceListItem),
   }),
   getResource: defineOperation({
@@ -110,7 +112,7 @@ export const resourceOperations = {
     access: 'authenticated',
     summary: 'Check history, most recent first',
     description:
-      'Paged with `limit` and `before` (an entry id); a `Link: <…>; rel="next"` header points to the next page. 404 for a missing resource or one the caller may not see (ADMIN sees all).',
+      'Paged with `limit` and `before` (an entry id); a `Link: <…>; rel="next"` header points to the next page. A `History-Complete-From` header gives the time from which every check is kept; before it, past the `--history-max-bytes` budget, only state changes are (see the API guide). 404 for a missing resource or one the caller may not see (ADMIN sees all).',
     params: IdParams,
     query: HistoryQuery,
     response: Type.Array(HistoryEntry),
@@ -123,7 +125,22 @@ export const resourceOperations = {
     tag,
     access: 'admin',
     summary: 'Every resource, inactive and hidden included, by id',
+    description: 'Paged as `GET /api/resources`: `limit`, `after` and a `Link: <…>; rel="next"` header; without `limit`, the whole list.',
+    query: ResourceListQuery,
     response: Type.Array(AdminResource),
+  }),
+  batchResources: defineOperation({
+    id: 'batchResources',
+    method: 'POST',
+    path: '/admin/api/resources/batch',
+    tag,
+    access: 'admin',
+    summary: 'Create, update and delete many resources in one transaction',
+    description: `Items in order, all or nothing: when any is refused nothing is applied, and the problem lists every refused item in \`errors\` ({index, field, status, message}, \`field\` a JSON pointer into the item). At most ${MAX_BATCH_ITEMS} items and ${MAX_BATCH_BYTES} bytes (413).`,
+    body: BatchBody,
+    bodyLimit: MAX_BATCH_BYTES,
+    response: BatchResult,
+    errors: [404, 409, 413],
   }),
   getAdminResource: defineOperation({
     id: 'getAdminResource',
