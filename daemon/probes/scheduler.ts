@@ -50,6 +50,9 @@ const SEED_REQUEST = '[null,null,null,null]';
 const DAEMON_ONLY: Location[] = [DAEMON_LOCATION];
 const NO_CONDITIONS: string[] = [];
 
+/** More new or changed resources than this in one reload have their first checks spread. */
+const BURST = 1_000;
+
 /** Rows read per query at start. */
 const START_PAGE = 2_000;
 
@@ -238,6 +241,8 @@ export class Scheduler {
     this.reloadScheduled = false;
     const ids = [...this.pendingReload];
     this.pendingReload.clear();
+    const burst = ids.length > BURST;
+    const started = Date.now();
     for (let i = 0; i < ids.length && !this.stopped; i += 500) {
       const part = ids.slice(i, i + 500);
       const rows = await this.ctx.db.selectFrom('resources').select(COLUMNS).where('id', 'in', part).execute();
@@ -265,7 +270,11 @@ export class Scheduler {
           old.quorum === row.quorum &&
           sameLocations(old.locations, where);
         if (same) continue;
-        this.upsert(row as Row, Date.now(), where); // new or changed: check now, then at its interval
+        // New or changed: check now, then at its interval. A burst (a bulk apply) is spread as at
+        // start, in the order it came: checked all at once, its beats would stay bunched forever.
+        const intervalMs = Math.max(1, row.interval_seconds) * 1000;
+        const due = burst ? started + ((i + part.indexOf(row.id)) / ids.length) * Math.min(intervalMs, MAX_SPREAD_MS) : Date.now();
+        this.upsert(row as Row, due, where);
       }
     }
     this.pump();
