@@ -95,13 +95,7 @@ export class VisibilityCache {
     this.#reload.invalidate();
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
-      const rows = await this.#ctx.db
-        .selectFrom('resources')
-        .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
-        .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-        .select(['resources.id as id', 'groups.visibility as visibility'])
-        .where('resources.id', 'in', part)
-        .execute();
+      const rows = await this.#joined().where('resources.id', 'in', part).execute();
       const levels = levelsOf(rows);
       for (const id of part) {
         const list = levels.get(id);
@@ -117,6 +111,15 @@ export class VisibilityCache {
     this.#onChange();
   }
 
+  /** Each resource's id with the visibility of each of its groups (null: none). */
+  #joined() {
+    return this.#ctx.db
+      .selectFrom('resources')
+      .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
+      .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
+      .select(['resources.id as id', 'groups.visibility as visibility']);
+  }
+
   /** Every resource's visibility, READ_PAGE ids per query with a turn of the event loop between: checks keep their schedule during a read of a million. */
   async #read(): Promise<Map<number, Visibility>> {
     const { top } = await this.#ctx.db
@@ -126,11 +129,7 @@ export class VisibilityCache {
     const map = new Map<number, Visibility>();
     for (let from = 0; from < Number(top ?? 0); from += READ_PAGE) {
       if (from > 0) await new Promise((resolve) => setImmediate(resolve));
-      const rows = await this.#ctx.db
-        .selectFrom('resources')
-        .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
-        .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-        .select(['resources.id as id', 'groups.visibility as visibility'])
+      const rows = await this.#joined()
         .where('resources.id', '>', from)
         .where('resources.id', '<=', from + READ_PAGE)
         .execute();

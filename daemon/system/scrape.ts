@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unauthorized } from '../../src/errors.ts';
 import { ANONYMOUS, resolvePrincipal } from '../auth/principal.ts';
 import type { DaemonContext } from '../context.ts';
+import { drained } from '../monitoring/resource-list.ts';
 import { visibleTo } from '../monitoring/visibility.ts';
 
 /** A sample line's `resource_id` label (prom-client escapes `"` in values, so a value cannot fake it). */
@@ -33,19 +34,6 @@ async function publicResourceIds(ctx: DaemonContext): Promise<Set<string> | unde
     ctx.log.warn({ err }, 'metrics: resource visibilities not read; per-resource series left out');
     return undefined; // fail closed: no per-resource series rather than all of them
   }
-}
-
-/** Resolves when `res` can take more, or is closed. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /**
