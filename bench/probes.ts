@@ -7,8 +7,12 @@
  * same rate in the same run.
  *
  * Flags: --resources N, --interval S (10..86400), --intervals K (measured),
- * --baseline-seconds S, --targets T (target server ports).
+ * --baseline-seconds S, --targets T (target server ports), --profile (a V8 CPU profile of the
+ * daemon over the measured intervals, its top functions printed at the end).
  * A short run: `npm run bench:probes -- --resources 1000 --interval 10 --intervals 2 --baseline-seconds 10`.
+ * At scale: `npm run bench:probes -- --resources 200000` (for regular runs) and `--resources 1000000`:
+ * from 100,000 resources the defaults are one measured interval of 300 s and a 120 s baseline. Bytes per resource: the RSS after the
+ * measured intervals above that of the same daemon idle (started, with no resource), ÷ N.
  * `--conditions`: the targets answer a 2 KiB JSON body and each resource has three conditions (a status, a
  * JSON path, a response time); the baseline reads and `JSON.parse`s each body. Both modes print the CPU per
  * check against the baseline's CPU per request (target with conditions: at most 1.3×).
@@ -18,15 +22,16 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
 import { startDaemon } from '../test/helpers/daemon.ts';
 import { flag, fmt } from './lib/load.ts';
 import { lagBuckets, quantile } from './lib/lag.ts';
-import { maxRssOver, procStat } from './lib/measure.ts';
+import { maxRssOver, metricSum, procStat } from './lib/measure.ts';
 import { createResources } from './lib/resources.ts';
+import { profileTop } from './lib/cpu-profile.ts';
 
 /** What the targets answer with `--conditions`: a 2 KiB JSON health document. */
 const JSON_BODY = JSON.stringify({
@@ -62,9 +67,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const n = flag('resources', 10_000);
-  const interval = flag('interval', 60);
-  const intervals = flag('intervals', 2);
-  const baselineSeconds = flag('baseline-seconds', interval);
+  const large = n >= 100_000;
+  const interval = flag('interval', large ? 300 : 60);
+  const intervals = flag('intervals', large ? 1 : 2);
+  const baselineSeconds = flag('baseline-seconds', Math.min(interval, 120));
   const targetCount = flag('targets', 8);
   const withConditions = process.argv.includes('--conditions');
   const children: ChildProcess[] = [];
@@ -90,11 +96,18 @@ async function main(): Promise<void> {
   const env = { MONCTL_CHECK_RESPONSES: '0' };
   let daemon = await startDaemon({ env, dataDir: join(dataDir, 'data') });
   children.push(daemon.proc);
+  await sleep(2000);
+  const idle = procStat(daemon.proc.pid!);
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
   const what = withConditions ? `, each with ${CONDITIONS.length} conditions against a 2 KiB JSON body (${CONDITIONS.join(', ')})` : '';
   console.log(
     `probes bench: ${n} HTTP resources every ${interval} s on ${ports.length} local targets${what}, measuring ${intervals} interval(s)`,
   );
-  console.log(`CPU: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} cores)`);
+  console.log(`CPU: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} cores); load average ${load()} at the start`);
+  console.log(`idle daemon (no resource): RSS ${fmt(idle.rssMb)} MB`);
   try {
     const createdIn = await createResources(daemon.url, daemon.adminKey, n, (i) => ({
       name: `bench-${i}`,
@@ -113,7 +126,9 @@ async function main(): Promise<void> {
     );
     await daemon.stop();
     const restart = Date.now();
-    daemon = await startDaemon({ env, dataDir: join(dataDir, 'data') });
+    const profDir = process.argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'monctl-bench-probes-prof-')) : undefined;
+    const profEnv: Record<string, string> = profDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {};
+    daemon = await startDaemon({ env: { ...env, ...profEnv }, dataDir: join(dataDir, 'data') });
     children.push(daemon.proc);
     console.log(`restarted in ${((Date.now() - restart) / 1000).toFixed(1)} s`);
     // Every resource has been checked once: from now on each is due exactly once per interval.
@@ -135,7 +150,16 @@ async function main(): Promise<void> {
     const seconds = (after.at - before.at) / 1000;
     const daemonRate = done / seconds;
     const daemonCpu = after.proc.cpuSeconds - before.proc.cpuSeconds;
+    const loadAfter = load();
+    // Where the RSS goes: V8's heap (live and not yet collected), its committed size, and memory outside it (typed arrays, SQLite's is not counted).
+    const text = await (
+      await request(`${daemon.url}/actuator/prometheus`, { headers: { authorization: `Bearer ${daemon.adminKey}` } })
+    ).body.text();
+    const heap = ['nodejs_heap_size_used_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_external_memory_bytes'].map(
+      (name) => metricSum(text, name) / 2 ** 20,
+    );
     await daemon.stop();
+    if (profDir) for (const line of profileTop(profDir, 40)) console.log(line);
 
     // Baseline: a bare undici loop sending the same requests at the same rate (each path once per interval, evenly phased).
     const agent = new Agent({ keepAliveTimeout: 30_000 });
@@ -179,6 +203,12 @@ async function main(): Promise<void> {
     console.log(
       `daemon RSS:              ${fmt(after.proc.rssMb)} MB at the end, ${fmt(maxRss)} MB max sampled each second, ${fmt(after.proc.peakMb)} MB peak (VmHWM) since the restart`,
     );
+    const perResource = ((after.proc.rssMb - idle.rssMb) * 2 ** 20) / n;
+    console.log(`bytes per resource:      ${fmt(perResource, 0)} (RSS at the end above the idle daemon's ${fmt(idle.rssMb)} MB, ÷ ${n})`);
+    console.log(
+      `daemon memory:           RSS ${fmt(after.proc.anonMb)} MB anonymous + ${fmt(after.proc.fileMb)} MB file-backed; V8 heap ${fmt(heap[0])} MB used of ${fmt(heap[1])} MB, ${fmt(heap[2])} MB external`,
+    );
+    console.log(`load average:            ${loadAfter} at the end of the measured intervals`);
     console.log(`daemon throughput:       ${fmt(daemonRate, 2)} checks/s (schedule: ${fmt(n / interval, 2)}/s)`);
     const baseCpuSeconds = (baseCpu.user + baseCpu.system) / 1e6;
     console.log(

@@ -8,6 +8,12 @@ import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /**
+   * Series rendered at scrape time, after the registry's: the per-resource gauges live in typed
+   * arrays (daemon/probes/resource-gauges.ts), not as one prom-client series each. Each gives
+   * its text in chunks of whole lines.
+   */
+  rendered: Array<() => Iterable<string>>;
 }
 
 export function createMetrics(): Metrics {
@@ -26,5 +32,5 @@ export function createMetrics(): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  return { registry, httpDuration };
+  return { registry, httpDuration, rendered: [] };
 }

@@ -43,11 +43,14 @@ export const monitoringModule: ModuleFactory = async (ctx) => {
     start() {
       state.cors.start();
       // Resources changed through another pod on the same database reach the event filter within a minute.
-      visibilityTimer = setInterval(
-        () => state.visibility.reload().catch((err) => ctx.log.warn({ err }, 'visibility reload failed')),
-        60_000,
-      );
-      visibilityTimer.unref();
+      // One daemon alone sees every change on its bus: no periodic read of every resource.
+      if (ctx.cluster) {
+        visibilityTimer = setInterval(
+          () => state.visibility.reload().catch((err) => ctx.log.warn({ err }, 'visibility reload failed')),
+          60_000,
+        );
+        visibilityTimer.unref();
+      }
     },
     stop() {
       state.cors.stop();

@@ -81,7 +81,8 @@ export async function streamList(res: ServerResponse, first: Row[], read: ReadPa
   }
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when `res` can take more, or is closed. */
+export function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -48,11 +48,14 @@ export function mayEnter(principal: Principal, visibility: Visibility): boolean 
   return false;
 }
 
+/** Resource ids per query of a full read. */
+const READ_PAGE = 20_000;
+
 /**
  * Every resource's effective visibility, in memory, for the SSE filter that
  * runs for every event and subscriber. One resource is re-read when it is
- * created or its groups change; a group change reloads the whole map (one
- * query; tens of thousands of rows stay cheap).
+ * created or its groups change; a group change reloads the whole map (in
+ * pages of ids).
  */
 export class VisibilityCache {
   readonly #ctx: DaemonContext;
@@ -92,13 +95,7 @@ export class VisibilityCache {
     this.#reload.invalidate();
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
-      const rows = await this.#ctx.db
-        .selectFrom('resources')
-        .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
-        .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-        .select(['resources.id as id', 'groups.visibility as visibility'])
-        .where('resources.id', 'in', part)
-        .execute();
+      const rows = await this.#joined().where('resources.id', 'in', part).execute();
       const levels = levelsOf(rows);
       for (const id of part) {
         const list = levels.get(id);
@@ -114,15 +111,30 @@ export class VisibilityCache {
     this.#onChange();
   }
 
-  async #read(): Promise<Map<number, Visibility>> {
-    const rows = await this.#ctx.db
+  /** Each resource's id with the visibility of each of its groups (null: none). */
+  #joined() {
+    return this.#ctx.db
       .selectFrom('resources')
       .leftJoin('resource_groups', 'resource_groups.resource_id', 'resources.id')
       .leftJoin('groups', 'groups.id', 'resource_groups.group_id')
-      .select(['resources.id as id', 'groups.visibility as visibility'])
-      .execute();
+      .select(['resources.id as id', 'groups.visibility as visibility']);
+  }
+
+  /** Every resource's visibility, READ_PAGE ids per query with a turn of the event loop between: checks keep their schedule during a read of a million. */
+  async #read(): Promise<Map<number, Visibility>> {
+    const { top } = await this.#ctx.db
+      .selectFrom('resources')
+      .select((eb) => eb.fn.max('id').as('top'))
+      .executeTakeFirstOrThrow();
     const map = new Map<number, Visibility>();
-    for (const [id, list] of levelsOf(rows)) map.set(id, effectiveVisibility(list));
+    for (let from = 0; from < Number(top ?? 0); from += READ_PAGE) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      const rows = await this.#joined()
+        .where('resources.id', '>', from)
+        .where('resources.id', '<=', from + READ_PAGE)
+        .execute();
+      for (const [id, list] of levelsOf(rows)) map.set(id, effectiveVisibility(list));
+    }
     return map;
   }
 }

@@ -17,6 +17,7 @@ const ROLLUP_EVERY_MS = 5 * 60_000;
 export function probesModule(ctx: DaemonContext): DaemonModule {
   const config = ctx.config.probes;
   const metrics = createProbeMetrics(ctx.metrics.registry, { perResourcePhases: ctx.config.metrics.detail === 'all' });
+  ctx.metrics.rendered.push(() => metrics.resources.render());
   // Pods on PostgreSQL schedule the resources of the shards they lease; one daemon schedules them all.
   let leases: ShardLeases | undefined;
   const scheduler = new Scheduler(

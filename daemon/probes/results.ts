@@ -41,6 +41,8 @@ export interface RoundRecord {
    * but the status, the latest columns, streaks and incidents stay as they are.
    */
   historyOnly?: boolean;
+  /** The scheduler's next due time for this resource, written with the latest columns (daemon/probes/writer.ts). */
+  nextRunAt?: number;
 }
 
 /** Rows per statement: a handful of parameters a row stays well under every dialect's bind-parameter limit. */
@@ -208,7 +210,7 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[],
     const incidents = await applyIncidents(trx, ctx, current, rounds);
     const changes: StatusChanged[] = [];
     const updates: LatestUpdate[] = [];
-    for (const [resourceId, { result, checks }] of latest) {
+    for (const [resourceId, { result, checks, nextRunAt }] of latest) {
       const row = current.get(resourceId)!;
       if (row.latest_checked_at !== null && result.checkedAt < row.latest_checked_at) continue;
       const to = CURRENT[result.status];
@@ -229,6 +231,7 @@ export async function recordResults(ctx: ResultWriterDeps, items: RoundRecord[],
             }
           : keptLatest(row)),
         ...incidents.columns(resourceId),
+        next_run_at: nextRunAt === undefined ? null : Math.round(nextRunAt),
       });
       const from = effectiveStatus(row.active, row.current_status);
       const now = effectiveStatus(row.active, to);

@@ -21,6 +21,7 @@ interface Entry {
   /** The request columns as stored: an edit of any request field (secrets included) reschedules. */
   request: string;
   intervalMs: number;
+  /** Shared, as are a seed request key, the daemon-only locations and no conditions: at a million entries each copy costs. */
   host: string;
   /** Where it is checked (docs/API.md#check-locations); `local`: the daemon is one of them (its checks take the daemon's caps). */
   locations: Location[];
@@ -39,7 +40,21 @@ export type SchedulerDeps = RoundDeps & WriterDeps & Pick<DaemonContext, 'bus'>;
 const selectResources = (ctx: SchedulerDeps) => ctx.db.selectFrom('resources').select(COLUMNS);
 
 /** The request columns of a row as one string (sealed secrets compare as stored: a PATCH that keeps them does not reseal). */
-const requestKey = (row: Row) => JSON.stringify([row.http_request, row.http_secrets, row.timeout_seconds, row.upside_down]);
+const requestKey = (row: Row) => {
+  const key = JSON.stringify([row.http_request, row.http_secrets, row.timeout_seconds, row.upside_down]);
+  return key === SEED_REQUEST ? SEED_REQUEST : key;
+};
+/** The request key of a resource that sets no request field (most of them): one string for all. */
+const SEED_REQUEST = '[null,null,null,null]';
+/** The locations and conditions of most resources, shared by their entries. */
+const DAEMON_ONLY: Location[] = [DAEMON_LOCATION];
+const NO_CONDITIONS: string[] = [];
+
+/** More new or changed resources than this in one reload have their first checks spread. */
+const BURST = 1_000;
+
+/** Rows read per query at start. */
+const START_PAGE = 2_000;
 
 /** At start, overdue resources are spread over at most this window (their interval if shorter). */
 const MAX_SPREAD_MS = 5 * 60_000;
@@ -68,6 +83,8 @@ export class Scheduler {
   private readonly busy = new Set<number>();
   private readonly hostRunning = new Map<string, number>();
   private readonly hostWaiting = new Map<string, Array<{ entry: Entry; due: number }>>();
+  /** One string per host key: thousands of resources share a host. */
+  private readonly hosts = new Map<string, string>();
   private running = 0;
   /** Rounds checked by agents only: not under the daemon's caps. */
   private remote = 0;
@@ -108,20 +125,35 @@ export class Scheduler {
     this.writer = new BatchWriter(this.ctx);
     this.ctx.bus.on('resource.changed', this.onChanged);
     this.ctx.bus.on('resource.deleted', this.onDeleted);
-    const rows = await selectResources(this.ctx).where('active', '=', 1).where('resource_type', '!=', 'PUSH').execute();
     const locations = await locationsOf(this.ctx.db);
     const now = Date.now();
-    for (const row of rows) {
-      if (!this.ownership.owns(row.id)) continue;
-      const intervalMs = row.interval_seconds * 1000;
-      // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
-      const due =
-        row.next_run_at !== null && Number(row.next_run_at) >= now
-          ? Number(row.next_run_at)
-          : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
-      this.upsert(row as Row, due, locations.get(row.id));
+    let count = 0;
+    // In pages by id, with a turn of the event loop between them: a million rows read at once were
+    // all held at the peak, and checks falling due while the pages load start on time (SQLite
+    // answers synchronously, so without the turn no timer fired until the last page was in).
+    for (let after = 0; ; await new Promise((resolve) => setImmediate(resolve))) {
+      const rows = await selectResources(this.ctx)
+        .where('active', '=', 1)
+        .where('resource_type', '!=', 'PUSH')
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(START_PAGE)
+        .execute();
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1].id;
+      count += rows.length;
+      for (const row of rows) {
+        if (!this.ownership.owns(row.id)) continue;
+        const intervalMs = row.interval_seconds * 1000;
+        // Resume on schedule; what fell due while the daemon was down is spread, not fired at once.
+        const due =
+          row.next_run_at !== null && Number(row.next_run_at) >= now
+            ? Number(row.next_run_at)
+            : now + Math.random() * Math.min(intervalMs, MAX_SPREAD_MS);
+        this.upsert(row as Row, due, locations.get(row.id), due !== Number(row.next_run_at));
+      }
     }
-    this.ctx.log.info({ resources: rows.length }, 'probe scheduler started');
+    this.ctx.log.info({ resources: count }, 'probe scheduler started');
     this.pump();
   }
 
@@ -145,16 +177,21 @@ export class Scheduler {
     this.closed = true;
   }
 
-  private upsert(row: Row, due: number, locations: Location[] = [DAEMON_LOCATION]): void {
+  /** `persist`: write `due` as `next_run_at` (not when it is what the row already holds). */
+  private upsert(row: Row, due: number, where: Location[] = DAEMON_ONLY, persist = true): void {
     const input = probeInputOf(row, requestBox(this.ctx));
+    if (input.conditions?.length === 0) input.conditions = NO_CONDITIONS;
+    const locations = where.length === 1 && where[0] === DAEMON_LOCATION ? DAEMON_ONLY : where;
     const old = this.entries.get(row.id);
     if (input.unopened) this.ctx.log.warn({ resourceId: row.id }, input.unopened);
+    const host = hostKey(input);
+    if (!this.hosts.has(host)) this.hosts.set(host, host);
     const entry: Entry = {
       // The API keeps intervals at 10 s or more; the floor only guards the loop against a bad row.
       input,
       request: requestKey(row),
       intervalMs: Math.max(1, row.interval_seconds) * 1000,
-      host: hostKey(input),
+      host: this.hosts.get(host)!,
       locations,
       quorum: row.quorum as Quorum,
       local: locations.some((l) => l.agentId === 0),
@@ -168,13 +205,12 @@ export class Scheduler {
       if (gone.length)
         this.metrics.forget(
           row.id,
-          old.input.type,
           gone.map((l) => l.name),
         );
     }
     this.entries.set(row.id, entry);
-    this.heap.push({ due, id: row.id, version: entry.version });
-    this.writer!.setNextRun(row.id, due);
+    this.heap.add(due, row.id, entry.version);
+    if (persist) this.writer!.setNextRun(row.id, due);
     this.metrics.scheduled.set(this.entries.size);
     if (due < this.timerAt) this.arm();
   }
@@ -187,7 +223,6 @@ export class Scheduler {
     this.writer?.forget(id);
     this.metrics.forget(
       id,
-      entry.input.type,
       entry.locations.map((l) => l.name),
     );
     this.metrics.scheduled.set(this.entries.size);
@@ -206,6 +241,8 @@ export class Scheduler {
     this.reloadScheduled = false;
     const ids = [...this.pendingReload];
     this.pendingReload.clear();
+    const burst = ids.length > BURST;
+    const started = Date.now();
     for (let i = 0; i < ids.length && !this.stopped; i += 500) {
       const part = ids.slice(i, i + 500);
       const rows = await this.ctx.db.selectFrom('resources').select(COLUMNS).where('id', 'in', part).execute();
@@ -233,7 +270,11 @@ export class Scheduler {
           old.quorum === row.quorum &&
           sameLocations(old.locations, where);
         if (same) continue;
-        this.upsert(row as Row, Date.now(), where); // new or changed: check now, then at its interval
+        // New or changed: check now, then at its interval. A burst (a bulk apply) is spread as at
+        // start, in the order it came: checked all at once, its beats would stay bunched forever.
+        const intervalMs = Math.max(1, row.interval_seconds) * 1000;
+        const due = burst ? started + ((i + part.indexOf(row.id)) / ids.length) * Math.min(intervalMs, MAX_SPREAD_MS) : Date.now();
+        this.upsert(row as Row, due, where);
       }
     }
     this.pump();
@@ -242,19 +283,19 @@ export class Scheduler {
   private arm(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    const top = this.heap.peek();
+    const topDue = this.heap.peekDue();
     // At the global cap, the next completion pumps; a timer for an overdue item would only spin.
-    if (!top || (this.running >= this.config.concurrency && top.due <= Date.now())) {
+    if (topDue === Infinity || (this.running >= this.config.concurrency && topDue <= Date.now())) {
       this.timerAt = Infinity;
       return;
     }
-    this.timerAt = top.due;
+    this.timerAt = topDue;
     this.timer = setTimeout(
       () => {
         this.timerAt = Infinity;
         this.pump();
       },
-      Math.max(0, Math.min(top.due - Date.now(), 2 ** 30)),
+      Math.max(0, Math.min(topDue - Date.now(), 2 ** 30)),
     );
   }
 
@@ -263,29 +304,30 @@ export class Scheduler {
     if (this.stopped) return;
     const now = Date.now();
     for (;;) {
-      const top = this.heap.peek();
-      if (!top || top.due > now) break;
-      const entry = this.entries.get(top.id);
-      const stale = !entry || entry.version !== top.version || entry.removed;
+      const due = this.heap.peekDue();
+      if (due > now) break;
+      const id = this.heap.peekId();
+      const entry = this.entries.get(id);
+      const stale = !entry || entry.version !== this.heap.peekVersion() || entry.removed;
       // The global cap holds back the daemon's own checks; rounds of agents only are bounded by each agent.
       if (!stale && entry.local && this.running >= this.config.concurrency) break;
       this.heap.pop();
       if (stale) continue;
       // Fixed rate: the next run keeps the phase of this one; missed beats are skipped, not bunched.
-      let next = top.due + entry.intervalMs;
+      let next = due + entry.intervalMs;
       if (next <= now) next += Math.ceil((now - next + 1) / entry.intervalMs) * entry.intervalMs;
-      this.heap.push({ due: next, id: top.id, version: entry.version });
+      this.heap.add(next, id, entry.version);
       entry.due = next;
-      this.writer!.setNextRun(top.id, next);
-      if (this.busy.has(top.id)) continue; // the previous check is still running: skip this beat
-      this.busy.add(top.id);
+      this.writer!.setNextRun(id, next);
+      if (this.busy.has(id)) continue; // the previous check is still running: skip this beat
+      this.busy.add(id);
       if (entry.local && (this.hostRunning.get(entry.host) ?? 0) >= this.config.perHostConcurrency) {
         const queue = this.hostWaiting.get(entry.host) ?? [];
-        queue.push({ entry, due: top.due });
+        queue.push({ entry, due });
         this.hostWaiting.set(entry.host, queue);
         continue;
       }
-      this.run(entry, top.due);
+      this.run(entry, due);
     }
     this.arm();
   }
@@ -328,16 +370,21 @@ export class Scheduler {
       const seconds = result.durationMs / 1000;
       if (ran) {
         this.metrics.duration.observe(labels, seconds);
-        observePhases(this.metrics, labels, result.timing, current ? resourceId : undefined);
+        observePhases(this.metrics, labels, result.timing);
         this.metrics.checks.inc({ ...labels, status: result.status });
         if (result.status !== 'AVAILABLE') this.metrics.failures.inc(labels);
       }
-      if (current) {
-        this.metrics.status.set({ resource_id: String(resourceId), ...labels }, ran ? statusValue(result.status) : statusValue('UNKNOWN'));
-        if (ran) this.metrics.lastDuration.set({ resource_id: String(resourceId), ...labels }, seconds);
-      }
+      if (current)
+        this.metrics.resources.set(
+          resourceId,
+          type,
+          location.name,
+          statusValue(ran ? result.status : 'UNKNOWN'),
+          ran ? seconds : undefined,
+          result.timing,
+        );
     }
-    this.writer!.addResult(resourceId, decide(entry.quorum, checks), checks);
+    this.writer!.addResult(resourceId, decide(entry.quorum, checks), checks, entry.removed ? undefined : entry.due);
 
     if (this.stopped) return;
     const queue = this.hostWaiting.get(entry.host);

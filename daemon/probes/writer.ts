@@ -8,6 +8,7 @@ import type { ProbeResult } from './types.ts';
 const BATCH = 200;
 const FLUSH_MS = 500;
 const PERSIST_MS = 5_000;
+const PERSIST_ROWS = 4_096;
 
 /** What the batch writer uses of the daemon. */
 export type WriterDeps = ResultWriterDeps & { log: Logger };
@@ -33,10 +34,15 @@ export class BatchWriter {
     this.persistTimer.unref();
   }
 
-  /** A round: the decided `result` and, for history, each location's `checks`. */
-  addResult(resourceId: number, result: ProbeResult, checks?: LocationCheck[]): void {
+  /**
+   * A round: the decided `result` and, for history, each location's `checks`. `nextRunAt`: the
+   * resource's next due time, written in the same UPDATE as its latest columns, so that the
+   * separate `next_run_at` batch is left with the resources whose schedule moved without a check.
+   */
+  addResult(resourceId: number, result: ProbeResult, checks?: LocationCheck[], nextRunAt?: number): void {
     if (this.closed) return;
-    this.results.push({ resourceId, result, checks });
+    if (nextRunAt !== undefined && this.nextRuns.get(resourceId) === nextRunAt) this.nextRuns.delete(resourceId);
+    this.results.push({ resourceId, result, checks, nextRunAt });
     if (this.results.length >= BATCH) this.flushResults();
     else this.flushTimer ??= setTimeout(() => this.flushResults(), FLUSH_MS);
   }
@@ -69,12 +75,21 @@ export class BatchWriter {
       .catch((err) => this.ctx.log.error({ err, results: batch.length }, 'writing check results failed'));
   }
 
+  /**
+   * Writes the pending next runs, PERSIST_ROWS to a transaction with a turn of the event loop
+   * between them: after a restart that spread a million overdue resources, one transaction held
+   * the loop (and every check due meanwhile) for seconds.
+   */
   private persist(): void {
     if (this.nextRuns.size === 0 || this.closed) return;
-    const batch = this.nextRuns;
+    const all = [...this.nextRuns];
     this.nextRuns = new Map();
-    this.writing = this.writing
-      .then(() => persistNextRuns(this.ctx.db, batch))
-      .catch((err) => this.ctx.log.error({ err }, 'persisting next runs failed'));
+    for (let i = 0; i < all.length; i += PERSIST_ROWS) {
+      const batch = new Map(all.slice(i, i + PERSIST_ROWS));
+      this.writing = this.writing
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => persistNextRuns(this.ctx.db, batch))
+        .catch((err) => this.ctx.log.error({ err }, 'persisting next runs failed'));
+    }
   }
 }

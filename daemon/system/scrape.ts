@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unauthorized } from '../../src/errors.ts';
 import { ANONYMOUS, resolvePrincipal } from '../auth/principal.ts';
 import type { DaemonContext } from '../context.ts';
+import { drained } from '../monitoring/resource-list.ts';
 import { visibleTo } from '../monitoring/visibility.ts';
 
 /** A sample line's `resource_id` label (prom-client escapes `"` in values, so a value cannot fake it). */
@@ -48,10 +49,18 @@ export async function serveMetrics(ctx: DaemonContext, req: IncomingMessage, res
       throw unauthorized('Metrics need an API key (--metrics-auth key): send Authorization: Bearer <key>');
     }
   }
-  let text = await ctx.metrics.registry.metrics();
-  if (detail === 'public') {
-    const ids = await publicResourceIds(ctx);
-    text = filterResourceSeries(text, (id) => ids?.has(id) ?? false);
+  const text = await ctx.metrics.registry.metrics();
+  const ids = detail === 'public' ? await publicResourceIds(ctx) : undefined;
+  const shown = (chunk: string) => (detail === 'public' ? filterResourceSeries(chunk, (id) => ids?.has(id) ?? false) : chunk);
+  res.writeHead(200, { 'Content-Type': ctx.metrics.registry.contentType, 'Cache-Control': 'no-store' });
+  res.write(shown(text));
+  // The per-resource series a chunk at a time, yielding between chunks (checks keep their schedule) and waiting for a slow reader.
+  for (const render of ctx.metrics.rendered) {
+    for (const chunk of render()) {
+      if (res.destroyed) return;
+      if (res.write(shown(chunk))) await new Promise(setImmediate);
+      else await drained(res);
+    }
   }
-  res.writeHead(200, { 'Content-Type': ctx.metrics.registry.contentType, 'Cache-Control': 'no-store' }).end(text);
+  res.end();
 }
