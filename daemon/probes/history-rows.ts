@@ -43,40 +43,45 @@ function cacheOf<T>(caches: WeakMap<Kysely<Database>, T>, db: Kysely<Database>, 
  * unused outcome), so the cache never holds an id that a rollback took back.
  */
 export async function outcomeIds(db: Kysely<Database>, outcomes: Outcome[]): Promise<(o: Outcome) => number> {
+  // Cached by the outcome's own text; the stored key (a hash) is computed only for outcomes not cached yet.
   const cache = cacheOf(outcomeCaches, db, () => new Map<string, number>());
-  const keyOf = (o: Outcome) => outcomeKey(o.status, o.errorCode, o.message);
-  const missing = new Map<string, Outcome>();
+  const textOf = (o: Outcome) => JSON.stringify([o.status, o.errorCode, o.message]);
+  const missing = new Map<string, Outcome & { key: string }>();
   for (const o of outcomes) {
-    const key = keyOf(o);
-    const id = cache.get(key);
-    if (id === undefined) missing.set(key, o);
-    else {
-      cache.delete(key);
-      cache.set(key, id);
+    const text = textOf(o);
+    const id = cache.get(text);
+    if (id === undefined) {
+      if (!missing.has(text)) missing.set(text, { ...o, key: outcomeKey(o.status, o.errorCode, o.message) });
+    } else {
+      cache.delete(text);
+      cache.set(text, id);
     }
   }
   if (missing.size > 0) {
+    const texts = new Map([...missing].map(([text, o]) => [o.key, text]));
     const found = async () => {
-      for (const part of shapedChunks([...missing.keys()], MAX_ROWS)) {
+      for (const part of shapedChunks([...texts.keys()], MAX_ROWS)) {
         for (const row of await db.selectFrom('check_outcomes').select(['id', 'key']).where('key', 'in', part).execute()) {
-          cache.set(row.key, Number(row.id));
-          missing.delete(row.key);
+          const text = texts.get(row.key)!;
+          cache.set(text, Number(row.id));
+          missing.delete(text);
+          texts.delete(row.key);
         }
       }
     };
     await found();
     if (missing.size > 0) {
-      for (const part of shapedChunks([...missing], MAX_ROWS))
+      for (const part of shapedChunks([...missing.values()], MAX_ROWS))
         await db
           .insertInto('check_outcomes')
-          .values(part.map(([key, o]) => ({ key, status: o.status, error_code: o.errorCode, message: o.message })))
+          .values(part.map((o) => ({ key: o.key, status: o.status, error_code: o.errorCode, message: o.message })))
           .onConflict((oc) => oc.column('key').doNothing())
           .execute();
       await found();
     }
     while (cache.size > MAX_OUTCOMES) cache.delete(cache.keys().next().value!);
   }
-  return (o) => cache.get(keyOf(o))!;
+  return (o) => cache.get(textOf(o))!;
 }
 
 /**
