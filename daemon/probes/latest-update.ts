@@ -1,6 +1,7 @@
-import { CompiledQuery, PostgresAdapter, type Transaction } from 'kysely';
+import { CompiledQuery, type Transaction } from 'kysely';
 import type { AlertColumns } from '../alerts/incidents/engine.ts';
 import { shapedChunks } from '../store/batches.ts';
+import { isPostgres } from '../store/dialect/is-postgres.ts';
 import type { Database } from '../store/schema.ts';
 
 /** The latest-check columns of one resource, as the result writer sets them, with the incident engine's. */
@@ -68,7 +69,7 @@ function statementText(rows: number, postgres: boolean): string {
  * check than the check, and SQLite evaluated each CASE by scanning its branches for every row.
  */
 export async function updateLatest(trx: Transaction<Database>, updates: LatestUpdate[]): Promise<void> {
-  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(trx);
   for (const part of shapedChunks(updates, MAX_ROWS)) {
     const params: unknown[] = [];
     for (const u of part) {

@@ -1,6 +1,5 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
-
-const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from './is-postgres.ts';
 
 /**
  * The bytes check history takes, cheaply (never a scan). SQLite: the database's used pages

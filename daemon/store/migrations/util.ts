@@ -1,8 +1,9 @@
-import { type CreateTableBuilder, type Kysely, PostgresAdapter } from 'kysely';
+import type { CreateTableBuilder, Kysely } from 'kysely';
+import { isPostgres } from '../dialect/is-postgres.ts';
 
 /** An auto-incrementing integer id, spelled for whichever dialect runs the migration. */
 export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     return table.addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity());
   }
   return table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
@@ -12,6 +13,4 @@ export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuil
 export const ms = 'bigint' as const;
 
 /** Whether the migration runs on PostgreSQL (for the few steps that differ: see dialect/). */
-export function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
+export { isPostgres };
