@@ -1,12 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import type { ResourceCreate } from '../../src/api/schemas/monitoring.ts';
-import { invalidField } from '../../src/errors.ts';
 import type { DaemonContext } from '../context.ts';
 import { shapedChunks } from '../store/batches.ts';
 import type { Database } from '../store/schema.ts';
 import { type ItemError, itemErrors } from './batch-items.ts';
 import { resourceValues } from './resource-create.ts';
+import { noSuchGroups } from './resource-store.ts';
 
 type Create = { index: number; body: Static<typeof ResourceCreate> };
 
@@ -36,7 +36,7 @@ export async function insertPlain(
   for (const c of creates) {
     const missing = [...new Set(c.body.groupIds ?? [])].filter((g) => !known.has(g));
     if (missing.length === 0) ok.push(c);
-    else errors.push(...itemErrors(c.index, '/resource', invalidField('groupIds', `no group with id ${missing.join(', ')}`)));
+    else errors.push(...itemErrors(c.index, '/resource', noSuchGroups(missing)));
   }
   const ids = new Map<number, number>();
   const byName = new Map<string, number>();

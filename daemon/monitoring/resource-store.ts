@@ -37,13 +37,16 @@ export async function groupsOf(db: Db, ids?: number[]): Promise<Map<number, Grou
 }
 
 /** Distinct group ids, each checked to exist: 400 naming `groupIds` otherwise. */
+/** The refusal of group ids that name no group (a create's, a batch item's). */
+export const noSuchGroups = (missing: number[]) => invalidField('groupIds', `no group with id ${missing.join(', ')}`);
+
 export async function checkGroupIds(db: Db, groupIds: number[]): Promise<number[]> {
   const unique = [...new Set(groupIds)];
   if (unique.length === 0) return unique;
   const found = await db.selectFrom('groups').select('id').where('id', 'in', unique).execute();
   const known = new Set(found.map((r) => r.id));
   const missing = unique.filter((id) => !known.has(id));
-  if (missing.length) throw invalidField('groupIds', `no group with id ${missing.join(', ')}`);
+  if (missing.length) throw noSuchGroups(missing);
   return unique;
 }
 
