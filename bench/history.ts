@@ -26,7 +26,7 @@ import { EventHub } from '../daemon/events/channel.ts';
 import { createLogger } from '../daemon/logger.ts';
 import { historyPage } from '../daemon/monitoring/history.ts';
 import { pruneToBudget } from '../daemon/probes/history-prune.ts';
-import { yieldTurn } from '../daemon/probes/history-ranges.ts';
+import { yieldTurn } from '../daemon/util/yield-turn.ts';
 import { recordResults, type ResultWriterDeps, type RoundRecord } from '../daemon/probes/results.ts';
 import { HOUR, rolledUpUntil, runRollups } from '../daemon/probes/rollups.ts';
 import { historyBytes } from '../daemon/store/dialect/history-size.ts';

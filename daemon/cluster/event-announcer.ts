@@ -4,6 +4,7 @@ import { announceEvents, announceRestart } from '../store/dialect/postgres-event
 import type { Database } from '../store/schema.ts';
 import type { RelayLimits } from '../config/relay-limits.ts';
 import type { CountLoss, LossReason } from './relay-metrics.ts';
+import { yieldTurn } from '../util/yield-turn.ts';
 
 /** Bytes of events per notification; the rest of the 8,000-byte payload is the envelope. */
 const CHUNK_BYTES = 7_000;
@@ -84,7 +85,7 @@ export class EventAnnouncer {
 
   /** Waits for the announcement under way (shutdown); what the database does not take now stays unsent. */
   async drain(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldTurn();
     await this.#running;
     this.#closed = true;
     clearTimeout(this.#retry);

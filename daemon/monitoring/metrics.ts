@@ -2,6 +2,7 @@ import { Gauge } from 'prom-client';
 import { CURRENT_STATUSES } from '../../src/api/schemas/monitoring.ts';
 import type { DaemonContext } from '../context.ts';
 import { effectiveStatus } from '../probes/results.ts';
+import { resourceIdRanges } from '../store/resource-id-ranges.ts';
 
 /** Resources counted per query: at a million, one GROUP BY over the table held the event loop for over a second. */
 const COUNT_PAGE = 25_000;
@@ -20,17 +21,12 @@ export function registerMonitoringMetrics(ctx: DaemonContext): void {
     async collect() {
       const counts = new Map<string, number>(CURRENT_STATUSES.map((s) => [s, 0]));
       try {
-        const { top } = await ctx.db
-          .selectFrom('resources')
-          .select((eb) => eb.fn.max('id').as('top'))
-          .executeTakeFirstOrThrow();
-        for (let from = 0; from < Number(top ?? 0); from += COUNT_PAGE) {
-          if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+        for await (const [from, to] of resourceIdRanges(ctx.db, COUNT_PAGE)) {
           const rows = await ctx.db
             .selectFrom('resources')
             .select((eb) => ['active', 'current_status', eb.fn.countAll<number>().as('n')])
             .where('id', '>', from)
-            .where('id', '<=', from + COUNT_PAGE)
+            .where('id', '<=', to)
             .groupBy(['active', 'current_status'])
             .execute();
           for (const row of rows) {

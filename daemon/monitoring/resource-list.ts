@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { drained } from '../http/drained.ts';
 import type { Selectable } from 'kysely';
 import type { ResourcesTable } from '../store/schema.ts';
 
@@ -79,17 +80,4 @@ export async function streamList(res: ServerResponse, first: Row[], read: ReadPa
     // The status is sent: a cut body is all that can tell the client.
     res.destroy(err as Error);
   }
-}
-
-/** Resolves when `res` can take more, or is closed. */
-export function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }

@@ -2,6 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Visibility } from '../../src/api/schemas/monitoring.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { DaemonContext } from '../context.ts';
+import { resourceIdRanges } from '../store/resource-id-ranges.ts';
 import type { Database } from '../store/schema.ts';
 import { CoalescedReload } from '../util/coalesced.ts';
 
@@ -122,17 +123,9 @@ export class VisibilityCache {
 
   /** Every resource's visibility, READ_PAGE ids per query with a turn of the event loop between: checks keep their schedule during a read of a million. */
   async #read(): Promise<Map<number, Visibility>> {
-    const { top } = await this.#ctx.db
-      .selectFrom('resources')
-      .select((eb) => eb.fn.max('id').as('top'))
-      .executeTakeFirstOrThrow();
     const map = new Map<number, Visibility>();
-    for (let from = 0; from < Number(top ?? 0); from += READ_PAGE) {
-      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
-      const rows = await this.#joined()
-        .where('resources.id', '>', from)
-        .where('resources.id', '<=', from + READ_PAGE)
-        .execute();
+    for await (const [from, to] of resourceIdRanges(this.#ctx.db, READ_PAGE)) {
+      const rows = await this.#joined().where('resources.id', '>', from).where('resources.id', '<=', to).execute();
       for (const [id, list] of levelsOf(rows)) map.set(id, effectiveVisibility(list));
     }
     return map;

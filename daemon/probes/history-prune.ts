@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { historyBytes } from '../store/dialect/history-size.ts';
 import type { Database } from '../store/schema.ts';
 import { COMPLETE_KEY, getSetting, setSetting } from './history-kept.ts';
-import { endId, type HourIds, idFrom, loadHours, yieldTurn } from './history-ranges.ts';
+import { endId, type HourIds, idFrom, loadHours } from './history-ranges.ts';
+import { yieldTurn } from '../util/yield-turn.ts';
 import { HOUR } from './history-rows.ts';
 
 /**

@@ -39,8 +39,3 @@ export function hourRange(hours: HourIds[], start: number, end: number): [number
 export function idFrom(hours: HourIds[], start: number, end: number): number {
   return hours.find((h) => h.hour >= start)?.first ?? end;
 }
-
-/** Gives the event loop a turn between two bounded statements (checks and API requests run there). */
-export function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { CheckRollupsTable, Database } from '../store/schema.ts';
-import { endId, type HourIds, hourRange, loadHours, yieldTurn } from './history-ranges.ts';
+import { endId, type HourIds, hourRange, loadHours } from './history-ranges.ts';
+import { yieldTurn } from '../util/yield-turn.ts';
 import { deleteBefore, type PauseObserver } from './history-prune.ts';
 import { getSetting, setSetting } from './history-kept.ts';
 

@@ -14,6 +14,7 @@ import type { Prober } from './prober.ts';
 import { type RoundDeps, runRound } from './rounds.ts';
 import { type CheckInput, PROBE_COLUMNS as COLUMNS, type ProbeRow as Row, probeInputOf } from './probe-input.ts';
 import { requestBox } from './http-request-store.ts';
+import { yieldTurn } from '../util/yield-turn.ts';
 import { BatchWriter, type WriterDeps } from './writer.ts';
 
 interface Entry {
@@ -131,7 +132,7 @@ export class Scheduler {
     // In pages by id, with a turn of the event loop between them: a million rows read at once were
     // all held at the peak, and checks falling due while the pages load start on time (SQLite
     // answers synchronously, so without the turn no timer fired until the last page was in).
-    for (let after = 0; ; await new Promise((resolve) => setImmediate(resolve))) {
+    for (let after = 0; ; await yieldTurn()) {
       const rows = await selectResources(this.ctx)
         .where('active', '=', 1)
         .where('resource_type', '!=', 'PUSH')

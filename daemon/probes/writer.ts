@@ -3,6 +3,7 @@ import { type ResultWriterDeps, type RoundRecord, recordResults } from './result
 import type { LocationCheck } from './locations.ts';
 import { persistNextRuns } from './next-runs.ts';
 import type { ProbeResult } from './types.ts';
+import { yieldTurn } from '../util/yield-turn.ts';
 
 /** Results are written in batches of at most this many, or after FLUSH_MS. */
 const BATCH = 200;
@@ -87,7 +88,7 @@ export class BatchWriter {
     for (let i = 0; i < all.length; i += PERSIST_ROWS) {
       const batch = new Map(all.slice(i, i + PERSIST_ROWS));
       this.writing = this.writing
-        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(yieldTurn)
         .then(() => persistNextRuns(this.ctx.db, batch))
         .catch((err) => this.ctx.log.error({ err }, 'persisting next runs failed'));
     }

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unauthorized } from '../../src/errors.ts';
 import { ANONYMOUS, resolvePrincipal } from '../auth/principal.ts';
 import type { DaemonContext } from '../context.ts';
-import { drained } from '../monitoring/resource-list.ts';
+import { drained } from '../http/drained.ts';
+import { yieldTurn } from '../util/yield-turn.ts';
 import { visibleTo } from '../monitoring/visibility.ts';
 
 /** A sample line's `resource_id` label (prom-client escapes `"` in values, so a value cannot fake it). */
@@ -58,7 +59,7 @@ export async function serveMetrics(ctx: DaemonContext, req: IncomingMessage, res
   for (const render of ctx.metrics.rendered) {
     for (const chunk of render()) {
       if (res.destroyed) return;
-      if (res.write(shown(chunk))) await new Promise(setImmediate);
+      if (res.write(shown(chunk))) await yieldTurn();
       else await drained(res);
     }
   }
