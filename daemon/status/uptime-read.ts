@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { HOURLY_KEY } from '../probes/rollups.ts';
+import { getSetting } from '../probes/history-kept.ts';
 import type { Database } from '../store/schema.ts';
 import { addBuckets, barStart, type BucketRow, DAY, since24h, type Tally } from './uptime.ts';
 
@@ -29,8 +30,7 @@ function filter(db: Kysely<Database>, members: Members) {
  * no rollups, and the raw checks of this hour are read.
  */
 export async function rolledUntil(db: Kysely<Database>, now = Date.now()): Promise<number> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', HOURLY_KEY).executeTakeFirst();
-  return row ? Number(row.value) : Math.floor(now / HOUR) * HOUR;
+  return (await getSetting(db, HOURLY_KEY)) ?? Math.floor(now / HOUR) * HOUR;
 }
 
 /**
