@@ -12,12 +12,10 @@ import { pushDiff } from './push-spec.ts';
 import type { AnnouncementSpec, Spec } from './spec.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Announcement as AnnouncementView } from '../../src/api/schemas/announcements.ts';
-import type { AdminResource as AdminResourceView, ResourceCreate, ResourcePatch } from '../../src/api/schemas/monitoring.ts';
+import type { AdminResource as AdminResourceView } from '../../src/api/schemas/monitoring.ts';
 
 type Announcement = Static<typeof AnnouncementView>;
 type AdminResource = Static<typeof AdminResourceView>;
-type CreateBody = Static<typeof ResourceCreate>;
-type PatchBody = Static<typeof ResourcePatch>;
 import { planStatusPages } from './status-pages.ts';
 import { missingDependencies } from './resource-deps.ts';
 import { tunnelSteps } from './routes-plan.ts';
@@ -152,7 +150,6 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
         action: 'create',
         kind: 'resource',
         name: r.name,
-        run: async () => done(await c.call(ops.createResource, { body: body() as CreateBody })),
         batch: { item: () => ({ op: 'create', resource: body() }), done },
       });
       continue;
@@ -190,7 +187,6 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
         changes: http.secrets ? [...shown, 'secrets sent'] : shown,
         // Secrets alone are sent, not shown as a change: reads never return them to compare.
         secretsOnly: shown.length === 0,
-        run: async () => void (await c.call(ops.updateResource, { params: { id: cur.id }, body: patch() as PatchBody })),
         batch: { item: () => ({ op: 'update', id: cur.id, patch: patch() }) },
       });
     }
@@ -262,7 +258,6 @@ export async function makePlan(rt: Runtime, spec: Spec, prune: boolean): Promise
           action: 'delete',
           kind: 'resource',
           name: r.name,
-          run: async () => void (await c.call(ops.deleteResource, { params: { id: r.id } })),
           batch: { item: () => ({ op: 'delete', id: r.id }) },
         });
     const keepA = names(spec.announcements);

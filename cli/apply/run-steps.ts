@@ -16,7 +16,7 @@ export async function runSteps(rt: Runtime, steps: readonly Step[]): Promise<voi
     pending = [];
   };
   for (const step of steps) {
-    if (step.batch) {
+    if (step.run === undefined) {
       pending.push(step);
       if (pending.length === MAX_BATCH_ITEMS) await flush();
       continue;
