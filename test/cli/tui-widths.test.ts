@@ -139,7 +139,13 @@ describe('status --watch', () => {
   for (const columns of [60, 80, 120]) {
     it(`fits ${columns} columns: one-line header, columns apart, TYPE whole, the columns of that width`, async () => {
       const screen = open(`status-${columns}`, columns, 'status --watch');
-      await waitFor(() => RESOURCES.every((n) => screen().some((l) => l.startsWith(n.slice(0, 12)))) && /● live/.test(screen()[0]));
+      // db's incident opens a moment after its first failing check: it may come by the stream after the rows.
+      await waitFor(
+        () =>
+          RESOURCES.every((n) => screen().some((l) => l.startsWith(n.slice(0, 12)))) &&
+          /● live/.test(screen()[0]) &&
+          /incident \d+s/.test(screen().join('\n')),
+      );
       const lines = screen();
       show(`status --watch at ${columns}x24`, lines);
       expect(checkStatus(lines, columns)).toHaveLength(3);

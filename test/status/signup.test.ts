@@ -3,9 +3,9 @@ import { subscriberBox } from '../../daemon/status/subscribers/secret.ts';
 import { SubscriberTokens } from '../../daemon/status/subscribers/tokens.ts';
 import { operations } from '../../src/api/operations.ts';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { bearer, expectProblem, fieldsOf, send, sendJson, type WireResponse } from '../helpers/http.ts';
+import { bearer, expectProblem, fieldsOf, send, sendJson, until, type WireResponse } from '../helpers/http.ts';
 import { moveClock, TEST_CLOCK_ARGS } from '../helpers/test-clock.ts';
-import { type DbHandle, openDb } from '../helpers/test-database.ts';
+import { type DbHandle, onPostgres, openDb } from '../helpers/test-database.ts';
 
 /**
  * Readers signing up and out of a status page (docs/API.md#subscriptions), on
@@ -215,6 +215,47 @@ describe('signing up', () => {
     expect(await confirms('dan@example.com')).toBe(0);
     // A second click (the reader's, after the mail client's) is fine.
     expect((await send(d.url, 'POST', link, oneClick)).status).toBe(200);
+  });
+
+  // PostgreSQL row locks: a fan-out pass claims a CONFIRM message (locks it), then
+  // writes its delivery (a key-share lock on the subscriber). The unsubscribe meets
+  // it halfway; it used to lock the subscriber first and deadlock: a 500.
+  it.runIf(onPostgres())('unsubscribes while a fan-out pass holds the confirmation (no deadlock)', async () => {
+    await signUp('192.0.2.31', { email: 'eve@example.com' });
+    const row = (await subscriber('eve@example.com'))!;
+    const link = `/status/${page.slug}/unsubscribe?token=${tokens.make('unsubscribe', row)}`;
+    const oneClick = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' };
+    const watcher = await openDb(d);
+    try {
+      let answer: Promise<WireResponse> | undefined;
+      await db.transaction(async () => {
+        const [message] = await db.query<{ id: number }>(
+          'SELECT id FROM subscriber_messages WHERE subscriber_id = ? FOR NO KEY UPDATE',
+          row.id,
+        );
+        await db.query('DELETE FROM subscriber_deliveries WHERE subscriber_id = ?', row.id);
+        answer = send(d.url, 'POST', link, oneClick);
+        await until(
+          async () =>
+            (
+              await watcher.query(
+                "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'delete%'",
+              )
+            ).length > 0,
+          20,
+        );
+        await db.query(
+          `INSERT INTO subscriber_deliveries (message_id, subscriber_id, delivery_key, state, created_at, next_attempt_at)
+           VALUES (?, ?, 'msg_lock_order', 'pending', 0, 0)`,
+          message.id,
+          row.id,
+        );
+      });
+      expect((await answer!).status).toBe(200);
+      expect(await subscriber('eve@example.com')).toBeUndefined();
+    } finally {
+      await watcher.close();
+    }
   });
 
   it('answers every bad input with a 4xx naming the field', async () => {

@@ -97,7 +97,16 @@ export async function confirmSubscriber(db: Kysely<Database>, id: number, now: n
   await db.updateTable('status_subscribers').set({ confirmed_at: now }).where('id', '=', id).where('confirmed_at', 'is', null).execute();
 }
 
-/** The row goes, address and all: an unsubscribed reader leaves nothing behind. */
+/**
+ * The row goes, address and all: an unsubscribed reader leaves nothing behind.
+ * Its messages go first, then the row, in the order the fan-out takes its locks
+ * (a message, then the subscriber its new delivery points at): deleting the row
+ * alone locks the subscriber first and cascades to the messages, which on
+ * PostgreSQL deadlocks with a fan-out pass claiming that subscriber's CONFIRM.
+ */
 export async function removeSubscriber(db: Kysely<Database>, id: number): Promise<void> {
-  await db.deleteFrom('status_subscribers').where('id', '=', id).execute();
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('subscriber_messages').where('subscriber_id', '=', id).execute();
+    await trx.deleteFrom('status_subscribers').where('id', '=', id).execute();
+  });
 }
