@@ -16,6 +16,7 @@ export const POSTGRES_SUITES = [
   'test/push/**/*.test.ts',
   'test/identity/**/*.test.ts',
   'test/locations/private-network.test.ts',
+  'test/probes/next-runs.test.ts',
   'test/security/auth-matrix.test.ts',
   'test/security/input-integrity.test.ts',
   ...[
