@@ -16,14 +16,14 @@ export const IDS_PER_QUERY = 500;
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /**
- * The query of readDeadlines: all pending deadlines of active push checks (`ids` absent), or
- * those of `ids`.
+ * The pending deadlines of active push checks: all of them (`ids` absent, at start), or those of
+ * `ids` (at most IDS_PER_QUERY; a check that is gone, inactive or judged has no row).
  */
-export function deadlinesQuery(db: Kysely<Database>, ids?: number[]) {
-  // CROSS JOIN: SQLite then loops over push_checks outside, as written. Without statistics its
-  // planner walked every active resource by index instead (0.1 s per call at 200,000 resources,
-  // on every bulk create); PostgreSQL plans a cross join with a join condition as an inner join.
-  const query = db
+export async function readDeadlines(db: Kysely<Database>, ids?: number[]): Promise<DeadlineRow[]> {
+  // CROSS JOIN: SQLite keeps the order written, push_checks outside. It scanned every resource
+  // for the pending deadlines at start (test/foundation/query-plans.test.ts); PostgreSQL plans a
+  // cross join with its join condition as the inner join it is.
+  let query = db
     .selectFrom('push_checks as p')
     .crossJoin('resources as r')
     .whereRef('r.id', '=', 'p.resource_id')
@@ -31,15 +31,8 @@ export function deadlinesQuery(db: Kysely<Database>, ids?: number[]) {
     .where('r.resource_type', '=', 'PUSH')
     .where('r.active', '=', 1)
     .where('p.late_at', 'is not', null);
-  return ids ? query.where('p.resource_id', 'in', ids) : query;
-}
-
-/**
- * The pending deadlines of active push checks: all of them (`ids` absent, at start), or those of
- * `ids` (at most IDS_PER_QUERY; a check that is gone, inactive or judged has no row).
- */
-export async function readDeadlines(db: Kysely<Database>, ids?: number[]): Promise<DeadlineRow[]> {
-  const rows = await deadlinesQuery(db, ids).execute();
+  if (ids) query = query.where('p.resource_id', 'in', ids);
+  const rows = await query.execute();
   return rows.map((r) => ({
     id: r.resource_id,
     lateAt: Number(r.late_at),

@@ -28,6 +28,7 @@ import * as statusCommunication from './0026-status-communication.ts';
 import * as statusCommunicationPods from './0027-status-communication-pods.ts';
 import * as identity from './0028-identity.ts';
 import * as compactHistory from './0029-compact-history.ts';
+import * as dropNextRunIndex from './0030-drop-next-run-index.ts';
 
 /**
  * Versioned migrations, run in name order at start. Listed statically (not
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0027-status-communication-pods': statusCommunicationPods,
   '0028-identity': identity,
   '0029-compact-history': compactHistory,
+  '0030-drop-next-run-index': dropNextRunIndex,
 };
 
 export const migrationProvider: MigrationProvider = {
