@@ -41,12 +41,12 @@ const COLUMNS = [
 ] as const satisfies ReadonlyArray<readonly [Exclude<keyof LatestUpdate, 'id'>, 'text' | 'int']>;
 
 /** Rows per statement: 17 parameters a row; the 64-row text (about 20 KB) stays in the statement cache. */
-const MAX_ROWS = 64;
+export const LATEST_ROWS = 64;
 
 /** The statement for `rows` rows, per dialect: built once, then only its parameters change. */
 const texts = new Map<string, string>();
 
-function statementText(rows: number, postgres: boolean): string {
+export function latestText(rows: number, postgres: boolean): string {
   const key = `${postgres ? 'pg' : 'sqlite'}:${rows}`;
   let text = texts.get(key);
   if (text) return text;
@@ -70,12 +70,12 @@ function statementText(rows: number, postgres: boolean): string {
  */
 export async function updateLatest(trx: Transaction<Database>, updates: LatestUpdate[]): Promise<void> {
   const postgres = isPostgres(trx);
-  for (const part of shapedChunks(updates, MAX_ROWS)) {
+  for (const part of shapedChunks(updates, LATEST_ROWS)) {
     const params: unknown[] = [];
     for (const u of part) {
       params.push(u.id);
       for (const [c] of COLUMNS) params.push(u[c] ?? null);
     }
-    await trx.executeQuery(CompiledQuery.raw(statementText(part.length, postgres), params));
+    await trx.executeQuery(CompiledQuery.raw(latestText(part.length, postgres), params));
   }
 }

@@ -4,18 +4,23 @@ import { isPostgres } from '../store/dialect/is-postgres.ts';
 import type { Database } from '../store/schema.ts';
 
 /** Rows per statement: 2 parameters a row. */
-const MAX_ROWS = 256;
+export const NEXT_RUNS_ROWS = 256;
 
-/** The statement for `rows` rows, per dialect: built once, then only its parameters change. */
+/** The statements by row count, per dialect: built once, then only their parameters change. */
 const texts = new Map<string, string>();
 
-function statementText(rows: number, postgres: boolean): string {
+/**
+ * The statement for `rows` rows. PostgreSQL types VALUES' parameters as text unless cast; on
+ * SQLite a CAST made the planner loop over every resource and probe the list instead at 256
+ * rows (72 ms a statement at a million resources; 64 rows were planned right), so it has none
+ * (test/foundation/query-plans.test.ts).
+ */
+export function nextRunsText(rows: number, postgres: boolean): string {
   const key = `${postgres ? 'pg' : 'sqlite'}:${rows}`;
   let text = texts.get(key);
   if (text) return text;
   let n = 0;
-  // PostgreSQL types VALUES' parameters as text unless cast.
-  const param = () => `CAST(${postgres ? `$${++n}` : '?'} AS bigint)`;
+  const param = () => (postgres ? `CAST($${++n} AS bigint)` : '?');
   const values = Array.from({ length: rows }, () => `(${param()}, ${param()})`).join(', ');
   text = `WITH v(id, next_run_at) AS (VALUES ${values}) UPDATE resources SET next_run_at = v.next_run_at FROM v WHERE resources.id = v.id`;
   texts.set(key, text);
@@ -32,10 +37,10 @@ export async function persistNextRuns(db: Kysely<Database>, runs: Map<number, nu
   const items = [...runs];
   const postgres = isPostgres(db);
   await db.transaction().execute(async (trx) => {
-    for (const part of shapedChunks(items, MAX_ROWS)) {
+    for (const part of shapedChunks(items, NEXT_RUNS_ROWS)) {
       const params: number[] = [];
       for (const [id, at] of part) params.push(id, Math.round(at));
-      await trx.executeQuery(CompiledQuery.raw(statementText(part.length, postgres), params));
+      await trx.executeQuery(CompiledQuery.raw(nextRunsText(part.length, postgres), params));
     }
   });
 }

@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CompiledQuery, Kysely, KyselyPlugin } from 'kysely';
+import { CompiledQuery, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDependents } from '../../daemon/alerts/delivery/dependents.ts';
 import { dependencyHolds, reopenDependents } from '../../daemon/alerts/routing/dependency-holds.ts';
 import type { AlertItem } from '../../daemon/alerts/types.ts';
 import { resourceValues } from '../../daemon/monitoring/resource-create.ts';
+import { LATEST_ROWS, latestText } from '../../daemon/probes/latest-update.ts';
+import { NEXT_RUNS_ROWS, nextRunsText } from '../../daemon/probes/next-runs.ts';
 import { countLate, readDeadlines } from '../../daemon/push/deadline-store.ts';
 import type { Database } from '../../daemon/store/schema.ts';
 import { openStore, type OpenedStore } from '../../daemon/store/store.ts';
@@ -98,5 +100,21 @@ describe('queries that run per batch or per incident reach resources by key', ()
       for (const step of steps)
         expect(step, `${sql}\n${plan.join(' / ')}`).toMatch(/USING INTEGER PRIMARY KEY|USING INDEX resources_name_unique/);
     }
+  });
+});
+
+/** The writer's statements per check (raw SQL, past kysely's plugins): `UPDATE … FROM (VALUES …)` must loop over the list. */
+describe('the per-check UPDATE … FROM (VALUES …) statements reach resources by key', () => {
+  const cases: Array<[string, string, number]> = [];
+  for (const rows of [1, 64, NEXT_RUNS_ROWS]) cases.push([`next runs, ${rows} rows`, nextRunsText(rows, false), 2 * rows]);
+  for (const rows of [1, LATEST_ROWS]) cases.push([`latest columns, ${rows} rows`, latestText(rows, false), 17 * rows]);
+  it.each(cases)('%s', async (_, sql, params) => {
+    const parameters = Array.from({ length: params }, (_, i) => i + 1);
+    const rows = await store.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${sql}`, parameters));
+    const steps = rows.rows.map((r) => r.detail);
+    expect(
+      steps.filter((s) => /\bresources\b/.test(s)),
+      steps.join(' / '),
+    ).toEqual(['SEARCH resources USING INTEGER PRIMARY KEY (rowid=?)']);
   });
 });

@@ -46,6 +46,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** A second pod on a database bootstraps nothing: its admin key is this daemon's. */
   adminKeyFrom?: TestDaemon;
+  /** How long to wait for "listening" (default 20 s): a daemon restarted on a million resources logs it when its schedule is loaded. */
+  startTimeoutMs?: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -87,7 +89,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
 
   const listening = new Promise<Record<string, unknown>>((resolveListen, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`daemon did not start in 20 s\n${stderr}`)), 20_000);
+    const ms = opts.startTimeoutMs ?? 20_000;
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in ${ms / 1000} s\n${stderr}`)), ms);
     proc.stdout!.on('data', (chunk) => {
       buffer += chunk;
       let nl: number;
