@@ -250,6 +250,7 @@ export class Scheduler {
       const locations = await locationsOf(this.ctx.db, part);
       if (this.stopped) return;
       const found = new Set(rows.map((r) => r.id));
+      const position = burst ? new Map(part.map((id, k) => [id, i + k])) : undefined;
       for (const id of part) if (!found.has(id)) this.remove(id);
       for (const row of rows as Row[]) {
         // PUSH resources are not checked: they wait for pings (daemon/push/).
@@ -274,7 +275,7 @@ export class Scheduler {
         // New or changed: check now, then at its interval. A burst (a bulk apply) is spread as at
         // start, in the order it came: checked all at once, its beats would stay bunched forever.
         const intervalMs = Math.max(1, row.interval_seconds) * 1000;
-        const due = burst ? started + ((i + part.indexOf(row.id)) / ids.length) * Math.min(intervalMs, MAX_SPREAD_MS) : Date.now();
+        const due = position ? started + (position.get(row.id)! / ids.length) * Math.min(intervalMs, MAX_SPREAD_MS) : Date.now();
         this.upsert(row as Row, due, where);
       }
     }
