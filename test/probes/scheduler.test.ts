@@ -144,6 +144,35 @@ describe('the scheduler', () => {
     expect(runs.filter((r) => r.id === created)).toHaveLength(1);
   });
 
+  it('a bulk creation (over 1,000 at once) is spread over the interval in the order it came; a single one is checked at once', async () => {
+    const t = await target();
+    cleanups.push(() => t.close());
+    const tc = await openContext();
+    cleanups.push(() => tc.close());
+    const { s, runs } = await scheduler(tc);
+    const ids = await insertResources(
+      tc.ctx,
+      Array.from({ length: 1_200 }, () => ({ target: t.url, interval: 600 })),
+    );
+    const started = Date.now();
+    for (const id of ids) tc.ctx.bus.emit('resource.changed', { id });
+    await until(() => ids.every((id) => s.dueOf(id) !== undefined), 'the burst scheduled');
+    const dues = ids.map((id) => s.dueOf(id)!);
+    // 600 s interval, 5 minutes at most: id k of n is due k/n of the way through them (the first is checked at once).
+    for (const k of [300, 600, 900, 1_199]) {
+      expect(dues[k]).toBeGreaterThanOrEqual(started + (k / ids.length) * 300_000 - 50);
+      expect(dues[k]).toBeLessThanOrEqual(Date.now() + (k / ids.length) * 300_000);
+    }
+    expect(runs.filter((r) => ids.includes(r.id)).length).toBeLessThan(20);
+    const [one] = await insertResources(tc.ctx, [{ target: t.url, interval: 600 }]);
+    const before = Date.now();
+    tc.ctx.bus.emit('resource.changed', { id: one });
+    await until(() => runs.some((r) => r.id === one), 'the single one checked');
+    const run = runs.find((r) => r.id === one)!;
+    expect(run.due).toBeGreaterThanOrEqual(before);
+    expect(run.at - before).toBeLessThan(5_000);
+  });
+
   it('a restart resumes on schedule: persisted next runs are kept, overdue ones are spread, nothing bursts', async () => {
     const t = await target();
     cleanups.push(() => t.close());
