@@ -127,7 +127,6 @@ export class Scheduler {
     this.ctx.bus.on('resource.changed', this.onChanged);
     this.ctx.bus.on('resource.deleted', this.onDeleted);
     const locations = await locationsOf(this.ctx.db);
-    const now = Date.now();
     let count = 0;
     // In pages by id, with a turn of the event loop between them: a million rows read at once were
     // all held at the peak, and checks falling due while the pages load start on time (SQLite
@@ -143,6 +142,10 @@ export class Scheduler {
       if (rows.length === 0) break;
       after = rows[rows.length - 1].id;
       count += rows.length;
+      // The time of this page, not of the first: a million resources load in about 20 s, with
+      // checks running between pages, and what fell due meanwhile is as overdue as what fell due
+      // while the daemon was down (taken as due at the start's time, it started up to 20 s late).
+      const now = Date.now();
       for (const row of rows) {
         if (!this.ownership.owns(row.id)) continue;
         const intervalMs = row.interval_seconds * 1000;
