@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     const restart = Date.now();
     const profDir = process.argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'monctl-bench-probes-prof-')) : undefined;
     const profEnv: Record<string, string> = profDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {};
-    // The "listening" line comes once the schedule is loaded: about 30 s at a million resources.
+    // The "listening" line comes once the schedule is loaded: 14–25 s at a million resources.
     daemon = await startDaemon({ env: { ...env, ...profEnv }, dataDir: join(dataDir, 'data'), startTimeoutMs: 300_000 });
     children.push(daemon.proc);
     console.log(`restarted in ${((Date.now() - restart) / 1000).toFixed(1)} s`);
